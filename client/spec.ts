@@ -1,0 +1,64 @@
+/**
+ * What a harness says about one MCP server it wants run: the catalog produces
+ * these, the census consumes them.
+ *
+ * @module
+ */
+
+/** Where a server's stderr goes besides its bounded tail. */
+export type StderrMode =
+  /** Kept only in the bounded tail (the default). */
+  | "tail"
+  /** Also forwarded to the harness's stderr, each line prefixed with `[name] `. */
+  | "forward";
+
+/** One MCP server to run over stdio. */
+export type ServerSpec = {
+  /** The server's name: the census key and the generated module's segment. */
+  name: string;
+  /** The executable, never a shell string. */
+  command: string;
+  /** Its arguments, one element each. */
+  args: readonly string[];
+  /** Explicit environment pairs, added on top of the allowlist. */
+  env: Readonly<Record<string, string>>;
+  /**
+   * Names of further variables to copy from the harness's environment when
+   * set (proxy variables, for example; they may carry credentials, so they are
+   * passed only when asked for).
+   */
+  inheritEnv: readonly string[];
+  /** The child's working directory; the harness's when absent. */
+  cwd?: string;
+  /** Deadline for start (spawn, initialize, initialized), in milliseconds. */
+  connectTimeoutMs?: number;
+  /** Default deadline of each call, in milliseconds. */
+  callTimeoutMs?: number;
+  /** Where stderr goes besides the tail. */
+  stderr: StderrMode;
+};
+
+/** Default deadline for a server's start, in milliseconds: 60 s. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+/** Default deadline of one call, in milliseconds: 60 s. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Default deadline of a whole retirement, in milliseconds: 5 s. */
+export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
+/** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
+export const STDERR_TAIL_BYTES = 64 * 1024;
+
+/** Variables a child inherits from the harness without being asked. */
+export const ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "TMPDIR",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_CERT",
+];

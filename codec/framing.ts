@@ -1,0 +1,198 @@
+/**
+ * Newline-delimited framing of the MCP stdio wire, both ways.
+ *
+ * Lines are split on the `\n` byte before any decoding, so a character cut in
+ * half by a pipe read is never decoded early. Pending bytes are kept as a list
+ * of chunks and joined once, when their line completes: the cost is linear in
+ * the bytes fed, however they are chunked.
+ *
+ * @module
+ */
+
+import { type JsonValue, stringifyJson } from "./json.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Why a line was refused. The decoder goes on after either fault: `lines`
+ * holds every intact line that completed in the same chunk, in order, so no
+ * good message is lost to a bad neighbour.
+ */
+export type FramingFault =
+  | { kind: "line_too_long"; bytes: number; limit: number; message: string; lines: string[] }
+  | { kind: "not_utf8"; bytes: number; message: string; lines: string[] };
+
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+
+/**
+ * Splits a byte stream into lines. Feed it chunks with
+ * {@linkcode LineDecoder.prototype.push}; call
+ * {@linkcode LineDecoder.prototype.end} at end of input for a final line
+ * that has no newline. Empty lines are skipped; a trailing `\r` is dropped.
+ *
+ * @example Decode lines split across chunks
+ * ```ts
+ * import { LineDecoder } from "@loom/mcp/codec";
+ * const decoder = new LineDecoder();
+ * const bytes = new TextEncoder().encode('{"a":1}\n{"b":');
+ * console.log(decoder.push(bytes)); // { ok: true, value: ['{"a":1}'] }
+ * ```
+ */
+export class LineDecoder {
+  #parts: Uint8Array[] = [];
+  #pending = 0;
+  // Set while the rest of an over-long line is being discarded.
+  #skipping = false;
+  #skipped = 0;
+  #text = new TextDecoder("utf-8", { fatal: true });
+
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes(): number {
+    return this.#pending;
+  }
+
+  /**
+   * Feeds one chunk; returns the lines it completed, or the first fault met
+   * with every intact line of the chunk beside it.
+   */
+  push(chunk: Uint8Array): Result<string[], FramingFault> {
+    const lines: string[] = [];
+    let fault: FramingFault | undefined;
+    let start = 0;
+    while (start <= chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end === -1) {
+        const rest = chunk.length - start;
+        if (rest === 0) break;
+        if (this.#skipping) {
+          this.#skipped += rest;
+        } else if (this.#pending + rest > MAX_LINE_BYTES + 1) {
+          // One byte of slack: a line of exactly the cap may still end in `\r\n`.
+          fault ??= this.#tooLong(this.#pending + rest, lines);
+          this.#skipping = true;
+          this.#skipped = this.#pending + rest;
+          this.#drop();
+        } else {
+          // A copy: the caller may reuse its buffer for the next read.
+          this.#parts.push(chunk.slice(start));
+          this.#pending += rest;
+        }
+        break;
+      }
+      const piece = chunk.subarray(start, end);
+      start = end + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        this.#skipped = 0;
+        continue;
+      }
+      const size = this.#pending + piece.length;
+      if (size > MAX_LINE_BYTES + 1) {
+        fault ??= this.#tooLong(size, lines);
+        this.#drop();
+        continue;
+      }
+      let line: Uint8Array;
+      if (this.#parts.length === 0) {
+        line = piece;
+      } else {
+        this.#parts.push(piece);
+        line = join(this.#parts, size);
+        this.#drop();
+      }
+      const length = line.length > 0 && line[line.length - 1] === RETURN
+        ? line.length - 1
+        : line.length;
+      if (length > MAX_LINE_BYTES) {
+        fault ??= this.#tooLong(length, lines);
+        continue;
+      }
+      if (length === 0) continue;
+      const decoded = this.#decode(line.subarray(0, length));
+      if (decoded === undefined) {
+        fault ??= {
+          kind: "not_utf8",
+          bytes: length,
+          message: `Cannot decode a line of ${length} bytes: it is not valid UTF-8`,
+          lines,
+        };
+        continue;
+      }
+      lines.push(decoded);
+    }
+    return fault === undefined ? ok(lines) : err(fault);
+  }
+
+  /**
+   * Ends the input: returns the final line if it had no newline, or the fault
+   * it makes. The decoder is empty afterwards and may be reused.
+   */
+  end(): Result<string[], FramingFault> {
+    if (this.#skipping || this.#pending === 0) {
+      this.#skipping = false;
+      this.#skipped = 0;
+      this.#drop();
+      return ok([]);
+    }
+    const newline = new Uint8Array([NEWLINE]);
+    return this.push(newline);
+  }
+
+  #tooLong(bytes: number, lines: string[]): FramingFault {
+    return {
+      kind: "line_too_long",
+      bytes,
+      limit: MAX_LINE_BYTES,
+      message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); ` +
+        `at least ${bytes} bytes arrived before a newline`,
+      lines,
+    };
+  }
+
+  #drop(): void {
+    this.#parts = [];
+    this.#pending = 0;
+  }
+
+  #decode(bytes: Uint8Array): string | undefined {
+    try {
+      return this.#text.decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+function join(parts: Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Renders one message as its wire line: compact JSON plus `\n`. The only place
+ * the bytes on the wire are decided. Throws `RangeError` for a value JSON
+ * cannot say (NaN, Infinity, too deep): that is caller misuse, since every
+ * value built by this library or passed through `toJson` is sayable.
+ *
+ * @example Frame a ping
+ * ```ts
+ * import { frame } from "@loom/mcp/codec";
+ * const bytes = frame({ jsonrpc: "2.0", id: 0, method: "ping" });
+ * console.log(new TextDecoder().decode(bytes)); // {"jsonrpc":"2.0","id":0,"method":"ping"}\n
+ * ```
+ */
+export function frame(message: JsonValue): Uint8Array {
+  const text = stringifyJson(message);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return encoder.encode(`${text.value}\n`);
+}

@@ -1,0 +1,172 @@
+/**
+ * The value translation between a program and the MCP wire: what a program
+ * hands to `invoke` becomes JSON, and JSON becomes values, total both ways.
+ *
+ * Nothing is guessed: a value JSON has no honest encoding for (binary, a
+ * `Map`, a `Date`, a class instance, a cycle, an integer outside
+ * [-2^63, 2^64 - 1]) fails the whole conversion with the path where it was
+ * found, rather than being wrapped, clamped or stringified.
+ *
+ * @module
+ */
+
+import { type JsonObject, type JsonValue, MAX_JSON_DEPTH } from "./json.ts";
+import { err, ok, type Result } from "./result.ts";
+
+/** The least integer the interchange accepts: -2^63. */
+export const MIN_INTERCHANGE_INTEGER: bigint = -(2n ** 63n);
+/** The greatest integer the interchange accepts: 2^64 - 1. */
+export const MAX_INTERCHANGE_INTEGER: bigint = 2n ** 64n - 1n;
+
+/** Why a value cannot cross to JSON; `path` names where, as in `$.a[3].b`. */
+export type InterchangeFault = {
+  kind:
+    | "unsupported_value"
+    | "integer_out_of_range"
+    | "not_finite"
+    | "undefined_value"
+    | "cycle"
+    | "too_deep"
+    | "unreadable";
+  path: string;
+  message: string;
+};
+
+class Refusal {
+  constructor(readonly fault: InterchangeFault) {}
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function step(path: string, key: string): string {
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function refuse(kind: InterchangeFault["kind"], path: string, what: string): never {
+  throw new Refusal({ kind, path, message: `Cannot pass ${what} at ${path} as JSON` });
+}
+
+/**
+ * Converts a program value to JSON. Accepts `null`, booleans, strings, finite
+ * numbers, `bigint`s in [-2^63, 2^64 - 1], plain arrays and plain objects
+ * (prototype `Object.prototype` or `null`). An object property that is
+ * `undefined` is left out; `undefined` anywhere else is refused. Never throws,
+ * even for a value whose getters throw.
+ *
+ * @example Refuse a Map, naming where it is
+ * ```ts
+ * import { toJson } from "@loom/mcp/codec";
+ * const result = toJson({ items: [1, new Map()] });
+ * if (!result.ok) console.log(result.error.path); // $.items[1]
+ * ```
+ */
+export function toJson(value: unknown): Result<JsonValue, InterchangeFault> {
+  try {
+    return ok(convert(value, "$", 0, new Set()));
+  } catch (error) {
+    if (error instanceof Refusal) return err(error.fault);
+    const reason = error instanceof Error ? error.message : String(error);
+    return err({
+      kind: "unreadable",
+      path: "$",
+      message: `Cannot pass the value as JSON: reading it threw (${reason})`,
+    });
+  }
+}
+
+function convert(value: unknown, path: string, depth: number, seen: Set<object>): JsonValue {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (!Number.isFinite(value)) refuse("not_finite", path, `${value}`);
+      return value;
+    case "bigint":
+      if (value < MIN_INTERCHANGE_INTEGER || value > MAX_INTERCHANGE_INTEGER) {
+        refuse("integer_out_of_range", path, `the integer ${value} (outside [-2^63, 2^64 - 1])`);
+      }
+      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+        ? Number(value)
+        : value;
+    case "undefined":
+      return refuse("undefined_value", path, "undefined");
+    case "function":
+      return refuse("unsupported_value", path, "a function");
+    case "symbol":
+      return refuse("unsupported_value", path, "a symbol");
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (seen.has(object)) refuse("cycle", path, "a cycle");
+  if (depth >= MAX_JSON_DEPTH) {
+    refuse("too_deep", path, `nesting deeper than ${MAX_JSON_DEPTH}`);
+  }
+  seen.add(object);
+  try {
+    if (Array.isArray(object)) {
+      if (Object.getPrototypeOf(object) !== Array.prototype) {
+        refuse("unsupported_value", path, "an array subclass");
+      }
+      const out: JsonValue[] = [];
+      for (let index = 0; index < object.length; index++) {
+        out.push(convert(object[index], `${path}[${index}]`, depth + 1, seen));
+      }
+      return out;
+    }
+    const proto = Object.getPrototypeOf(object);
+    if (proto !== Object.prototype && proto !== null) {
+      refuse("unsupported_value", path, nameOf(object));
+    }
+    if (Object.getOwnPropertySymbols(object).length > 0) {
+      refuse("unsupported_value", path, "an object with symbol keys");
+    }
+    const out: JsonObject = Object.create(null);
+    const record = object as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (item === undefined) continue;
+      out[key] = convert(item, step(path, key), depth + 1, seen);
+    }
+    return out;
+  } finally {
+    seen.delete(object);
+  }
+}
+
+function nameOf(object: object): string {
+  if (object instanceof Uint8Array || ArrayBuffer.isView(object)) return "binary data";
+  if (object instanceof ArrayBuffer) return "binary data (an ArrayBuffer)";
+  if (object instanceof Map) return "a Map";
+  if (object instanceof Set) return "a Set";
+  if (object instanceof Date) return "a Date";
+  const name = (object.constructor as { name?: unknown } | undefined)?.name;
+  return typeof name === "string" && name !== "" ? `an instance of ${name}` : "a class instance";
+}
+
+/**
+ * Converts JSON to program values: plain objects (with `Object.prototype`,
+ * every key an own property, `"__proto__"` included), arrays, and exact
+ * `bigint`s for integers past 2^53. Total for every `JsonValue`.
+ *
+ * @example Bring a result back
+ * ```ts
+ * import { fromJson } from "@loom/mcp/codec";
+ * const value = fromJson({ count: 3 }) as { count: number };
+ * console.log(value.count); // 3
+ * ```
+ */
+export function fromJson(value: JsonValue): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) return value.map(fromJson);
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    Object.defineProperty(out, key, {
+      value: fromJson(value[key] as JsonValue),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,202 @@
+/**
+ * The JSON-RPC 2.0 envelope: classifying one inbound line, and building the
+ * messages a client or server sends.
+ *
+ * Strict envelope, tolerant content: `jsonrpc`, `id`, `method`, `result` and
+ * `error` are checked; `params`, `result` and error `data` cross raw.
+ *
+ * @module
+ */
+
+import { isJsonObject, type JsonObject, type JsonValue, parseJson } from "./json.ts";
+import { err, ok, type Result } from "./result.ts";
+import { describe } from "./_describe.ts";
+
+/** A request id. This library mints integers from 0; a peer may use strings. 0 is an id. */
+export type Id = number | string;
+
+/** Invalid JSON was received. */
+export const PARSE_ERROR = -32700;
+/** The JSON sent is not a valid request object. */
+export const INVALID_REQUEST = -32600;
+/** The method does not exist or is not available. */
+export const METHOD_NOT_FOUND = -32601;
+/** Invalid method parameters. */
+export const INVALID_PARAMS = -32602;
+/** Internal JSON-RPC error. */
+export const INTERNAL_ERROR = -32603;
+
+/** A JSON-RPC error object. */
+export type RpcError = { code: number; message: string; data?: JsonValue };
+
+/** One inbound message, discriminated the way JSON-RPC discriminates. */
+export type Inbound =
+  | { kind: "response"; id: Id; outcome: Result<JsonValue, RpcError> }
+  | { kind: "request"; id: Id; method: string; params?: JsonObject | JsonValue[] }
+  | { kind: "notification"; method: string; params?: JsonObject | JsonValue[] };
+
+/**
+ * Why a line is not a message: `malformed` is not JSON at all; `bad_message`
+ * is JSON of the wrong shape.
+ */
+export type MessageFault =
+  | { kind: "malformed"; offset: number; message: string }
+  | { kind: "bad_message"; message: string };
+
+/**
+ * Classifies one line received from a peer. Total: any text yields an
+ * {@linkcode Inbound} or a {@linkcode MessageFault}.
+ *
+ * @example Decode a response with id 0
+ * ```ts
+ * import { decodeInbound } from "@loom/mcp/codec";
+ * const result = decodeInbound('{"jsonrpc":"2.0","id":0,"result":{}}');
+ * if (result.ok && result.value.kind === "response") console.log(result.value.id); // 0
+ * ```
+ */
+export function decodeInbound(line: string): Result<Inbound, MessageFault> {
+  const parsed = parseJson(line);
+  if (!parsed.ok) {
+    const fault = parsed.error;
+    return err({
+      kind: "malformed",
+      offset: fault.kind === "syntax" ? fault.offset : 0,
+      message: fault.message,
+    });
+  }
+  return classify(parsed.value);
+}
+
+/**
+ * Classifies one parsed JSON value as a JSON-RPC message, by the same rules as
+ * {@linkcode decodeInbound}.
+ *
+ * @example Classify a notification
+ * ```ts
+ * import { classify } from "@loom/mcp/codec";
+ * const result = classify({ jsonrpc: "2.0", method: "notifications/progress" });
+ * if (result.ok) console.log(result.value.kind); // notification
+ * ```
+ */
+export function classify(value: JsonValue): Result<Inbound, MessageFault> {
+  if (!isJsonObject(value)) {
+    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+  }
+  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describe(value.jsonrpc)}, not "2.0"`);
+  const hasId = "id" in value;
+  const id = value.id;
+  if (hasId && !isId(id)) {
+    return bad(`"id" is ${describe(id)}; it must be an integer or a string`);
+  }
+  if ("method" in value) {
+    const method = value.method;
+    if (typeof method !== "string") return bad(`"method" is ${describe(method)}, not a string`);
+    if ("result" in value || "error" in value) {
+      return bad(`a message with "method" also has "result" or "error"`);
+    }
+    const params = value.params;
+    if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
+      return bad(`"params" of ${JSON.stringify(method)} is ${describe(params)}, not an object`);
+    }
+    if (hasId) {
+      return ok(
+        params === undefined
+          ? { kind: "request", id: id as Id, method }
+          : { kind: "request", id: id as Id, method, params: params as JsonObject | JsonValue[] },
+      );
+    }
+    return ok(
+      params === undefined
+        ? { kind: "notification", method }
+        : { kind: "notification", method, params: params as JsonObject | JsonValue[] },
+    );
+  }
+  if (!hasId) return bad(`a message has neither "method" nor "id"`);
+  const hasResult = "result" in value;
+  const hasError = "error" in value;
+  if (hasResult === hasError) {
+    return bad(`response ${describe(id)} must have exactly one of "result" and "error"`);
+  }
+  if (hasResult) return ok({ kind: "response", id: id as Id, outcome: ok(value.result as JsonValue) });
+  const error = decodeRpcError(value.error as JsonValue);
+  if (error === undefined) {
+    return bad(`"error" of response ${describe(id)} is not an object with integer "code" and string "message"`);
+  }
+  return ok({ kind: "response", id: id as Id, outcome: err(error) });
+}
+
+function decodeRpcError(value: JsonValue): RpcError | undefined {
+  if (!isJsonObject(value)) return undefined;
+  const { code, message, data } = value;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+    return undefined;
+  }
+  return "data" in value ? { code, message, data: data as JsonValue } : { code, message };
+}
+
+function isId(value: JsonValue | undefined): value is Id {
+  return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
+}
+
+function bad(message: string): { ok: false; error: MessageFault } {
+  return err({ kind: "bad_message", message: `Cannot decode JSON-RPC message: ${message}` });
+}
+
+/**
+ * Builds a request message.
+ *
+ * @example A tools/list request
+ * ```ts
+ * import { encodeRequest } from "@loom/mcp/codec";
+ * console.log(encodeRequest(1, "tools/list", {})); // { jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }
+ * ```
+ */
+export function encodeRequest(id: Id, method: string, params?: JsonObject): JsonObject {
+  return params === undefined
+    ? { jsonrpc: "2.0", id, method }
+    : { jsonrpc: "2.0", id, method, params };
+}
+
+/**
+ * Builds a notification message (no id, no reply expected).
+ *
+ * @example The initialized notification
+ * ```ts
+ * import { encodeNotification } from "@loom/mcp/codec";
+ * console.log(encodeNotification("notifications/initialized"));
+ * ```
+ */
+export function encodeNotification(method: string, params?: JsonObject): JsonObject {
+  return params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+}
+
+/**
+ * Builds a success response. The id is echoed as given (`null` only where no
+ * id could be read).
+ *
+ * @example Answer a ping
+ * ```ts
+ * import { encodeResult } from "@loom/mcp/codec";
+ * console.log(encodeResult(7, {}));
+ * ```
+ */
+export function encodeResult(id: Id | bigint | null, result: JsonValue): JsonObject {
+  return { jsonrpc: "2.0", id, result };
+}
+
+/**
+ * Builds an error response. The id is echoed as given, or `null` where the
+ * request's id could not be read.
+ *
+ * @example Refuse a method
+ * ```ts
+ * import { encodeError, METHOD_NOT_FOUND } from "@loom/mcp/codec";
+ * console.log(encodeError(3, { code: METHOD_NOT_FOUND, message: "Method not found" }));
+ * ```
+ */
+export function encodeError(id: Id | bigint | null, error: RpcError): JsonObject {
+  const body: JsonObject = error.data === undefined
+    ? { code: error.code, message: error.message }
+    : { code: error.code, message: error.message, data: error.data };
+  return { jsonrpc: "2.0", id, error: body };
+}

@@ -1,0 +1,22 @@
+/**
+ * The pure codecs of `@loom/mcp`: total JSON with exact integers, the
+ * JSON-RPC 2.0 envelope, MCP message decoders, newline framing and the value
+ * interchange. No I/O, no timers, no `Deno` APIs: they run anywhere.
+ *
+ * @example Frame a request and decode the reply line
+ * ```ts
+ * import { decodeInbound, encodeRequest, frame } from "@loom/mcp/codec";
+ * const bytes = frame(encodeRequest(0, "ping"));
+ * const reply = decodeInbound('{"jsonrpc":"2.0","id":0,"result":{}}');
+ * console.log(bytes.length > 0, reply.ok); // true true
+ * ```
+ *
+ * @module
+ */
+
+export * from "./result.ts";
+export * from "./json.ts";
+export * from "./jsonrpc.ts";
+export * from "./protocol.ts";
+export * from "./framing.ts";
+export * from "./interchange.ts";
