@@ -1,0 +1,530 @@
+/**
+ * The serve loop: line-delimited JSON-RPC 2.0 over a {@linkcode LineTransport}.
+ *
+ * Lifecycle: the loop reads until end of input or a dead channel. Requests
+ * other than `tools/call` are answered as they are read, so a `ping` or an
+ * unknown method is answered at once even while a tool runs. Tool calls
+ * queue and run one at a time (that is what lets a run redirect the
+ * process-global fd 2); at most {@linkcode MAX_QUEUED_CALLS} wait, past that
+ * the loop stops reading until one starts. At end of input every call
+ * already read is still run and answered, then the loop ends. A failed write
+ * kills the channel: the running tool is let finish, queued calls are
+ * dropped, and the loop ends reporting the failure.
+ *
+ * @module
+ */
+
+import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import {
+  encodeError,
+  encodeResult,
+  INVALID_PARAMS,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+} from "../codec/jsonrpc.ts";
+import { frame, MAX_LINE_BYTES } from "../codec/framing.ts";
+import { SUPPORTED_VERSIONS } from "../codec/protocol.ts";
+import { err } from "../codec/result.ts";
+import { type CaptureSink, captureStderr } from "./capture.ts";
+import { classifyFrame, idKey, normalizeOutput, quote, type WireId } from "./_private.ts";
+import type {
+  CapturedCommandOptions,
+  CapturedOutput,
+  ServerDefinition,
+  Tool,
+  ToolContext,
+} from "./tool.ts";
+import { type LineTransport, stdioTransport, type TransportFailure } from "./transport.ts";
+
+/** How a serve loop ended: its input ended, or its channel died (with why). */
+export type ServeEnd =
+  | { kind: "end_of_input" }
+  | { kind: "channel_dead"; failure: TransportFailure };
+
+/** Tool calls read but not yet started, past which the loop stops reading. */
+export const MAX_QUEUED_CALLS = 64;
+
+/**
+ * How long, in milliseconds, the end of a run waits for the stderr of
+ * children that have exited to reach end of file (a grandchild still holding
+ * the pipe would otherwise hold the answer back).
+ */
+export const CHILD_STDERR_DRAIN_MS = 250;
+
+/** The `_meta` key marking the text block that carries a run's captured stderr. */
+export const STDERR_BLOCK_META_KEY = "loom/stderr";
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * Serves `server`'s tools over `transport` (stdin and stdout when omitted)
+ * until end of input or a dead channel, and says which.
+ *
+ * Methods: `initialize` (answers the requested protocol version when it is
+ * supported, else the newest), `ping`, `tools/list` (sorted by name, one
+ * page), `tools/call` (sequential; a missing or non-string `name` is
+ * `-32602`, an unknown tool `-32601`, a throwing tool an `isError` result).
+ * Anything else is `-32601`, also before `initialize`. Notifications (no id
+ * or a null id) get no answer; `notifications/cancelled` drops a queued call
+ * or aborts the running call's `signal`, and the cancelled call is not
+ * answered. A line that is not a JSON-RPC object, a batch, or a line past
+ * `MAX_LINE_BYTES` is answered `-32700` and the loop goes on.
+ *
+ * A run's stderr is captured (see `captureStderr`) and, when not empty,
+ * appended to the result as a last text block whose `_meta` holds
+ * {@linkcode STDERR_BLOCK_META_KEY}. A result whose line would pass
+ * `MAX_LINE_BYTES`, or that JSON cannot say, is replaced by an `isError`
+ * result saying so. Run servers with `--no-prompt`: a tool never prompts.
+ *
+ * Throws `TypeError` for a malformed definition: an empty name or version, a
+ * tool name outside `A-Z a-z 0-9 _ - .` (1 to 128 characters), two tools of
+ * one name, an `inputSchema` that is not an object schema.
+ *
+ * @example Serve one tool on stdio
+ * ```ts ignore
+ * import { serve } from "@loom/mcp/server";
+ * const end = await serve({
+ *   name: "greeter",
+ *   version: "1.0.0",
+ *   tools: [{
+ *     name: "greet",
+ *     description: "Greets someone by name.",
+ *     inputSchema: { type: "object", properties: { who: { type: "string" } }, required: ["who"] },
+ *     run: (args) => `Hello, ${String(args.who)}`,
+ *   }],
+ * });
+ * if (end.kind === "channel_dead") Deno.exit(1);
+ * ```
+ */
+export function serve(server: ServerDefinition, transport?: LineTransport): Promise<ServeEnd> {
+  const tools = checkDefinition(server);
+  return new Session(server, tools, transport ?? stdioTransport()).run();
+}
+
+function checkDefinition(server: ServerDefinition): Map<string, Tool> {
+  if (typeof server.name !== "string" || server.name === "") {
+    throw new TypeError(
+      `Cannot serve: the server name is ${quote(server.name)}; give a non-empty string`,
+    );
+  }
+  if (typeof server.version !== "string" || server.version === "") {
+    throw new TypeError(
+      `Cannot serve ${JSON.stringify(server.name)}: the version is ${
+        quote(server.version)
+      }; give a non-empty string`,
+    );
+  }
+  if (!Array.isArray(server.tools)) {
+    throw new TypeError(`Cannot serve ${JSON.stringify(server.name)}: "tools" is not an array`);
+  }
+  const tools = new Map<string, Tool>();
+  for (const tool of server.tools) {
+    const name: unknown = tool?.name;
+    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
+      throw new TypeError(
+        `Cannot serve tool ${quote(name)}: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
+      );
+    }
+    if (tools.has(name)) {
+      throw new TypeError(`Cannot serve two tools named ${JSON.stringify(name)}`);
+    }
+    if (typeof tool.description !== "string") {
+      throw new TypeError(
+        `Cannot serve tool ${JSON.stringify(name)}: "description" is not a string`,
+      );
+    }
+    if (!isJsonObject(tool.inputSchema) || tool.inputSchema.type !== "object") {
+      throw new TypeError(
+        `Cannot serve tool ${
+          JSON.stringify(name)
+        }: "inputSchema" must be an object with type "object"`,
+      );
+    }
+    if (typeof tool.run !== "function") {
+      throw new TypeError(`Cannot serve tool ${JSON.stringify(name)}: "run" is not a function`);
+    }
+    tools.set(name, tool);
+  }
+  return tools;
+}
+
+type Call = { id: WireId; tool: Tool; args: JsonObject; controller: AbortController };
+
+type Pump = { done: Promise<void>; exited: boolean };
+
+// One connection's state. The reader (`run`) and the tool worker (`#work`)
+// share the queue; writes go through one chain so lines never interleave.
+class Session {
+  #server: ServerDefinition;
+  #tools: Map<string, Tool>;
+  #transport: LineTransport;
+  #listing: JsonObject;
+  #queue: Call[] = [];
+  #running: Call | undefined;
+  #inputEnded = false;
+  #dead: TransportFailure | undefined;
+  #readFailure: TransportFailure | undefined;
+  #onDead: (() => void) | undefined;
+  #deadSignal: Promise<void>;
+  #wakeWorker: (() => void) | undefined;
+  #wakeReader: (() => void) | undefined;
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(server: ServerDefinition, tools: Map<string, Tool>, transport: LineTransport) {
+    this.#server = server;
+    this.#tools = tools;
+    this.#transport = transport;
+    this.#listing = { tools: [...tools.values()].sort(byName).map(descriptor) };
+    this.#deadSignal = new Promise((resolve) => this.#onDead = resolve);
+  }
+
+  async run(): Promise<ServeEnd> {
+    const worker = this.#work();
+    while (this.#dead === undefined) {
+      if (this.#queue.length >= MAX_QUEUED_CALLS) {
+        await Promise.race([
+          new Promise<void>((resolve) => this.#wakeReader = resolve),
+          this.#deadSignal,
+        ]);
+        this.#wakeReader = undefined;
+        continue;
+      }
+      const read = await Promise.race([this.#transport.readLine(), this.#deadSignal]);
+      if (read === undefined) break;
+      if (!read.ok) {
+        this.#readFailure = read.error;
+        break;
+      }
+      const event = read.value;
+      if (event.kind === "end") break;
+      if (event.kind === "bad_line") {
+        this.#reply(
+          encodeError(null, { code: PARSE_ERROR, message: `Parse error: ${event.message}` }),
+        );
+      } else {
+        this.#handle(event.line);
+      }
+      // Lets a slow channel hold the reader back instead of queueing replies.
+      await this.#writes;
+    }
+    this.#inputEnded = true;
+    this.#wakeWorker?.();
+    await worker;
+    await this.#writes;
+    const failure = this.#dead ?? this.#readFailure;
+    return failure === undefined ? { kind: "end_of_input" } : { kind: "channel_dead", failure };
+  }
+
+  #handle(line: string): void {
+    const inbound = classifyFrame(line);
+    if (inbound.kind === "refused") {
+      this.#reply(encodeError(inbound.id, { code: inbound.code, message: inbound.message }));
+      return;
+    }
+    if (inbound.kind === "notification") {
+      if (inbound.method === "notifications/cancelled" && isJsonObject(inbound.params)) {
+        this.#cancel(inbound.params.requestId);
+      }
+      return;
+    }
+    const { id, method, params } = inbound;
+    const known = method === "initialize" || method === "ping" || method === "tools/list" ||
+      method === "tools/call";
+    if (!known) {
+      this.#fail(id, METHOD_NOT_FOUND, `Method not found: ${quote(method)}`);
+      return;
+    }
+    if (params !== undefined && !isJsonObject(params)) {
+      this.#fail(
+        id,
+        INVALID_PARAMS,
+        `Invalid params: "params" of ${quote(method)} is ${quote(params)}, not an object`,
+      );
+      return;
+    }
+    const body: JsonObject = params ?? {};
+    switch (method) {
+      case "initialize":
+        this.#reply(encodeResult(id, this.#initialize(body)));
+        return;
+      case "ping":
+        this.#reply(encodeResult(id, {}));
+        return;
+      case "tools/list":
+        if (body.cursor !== undefined) {
+          this.#fail(
+            id,
+            INVALID_PARAMS,
+            `Invalid params: cursor ${quote(body.cursor)} was never issued`,
+          );
+          return;
+        }
+        this.#reply(encodeResult(id, this.#listing));
+        return;
+      case "tools/call":
+        this.#enqueue(id, body);
+        return;
+    }
+  }
+
+  #initialize(params: JsonObject): JsonObject {
+    const requested = params.protocolVersion;
+    const version = typeof requested === "string" &&
+        (SUPPORTED_VERSIONS as readonly string[]).includes(requested)
+      ? requested
+      : SUPPORTED_VERSIONS[0];
+    const info: JsonObject = { name: this.#server.name, version: this.#server.version };
+    if (this.#server.title !== undefined) info.title = this.#server.title;
+    const result: JsonObject = {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: false } },
+      serverInfo: info,
+    };
+    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
+    return result;
+  }
+
+  #enqueue(id: WireId, params: JsonObject): void {
+    const name = params.name;
+    if (typeof name !== "string") {
+      this.#fail(id, INVALID_PARAMS, `Invalid params: tool "name" is ${quote(name)}, not a string`);
+      return;
+    }
+    const tool = this.#tools.get(name);
+    if (tool === undefined) {
+      this.#fail(id, METHOD_NOT_FOUND, `Unknown tool: ${quote(name)}; tools/list names the tools`);
+      return;
+    }
+    const args = params.arguments ?? {};
+    if (!isJsonObject(args)) {
+      this.#fail(
+        id,
+        INVALID_PARAMS,
+        `Invalid params: "arguments" of tool ${quote(name)} is ${quote(args)}, not an object`,
+      );
+      return;
+    }
+    this.#queue.push({ id, tool, args, controller: new AbortController() });
+    this.#wakeWorker?.();
+  }
+
+  #cancel(requestId: JsonValue | undefined): void {
+    if (
+      typeof requestId !== "string" && typeof requestId !== "number" &&
+      typeof requestId !== "bigint"
+    ) return;
+    const key = idKey(requestId);
+    const index = this.#queue.findIndex((call) => idKey(call.id) === key);
+    if (index >= 0) {
+      this.#queue.splice(index, 1);
+      this.#wakeReader?.();
+    } else if (this.#running !== undefined && idKey(this.#running.id) === key) {
+      this.#running.controller.abort(new Error("The client cancelled this call"));
+    }
+  }
+
+  async #work(): Promise<void> {
+    while (this.#dead === undefined) {
+      const call = this.#queue.shift();
+      if (call === undefined) {
+        if (this.#inputEnded) return;
+        await new Promise<void>((resolve) => this.#wakeWorker = resolve);
+        this.#wakeWorker = undefined;
+        continue;
+      }
+      this.#wakeReader?.();
+      this.#running = call;
+      const line = await runCall(call);
+      this.#running = undefined;
+      if (!call.controller.signal.aborted) this.#send(line);
+    }
+  }
+
+  #fail(id: WireId, code: number, message: string): void {
+    this.#reply(encodeError(id, { code, message }));
+  }
+
+  #reply(message: JsonObject): void {
+    this.#send(frame(message));
+  }
+
+  #send(line: Uint8Array): void {
+    this.#writes = this.#writes.then(async () => {
+      if (this.#dead !== undefined) return;
+      const written = await this.#transport.writeLine(line);
+      if (!written.ok) {
+        this.#dead = written.error;
+        this.#onDead?.();
+        this.#wakeWorker?.();
+      }
+    });
+  }
+}
+
+function byName(a: Tool, b: Tool): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function descriptor(tool: Tool): JsonObject {
+  const out: JsonObject = { name: tool.name };
+  if (tool.title !== undefined) out.title = tool.title;
+  out.description = tool.description;
+  out.inputSchema = tool.inputSchema;
+  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
+  if (tool.annotations !== undefined) out.annotations = tool.annotations;
+  return out;
+}
+
+// Runs one call inside a capture and renders its answer line. Never throws.
+async function runCall(call: Call): Promise<Uint8Array> {
+  const name = call.tool.name;
+  const pumps: Pump[] = [];
+  let live = true;
+  const captured = await captureStderr(async (sink) => {
+    const guarded: CaptureSink = {
+      // Late writes (a child outliving its run) go where `inherit` would have sent them.
+      write: (bytes) => live ? sink.write(bytes) : void Deno.stderr.write(bytes).catch(() => {}),
+    };
+    try {
+      const output = await call.tool.run(
+        call.args,
+        toolContext(guarded, call.controller.signal, pumps),
+      );
+      return normalizeOutput(name, output);
+    } catch (error) {
+      return err(
+        `Tool ${JSON.stringify(name)} failed: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    } finally {
+      await drain(pumps);
+      live = false;
+    }
+  });
+  if (!captured.ok) return frame(encodeResult(call.id, failure(captured.error.message)));
+  const { value, stderr, droppedBytes } = captured.value;
+  const result = value.ok ? value.value : failure(value.error);
+  if (stderr !== "" || droppedBytes > 0) {
+    const note = droppedBytes > 0 ? `[${droppedBytes} earlier bytes of stderr dropped]\n` : "";
+    const content = Array.isArray(result.content) ? result.content : [];
+    result.content = [...content, {
+      type: "text",
+      text: note + stderr,
+      _meta: { [STDERR_BLOCK_META_KEY]: true },
+    }];
+  }
+  let line: Uint8Array;
+  try {
+    line = frame(encodeResult(call.id, result));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return frame(
+      encodeResult(
+        call.id,
+        failure(`Tool ${JSON.stringify(name)} returned a result JSON cannot say: ${reason}`),
+      ),
+    );
+  }
+  if (line.length - 1 > MAX_LINE_BYTES) {
+    return frame(encodeResult(
+      call.id,
+      failure(
+        `Tool ${JSON.stringify(name)} returned a result of ${line.length - 1} bytes, ` +
+          `past the ${MAX_LINE_BYTES}-byte line limit (MAX_LINE_BYTES); return less`,
+      ),
+    ));
+  }
+  return line;
+}
+
+function failure(message: string): JsonObject {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+function toolContext(sink: CaptureSink, signal: AbortSignal, pumps: Pump[]): ToolContext {
+  const encoder = new TextEncoder();
+  return {
+    signal,
+    stderr(text: string): void {
+      sink.write(encoder.encode(text));
+    },
+    spawn(command: string | URL, options?: CapturedCommandOptions): Deno.ChildProcess {
+      const child = new Deno.Command(command, childOptions(options, "null")).spawn();
+      pumps.push(pump(child, sink));
+      return child;
+    },
+    async output(command: string | URL, options?: CapturedCommandOptions): Promise<CapturedOutput> {
+      const child = new Deno.Command(command, childOptions(options, "piped")).spawn();
+      const drained = pump(child, sink);
+      const stdout = child.stdout === null
+        ? Promise.resolve(new Uint8Array())
+        : collect(child.stdout);
+      const [status, bytes] = await Promise.all([child.status, stdout, drained.done]);
+      return { success: status.success, code: status.code, signal: status.signal, stdout: bytes };
+    },
+  };
+}
+
+// stdin defaults to "null" (the server's stdin is the wire); stdout may not be
+// "inherit" (the server's stdout is the wire too).
+function childOptions(
+  options: CapturedCommandOptions | undefined,
+  stdout: "null" | "piped",
+): Deno.CommandOptions {
+  const given = options ?? {};
+  if (given.stdout === "inherit" || given.stdin === "inherit") {
+    throw new TypeError(
+      'Cannot give a tool\'s child "inherit" stdin or stdout: they are the protocol channel; use "piped" or "null"',
+    );
+  }
+  return {
+    ...given,
+    stdin: given.stdin ?? "null",
+    stdout: given.stdout ?? stdout,
+    stderr: "piped",
+  };
+}
+
+function pump(child: Deno.ChildProcess, sink: CaptureSink): Pump {
+  const entry: Pump = { done: Promise.resolve(), exited: false };
+  child.status.then(() => entry.exited = true, () => entry.exited = true);
+  entry.done = (async () => {
+    try {
+      for await (const chunk of child.stderr) sink.write(chunk);
+    } catch {
+      // The pipe broke; what arrived is kept.
+    }
+  })();
+  return entry;
+}
+
+async function drain(pumps: readonly Pump[]): Promise<void> {
+  const waiting = pumps.filter((entry) => entry.exited).map((entry) => entry.done);
+  if (waiting.length === 0) return;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<void>((resolve) =>
+    timer = setTimeout(resolve, CHILD_STDERR_DRAIN_MS)
+  );
+  try {
+    await Promise.race([Promise.all(waiting), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    parts.push(chunk);
+    size += chunk.length;
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * What a server built on {@linkcode serve} is made of: its name and version,
+ * and the tools it mounts. A tool is a descriptor plus a `run` function.
+ *
+ * @module
+ */
+
+import type { JsonObject, JsonValue } from "../codec/json.ts";
+
+/** Optional fields every content block may carry, passed through as given. */
+export type BlockExtras = { annotations?: JsonObject; _meta?: JsonObject };
+
+/** The contents of an embedded resource: text or base64 blob. */
+export type ResourceBody =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
+
+/** One content block a tool returns, in the wire shape of the 2025-11-25 revision. */
+export type ToolContent =
+  | { type: "text"; text: string } & BlockExtras
+  | { type: "image"; data: string; mimeType: string } & BlockExtras
+  | { type: "audio"; data: string; mimeType: string } & BlockExtras
+  | {
+    type: "resource_link";
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    size?: number;
+  } & BlockExtras
+  | { type: "resource"; resource: ResourceBody } & BlockExtras;
+
+/**
+ * What a tool run returns. `content` defaults to one text block holding
+ * `structuredContent` as JSON when only that is given, else to no block.
+ * `isError: true` reports a failure of the tool to the model (a protocol
+ * outcome, not a JSON-RPC error).
+ */
+export type ToolResult = {
+  content?: ToolContent[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  _meta?: JsonObject;
+};
+
+/** A tool's answer: a full result, or a string as a shortcut for one text block. */
+export type ToolOutput = ToolResult | string;
+
+/** Options of a child process spawned through the tool context: its stderr is always captured. */
+export type CapturedCommandOptions = Omit<Deno.CommandOptions, "stderr">;
+
+/** What a finished child run through {@linkcode ToolContext.output} left: its stderr went to the capture. */
+export type CapturedOutput = {
+  success: boolean;
+  code: number;
+  signal: Deno.Signal | null;
+  stdout: Uint8Array;
+};
+
+/**
+ * What a tool run receives besides its arguments.
+ *
+ * Everything a run writes to stderr is captured and returned to the caller
+ * with the result. Writes through {@linkcode ToolContext.stderr} and children
+ * started with {@linkcode ToolContext.spawn} or
+ * {@linkcode ToolContext.output} are captured always; the process's own
+ * fd 2 (`console.error`, `Deno.stderr`) only when the server runs with
+ * `--allow-ffi`. A child started directly with `new Deno.Command(...)` and
+ * `stderr: "inherit"` escapes the capture: Deno hands children the original
+ * stderr, not the redirected fd 2.
+ */
+export type ToolContext = {
+  /** Aborted when the client cancels this call (`notifications/cancelled`). */
+  signal: AbortSignal;
+  /** Writes text to the run's captured stderr. */
+  stderr(text: string): void;
+  /**
+   * Spawns a child whose stderr is piped into the capture. Its `stderr`
+   * stream belongs to the capture: use `child.status` and, with
+   * `stdout: "piped"`, `child.stdout`, never `child.output()`.
+   */
+  spawn(command: string | URL, options?: CapturedCommandOptions): Deno.ChildProcess;
+  /** Runs a child to its end, stdout collected, stderr into the capture. */
+  output(command: string | URL, options?: CapturedCommandOptions): Promise<CapturedOutput>;
+};
+
+/**
+ * One tool a server mounts. `inputSchema` is a JSON Schema object with
+ * `type: "object"`; arguments are not validated against it by the server, so
+ * `run` checks what it reads. A tool never prompts: anything that would ask
+ * the user is a parameter.
+ */
+export type Tool = {
+  /** The wire name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`. */
+  name: string;
+  title?: string;
+  description: string;
+  inputSchema: JsonObject;
+  outputSchema?: JsonObject;
+  annotations?: JsonObject;
+  /** Runs the tool. A throw becomes an `isError` result naming the tool. */
+  run(args: JsonObject, context: ToolContext): ToolOutput | Promise<ToolOutput>;
+};
+
+/** A server: its identity, its tools, and what its `initialize` answer says. */
+export type ServerDefinition = {
+  name: string;
+  version: string;
+  title?: string;
+  /** Sent as `instructions` in the `initialize` result. */
+  instructions?: string;
+  tools: readonly Tool[];
+};
+
+/** Re-exported for tool authors: the JSON value type arguments and results are made of. */
+export type { JsonObject, JsonValue };
