@@ -1,0 +1,290 @@
+/**
+ * The seam every generated `mcp/<segment>.ts` module imports, inside the
+ * code-mode sandbox: {@linkcode invoke}, the {@linkcode ToolResult} it
+ * resolves to, and the errors a program can catch.
+ *
+ * This file imports nothing: a runner copies its source text into a sandbox
+ * build root, where no other module of this library exists. Its types mirror
+ * `codec/json.ts` and `codec/protocol.ts` structurally.
+ *
+ * Lifecycle: the runner's bootstrap calls {@linkcode installChannel} once,
+ * before the program runs; the channel then carries every call to the host
+ * for the life of the sandbox. Nothing here closes it.
+ *
+ * @example Call a tool and read its text
+ * ```ts ignore
+ * import { invoke, McpToolError } from "@loom/mcp/cap";
+ * try {
+ *   const result = await invoke("filesystem", "read_file", { path: "README.md" });
+ *   console.log(result.text);
+ * } catch (error) {
+ *   if (error instanceof McpToolError) console.log("the tool failed:", error.text);
+ *   else throw error;
+ * }
+ * ```
+ *
+ * @module
+ */
+
+/** Any JSON value. Integers past ±(2^53 - 1) are `bigint`, so none is ever rounded. */
+export type JsonValue = null | boolean | number | bigint | string | JsonValue[] | JsonObject;
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** The contents of an embedded resource: text or base64 blob. */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string }
+  | { uri: string; mimeType?: string; blob: string };
+
+/** Optional annotations a content block may carry, raw. */
+export type Annotated = { annotations?: JsonValue; _meta?: JsonValue };
+
+/** One content block of a tool result, as the 2025-11-25 revision names them. */
+export type ContentBlock =
+  | { type: "text"; text: string } & Annotated
+  | { type: "image"; data: string; mimeType: string } & Annotated
+  | { type: "audio"; data: string; mimeType: string } & Annotated
+  | {
+    type: "resource_link";
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    size?: number;
+  } & Annotated
+  | { type: "resource"; resource: ResourceContents } & Annotated
+  | { type: "other"; originalType: string; raw: JsonObject };
+
+/** What the host answers to one call: a tool result, or a denial with a code. */
+export type CapReply =
+  | { ok: true; content: ContentBlock[]; structuredContent?: JsonValue; isError: boolean }
+  | { ok: false; code: string; message: string };
+
+/** Carries one call from the sandbox to the host. A runner's bootstrap provides it. */
+export type CapChannel = (server: string, tool: string, args: JsonObject) => Promise<CapReply>;
+
+/** The longest excerpt of a tool's text an error message quotes. */
+export const MAX_ERROR_TEXT_CHARS = 500;
+
+function joinText(content: readonly ContentBlock[]): string {
+  const parts: string[] = [];
+  for (const block of content) if (block.type === "text") parts.push(block.text);
+  return parts.join("\n");
+}
+
+function excerpt(text: string): string {
+  return text.length > MAX_ERROR_TEXT_CHARS ? `${text.slice(0, MAX_ERROR_TEXT_CHARS)}…` : text;
+}
+
+/**
+ * A successful tool result: its content blocks, its structured content if the
+ * server sent any, and the text blocks joined.
+ *
+ * @example Read a result
+ * ```ts
+ * import { ToolResult } from "@loom/mcp/cap";
+ * const result = new ToolResult([{ type: "text", text: "a" }, { type: "text", text: "b" }]);
+ * console.log(result.text); // "a\nb"
+ * ```
+ */
+export class ToolResult {
+  /** Every content block, in the server's order. */
+  readonly content: ContentBlock[];
+  /** The structured content, when the server sent one. */
+  readonly structuredContent?: JsonValue;
+
+  /** Wraps the blocks and structured content of one successful call. */
+  constructor(content: ContentBlock[], structuredContent?: JsonValue) {
+    this.content = content;
+    if (structuredContent !== undefined) this.structuredContent = structuredContent;
+  }
+
+  /** The text blocks joined with `"\n"`; empty when there are none. */
+  get text(): string {
+    return joinText(this.content);
+  }
+}
+
+/**
+ * A tool ran and reported failure (`isError: true`). Carries every content
+ * block the server sent, so a program can inspect what went wrong.
+ *
+ * @example Catch a tool failure
+ * ```ts ignore
+ * import { invoke, McpToolError } from "@loom/mcp/cap";
+ * try {
+ *   await invoke("filesystem", "read_file", { path: "/missing" });
+ * } catch (error) {
+ *   if (error instanceof McpToolError) console.log(error.tool, error.text);
+ * }
+ * ```
+ */
+export class McpToolError extends Error {
+  /** The server whose tool failed. */
+  readonly server: string;
+  /** The wire name of the tool that failed. */
+  readonly tool: string;
+  /** Every content block of the failed result. */
+  readonly content: ContentBlock[];
+  /** The structured content of the failed result, when there was one. */
+  readonly structuredContent?: JsonValue;
+
+  /** Builds the error for one failed result. */
+  constructor(
+    server: string,
+    tool: string,
+    content: ContentBlock[],
+    structuredContent?: JsonValue,
+  ) {
+    const text = joinText(content);
+    super(
+      `Tool "${tool}" of server "${server}" reported an error` +
+        (text.length > 0 ? `: ${excerpt(text)}` : ""),
+    );
+    this.name = "McpToolError";
+    this.server = server;
+    this.tool = tool;
+    this.content = content;
+    if (structuredContent !== undefined) this.structuredContent = structuredContent;
+  }
+
+  /** The text blocks of the failed result joined with `"\n"`. */
+  get text(): string {
+    return joinText(this.content);
+  }
+}
+
+/**
+ * A call that never produced a tool result: denied by the host, refused
+ * before sending, or lost in transport. `code` says which, for example
+ * `no_channel`, `unknown_server`, `unknown_tool`, `invalid_arguments`,
+ * `unavailable`, `call_timed_out`, `server_error`, `result_malformed`,
+ * `too_many_calls`, `channel_failed`.
+ *
+ * @example Tell a timeout from other failures
+ * ```ts ignore
+ * import { invoke, McpCallError } from "@loom/mcp/cap";
+ * try {
+ *   await invoke("slow", "wait", {});
+ * } catch (error) {
+ *   if (error instanceof McpCallError && error.code === "call_timed_out") console.log("retry later");
+ * }
+ * ```
+ */
+export class McpCallError extends Error {
+  /** Why the call failed, in snake_case. */
+  readonly code: string;
+  /** The server the call was for. */
+  readonly server: string;
+  /** The wire name of the tool the call was for. */
+  readonly tool: string;
+
+  /** Builds the error for one failed call. */
+  constructor(code: string, message: string, options: { server: string; tool: string }) {
+    super(message);
+    this.name = "McpCallError";
+    this.code = code;
+    this.server = options.server;
+    this.tool = options.tool;
+  }
+}
+
+let installed: CapChannel | undefined;
+
+/**
+ * Installs the channel every {@linkcode invoke} goes through. A runner's
+ * bootstrap calls it once, before the program runs; a second call throws, so
+ * a program cannot replace the channel.
+ *
+ * @example Install a channel that answers every call
+ * ```ts ignore
+ * import { installChannel } from "@loom/mcp/cap";
+ * installChannel(async (_server, _tool, args) => ({
+ *   ok: true,
+ *   content: [{ type: "text", text: JSON.stringify(args) }],
+ *   isError: false,
+ * }));
+ * ```
+ */
+export function installChannel(channel: CapChannel): void {
+  if (typeof channel !== "function") {
+    throw new TypeError(`Cannot install channel: it is ${typeof channel}, not a function`);
+  }
+  if (installed !== undefined) {
+    throw new TypeError("Cannot install channel: a channel is already installed");
+  }
+  installed = channel;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function isReply(value: unknown): value is CapReply {
+  if (!isPlainObject(value)) return false;
+  if (value.ok === false) {
+    return typeof value.code === "string" && typeof value.message === "string";
+  }
+  return value.ok === true && Array.isArray(value.content) && typeof value.isError === "boolean";
+}
+
+/**
+ * Calls one tool of one server through the installed channel. Resolves to
+ * the {@linkcode ToolResult}; rejects with {@linkcode McpToolError} when the
+ * tool reports an error, and with {@linkcode McpCallError} when the call is
+ * denied, fails in transport, or no channel is installed (code `no_channel`).
+ *
+ * @example Call a tool
+ * ```ts ignore
+ * import { invoke } from "@loom/mcp/cap";
+ * const result = await invoke("memory", "read_graph", {});
+ * console.log(result.structuredContent ?? result.text);
+ * ```
+ */
+export async function invoke(server: string, tool: string, args: JsonObject): Promise<ToolResult> {
+  const where = { server: String(server), tool: String(tool) };
+  const channel = installed;
+  if (channel === undefined) {
+    throw new McpCallError(
+      "no_channel",
+      `Cannot call tool "${where.tool}" of server "${where.server}": no channel is installed; ` +
+        "run the program through the code-mode runner",
+      where,
+    );
+  }
+  if (!isPlainObject(args)) {
+    throw new McpCallError(
+      "invalid_arguments",
+      `Cannot call tool "${where.tool}" of server "${where.server}": ` +
+        "the arguments must be a plain object",
+      where,
+    );
+  }
+  let reply: unknown;
+  try {
+    reply = await channel(where.server, where.tool, args);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new McpCallError(
+      "channel_failed",
+      `Cannot call tool "${where.tool}" of server "${where.server}": the channel failed: ${reason}`,
+      where,
+    );
+  }
+  if (!isReply(reply)) {
+    throw new McpCallError(
+      "result_malformed",
+      `Cannot call tool "${where.tool}" of server "${where.server}": the channel's reply is malformed`,
+      where,
+    );
+  }
+  if (!reply.ok) throw new McpCallError(reply.code, reply.message, where);
+  if (reply.isError) {
+    throw new McpToolError(where.server, where.tool, reply.content, reply.structuredContent);
+  }
+  return new ToolResult(reply.content, reply.structuredContent);
+}
