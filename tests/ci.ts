@@ -1,0 +1,80 @@
+/**
+ * The whole check of the project, in the order a failure is cheapest to see:
+ * formatting, lint, types, documentation, tests, and a publish dry run.
+ * `deno task test` runs it; `.ci/run` runs exactly that.
+ *
+ * Run with `deno task test`; pass `--quick` to skip the publish dry run.
+ */
+
+const ENTRY_POINTS = [
+  "mod.ts",
+  "codec/mod.ts",
+  "codegen/mod.ts",
+  "codegen/cap.ts",
+  "server/mod.ts",
+];
+
+// npm packages the suite runs as real peers; fetched before the clock of any
+// test starts, so a first download never looks like a hang.
+const NPM_PEERS = [
+  "npm:@modelcontextprotocol/server-everything@2026.8.31",
+  "npm:@modelcontextprotocol/server-filesystem@2026.8.31",
+  "npm:@modelcontextprotocol/server-memory@2026.8.31",
+  "npm:@modelcontextprotocol/server-sequential-thinking@2026.8.31",
+];
+
+type Step = { name: string; args: string[] };
+
+const quick = Deno.args.includes("--quick");
+
+const steps: Step[] = [
+  { name: "fmt", args: ["fmt", "--check"] },
+  { name: "lint", args: ["lint"] },
+  { name: "check", args: ["check", "."] },
+  { name: "doc", args: ["doc", "--lint", ...ENTRY_POINTS] },
+  { name: "cache", args: ["cache", ...NPM_PEERS] },
+  { name: "test", args: ["test", "-A", "--parallel", "tests/"] },
+];
+if (!quick) {
+  steps.push({ name: "publish", args: ["publish", "--dry-run", "--allow-dirty"] });
+}
+
+const summary: string[] = [];
+let failed = 0;
+let testLine = "";
+for (const step of steps) {
+  const started = performance.now();
+  console.log(`\n=== ${step.name}: deno ${step.args.join(" ")}`);
+  const command = new Deno.Command(Deno.execPath(), {
+    args: step.args,
+    stdin: "null",
+    stdout: step.name === "test" ? "piped" : "inherit",
+    stderr: "inherit",
+    env: { NO_COLOR: "1" },
+  });
+  let code: number;
+  if (step.name === "test") {
+    const child = command.spawn();
+    const decoder = new TextDecoder();
+    let tail = "";
+    for await (const chunk of child.stdout) {
+      const text = decoder.decode(chunk, { stream: true });
+      await Deno.stdout.write(chunk);
+      tail = (tail + text).slice(-4096);
+    }
+    code = (await child.status).code;
+    const match = /(\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed/.exec(tail);
+    if (match) testLine = `tests: ${match[1]} passed, ${match[3]} failed`;
+  } else {
+    code = (await command.output()).code;
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  summary.push(`${step.name.padEnd(8)} ${code === 0 ? "ok" : `FAILED (exit ${code})`}  ${seconds} s`);
+  if (code !== 0) failed++;
+}
+
+console.log("\n=== summary");
+for (const line of summary) console.log(line);
+if (testLine !== "") console.log(testLine);
+console.log(`steps: ${steps.length - failed} passed, ${failed} failed`);
+Deno.exit(failed === 0 ? 0 : 1);
