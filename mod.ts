@@ -7,3 +7,4 @@
 
 export * from "./codec/mod.ts";
 export * from "./client/spec.ts";
+export * from "./client/catalog.ts";

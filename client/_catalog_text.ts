@@ -1,0 +1,75 @@
+// Private to client/: how the catalog quotes what it found and spells the fix
+// in the syntax of the file at hand (TOML or JSON).
+
+const MAX_QUOTED = 60;
+const BARE_KEY = /^[A-Za-z0-9_-]+$/;
+// Characters a shell would have interpreted: a string holding one cannot be
+// split into argv by whitespace alone.
+const SHELL_SYNTAX = /["'`\\$|&;<>(){}*?~#!]/;
+
+/** The syntax a catalog is written in, which decides how a fix is spelled. */
+export type Syntax = "toml" | "json";
+
+/** Quotes a string as a double-quoted literal, shortened past a few dozen characters. */
+export function quote(text: string): string {
+  const literal = JSON.stringify(text);
+  return literal.length > MAX_QUOTED ? `${literal.slice(0, MAX_QUOTED - 4)}..."` : literal;
+}
+
+/** Says what a parsed value is, with short scalars quoted: `a string ("--stdio")`. */
+export function describe(value: unknown, syntax: Syntax): string {
+  if (value === undefined) return "nothing";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return value === "" ? "an empty string" : `a string (${quote(value)})`;
+    case "bigint":
+      return `an integer (${value})`;
+    case "number":
+      return Number.isInteger(value) ? `an integer (${value})` : `a float (${value})`;
+    case "boolean":
+      return `a boolean (${value})`;
+  }
+  if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array";
+  if (value instanceof Date) return "a date-time";
+  return syntax === "toml" ? "a table" : "an object";
+}
+
+/** Renders a key as its syntax would need it written: bare when it can be. */
+export function renderKey(key: string, syntax: Syntax): string {
+  if (syntax === "json") return JSON.stringify(key);
+  return BARE_KEY.test(key) ? key : JSON.stringify(key);
+}
+
+/** Renders `key = value` (TOML) or `"key": value` (JSON). */
+export function assignment(key: string, value: string, syntax: Syntax): string {
+  return syntax === "toml" ? `${renderKey(key, syntax)} = ${value}` : `"${key}": ${value}`;
+}
+
+/** Renders a list of strings as an array literal both syntaxes read the same. */
+export function stringArray(items: readonly string[]): string {
+  return `[${items.map((item) => JSON.stringify(item)).join(", ")}]`;
+}
+
+/**
+ * Splits a string on whitespace when that is all a shell would have done with
+ * it; `undefined` when it holds quoting, expansion or other shell syntax.
+ */
+export function splitPlainWords(text: string): string[] | undefined {
+  if (SHELL_SYNTAX.test(text)) return undefined;
+  return text.split(/\s+/).filter((word) => word !== "");
+}
+
+/** The 1-based line and column of a UTF-16 offset in a text. */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  const end = Math.min(offset, text.length);
+  for (let i = 0; i < end; i++) {
+    if (text.charCodeAt(i) === 0x0a) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: end - lineStart + 1 };
+}

@@ -1,0 +1,739 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type CatalogError,
+  isServerName,
+  loadCatalog,
+  MAX_CATALOG_BYTES,
+  MAX_CATALOG_SERVERS,
+  parseCatalog,
+  parseMcpServersJson,
+  type ServerSpec,
+} from "../../mod.ts";
+
+const DATA = new URL("./catalog/", import.meta.url);
+const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
+const KNOWN_KEYS =
+  "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr";
+
+type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
+
+function refusal(
+  result: { ok: true; value: ServerSpec[] } | { ok: false; error: CatalogError },
+): CatalogError {
+  if (result.ok) {
+    throw new assert.AssertionError({ message: `expected a refusal, got ${result.value.length}` });
+  }
+  return result.error;
+}
+
+function spec(name: string, fields: Partial<ServerSpec> & { command: string }): ServerSpec {
+  return { name, args: [], env: {}, inheritEnv: [], stderr: "tail", ...fields };
+}
+
+// Specs carry prototype-free env records; compare them as plain data.
+function plain(specs: ServerSpec[]): ServerSpec[] {
+  return specs.map((item) => ({ ...item, env: { ...item.env } }));
+}
+
+/** A TOML catalog holding one `[mcp.github]` table with these extra lines. */
+function github(lines: string): string {
+  return `[mcp.github]\ncommand = "github-mcp-server"\n${lines}\n`;
+}
+
+/** A JSON catalog holding one `mcpServers.github` entry. */
+function githubJson(entry: Record<string, unknown>): string {
+  return JSON.stringify({ mcpServers: { github: entry } });
+}
+
+Deno.test("loadCatalog() reads the good catalog files into server specs", async (t) => {
+  const good: [string, ServerSpec[]][] = [
+    ["harness.toml", [
+      spec("memory", {
+        command: "deno",
+        args: MEMORY_ARGS,
+        env: { MEMORY_FILE_PATH: "/tmp/memory.json" },
+        inheritEnv: ["HTTPS_PROXY", "NO_PROXY"],
+        connectTimeoutMs: 120000,
+        stderr: "forward",
+      }),
+      spec("example", {
+        command: "/usr/bin/deno",
+        cwd: "examples",
+        callTimeoutMs: 5000,
+        env: { LOG_LEVEL: "debug" },
+      }),
+    ]],
+    ["mcp.json", [
+      spec("memory", {
+        command: "deno",
+        args: MEMORY_ARGS,
+        env: { MEMORY_FILE_PATH: "/tmp/memory.json" },
+      }),
+      spec("filesystem", {
+        command: "npx",
+        args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+      }),
+    ]],
+    ["vscode_mcp.json", [spec("memory", { command: "deno", args: MEMORY_ARGS, cwd: "/tmp" })]],
+    ["no_servers.toml", []],
+  ];
+  for (const [file, expected] of good) {
+    await t.step(file, async () => {
+      const result = await loadCatalog(new URL(file, DATA));
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.deepEqual(plain(result.value), expected);
+    });
+  }
+});
+
+Deno.test("loadCatalog() refuses the bad catalog files with a message naming the file", async (t) => {
+  const dir = new URL(".", DATA).pathname;
+  const bad: [string, CatalogError["kind"], string][] = [
+    [
+      "duplicate.toml",
+      "duplicate_name",
+      `${dir}duplicate.toml: [mcp.github] is defined twice (again at line 7); keep one table per server`,
+    ],
+    [
+      "remote.json",
+      "unsupported_entry",
+      `${dir}remote.json: mcpServers.linear key "url": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally`,
+    ],
+    [
+      "missing.toml",
+      "unreadable_file",
+      `${dir}missing.toml: cannot read the catalog (No such file or directory (os error 2): stat '${dir}missing.toml'); check the path and its permissions`,
+    ],
+  ];
+  for (const [file, kind, message] of bad) {
+    await t.step(file, async () => {
+      const error = refusal(await loadCatalog(new URL(file, DATA)));
+      assert.equal(error.kind, kind);
+      assert.equal(error.message, message);
+      assert.equal(error.file, `${dir}${file}`);
+    });
+  }
+});
+
+Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "catalog_test_" });
+  try {
+    await t.step("a directory", async () => {
+      const error = refusal(await loadCatalog(dir));
+      assert.equal(error.kind, "unreadable_file");
+      assert.equal(
+        error.message,
+        `${dir}: cannot read the catalog: it is a directory; give the path of the catalog file`,
+      );
+    });
+    await t.step("a file past MAX_CATALOG_BYTES", async () => {
+      const path = `${dir}/large.toml`;
+      await Deno.writeFile(path, new Uint8Array(MAX_CATALOG_BYTES + 1).fill(0x23));
+      const error = refusal(await loadCatalog(path));
+      assert.equal(error.kind, "invalid_catalog");
+      assert.equal(
+        error.message,
+        `${path}: the catalog is 1048577 bytes, more than the 1048576 allowed; is this the right file?`,
+      );
+    });
+    await t.step("a file that is not UTF-8", async () => {
+      const path = `${dir}/latin1.toml`;
+      await Deno.writeFile(path, new Uint8Array([0x23, 0x20, 0xe9, 0x0a]));
+      const error = refusal(await loadCatalog(path));
+      assert.equal(error.kind, "invalid_catalog");
+      assert.equal(
+        error.message,
+        `${path}: the catalog is not UTF-8 text; is this the right file?`,
+      );
+    });
+    await t.step("a .JSON file is read as JSON, whatever the case of its extension", async () => {
+      const path = `${dir}/Servers.JSON`;
+      await Deno.writeTextFile(path, '\uFEFF{"mcpServers": {"a": {"command": "x"}}}');
+      const result = await loadCatalog(path);
+      assert.ok(result.ok);
+      assert.deepEqual(plain(result.value), [spec("a", { command: "x" })]);
+    });
+    await t.step("a URL other than file: is caller misuse", async () => {
+      await assert.rejects(() => loadCatalog(new URL("https://example.com/c.toml")), TypeError);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("parseCatalog() refuses each mistake with the file, table, key and the fix", async (t) => {
+  const cases: Refusal[] = [
+    [
+      "invalid TOML, with its line",
+      'name = "x"\nargs = [\n',
+      "invalid_toml",
+      "catalog.toml: invalid TOML at line 3, column 1: invalid value",
+    ],
+    [
+      "TOML nested past MAX_JSON_DEPTH",
+      `a = ${"[".repeat(300)}${"]".repeat(300)}`,
+      "invalid_toml",
+      "catalog.toml: invalid TOML at line 1, column 261: nested deeper than 256 levels",
+    ],
+    [
+      "a duplicate table",
+      '[mcp.github]\ncommand = "a"\n\n[mcp.github]\ncommand = "b"\n',
+      "duplicate_name",
+      "catalog.toml: [mcp.github] is defined twice (again at line 4); keep one table per server",
+    ],
+    [
+      "a duplicate quoted table",
+      '[mcp.github]\ncommand = "a"\n[mcp."github"]\n',
+      "duplicate_name",
+      "catalog.toml: [mcp.github] is defined twice (again at line 3); keep one table per server",
+    ],
+    [
+      "mcp as a string",
+      'mcp = "github"',
+      "invalid_catalog",
+      'catalog.toml: key "mcp": expected a table of [mcp.<name>] tables, found a string ("github")',
+    ],
+    [
+      "mcp as an array of tables",
+      '[[mcp]]\ncommand = "x"',
+      "invalid_catalog",
+      'catalog.toml: key "mcp": expected a table of [mcp.<name>] tables, found an array',
+    ],
+    [
+      "a server that is not a table",
+      "[mcp]\ngithub = 1",
+      "invalid_entry",
+      "catalog.toml: [mcp.github]: expected a table describing the server, found an integer (1)",
+    ],
+    [
+      "an uppercase name",
+      '[mcp.GitHub]\ncommand = "x"',
+      "invalid_name",
+      'catalog.toml: [mcp.GitHub]: invalid server name "GitHub": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "github"',
+    ],
+    [
+      "a name with a space",
+      '[mcp."my server"]\ncommand = "x"',
+      "invalid_name",
+      'catalog.toml: [mcp."my server"]: invalid server name "my server": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "my_server"',
+    ],
+    [
+      "a name starting with a digit",
+      '[mcp.1password]\ncommand = "x"',
+      "invalid_name",
+      'catalog.toml: [mcp.1password]: invalid server name "1password": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "server_1password"',
+    ],
+    [
+      "a name with nothing to keep",
+      '[mcp."---"]\ncommand = "x"',
+      "invalid_name",
+      'catalog.toml: [mcp.---]: invalid server name "---": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters',
+    ],
+    [
+      "a name of 65 characters",
+      `[mcp.${"a".repeat(65)}]\ncommand = "x"`,
+      "invalid_name",
+      `catalog.toml: [mcp.${"a".repeat(65)}]: invalid server name "${
+        "a".repeat(55)
+      }...": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "${
+        "a".repeat(64)
+      }"`,
+    ],
+    [
+      "an unknown key",
+      github("timeout = 5"),
+      "invalid_entry",
+      `catalog.toml: [mcp.github] key "timeout": unknown key; the known keys are ${KNOWN_KEYS}`,
+    ],
+    [
+      "a camelCase key",
+      github("inheritEnv = []"),
+      "invalid_entry",
+      `catalog.toml: [mcp.github] key "inheritEnv": unknown key (did you mean "inherit_env"?); the known keys are ${KNOWN_KEYS}`,
+    ],
+    [
+      "a missing command",
+      '[mcp.github]\nargs = ["--stdio"]',
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": missing; add the executable to run, such as command = "npx"',
+    ],
+    [
+      "a command that is a number",
+      "[mcp.github]\ncommand = 5",
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": expected a string naming the executable, found an integer (5)',
+    ],
+    [
+      "a command that is an argv array",
+      '[mcp.github]\ncommand = ["npx", "-y", "foo"]',
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": expected a string naming the executable, found an array; write command = "npx" and args = ["-y", "foo"]',
+    ],
+    [
+      "an empty command",
+      '[mcp.github]\ncommand = "  "',
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": expected the executable to run, found a string ("  ")',
+    ],
+    [
+      "a shell string command, joined with the existing args",
+      '[mcp.github]\ncommand = "npx -y foo"\nargs = ["--stdio"]',
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": expected one executable, found a shell string ("npx -y foo"); no shell runs it, so write command = "npx" and args = ["-y", "foo", "--stdio"]',
+    ],
+    [
+      "a shell string command with quoting",
+      "[mcp.github]\ncommand = \"npx -y 'foo bar'\"",
+      "invalid_entry",
+      `catalog.toml: [mcp.github] key "command": expected one executable, found a shell string ("npx -y 'foo bar'"); no shell runs it, so put the executable in command and each argument in its own element of args`,
+    ],
+    [
+      "a command holding NUL",
+      '[mcp.github]\ncommand = "a\\u0000b"',
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "command": found a NUL character in "a\\u0000b", which no process argument or variable can hold',
+    ],
+    [
+      "args as a string",
+      github('args = "--stdio"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "args": expected an array of strings, found a string ("--stdio"); write args = ["--stdio"]',
+    ],
+    [
+      "args as a string of words",
+      github('args = "-y foo"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "args": expected an array of strings, found a string ("-y foo"); write args = ["-y", "foo"]',
+    ],
+    [
+      "args holding a number",
+      github('args = ["--port", 8080]'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "args": expected an array of strings, found an integer (8080) at index 1; quote it: "8080"',
+    ],
+    [
+      "args holding an array",
+      github('args = [["a"]]'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "args": expected an array of strings, found an array at index 0',
+    ],
+    [
+      "env as a string",
+      github('env = "A=1"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "env": expected a table of strings by variable name, found a string ("A=1")',
+    ],
+    [
+      "env holding a number",
+      github("env = { PORT = 8080 }"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "env": expected a string for "PORT", found an integer (8080); write PORT = "8080"',
+    ],
+    [
+      "env holding a subtable",
+      github("[mcp.github.env.NESTED]\nA = 1"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "env": expected a string for "NESTED", found a table',
+    ],
+    [
+      "env with an unportable name",
+      github('env = { "MY-VAR" = "1" }'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "env": invalid variable name "MY-VAR": use letters, digits and underscores, not starting with a digit',
+    ],
+    [
+      "inherit_env as a string",
+      github('inherit_env = "HTTPS_PROXY"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "inherit_env": expected an array of variable names, found a string ("HTTPS_PROXY"); write inherit_env = ["HTTPS_PROXY"]',
+    ],
+    [
+      "inherit_env with an assignment",
+      github('inherit_env = ["A=B"]'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "inherit_env": invalid variable name "A=B": use letters, digits and underscores, not starting with a digit',
+    ],
+    [
+      "inherit_env holding a boolean",
+      github("inherit_env = [true]"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "inherit_env": expected an array of variable names, found a boolean (true) at index 0',
+    ],
+    [
+      "an empty cwd",
+      github('cwd = ""'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "cwd": expected a directory path, found an empty string',
+    ],
+    [
+      "a zero timeout",
+      github("connect_timeout_ms = 0"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "connect_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found an integer (0)',
+    ],
+    [
+      "a timeout past one hour",
+      github("connect_timeout_ms = 3600001"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "connect_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found an integer (3600001)',
+    ],
+    [
+      "a fractional timeout",
+      github("call_timeout_ms = 1.5"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "call_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found a float (1.5)',
+    ],
+    [
+      "a quoted timeout",
+      github('call_timeout_ms = "5000"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "call_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found a string ("5000"); write call_timeout_ms = 5000',
+    ],
+    [
+      "a timeout past 2^64",
+      github("call_timeout_ms = 99999999999999999999"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "call_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found an integer (99999999999999999999)',
+    ],
+    [
+      "a timeout that is a date",
+      github("call_timeout_ms = 1979-05-27"),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "call_timeout_ms": expected a whole number of milliseconds from 1 to 3600000 (one hour), found a date-time',
+    ],
+    [
+      "an unknown stderr mode",
+      github('stderr = "inherit"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "stderr": expected "tail" or "forward", found a string ("inherit")',
+    ],
+    [
+      "more servers than MAX_CATALOG_SERVERS",
+      Array.from({ length: MAX_CATALOG_SERVERS + 1 }, (_, i) => `[mcp.s${i}]\ncommand = "x"`)
+        .join("\n"),
+      "invalid_catalog",
+      "catalog.toml: [mcp] lists 65 servers, more than the 64 one catalog may run; split it",
+    ],
+  ];
+  for (const [name, text, kind, message] of cases) {
+    await t.step(name, () => {
+      const error = refusal(parseCatalog(text, { file: "catalog.toml" }));
+      assert.equal(error.message, message);
+      assert.equal(error.kind, kind);
+      assert.equal(error.file, "catalog.toml");
+    });
+  }
+});
+
+Deno.test("parseCatalog() reports the table and key of a mistake as fields", () => {
+  const error = refusal(parseCatalog(github('args = "--stdio"')));
+  assert.deepEqual(error, {
+    kind: "invalid_entry",
+    file: "catalog",
+    table: "mcp.github",
+    key: "args",
+    message:
+      'catalog: [mcp.github] key "args": expected an array of strings, found a string ("--stdio"); write args = ["--stdio"]',
+  });
+  const syntax = refusal(parseCatalog("[mcp.github\n", { file: "c.toml" }));
+  assert.equal(syntax.line, 1);
+  assert.equal(syntax.column, 12);
+});
+
+Deno.test("parseCatalog() reads what a harness may legitimately write", async (t) => {
+  const accepted: [string, string, ServerSpec[]][] = [
+    ["an empty document", "", []],
+    ["an empty mcp table", "[mcp]", []],
+    ["a byte order mark", '\uFEFF[mcp.a]\ncommand = "x"', [spec("a", { command: "x" })]],
+    ["an inline table", 'mcp.a = { command = "x", args = [] }', [spec("a", { command: "x" })]],
+    [
+      "dotted keys, in file order",
+      '[mcp]\nzeta.command = "z"\nalpha.command = "a"',
+      [spec("zeta", { command: "z" }), spec("alpha", { command: "a" })],
+    ],
+    ["a name of 64 characters", `[mcp.${"a".repeat(64)}]\ncommand = "x"`, [
+      spec("a".repeat(64), { command: "x" }),
+    ]],
+    ["a timeout of exactly one hour", github("call_timeout_ms = 3600000"), [
+      spec("github", { command: "github-mcp-server", callTimeoutMs: 3600000 }),
+    ]],
+    ["a command path with no space", '[mcp.a]\ncommand = "./bin/server"', [
+      spec("a", { command: "./bin/server" }),
+    ]],
+  ];
+  for (const [name, text, expected] of accepted) {
+    await t.step(name, () => {
+      const result = parseCatalog(text);
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.deepEqual(plain(result.value), expected);
+    });
+  }
+});
+
+Deno.test("parseCatalog() keeps an env variable named __proto__ as an own property", () => {
+  const result = parseCatalog(github('[mcp.github.env]\n__proto__ = "1"\nconstructor = "2"'));
+  assert.ok(result.ok);
+  const env = result.value[0]?.env ?? {};
+  assert.deepEqual(Object.entries(env), [["__proto__", "1"], ["constructor", "2"]]);
+  assert.equal(Object.getPrototypeOf(env), null);
+});
+
+Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key and the fix", async (t) => {
+  const cases: Refusal[] = [
+    [
+      "a trailing comma, with its line and column",
+      '{\n  "mcpServers": {"a": {"command": "x",}}\n}',
+      "invalid_json",
+      ".mcp.json: invalid JSON at line 2, column 39: expected double-quoted property name",
+    ],
+    [
+      "a comment",
+      '{\n  // servers\n  "mcpServers": {}\n}',
+      "invalid_json",
+      ".mcp.json: invalid JSON at line 2, column 3: expected property name or '}'; JSON has no comments, remove them",
+    ],
+    [
+      "a number past a double",
+      githubJson({ command: "x" }).replace('"x"', '"x", "n": 1e400'),
+      "invalid_json",
+      ".mcp.json: invalid JSON: a number is too large for a double",
+    ],
+    [
+      "an array document",
+      "[]",
+      "invalid_catalog",
+      '.mcp.json: expected a JSON object with an "mcpServers" member, found an empty array',
+    ],
+    [
+      "no servers member",
+      '{"mcpservers": {}}',
+      "invalid_catalog",
+      `.mcp.json: expected an "mcpServers" member (or VS Code's "servers"), found none; write {"mcpServers": {}} for no servers`,
+    ],
+    [
+      "both forms at once",
+      '{"mcpServers": {}, "servers": {}}',
+      "invalid_catalog",
+      '.mcp.json: found both "mcpServers" and "servers"; keep one of them (servers from both would be ambiguous)',
+    ],
+    [
+      "mcpServers as an array",
+      '{"mcpServers": [{"command": "x"}]}',
+      "invalid_catalog",
+      '.mcp.json: key "mcpServers": expected an object of servers by name, found an array',
+    ],
+    [
+      "a name with a dash",
+      '{"mcpServers": {"my-server": {"command": "x"}}}',
+      "invalid_name",
+      '.mcp.json: mcpServers.my-server: invalid server name "my-server": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "my_server"',
+    ],
+    [
+      "a duplicate server",
+      '{"mcpServers": {\n"a": {"command": "x"},\n"a": {"command": "y"}\n}}',
+      "duplicate_name",
+      ".mcp.json: mcpServers.a is defined twice (again at line 3); keep one entry per server",
+    ],
+    [
+      "a duplicate VS Code server",
+      '{"servers": {"a": {"command": "x"}, "b": [{"a": 1}], "a": {"command": "y"}}}',
+      "duplicate_name",
+      ".mcp.json: servers.a is defined twice (again at line 1); keep one entry per server",
+    ],
+    [
+      "a duplicate env variable",
+      '{"mcpServers": {"a": {"command": "x", "env": {"P": "1", "P": "2"}}}}',
+      "invalid_json",
+      '.mcp.json: key "P" appears twice in mcpServers.a.env (again at line 1, column 57); keep one',
+    ],
+    [
+      "a remote entry by url",
+      githubJson({ url: "https://api.githubcopilot.com/mcp/" }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "url": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+    ],
+    [
+      "a remote entry by type",
+      githubJson({ type: "streamable-http", command: "x" }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "type": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+    ],
+    [
+      "an sse entry",
+      githubJson({ type: "sse" }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "type": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+    ],
+    [
+      "an unknown type",
+      githubJson({ type: "local", command: "x" }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "type": expected "stdio", found a string ("local")',
+    ],
+    [
+      "a VS Code envFile",
+      githubJson({ command: "x", envFile: "${workspaceFolder}/.env" }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "envFile": env files are not supported; list the variables in "env" or "inherit_env"',
+    ],
+    [
+      "an unknown key",
+      githubJson({ command: "x", disabled: true }),
+      "invalid_entry",
+      `.mcp.json: mcpServers.github key "disabled": unknown key; the known keys are ${KNOWN_KEYS}, type`,
+    ],
+    [
+      "a null entry",
+      '{"mcpServers": {"github": null}}',
+      "invalid_entry",
+      ".mcp.json: mcpServers.github: expected an object describing the server, found null",
+    ],
+    [
+      "a missing command",
+      githubJson({ args: [] }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "command": missing; add the executable to run, such as "command": "npx"',
+    ],
+    [
+      "a shell string command",
+      githubJson({ command: "npx -y @modelcontextprotocol/server-github" }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "command": expected one executable, found a shell string ("npx -y @modelcontextprotocol/server-github"); no shell runs it, so write "command": "npx" and "args": ["-y", "@modelcontextprotocol/server-github"]',
+    ],
+    [
+      "args as a string",
+      githubJson({ command: "x", args: "--stdio" }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "args": expected an array of strings, found a string ("--stdio"); write "args": ["--stdio"]',
+    ],
+    [
+      "env holding a number",
+      githubJson({ command: "x", env: { PORT: 8080 } }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "env": expected a string for "PORT", found an integer (8080); write "PORT": "8080"',
+    ],
+    [
+      "env as null",
+      githubJson({ command: "x", env: null }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "env": expected an object of strings by variable name, found null',
+    ],
+    [
+      "a substituted variable of another name",
+      githubJson({ command: "x", env: { GITHUB_TOKEN: "${GH_TOKEN}" } }),
+      "unsupported_entry",
+      `.mcp.json: mcpServers.github key "env": variable substitution is not supported, found "\${GH_TOKEN}" for "GITHUB_TOKEN"; write the value itself, or set GITHUB_TOKEN in the harness's environment and write "inherit_env": ["GITHUB_TOKEN"]`,
+    ],
+    [
+      "a substituted variable of the same name",
+      githubJson({ command: "x", env: { TOKEN: "${env:TOKEN}" } }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "env": variable substitution is not supported, found "${env:TOKEN}" for "TOKEN"; remove it from "env" and write "inherit_env": ["TOKEN"]',
+    ],
+    [
+      "a substituted argument",
+      githubJson({ command: "x", args: ["${workspaceFolder}"] }),
+      "unsupported_entry",
+      '.mcp.json: mcpServers.github key "args": variable substitution is not supported, found "${workspaceFolder}"; write the value itself',
+    ],
+  ];
+  for (const [name, text, kind, message] of cases) {
+    await t.step(name, () => {
+      const error = refusal(parseMcpServersJson(text, { file: ".mcp.json" }));
+      assert.equal(error.message, message);
+      assert.equal(error.kind, kind);
+    });
+  }
+});
+
+Deno.test("parseMcpServersJson() accepts the catalog's own keys and an explicit stdio type", () => {
+  const result = parseMcpServersJson(
+    githubJson({
+      type: "stdio",
+      command: "x",
+      inherit_env: ["HOME"],
+      stderr: "forward",
+      call_timeout_ms: 10,
+      connect_timeout_ms: 20,
+    }),
+  );
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  assert.deepEqual(plain(result.value), [
+    spec("github", {
+      command: "x",
+      inheritEnv: ["HOME"],
+      stderr: "forward",
+      callTimeoutMs: 10,
+      connectTimeoutMs: 20,
+    }),
+  ]);
+  const empty = parseMcpServersJson('{"mcpServers": {}, "globalShortcut": "Ctrl+M"}');
+  assert.deepEqual(empty, { ok: true, value: [] });
+});
+
+Deno.test("isServerName() follows SERVER_NAME_PATTERN", async (t) => {
+  const names: [string, boolean][] = [
+    ["github", true],
+    ["a", true],
+    ["server_2", true],
+    ["a".repeat(64), true],
+    ["a".repeat(65), false],
+    ["", false],
+    ["GitHub", false],
+    ["my-server", false],
+    ["_private", false],
+    ["2fa", false],
+    ["café", false],
+    ["__proto__", false],
+    ["a\n", false],
+  ];
+  for (const [name, valid] of names) {
+    await t.step(JSON.stringify(name), () => assert.equal(isServerName(name), valid));
+  }
+});
+
+Deno.test("parseCatalog() and parseMcpServersJson() never throw on any text", () => {
+  const tomlish = fc.array(
+    fc.constantFrom(
+      "[mcp.a]\n",
+      "[mcp]\n",
+      'command = "x"\n',
+      "args = [",
+      "]\n",
+      '"',
+      "env = { A = 1 }\n",
+      "mcp.b.command = 1\n",
+      "\n",
+      "[[mcp]]\n",
+      "= ",
+    ),
+    { maxLength: 12 },
+  ).map((parts) => parts.join(""));
+  const jsonish = fc.array(
+    fc.constantFrom(
+      '{"mcpServers": {',
+      '"a": {',
+      '"command": "x"',
+      '"args": [1, "b"]',
+      '"url": "u"',
+      ", ",
+      "}",
+      "]",
+      '"servers": ',
+      '"\\u0000"',
+    ),
+    { maxLength: 12 },
+  ).map((parts) => parts.join(""));
+  fc.assert(
+    fc.property(fc.oneof(fc.string({ maxLength: 80 }), tomlish, jsonish), (text) => {
+      for (const result of [parseCatalog(text), parseMcpServersJson(text)]) {
+        if (!result.ok) {
+          assert.equal(typeof result.error.message, "string");
+          assert.ok(result.error.message.startsWith("catalog"), result.error.message);
+        }
+      }
+    }),
+    { numRuns: 300 },
+  );
+});
