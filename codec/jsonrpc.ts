@@ -16,15 +16,15 @@ import { describe } from "./_describe.ts";
 export type Id = number | string;
 
 /** Invalid JSON was received. */
-export const PARSE_ERROR = -32700;
+export const PARSE_ERROR: number = -32700;
 /** The JSON sent is not a valid request object. */
-export const INVALID_REQUEST = -32600;
+export const INVALID_REQUEST: number = -32600;
 /** The method does not exist or is not available. */
-export const METHOD_NOT_FOUND = -32601;
+export const METHOD_NOT_FOUND: number = -32601;
 /** Invalid method parameters. */
-export const INVALID_PARAMS = -32602;
+export const INVALID_PARAMS: number = -32602;
 /** Internal JSON-RPC error. */
-export const INTERNAL_ERROR = -32603;
+export const INTERNAL_ERROR: number = -32603;
 
 /** A JSON-RPC error object. */
 export type RpcError = { code: number; message: string; data?: JsonValue };

@@ -63,7 +63,7 @@ export type ToolDescriptor = {
 export type ToolsPage = { tools: ToolDescriptor[]; nextCursor?: string };
 
 /** Optional annotations a content block may carry, raw. */
-type Annotated = { annotations?: JsonValue; _meta?: JsonValue };
+export type Annotated = { annotations?: JsonValue; _meta?: JsonValue };
 
 /** The contents of an embedded resource: text or base64 blob. */
 export type ResourceContents =
