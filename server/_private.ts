@@ -170,7 +170,11 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
     result.content = [];
     if (structuredContent !== undefined) {
       const text = stringifyJson(structuredContent as JsonObject);
-      if (!text.ok) return err(`Tool ${JSON.stringify(tool)} returned ${text.error.message}`);
+      if (!text.ok) {
+        return err(
+          `Tool ${JSON.stringify(tool)} returned a result JSON cannot say: ${text.error.message}`,
+        );
+      }
       result.content = [{ type: "text", text: text.value }];
     }
   } else {

@@ -11,7 +11,7 @@
  * @module
  */
 
-import { type JsonValue, parseJson } from "../codec/json.ts";
+import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { LineReader } from "./_private.ts";
 
@@ -130,11 +130,17 @@ export class ReplayTransport implements LineTransport {
     return this.#written;
   }
 
-  /** Every line written so far, parsed (a line that is not JSON comes back as its string). */
+  /**
+   * Every line written so far, parsed into plain objects (integers past 2^53
+   * as exact `bigint`s); a line that is not JSON comes back as its string.
+   */
   messages(): JsonValue[] {
     return this.#written.map((line) => {
-      const parsed = parseJson(line);
-      return parsed.ok ? parsed.value : line;
+      try {
+        return JSON.parse(line, exactInteger) as JsonValue;
+      } catch {
+        return line;
+      }
     });
   }
 
@@ -196,6 +202,13 @@ export class ReplayTransport implements LineTransport {
     }
     return this.#chunks.shift() ?? null;
   }
+}
+
+function exactInteger(_key: string, value: unknown, context?: { source?: string }): unknown {
+  return typeof value === "number" && !Number.isSafeInteger(value) &&
+      context?.source !== undefined && /^-?\d+$/.test(context.source)
+    ? BigInt(context.source)
+    : value;
 }
 
 function reason(error: unknown): string {
