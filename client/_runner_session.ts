@@ -1,0 +1,398 @@
+/**
+ * One sandbox process of the code-mode runner, from spawn to exit: the
+ * channel on its stdin and stdout, its stderr, the deadline, the caps, and
+ * the tool calls it asks for.
+ *
+ * Lifecycle: {@linkcode runSession} spawns the process and owns it. The first
+ * decisive event (a final frame, a limit, a channel fault, an abort, the
+ * process's own exit) fixes the outcome; every event but a normal end kills
+ * the process with SIGKILL. It returns only after the process has exited, both
+ * of its output streams have ended, its stdin is closed, every timer is
+ * cleared, and every tool call it started has settled.
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "../codec/protocol.ts";
+import type { JsonValue } from "../codec/json.ts";
+import { err, type Result } from "../codec/result.ts";
+import { decodeFrame, type Frame, LineSplitter } from "./_runner_channel.ts";
+import { decodeTagged, encodeTagged } from "./_runner_tagged.ts";
+
+/** How one tool call failed, as the harness's `call` reports it. */
+export type CallFailure = { kind: string; message: string };
+
+/** The harness's call, as the runner uses it. */
+export type CallFunction = (
+  server: string,
+  tool: string,
+  args: unknown,
+) => Promise<Result<CallToolResult, CallFailure>>;
+
+/** One tool call a program made, and how it went. */
+export type CallRecord = {
+  server: string;
+  tool: string;
+  /** The arguments as the program passed them, rebuilt on the host. */
+  args: unknown;
+  outcome: Result<CallToolResult, CallFailure>;
+  /** From the host receiving the call to its settlement, in milliseconds. */
+  durationMs: number;
+};
+
+/** Why a run was stopped before the program finished. */
+export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
+
+/** How a program ended. */
+export type SessionOutcome =
+  | { kind: "returned"; value: unknown }
+  | { kind: "threw"; name: string; message: string; stack: string }
+  | { kind: "killed"; reason: KillReason; message: string };
+
+/** What a session needs. */
+export type SessionOptions = {
+  deno: string;
+  args: string[];
+  env: Record<string, string>;
+  nonce: string;
+  /** The build root as a `file:` URL ending in `/`, and as a path ending in `/`. */
+  rootUrl: string;
+  rootPath: string;
+  call: CallFunction;
+  timeoutMs: number;
+  memoryMb: number;
+  maxCalls: number;
+  maxOutputBytes: number;
+  maxFrameBytes: number;
+  signal: AbortSignal | undefined;
+};
+
+/** What a session reports. */
+export type SessionReport = {
+  outcome: SessionOutcome;
+  logs: string[];
+  calls: CallRecord[];
+};
+
+/** How often the resident memory of the sandbox is sampled, where it can be. */
+const RSS_SAMPLE_MS = 100;
+/** Resident memory allowed beyond the heap cap (the runtime, buffers outside the heap), MiB. */
+const RSS_ALLOWANCE_MB = 256;
+/** The most characters of a stack reported. */
+const MAX_STACK_CHARS = 4096;
+const OOM = /Fatal JavaScript out of memory|Reached heap limit|JavaScript heap out of memory/;
+const STDERR_TAIL_CHARS = 8192;
+
+const encoder = new TextEncoder();
+const lenient = new TextDecoder();
+
+function canSampleMemory(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    return Deno.permissions.querySync({ name: "read", path: "/proc" }).state === "granted";
+  } catch {
+    return false;
+  }
+}
+
+function residentBytes(pid: number): number | undefined {
+  try {
+    const fields = Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ");
+    const pages = Number(fields[1]);
+    return Number.isFinite(pages) ? pages * 4096 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
+  if (!outcome.ok) {
+    return { ok: false, code: outcome.error.kind, message: outcome.error.message };
+  }
+  const reply: { [key: string]: JsonValue } = {
+    ok: true,
+    content: outcome.value.content as unknown as JsonValue,
+    isError: outcome.value.isError,
+  };
+  if (outcome.value.structuredContent !== undefined) {
+    reply.structuredContent = outcome.value.structuredContent;
+  }
+  return reply;
+}
+
+class Session {
+  readonly #options: SessionOptions;
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #prefix: Uint8Array;
+  #writing: Promise<void> = Promise.resolve();
+  #outcome: SessionOutcome | undefined;
+  readonly logs: string[] = [];
+  #logBytes = 0;
+  readonly calls: CallRecord[] = [];
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #pendingIds = new Set<number>();
+  #stderrTail = "";
+
+  constructor(options: SessionOptions) {
+    this.#options = options;
+    this.#prefix = encoder.encode(`${options.nonce} `);
+    this.#child = new Deno.Command(options.deno, {
+      args: options.args,
+      env: options.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#send(`${options.nonce}\n`);
+  }
+
+  async run(): Promise<SessionReport> {
+    const { signal, timeoutMs } = this.#options;
+    const timer = setTimeout(
+      () => this.#kill("timeout", `The program ran past its deadline of ${timeoutMs} ms`),
+      timeoutMs,
+    );
+    const sampler = canSampleMemory()
+      ? setInterval(() => this.#sampleMemory(), RSS_SAMPLE_MS)
+      : undefined;
+    const onAbort = (): void => this.#kill("aborted", "The run was aborted by its caller");
+    signal?.addEventListener("abort", onAbort);
+    if (signal?.aborted) onAbort();
+    let status: Deno.CommandStatus;
+    try {
+      [status] = await Promise.all([
+        this.#child.status,
+        this.#readStdout(),
+        this.#readStderr(),
+      ]);
+    } finally {
+      clearTimeout(timer);
+      if (sampler !== undefined) clearInterval(sampler);
+      signal?.removeEventListener("abort", onAbort);
+    }
+    this.#outcome ??= this.#exitOutcome(status);
+    await this.#writing;
+    await this.#writer.close().catch(() => {});
+    while (this.#inflight.size > 0) await Promise.all(this.#inflight);
+    return { outcome: this.#outcome, logs: this.logs, calls: this.calls };
+  }
+
+  #exitOutcome(status: Deno.CommandStatus): SessionOutcome {
+    const byOom = OOM.test(this.#stderrTail) ||
+      status.signal === "SIGTRAP" || status.signal === "SIGABRT";
+    if (byOom) {
+      return {
+        kind: "killed",
+        reason: "memory",
+        message: `The program ran out of memory (cap ${this.#options.memoryMb} MiB)`,
+      };
+    }
+    const how = status.signal === null ? `code ${status.code}` : `signal ${status.signal}`;
+    return {
+      kind: "killed",
+      reason: "channel",
+      message: `The sandbox exited (${how}) before the program finished`,
+    };
+  }
+
+  #settle(outcome: SessionOutcome): void {
+    if (this.#outcome !== undefined) return;
+    this.#outcome = outcome;
+  }
+
+  #kill(reason: KillReason, message: string): void {
+    if (this.#outcome !== undefined) return;
+    this.#settle({ kind: "killed", reason, message });
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // It has already exited.
+    }
+  }
+
+  #sampleMemory(): void {
+    const bytes = residentBytes(this.#child.pid);
+    const cap = (this.#options.memoryMb + RSS_ALLOWANCE_MB) * 1024 * 1024;
+    if (bytes !== undefined && bytes > cap) {
+      this.#kill(
+        "memory",
+        `The program ran out of memory (resident ${Math.round(bytes / 1048576)} MiB, ` +
+          `cap ${this.#options.memoryMb} MiB of heap plus ${RSS_ALLOWANCE_MB} MiB)`,
+      );
+    }
+  }
+
+  #send(text: string): void {
+    const bytes = encoder.encode(text);
+    this.#writing = this.#writing.then(() => this.#writer.write(bytes)).catch(() => {
+      // The sandbox is gone; its exit decides the outcome.
+    });
+  }
+
+  #log(text: string): void {
+    if (this.#outcome !== undefined) return;
+    const { maxOutputBytes } = this.#options;
+    const bytes = encoder.encode(text);
+    if (this.#logBytes + bytes.length <= maxOutputBytes) {
+      this.logs.push(text);
+      this.#logBytes += bytes.length;
+      return;
+    }
+    const room = maxOutputBytes - this.#logBytes;
+    if (room > 0) this.logs.push(lenient.decode(bytes.subarray(0, room)).replace(/\uFFFD$/, ""));
+    this.#logBytes = maxOutputBytes;
+    this.#kill("output", `The program printed more than ${maxOutputBytes} bytes`);
+  }
+
+  #isFramePrefix(head: Uint8Array): boolean {
+    const count = Math.min(head.length, this.#prefix.length);
+    for (let index = 0; index < count; index++) {
+      if (head[index] !== this.#prefix[index]) return false;
+    }
+    return true;
+  }
+
+  async #readStdout(): Promise<void> {
+    const splitter = new LineSplitter();
+    const { maxFrameBytes, maxOutputBytes, nonce } = this.#options;
+    for await (const chunk of this.#child.stdout) {
+      if (this.#outcome !== undefined) continue;
+      for (const line of splitter.push(chunk)) this.#line(line);
+      if (splitter.pendingBytes === 0 || this.#outcome !== undefined) continue;
+      if (this.#isFramePrefix(splitter.pendingHead(this.#prefix.length))) {
+        if (splitter.pendingBytes > maxFrameBytes) {
+          this.#kill("channel", `The sandbox sent a message larger than ${maxFrameBytes} bytes`);
+        }
+      } else if (this.#logBytes + splitter.pendingBytes > maxOutputBytes) {
+        this.#log(lenient.decode(splitter.finish()));
+      }
+    }
+    const rest = splitter.finish();
+    if (rest !== undefined && this.#outcome === undefined) {
+      const text = lenient.decode(rest);
+      if (text.includes(nonce)) this.#kill("channel", "The sandbox's last message was cut off");
+      else this.#log(text);
+    }
+  }
+
+  async #readStderr(): Promise<void> {
+    const splitter = new LineSplitter();
+    for await (const chunk of this.#child.stderr) {
+      this.#stderrTail = (this.#stderrTail + lenient.decode(chunk)).slice(-STDERR_TAIL_CHARS);
+      if (this.#outcome !== undefined) continue;
+      for (const line of splitter.push(chunk)) this.#log(lenient.decode(line).replace(/\r$/, ""));
+      if (this.#logBytes + splitter.pendingBytes > this.#options.maxOutputBytes) {
+        this.#log(lenient.decode(splitter.finish()));
+      }
+    }
+    const rest = splitter.finish();
+    if (rest !== undefined) this.#log(lenient.decode(rest));
+  }
+
+  #line(line: Uint8Array): void {
+    if (this.#outcome !== undefined) return;
+    const { nonce } = this.#options;
+    if (line.length >= this.#prefix.length && this.#isFramePrefix(line)) {
+      const frame = decodeFrame(lenient.decode(line.subarray(this.#prefix.length)));
+      if (!frame.ok) this.#kill("channel", `The sandbox's channel broke: ${frame.error}`);
+      else this.#frame(frame.value);
+      return;
+    }
+    const text = lenient.decode(line).replace(/\r$/, "");
+    if (text.includes(nonce)) {
+      this.#kill("channel", "The sandbox's channel broke: a message was interleaved with output");
+      return;
+    }
+    this.#log(text);
+  }
+
+  #frame(frame: Frame): void {
+    switch (frame.kind) {
+      case "log":
+        return this.#log(frame.text);
+      case "call":
+        return this.#call(frame);
+      case "done": {
+        const value = decodeTagged(frame.value);
+        if (!value.ok) {
+          return this.#kill("channel", `Cannot read the program's result: ${value.error}`);
+        }
+        return this.#settle({ kind: "returned", value: value.value });
+      }
+      case "threw":
+        return this.#settle({
+          kind: "threw",
+          name: frame.name,
+          message: this.#unroot(frame.message),
+          stack: this.#mapStack(frame.stack),
+        });
+      case "fault":
+        return this.#kill("channel", `The sandbox's channel broke: ${frame.message}`);
+    }
+  }
+
+  #call(frame: Frame & { kind: "call" }): void {
+    const { maxCalls, call } = this.#options;
+    if (this.#pendingIds.has(frame.id)) {
+      return this.#kill("channel", `The sandbox's channel broke: call ${frame.id} was sent twice`);
+    }
+    if (this.calls.length >= maxCalls) {
+      return this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
+    }
+    const args = decodeTagged(frame.args);
+    if (!args.ok) {
+      return this.#kill("channel", `Cannot read the arguments of a call: ${args.error}`);
+    }
+    const record: CallRecord = {
+      server: frame.server,
+      tool: frame.tool,
+      args: args.value,
+      outcome: err({ kind: "call_pending", message: "The call has not settled" }),
+      durationMs: 0,
+    };
+    this.calls.push(record);
+    this.#pendingIds.add(frame.id);
+    const started = performance.now();
+    const settled = (async () => {
+      try {
+        record.outcome = await call(frame.server, frame.tool, args.value);
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        record.outcome = err({
+          kind: "call_failed",
+          message: `The harness's call threw: ${reason}`,
+        });
+      }
+      record.durationMs = performance.now() - started;
+      this.#pendingIds.delete(frame.id);
+      if (this.#outcome !== undefined) return;
+      const reply = JSON.stringify({
+        kind: "reply",
+        id: frame.id,
+        reply: encodeTagged(toReply(record.outcome)),
+      });
+      this.#send(`${reply}\n`);
+    })();
+    this.#inflight.add(settled);
+    settled.finally(() => this.#inflight.delete(settled));
+  }
+
+  #unroot(text: string): string {
+    return text.replaceAll(this.#options.rootUrl, "").replaceAll(this.#options.rootPath, "");
+  }
+
+  #mapStack(stack: string): string {
+    const lines = this.#unroot(stack).split("\n").filter((line) =>
+      !/_sandbox_(?:worker|bootstrap)\.ts|\(ext:|at ext:/.test(line)
+    );
+    return lines.join("\n").slice(0, MAX_STACK_CHARS);
+  }
+}
+
+/** Spawns one sandbox process and runs it to its end (see the module doc). */
+export function runSession(options: SessionOptions): Promise<SessionReport> {
+  return new Session(options).run();
+}

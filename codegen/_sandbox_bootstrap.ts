@@ -1,0 +1,120 @@
+/**
+ * The code-mode sandbox's main module: the one trusted module of the sandbox
+ * process, started by `client/runner.ts` with no permission but reading the
+ * build root.
+ *
+ * Why a bootstrap at all: a main module may import any local JSON file with
+ * no permission, while a Worker's module loads are checked against the
+ * process's read permission. So the program runs in a Worker started here.
+ *
+ * The channel: the host writes one line to stdin first, the per-execution
+ * nonce, which this module reads before the Worker exists (argv and the
+ * environment are visible to the program; consumed stdin is not). Every frame
+ * this module writes to stdout is that nonce, a space, and one JSON object;
+ * the program can write to stdout too, but cannot know the nonce, so the host
+ * tells frames from noise. Every later stdin line is a reply from the host,
+ * relayed to the Worker. Stdin ending means the host is gone: the process
+ * exits. A `done`, `threw` or `fault` frame is the last one: the process
+ * exits once it is written.
+ *
+ * Private to the runner, and not part of `codegen/`'s pure surface: it runs
+ * only inside the sandbox, where the runner writes its text (carried as a
+ * string constant).
+ *
+ * @module
+ */
+
+const NONCE = /^[0-9a-f]{32}$/;
+const KINDS = new Set(["call", "log", "done", "threw"]);
+const FINAL = new Set(["done", "threw", "fault"]);
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const reader = Deno.stdin.readable.getReader();
+let buffered = "";
+
+async function readLine(): Promise<string | undefined> {
+  while (true) {
+    const newline = buffered.indexOf("\n");
+    if (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      return line;
+    }
+    const chunk = await reader.read();
+    if (chunk.done) return undefined;
+    buffered += decoder.decode(chunk.value, { stream: true });
+  }
+}
+
+async function writeAll(bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
+}
+
+const nonce = await readLine();
+if (nonce === undefined || !NONCE.test(nonce)) Deno.exit(2);
+
+let writing: Promise<void> = Promise.resolve();
+let ending = false;
+
+function send(frame: Record<string, unknown>): void {
+  if (ending) return;
+  let text: string;
+  try {
+    text = `${nonce} ${JSON.stringify(frame)}\n`;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    text = `${nonce} ${
+      JSON.stringify({
+        kind: "fault",
+        message: `Cannot encode a message of the program: ${reason}`,
+      })
+    }\n`;
+    frame = { kind: "fault" };
+  }
+  const bytes = encoder.encode(text);
+  const final = FINAL.has(String(frame.kind));
+  if (final) ending = true;
+  writing = writing.then(() => writeAll(bytes));
+  if (final) writing.then(() => Deno.exit(0), () => Deno.exit(1));
+}
+
+const worker = new Worker(new URL("./_sandbox_worker.ts", import.meta.url), { type: "module" });
+
+worker.onmessage = (event: MessageEvent) => {
+  const data: unknown = event.data;
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    send({ kind: "fault", message: "The program posted a message that is not an object" });
+    return;
+  }
+  const kind = (data as { kind?: unknown }).kind;
+  if (typeof kind !== "string" || !KINDS.has(kind)) {
+    send({ kind: "fault", message: "The program posted a message of no kind the runner knows" });
+    return;
+  }
+  send(data as Record<string, unknown>);
+};
+
+worker.onmessageerror = () => {
+  send({ kind: "fault", message: "The program posted a message that cannot be received" });
+};
+
+worker.onerror = (event: ErrorEvent) => {
+  event.preventDefault();
+  const where = event.filename ? `\n    at ${event.filename}:${event.lineno}:${event.colno}` : "";
+  const message = String(event.message ?? "Uncaught error");
+  send({ kind: "threw", name: "Error", message, stack: `${message}${where}` });
+};
+
+while (true) {
+  const line = await readLine();
+  if (line === undefined) Deno.exit(1);
+  let reply: unknown;
+  try {
+    reply = JSON.parse(line);
+  } catch {
+    continue;
+  }
+  worker.postMessage(reply);
+}

@@ -1,0 +1,272 @@
+/**
+ * The code-mode sandbox's worker prelude: the module the bootstrap starts as a
+ * Web Worker. It installs the capability channel, routes the program's console
+ * to the bootstrap, imports the program and reports how it ended.
+ *
+ * Private to the runner. It is not part of `codegen/`'s pure surface: it runs
+ * only inside the sandbox, where `client/runner.ts` writes its text (carried
+ * as a string constant) beside `cap.ts`, so the relative import below resolves
+ * to the copied `cap.ts` there, as it resolves to `codegen/cap.ts` here.
+ *
+ * Messages to the bootstrap are plain data with a `kind`: `call`, `log`,
+ * `done`, `threw`. Values cross in a tagged form (a plain JSON tree) so that
+ * what JSON cannot say (bigint, undefined, NaN, Map, Date, binary, functions,
+ * cycles, ...) reaches the host intact enough to be refused there with its
+ * path. A tagged node is an object with the key `"\u0000"` naming the tag;
+ * a plain object that itself has that key travels as an `object` tag.
+ *
+ * @module
+ */
+
+import { type CapReply, installChannel, type JsonObject } from "./cap.ts";
+
+type Scope = {
+  postMessage(message: unknown): void;
+  addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
+};
+
+const TAG = "\u0000";
+/** Program nesting past this travels as a `too_deep` tag (the host refuses it anyway). */
+const MAX_VALUE_DEPTH = 257;
+
+const scope = globalThis as unknown as Scope;
+const post = scope.postMessage.bind(scope);
+const objectKeys = Object.keys;
+const getPrototypeOf = Object.getPrototypeOf;
+const isArray = Array.isArray;
+const inspect = Deno.inspect;
+
+type Encoded = null | boolean | number | string | Encoded[] | { [key: string]: Encoded };
+
+function tag(name: string, fields: { [key: string]: Encoded } = {}): Encoded {
+  return { [TAG]: name, ...fields };
+}
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let index = 0; index < bytes.length; index += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(index, index + 0x8000));
+  }
+  return btoa(binary);
+}
+
+function encode(value: unknown, ancestors: object[] = []): Encoded {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : tag("number", { v: String(value) });
+    case "bigint":
+      return tag("bigint", { v: value.toString() });
+    case "undefined":
+      return tag("undefined");
+    case "function":
+      return tag("function", { name: String(value.name) });
+    case "symbol":
+      return tag("symbol", { v: String(value.description ?? "") });
+  }
+  if (value === null) return null;
+  const object = value as object;
+  const seen = ancestors.indexOf(object);
+  if (seen >= 0) return tag("cycle", { up: ancestors.length - seen });
+  if (ancestors.length >= MAX_VALUE_DEPTH) return tag("too_deep");
+  ancestors.push(object);
+  try {
+    return encodeObject(object, ancestors);
+  } catch (error) {
+    return tag("unreadable", { message: describe(error) });
+  } finally {
+    ancestors.pop();
+  }
+}
+
+function encodeObject(object: object, ancestors: object[]): Encoded {
+  if (isArray(object)) {
+    const items: Encoded[] = [];
+    for (let index = 0; index < object.length; index++) {
+      items.push(encode(object[index], ancestors));
+    }
+    if (getPrototypeOf(object) === Array.prototype) return items;
+    return tag("instance", { name: constructorName(object), array: items });
+  }
+  if (object instanceof Map) {
+    const entries: Encoded[] = [];
+    for (const [key, item] of object) {
+      entries.push([encode(key, ancestors), encode(item, ancestors)]);
+    }
+    return tag("map", { entries });
+  }
+  if (object instanceof Set) {
+    const values: Encoded[] = [];
+    for (const item of object) values.push(encode(item, ancestors));
+    return tag("set", { values });
+  }
+  if (object instanceof Date) {
+    const time = object.getTime();
+    return tag("date", { v: Number.isFinite(time) ? time : null });
+  }
+  if (object instanceof ArrayBuffer) {
+    return tag("binary", { name: "ArrayBuffer", base64: base64(new Uint8Array(object)) });
+  }
+  if (ArrayBuffer.isView(object)) {
+    const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
+    return tag("binary", { name: constructorName(object), base64: base64(bytes) });
+  }
+  const proto = getPrototypeOf(object);
+  if (proto !== Object.prototype && proto !== null) {
+    return tag("instance", { name: constructorName(object) });
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) return tag("symbol_keys");
+  const record = object as Record<string, unknown>;
+  const keys = objectKeys(record);
+  if (keys.includes(TAG)) {
+    const entries: Encoded[] = [];
+    for (const key of keys) entries.push([key, encode(record[key], ancestors)]);
+    return tag("object", { entries });
+  }
+  const out: { [key: string]: Encoded } = {};
+  for (const key of keys) out[key] = encode(record[key], ancestors);
+  return out;
+}
+
+function constructorName(object: object): string {
+  try {
+    const name = (object.constructor as { name?: unknown } | undefined)?.name;
+    return typeof name === "string" ? name : "";
+  } catch {
+    return "";
+  }
+}
+
+/** Rebuilds a host reply: JSON with bigints tagged (and objects holding the tag key wrapped). */
+function decode(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (isArray(value)) return value.map(decode);
+  const record = value as Record<string, unknown>;
+  if (record[TAG] === "bigint" && typeof record.v === "string") return BigInt(record.v);
+  const entries: unknown[] = record[TAG] === "object" && isArray(record.entries)
+    ? record.entries
+    : objectKeys(record).map((key) => [key, record[key]]);
+  const out: Record<string, unknown> = {};
+  for (const entry of entries) {
+    if (!isArray(entry) || typeof entry[0] !== "string") continue;
+    Object.defineProperty(out, entry[0], {
+      value: decode(entry[1]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return out;
+}
+
+function describe(error: unknown): string {
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return "(unprintable)";
+  }
+}
+
+function render(args: unknown[]): string {
+  const parts: string[] = [];
+  for (const arg of args) {
+    try {
+      parts.push(typeof arg === "string" ? arg : inspect(arg, { colors: false, depth: 4 }));
+    } catch (error) {
+      parts.push(`(unprintable: ${describe(error)})`);
+    }
+  }
+  return parts.join(" ");
+}
+
+const pending = new Map<number, (reply: CapReply) => void>();
+let nextId = 0;
+
+function channel(server: string, tool: string, args: JsonObject): Promise<CapReply> {
+  const id = nextId++;
+  const reply = new Promise<CapReply>((resolve) => pending.set(id, resolve));
+  post({ kind: "call", id, server, tool, args: encode(args) });
+  return reply;
+}
+
+scope.addEventListener("message", (event: MessageEvent) => {
+  const data = event.data as { kind?: unknown; id?: unknown; reply?: unknown } | null;
+  if (data === null || typeof data !== "object" || data.kind !== "reply") return;
+  if (typeof data.id !== "number") return;
+  const resolve = pending.get(data.id);
+  if (resolve === undefined) return;
+  pending.delete(data.id);
+  resolve(decode(data.reply) as CapReply);
+});
+
+installChannel(channel);
+
+function log(...args: unknown[]): void {
+  post({ kind: "log", text: render(args) });
+}
+
+const counts = new Map<string, number>();
+const relay = {
+  log,
+  info: log,
+  debug: log,
+  warn: log,
+  error: log,
+  trace: log,
+  dir: (value: unknown): void => log(value),
+  dirxml: log,
+  table: (value: unknown): void => log(value),
+  assert: (condition: unknown, ...args: unknown[]): void => {
+    if (!condition) log("Assertion failed", ...args);
+  },
+  count: (label = "default"): void => {
+    const count = (counts.get(label) ?? 0) + 1;
+    counts.set(label, count);
+    log(`${label}: ${count}`);
+  },
+  countReset: (label = "default"): void => void counts.delete(label),
+  group: log,
+  groupCollapsed: log,
+  groupEnd: (): void => {},
+  time: (): void => {},
+  timeLog: (): void => {},
+  timeEnd: (): void => {},
+  clear: (): void => {},
+};
+Object.defineProperty(globalThis, "console", {
+  value: relay,
+  writable: true,
+  configurable: true,
+  enumerable: false,
+});
+
+function errorFields(error: unknown): { name: string; message: string; stack: string } {
+  if (error instanceof Error) {
+    let name = "Error";
+    let stack = "";
+    try {
+      name = String(error.name);
+      stack = typeof error.stack === "string" ? error.stack : "";
+    } catch {
+      // A hostile getter: the message alone still says something.
+    }
+    return { name, message: describe(error), stack };
+  }
+  return { name: "NonErrorThrown", message: render([error]), stack: "" };
+}
+
+try {
+  // A variable specifier: the program exists only in the build root.
+  const entry = "./program.ts";
+  const program: { default?: unknown } = await import(entry);
+  let value = program.default;
+  if (value !== null && (typeof value === "object" || typeof value === "function")) {
+    const then = (value as { then?: unknown }).then;
+    if (typeof then === "function") value = await value;
+  }
+  post({ kind: "done", value: encode(value) });
+} catch (error) {
+  post({ kind: "threw", ...errorFields(error) });
+}
