@@ -44,6 +44,8 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Default deadline of a whole retirement, in milliseconds: 5 s. */
 export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
+/** The most `tools/list` pages a client follows before `too_many_pages`: 64. */
+export const MAX_TOOL_PAGES = 64;
 /** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 

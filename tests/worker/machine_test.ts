@@ -1,0 +1,458 @@
+import assert from "node:assert/strict";
+import { ManualClock } from "../../worker/clock.ts";
+import { ClientMachine } from "../../worker/machine.ts";
+import { ChannelTransport, type PeerBehaviour } from "../../worker/transport.ts";
+import type { ClientError } from "../../worker/errors.ts";
+import { MAX_TOOL_PAGES } from "../../client/spec.ts";
+import { MAX_LINE_BYTES } from "../../codec/framing.ts";
+import { REQUESTED_VERSION } from "../../codec/protocol.ts";
+import type { Result } from "../../codec/result.ts";
+import type { JsonValue } from "../../codec/json.ts";
+import { type Handlers, INIT_RESULT, mcpPeer, reply, sent, settle } from "./_peer.ts";
+
+function machine(
+  behaviour: PeerBehaviour,
+  options: { clock?: ManualClock; pid?: number; drain?: boolean | "unknown" } = {},
+) {
+  const clock = options.clock ?? new ManualClock();
+  const transport = new ChannelTransport(behaviour, {
+    pid: options.pid ?? 4242,
+    drain: options.drain ?? true,
+  });
+  const client = new ClientMachine(transport, {
+    name: "peer",
+    clock,
+    connectTimeoutMs: 1_000,
+    callTimeoutMs: 500,
+    retirementTimeoutMs: 1_000,
+  });
+  return { clock, transport, peer: transport.peer, client };
+}
+
+async function ready(handlers: Handlers = {}, extra: Omit<PeerBehaviour, "line"> = {}) {
+  const m = machine(mcpPeer(handlers, extra));
+  const started = await m.client.connect();
+  assert.ok(started.ok, JSON.stringify(started));
+  return m;
+}
+
+Deno.test("connect() sends initialize with exactly empty capabilities, then initialized", async () => {
+  const { client, peer } = await ready();
+  const [initialize, initialized] = sent(peer);
+  assert.equal(initialize?.id, 0);
+  assert.equal(initialize?.method, "initialize");
+  assert.deepEqual(initialize?.params?.capabilities, {});
+  assert.equal(initialize?.params?.protocolVersion, REQUESTED_VERSION);
+  assert.deepEqual(initialized, { jsonrpc: "2.0", method: "notifications/initialized" });
+  assert.equal(client.state, "ready");
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("connect() refuses a server that fails the handshake, retiring it", async (t) => {
+  const cases: { name: string; handlers: Handlers; kind: string; text: RegExp }[] = [
+    {
+      name: "unsupported version",
+      handlers: {
+        initialize: () => ({ result: { ...INIT_RESULT, protocolVersion: "2099-01-01" } }),
+      },
+      kind: "version_unsupported",
+      text: /"2099-01-01"/,
+    },
+    {
+      name: "no tools capability",
+      handlers: { initialize: () => ({ result: { ...INIT_RESULT, capabilities: {} } }) },
+      kind: "tools_not_declared",
+      text: /does not declare the "tools" capability/,
+    },
+    {
+      name: "error answer",
+      handlers: { initialize: () => ({ error: { code: -32000, message: "nope" } }) },
+      kind: "handshake_failed",
+      text: /nope/,
+    },
+    {
+      name: "wrong result shape",
+      handlers: { initialize: () => ({ result: [] }) },
+      kind: "handshake_failed",
+      text: /answered initialize wrongly/,
+    },
+    {
+      name: "exit before answering",
+      handlers: {
+        initialize: (_m, peer) => {
+          peer.stderr("fatal: missing token\n");
+          peer.exit(3);
+          return undefined;
+        },
+      },
+      kind: "handshake_failed",
+      text: /exited with code 3 before answering initialize/,
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const { client, peer } = machine(mcpPeer(c.handlers));
+      const started = await client.connect();
+      assert.ok(!started.ok);
+      assert.equal(started.error.kind, c.kind);
+      assert.match(started.error.message, c.text);
+      assert.equal(client.state, "failed");
+      assert.ok(started.error.kind !== "cleanup_unconfirmed");
+      assert.equal(started.error.cleanup?.kind, "exited");
+      if (c.name === "exit before answering") {
+        assert.equal(started.error.stderrTail, "fatal: missing token\n");
+      } else {
+        assert.ok(peer.stdinClosed);
+      }
+      const retired = await client.shutdown();
+      assert.deepEqual(retired.ok && retired.value.kind, "exited");
+    });
+  }
+});
+
+Deno.test("connect() times out on a silent server and escalates its retirement", async () => {
+  const { client, clock, peer } = machine(
+    mcpPeer({ initialize: () => undefined }, { stdinClosed: () => {} }),
+  );
+  const started = client.connect();
+  await settle();
+  clock.advance(1_000);
+  await settle();
+  clock.advance(400);
+  await settle();
+  const result = await started;
+  assert.ok(!result.ok);
+  assert.equal(result.error.kind, "handshake_failed");
+  assert.match(result.error.message, /did not answer initialize within 1000 ms/);
+  assert.deepEqual(peer.signals, ["SIGTERM"]);
+  assert.equal(
+    result.error.cleanup?.kind === "exited" && result.error.cleanup.escalation,
+    "sigterm",
+  );
+});
+
+Deno.test("connect() reports a transport that cannot open, and retirement finds nothing", async () => {
+  const transport = new ChannelTransport({}, { openFailure: "no such file: /nowhere" });
+  const client = new ClientMachine(transport, { name: "ghost", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(!started.ok);
+  assert.equal(started.error.kind, "transport_failed");
+  assert.match(started.error.message, /Cannot start server "ghost": no such file/);
+  assert.deepEqual(await client.shutdown(), { ok: true, value: { kind: "no_resource" } });
+});
+
+Deno.test("shutdown() of a client never connected is no_resource", async () => {
+  const { client, peer } = machine(mcpPeer());
+  assert.deepEqual(await client.shutdown(), { ok: true, value: { kind: "no_resource" } });
+  assert.equal(client.state, "retired");
+  assert.equal(peer.written.length, 0);
+});
+
+Deno.test("callTool() decodes results and keeps protocol outcomes as values", async (t) => {
+  const { client, peer } = await ready({
+    "tools/call": (m) => {
+      const name = m.params?.name;
+      if (name === "fail") {
+        return { result: { content: [{ type: "text", text: "bad" }], isError: true } };
+      }
+      if (name === "refuse") return { error: { code: -32602, message: "Invalid params" } };
+      if (name === "lie") return { result: { content: "not an array" } };
+      return { result: { content: [{ type: "text", text: JSON.stringify(m.params?.arguments) }] } };
+    },
+  });
+  await t.step("a result", async () => {
+    const result = await client.callTool("echo", { big: 12345678901234567890n, s: "é" });
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.content, [{
+      type: "text",
+      text: '{"big":12345678901234567000,"s":"é"}',
+    }]);
+    assert.match(peer.written.at(-1) ?? "", /"arguments":\{"big":12345678901234567890,"s":"é"\}/);
+  });
+  await t.step("an isError result", async () => {
+    const result = await client.callTool("fail", {});
+    assert.ok(result.ok && result.value.isError);
+  });
+  await t.step("a server error", async () => {
+    const result = await client.callTool("refuse", {});
+    assert.ok(!result.ok && result.error.kind === "server_error");
+    assert.equal(result.error.error.code, -32602);
+  });
+  await t.step("a malformed result", async () => {
+    const result = await client.callTool("lie", {});
+    assert.ok(!result.ok);
+    assert.equal(result.error.kind, "result_malformed");
+  });
+  await t.step("the channel is still open", async () => {
+    assert.ok((await client.ping()).ok);
+  });
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("responses out of order reach their own callers", async () => {
+  const held: { id: number | string | undefined; n: unknown }[] = [];
+  const { client, peer } = await ready({
+    "tools/call": (m) => {
+      held.push({ id: m.id, n: (m.params?.arguments as { n: number }).n });
+      return undefined;
+    },
+  });
+  const calls = [0, 1, 2, 3, 4].map((n) => client.callTool("echo", { n }));
+  await settle();
+  for (const entry of held.reverse()) {
+    peer.send(reply(entry.id, { result: { content: [{ type: "text", text: String(entry.n) }] } }));
+  }
+  const results = await Promise.all(calls);
+  assert.deepEqual(
+    results.map((r) => r.ok && r.value.content[0]?.type === "text" && r.value.content[0].text),
+    ["0", "1", "2", "3", "4"],
+  );
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("a call past its deadline is call_timed_out, cancelled, and a late answer is dropped", async () => {
+  let lateId: number | string | undefined;
+  const { client, clock, peer } = await ready({
+    "tools/call": (m) => {
+      lateId = m.id;
+      return undefined;
+    },
+  });
+  const call = client.callTool("slow", {}, { timeoutMs: 200 });
+  await settle();
+  clock.advance(199);
+  await settle();
+  assert.equal(client.inFlight, 1);
+  clock.advance(1);
+  const result = await call;
+  assert.ok(!result.ok && result.error.kind === "call_timed_out");
+  assert.equal(result.error.aborted, false);
+  const cancelled = sent(peer).find((m) => m.method === "notifications/cancelled");
+  assert.equal(cancelled?.params?.requestId, lateId);
+  peer.send(reply(lateId, { result: { content: [] } }));
+  peer.send(reply(9999, { result: {} }));
+  await settle();
+  assert.equal(client.state, "ready");
+  assert.ok((await client.ping()).ok);
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("an aborted call settles at once and the server is told", async () => {
+  const { client, peer } = await ready({ "tools/call": () => undefined });
+  const controller = new AbortController();
+  const call = client.callTool("slow", {}, { signal: controller.signal });
+  await settle();
+  controller.abort();
+  const result = await call;
+  assert.ok(!result.ok && result.error.kind === "call_timed_out" && result.error.aborted);
+  assert.ok(sent(peer).some((m) => m.method === "notifications/cancelled"));
+  const again = await client.callTool("slow", {}, { signal: controller.signal });
+  assert.ok(!again.ok && again.error.kind === "call_timed_out" && again.error.aborted);
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("server requests get -32601 and notifications are dropped, the channel open", async () => {
+  const { client, peer } = await ready();
+  peer.send('{"jsonrpc":"2.0","id":0,"method":"sampling/createMessage","params":{}}\n');
+  peer.send('{"jsonrpc":"2.0","id":"abc","method":"roots/list"}\n');
+  peer.send('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n');
+  peer.send('{"jsonrpc":"2.0","id":"zzz","result":{}}\n');
+  await settle();
+  const answers = sent(peer).filter((m) => m.error !== undefined);
+  assert.deepEqual(answers.map((m) => [m.id, m.error?.code]), [[0, -32601], ["abc", -32601]]);
+  assert.equal(client.state, "ready");
+  assert.ok((await client.ping()).ok);
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("listTools() follows cursors, and refuses loops and floods", async (t) => {
+  await t.step("three pages", async () => {
+    const { client } = await ready({
+      "tools/list": (m) => {
+        const page = Number(m.params?.cursor ?? 0);
+        const tools = [{ name: `t${page}`, inputSchema: {} }];
+        return { result: page < 2 ? { tools, nextCursor: String(page + 1) } : { tools } };
+      },
+    });
+    const listed = await client.listTools();
+    assert.deepEqual(listed.ok && listed.value.map((tool) => tool.name), ["t0", "t1", "t2"]);
+    assert.ok((await client.shutdown()).ok);
+  });
+  await t.step("a repeated cursor", async () => {
+    const { client } = await ready({
+      "tools/list": () => ({ result: { tools: [], nextCursor: "again" } }),
+    });
+    const listed = await client.listTools();
+    assert.ok(!listed.ok && listed.error.kind === "result_malformed");
+    assert.match(listed.error.message, /repeated the tools\/list cursor "again"/);
+    assert.ok((await client.shutdown()).ok);
+  });
+  await t.step("more than MAX_TOOL_PAGES pages", async () => {
+    let pages = 0;
+    const { client } = await ready({
+      "tools/list": () => ({ result: { tools: [], nextCursor: `c${++pages}` } }),
+    });
+    const listed = await client.listTools();
+    assert.ok(!listed.ok && listed.error.kind === "too_many_pages");
+    assert.equal(pages, MAX_TOOL_PAGES);
+    assert.ok((await client.shutdown()).ok);
+  });
+  await t.step("a lying tool", async () => {
+    const { client } = await ready({
+      "tools/list": () => ({ result: { tools: [{ name: "ok", inputSchema: {} }, { name: "" }] } }),
+    });
+    const listed = await client.listTools();
+    assert.ok(!listed.ok && listed.error.kind === "result_malformed");
+    assert.match(listed.error.message, /tool 1/);
+    assert.ok((await client.shutdown()).ok);
+  });
+});
+
+Deno.test("every death path settles every waiting call once with unavailable and latches", async (t) => {
+  const big = new Uint8Array(MAX_LINE_BYTES + 2).fill(0x61);
+  const paths: {
+    name: string;
+    kill: (m: Awaited<ReturnType<typeof ready>>) => void;
+    cause: string;
+  }[] = [
+    { name: "exit", kill: ({ peer }) => peer.exit(1), cause: "exited" },
+    {
+      name: "stdout closed",
+      kill: ({ peer, clock }) => {
+        peer.closeStdout();
+        void settle().then(() => clock.advance(50));
+      },
+      cause: "stdout_closed",
+    },
+    {
+      name: "failed write",
+      kill: ({ peer, client }) => {
+        peer.failWrites = true;
+        void client.ping();
+      },
+      cause: "write_failed",
+    },
+    { name: "line too long", kill: ({ peer }) => peer.send(big), cause: "framing" },
+    {
+      name: "not UTF-8",
+      kill: ({ peer }) => peer.send(new Uint8Array([0xff, 0xfe, 0x0a])),
+      cause: "framing",
+    },
+    { name: "not JSON", kill: ({ peer }) => peer.send("hello\n"), cause: "malformed" },
+    {
+      name: "not JSON-RPC",
+      kill: ({ peer }) => peer.send('{"jsonrpc":"1.0","id":1}\n'),
+      cause: "malformed",
+    },
+    { name: "a batch", kill: ({ peer }) => peer.send("[]\n"), cause: "malformed" },
+    { name: "shutdown", kill: ({ client }) => void client.shutdown(), cause: "shutdown" },
+  ];
+  for (const path of paths) {
+    await t.step(path.name, async () => {
+      const m = await ready({ "tools/call": () => undefined }, { stdinClosed: (p) => p.exit(0) });
+      m.peer.stderr("last words\n");
+      const outcomes: Result<JsonValue, ClientError>[][] = [[], [], []];
+      for (const list of outcomes) {
+        m.client.send("tools/call", '{"name":"x"}', 500, (o) => list.push(o));
+      }
+      await settle();
+      path.kill(m);
+      await settle();
+      for (const list of outcomes) {
+        assert.equal(list.length, 1);
+        const outcome = list[0];
+        assert.ok(outcome !== undefined && !outcome.ok && outcome.error.kind === "unavailable");
+        assert.equal(outcome.error.cause, path.cause);
+        assert.equal(outcome.error.stderrTail, "last words\n");
+      }
+      m.peer.exit(0);
+      await settle();
+      const later = await m.client.ping();
+      assert.ok(
+        !later.ok && later.error.kind === "unavailable" && later.error.cause === path.cause,
+      );
+      m.clock.advance(10_000);
+      await settle();
+      const retired = await m.client.shutdown();
+      assert.ok(retired.ok && retired.value.kind === "exited");
+      assert.equal(m.transport.signalsAfterExit, 0);
+      assert.ok(m.transport.disposed);
+    });
+  }
+});
+
+Deno.test("shutdown() escalates stdin, SIGTERM, SIGKILL within one deadline", async (t) => {
+  const cases: {
+    name: string;
+    behaviour: Omit<PeerBehaviour, "line">;
+    steps: number[];
+    escalation?: string;
+    signals: string[];
+  }[] = [
+    { name: "exits on EOF", behaviour: {}, steps: [0], escalation: "stdin_closed", signals: [] },
+    {
+      name: "ignores EOF",
+      behaviour: { stdinClosed: () => {} },
+      steps: [400],
+      escalation: "sigterm",
+      signals: ["SIGTERM"],
+    },
+    {
+      name: "ignores SIGTERM",
+      behaviour: {
+        stdinClosed: () => {},
+        signal: (s, p) => s === "SIGKILL" && p.exit(137, "SIGKILL"),
+      },
+      steps: [400, 400],
+      escalation: "sigkill",
+      signals: ["SIGTERM", "SIGKILL"],
+    },
+    {
+      name: "survives everything",
+      behaviour: { stdinClosed: () => {}, signal: () => {} },
+      steps: [400, 400, 200],
+      signals: ["SIGTERM", "SIGKILL"],
+    },
+  ];
+  for (const c of cases) {
+    await t.step(c.name, async () => {
+      const m = await ready({}, c.behaviour);
+      const retiring = m.client.shutdown({ timeoutMs: 1_000 });
+      assert.equal(m.client.state, "retiring");
+      for (const step of c.steps) {
+        await settle();
+        m.clock.advance(step);
+      }
+      await settle();
+      const outcome = await retiring;
+      assert.deepEqual(m.peer.signals, c.signals);
+      assert.equal(m.transport.signalsAfterExit, 0);
+      if (c.escalation === undefined) {
+        assert.ok(!outcome.ok && outcome.error.kind === "retirement_timed_out");
+        assert.equal(m.client.state, "retiring");
+        m.peer.exit(137, "SIGKILL");
+        await settle();
+        const again = m.client.shutdown({ timeoutMs: 1_000 });
+        await settle();
+        const confirmed = await again;
+        assert.ok(confirmed.ok && confirmed.value.kind === "exited");
+        assert.equal(m.transport.signalsAfterExit, 0);
+      } else {
+        assert.ok(outcome.ok && outcome.value.kind === "exited");
+        assert.equal(outcome.value.escalation, c.escalation);
+        assert.equal(outcome.value.pid, 4242);
+        assert.equal(outcome.value.drained, true);
+      }
+      assert.equal(m.client.state, c.escalation === undefined ? "retired" : "retired");
+    });
+  }
+});
+
+Deno.test("retirement evidence carries the drain the transport reports", async () => {
+  const m = machine(mcpPeer(), { drain: "unknown" });
+  assert.ok((await m.client.connect()).ok);
+  const outcome = await m.client.shutdown();
+  assert.ok(outcome.ok && outcome.value.kind === "exited");
+  assert.equal(outcome.value.drained, "unknown");
+  assert.equal(outcome.value.code, 0);
+});

@@ -1,0 +1,113 @@
+/**
+ * What a client reports: the server's handshake, and every failure as a value
+ * with a `kind`. These shapes cross the worker boundary as plain data and are
+ * rebuilt on the main thread, so they hold only JSON-like data and strings.
+ *
+ * @module
+ */
+
+import type { InitializeResult } from "../codec/protocol.ts";
+import type { RpcError } from "../codec/jsonrpc.ts";
+
+/** What a server said of itself when it accepted the handshake. */
+export type ServerInfo = InitializeResult;
+
+/** How a client ended: why calls now answer `unavailable`. */
+export type DeathCause =
+  /** The client was never connected, or its start failed. */
+  | "not_connected"
+  /** Writing to the server's stdin failed. */
+  | "write_failed"
+  /** The server process exited. */
+  | "exited"
+  /** The server closed its stdout, or reading it failed. */
+  | "stdout_closed"
+  /** A line broke the framing: too long, or not UTF-8. */
+  | "framing"
+  /** A line was not JSON, or not a JSON-RPC message. */
+  | "malformed"
+  /** The worker that hosted the client crashed or stopped answering. */
+  | "worker_lost"
+  /** The client is shutting down or was retired. */
+  | "shutdown";
+
+/** How a retirement's process ended. */
+export type RetirementEvidence =
+  /** The client never spawned anything: there is nothing to retire. */
+  | { kind: "no_resource" }
+  /** The server's real exit status was observed. */
+  | {
+    kind: "exited";
+    /** The server's process id (also its process group id). */
+    pid: number;
+    /** The exit code (128 + signal number when killed by a signal). */
+    code: number;
+    /** The signal that ended it, if any. */
+    signal: string | null;
+    /**
+     * Whether no member of its process group remained (zombies aside);
+     * `"unknown"` where that cannot be checked.
+     */
+    drained: boolean | "unknown";
+    /** The last step taken before the exit was seen. */
+    escalation: Escalation;
+  };
+
+/** Steps of a retirement, in order: none yet, stdin closed, SIGTERM sent, SIGKILL sent. */
+export type Escalation = "none" | "stdin_closed" | "sigterm" | "sigkill";
+
+/** Why a retirement could not be confirmed. Never permission to start a replacement. */
+export type RetirementError =
+  | {
+    kind: "retirement_timed_out";
+    message: string;
+    timeoutMs: number;
+    /** The last step taken before the deadline. */
+    escalation: Escalation;
+  }
+  | { kind: "retirement_unconfirmed"; message: string };
+
+/** A start failure that is not about its own cleanup. */
+export type StartFailure =
+  | { kind: "transport_failed"; message: string; stderrTail: string }
+  | { kind: "handshake_failed"; message: string; stderrTail: string }
+  | {
+    kind: "version_unsupported";
+    message: string;
+    requested: string;
+    received: string;
+    stderrTail: string;
+  }
+  | { kind: "tools_not_declared"; message: string; serverInfo: ServerInfo; stderrTail: string };
+
+/**
+ * Why `connect` failed. A start that failed after spawning has retired its
+ * process; when that retirement was confirmed the failure carries its
+ * evidence, and when it was not the failure is `cleanup_unconfirmed`.
+ */
+export type StartError =
+  | StartFailure & { cleanup?: RetirementEvidence }
+  | {
+    kind: "cleanup_unconfirmed";
+    message: string;
+    /** The failure that started the cleanup. */
+    cause: StartFailure;
+    /** Why the cleanup could not be confirmed. */
+    retirement: RetirementError;
+    stderrTail: string;
+  };
+
+/** Why a request to a connected client failed. */
+export type ClientError =
+  | { kind: "unavailable"; cause: DeathCause; message: string; stderrTail: string }
+  | {
+    kind: "call_timed_out";
+    method: string;
+    timeoutMs: number;
+    /** True when the caller's abort signal, not the deadline, ended the wait. */
+    aborted: boolean;
+    message: string;
+  }
+  | { kind: "server_error"; method: string; error: RpcError; message: string }
+  | { kind: "result_malformed"; method: string; message: string }
+  | { kind: "too_many_pages"; pages: number; limit: number; message: string };

@@ -1,0 +1,275 @@
+/**
+ * The seam the client state machine is written against, and its in-process
+ * implementation.
+ *
+ * A transport carries bytes both ways and reports, separately, that the
+ * channel broke (`end`) and that the server really exited (`exit`): a server
+ * whose descendants hold its stdout open has still exited, and a server that
+ * closed its stdout may still be running. Signals go to the server's whole
+ * process group and are refused once its exit has been seen, because pids are
+ * recycled.
+ *
+ * @module
+ */
+
+import { err, ok, type Result } from "../codec/result.ts";
+
+/** A real exit status. */
+export type ExitStatus = { code: number; signal: string | null };
+
+/** Why the channel to a server broke. */
+export type ChannelEnd =
+  | { kind: "stdout_closed"; message: string }
+  | { kind: "write_failed"; message: string };
+
+/** Where a transport delivers what happens; set once by `open`. */
+export interface TransportSink {
+  /** A chunk of the server's stdout. The chunk may be reused after the call. */
+  bytes(chunk: Uint8Array): void;
+  /** The channel broke; no more bytes will be delivered or written. */
+  end(cause: ChannelEnd): void;
+  /** The server's real exit status was observed. Delivered at most once. */
+  exit(status: ExitStatus): void;
+}
+
+/** A signal sent to a server's process group. */
+export type GroupSignal = "SIGTERM" | "SIGKILL";
+
+/**
+ * Whether a server's process group is empty after its leader exited:
+ * `true` when no live member remains (zombies aside), `false` when some
+ * survive, `"unknown"` where that cannot be checked.
+ */
+export type Drain = boolean | "unknown";
+
+/** One way of running a server. */
+export interface Transport {
+  /** Starts the server; `sink` receives everything from then on. */
+  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>>;
+  /** Queues one or more complete lines for the server's stdin. */
+  write(text: string): void;
+  /** Closes the server's stdin (its documented shutdown request). */
+  closeStdin(): void;
+  /** Signals the process group; does nothing once the exit has been seen. */
+  signal(signal: GroupSignal): void;
+  /**
+   * After the exit: checks the group for survivors, kills those found, and
+   * tells whether it ended empty. Resolves by `deadlineMs` from now at most
+   * (as `false` if survivors remain then).
+   */
+  drain(deadlineMs: number): Promise<Drain>;
+  /** Releases what is left (pipes, readers) once the server is retired. */
+  dispose(): void;
+  /** The kept tail of the server's stderr, decoded leniently. */
+  stderrTail(): string;
+}
+
+/** What a {@linkcode ChannelPeer} does when the client acts on it. */
+export type PeerBehaviour = {
+  /** Called with each line the client writes. */
+  line?: (line: string, peer: ChannelPeer) => void;
+  /** Called when the client closes stdin. */
+  stdinClosed?: (peer: ChannelPeer) => void;
+  /** Called for each signal; the default exits on either signal. */
+  signal?: (signal: GroupSignal, peer: ChannelPeer) => void;
+};
+
+/** Options of a {@linkcode ChannelTransport}. */
+export type ChannelOptions = {
+  /** The pid reported on open; `null` by default. */
+  pid?: number | null;
+  /** When set, `open` fails with this message. */
+  openFailure?: string;
+  /** What `drain` answers; `true` by default. */
+  drain?: Drain;
+};
+
+const encoder = new TextEncoder();
+
+/**
+ * The far end of a {@linkcode ChannelTransport}: a scripted server in the
+ * same thread. Everything crosses on microtasks, never synchronously, as it
+ * would through a pipe.
+ *
+ * @example Answer every line with garbage
+ * ```ts
+ * import { ChannelTransport } from "./transport.ts";
+ * const transport = new ChannelTransport({
+ *   line: (_line, peer) => peer.send("not json\n"),
+ * });
+ * console.log(transport.peer.written.length); // 0
+ * ```
+ */
+export class ChannelPeer {
+  /** Every line the client wrote, in order. */
+  readonly written: string[] = [];
+  /** Signals received, in order. */
+  readonly signals: GroupSignal[] = [];
+  /** Whether the client closed stdin. */
+  stdinClosed = false;
+  /** The exit status, once the peer exited. */
+  exitStatus: ExitStatus | undefined;
+  /** When true, the client's writes fail. */
+  failWrites = false;
+  /** Whether the client has been told of the exit. */
+  exitDelivered = false;
+  #behaviour: PeerBehaviour;
+  #sink: TransportSink | undefined;
+  #stdoutOpen = true;
+  #stderr: string[] = [];
+
+  constructor(behaviour: PeerBehaviour) {
+    this.#behaviour = behaviour;
+  }
+
+  /** Sends text or bytes to the client's side, as stdout. */
+  send(data: string | Uint8Array): void {
+    const bytes = typeof data === "string" ? encoder.encode(data) : data.slice();
+    queueMicrotask(() => {
+      if (this.#stdoutOpen) this.#sink?.bytes(bytes);
+    });
+  }
+
+  /** Appends to the stderr tail the client reports. */
+  stderr(text: string): void {
+    this.#stderr.push(text);
+  }
+
+  /** Closes stdout without exiting. */
+  closeStdout(): void {
+    queueMicrotask(() => this.#endStdout());
+  }
+
+  /** Exits: stdout closes, then the exit status is delivered. */
+  exit(code: number, signal: string | null = null): void {
+    if (this.exitStatus !== undefined) return;
+    this.exitStatus = { code, signal };
+    const status = this.exitStatus;
+    queueMicrotask(() => {
+      this.#endStdout();
+      this.exitDelivered = true;
+      this.#sink?.exit(status);
+    });
+  }
+
+  #endStdout(): void {
+    if (!this.#stdoutOpen) return;
+    this.#stdoutOpen = false;
+    this.#sink?.end({ kind: "stdout_closed", message: "The peer closed its stdout" });
+  }
+
+  /** @internal Called by the transport. */
+  attach(sink: TransportSink): void {
+    this.#sink = sink;
+  }
+
+  /** @internal Called by the transport. */
+  receive(text: string): void {
+    if (this.exitStatus !== undefined || this.failWrites || this.stdinClosed) {
+      const reason = this.failWrites ? "the peer refuses writes" : "the peer's stdin is closed";
+      queueMicrotask(() => this.#sink?.end({ kind: "write_failed", message: reason }));
+      return;
+    }
+    for (const line of text.split("\n")) {
+      if (line.length === 0) continue;
+      this.written.push(line);
+      const handler = this.#behaviour.line;
+      if (handler !== undefined) queueMicrotask(() => handler(line, this));
+    }
+  }
+
+  /** @internal Called by the transport. */
+  onStdinClosed(): void {
+    if (this.stdinClosed) return;
+    this.stdinClosed = true;
+    const handler = this.#behaviour.stdinClosed;
+    if (handler !== undefined) queueMicrotask(() => handler(this));
+  }
+
+  /** @internal Called by the transport. */
+  onSignal(signal: GroupSignal): void {
+    this.signals.push(signal);
+    const handler = this.#behaviour.signal ??
+      ((s: GroupSignal, peer: ChannelPeer) => peer.exit(128 + (s === "SIGKILL" ? 9 : 15), s));
+    queueMicrotask(() => handler(signal, this));
+  }
+
+  /** @internal The stderr text written so far. */
+  stderrText(): string {
+    return this.#stderr.join("");
+  }
+}
+
+/**
+ * An in-process transport: the client talks to a {@linkcode ChannelPeer}
+ * instead of a process, so every client behaviour is testable without one.
+ *
+ * @example Open a channel with a silent peer
+ * ```ts
+ * import { ChannelTransport } from "./transport.ts";
+ * const transport = new ChannelTransport({}, { pid: 7 });
+ * const opened = await transport.open({ bytes() {}, end() {}, exit() {} });
+ * console.log(opened.ok); // true
+ * ```
+ */
+export class ChannelTransport implements Transport {
+  /** The scripted far end. */
+  readonly peer: ChannelPeer;
+  #options: ChannelOptions;
+  #opened = false;
+  /** Signals sent after the exit was seen (must stay 0). */
+  signalsAfterExit = 0;
+  /** Whether `dispose` ran. */
+  disposed = false;
+
+  constructor(behaviour: PeerBehaviour, options: ChannelOptions = {}) {
+    this.peer = new ChannelPeer(behaviour);
+    this.#options = options;
+  }
+
+  /** Attaches the sink, or fails as configured. */
+  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+    if (this.#opened) throw new TypeError("Cannot open a ChannelTransport twice");
+    this.#opened = true;
+    if (this.#options.openFailure !== undefined) {
+      return Promise.resolve(err({ message: this.#options.openFailure }));
+    }
+    this.peer.attach(sink);
+    return Promise.resolve(ok({ pid: this.#options.pid ?? null }));
+  }
+
+  /** Hands complete lines to the peer. */
+  write(text: string): void {
+    this.peer.receive(text);
+  }
+
+  /** Tells the peer its stdin closed. */
+  closeStdin(): void {
+    this.peer.onStdinClosed();
+  }
+
+  /** Delivers a signal to the peer, unless it has exited. */
+  signal(signal: GroupSignal): void {
+    if (this.peer.exitDelivered) {
+      this.signalsAfterExit++;
+      return;
+    }
+    if (this.peer.exitStatus !== undefined) return;
+    this.peer.onSignal(signal);
+  }
+
+  /** Answers as configured. */
+  drain(_deadlineMs: number): Promise<Drain> {
+    return Promise.resolve(this.#options.drain ?? true);
+  }
+
+  /** Marks the transport disposed. */
+  dispose(): void {
+    this.disposed = true;
+  }
+
+  /** The stderr text the peer wrote. */
+  stderrTail(): string {
+    return this.peer.stderrText();
+  }
+}
