@@ -81,14 +81,13 @@ function convert(value: unknown, path: string, depth: number, seen: Set<object>)
       return value;
     case "number":
       if (!Number.isFinite(value)) refuse("not_finite", path, `${value}`);
-      return value;
+      // A double past 2^53 holding an integer is that exact integer, bounded
+      // like a bigint, rather than its shortest decimal form.
+      return Number.isSafeInteger(value) || !Number.isInteger(value)
+        ? value
+        : exactInteger(BigInt(value), path);
     case "bigint":
-      if (value < MIN_INTERCHANGE_INTEGER || value > MAX_INTERCHANGE_INTEGER) {
-        refuse("integer_out_of_range", path, `the integer ${value} (outside [-2^63, 2^64 - 1])`);
-      }
-      return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
-        ? Number(value)
-        : value;
+      return exactInteger(value, path);
     case "undefined":
       return refuse("undefined_value", path, "undefined");
     case "function":
@@ -104,33 +103,62 @@ function convert(value: unknown, path: string, depth: number, seen: Set<object>)
   }
   seen.add(object);
   try {
-    if (Array.isArray(object)) {
-      if (Object.getPrototypeOf(object) !== Array.prototype) {
+    if (read(path, () => Array.isArray(object))) {
+      const array = object as unknown[];
+      if (read(path, () => Object.getPrototypeOf(array)) !== Array.prototype) {
         refuse("unsupported_value", path, "an array subclass");
       }
       const out: JsonValue[] = [];
-      for (let index = 0; index < object.length; index++) {
-        out.push(convert(object[index], `${path}[${index}]`, depth + 1, seen));
+      const length = read(path, () => array.length);
+      for (let index = 0; index < length; index++) {
+        const at = `${path}[${index}]`;
+        out.push(convert(read(at, () => array[index]), at, depth + 1, seen));
       }
       return out;
     }
-    const proto = Object.getPrototypeOf(object);
+    const proto = read(path, () => Object.getPrototypeOf(object));
     if (proto !== Object.prototype && proto !== null) {
-      refuse("unsupported_value", path, nameOf(object));
+      refuse("unsupported_value", path, read(path, () => nameOf(object)));
     }
-    if (Object.getOwnPropertySymbols(object).length > 0) {
+    if (read(path, () => Object.getOwnPropertySymbols(object)).length > 0) {
       refuse("unsupported_value", path, "an object with symbol keys");
     }
     const out: JsonObject = Object.create(null);
     const record = object as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
-      const item = record[key];
+    for (const key of read(path, () => Object.keys(record))) {
+      const at = step(path, key);
+      const item = read(at, () => record[key]);
       if (item === undefined) continue;
-      out[key] = convert(item, step(path, key), depth + 1, seen);
+      out[key] = convert(item, at, depth + 1, seen);
     }
     return out;
   } finally {
     seen.delete(object);
+  }
+}
+
+function exactInteger(value: bigint, path: string): number | bigint {
+  if (value < MIN_INTERCHANGE_INTEGER || value > MAX_INTERCHANGE_INTEGER) {
+    refuse("integer_out_of_range", path, `the integer ${value} (outside [-2^63, 2^64 - 1])`);
+  }
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : value;
+}
+
+// Runs one read of a program value (a getter, a Proxy trap), turning a throw
+// into a refusal at the path being read.
+function read<T>(path: string, get: () => T): T {
+  try {
+    return get();
+  } catch (error) {
+    if (error instanceof Refusal) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Refusal({
+      kind: "unreadable",
+      path,
+      message: `Cannot pass the value at ${path} as JSON: reading it threw (${reason})`,
+    });
   }
 }
 

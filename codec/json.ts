@@ -11,6 +11,7 @@
  */
 
 import { err, ok, type Result } from "./result.ts";
+import { syntaxErrorOffset } from "./_syntax.ts";
 
 /** Any JSON value. Integers past ±(2^53 - 1) are `bigint`, so none is ever rounded. */
 export type JsonValue = null | boolean | number | bigint | string | JsonArray | JsonObject;
@@ -74,7 +75,7 @@ export function parseJson(text: string): Result<JsonValue, JsonFault> {
 function syntaxFault(text: string, error: unknown): JsonFault {
   const message = error instanceof Error ? error.message : String(error);
   const match = POSITION.exec(message);
-  const offset = match?.[1] !== undefined ? Number(match[1]) : text.length;
+  const offset = match?.[1] !== undefined ? Number(match[1]) : syntaxErrorOffset(text);
   return { kind: "syntax", offset, message: `Cannot parse JSON at offset ${offset}: ${message}` };
 }
 
@@ -158,14 +159,18 @@ function validate(value: unknown, depth: number, path: string): Validation {
     case "bigint":
       return { fault: undefined, bigint: true };
     case "number":
-      return Number.isFinite(value) ? { fault: undefined, bigint: false } : {
-        fault: {
-          kind: "not_representable",
-          path,
-          message: `Cannot render JSON: ${value} at ${path} is not a JSON number`,
-        },
-        bigint: false,
-      };
+      // An integer past 2^53 takes the exact path: JSON.stringify would print
+      // its shortest form, which parseJson reads back as a different integer.
+      return Number.isFinite(value)
+        ? { fault: undefined, bigint: Number.isInteger(value) && !Number.isSafeInteger(value) }
+        : {
+          fault: {
+            kind: "not_representable",
+            path,
+            message: `Cannot render JSON: ${value} at ${path} is not a JSON number`,
+          },
+          bigint: false,
+        };
     case "object": {
       if (value === null) return { fault: undefined, bigint: false };
       if (depth >= MAX_JSON_DEPTH) {
@@ -213,6 +218,8 @@ function validate(value: unknown, depth: number, path: string): Validation {
 function write(value: JsonValue, out: string[]): void {
   if (typeof value === "bigint") {
     out.push(value.toString());
+  } else if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    out.push(BigInt(value).toString());
   } else if (typeof value !== "object" || value === null) {
     out.push(JSON.stringify(value));
   } else if (Array.isArray(value)) {
