@@ -117,10 +117,16 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   if (hasResult === hasError) {
     return bad(`response ${describe(id)} must have exactly one of "result" and "error"`);
   }
-  if (hasResult) return ok({ kind: "response", id: id as Id, outcome: ok(value.result as JsonValue) });
+  if (hasResult) {
+    return ok({ kind: "response", id: id as Id, outcome: ok(value.result as JsonValue) });
+  }
   const error = decodeRpcError(value.error as JsonValue);
   if (error === undefined) {
-    return bad(`"error" of response ${describe(id)} is not an object with integer "code" and string "message"`);
+    return bad(
+      `"error" of response ${
+        describe(id)
+      } is not an object with integer "code" and string "message"`,
+    );
   }
   return ok({ kind: "response", id: id as Id, outcome: err(error) });
 }

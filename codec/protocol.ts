@@ -95,9 +95,11 @@ export type CallToolResult = {
 };
 
 function invalid(message: string, index?: number): { ok: false; error: ProtocolFault } {
-  return err(index === undefined
-    ? { kind: "invalid_result", message }
-    : { kind: "invalid_result", message, index });
+  return err(
+    index === undefined
+      ? { kind: "invalid_result", message }
+      : { kind: "invalid_result", message, index },
+  );
 }
 
 /**
@@ -242,7 +244,9 @@ export function decodeCallToolResult(value: JsonValue): Result<CallToolResult, P
   const content: ContentBlock[] = [];
   for (let index = 0; index < list.length; index++) {
     const block = decodeBlock(list[index] as JsonValue);
-    if (typeof block === "string") return invalid(`${where}: content block ${index} ${block}`, index);
+    if (typeof block === "string") {
+      return invalid(`${where}: content block ${index} ${block}`, index);
+    }
     content.push(block);
   }
   const result: CallToolResult = { content, isError };
