@@ -21,7 +21,7 @@ export const ELLIPSIS = "…";
 
 // Whitespace of any kind, line and paragraph separators included, becomes one
 // space: every line break in a comment is the generator's.
-const SPACES = /[\s\u0085\u2028\u2029]+/gu;
+const SPACES = /[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/gu;
 // Controls, format characters (bidi overrides and isolates, zero-width
 // characters, the Tags block, soft hyphen), lone surrogates.
 const INERT = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
