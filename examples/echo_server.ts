@@ -28,7 +28,10 @@ const tools: Tool[] = [
       if (typeof args.text !== "string") {
         return { content: [{ type: "text", text: 'echo needs a string "text"' }], isError: true };
       }
-      return { content: [{ type: "text", text: args.text }], structuredContent: { text: args.text } };
+      return {
+        content: [{ type: "text", text: args.text }],
+        structuredContent: { text: args.text },
+      };
     },
   },
   {
@@ -43,9 +46,15 @@ const tools: Tool[] = [
     run(args) {
       const { a, b } = args;
       if (typeof a !== "number" || typeof b !== "number") {
-        return { content: [{ type: "text", text: 'add needs numbers "a" and "b"' }], isError: true };
+        return {
+          content: [{ type: "text", text: 'add needs numbers "a" and "b"' }],
+          isError: true,
+        };
       }
-      return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
+      return {
+        content: [{ type: "text", text: String(a + b) }],
+        structuredContent: { sum: a + b },
+      };
     },
   },
   {

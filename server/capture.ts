@@ -4,8 +4,9 @@
  * With `--allow-ffi`, the process's fd 2 is redirected with libc `dup2` into
  * a temporary file (a file, not a pipe: a pipe nobody reads would block a
  * chatty writer) for the length of the run, and restored in `finally`, even
- * when the run throws. The file is unlinked as soon as it is made, so it
- * vanishes with its descriptor. This module is the only place in the library
+ * when the run throws. One file serves every capture of the process: it is
+ * unlinked as soon as it is made (it vanishes with the process) and
+ * truncated at the start of each capture. This module is the only place in the library
  * that touches raw descriptors.
  *
  * Without FFI (or on Windows) the capture is `context_only`: it holds only
@@ -55,6 +56,7 @@ const SYMBOLS = {
   mkstemp: { parameters: ["buffer"], result: "i32" },
   unlink: { parameters: ["buffer"], result: "i32" },
   lseek: { parameters: ["i32", "i64", "i32"], result: "i64" },
+  ftruncate: { parameters: ["i32", "i64"], result: "i32" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
   write: { parameters: ["i32", "buffer", "usize"], result: "isize" },
 } as const;
@@ -62,6 +64,7 @@ const SYMBOLS = {
 type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
 
 const STDERR_FD = 2;
+const SEEK_SET = 0;
 const SEEK_END = 2;
 
 let libc: Libc | null | undefined;
@@ -127,19 +130,17 @@ export async function captureStderr<T>(
   }
   const lib = loadLibc();
   if (lib === null) return await captureInMemory(run);
-  const template = new TextEncoder().encode("/tmp/loom-mcp-stderr-XXXXXX\0");
-  const file = lib.mkstemp(template);
+  const file = captureFile(lib);
   if (file < 0) return err(failed("mkstemp", file, "is /tmp writable?"));
-  lib.unlink(template);
-  const saved = lib.dup(STDERR_FD);
-  if (saved < 0) {
-    lib.close(file);
-    return err(failed("dup(2)", saved, "is fd 2 open?"));
+  // fd 2 will share this file's offset, so rewinding here rewinds both.
+  if (lib.ftruncate(file, 0n) < 0 || Number(lib.lseek(file, 0n, SEEK_SET)) < 0) {
+    return err(failed("ftruncate", -1, "is the temporary file still writable?"));
   }
+  const saved = lib.dup(STDERR_FD);
+  if (saved < 0) return err(failed("dup(2)", saved, "is fd 2 open?"));
   const redirected = lib.dup2(file, STDERR_FD);
   if (redirected < 0) {
     lib.close(saved);
-    lib.close(file);
     return err(failed("dup2", redirected, "is fd 2 open?"));
   }
   active = true;
@@ -157,30 +158,37 @@ export async function captureStderr<T>(
         }
       },
     });
-  } catch (error) {
-    lib.close(file);
-    throw error;
   } finally {
     lib.dup2(saved, STDERR_FD);
     lib.close(saved);
     active = false;
   }
-  try {
-    const size = Number(lib.lseek(file, 0n, SEEK_END));
-    const start = Math.max(0, size - STDERR_CAPTURE_BYTES);
-    const tail = new Uint8Array(size - start);
-    const count = tail.length === 0
-      ? 0
-      : Number(lib.pread(file, tail, BigInt(tail.length), BigInt(start)));
-    return ok({
-      value,
-      stderr: new TextDecoder().decode(tail.subarray(0, Math.max(0, count))),
-      droppedBytes: start,
-      mode: "fd",
-    });
-  } finally {
-    lib.close(file);
-  }
+  const size = Number(lib.lseek(file, 0n, SEEK_END));
+  const start = Math.max(0, size - STDERR_CAPTURE_BYTES);
+  const tail = new Uint8Array(Math.max(0, size - start));
+  const count = tail.length === 0
+    ? 0
+    : Number(lib.pread(file, tail, BigInt(tail.length), BigInt(start)));
+  return ok({
+    value,
+    stderr: count > 0 ? new TextDecoder().decode(tail.subarray(0, count)) : "",
+    droppedBytes: start,
+    mode: "fd",
+  });
+}
+
+// One capture file per process, made on first use and unlinked at once, so it
+// vanishes with the process; each capture truncates it.
+let sharedFile: number | undefined;
+
+function captureFile(lib: Libc): number {
+  if (sharedFile !== undefined) return sharedFile;
+  const template = new TextEncoder().encode("/tmp/loom-mcp-stderr-XXXXXX\0");
+  const file = lib.mkstemp(template);
+  if (file < 0) return file;
+  lib.unlink(template);
+  sharedFile = file;
+  return file;
 }
 
 async function captureInMemory<T>(

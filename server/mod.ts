@@ -29,3 +29,4 @@ export * from "./serve.ts";
 export * from "./tool.ts";
 export * from "./transport.ts";
 export * from "./capture.ts";
+export type { Result } from "../codec/result.ts";

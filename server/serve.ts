@@ -51,6 +51,9 @@ export const MAX_QUEUED_CALLS = 64;
  */
 export const CHILD_STDERR_DRAIN_MS = 250;
 
+/** Reply bytes waiting for the channel past which the loop stops reading: 1 MiB. */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+
 /** The `_meta` key marking the text block that carries a run's captured stderr. */
 export const STDERR_BLOCK_META_KEY = "loom/stderr";
 
@@ -168,7 +171,9 @@ class Session {
   #deadSignal: Promise<void>;
   #wakeWorker: (() => void) | undefined;
   #wakeReader: (() => void) | undefined;
-  #writes: Promise<void> = Promise.resolve();
+  #outbox: Uint8Array[] = [];
+  #outboxBytes = 0;
+  #flushing: Promise<void> | undefined;
 
   constructor(server: ServerDefinition, tools: Map<string, Tool>, transport: LineTransport) {
     this.#server = server;
@@ -204,13 +209,13 @@ class Session {
       } else {
         this.#handle(event.line);
       }
-      // Lets a slow channel hold the reader back instead of queueing replies.
-      await this.#writes;
+      // A slow channel holds the reader back instead of letting replies pile up.
+      if (this.#outboxBytes > MAX_UNSENT_BYTES) await this.#flushing;
     }
     this.#inputEnded = true;
     this.#wakeWorker?.();
     await worker;
-    await this.#writes;
+    await this.#flushing;
     const failure = this.#dead ?? this.#readFailure;
     return failure === undefined ? { kind: "end_of_input" } : { kind: "channel_dead", failure };
   }
@@ -348,17 +353,44 @@ class Session {
     this.#send(frame(message));
   }
 
+  // Replies wait in the outbox while a write is in flight and leave together
+  // in the next write: one write per burst, not per reply.
   #send(line: Uint8Array): void {
-    this.#writes = this.#writes.then(async () => {
-      if (this.#dead !== undefined) return;
-      const written = await this.#transport.writeLine(line);
+    if (this.#dead !== undefined) return;
+    this.#outbox.push(line);
+    this.#outboxBytes += line.length;
+    this.#flushing ??= this.#flush();
+  }
+
+  async #flush(): Promise<void> {
+    while (this.#outbox.length > 0 && this.#dead === undefined) {
+      const lines = this.#outbox;
+      const size = this.#outboxBytes;
+      this.#outbox = [];
+      this.#outboxBytes = 0;
+      const written = await this.#transport.writeLine(
+        lines.length === 1 ? lines[0] as Uint8Array : join(lines, size),
+      );
       if (!written.ok) {
         this.#dead = written.error;
+        this.#outbox = [];
+        this.#outboxBytes = 0;
         this.#onDead?.();
         this.#wakeWorker?.();
       }
-    });
+    }
+    this.#flushing = undefined;
   }
+}
+
+function join(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }
 
 function byName(a: Tool, b: Tool): number {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { JsonObject, JsonValue } from "../codec/json.ts";
+import type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";
 
 /** Optional fields every content block may carry, passed through as given. */
 export type BlockExtras = { annotations?: JsonObject; _meta?: JsonObject };
@@ -113,5 +113,5 @@ export type ServerDefinition = {
   tools: readonly Tool[];
 };
 
-/** Re-exported for tool authors: the JSON value type arguments and results are made of. */
-export type { JsonObject, JsonValue };
+/** Re-exported for tool authors: the JSON types arguments and results are made of. */
+export type { JsonArray, JsonObject, JsonValue };

@@ -37,8 +37,10 @@ export type LineRead =
 /**
  * The channel a server speaks over. `readLine` settles with the next line
  * (never with its newline), a `bad_line`, or `end` once the input is done;
- * `writeLine` writes one framed line (compact JSON ending in `\n`, as built
- * by the codec's `frame`). The loop never calls `writeLine` twice at once.
+ * `writeLine` writes framed bytes: one or more whole lines, each compact JSON
+ * ending in `\n` as built by the codec's `frame` (replies that are ready
+ * together are written together). The loop never calls `writeLine` twice at
+ * once.
  */
 export type LineTransport = {
   readLine(): Promise<Result<LineRead, TransportFailure>>;
@@ -87,7 +89,7 @@ export function stdioTransport(): LineTransport {
 export type ReplayOptions = {
   /** Keep the input open after the script, for lines fed later with `feed`; `finish` ends it. */
   open?: boolean;
-  /** Writes that succeed before every further write fails with `write_failed`. */
+  /** Lines accepted before every further write fails with `write_failed`. */
   failWritesAfter?: number;
 };
 
@@ -177,8 +179,9 @@ export class ReplayTransport implements LineTransport {
           `Cannot write to the replay: it accepts ${this.#failAfter} writes (failWritesAfter)`,
       }));
     }
-    const text = this.#text.decode(frame);
-    this.#written.push(text.endsWith("\n") ? text.slice(0, -1) : text);
+    for (const line of this.#text.decode(frame).split("\n")) {
+      if (line !== "") this.#written.push(line);
+    }
     this.#writeWaiters = this.#writeWaiters.filter((waiter) => {
       if (this.#written.length < waiter.count) return true;
       waiter.resolve();

@@ -41,7 +41,12 @@ Deno.test("the official SDK client lists and calls tools of a server built on se
   try {
     await t.step("lists the tools, sorted", async () => {
       const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name), ["add", "echo", "fail", "noisy"]);
+      assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name), [
+        "add",
+        "echo",
+        "fail",
+        "noisy",
+      ]);
     });
     await t.step("calls echo", async () => {
       const result = await client.callTool({ name: "echo", arguments: { text: "héllo" } });
