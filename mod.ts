@@ -8,3 +8,4 @@
 export * from "./codec/mod.ts";
 export * from "./client/spec.ts";
 export * from "./client/catalog.ts";
+export * from "./client/runner.ts";

@@ -49,10 +49,15 @@ import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import { type Diagnostic, typeCheck } from "./_runner_check.ts";
 import { scanImports } from "./_runner_imports.ts";
-import { type CallRecord, type KillReason, runSession } from "./_runner_session.ts";
+import {
+  type CallFailure,
+  type CallRecord,
+  type KillReason,
+  runSession,
+} from "./_runner_session.ts";
 import { BOOTSTRAP_SOURCE, CAP_SOURCE, WORKER_SOURCE } from "./_runner_sources.ts";
 
-export type { CallRecord, Diagnostic, KillReason };
+export type { CallFailure, CallRecord, Diagnostic, KillReason };
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
@@ -67,7 +72,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
 /** Default deadline of the type check, in milliseconds: 60 s. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
 /** The largest message the sandbox may send the host (a call's arguments, a result). */
-export const MAX_FRAME_BYTES = MAX_LINE_BYTES;
+export const MAX_FRAME_BYTES: number = MAX_LINE_BYTES;
 /** The specifier a program imports the errors (and `invoke`) from. */
 export const CAP_SPECIFIER = "@loom/mcp/cap";
 
