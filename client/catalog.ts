@@ -10,6 +10,7 @@
  * @module
  */
 
+import { moduleSegment } from "../codegen/names.ts";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { fileURLToPath } from "node:url";
 import { MAX_JSON_DEPTH, parseJson } from "../codec/json.ts";
@@ -28,12 +29,13 @@ import {
 } from "./_catalog_text.ts";
 
 /**
- * What a server name must look like: lowercase letters, digits and
- * underscores, starting with a letter, at most 64 characters. A name is used
- * verbatim as its generated module's segment (`mcp/<name>.ts`), so two valid
- * names never map to the same module.
+ * What a server name must look like: a lowercase ASCII letter, then lowercase
+ * letters, digits, `_` or `-`, at most 64 characters, and not a name Windows
+ * reserves for a device. A name is used verbatim as its generated module's
+ * segment (`mcp/<name>.ts`), so two valid names never map to the same module;
+ * the rule is the generator's own (`moduleSegment`).
  */
-export const SERVER_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_]{0,63}$/;
+export const SERVER_NAME_PATTERN: RegExp = /^[a-z][a-z0-9_-]{0,63}$/;
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
@@ -125,11 +127,11 @@ const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
  * @example Check names
  * ```ts
  * import { isServerName } from "@loom/mcp";
- * console.log(isServerName("github"), isServerName("my-server")); // true false
+ * console.log(isServerName("github"), isServerName("My Server")); // true false
  * ```
  */
 export function isServerName(name: string): boolean {
-  return SERVER_NAME_PATTERN.test(name);
+  return SERVER_NAME_PATTERN.test(name) && moduleSegment(name).ok;
 }
 
 /**
@@ -445,7 +447,7 @@ function readServer(name: string, entry: unknown, place: Place): Result<ServerSp
       kind: "invalid_name",
       what: `invalid server name ${
         quote(name)
-      }: use lowercase letters, digits and underscores, starting with a letter, at most 64 characters${
+      }: use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name${
         suggestion === undefined ? "" : `, such as ${JSON.stringify(suggestion)}`
       }`,
     });
@@ -797,7 +799,7 @@ function nearKey(key: string, known: readonly string[]): string | undefined {
 }
 
 function suggestName(name: string): string | undefined {
-  let candidate = name.toLowerCase().replace(/[^a-z0-9_]+/g, "_").replace(/^_+|_+$/g, "");
+  let candidate = name.toLowerCase().replace(/[^a-z0-9_-]+/g, "_").replace(/^[_-]+|[_-]+$/g, "");
   if (candidate === "") return undefined;
   if (!/^[a-z]/.test(candidate)) candidate = `server_${candidate}`;
   candidate = candidate.slice(0, 64);

@@ -210,25 +210,25 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       "an uppercase name",
       '[mcp.GitHub]\ncommand = "x"',
       "invalid_name",
-      'catalog.toml: [mcp.GitHub]: invalid server name "GitHub": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "github"',
+      'catalog.toml: [mcp.GitHub]: invalid server name "GitHub": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "github"',
     ],
     [
       "a name with a space",
       '[mcp."my server"]\ncommand = "x"',
       "invalid_name",
-      'catalog.toml: [mcp."my server"]: invalid server name "my server": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "my_server"',
+      'catalog.toml: [mcp."my server"]: invalid server name "my server": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "my_server"',
     ],
     [
       "a name starting with a digit",
       '[mcp.1password]\ncommand = "x"',
       "invalid_name",
-      'catalog.toml: [mcp.1password]: invalid server name "1password": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "server_1password"',
+      'catalog.toml: [mcp.1password]: invalid server name "1password": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "server_1password"',
     ],
     [
       "a name with nothing to keep",
       '[mcp."---"]\ncommand = "x"',
       "invalid_name",
-      'catalog.toml: [mcp.---]: invalid server name "---": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters',
+      'catalog.toml: [mcp.---]: invalid server name "---": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name',
     ],
     [
       "a name of 65 characters",
@@ -236,7 +236,7 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       "invalid_name",
       `catalog.toml: [mcp.${"a".repeat(65)}]: invalid server name "${
         "a".repeat(55)
-      }...": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "${
+      }...": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "${
         "a".repeat(64)
       }"`,
     ],
@@ -524,10 +524,10 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       '.mcp.json: key "mcpServers": expected an object of servers by name, found an array',
     ],
     [
-      "a name with a dash",
-      '{"mcpServers": {"my-server": {"command": "x"}}}',
+      "a name with a dot",
+      '{"mcpServers": {"my.server": {"command": "x"}}}',
       "invalid_name",
-      '.mcp.json: mcpServers.my-server: invalid server name "my-server": use lowercase letters, digits and underscores, starting with a letter, at most 64 characters, such as "my_server"',
+      '.mcp.json: mcpServers."my.server": invalid server name "my.server": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "my_server"',
     ],
     [
       "a duplicate server",
@@ -681,7 +681,9 @@ Deno.test("isServerName() follows SERVER_NAME_PATTERN", async (t) => {
     ["a".repeat(65), false],
     ["", false],
     ["GitHub", false],
-    ["my-server", false],
+    ["my-server", true],
+    ["my.server", false],
+    ["con", false],
     ["_private", false],
     ["2fa", false],
     ["café", false],
