@@ -77,6 +77,8 @@ export type MachineOptions = {
   retirementTimeoutMs?: number;
   /** What the client says of itself in `initialize`. */
   clientInfo?: Implementation;
+  /** Called once, with the latched reason, when the client dies. */
+  onDeath?: (error: ClientError) => void;
 };
 
 /** Options of one request. */
@@ -154,6 +156,7 @@ export class ClientMachine {
   #callTimeoutMs: number;
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
+  #onDeath: ((error: ClientError) => void) | undefined;
 
   #state: MachineState = "idle";
   #opened = false;
@@ -177,6 +180,7 @@ export class ClientMachine {
     this.#callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    this.#onDeath = options.onDeath;
   }
 
   /** Where the machine is in its life. */
@@ -650,6 +654,7 @@ export class ClientMachine {
       this.#clock.clearTimer(entry.timer);
       entry.settle(err(error));
     }
+    this.#onDeath?.(error);
     // A dead channel is never reopened: the server is retired at once.
     if (this.#opened) void this.#retire(this.#retirementTimeoutMs);
   }

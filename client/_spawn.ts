@@ -1,0 +1,94 @@
+// Private to client/: what a client's worker is given: its environment,
+// built on the main thread, and its permissions.
+
+import { ENV_ALLOWLIST, type ServerSpec } from "./spec.ts";
+
+/** How client workers run: with only what they need, or inheriting everything. */
+export type WorkerPermissions = "least" | "inherit";
+
+/**
+ * The child's whole environment: the allowlist and the spec's `inheritEnv`
+ * names where set and readable without a prompt, then the spec's own pairs.
+ */
+export function childEnv(spec: ServerSpec): Record<string, string> {
+  const env: Record<string, string> = Object.create(null);
+  for (const name of [...ENV_ALLOWLIST, ...spec.inheritEnv]) {
+    const value = readEnv(name);
+    if (value !== undefined) env[name] = value;
+  }
+  for (const [name, value] of Object.entries(spec.env)) env[name] = value;
+  return env;
+}
+
+function readEnv(name: string): string | undefined {
+  try {
+    // Query first: reading an ungranted variable would prompt on a terminal.
+    if (Deno.permissions.querySync({ name: "env", variable: name }).state !== "granted") {
+      return undefined;
+    }
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether this process runs with `--unstable-worker-options`. Asking the
+ * runtime by constructing a restricted worker is not possible: without the
+ * flag Deno 2.9 exits the whole process (code 70) rather than throwing. So
+ * the command line is read (Linux `/proc/self/cmdline`, flags before the
+ * script only); anything unreadable answers false, the safe side.
+ */
+export function hasWorkerOptions(): boolean {
+  let cmdline: string;
+  try {
+    cmdline = Deno.readTextFileSync("/proc/self/cmdline");
+  } catch {
+    return false;
+  }
+  const args = cmdline.split("\0");
+  // args[0] is the runtime, args[1] the subcommand; flags run up to the script.
+  for (const arg of args.slice(2)) {
+    if (arg === "--") return false;
+    if (!arg.startsWith("-")) return false;
+    if (arg === "--unstable-worker-options") return true;
+  }
+  return false;
+}
+
+/** The worker's module, resolved beside this one (a file or a remote URL alike). */
+export function workerUrl(): URL {
+  return new URL("../worker/main.ts", import.meta.url);
+}
+
+/** Starts a client's worker with the given permissions. */
+export function createWorker(
+  name: string,
+  permissions: WorkerPermissions,
+  command: string,
+): Worker {
+  const url = workerUrl();
+  if (permissions === "inherit") return new Worker(url, { type: "module", name });
+  const remote = url.protocol === "https:" || url.protocol === "http:";
+  const options = {
+    type: "module" as const,
+    name,
+    deno: {
+      permissions: {
+        // Spawning its one command is all the worker does itself; signals and
+        // drain checks are relayed to the main thread.
+        run: [command],
+        // Module loads are checked against the process's permissions, not
+        // the worker's (measured), so a local worker needs no read access.
+        read: false,
+        write: false,
+        net: false,
+        env: false,
+        sys: false,
+        ffi: false,
+        import: remote ? [url.host] : false,
+      },
+    },
+  };
+  return new Worker(url, options as WorkerOptions);
+}

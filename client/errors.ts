@@ -1,0 +1,18 @@
+/**
+ * What a client reports: the server's handshake, and every failure as a
+ * value with a `kind` and a message a person can act on. Start failures and
+ * `unavailable` carry the tail of the server's stderr.
+ *
+ * @module
+ */
+
+export type {
+  ClientError,
+  DeathCause,
+  Escalation,
+  RetirementError,
+  RetirementEvidence,
+  ServerInfo,
+  StartError,
+  StartFailure,
+} from "../worker/messages.ts";

@@ -1,0 +1,277 @@
+/**
+ * The production transport: a real child process from `Deno.Command`.
+ *
+ * Who closes what: the transport owns the child's three pipes. stdin closes
+ * on `closeStdin` (after queued writes) or on `dispose`; stdout and stderr
+ * are read until they end or `dispose` cancels them (a descendant may hold
+ * them open past the exit). The exit is taken from `child.status`, never
+ * from the end of stdout. Signals and the drain check go through a
+ * {@linkcode GroupControl}, because in a least-privilege worker `Deno.kill`
+ * and `/proc` are out of reach and the main thread does them.
+ *
+ * @module
+ */
+
+import { err, ok, type Result } from "../codec/result.ts";
+import { ByteTail } from "./tail.ts";
+import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
+
+/** Signals and drain checks of a process group, done wherever permitted. */
+export interface GroupControl {
+  /** Signals the group led by `pid`. */
+  signal(pid: number, signal: GroupSignal): void;
+  /** After the leader's exit: kills survivors and tells whether the group emptied. */
+  drain(pid: number, deadlineMs: number): Promise<Drain>;
+}
+
+/** What to run, and where its events go besides the sink. */
+export type CommandOptions = {
+  /** The server's name, for the stderr prefix and messages. */
+  name: string;
+  /** The executable; never a shell string. */
+  command: string;
+  /** Its arguments. */
+  args: readonly string[];
+  /** The child's whole environment. */
+  env: Readonly<Record<string, string>>;
+  /** The child's working directory, or the harness's. */
+  cwd?: string | undefined;
+  /** Also write stderr to the harness's stderr, each line prefixed `[name] `. */
+  forwardStderr?: boolean;
+  /** Signals and drain checks. */
+  group: GroupControl;
+  /** Called as soon as the child exists. */
+  onSpawn?: (pid: number) => void;
+  /** Called with each stderr chunk (a copy the callee may keep). */
+  onStderr?: (chunk: Uint8Array) => void;
+  /** Called once with the real exit status. */
+  onExit?: (status: { code: number; signal: string | null }) => void;
+};
+
+/** The longest partial stderr line held for forwarding before it is written anyway. */
+export const FORWARD_LINE_BYTES = 16 * 1024;
+
+const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
+
+/**
+ * Runs a server as a child process leading its own process group.
+ *
+ * @example Run a server
+ * ```ts
+ * import { CommandTransport } from "./command_transport.ts";
+ * const transport = new CommandTransport({
+ *   name: "echo",
+ *   command: Deno.execPath(),
+ *   args: ["run", "server.ts"],
+ *   env: {},
+ *   group: { signal: () => {}, drain: () => Promise.resolve("unknown") },
+ * });
+ * console.log(transport.stderrTail()); // ""
+ * ```
+ */
+export class CommandTransport implements Transport {
+  #options: CommandOptions;
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #stdout: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  #sink: TransportSink | undefined;
+  #queue: string[] = [];
+  #writing = false;
+  #stdinOpen = false;
+  #closeRequested = false;
+  #exited = false;
+  #tail = new ByteTail();
+  #forwardHeld: Uint8Array[] = [];
+  #forwardHeldBytes = 0;
+
+  constructor(options: CommandOptions) {
+    this.#options = options;
+  }
+
+  /** Spawns the child and starts reading its stdout and stderr. */
+  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+    if (this.#child !== undefined) throw new TypeError("Cannot open a CommandTransport twice");
+    const options = this.#options;
+    let child: Deno.ChildProcess;
+    try {
+      child = new Deno.Command(options.command, {
+        args: [...options.args],
+        env: { ...options.env },
+        clearEnv: true,
+        ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return Promise.resolve(
+        err({ message: `${JSON.stringify(options.command)} could not be spawned: ${reason}` }),
+      );
+    }
+    this.#child = child;
+    this.#sink = sink;
+    options.onSpawn?.(child.pid);
+    this.#writer = child.stdin.getWriter();
+    this.#stdinOpen = true;
+    this.#stdout = child.stdout.getReader();
+    this.#stderr = child.stderr.getReader();
+    void this.#readStdout(this.#stdout, sink);
+    void this.#readStderr(this.#stderr);
+    void child.status.then((status) => {
+      this.#exited = true;
+      const exit = { code: status.code, signal: status.signal };
+      options.onExit?.(exit);
+      sink.exit(exit);
+    });
+    return Promise.resolve(ok({ pid: child.pid }));
+  }
+
+  /** Queues lines for stdin; they are written in order, coalesced. */
+  write(text: string): void {
+    if (!this.#stdinOpen || this.#closeRequested) return;
+    this.#queue.push(text);
+    if (!this.#writing) void this.#pump();
+  }
+
+  async #pump(): Promise<void> {
+    const writer = this.#writer;
+    if (writer === undefined) return;
+    this.#writing = true;
+    try {
+      while (this.#queue.length > 0 && this.#stdinOpen) {
+        const text = this.#queue.length === 1 ? this.#queue[0] ?? "" : this.#queue.join("");
+        this.#queue = [];
+        await writer.write(encoder.encode(text));
+      }
+    } catch (error) {
+      this.#stdinOpen = false;
+      this.#queue = [];
+      const reason = error instanceof Error ? error.message : String(error);
+      this.#sink?.end({ kind: "write_failed", message: reason });
+      return;
+    } finally {
+      this.#writing = false;
+    }
+    if (this.#closeRequested) this.#closeWriter();
+  }
+
+  /** Closes stdin once queued writes are out. */
+  closeStdin(): void {
+    if (this.#closeRequested) return;
+    this.#closeRequested = true;
+    if (!this.#writing) this.#closeWriter();
+  }
+
+  #closeWriter(): void {
+    if (!this.#stdinOpen) return;
+    this.#stdinOpen = false;
+    this.#writer?.close().catch(() => {});
+  }
+
+  /** Signals the group, unless the exit has been seen. */
+  signal(signal: GroupSignal): void {
+    const child = this.#child;
+    if (child === undefined || this.#exited) return;
+    this.#options.group.signal(child.pid, signal);
+  }
+
+  /** Checks the group after the exit. */
+  drain(deadlineMs: number): Promise<Drain> {
+    const child = this.#child;
+    if (child === undefined || !this.#exited) return Promise.resolve("unknown");
+    return this.#options.group.drain(child.pid, deadlineMs);
+  }
+
+  /** Releases the pipes; a descendant may still hold stdout or stderr open. */
+  dispose(): void {
+    this.#stdinOpen = false;
+    this.#queue = [];
+    this.#writer?.abort().catch(() => {});
+    this.#stdout?.cancel().catch(() => {});
+    this.#stderr?.cancel().catch(() => {});
+    this.#flushForward(true);
+  }
+
+  /** The kept tail of stderr. */
+  stderrTail(): string {
+    return this.#tail.text();
+  }
+
+  async #readStdout(
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    sink: TransportSink,
+  ): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        sink.bytes(value);
+      }
+      sink.end({ kind: "stdout_closed", message: "end of output" });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      sink.end({ kind: "stdout_closed", message: `reading failed: ${reason}` });
+    }
+  }
+
+  async #readStderr(reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        this.#tail.append(value);
+        this.#options.onStderr?.(value);
+        if (this.#options.forwardStderr === true) this.#forward(value);
+      }
+    } catch {
+      // Cancelled by dispose, or the pipe broke: the tail keeps what came.
+    }
+    this.#flushForward(true);
+  }
+
+  #forward(chunk: Uint8Array): void {
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end === -1) break;
+      this.#forwardHeld.push(chunk.subarray(start, end + 1));
+      this.#forwardHeldBytes += end + 1 - start;
+      this.#flushForward(false);
+      start = end + 1;
+    }
+    if (start < chunk.length) {
+      this.#forwardHeld.push(chunk.slice(start));
+      this.#forwardHeldBytes += chunk.length - start;
+      if (this.#forwardHeldBytes > FORWARD_LINE_BYTES) this.#flushForward(true);
+    }
+  }
+
+  #flushForward(partial: boolean): void {
+    if (this.#forwardHeldBytes === 0) return;
+    const prefix = encoder.encode(`[${this.#options.name}] `);
+    const line = new Uint8Array(prefix.length + this.#forwardHeldBytes + (partial ? 1 : 0));
+    line.set(prefix, 0);
+    let offset = prefix.length;
+    for (const part of this.#forwardHeld) {
+      line.set(part, offset);
+      offset += part.length;
+    }
+    if (partial) line[offset] = NEWLINE;
+    this.#forwardHeld = [];
+    this.#forwardHeldBytes = 0;
+    try {
+      writeAll(line);
+    } catch {
+      // The harness's stderr is gone; the tail still has everything.
+    }
+  }
+}
+
+function writeAll(bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+}

@@ -1,0 +1,220 @@
+/**
+ * The entry of a client's Web Worker: it owns one server's child process
+ * and its state machine, and answers the main thread.
+ *
+ * Lifecycle: the main thread sends `start` once; requests follow as string
+ * batches; `retire` ends it, and the main thread terminates the worker once
+ * the retirement is confirmed. Signals and drain checks are asked of the
+ * main thread, which holds the permissions for them.
+ *
+ * @module
+ */
+
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+
+import type { JsonValue } from "../codec/json.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import { STDERR_TAIL_BYTES } from "../client/spec.ts";
+import { systemClock } from "./clock.ts";
+import { CommandTransport, type GroupControl } from "./command_transport.ts";
+import { ClientMachine } from "./machine.ts";
+import {
+  type ClientError,
+  decodeRequests,
+  decodeToWorker,
+  type Drain,
+  type FromWorker,
+  type StartMessage,
+  type WorkerRequest,
+} from "./messages.ts";
+
+/** How long stderr bytes may wait before they are sent to the main thread, in ms. */
+export const STDERR_FLUSH_MS = 50;
+
+let machine: ClientMachine | undefined;
+let started = false;
+let outbox: FromWorker[] = [];
+let flushQueued = false;
+let stderrHeld: Uint8Array[] = [];
+let stderrHeldBytes = 0;
+let stderrTimer: ReturnType<typeof setTimeout> | undefined;
+const tickets = new Map<number, number>();
+const drains = new Map<number, (drained: Drain) => void>();
+let nextDrain = 0;
+
+function post(event: FromWorker): void {
+  outbox.push(event);
+  if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flush);
+  }
+}
+
+function flush(): void {
+  flushQueued = false;
+  if (outbox.length === 0) return;
+  const batch = outbox;
+  outbox = [];
+  self.postMessage(batch);
+}
+
+/** Sends held stderr ahead of whatever is posted next. */
+function flushStderr(): void {
+  if (stderrTimer !== undefined) clearTimeout(stderrTimer);
+  stderrTimer = undefined;
+  if (stderrHeldBytes === 0) return;
+  const bytes = new Uint8Array(stderrHeldBytes);
+  let offset = 0;
+  for (const part of stderrHeld) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  stderrHeld = [];
+  stderrHeldBytes = 0;
+  post({ kind: "stderr", bytes });
+}
+
+function holdStderr(chunk: Uint8Array): void {
+  stderrHeld.push(chunk.slice());
+  stderrHeldBytes += chunk.length;
+  while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
+    stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
+  }
+  stderrTimer ??= setTimeout(flushStderr, STDERR_FLUSH_MS);
+}
+
+const group: GroupControl = {
+  signal(pid, signal) {
+    post({ kind: "signal", pid, signal });
+    flush();
+  },
+  drain(pid, deadlineMs) {
+    const seq = nextDrain++;
+    return new Promise((resolve) => {
+      drains.set(seq, resolve);
+      post({ kind: "drain", seq, pid, deadlineMs });
+    });
+  },
+};
+
+function start(message: StartMessage): void {
+  if (started) return;
+  started = true;
+  const transport = new CommandTransport({
+    name: message.name,
+    command: message.command,
+    args: message.args,
+    env: message.env,
+    cwd: message.cwd ?? undefined,
+    forwardStderr: message.forwardStderr,
+    group,
+    onSpawn(pid) {
+      // At once: the main thread must know the pid before anything can kill it.
+      post({ kind: "spawned", pid });
+      flush();
+    },
+    onStderr: holdStderr,
+    onExit(status) {
+      flushStderr();
+      post({ kind: "exited", pid: child.pid ?? 0, code: status.code, signal: status.signal });
+    },
+  });
+  const child = new ClientMachine(transport, {
+    name: message.name,
+    clock: systemClock,
+    connectTimeoutMs: message.connectTimeoutMs,
+    callTimeoutMs: message.callTimeoutMs,
+    retirementTimeoutMs: message.retirementTimeoutMs,
+    onDeath(error) {
+      flushStderr();
+      post({ kind: "died", error });
+    },
+  });
+  machine = child;
+  void child.connect().then((outcome) => {
+    flushStderr();
+    post({ kind: "started", outcome: outcome.ok ? ok(outcome.value as JsonValue) : outcome });
+  });
+}
+
+function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
+  tickets.delete(ticket);
+  post({ kind: "settled", ticket, outcome });
+}
+
+function run(request: WorkerRequest): void {
+  const { ticket, timeoutMs, method, paramsText } = request;
+  const client = machine;
+  if (client === undefined) {
+    settle(
+      ticket,
+      err({
+        kind: "unavailable",
+        cause: "not_connected",
+        message: "The client was not started",
+        stderrTail: "",
+      }),
+    );
+    return;
+  }
+  if (method === "tools/list") {
+    void client.listTools({ timeoutMs }).then((outcome) =>
+      settle(ticket, outcome.ok ? ok(outcome.value as unknown as JsonValue) : outcome)
+    );
+    return;
+  }
+  const id = client.send(method, paramsText, timeoutMs, (outcome) => settle(ticket, outcome));
+  if (id !== undefined && !tickets.has(ticket)) tickets.set(ticket, id);
+}
+
+self.onmessage = (event: MessageEvent<unknown>) => {
+  const data = event.data;
+  if (typeof data === "string") {
+    const batch = decodeRequests(data);
+    for (const request of batch.requests) run(request);
+    if (batch.fault !== undefined && batch.faultTicket !== undefined) {
+      settle(
+        batch.faultTicket,
+        err({
+          kind: "unavailable",
+          cause: "worker_lost",
+          message: batch.fault,
+          stderrTail: "",
+        }),
+      );
+    }
+    return;
+  }
+  const decoded = decodeToWorker(data);
+  if (!decoded.ok) return;
+  const message = decoded.value;
+  switch (message.kind) {
+    case "start":
+      start(message);
+      return;
+    case "cancel": {
+      const id = tickets.get(message.ticket);
+      if (id !== undefined) machine?.cancel(id);
+      return;
+    }
+    case "retire": {
+      const client = machine;
+      if (client === undefined) {
+        post({ kind: "retired", outcome: ok({ kind: "no_resource" }) });
+        return;
+      }
+      void client.shutdown({ timeoutMs: message.timeoutMs }).then((outcome) => {
+        flushStderr();
+        post({ kind: "retired", outcome });
+      });
+      return;
+    }
+    case "drained": {
+      const resolve = drains.get(message.seq);
+      drains.delete(message.seq);
+      resolve?.(message.drained);
+      return;
+    }
+  }
+};
