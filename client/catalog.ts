@@ -13,6 +13,7 @@
 import { moduleSegment } from "../codegen/names.ts";
 import { parse as parseToml, TomlError } from "smol-toml";
 import { fileURLToPath } from "node:url";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { MAX_JSON_DEPTH, parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec, StderrMode } from "./spec.ts";
@@ -331,7 +332,19 @@ export async function loadCatalog(path: string | URL): Promise<Result<ServerSpec
       message: `${file}: the catalog is not UTF-8 text; is this the right file?`,
     });
   }
-  return /\.json$/i.test(file) ? parseMcpServersJson(text, { file }) : parseCatalog(text, { file });
+  const parsed = /\.json$/i.test(file)
+    ? parseMcpServersJson(text, { file })
+    : parseCatalog(text, { file });
+  if (!parsed.ok) return parsed;
+  // A relative `cwd` means the catalog's own folder, wherever the harness runs.
+  const folder = dirname(resolve(file));
+  return ok(
+    parsed.value.map((spec) =>
+      spec.cwd === undefined || isAbsolute(spec.cwd)
+        ? spec
+        : { ...spec, cwd: join(folder, spec.cwd) }
+    ),
+  );
 }
 
 async function readBounded(file: string): Promise<Result<Uint8Array, CatalogError>> {

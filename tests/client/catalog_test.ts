@@ -739,3 +739,19 @@ Deno.test("parseCatalog() and parseMcpServersJson() never throw on any text", ()
     { numRuns: 300 },
   );
 });
+
+Deno.test("loadCatalog() resolves a relative cwd against the catalog's folder", async () => {
+  const folder = await Deno.makeTempDir();
+  try {
+    const file = `${folder}/loom.toml`;
+    await Deno.writeTextFile(
+      file,
+      '[mcp.a]\ncommand = "x"\ncwd = "servers/a"\n[mcp.b]\ncommand = "x"\ncwd = "/srv/b"\n',
+    );
+    const result = await loadCatalog(file);
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.map((spec) => spec.cwd), [`${folder}/servers/a`, "/srv/b"]);
+  } finally {
+    await Deno.remove(folder, { recursive: true });
+  }
+});
