@@ -59,7 +59,7 @@ Deno.test("loadCatalog() reads the good catalog files into server specs", async 
       }),
       spec("example", {
         command: "/usr/bin/deno",
-        cwd: "examples",
+        cwd: new URL("examples", DATA).pathname,
         callTimeoutMs: 5000,
         env: { LOG_LEVEL: "debug" },
       }),
