@@ -232,9 +232,10 @@ class Session {
     });
   }
 
-  #log(text: string): void {
+  #log(raw: string): void {
     if (this.#outcome !== undefined) return;
     const { maxOutputBytes } = this.#options;
+    const text = this.#unroot(raw);
     const bytes = encoder.encode(text);
     if (this.#logBytes + bytes.length <= maxOutputBytes) {
       this.logs.push(text);

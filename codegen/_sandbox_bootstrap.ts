@@ -103,8 +103,12 @@ worker.onmessageerror = () => {
 worker.onerror = (event: ErrorEvent) => {
   event.preventDefault();
   const where = event.filename ? `\n    at ${event.filename}:${event.lineno}:${event.colno}` : "";
-  const message = String(event.message ?? "Uncaught error");
-  send({ kind: "threw", name: "Error", message, stack: `${message}${where}` });
+  const text = String(event.message ?? "Uncaught error");
+  // "Uncaught (in promise) TypeError: bad" names the error and its message.
+  const parts = /^Uncaught (?:\(in promise\) )?([A-Za-z_$][\w$]*): ([\s\S]*)$/.exec(text);
+  const name = parts?.[1] ?? "Error";
+  const message = parts?.[2] ?? text;
+  send({ kind: "threw", name, message, stack: `${name}: ${message}${where}` });
 };
 
 while (true) {

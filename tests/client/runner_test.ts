@@ -347,6 +347,16 @@ Deno.test("runProgram() reports a throw with the program's own lines", async () 
   assert.doesNotMatch(outcome.stack, /loom-run|_sandbox_/);
 });
 
+Deno.test("runProgram() reports an unhandled rejection as a throw, naming its error", async () => {
+  const report = await run(
+    'Promise.reject(new TypeError("lost"));\nawait new Promise((r) => setTimeout(r, 1000));',
+  );
+  const outcome = expectKind(report.outcome, "threw");
+  assert.deepEqual([outcome.name, outcome.message], ["TypeError", "lost"]);
+  assert.match(outcome.stack, /program\.ts:1:16/);
+  assert.doesNotMatch(report.logs.join("\n"), /loom-run/);
+});
+
 Deno.test("runProgram() keeps the program from everything outside its channel", async (t) => {
   const dir = await Deno.makeTempDir();
   const secret = `${dir}/secret.json`;
@@ -498,6 +508,19 @@ Deno.test("runProgram() kills a program at each of its limits", async (t) => {
     );
     assert.equal(expectKind(report.outcome, "killed").reason, "memory");
     assert.deepEqual(report.limits.hit, ["memory"]);
+  });
+  await t.step({
+    name: "memory outside the heap at the resident cap",
+    ignore: Deno.build.os !== "linux",
+    fn: async () => {
+      const report = await run(
+        "const kept: Uint8Array[] = [];\n" +
+          "while (true) {\n  kept.push(new Uint8Array(16 << 20).fill(1));\n" +
+          "  await new Promise((r) => setTimeout(r, 1));\n}",
+        { memoryMb: 32 },
+      );
+      assert.equal(expectKind(report.outcome, "killed").reason, "memory");
+    },
   });
   await t.step("megabytes of output at the output cap", async () => {
     const report = await run(
