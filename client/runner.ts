@@ -89,7 +89,8 @@ export const CAP_SPECIFIER = "@loom/mcp/cap";
  */
 export const PROGRAM_CONVENTION: string = [
   "A program is one TypeScript module, checked with strict types before it runs.",
-  'Import the functions of a server from its module: import { someTool } from "./mcp/<server>.ts";',
+  "Import the functions of a server from the module path the surface shows for it, relative:",
+  'import { someTool } from "./mcp/<segment>.ts";',
   'and, when you need them, the errors: import { McpToolError, McpCallError } from "@loom/mcp/cap";',
   "Nothing else can be imported. Top-level await works; calls made together with",
   "Promise.all run concurrently. The program's result is the value of its",
@@ -177,6 +178,11 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 function nonce(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function aborted(limits: RunReport["limits"]): RunReport {
+  const message = "The run was aborted by its caller";
+  return { outcome: { kind: "killed", reason: "aborted", message }, logs: [], calls: [], limits };
 }
 
 function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
@@ -269,6 +275,7 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
   }
   if (diagnostics.length > 0) return rejected(diagnostics, limits);
 
+  if (options.signal?.aborted) return aborted(limits);
   const deno = options.denoExecutable ?? Deno.execPath();
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-run-" }));
   try {
@@ -308,18 +315,7 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
           message: `Cannot type-check the program: the check ran past ${checkTimeoutMs} ms`,
         }], limits);
       }
-      if (checked.kind === "aborted") {
-        return {
-          outcome: {
-            kind: "killed",
-            reason: "aborted",
-            message: "The run was aborted by its caller",
-          },
-          logs: [],
-          calls: [],
-          limits,
-        };
-      }
+      if (checked.kind === "aborted") return aborted(limits);
     }
 
     const session = await runSession({

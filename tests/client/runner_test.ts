@@ -571,6 +571,16 @@ Deno.test("runProgram() kills a program at each of its limits", async (t) => {
   });
 });
 
+Deno.test("runProgram() spawns nothing for a signal already aborted", async () => {
+  const calls: string[] = [];
+  const report = await run('import { echo } from "./mcp/echo.ts";\nawait echo({});', {
+    signal: AbortSignal.abort(),
+    call: fakeCall({}, calls),
+  });
+  assert.equal(expectKind(report.outcome, "killed").reason, "aborted");
+  assert.deepEqual(calls, []);
+});
+
 Deno.test("runProgram() type-checks the program against its modules first", async (t) => {
   await t.step("a type error is a diagnostic with line and column, and nothing runs", async () => {
     const calls: string[] = [];
