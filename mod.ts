@@ -2,10 +2,33 @@
  * `@loom/mcp`: the client side of the Model Context Protocol over stdio for
  * Deno agent harnesses.
  *
+ * A harness reads its catalog, boots every server (each client in its own
+ * Web Worker that owns the server's process), shows the model the surface of
+ * the generated modules, runs the program the model writes with no
+ * permissions, and retires every server with evidence that it exited.
+ *
+ * @example Boot a catalog, run a program, retire
+ * ```ts ignore
+ * import { boot, loadCatalog } from "@loom/mcp";
+ *
+ * const specs = await loadCatalog("loom.toml");
+ * if (!specs.ok) throw new Error(specs.error.message);
+ * const harness = await boot(specs.value);
+ * try {
+ *   console.log(harness.surface); // what the model reads
+ *   const report = await harness.run(
+ *     'import { readGraph_58c287cb } from "./mcp/memory.ts";\n' +
+ *       "export default (await readGraph_58c287cb({})).text;",
+ *   );
+ *   console.log(report.outcome);
+ * } finally {
+ *   await harness.retire();
+ * }
+ * ```
+ *
  * @module
  */
 
 export * from "./codec/mod.ts";
-export * from "./client/spec.ts";
-export * from "./client/catalog.ts";
-export * from "./client/runner.ts";
+export * from "./client/mod.ts";
+export type { Generated, GenerateError } from "./codegen/generate.ts";

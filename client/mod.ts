@@ -1,11 +1,14 @@
 /**
- * The client side of MCP over stdio: the census of clients, one Web Worker
- * per connected server, and the values they report.
+ * The client side of MCP over stdio: the catalog, the census of clients (one
+ * Web Worker per connected server), the harness that boots and routes, and
+ * the code-mode runner.
  *
- * @example Run every server of a harness
+ * @example Run every server of a catalog
  * ```ts ignore
- * import { Census } from "@loom/mcp";
- * const census = Census.prepare([]);
+ * import { Census, loadCatalog } from "@loom/mcp";
+ * const specs = await loadCatalog("loom.toml");
+ * if (!specs.ok) throw new Error(specs.error.message);
+ * const census = Census.prepare(specs.value);
  * await census.connectAll();
  * await census.retire();
  * ```
@@ -17,3 +20,6 @@ export * from "./spec.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
+export * from "./catalog.ts";
+export * from "./harness.ts";
+export * from "./runner.ts";
