@@ -48,6 +48,9 @@ export type CommandOptions = {
   onExit?: (status: { code: number; signal: string | null }) => void;
 };
 
+/** How long a retired server's pipes are read before they are cancelled, in ms. */
+export const DISPOSE_GRACE_MS = 100;
+
 /** The longest partial stderr line held for forwarding before it is written anyway. */
 export const FORWARD_LINE_BYTES = 16 * 1024;
 
@@ -85,6 +88,8 @@ export class CommandTransport implements Transport {
   #tail = new ByteTail();
   #forwardHeld: Uint8Array[] = [];
   #forwardHeldBytes = 0;
+  #stdoutDone: Promise<void> = Promise.resolve();
+  #stderrDone: Promise<void> = Promise.resolve();
 
   constructor(options: CommandOptions) {
     this.#options = options;
@@ -119,8 +124,8 @@ export class CommandTransport implements Transport {
     this.#stdinOpen = true;
     this.#stdout = child.stdout.getReader();
     this.#stderr = child.stderr.getReader();
-    void this.#readStdout(this.#stdout, sink);
-    void this.#readStderr(this.#stderr);
+    this.#stdoutDone = this.#readStdout(this.#stdout, sink);
+    this.#stderrDone = this.#readStderr(this.#stderr);
     void child.status.then((status) => {
       this.#exited = true;
       const exit = { code: status.code, signal: status.signal };
@@ -186,13 +191,22 @@ export class CommandTransport implements Transport {
     return this.#options.group.drain(child.pid, deadlineMs);
   }
 
-  /** Releases the pipes; a descendant may still hold stdout or stderr open. */
-  dispose(): void {
+  /**
+   * Releases the pipes. Output already written is read for at most
+   * {@linkcode DISPOSE_GRACE_MS} first; a descendant that survived may hold
+   * stdout or stderr open for ever, so the readers are then cancelled.
+   */
+  async dispose(): Promise<void> {
     this.#stdinOpen = false;
     this.#queue = [];
     this.#writer?.abort().catch(() => {});
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, DISPOSE_GRACE_MS));
+    await Promise.race([Promise.all([this.#stdoutDone, this.#stderrDone]), grace]);
+    clearTimeout(timer);
     this.#stdout?.cancel().catch(() => {});
     this.#stderr?.cancel().catch(() => {});
+    await Promise.all([this.#stdoutDone, this.#stderrDone]);
     this.#flushForward(true);
   }
 

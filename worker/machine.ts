@@ -444,7 +444,7 @@ export class ClientMachine {
       return ok(this.#evidence);
     }
     this.#state = "retiring";
-    this.#die("shutdown", `Client "${this.#name}" was shut down`);
+    this.#die("shutdown", `Client "${this.#name}" was shut down`, { retire: false });
     const outcome = await this.#withDeadline(this.#retire(timeoutMs), timeoutMs);
     if (outcome.ok) {
       this.#evidence = outcome.value;
@@ -642,7 +642,7 @@ export class ClientMachine {
   }
 
   /** Latches the first reason, settles every waiting call, starts the retirement. */
-  #die(cause: DeathCause, message: string): void {
+  #die(cause: DeathCause, message: string, options: { retire?: boolean } = {}): void {
     if (this.#death !== undefined) return;
     this.#death = { cause, message };
     this.#channelOpen = false;
@@ -656,7 +656,7 @@ export class ClientMachine {
     }
     this.#onDeath?.(error);
     // A dead channel is never reopened: the server is retired at once.
-    if (this.#opened) void this.#retire(this.#retirementTimeoutMs);
+    if (this.#opened && options.retire !== false) void this.#retire(this.#retirementTimeoutMs);
   }
 
   #handshakeFailure(error: ClientError): StartFailure {
@@ -745,7 +745,7 @@ export class ClientMachine {
       });
     }
     const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
-    this.#transport.dispose();
+    await this.#transport.dispose();
     return ok({
       kind: "exited",
       pid: this.#pid ?? -1,

@@ -58,8 +58,11 @@ export interface Transport {
    * (as `false` if survivors remain then).
    */
   drain(deadlineMs: number): Promise<Drain>;
-  /** Releases what is left (pipes, readers) once the server is retired. */
-  dispose(): void;
+  /**
+   * Releases what is left (pipes, readers) once the server is retired,
+   * letting output already written be read first, briefly.
+   */
+  dispose(): Promise<void>;
   /** The kept tail of the server's stderr, decoded leniently. */
   stderrTail(): string;
 }
@@ -264,8 +267,9 @@ export class ChannelTransport implements Transport {
   }
 
   /** Marks the transport disposed. */
-  dispose(): void {
+  dispose(): Promise<void> {
     this.disposed = true;
+    return Promise.resolve();
   }
 
   /** The stderr text the peer wrote. */

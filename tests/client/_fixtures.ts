@@ -1,0 +1,57 @@
+// Shared by the client tests: specs for fixture servers and process checks.
+
+import type { ServerSpec } from "../../client/spec.ts";
+import { groupMembers } from "../../client/_group.ts";
+
+/** A spec running `tests/fixtures/<file>` with this Deno. */
+export function fixture(
+  name: string,
+  file: string,
+  extra: Partial<ServerSpec> & { flags?: string[] } = {},
+): ServerSpec {
+  const { flags = [], ...rest } = extra;
+  return {
+    name,
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--quiet",
+      "--no-lock",
+      ...flags,
+      new URL(`../fixtures/${file}`, import.meta.url).pathname,
+    ],
+    env: {},
+    inheritEnv: ["DENO_DIR"],
+    stderr: "tail",
+    connectTimeoutMs: 20_000,
+    callTimeoutMs: 10_000,
+    ...rest,
+  };
+}
+
+/** Whether a pid names a live process (a zombie is not live). */
+export function isLive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Live members of the process group `pgid` (none is the expected answer). */
+export function survivors(pgid: number): number[] {
+  const members = groupMembers(pgid);
+  if (members === "unknown") throw new Error("Cannot read /proc: these tests need Linux and -A");
+  return members;
+}
+
+/** Waits until none of `pids` is live, for at most `ms`; returns those still live. */
+export async function awaitGone(pids: number[], ms = 5_000): Promise<number[]> {
+  const until = performance.now() + ms;
+  for (;;) {
+    const live = pids.filter(isLive);
+    if (live.length === 0 || performance.now() > until) return live;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

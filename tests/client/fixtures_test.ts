@@ -1,0 +1,187 @@
+import assert from "node:assert/strict";
+import { Client } from "../../client/client.ts";
+import { Census } from "../../client/census.ts";
+import { STDERR_TAIL_BYTES } from "../../client/spec.ts";
+import { fixture, isLive, survivors } from "./_fixtures.ts";
+// The text tests/fixtures/split_utf8.ts sends one byte per write.
+const TEXT = "héllo — 世界 😀";
+
+const QUICK = { retirementTimeoutMs: 3_000 };
+
+async function ready(client: Client): Promise<void> {
+  const started = await client.connect();
+  assert.ok(started.ok, JSON.stringify(started));
+  assert.equal(client.state, "ready");
+}
+
+async function retired(client: Client, code?: number): Promise<void> {
+  const pid = client.pid;
+  const outcome = await client.shutdown();
+  assert.ok(outcome.ok, JSON.stringify(outcome));
+  assert.equal(outcome.value.kind, "exited");
+  if (outcome.value.kind === "exited") {
+    if (code !== undefined) assert.equal(outcome.value.code, code);
+    assert.equal(outcome.value.drained, true);
+  }
+  assert.equal(client.state, "retired");
+  assert.ok(pid !== undefined);
+  assert.deepEqual(survivors(pid), [], "no process of the server or its descendants remains");
+}
+
+Deno.test("a server that crashes mid-call: the call is unavailable with its stderr", async () => {
+  const client = new Client(fixture("crash", "crash_mid_call.ts"), QUICK);
+  await ready(client);
+  const call = await client.callTool("go", {}, { timeoutMs: 30_000 });
+  assert.ok(!call.ok && call.error.kind === "unavailable", JSON.stringify(call));
+  assert.equal(call.error.cause, "exited");
+  assert.match(call.error.message, /exited with code 3/);
+  assert.match(call.error.stderrTail, /crashing in the middle of a call/);
+  assert.equal(client.state, "dead");
+  const later = await client.callTool("go", {}, { timeoutMs: 30_000 });
+  assert.ok(!later.ok && later.error.kind === "unavailable" && later.error.cause === "exited");
+  await retired(client, 3);
+});
+
+Deno.test("a server that exits before initialize fails the handshake with its stderr", async () => {
+  const client = new Client(fixture("early", "exit_at_start.ts"), QUICK);
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed", JSON.stringify(started));
+  assert.match(started.error.message, /exited with code 2 before answering initialize/);
+  assert.match(started.error.stderrTail, /GITHUB_TOKEN is not set/);
+  assert.equal(started.error.cleanup?.kind, "exited");
+  assert.equal(client.state, "failed");
+  await retired(client, 2);
+});
+
+Deno.test("a server that never answers fails the handshake at its deadline", async () => {
+  const client = new Client(fixture("silent", "silent.ts", { connectTimeoutMs: 300 }), QUICK);
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed", JSON.stringify(started));
+  assert.match(started.error.message, /did not answer initialize within 300 ms/);
+  const cleanup = started.error.cleanup;
+  assert.ok(cleanup?.kind === "exited" && cleanup.escalation === "stdin_closed");
+  await retired(client, 0);
+});
+
+Deno.test("a server that breaks the wire kills its client, each with its reason", async (t) => {
+  const cases = [
+    { file: "garbage_stdout.ts", cause: "malformed", text: /Server starting\.\.\./ },
+    { file: "long_line.ts", cause: "framing", text: /MAX_LINE_BYTES/ },
+    { file: "invalid_utf8.ts", cause: "framing", text: /not valid UTF-8/ },
+  ];
+  for (const c of cases) {
+    await t.step(c.file, async () => {
+      const client = new Client(fixture("broken", c.file), QUICK);
+      await ready(client);
+      const call = await client.callTool("go", {});
+      assert.ok(!call.ok && call.error.kind === "unavailable", JSON.stringify(call).slice(0, 300));
+      assert.equal(call.error.cause, c.cause);
+      assert.match(call.error.message, c.text);
+      await retired(client);
+    });
+  }
+});
+
+Deno.test("multi-byte characters cut across writes arrive whole", async () => {
+  const client = new Client(fixture("split", "split_utf8.ts"), QUICK);
+  await ready(client);
+  const call = await client.callTool("go", {});
+  assert.ok(call.ok, JSON.stringify(call));
+  assert.deepEqual(call.value.content, [{ type: "text", text: TEXT }]);
+  await retired(client, 0);
+});
+
+Deno.test("handshakes this client refuses", async (t) => {
+  await t.step("an unsupported version", async () => {
+    const client = new Client(fixture("old", "unsupported_version.ts"), QUICK);
+    const started = await client.connect();
+    assert.ok(!started.ok && started.error.kind === "version_unsupported");
+    assert.equal(started.error.received, "1999-01-01");
+    assert.equal(started.error.requested, "2025-11-25");
+    await retired(client);
+  });
+  await t.step("no tools capability", async () => {
+    const client = new Client(fixture("prompts", "no_tools.ts"), QUICK);
+    const started = await client.connect();
+    assert.ok(!started.ok && started.error.kind === "tools_not_declared");
+    assert.equal(started.error.serverInfo.serverInfo.name, "fixture");
+    await retired(client);
+  });
+});
+
+Deno.test("listings: pages are followed and a repeated cursor refused", async () => {
+  const census = Census.prepare([
+    fixture("pages", "paginated.ts"),
+    fixture("loop", "repeat_cursor.ts"),
+  ], QUICK);
+  const started = await census.connectAll();
+  assert.ok([...started.values()].every((outcome) => outcome.ok));
+  const pages = await census.clients.get("pages")?.listTools();
+  assert.deepEqual(pages?.ok && pages.value.map((tool) => tool.name), [
+    "tool_0",
+    "tool_1",
+    "tool_2",
+  ]);
+  const loop = await census.clients.get("loop")?.listTools();
+  assert.ok(loop !== undefined && !loop.ok && loop.error.kind === "result_malformed");
+  assert.match(loop.error.message, /repeated the tools\/list cursor "same"/);
+  const report = await census.retire();
+  assert.ok(report.confirmed);
+});
+
+Deno.test("a server's requests get -32601, its notifications are dropped, the channel stays open", async () => {
+  const client = new Client(fixture("talkative", "talkative_peer.ts"), QUICK);
+  await ready(client);
+  await client.ping();
+  const call = await client.callTool("go", {});
+  assert.ok(call.ok && call.value.content[0]?.type === "text", JSON.stringify(call));
+  const answers = JSON.parse(call.value.content[0].text) as {
+    id: unknown;
+    error?: { code: number };
+  }[];
+  assert.deepEqual(answers.map((a) => [a.id, a.error?.code]), [[0, -32601], ["r-1", -32601]]);
+  assert.equal(client.state, "ready");
+  await retired(client, 0);
+});
+
+Deno.test("a server that ignores stdin EOF and SIGTERM is killed by SIGKILL", async () => {
+  const client = new Client(fixture("stubborn", "stubborn.ts"), QUICK);
+  await ready(client);
+  const pid = client.pid ?? -1;
+  const outcome = await client.shutdown({ timeoutMs: 2_000 });
+  assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
+  assert.equal(outcome.value.signal, "SIGKILL");
+  assert.equal(outcome.value.escalation, "sigkill");
+  assert.match(client.stderrTail(), /ignoring SIGTERM/);
+  assert.deepEqual(survivors(pid), []);
+});
+
+Deno.test("grandchildren that ignore SIGTERM do not survive the retirement", async () => {
+  const client = new Client(
+    fixture("family", "grandchildren.ts", { flags: ["--allow-run=sh"] }),
+    QUICK,
+  );
+  await ready(client);
+  const pid = client.pid ?? -1;
+  await client.ping();
+  const grandchildren = [...client.stderrTail().matchAll(/grandchild (\d+)/g)].map((m) =>
+    Number(m[1])
+  );
+  const outcome = await client.shutdown();
+  assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
+  assert.equal(outcome.value.drained, true);
+  assert.deepEqual(survivors(pid), []);
+  assert.deepEqual(grandchildren.filter(isLive), []);
+  assert.ok(grandchildren.length === 2 || client.stderrTail() === "", "their pids were reported");
+});
+
+Deno.test("a server flooding stderr is drained and keeps answering; the tail is bounded", async () => {
+  const client = new Client(fixture("flood", "stderr_flood.ts"), QUICK);
+  await ready(client);
+  const call = await client.callTool("go", {});
+  assert.ok(call.ok, JSON.stringify(call).slice(0, 300));
+  await retired(client, 0);
+  const tail = new TextEncoder().encode(client.stderrTail());
+  assert.ok(tail.length <= STDERR_TAIL_BYTES && tail.length > STDERR_TAIL_BYTES - 1024);
+  assert.match(client.stderrTail(), /flood in call done\n$/);
+});
