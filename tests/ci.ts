@@ -69,7 +69,9 @@ for (const step of steps) {
     code = (await command.output()).code;
   }
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  summary.push(`${step.name.padEnd(8)} ${code === 0 ? "ok" : `FAILED (exit ${code})`}  ${seconds} s`);
+  summary.push(
+    `${step.name.padEnd(8)} ${code === 0 ? "ok" : `FAILED (exit ${code})`}  ${seconds} s`,
+  );
   if (code !== 0) failed++;
 }
 
