@@ -14,6 +14,18 @@ const ENTRY_POINTS = [
   "server/mod.ts",
 ];
 
+const CHECKED = [
+  "mod.ts",
+  "codec/",
+  "codegen/",
+  "worker/",
+  "client/",
+  "server/",
+  "tests/",
+  "examples/demo.ts",
+  "examples/echo_server.ts",
+];
+
 // npm packages the suite runs as real peers; fetched before the clock of any
 // test starts, so a first download never looks like a hang.
 const NPM_PEERS = [
@@ -30,7 +42,9 @@ const quick = Deno.args.includes("--quick");
 const steps: Step[] = [
   { name: "fmt", args: ["fmt", "--check"] },
   { name: "lint", args: ["lint"] },
-  { name: "check", args: ["check", "."] },
+  // examples/program.ts imports modules that exist only in a run's build
+  // root; the demo's own test runs it, type check included.
+  { name: "check", args: ["check", ...CHECKED] },
   { name: "doc", args: ["doc", "--lint", ...ENTRY_POINTS] },
   { name: "cache", args: ["cache", ...NPM_PEERS] },
   { name: "test", args: ["test", "-A", "--parallel", "tests/"] },
