@@ -155,6 +155,7 @@ export class Client {
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
   #evidence: RetirementEvidence | undefined;
 
+  /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
     if (typeof spec.name !== "string" || spec.name.length === 0) {
       throw new TypeError(`Cannot create a client: its name ${JSON.stringify(spec.name)} is empty`);

@@ -1,0 +1,128 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  decodeFromWorker,
+  decodeRequests,
+  decodeToWorker,
+  renderRequest,
+} from "../../worker/messages.ts";
+
+Deno.test("requests render and decode as compact strings, in batches", () => {
+  const params = '{"name":"a|b\\nc","arguments":{"x":"|"}}';
+  const batch = [renderRequest(0, 500, "tools/call", params), renderRequest(1, 60_000, "ping", "")]
+    .join("\n");
+  assert.deepEqual(decodeRequests(batch), {
+    requests: [
+      { ticket: 0, timeoutMs: 500, method: "tools/call", paramsText: params },
+      { ticket: 1, timeoutMs: 60_000, method: "ping", paramsText: "" },
+    ],
+  });
+});
+
+Deno.test("decodeRequests() refuses a line that is not a request, keeping those before it", async (t) => {
+  const bad = [
+    "",
+    "x|1|ping|",
+    "1|-5|ping|",
+    "1|10|shutdown|",
+    "1|10|ping|[]",
+    "1|10",
+    "-1|10|ping|",
+  ];
+  for (const line of bad) {
+    await t.step(JSON.stringify(line), () => {
+      const decoded = decodeRequests(`7|10|ping|\n${line}`);
+      assert.equal(decoded.requests.length, 1);
+      assert.match(decoded.fault ?? "", /Cannot decode request 1 from the main thread/);
+    });
+  }
+});
+
+Deno.test("worker messages are decoded defensively on both sides", async (t) => {
+  await t.step("control messages", () => {
+    assert.ok(decodeToWorker({ kind: "retire", timeoutMs: 10 }).ok);
+    assert.ok(decodeToWorker({ kind: "cancel", ticket: 3 }).ok);
+    for (
+      const bad of [
+        null,
+        [],
+        { kind: "start" },
+        { kind: "cancel", ticket: -1 },
+        { kind: "retire" },
+        {
+          kind: "drained",
+          seq: 1,
+          drained: "maybe",
+        },
+      ]
+    ) {
+      assert.ok(!decodeToWorker(bad).ok, JSON.stringify(bad));
+    }
+  });
+  await t.step("events", () => {
+    const good = decodeFromWorker([
+      { kind: "spawned", pid: 12 },
+      { kind: "settled", ticket: 1, outcome: { ok: true, value: { content: [] } } },
+      {
+        kind: "settled",
+        ticket: 2,
+        outcome: {
+          ok: false,
+          error: {
+            kind: "server_error",
+            method: "tools/call",
+            error: { code: -1, message: "m" },
+            message: "x",
+          },
+        },
+      },
+      { kind: "exited", pid: 12, code: 0, signal: null },
+      {
+        kind: "retired",
+        outcome: {
+          ok: true,
+          value: {
+            kind: "exited",
+            pid: 12,
+            code: 0,
+            signal: null,
+            drained: "unknown",
+            escalation: "none",
+          },
+        },
+      },
+    ]);
+    assert.ok(good.ok && good.value.length === 5);
+    const bad: unknown[] = [
+      { kind: "spawned", pid: "12" },
+      { kind: "signal", pid: 0, signal: "SIGKILL" },
+      { kind: "signal", pid: 5, signal: "SIGSTOP" },
+      { kind: "settled", ticket: 1, outcome: { ok: false, error: { kind: "oops", message: "" } } },
+      { kind: "died", error: { kind: "unavailable", cause: "bored", message: "", stderrTail: "" } },
+      { kind: "retired", outcome: { ok: true, value: { kind: "exited", pid: 1 } } },
+      {
+        kind: "started",
+        outcome: { ok: false, error: { kind: "tools_not_declared", message: "", stderrTail: "" } },
+      },
+      { kind: "mystery" },
+    ];
+    for (const event of bad) {
+      const decoded = decodeFromWorker([{ kind: "spawned", pid: 1 }, event]);
+      assert.ok(!decoded.ok, JSON.stringify(event));
+      assert.match(decoded.error, /Cannot decode event 1/);
+    }
+    assert.ok(!decodeFromWorker({ kind: "spawned", pid: 1 }).ok);
+  });
+});
+
+Deno.test("the message decoders never throw", () => {
+  fc.assert(fc.property(fc.anything(), (value) => {
+    decodeToWorker(value);
+    decodeFromWorker(value);
+    decodeFromWorker([value]);
+    if (typeof value === "string") decodeRequests(value);
+  }));
+  fc.assert(fc.property(fc.string(), (text) => {
+    decodeRequests(text);
+  }));
+});
