@@ -1,0 +1,491 @@
+// Our client against the official TypeScript SDK client (`Client` over
+// `StdioClientTransport`), in one run, on the same servers, alternating
+// which goes first, beside a bare-pipe floor. Prints a table of medians and
+// the ratio ours / SDK.
+//
+//   deno run -A tests/bench/sdk_bench.ts            the full run (a few minutes on 2 cores)
+//   deno run -A tests/bench/sdk_bench.ts --quick    a few iterations of every row
+//   ... --rows 3,4 --only ours                      a subset, for a profiler
+//
+// Rows 2 and 6 run each client in its own subprocess (`--fleet <kind> <n>`),
+// so the peak resident memory read there (VmHWM) is that client's alone.
+
+import {
+  allGone,
+  type ClientKind,
+  echoTarget,
+  median,
+  memoryTarget,
+  open,
+  Pipe,
+  procStatusKib,
+  quantile,
+  type Session,
+  type Target,
+} from "./_mcp_clients.ts";
+import type { JsonObject } from "../../codec/json.ts";
+
+const SELF = new URL(import.meta.url).pathname;
+const MIB = 1024 * 1024;
+const FLEET = 16;
+const QUICK_FLEET = 4;
+const IN_FLIGHT = 64;
+
+type Plan = {
+  connectRounds: number;
+  memoryConnectRounds: number;
+  fleetRounds: number;
+  sequentialCalls: number;
+  sequentialBlocks: number;
+  memoryCalls: number;
+  throughputCalls: number;
+  throughputRounds: number;
+  bigRounds: number;
+  warmup: number;
+};
+
+const FULL: Plan = {
+  connectRounds: 10,
+  memoryConnectRounds: 6,
+  fleetRounds: 3,
+  sequentialCalls: 2_000,
+  sequentialBlocks: 4,
+  memoryCalls: 1_000,
+  throughputCalls: 8_000,
+  throughputRounds: 3,
+  bigRounds: 5,
+  warmup: 300,
+};
+
+const QUICK: Plan = {
+  connectRounds: 1,
+  memoryConnectRounds: 1,
+  fleetRounds: 1,
+  sequentialCalls: 40,
+  sequentialBlocks: 2,
+  memoryCalls: 20,
+  throughputCalls: 256,
+  throughputRounds: 1,
+  bigRounds: 1,
+  warmup: 10,
+};
+
+/** One printed line: a figure per client, the ratio, and the floor where there is one. */
+type Line = {
+  row: string;
+  unit: string;
+  ours: number;
+  sdk: number;
+  floor?: number;
+  higherIsBetter?: boolean;
+};
+
+type FleetReport = { connectMs: number; shutdownMs: number; hwmKib: number; baseKib: number };
+
+function flag(name: string): string | undefined {
+  const index = Deno.args.indexOf(name);
+  return index === -1 ? undefined : Deno.args[index + 1];
+}
+
+function now(): number {
+  return performance.now();
+}
+
+/** Both kinds, the first alternating by round. */
+function order(round: number, only: ClientKind | undefined): ClientKind[] {
+  const both: ClientKind[] = round % 2 === 0 ? ["ours", "sdk"] : ["sdk", "ours"];
+  return only === undefined ? both : [only];
+}
+
+function samples(): Record<ClientKind, number[]> {
+  return { ours: [], sdk: [] };
+}
+
+const ECHO_ARGS: JsonObject = { text: "hello" };
+const ECHO_PARAMS = '{"name":"echo","arguments":{"text":"hello"}}';
+const READ_GRAPH_PARAMS = '{"name":"read_graph","arguments":{}}';
+
+// ---- row 1: connect, initialize, list ----
+
+async function connectOnce(kind: ClientKind, target: Target): Promise<number> {
+  const started = now();
+  const session = await open(kind, [target]);
+  const tools = await session.listTools(0);
+  const elapsed = now() - started;
+  await session.close();
+  if (tools === 0) throw new Error(`${target.name} listed no tools`);
+  return elapsed;
+}
+
+async function rowConnect(
+  label: string,
+  target: () => Target,
+  rounds: number,
+  only: ClientKind | undefined,
+): Promise<Line> {
+  const times = samples();
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of order(round, only)) times[kind].push(await connectOnce(kind, target()));
+  }
+  return { row: label, unit: "ms", ours: median(times.ours), sdk: median(times.sdk) };
+}
+
+// ---- rows 2 and 6: a fleet of servers in a subprocess ----
+
+async function fleetChild(kind: ClientKind, count: number): Promise<void> {
+  const targets = Array.from({ length: count }, (_, index) => echoTarget(`echo${index}`));
+  const baseKib = procStatusKib("VmRSS");
+  const started = now();
+  const session = await open(kind, targets);
+  const connectMs = now() - started;
+  const hwmKib = procStatusKib("VmHWM");
+  const pids = session.pids;
+  const closing = now();
+  await session.close();
+  await allGone(pids);
+  const shutdownMs = now() - closing;
+  const report: FleetReport = { connectMs, shutdownMs, hwmKib, baseKib };
+  console.log(JSON.stringify(report));
+}
+
+async function fleetRun(kind: ClientKind, count: number): Promise<FleetReport> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-lock", SELF, "--fleet", kind, String(count)],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) throw new Error(`The ${kind} fleet run failed: ${text}`);
+  return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as FleetReport;
+}
+
+async function rowsFleet(
+  rounds: number,
+  count: number,
+  only: ClientKind | undefined,
+): Promise<Line[]> {
+  const reports: Record<ClientKind, FleetReport[]> = { ours: [], sdk: [] };
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of order(round, only)) reports[kind].push(await fleetRun(kind, count));
+  }
+  const pick = (kind: ClientKind, key: keyof FleetReport) =>
+    median(reports[kind].map((report) => report[key]));
+  return [
+    {
+      row: `2 connect ${count} servers in parallel`,
+      unit: "ms",
+      ours: pick("ours", "connectMs"),
+      sdk: pick("sdk", "connectMs"),
+    },
+    {
+      row: `2 peak RSS, ${count} servers connected`,
+      unit: "MiB",
+      ours: pick("ours", "hwmKib") / 1024,
+      sdk: pick("sdk", "hwmKib") / 1024,
+      floor: pick(only ?? "sdk", "baseKib") / 1024,
+    },
+    {
+      row: `6 shutdown ${count} servers, all exited`,
+      unit: "ms",
+      ours: pick("ours", "shutdownMs"),
+      sdk: pick("sdk", "shutdownMs"),
+    },
+  ];
+}
+
+// ---- rows 3 to 5: calls on one connected server ----
+
+async function sequential(
+  call: () => Promise<number>,
+  count: number,
+  into: number[],
+): Promise<void> {
+  for (let index = 0; index < count; index++) {
+    const started = now();
+    await call();
+    into.push((now() - started) * 1000);
+  }
+}
+
+async function throughput(call: () => Promise<number>, count: number): Promise<number> {
+  let issued = 0;
+  const lane = async () => {
+    while (issued < count) {
+      issued++;
+      await call();
+    }
+  };
+  const started = now();
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return count / ((now() - started) / 1000);
+}
+
+type Callers = Record<ClientKind, () => Promise<number>>;
+
+async function rowsCalls(
+  prefix: string,
+  callers: Partial<Callers>,
+  floor: (() => Promise<number>) | undefined,
+  plan: { calls: number; blocks: number; throughputCalls: number; throughputRounds: number },
+  only: ClientKind | undefined,
+): Promise<Line[]> {
+  const latency = samples();
+  const floorLatency: number[] = [];
+  const perBlock = Math.ceil(plan.calls / plan.blocks);
+  for (let block = 0; block < plan.blocks; block++) {
+    for (const kind of order(block, only)) {
+      const call = callers[kind];
+      if (call !== undefined) await sequential(call, perBlock, latency[kind]);
+    }
+    if (floor !== undefined) await sequential(floor, perBlock, floorLatency);
+  }
+  const rates = samples();
+  const floorRates: number[] = [];
+  for (let round = 0; round < plan.throughputRounds; round++) {
+    for (const kind of order(round, only)) {
+      const call = callers[kind];
+      if (call !== undefined) rates[kind].push(await throughput(call, plan.throughputCalls));
+    }
+    if (floor !== undefined) floorRates.push(await throughput(floor, plan.throughputCalls));
+  }
+  const withFloor = (value: number) => floor === undefined ? {} : { floor: value };
+  return [
+    {
+      row: `3 ${prefix} round trip, median`,
+      unit: "µs",
+      ours: median(latency.ours),
+      sdk: median(latency.sdk),
+      ...withFloor(median(floorLatency)),
+    },
+    {
+      row: `3 ${prefix} round trip, p99`,
+      unit: "µs",
+      ours: quantile(latency.ours, 0.99),
+      sdk: quantile(latency.sdk, 0.99),
+      ...withFloor(quantile(floorLatency, 0.99)),
+    },
+    {
+      row: `4 ${prefix} ${IN_FLIGHT} in flight`,
+      unit: "calls/s",
+      ours: median(rates.ours),
+      sdk: median(rates.sdk),
+      higherIsBetter: true,
+      ...withFloor(median(floorRates)),
+    },
+  ];
+}
+
+async function rowsBig(
+  sessions: Partial<Record<ClientKind, Session>>,
+  pipe: Pipe,
+  rounds: number,
+  only: ClientKind | undefined,
+): Promise<Line[]> {
+  const result = samples();
+  const args = samples();
+  const floorResult: number[] = [];
+  const floorArgs: number[] = [];
+  const pad = "x".repeat(8 * MIB);
+  // `add` ignores the extra key and answers a short sum, so only the
+  // arguments are large; echo would send them back (past the line cap).
+  const bigArgs: JsonObject = { a: 1, b: 2, pad };
+  const bigArgsLine = new TextEncoder().encode(
+    `{"jsonrpc":"2.0","id":0,"method":"tools/call","params":` +
+      `{"name":"add","arguments":{"a":1,"b":2,"pad":"${pad}"}}}\n`,
+  );
+  const bigResultParams = `{"name":"big","arguments":{"bytes":${8 * MIB}}}`;
+  const time = async (run: () => Promise<number>, into: number[], expect?: number) => {
+    const started = now();
+    const got = await run();
+    into.push(now() - started);
+    if (expect !== undefined && got !== expect) {
+      throw new Error(`Expected ${expect} characters, got ${got}`);
+    }
+  };
+  for (let round = 0; round < rounds; round++) {
+    for (const kind of order(round, only)) {
+      const session = sessions[kind];
+      if (session === undefined) continue;
+      await time(() => session.call(0, "big", { bytes: 8 * MIB }), result[kind], 8 * MIB);
+      await time(() => session.call(0, "add", bigArgs), args[kind], 1);
+    }
+    await time(() => pipe.request("tools/call", bigResultParams), floorResult);
+    await time(() => pipe.send(bigArgsLine), floorArgs);
+  }
+  return [
+    {
+      row: "5 one 8 MiB text result",
+      unit: "ms",
+      ours: median(result.ours),
+      sdk: median(result.sdk),
+      floor: median(floorResult),
+    },
+    {
+      row: "5 one call with 8 MiB arguments",
+      unit: "ms",
+      ours: median(args.ours),
+      sdk: median(args.sdk),
+      floor: median(floorArgs),
+    },
+  ];
+}
+
+// ---- the table ----
+
+function figure(value: number | undefined, unit: string): string {
+  if (value === undefined || Number.isNaN(value)) return "-";
+  if (unit === "calls/s") return Math.round(value).toLocaleString("en-US");
+  if (value >= 100) return value.toFixed(0);
+  if (value >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+function table(lines: readonly Line[]): string {
+  const head = ["row", "unit", "ours", "SDK", "ours/SDK", "floor"];
+  const body = lines.map((line) => {
+    const ratio = line.ours / line.sdk;
+    const leads = line.higherIsBetter === true ? ratio >= 1 : ratio <= 1;
+    return [
+      line.row,
+      line.unit,
+      figure(line.ours, line.unit),
+      figure(line.sdk, line.unit),
+      Number.isFinite(ratio) ? `${ratio.toFixed(2)}${leads ? "" : " !"}` : "-",
+      figure(line.floor, line.unit),
+    ];
+  });
+  const widths = head.map((cell, column) =>
+    Math.max(cell.length, ...body.map((row) => (row[column] ?? "").length))
+  );
+  const render = (cells: readonly string[]) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`;
+  return [
+    render(head),
+    render(widths.map((width) => "-".repeat(width))),
+    ...body.map(render),
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const quick = Deno.args.includes("--quick");
+  const plan = quick ? QUICK : FULL;
+  const onlyFlag = flag("--only");
+  if (onlyFlag !== undefined && onlyFlag !== "ours" && onlyFlag !== "sdk") {
+    throw new TypeError(`Cannot run only ${JSON.stringify(onlyFlag)}: say "ours" or "sdk"`);
+  }
+  const only = onlyFlag as ClientKind | undefined;
+  const rows = new Set((flag("--rows") ?? "1,2,3,4,5,6").split(","));
+  const dir = await Deno.makeTempDir({ prefix: "sdk_bench_" });
+  const lines: Line[] = [];
+  const say = (text: string) => console.error(`[sdk_bench] ${text}`);
+  const started = now();
+  try {
+    if (rows.has("1")) {
+      say("row 1: connect + initialize + tools/list");
+      lines.push(
+        await rowConnect(
+          "1 connect+list, echo",
+          () => echoTarget("echo"),
+          plan.connectRounds,
+          only,
+        ),
+      );
+      let serial = 0;
+      lines.push(
+        await rowConnect(
+          "1 connect+list, memory",
+          () => memoryTarget(`memory${serial++}`, dir),
+          plan.memoryConnectRounds,
+          only,
+        ),
+      );
+    }
+    if (rows.has("2") || rows.has("6")) {
+      const count = quick ? QUICK_FLEET : FLEET;
+      say(`rows 2 and 6: ${count} servers, one subprocess per client and round`);
+      lines.push(...await rowsFleet(plan.fleetRounds, count, only));
+    }
+    if (rows.has("3") || rows.has("4") || rows.has("5")) {
+      say("rows 3 to 5: calls to the echo server");
+      const sessions: Partial<Record<ClientKind, Session>> = {};
+      const pipe = new Pipe(echoTarget("pipe"));
+      try {
+        for (const kind of order(0, only)) sessions[kind] = await open(kind, [echoTarget(kind)]);
+        await pipe.initialize();
+        const callers: Partial<Callers> = {};
+        for (const kind of order(0, only)) {
+          const session = sessions[kind];
+          if (session !== undefined) callers[kind] = () => session.call(0, "echo", ECHO_ARGS);
+        }
+        const floor = () => pipe.request("tools/call", ECHO_PARAMS);
+        for (const call of [...Object.values(callers), floor]) {
+          for (let index = 0; index < plan.warmup; index++) await call();
+        }
+        if (rows.has("3") || rows.has("4")) {
+          lines.push(
+            ...await rowsCalls("echo", callers, floor, {
+              calls: plan.sequentialCalls,
+              blocks: plan.sequentialBlocks,
+              throughputCalls: plan.throughputCalls,
+              throughputRounds: plan.throughputRounds,
+            }, only),
+          );
+        }
+        if (rows.has("5")) lines.push(...await rowsBig(sessions, pipe, plan.bigRounds, only));
+      } finally {
+        for (const session of Object.values(sessions)) await session.close();
+        await pipe.close();
+      }
+      say("rows 3 and 4: calls to the memory server");
+      const memory: Partial<Record<ClientKind, Session>> = {};
+      const memoryPipe = new Pipe(memoryTarget("memory_pipe", dir));
+      try {
+        for (const kind of order(0, only)) {
+          memory[kind] = await open(kind, [memoryTarget(`memory_${kind}`, dir)]);
+        }
+        await memoryPipe.initialize();
+        const callers: Partial<Callers> = {};
+        for (const kind of order(0, only)) {
+          const session = memory[kind];
+          if (session !== undefined) callers[kind] = () => session.call(0, "read_graph", {});
+        }
+        const floor = () => memoryPipe.request("tools/call", READ_GRAPH_PARAMS);
+        for (const call of [...Object.values(callers), floor]) {
+          for (let index = 0; index < plan.warmup; index++) await call();
+        }
+        if (rows.has("3") || rows.has("4")) {
+          lines.push(
+            ...await rowsCalls("memory", callers, floor, {
+              calls: plan.memoryCalls,
+              blocks: plan.sequentialBlocks,
+              throughputCalls: plan.throughputCalls / 2,
+              throughputRounds: plan.throughputRounds,
+            }, only),
+          );
+        }
+      } finally {
+        for (const session of Object.values(memory)) await session.close();
+        await memoryPipe.close();
+      }
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  const seconds = ((now() - started) / 1000).toFixed(0);
+  console.log(table(lines));
+  console.log(
+    `\nmedians; ratio ours/SDK (" !" where ours does not lead); floor: a bare pipe ` +
+      `(row 2: the harness's RSS before connecting); ${quick ? "--quick, " : ""}${seconds} s`,
+  );
+}
+
+if (import.meta.main) {
+  const fleet = flag("--fleet");
+  if (fleet === "ours" || fleet === "sdk") {
+    const count = Number(Deno.args[Deno.args.indexOf("--fleet") + 2] ?? FLEET);
+    await fleetChild(fleet, count);
+  } else {
+    await main();
+  }
+}

@@ -1,0 +1,25 @@
+// A smoke run of the SDK comparison benchmark: a few iterations of every
+// row, asserting only that it completes and prints its table. Figures are
+// not checked here; `deno task bench` is where they are read.
+
+import assert from "node:assert/strict";
+
+const BENCH = new URL("./sdk_bench.ts", import.meta.url).pathname;
+
+Deno.test("sdk_bench --quick completes every row and prints the table", async () => {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-lock", BENCH, "--quick"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  const stderr = new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, `the benchmark failed:\n${stdout}\n${stderr}`);
+  for (const row of ["1 connect+list, echo", "2 peak RSS", "3 echo round trip", "4 memory"]) {
+    assert.ok(stdout.includes(row), `no row ${JSON.stringify(row)} in:\n${stdout}`);
+  }
+  for (const row of ["5 one 8 MiB text result", "6 shutdown"]) {
+    assert.ok(stdout.includes(row), `no row ${JSON.stringify(row)} in:\n${stdout}`);
+  }
+});
