@@ -10,7 +10,7 @@ async function endHarness(ending: Ending): Promise<{ code: number; pids: number[
     args: ["run", "-A", "--quiet", "--no-lock", HARNESS, ending.mode],
     stdout: "piped",
     stderr: "null",
-    stdin: "null",
+    stdin: "piped",
   }).spawn();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
@@ -26,9 +26,12 @@ async function endHarness(ending: Ending): Promise<{ code: number; pids: number[
   const pids = [report.pid, ...report.grandchildren];
   assert.equal(pids.length, 3, "the server and its two grandchildren were running");
   assert.ok(pids.every(isLive));
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode("end\n"));
   if (ending.signal !== undefined) child.kill(ending.signal);
   const status = await child.status;
   await reader.cancel();
+  await writer.close().catch(() => {});
   return { code: status.code, pids };
 }
 
