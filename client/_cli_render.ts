@@ -1,0 +1,70 @@
+// Private to client/: how client/cli.ts shows things to a person. Server text
+// (names, messages, stderr, tool output) may hold terminal escapes or
+// direction overrides, so it is made printable before it reaches a terminal.
+
+import type { RetirementError, RetirementEvidence } from "../worker/errors.ts";
+import type { Result } from "../codec/result.ts";
+
+// C0 and C1 controls but tab and newline, DEL, line and paragraph separators,
+// bidirectional overrides and isolates, zero-width characters, BOM.
+const UNPRINTABLE =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+
+/** Escapes every code point that could act on a terminal; tab and newline are kept. */
+export function printable(text: string): string {
+  return text.replace(
+    UNPRINTABLE,
+    (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`,
+  );
+}
+
+/** One line of at most `limit` characters: printable, whitespace runs collapsed. */
+export function oneLine(text: string, limit = 160): string {
+  const flat = printable(text.replace(/\s+/g, " ").trim());
+  return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
+}
+
+/** The last `count` non-empty lines of a stderr tail, each made printable and capped. */
+export function tailLines(tail: string, count = 5): string[] {
+  return tail.split("\n").map((line) => line.trimEnd()).filter((line) => line !== "")
+    .slice(-count).map((line) => oneLine(line, 200));
+}
+
+/** Renders rows as aligned columns, two spaces apart; the last column is not padded. */
+export function table(rows: readonly (readonly string[])[], indent = "  "): string {
+  const widths: number[] = [];
+  for (const row of rows) {
+    row.forEach((cell, index) => {
+      widths[index] = Math.max(widths[index] ?? 0, [...cell].length);
+    });
+  }
+  return rows.map((row) =>
+    indent +
+    row.map((cell, index) =>
+      index === row.length - 1 ? cell : cell + " ".repeat((widths[index] ?? 0) - [...cell].length)
+    ).join("  ").trimEnd()
+  ).join("\n");
+}
+
+/** Milliseconds as seconds with two decimals: `0.27 s`. */
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(2)} s`;
+}
+
+/** The columns of one retirement outcome: state, then what was observed. */
+export function retirementRow(
+  name: string,
+  outcome: Result<RetirementEvidence, RetirementError>,
+): string[] {
+  if (!outcome.ok) return [name, outcome.error.kind, oneLine(outcome.error.message)];
+  const evidence = outcome.value;
+  if (evidence.kind === "no_resource") return [name, "never started", "no process to retire"];
+  const drained = evidence.drained === true
+    ? "group drained"
+    : evidence.drained === false
+    ? "GROUP NOT DRAINED"
+    : "group drain unknown";
+  const status = evidence.signal === null ? `code ${evidence.code}` : `signal ${evidence.signal}`;
+  return [name, "exited", status, drained, `after ${evidence.escalation}`, `pid ${evidence.pid}`];
+}
