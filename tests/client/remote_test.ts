@@ -1,0 +1,136 @@
+// Harnesses import this library from JSR, so its files are remote URLs: the
+// client's worker module loads over the network, and the runner writes its
+// sandbox files from source text it carries. This test serves the package
+// folder over loopback HTTP and boots a server through that URL.
+
+import assert from "node:assert/strict";
+import { isLive } from "./_fixtures.ts";
+
+const ROOT = new URL("../../", import.meta.url);
+const FIXTURE = new URL("../fixtures/echo_server.ts", import.meta.url).pathname;
+
+type Summary = {
+  state: string;
+  call: string;
+  run: unknown;
+  retired: {
+    confirmed: boolean;
+    clients: [string, { kind: string; pid: number; drained: boolean }][];
+  };
+};
+
+/** Serves the package folder read-only: `.ts` files as TypeScript, nothing outside the folder. */
+function servePackage(served: string[]): Deno.HttpServer<Deno.NetAddr> {
+  return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const path = new URL(request.url).pathname;
+    const file = new URL(`.${path}`, ROOT);
+    if (request.method !== "GET" || !path.endsWith(".ts") || !file.href.startsWith(ROOT.href)) {
+      return new Response("not found", { status: 404 });
+    }
+    try {
+      const body = await Deno.readFile(file);
+      served.push(path);
+      return new Response(body, {
+        headers: { "content-type": "application/typescript; charset=utf-8" },
+      });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  });
+}
+
+/** The global npm cache, so a private DENO_DIR (for the remote modules) still finds npm packages. */
+async function npmCache(): Promise<string> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdin: "null",
+    stderr: "null",
+  }).output();
+  return (JSON.parse(new TextDecoder().decode(output.stdout)) as { npmCache: string }).npmCache;
+}
+
+Deno.test("the library loaded from an HTTP URL boots a server, calls, runs a program and retires", async () => {
+  const served: string[] = [];
+  const server = servePackage(served);
+  const dir = await Deno.makeTempDir({ prefix: "loom-remote-" });
+  try {
+    const origin = `127.0.0.1:${server.addr.port}`;
+    // A remote module cannot use the package's import map, as it would not
+    // on JSR either (where publishing rewrites bare names to npm: specifiers):
+    // the harness's own import map names the same packages.
+    const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+      imports: Record<string, string>;
+    };
+    await Deno.writeTextFile(`${dir}/import_map.json`, JSON.stringify({ imports: config.imports }));
+    await Deno.mkdir(`${dir}/deno_dir`);
+    await Deno.symlink(await npmCache(), `${dir}/deno_dir/npm`);
+    await Deno.writeTextFile(
+      `${dir}/harness.ts`,
+      `import { boot } from "http://${origin}/mod.ts";
+
+const harness = await boot([{
+  name: "echo",
+  command: Deno.execPath(),
+  args: ["run", "--quiet", "--no-lock", ${JSON.stringify(FIXTURE)}],
+  env: {},
+  inheritEnv: [],
+  stderr: "tail",
+}]);
+const call = await harness.call("echo", "echo", { text: "over http" });
+const run = await harness.run(
+  'import { add } from "./mcp/echo.ts";\\nexport default (await add({ a: 1, b: 2 })).text;',
+  { timeoutMs: 30_000 },
+);
+const retired = await harness.retire();
+console.log(JSON.stringify({
+  state: harness.reports.get("echo")?.state,
+  call: call.ok ? call.value.content.map((block) => block.type === "text" ? block.text : "").join("") : call.error.message,
+  run: run.outcome,
+  retired: { confirmed: retired.confirmed, clients: [...retired.clients].map(([name, outcome]) => [name, outcome.ok ? outcome.value : outcome.error]) },
+}));
+`,
+    );
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        // Everything but the network: the library comes from this one origin.
+        `--allow-import=${origin}`,
+        "--allow-read",
+        "--allow-write",
+        "--allow-run",
+        "--allow-env",
+        "--allow-sys",
+        "--no-lock",
+        "--no-config",
+        "--quiet",
+        `--import-map=${dir}/import_map.json`,
+        `${dir}/harness.ts`,
+      ],
+      cwd: dir,
+      stdin: "null",
+      env: { DENO_DIR: `${dir}/deno_dir`, NO_COLOR: "1" },
+    }).output();
+    const stdout = new TextDecoder().decode(output.stdout);
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 0, `${stdout}\n${stderr}`);
+    const summary = JSON.parse(stdout) as Summary;
+    assert.equal(summary.state, "ready", stdout);
+    assert.equal(summary.call, "over http");
+    assert.deepEqual(summary.run, { kind: "returned", value: "3" });
+    assert.equal(summary.retired.confirmed, true, stdout);
+    const [[name, evidence]] = summary.retired.clients as [
+      [string, Summary["retired"]["clients"][0][1]],
+    ];
+    assert.equal(name, "echo");
+    assert.equal(evidence.kind, "exited");
+    assert.equal(evidence.drained, true);
+    assert.equal(isLive(evidence.pid), false);
+    // The client's worker and the runner were loaded over HTTP, not from disk.
+    for (const path of ["/mod.ts", "/worker/main.ts", "/client/runner.ts", "/client/_spawn.ts"]) {
+      assert.ok(served.includes(path), `${path} was not served: ${served.join(", ")}`);
+    }
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
