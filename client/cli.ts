@@ -365,11 +365,22 @@ function renderResult(result: CallToolResult): string {
   }
   if (result.structuredContent !== undefined) {
     const json = stringifyJson(result.structuredContent);
-    if (json.ok && !parts.includes(printable(json.value))) {
+    // Servers often send the same JSON as text too: show it once.
+    if (
+      json.ok &&
+      !result.content.some((block) => block.type === "text" && sameJson(block.text, json.value))
+    ) {
       parts.push(`structured: ${printable(json.value)}`);
     }
   }
   return parts.length === 0 ? "(no content)" : parts.join("\n");
+}
+
+function sameJson(text: string, json: string): boolean {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return false;
+  const again = stringifyJson(parsed.value);
+  return again.ok && again.value === json;
 }
 
 if (import.meta.main) Deno.exit(await main(Deno.args));
