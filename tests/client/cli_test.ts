@@ -53,7 +53,7 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
     await Deno.writeTextFile(
       mixed,
       entry("first", "echo_server.ts") + entry("broken", "exit_at_start.ts") +
-        entry("second", "echo_server.ts"),
+        entry("second", "echo_server.ts") + entry("hostile", "hostile_tools.ts"),
     );
     const json = `${dir}/json`;
     const empty = `${dir}/empty`;
@@ -109,9 +109,16 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
         /^error: server "broken" failed to start: Server "broken" exited with code 2 before answering initialize; /m,
       );
       assert.match(failing.stdout, /^ {2}stderr: fatal: GITHUB_TOKEN is not set$/m);
-      assertRetired(failing.stdout, ["first", "broken", "second"]);
+      assertRetired(failing.stdout, ["first", "broken", "second", "hostile"]);
       assert.match(failing.stdout, /^ {2}broken +exited +code 2 /m);
-      assert.match(failing.stdout, /2 of 3 servers ready; every server retired with evidence/);
+      assert.match(failing.stdout, /3 of 4 servers ready; every server retired with evidence/);
+      // A server's own text cannot act on the terminal.
+      assert.match(
+        failing.stdout,
+        /^ {2}hostile +ready +8 +.* hostile\\u\{1b\}\[2J\\u\{1b\}\]0;owned\\u\{7\} 1\.0\\u\{202e\}$/m,
+      );
+      // deno-lint-ignore no-control-regex
+      assert.doesNotMatch(failing.stdout, /[\u0000-\u0009\u000b-\u001f\u202e]/);
     });
 
     await t.step("surface prints what the model reads", () => {
