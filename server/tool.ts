@@ -6,30 +6,14 @@
  */
 
 import type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";
+import type { Annotated, ContentBlock, ResourceContents } from "../codec/protocol.ts";
 
-/** Optional fields every content block may carry, passed through as given. */
-export type BlockExtras = { annotations?: JsonObject; _meta?: JsonObject };
-
-/** The contents of an embedded resource: text or base64 blob. */
-export type ResourceBody =
-  | { uri: string; mimeType?: string; text: string }
-  | { uri: string; mimeType?: string; blob: string };
-
-/** One content block a tool returns, in the wire shape of the 2025-11-25 revision. */
-export type ToolContent =
-  | { type: "text"; text: string } & BlockExtras
-  | { type: "image"; data: string; mimeType: string } & BlockExtras
-  | { type: "audio"; data: string; mimeType: string } & BlockExtras
-  | {
-    type: "resource_link";
-    uri: string;
-    name: string;
-    title?: string;
-    description?: string;
-    mimeType?: string;
-    size?: number;
-  } & BlockExtras
-  | { type: "resource"; resource: ResourceBody } & BlockExtras;
+/**
+ * One content block a tool returns, in the wire shape of the 2025-11-25
+ * revision: the client's decoded blocks but `other`, which only a decoder
+ * makes.
+ */
+export type ToolContent = Exclude<ContentBlock, { type: "other" }>;
 
 /**
  * What a tool run returns. `content` defaults to one text block holding
@@ -114,4 +98,4 @@ export type ServerDefinition = {
 };
 
 /** Re-exported for tool authors: the JSON types arguments and results are made of. */
-export type { JsonArray, JsonObject, JsonValue };
+export type { Annotated, ContentBlock, JsonArray, JsonObject, JsonValue, ResourceContents };
