@@ -69,7 +69,11 @@ export type BootOptions = CensusOptions & {
   listTimeoutMs?: number;
   /** The specifier generated modules import; default `@loom/mcp/cap`. */
   capSpecifier?: string;
-  /** Called as each server's boot ends, in the order they end (for progress output). */
+  /**
+   * Called as each server's boot ends, in the order they end (for progress
+   * output). When it throws, boot still finishes, retires every server, and
+   * then rethrows the first such error.
+   */
   onServer?: (report: ServerReport) => void;
 };
 
@@ -129,11 +133,21 @@ export async function boot(
   const census = Census.prepare(specs, options);
   const started = performance.now();
   const reports = new Map<string, ServerReport>();
+  // A throwing progress callback must not leave servers running unowned.
+  let thrown: { error: unknown } | undefined;
   const outcomes = await Promise.all(specs.map(async (spec) => {
     const report = await bootOne(census, spec.name, started, options);
-    options.onServer?.(report);
+    try {
+      options.onServer?.(report);
+    } catch (error) {
+      thrown ??= { error };
+    }
     return report;
   }));
+  if (thrown !== undefined) {
+    await census.retire();
+    throw thrown.error;
+  }
   const modules = new Map<string, Generated>();
   const tools = new Map<string, ReadonlySet<string>>();
   for (const report of outcomes) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { boot, type Harness } from "../../client/harness.ts";
 import { HOSTILE_TOOLS } from "../fixtures/hostile_tools.ts";
-import { fixture, survivors } from "./_fixtures.ts";
+import { fixture, isLive, survivors } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 
@@ -268,3 +268,41 @@ Deno.test("boot() turns hostile tool names and descriptions into a safe module",
     await retireAll(harness);
   }
 });
+
+Deno.test("boot() retires every server before rethrowing what its onServer threw", async () => {
+  // A marker argument (the fixture ignores it) finds the servers' processes in /proc.
+  const marker = `loom-marker-${crypto.randomUUID()}`;
+  const specs = ["a", "b"].map((name) => {
+    const spec = fixture(name, "echo_server.ts");
+    return { ...spec, args: [...spec.args, marker] };
+  });
+  const seen: number[] = [];
+  const progress = (): void => {
+    seen.push(running(marker).length);
+    throw new RangeError("progress output failed");
+  };
+  await assert.rejects(boot(specs, { ...QUICK, onServer: progress }), {
+    name: "RangeError",
+    message: "progress output failed",
+  });
+  assert.equal(seen.length, 2);
+  assert.ok(seen.some((count) => count > 0), "the servers were running when onServer was called");
+  assert.deepEqual(running(marker), []);
+});
+
+/** Live processes whose command line holds `marker`. */
+function running(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline.split("\0").includes(marker) && isLive(Number(entry.name))) {
+        pids.push(Number(entry.name));
+      }
+    } catch {
+      // The process ended while the folder was read.
+    }
+  }
+  return pids;
+}
