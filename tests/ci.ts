@@ -12,6 +12,7 @@ const ENTRY_POINTS = [
   "codegen/mod.ts",
   "codegen/cap.ts",
   "server/mod.ts",
+  "client/cli.ts",
 ];
 
 const CHECKED = [
