@@ -278,3 +278,67 @@ export function median(samples: readonly number[]): number {
     ? sorted[middle] ?? NaN
     : ((sorted[middle - 1] ?? NaN) + (sorted[middle] ?? NaN)) / 2;
 }
+
+/**
+ * The least a worker-hosted client could spend: a bare pipe owned by a
+ * worker, one `postMessage` each way per batch of calls made in one turn.
+ */
+export class WorkerPipe {
+  #worker: Worker;
+  #outbox: Array<{ params: string; resolve: (value: number) => void }> = [];
+  #batches = new Map<number, Array<(value: number) => void>>();
+  #nextBatch = 0;
+  #settled: Array<() => void> = [];
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.onmessage = (event: MessageEvent<unknown>) => this.#receive(event.data);
+  }
+
+  /** Starts the worker and its server, and runs the handshake. */
+  static async open(target: Target): Promise<WorkerPipe> {
+    const worker = new Worker(new URL("./_pipe_worker.ts", import.meta.url), { type: "module" });
+    const pipe = new WorkerPipe(worker);
+    await new Promise<void>((resolve) => {
+      pipe.#settled.push(resolve);
+      worker.postMessage({ target });
+    });
+    return pipe;
+  }
+
+  #receive(data: unknown): void {
+    if (typeof data === "string") {
+      this.#settled.shift()?.();
+      return;
+    }
+    const [batch, replies] = data as [number, number];
+    const resolvers = this.#batches.get(batch) ?? [];
+    this.#batches.delete(batch);
+    for (const resolve of resolvers) resolve(replies);
+  }
+
+  /** Sends one tools/call (params rendered) and resolves once its batch is answered. */
+  request(params: string): Promise<number> {
+    return new Promise((resolve) => {
+      this.#outbox.push({ params, resolve });
+      if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    const id = this.#nextBatch++;
+    this.#batches.set(id, batch.map((entry) => entry.resolve));
+    this.#worker.postMessage(`${id}\n${batch.map((entry) => entry.params).join("\n")}`);
+  }
+
+  /** Closes the server and ends the worker. */
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => {
+      this.#settled.push(resolve);
+      this.#worker.postMessage("close");
+    });
+    this.#worker.terminate();
+  }
+}

@@ -22,6 +22,7 @@ import {
   quantile,
   type Session,
   type Target,
+  WorkerPipe,
 } from "./_mcp_clients.ts";
 import type { JsonObject } from "../../codec/json.ts";
 
@@ -77,6 +78,8 @@ type Line = {
   ours: number;
   sdk: number;
   floor?: number;
+  /** What any worker-hosted client spends at least: the same work behind one worker hop. */
+  workerFloor?: number;
   higherIsBetter?: boolean;
 };
 
@@ -132,11 +135,37 @@ async function rowConnect(
 
 // ---- rows 2 and 6: a fleet of servers in a subprocess ----
 
-async function fleetChild(kind: ClientKind, count: number): Promise<void> {
+type FleetKind = ClientKind | "workers";
+
+// Empty workers, no server: what a worker per server costs before any client code.
+async function emptyWorkers(count: number): Promise<{ session: Session; pids: number[] }> {
+  const url = new URL("./_empty_worker.ts", import.meta.url);
+  const workers = Array.from({ length: count }, () => new Worker(url, { type: "module" }));
+  await Promise.all(workers.map((worker) =>
+    new Promise((resolve) => {
+      worker.onmessage = resolve;
+      worker.postMessage("start");
+    })
+  ));
+  const session: Session = {
+    pids: [],
+    listTools: () => Promise.resolve(0),
+    call: () => Promise.resolve(0),
+    close() {
+      for (const worker of workers) worker.terminate();
+      return Promise.resolve();
+    },
+  };
+  return { session, pids: [] };
+}
+
+async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   const targets = Array.from({ length: count }, (_, index) => echoTarget(`echo${index}`));
   const baseKib = procStatusKib("VmRSS");
   const started = now();
-  const session = await open(kind, targets);
+  const session = kind === "workers"
+    ? (await emptyWorkers(count)).session
+    : await open(kind, targets);
   const connectMs = now() - started;
   const hwmKib = procStatusKib("VmHWM");
   const pids = session.pids;
@@ -148,7 +177,7 @@ async function fleetChild(kind: ClientKind, count: number): Promise<void> {
   console.log(JSON.stringify(report));
 }
 
-async function fleetRun(kind: ClientKind, count: number): Promise<FleetReport> {
+async function fleetRun(kind: FleetKind, count: number): Promise<FleetReport> {
   const output = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--no-lock", SELF, "--fleet", kind, String(count)],
     stdin: "null",
@@ -166,9 +195,12 @@ async function rowsFleet(
   only: ClientKind | undefined,
 ): Promise<Line[]> {
   const reports: Record<ClientKind, FleetReport[]> = { ours: [], sdk: [] };
+  const workers: FleetReport[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const kind of order(round, only)) reports[kind].push(await fleetRun(kind, count));
+    workers.push(await fleetRun("workers", count));
   }
+  const worker = (key: keyof FleetReport) => median(workers.map((report) => report[key]));
   const pick = (kind: ClientKind, key: keyof FleetReport) =>
     median(reports[kind].map((report) => report[key]));
   return [
@@ -177,6 +209,7 @@ async function rowsFleet(
       unit: "ms",
       ours: pick("ours", "connectMs"),
       sdk: pick("sdk", "connectMs"),
+      workerFloor: worker("connectMs"),
     },
     {
       row: `2 peak RSS, ${count} servers connected`,
@@ -184,6 +217,7 @@ async function rowsFleet(
       ours: pick("ours", "hwmKib") / 1024,
       sdk: pick("sdk", "hwmKib") / 1024,
       floor: pick(only ?? "sdk", "baseKib") / 1024,
+      workerFloor: worker("hwmKib") / 1024,
     },
     {
       row: `6 shutdown ${count} servers, all exited`,
@@ -226,44 +260,49 @@ type Callers = Record<ClientKind, () => Promise<number>>;
 async function rowsCalls(
   prefix: string,
   callers: Partial<Callers>,
-  floor: (() => Promise<number>) | undefined,
+  floors: { pipe: () => Promise<number>; worker: () => Promise<number> },
   plan: { calls: number; blocks: number; throughputCalls: number; throughputRounds: number },
   only: ClientKind | undefined,
 ): Promise<Line[]> {
   const latency = samples();
   const floorLatency: number[] = [];
+  const workerLatency: number[] = [];
   const perBlock = Math.ceil(plan.calls / plan.blocks);
   for (let block = 0; block < plan.blocks; block++) {
     for (const kind of order(block, only)) {
       const call = callers[kind];
       if (call !== undefined) await sequential(call, perBlock, latency[kind]);
     }
-    if (floor !== undefined) await sequential(floor, perBlock, floorLatency);
+    await sequential(floors.pipe, perBlock, floorLatency);
+    await sequential(floors.worker, perBlock, workerLatency);
   }
   const rates = samples();
   const floorRates: number[] = [];
+  const workerRates: number[] = [];
   for (let round = 0; round < plan.throughputRounds; round++) {
     for (const kind of order(round, only)) {
       const call = callers[kind];
       if (call !== undefined) rates[kind].push(await throughput(call, plan.throughputCalls));
     }
-    if (floor !== undefined) floorRates.push(await throughput(floor, plan.throughputCalls));
+    floorRates.push(await throughput(floors.pipe, plan.throughputCalls));
+    workerRates.push(await throughput(floors.worker, plan.throughputCalls));
   }
-  const withFloor = (value: number) => floor === undefined ? {} : { floor: value };
   return [
     {
       row: `3 ${prefix} round trip, median`,
       unit: "µs",
       ours: median(latency.ours),
       sdk: median(latency.sdk),
-      ...withFloor(median(floorLatency)),
+      floor: median(floorLatency),
+      workerFloor: median(workerLatency),
     },
     {
       row: `3 ${prefix} round trip, p99`,
       unit: "µs",
       ours: quantile(latency.ours, 0.99),
       sdk: quantile(latency.sdk, 0.99),
-      ...withFloor(quantile(floorLatency, 0.99)),
+      floor: quantile(floorLatency, 0.99),
+      workerFloor: quantile(workerLatency, 0.99),
     },
     {
       row: `4 ${prefix} ${IN_FLIGHT} in flight`,
@@ -271,7 +310,8 @@ async function rowsCalls(
       ours: median(rates.ours),
       sdk: median(rates.sdk),
       higherIsBetter: true,
-      ...withFloor(median(floorRates)),
+      floor: median(floorRates),
+      workerFloor: median(workerRates),
     },
   ];
 }
@@ -342,7 +382,7 @@ function figure(value: number | undefined, unit: string): string {
 }
 
 function table(lines: readonly Line[]): string {
-  const head = ["row", "unit", "ours", "SDK", "ours/SDK", "floor"];
+  const head = ["row", "unit", "ours", "SDK", "ours/SDK", "floor", "worker floor"];
   const body = lines.map((line) => {
     const ratio = line.ours / line.sdk;
     const leads = line.higherIsBetter === true ? ratio >= 1 : ratio <= 1;
@@ -353,6 +393,7 @@ function table(lines: readonly Line[]): string {
       figure(line.sdk, line.unit),
       Number.isFinite(ratio) ? `${ratio.toFixed(2)}${leads ? "" : " !"}` : "-",
       figure(line.floor, line.unit),
+      figure(line.workerFloor, line.unit),
     ];
   });
   const widths = head.map((cell, column) =>
@@ -410,6 +451,7 @@ async function main(): Promise<void> {
       say("rows 3 to 5: calls to the echo server");
       const sessions: Partial<Record<ClientKind, Session>> = {};
       const pipe = new Pipe(echoTarget("pipe"));
+      const workerPipe = await WorkerPipe.open(echoTarget("worker_pipe"));
       try {
         for (const kind of order(0, only)) sessions[kind] = await open(kind, [echoTarget(kind)]);
         await pipe.initialize();
@@ -418,13 +460,16 @@ async function main(): Promise<void> {
           const session = sessions[kind];
           if (session !== undefined) callers[kind] = () => session.call(0, "echo", ECHO_ARGS);
         }
-        const floor = () => pipe.request("tools/call", ECHO_PARAMS);
-        for (const call of [...Object.values(callers), floor]) {
+        const floors = {
+          pipe: () => pipe.request("tools/call", ECHO_PARAMS),
+          worker: () => workerPipe.request(ECHO_PARAMS),
+        };
+        for (const call of [...Object.values(callers), floors.pipe, floors.worker]) {
           for (let index = 0; index < plan.warmup; index++) await call();
         }
         if (rows.has("3") || rows.has("4")) {
           lines.push(
-            ...await rowsCalls("echo", callers, floor, {
+            ...await rowsCalls("echo", callers, floors, {
               calls: plan.sequentialCalls,
               blocks: plan.sequentialBlocks,
               throughputCalls: plan.throughputCalls,
@@ -436,10 +481,12 @@ async function main(): Promise<void> {
       } finally {
         for (const session of Object.values(sessions)) await session.close();
         await pipe.close();
+        await workerPipe.close();
       }
       say("rows 3 and 4: calls to the memory server");
       const memory: Partial<Record<ClientKind, Session>> = {};
       const memoryPipe = new Pipe(memoryTarget("memory_pipe", dir));
+      const memoryWorkerPipe = await WorkerPipe.open(memoryTarget("memory_worker_pipe", dir));
       try {
         for (const kind of order(0, only)) {
           memory[kind] = await open(kind, [memoryTarget(`memory_${kind}`, dir)]);
@@ -450,13 +497,16 @@ async function main(): Promise<void> {
           const session = memory[kind];
           if (session !== undefined) callers[kind] = () => session.call(0, "read_graph", {});
         }
-        const floor = () => memoryPipe.request("tools/call", READ_GRAPH_PARAMS);
-        for (const call of [...Object.values(callers), floor]) {
+        const floors = {
+          pipe: () => memoryPipe.request("tools/call", READ_GRAPH_PARAMS),
+          worker: () => memoryWorkerPipe.request(READ_GRAPH_PARAMS),
+        };
+        for (const call of [...Object.values(callers), floors.pipe, floors.worker]) {
           for (let index = 0; index < plan.warmup; index++) await call();
         }
         if (rows.has("3") || rows.has("4")) {
           lines.push(
-            ...await rowsCalls("memory", callers, floor, {
+            ...await rowsCalls("memory", callers, floors, {
               calls: plan.memoryCalls,
               blocks: plan.sequentialBlocks,
               throughputCalls: plan.throughputCalls / 2,
@@ -467,6 +517,7 @@ async function main(): Promise<void> {
       } finally {
         for (const session of Object.values(memory)) await session.close();
         await memoryPipe.close();
+        await memoryWorkerPipe.close();
       }
     }
   } finally {
@@ -476,13 +527,15 @@ async function main(): Promise<void> {
   console.log(table(lines));
   console.log(
     `\nmedians; ratio ours/SDK (" !" where ours does not lead); floor: a bare pipe ` +
-      `(row 2: the harness's RSS before connecting); ${quick ? "--quick, " : ""}${seconds} s`,
+      `(row 2: the harness's RSS before connecting); worker floor: the same behind one worker hop (row 2: one empty worker per server, no server); ${
+        quick ? "--quick, " : ""
+      }${seconds} s`,
   );
 }
 
 if (import.meta.main) {
   const fleet = flag("--fleet");
-  if (fleet === "ours" || fleet === "sdk") {
+  if (fleet === "ours" || fleet === "sdk" || fleet === "workers") {
     const count = Number(Deno.args[Deno.args.indexOf("--fleet") + 2] ?? FLEET);
     await fleetChild(fleet, count);
   } else {
