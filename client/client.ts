@@ -100,21 +100,6 @@ function checkTimeout(value: number, what: string): number {
   return value;
 }
 
-/**
- * Whether no process, zombies included, is left in group `pgid`: the kill
- * fails with ESRCH. A live or zombie member, or any doubt, answers false.
- */
-function groupEmpty(pgid: number): boolean {
-  if (Deno.build.os === "windows" || !Number.isSafeInteger(pgid) || pgid <= 1) return false;
-  try {
-    // SIGCONT disturbs no running process; a stopped survivor is killed next anyway.
-    Deno.kill(-pgid, "SIGCONT");
-    return false;
-  } catch (error) {
-    return error instanceof Deno.errors.NotFound;
-  }
-}
-
 function isPlainObject(value: unknown): value is JsonObject {
   if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
   const proto = Object.getPrototypeOf(value);
@@ -521,12 +506,6 @@ export class Client {
         const { seq, pid, deadlineMs } = event;
         if (pid !== this.#pid || !this.#exitSeen) {
           this.#post({ kind: "drained", seq, drained: "unknown" });
-          return;
-        }
-        // The common case, an empty group, answers at once: scanning /proc
-        // blocks this thread for milliseconds per server.
-        if (groupEmpty(pid)) {
-          this.#post({ kind: "drained", seq, drained: true });
           return;
         }
         void drainGroup(pid, deadlineMs).then((drained) =>
