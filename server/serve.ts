@@ -552,11 +552,5 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     parts.push(chunk);
     size += chunk.length;
   }
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return join(parts, size);
 }
