@@ -25,6 +25,7 @@ import {
 import { err, ok, type Result } from "../codec/result.ts";
 import {
   ByteTail,
+  callTimedOut,
   type ClientError,
   decodeFromWorker,
   type FromWorker,
@@ -413,16 +414,7 @@ export class Client {
   }
 
   #timedOut(method: string, timeoutMs: number, aborted: boolean): ClientError {
-    return {
-      kind: "call_timed_out",
-      method,
-      timeoutMs,
-      aborted,
-      message: aborted
-        ? `Request ${method} to server "${this.name}" was cancelled by its caller`
-        : `Server "${this.name}" did not answer ${method} within ${timeoutMs} ms; ` +
-          `raise the deadline or check the server`,
-    };
+    return callTimedOut(this.name, method, timeoutMs, aborted);
   }
 
   #settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {

@@ -111,3 +111,25 @@ export type ClientError =
   | { kind: "server_error"; method: string; error: RpcError; message: string }
   | { kind: "result_malformed"; method: string; message: string }
   | { kind: "too_many_pages"; pages: number; limit: number; message: string };
+
+/**
+ * The error of a request that its deadline or its caller ended. Built in one
+ * place for the worker's timer and the main thread's backstop alike.
+ */
+export function callTimedOut(
+  server: string,
+  method: string,
+  timeoutMs: number,
+  aborted: boolean,
+): ClientError {
+  return {
+    kind: "call_timed_out",
+    method,
+    timeoutMs,
+    aborted,
+    message: aborted
+      ? `Request ${method} to server "${server}" was cancelled by its caller`
+      : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; ` +
+        `raise the deadline or check the server`,
+  };
+}

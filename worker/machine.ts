@@ -41,6 +41,7 @@ import {
   MAX_TOOL_PAGES,
 } from "../client/spec.ts";
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
+import { callTimedOut } from "./errors.ts";
 import type {
   ClientError,
   DeathCause,
@@ -392,11 +393,7 @@ export class ClientMachine {
       const outcome = await this.#requestAsync("tools/list", params, remaining, options.signal);
       if (!outcome.ok) {
         return outcome.error.kind === "call_timed_out"
-          ? err({
-            ...outcome.error,
-            timeoutMs,
-            message: this.#timeoutMessage("tools/list", timeoutMs, outcome.error.aborted),
-          })
+          ? err(this.#timedOut("tools/list", timeoutMs, outcome.error.aborted))
           : outcome;
       }
       const decoded = decodeToolsPage(outcome.value);
@@ -513,20 +510,7 @@ export class ClientMachine {
   }
 
   #timedOut(method: string, timeoutMs: number, aborted: boolean): ClientError {
-    return {
-      kind: "call_timed_out",
-      method,
-      timeoutMs,
-      aborted,
-      message: this.#timeoutMessage(method, timeoutMs, aborted),
-    };
-  }
-
-  #timeoutMessage(method: string, timeoutMs: number, aborted: boolean): string {
-    return aborted
-      ? `Request ${method} to server "${this.#name}" was cancelled by its caller`
-      : `Server "${this.#name}" did not answer ${method} within ${timeoutMs} ms; ` +
-        `raise the deadline or check the server`;
+    return callTimedOut(this.#name, method, timeoutMs, aborted);
   }
 
   #write(text: string): void {

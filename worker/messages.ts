@@ -26,6 +26,7 @@ import type {
 import type { Drain, GroupSignal } from "./transport.ts";
 
 export type * from "./errors.ts";
+export { callTimedOut } from "./errors.ts";
 export { ByteTail } from "./tail.ts";
 export type { Drain, GroupSignal } from "./transport.ts";
 
