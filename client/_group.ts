@@ -18,12 +18,15 @@ export function signalGroup(pid: number, signal: GroupSignal): boolean {
   }
 }
 
+/** Live processes by process group, as one look at `/proc` saw them. */
+export type GroupScan = ReadonlyMap<number, readonly number[]> | "unknown";
+
 /**
- * Live members of process group `pgid`, zombies not counted (an orphaned
- * zombie is not reaped on some machines yet runs nothing), or "unknown" where
- * `/proc` cannot be read.
+ * One look at every process: live members of each process group, zombies not
+ * counted (an orphaned zombie is not reaped on some machines yet runs
+ * nothing), or "unknown" where `/proc` cannot be read.
  */
-export function groupMembers(pgid: number): number[] | "unknown" {
+export function scanGroups(): GroupScan {
   if (Deno.build.os !== "linux") return "unknown";
   let entries: Iterable<Deno.DirEntry>;
   try {
@@ -31,7 +34,7 @@ export function groupMembers(pgid: number): number[] | "unknown" {
   } catch {
     return "unknown";
   }
-  const members: number[] = [];
+  const groups = new Map<number, number[]>();
   try {
     for (const entry of entries) {
       const pid = Number(entry.name);
@@ -44,12 +47,44 @@ export function groupMembers(pgid: number): number[] | "unknown" {
       }
       // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (fields[0] !== "Z" && Number(fields[2]) === pgid) members.push(pid);
+      if (fields[0] === "Z") continue;
+      const pgid = Number(fields[2]);
+      const members = groups.get(pgid);
+      if (members === undefined) groups.set(pgid, [pid]);
+      else members.push(pid);
     }
   } catch {
     return "unknown";
   }
-  return members;
+  return groups;
+}
+
+/** Live members of process group `pgid`, or "unknown" where `/proc` cannot be read. */
+export function groupMembers(pgid: number): number[] | "unknown" {
+  const scan = scanGroups();
+  return scan === "unknown" ? "unknown" : [...scan.get(pgid) ?? []];
+}
+
+let nextScan: Promise<GroupScan> | undefined;
+
+/**
+ * A scan shared by every caller that asks before it is taken: retiring many
+ * servers at once costs one look at `/proc` per turn, not one per server. A
+ * scan is never older than the request it answers.
+ */
+function sharedScan(): Promise<GroupScan> {
+  nextScan ??= new Promise((resolve) => {
+    setTimeout(() => {
+      nextScan = undefined;
+      resolve(scanGroups());
+    }, 0);
+  });
+  return nextScan;
+}
+
+async function liveMembers(pgid: number): Promise<number | "unknown"> {
+  const scan = await sharedScan();
+  return scan === "unknown" ? "unknown" : scan.get(pgid)?.length ?? 0;
 }
 
 /**
@@ -59,14 +94,14 @@ export function groupMembers(pgid: number): number[] | "unknown" {
  */
 export async function drainGroup(pgid: number, deadlineMs: number): Promise<Drain> {
   const until = performance.now() + deadlineMs;
-  let members = groupMembers(pgid);
+  let members = await liveMembers(pgid);
   if (members === "unknown") return "unknown";
-  if (members.length === 0) return true;
+  if (members === 0) return true;
   signalGroup(pgid, "SIGKILL");
   for (;;) {
-    members = groupMembers(pgid);
+    members = await liveMembers(pgid);
     if (members === "unknown") return "unknown";
-    if (members.length === 0) return true;
+    if (members === 0) return true;
     const left = until - performance.now();
     if (left <= 0) return false;
     signalGroup(pgid, "SIGKILL");

@@ -11,6 +11,7 @@
 
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
+import { encodeUtf8 } from "./_utf8.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -176,8 +177,6 @@ function join(parts: Uint8Array[], size: number): Uint8Array {
   return out;
 }
 
-const encoder = new TextEncoder();
-
 /**
  * Renders one message as its wire line: compact JSON plus `\n`. The only place
  * the bytes on the wire are decided. Throws `RangeError` for a value JSON
@@ -194,5 +193,5 @@ const encoder = new TextEncoder();
 export function frame(message: JsonValue): Uint8Array {
   const text = stringifyJson(message);
   if (!text.ok) throw new RangeError(text.error.message);
-  return encoder.encode(`${text.value}\n`);
+  return encodeUtf8(`${text.value}\n`);
 }

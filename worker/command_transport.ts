@@ -13,6 +13,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
+import { encodeUtf8 } from "../codec/_utf8.ts";
 import { ByteTail } from "./tail.ts";
 import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
 
@@ -90,6 +91,8 @@ export class CommandTransport implements Transport {
   #forwardHeldBytes = 0;
   #stdoutDone: Promise<void> = Promise.resolve();
   #stderrDone: Promise<void> = Promise.resolve();
+  #stdoutEnded = false;
+  #stderrEnded = false;
 
   constructor(options: CommandOptions) {
     this.#options = options;
@@ -150,7 +153,7 @@ export class CommandTransport implements Transport {
       while (this.#queue.length > 0 && this.#stdinOpen) {
         const text = this.#queue.length === 1 ? this.#queue[0] ?? "" : this.#queue.join("");
         this.#queue = [];
-        await writer.write(encoder.encode(text));
+        await writer.write(encodeUtf8(text));
       }
     } catch (error) {
       this.#stdinOpen = false;
@@ -197,15 +200,19 @@ export class CommandTransport implements Transport {
    * stdout or stderr open for ever, so the readers are then cancelled.
    */
   async dispose(): Promise<void> {
+    // A writer closed after its last write has nothing left to abort; one
+    // still open or stuck in a write to a full pipe is aborted.
+    if (this.#stdinOpen || this.#writing) this.#writer?.abort().catch(() => {});
     this.#stdinOpen = false;
     this.#queue = [];
-    this.#writer?.abort().catch(() => {});
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, DISPOSE_GRACE_MS));
-    await Promise.race([Promise.all([this.#stdoutDone, this.#stderrDone]), grace]);
-    clearTimeout(timer);
-    this.#stdout?.cancel().catch(() => {});
-    this.#stderr?.cancel().catch(() => {});
+    if (!this.#stdoutEnded || !this.#stderrEnded) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, DISPOSE_GRACE_MS));
+      await Promise.race([Promise.all([this.#stdoutDone, this.#stderrDone]), grace]);
+      clearTimeout(timer);
+      if (!this.#stdoutEnded) this.#stdout?.cancel().catch(() => {});
+      if (!this.#stderrEnded) this.#stderr?.cancel().catch(() => {});
+    }
     await Promise.all([this.#stdoutDone, this.#stderrDone]);
     this.#flushForward(true);
   }
@@ -225,8 +232,10 @@ export class CommandTransport implements Transport {
         if (done) break;
         sink.bytes(value);
       }
+      this.#stdoutEnded = true;
       sink.end({ kind: "stdout_closed", message: "end of output" });
     } catch (error) {
+      this.#stdoutEnded = true;
       const reason = error instanceof Error ? error.message : String(error);
       sink.end({ kind: "stdout_closed", message: `reading failed: ${reason}` });
     }
@@ -244,6 +253,7 @@ export class CommandTransport implements Transport {
     } catch {
       // Cancelled by dispose, or the pipe broke: the tail keeps what came.
     }
+    this.#stderrEnded = true;
     this.#flushForward(true);
   }
 

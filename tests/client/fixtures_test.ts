@@ -175,6 +175,32 @@ Deno.test("grandchildren that ignore SIGTERM do not survive the retirement", asy
   assert.ok(grandchildren.length === 2 || client.stderrTail() === "", "their pids were reported");
 });
 
+Deno.test("three families retired at once: every group drains, no descendant survives", async () => {
+  const census = Census.prepare(
+    ["f1", "f2", "f3"].map((name) =>
+      fixture(name, "grandchildren.ts", { flags: ["--allow-run=sh"], ...QUICK })
+    ),
+  );
+  const started = await census.connectAll();
+  for (const [name, outcome] of started) {
+    assert.ok(outcome.ok, `${name}: ${JSON.stringify(outcome)}`);
+  }
+  const clients = [...census.clients.values()];
+  for (const client of clients) assert.ok((await client.ping()).ok);
+  const pids = clients.map((client) => client.pid ?? -1);
+  const grandchildren = clients.flatMap((client) =>
+    [...client.stderrTail().matchAll(/grandchild (\d+)/g)].map((m) => Number(m[1]))
+  );
+  const report = await census.retire();
+  assert.ok(report.confirmed, JSON.stringify([...report.clients]));
+  for (const [name, outcome] of report.clients) {
+    assert.ok(outcome.ok && outcome.value.kind === "exited", `${name}: ${JSON.stringify(outcome)}`);
+    assert.equal(outcome.value.drained, true, name);
+  }
+  for (const pid of pids) assert.deepEqual(survivors(pid), []);
+  assert.deepEqual(grandchildren.filter(isLive), []);
+});
+
 Deno.test("a server flooding stderr is drained and keeps answering; the tail is bounded", async () => {
   const client = new Client(fixture("flood", "stderr_flood.ts"), QUICK);
   await ready(client);
