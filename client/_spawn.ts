@@ -56,9 +56,13 @@ export function hasWorkerOptions(): boolean {
   return false;
 }
 
-/** The worker's module, resolved beside this one (a file or a remote URL alike). */
+/**
+ * The worker's module: `worker/main.ts` bundled into one file, which boots
+ * faster than its sixteen modules; resolved beside this one (a file or a
+ * remote URL alike).
+ */
 export function workerUrl(): URL {
-  return new URL("../worker/main.ts", import.meta.url);
+  return new URL("../worker/_bundle.js", import.meta.url);
 }
 
 /** Starts a client's worker with the given permissions. */

@@ -19,19 +19,27 @@ type Summary = {
   };
 };
 
-/** Serves the package folder read-only: `.ts` files as TypeScript, nothing outside the folder. */
+/**
+ * Serves the package folder read-only: `.ts` files as TypeScript, `.js` files
+ * as JavaScript, nothing outside the folder.
+ */
 function servePackage(served: string[]): Deno.HttpServer<Deno.NetAddr> {
   return Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
     const path = new URL(request.url).pathname;
     const file = new URL(`.${path}`, ROOT);
-    if (request.method !== "GET" || !path.endsWith(".ts") || !file.href.startsWith(ROOT.href)) {
+    const script = path.endsWith(".ts") || path.endsWith(".js");
+    if (request.method !== "GET" || !script || !file.href.startsWith(ROOT.href)) {
       return new Response("not found", { status: 404 });
     }
     try {
       const body = await Deno.readFile(file);
       served.push(path);
       return new Response(body, {
-        headers: { "content-type": "application/typescript; charset=utf-8" },
+        headers: {
+          "content-type": path.endsWith(".ts")
+            ? "application/typescript; charset=utf-8"
+            : "text/javascript; charset=utf-8",
+        },
       });
     } catch {
       return new Response("not found", { status: 404 });
@@ -123,7 +131,9 @@ console.log(JSON.stringify({
     assert.equal(evidence.drained, true);
     assert.equal(isLive(evidence.pid), false);
     // The client's worker and the runner were loaded over HTTP, not from disk.
-    for (const path of ["/mod.ts", "/worker/main.ts", "/client/runner.ts", "/client/_spawn.ts"]) {
+    for (
+      const path of ["/mod.ts", "/worker/_bundle.js", "/client/runner.ts", "/client/_spawn.ts"]
+    ) {
       assert.ok(served.includes(path), `${path} was not served: ${served.join(", ")}`);
     }
   } finally {
