@@ -25,6 +25,7 @@ import {
   WorkerPipe,
 } from "./_mcp_clients.ts";
 import type { JsonObject } from "../../codec/json.ts";
+import process from "node:process";
 
 const SELF = new URL(import.meta.url).pathname;
 const MIB = 1024 * 1024;
@@ -43,6 +44,8 @@ type Plan = {
   throughputRounds: number;
   bigRounds: number;
   warmup: number;
+  /** The memory server (Node code under Deno) keeps getting faster for longer. */
+  memoryWarmup: number;
 };
 
 const FULL: Plan = {
@@ -56,6 +59,7 @@ const FULL: Plan = {
   throughputRounds: 3,
   bigRounds: 5,
   warmup: 300,
+  memoryWarmup: 1_500,
 };
 
 const QUICK: Plan = {
@@ -69,6 +73,7 @@ const QUICK: Plan = {
   throughputRounds: 1,
   bigRounds: 1,
   warmup: 10,
+  memoryWarmup: 10,
 };
 
 /** One printed line: a figure per client, the ratio, and the floor where there is one. */
@@ -230,16 +235,25 @@ async function rowsFleet(
 
 // ---- rows 3 to 5: calls on one connected server ----
 
+/** CPU time of this process so far (every thread: the main one, workers, the runtime's), in µs. */
+function cpuMicros(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+/** Runs `count` calls one after another; returns the CPU time this process spent on them, in µs. */
 async function sequential(
   call: () => Promise<number>,
   count: number,
   into: number[],
-): Promise<void> {
+): Promise<number> {
+  const cpu = cpuMicros();
   for (let index = 0; index < count; index++) {
     const started = now();
     await call();
     into.push((now() - started) * 1000);
   }
+  return cpuMicros() - cpu;
 }
 
 async function throughput(call: () => Promise<number>, count: number): Promise<number> {
@@ -267,15 +281,17 @@ async function rowsCalls(
   const latency = samples();
   const floorLatency: number[] = [];
   const workerLatency: number[] = [];
+  const cpu = { ours: 0, sdk: 0, floor: 0, worker: 0 };
   const perBlock = Math.ceil(plan.calls / plan.blocks);
   for (let block = 0; block < plan.blocks; block++) {
     for (const kind of order(block, only)) {
       const call = callers[kind];
-      if (call !== undefined) await sequential(call, perBlock, latency[kind]);
+      if (call !== undefined) cpu[kind] += await sequential(call, perBlock, latency[kind]);
     }
-    await sequential(floors.pipe, perBlock, floorLatency);
-    await sequential(floors.worker, perBlock, workerLatency);
+    cpu.floor += await sequential(floors.pipe, perBlock, floorLatency);
+    cpu.worker += await sequential(floors.worker, perBlock, workerLatency);
   }
+  const calls = perBlock * plan.blocks;
   const rates = samples();
   const floorRates: number[] = [];
   const workerRates: number[] = [];
@@ -303,6 +319,14 @@ async function rowsCalls(
       sdk: quantile(latency.sdk, 0.99),
       floor: quantile(floorLatency, 0.99),
       workerFloor: quantile(workerLatency, 0.99),
+    },
+    {
+      row: `3 ${prefix} CPU per sequential call`,
+      unit: "µs",
+      ours: cpu.ours / calls,
+      sdk: cpu.sdk / calls,
+      floor: cpu.floor / calls,
+      workerFloor: cpu.worker / calls,
     },
     {
       row: `4 ${prefix} ${IN_FLIGHT} in flight`,
@@ -502,7 +526,7 @@ async function main(): Promise<void> {
           worker: () => memoryWorkerPipe.request(READ_GRAPH_PARAMS),
         };
         for (const call of [...Object.values(callers), floors.pipe, floors.worker]) {
-          for (let index = 0; index < plan.warmup; index++) await call();
+          for (let index = 0; index < plan.memoryWarmup; index++) await call();
         }
         if (rows.has("3") || rows.has("4")) {
           lines.push(
