@@ -88,7 +88,16 @@ type Line = {
   higherIsBetter?: boolean;
 };
 
-type FleetReport = { connectMs: number; shutdownMs: number; hwmKib: number; baseKib: number };
+type FleetReport = {
+  connectMs: number;
+  shutdownMs: number;
+  hwmKib: number;
+  baseKib: number;
+  /** CPU time of the harness process (every thread) while connecting, in ms. */
+  connectCpuMs: number;
+  /** The same while shutting down. */
+  shutdownCpuMs: number;
+};
 
 function flag(name: string): string | undefined {
   const index = Deno.args.indexOf(name);
@@ -125,6 +134,15 @@ async function connectOnce(kind: ClientKind, target: Target): Promise<number> {
   return elapsed;
 }
 
+/** One empty worker, from `new Worker` to its first answer: what a worker costs before any client code. */
+async function workerBoot(): Promise<number> {
+  const started = now();
+  const { session } = await emptyWorkers(1);
+  const elapsed = now() - started;
+  await session.close();
+  return elapsed;
+}
+
 async function rowConnect(
   label: string,
   target: () => Target,
@@ -132,10 +150,18 @@ async function rowConnect(
   only: ClientKind | undefined,
 ): Promise<Line> {
   const times = samples();
+  const boots: number[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const kind of order(round, only)) times[kind].push(await connectOnce(kind, target()));
+    boots.push(await workerBoot());
   }
-  return { row: label, unit: "ms", ours: median(times.ours), sdk: median(times.sdk) };
+  return {
+    row: label,
+    unit: "ms",
+    ours: median(times.ours),
+    sdk: median(times.sdk),
+    workerFloor: median(boots),
+  };
 }
 
 // ---- rows 2 and 6: a fleet of servers in a subprocess ----
@@ -167,18 +193,29 @@ async function emptyWorkers(count: number): Promise<{ session: Session; pids: nu
 async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   const targets = Array.from({ length: count }, (_, index) => echoTarget(`echo${index}`));
   const baseKib = procStatusKib("VmRSS");
+  const cpu = cpuMicros();
   const started = now();
   const session = kind === "workers"
     ? (await emptyWorkers(count)).session
     : await open(kind, targets);
   const connectMs = now() - started;
+  const connectCpuMs = (cpuMicros() - cpu) / 1000;
   const hwmKib = procStatusKib("VmHWM");
   const pids = session.pids;
+  const closingCpu = cpuMicros();
   const closing = now();
   await session.close();
   await allGone(pids);
   const shutdownMs = now() - closing;
-  const report: FleetReport = { connectMs, shutdownMs, hwmKib, baseKib };
+  const shutdownCpuMs = (cpuMicros() - closingCpu) / 1000;
+  const report: FleetReport = {
+    connectMs,
+    shutdownMs,
+    hwmKib,
+    baseKib,
+    connectCpuMs,
+    shutdownCpuMs,
+  };
   console.log(JSON.stringify(report));
 }
 
@@ -225,10 +262,23 @@ async function rowsFleet(
       workerFloor: worker("hwmKib") / 1024,
     },
     {
+      row: `2 harness CPU while connecting ${count}`,
+      unit: "ms",
+      ours: pick("ours", "connectCpuMs"),
+      sdk: pick("sdk", "connectCpuMs"),
+      workerFloor: worker("connectCpuMs"),
+    },
+    {
       row: `6 shutdown ${count} servers, all exited`,
       unit: "ms",
       ours: pick("ours", "shutdownMs"),
       sdk: pick("sdk", "shutdownMs"),
+    },
+    {
+      row: `6 harness CPU while shutting down ${count}`,
+      unit: "ms",
+      ours: pick("ours", "shutdownCpuMs"),
+      sdk: pick("sdk", "shutdownCpuMs"),
     },
   ];
 }
@@ -550,10 +600,12 @@ async function main(): Promise<void> {
   const seconds = ((now() - started) / 1000).toFixed(0);
   console.log(table(lines));
   console.log(
-    `\nmedians; ratio ours/SDK (" !" where ours does not lead); floor: a bare pipe ` +
-      `(row 2: the harness's RSS before connecting); worker floor: the same behind one worker hop (row 2: one empty worker per server, no server); ${
-        quick ? "--quick, " : ""
-      }${seconds} s`,
+    `\nmedians; ratio ours/SDK (" !" where ours does not lead); ` +
+      `floor: a bare pipe (row 2: the harness's RSS before connecting); ` +
+      `worker floor: the same behind one worker hop (row 1: one empty worker's boot; ` +
+      `row 2: one empty worker per server, no server); ` +
+      `CPU: this process's, every thread (servers not counted); ` +
+      `${quick ? "--quick, " : ""}${seconds} s`,
   );
 }
 
