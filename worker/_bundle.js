@@ -28,13 +28,146 @@ var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var MAX_TOOL_PAGES = 64;
 var STDERR_TAIL_BYTES = 64 * 1024;
 
-// worker/clock.ts
-var systemClock = {
-  now: /* @__PURE__ */ __name(() => performance.now(), "now"),
-  setTimer: /* @__PURE__ */ __name((delayMs, callback) => ({
-    id: setTimeout(callback, Math.max(0, delayMs))
-  }), "setTimer"),
-  clearTimer: /* @__PURE__ */ __name((handle) => clearTimeout(handle.id), "clearTimer")
+// worker/wait_clock.ts
+var SLACK = 64;
+function earlier(a, b) {
+  return a.at < b.at || a.at === b.at && a.id < b.id;
+}
+__name(earlier, "earlier");
+var WaitClock = class {
+  static {
+    __name(this, "WaitClock");
+  }
+  #cell = new Int32Array(new SharedArrayBuffer(4));
+  #heap = [];
+  #live = /* @__PURE__ */ new Map();
+  #next = 1;
+  /** When the armed wait ends, or Infinity when none is armed. */
+  #armedAt = Infinity;
+  /** Bumped on every arming, so a superseded wait that ends does nothing. */
+  #generation = 0;
+  #firing = false;
+  #fallback;
+  /** Milliseconds on a monotonic scale. */
+  now() {
+    return performance.now();
+  }
+  /** Runs `callback` once, `delayMs` from now (a negative or NaN delay is 0). */
+  setTimer(delayMs, callback) {
+    const id = this.#next++;
+    const delay = delayMs > 0 ? delayMs : 0;
+    const entry = {
+      id,
+      at: this.now() + delay,
+      callback
+    };
+    this.#live.set(id, entry);
+    this.#push(entry);
+    if (!this.#firing && entry.at < this.#armedAt) this.#arm(entry.at);
+    return {
+      id
+    };
+  }
+  /** Cancels a timer; cancelling a fired or cancelled timer does nothing. */
+  clearTimer(handle) {
+    if (typeof handle.id !== "number" || !this.#live.delete(handle.id)) return;
+    if (this.#heap.length > 2 * this.#live.size + SLACK) this.#rebuild();
+    if (this.#live.size === 0 && this.#fallback !== void 0) {
+      ++this.#generation;
+      this.#disarm();
+      this.#armedAt = Infinity;
+    }
+  }
+  /** Timers set and not yet fired or cancelled. */
+  get pending() {
+    return this.#live.size;
+  }
+  #arm(at) {
+    const generation = ++this.#generation;
+    if (this.#armedAt !== Infinity) this.#disarm();
+    this.#armedAt = at;
+    const delay = Math.max(0, at - this.now());
+    if (typeof Atomics.waitAsync !== "function") {
+      this.#fallback = setTimeout(() => this.#fire(generation), delay);
+      return;
+    }
+    const wait = Atomics.waitAsync(this.#cell, 0, 0, delay);
+    if (wait.async) void wait.value.then(() => this.#fire(generation));
+    else queueMicrotask(() => this.#fire(generation));
+  }
+  /** Ends the armed wait early; its generation is stale, so it fires nothing. */
+  #disarm() {
+    if (this.#fallback !== void 0) {
+      clearTimeout(this.#fallback);
+      this.#fallback = void 0;
+      return;
+    }
+    Atomics.notify(this.#cell, 0);
+  }
+  #fire(generation) {
+    if (generation !== this.#generation) return;
+    this.#armedAt = Infinity;
+    this.#fallback = void 0;
+    this.#firing = true;
+    const now = this.now();
+    try {
+      for (; ; ) {
+        const top = this.#heap[0];
+        if (top === void 0) break;
+        if (!this.#live.has(top.id)) {
+          this.#pop();
+          continue;
+        }
+        if (top.at > now) break;
+        this.#pop();
+        this.#live.delete(top.id);
+        try {
+          top.callback();
+        } catch (error) {
+          queueMicrotask(() => {
+            throw error;
+          });
+        }
+      }
+    } finally {
+      this.#firing = false;
+    }
+    const next = this.#heap[0];
+    if (next !== void 0) this.#arm(next.at);
+  }
+  #rebuild() {
+    this.#heap = [
+      ...this.#live.values()
+    ].sort((a, b) => earlier(a, b) ? -1 : 1);
+  }
+  #push(entry) {
+    const heap = this.#heap;
+    let index = heap.push(entry) - 1;
+    while (index > 0) {
+      const parent = index - 1 >> 1;
+      const above = heap[parent];
+      if (!earlier(entry, above)) break;
+      heap[index] = above;
+      index = parent;
+    }
+    heap[index] = entry;
+  }
+  #pop() {
+    const heap = this.#heap;
+    const last = heap.pop();
+    if (last === void 0 || heap.length === 0) return;
+    let index = 0;
+    for (; ; ) {
+      const left = 2 * index + 1;
+      if (left >= heap.length) break;
+      const right = left + 1;
+      const child = right < heap.length && earlier(heap[right], heap[left]) ? right : left;
+      if (!earlier(heap[child], last)) break;
+      heap[index] = heap[child];
+      index = child;
+    }
+    heap[index] = last;
+  }
 };
 
 // codec/_utf8.ts
@@ -52,6 +185,15 @@ function encodeUtf8(text) {
   return whole.subarray(0, written + tail.written);
 }
 __name(encodeUtf8, "encodeUtf8");
+
+// worker/clock.ts
+var systemClock = {
+  now: /* @__PURE__ */ __name(() => performance.now(), "now"),
+  setTimer: /* @__PURE__ */ __name((delayMs, callback) => ({
+    id: setTimeout(callback, Math.max(0, delayMs))
+  }), "setTimer"),
+  clearTimer: /* @__PURE__ */ __name((handle) => clearTimeout(handle.id), "clearTimer")
+};
 
 // worker/tail.ts
 var decoder = new TextDecoder();
@@ -255,8 +397,11 @@ var CommandTransport = class {
     this.#stdinOpen = false;
     this.#queue = [];
     if (!this.#stdoutEnded || !this.#stderrEnded) {
+      const clock2 = this.#options.clock ?? systemClock;
       let timer;
-      const grace = new Promise((resolve) => timer = setTimeout(resolve, DISPOSE_GRACE_MS));
+      const grace = new Promise((resolve) => {
+        timer = clock2.setTimer(DISPOSE_GRACE_MS, resolve);
+      });
       await Promise.race([
         Promise.all([
           this.#stdoutDone,
@@ -264,7 +409,7 @@ var CommandTransport = class {
         ]),
         grace
       ]);
-      clearTimeout(timer);
+      if (timer !== void 0) clock2.clearTimer(timer);
       if (!this.#stdoutEnded) this.#stdout?.cancel().catch(() => {
       });
       if (!this.#stderrEnded) this.#stderr?.cancel().catch(() => {
@@ -1879,6 +2024,7 @@ var flushQueued = false;
 var stderrHeld = [];
 var stderrHeldBytes = 0;
 var stderrTimer;
+var clock = new WaitClock();
 var tickets = /* @__PURE__ */ new Map();
 var drains = /* @__PURE__ */ new Map();
 var nextDrain = 0;
@@ -1899,7 +2045,7 @@ function flush() {
 }
 __name(flush, "flush");
 function flushStderr() {
-  if (stderrTimer !== void 0) clearTimeout(stderrTimer);
+  if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
   stderrTimer = void 0;
   if (stderrHeldBytes === 0) return;
   const bytes = new Uint8Array(stderrHeldBytes);
@@ -1922,7 +2068,7 @@ function holdStderr(chunk) {
   while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
     stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
   }
-  stderrTimer ??= setTimeout(flushStderr, STDERR_FLUSH_MS);
+  stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
 }
 __name(holdStderr, "holdStderr");
 var group = {
@@ -1957,6 +2103,7 @@ function start(message) {
     env: message.env,
     cwd: message.cwd ?? void 0,
     forwardStderr: message.forwardStderr,
+    clock,
     group,
     onSpawn(pid) {
       post({
@@ -1978,7 +2125,7 @@ function start(message) {
   });
   const child = new ClientMachine(transport, {
     name: message.name,
-    clock: systemClock,
+    clock,
     connectTimeoutMs: message.connectTimeoutMs,
     callTimeoutMs: message.callTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,

@@ -14,6 +14,7 @@
 
 import { err, ok, type Result } from "../codec/result.ts";
 import { encodeUtf8 } from "../codec/_utf8.ts";
+import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
 import { ByteTail } from "./tail.ts";
 import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
 
@@ -47,6 +48,8 @@ export type CommandOptions = {
   onStderr?: (chunk: Uint8Array) => void;
   /** Called once with the real exit status. */
   onExit?: (status: { code: number; signal: string | null }) => void;
+  /** The clock of the dispose grace; the system clock by default. */
+  clock?: Clock;
 };
 
 /** How long a retired server's pipes are read before they are cancelled, in ms. */
@@ -206,10 +209,13 @@ export class CommandTransport implements Transport {
     this.#stdinOpen = false;
     this.#queue = [];
     if (!this.#stdoutEnded || !this.#stderrEnded) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const grace = new Promise<void>((resolve) => timer = setTimeout(resolve, DISPOSE_GRACE_MS));
+      const clock = this.#options.clock ?? systemClock;
+      let timer: TimerHandle | undefined;
+      const grace = new Promise<void>((resolve) => {
+        timer = clock.setTimer(DISPOSE_GRACE_MS, resolve);
+      });
       await Promise.race([Promise.all([this.#stdoutDone, this.#stderrDone]), grace]);
-      clearTimeout(timer);
+      if (timer !== undefined) clock.clearTimer(timer);
       if (!this.#stdoutEnded) this.#stdout?.cancel().catch(() => {});
       if (!this.#stderrEnded) this.#stderr?.cancel().catch(() => {});
     }

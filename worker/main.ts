@@ -16,7 +16,8 @@
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { STDERR_TAIL_BYTES } from "../client/spec.ts";
-import { systemClock } from "./clock.ts";
+import type { TimerHandle } from "./clock.ts";
+import { WaitClock } from "./wait_clock.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { ClientMachine } from "./machine.ts";
 import {
@@ -38,7 +39,9 @@ let outbox: FromWorker[] = [];
 let flushQueued = false;
 let stderrHeld: Uint8Array[] = [];
 let stderrHeldBytes = 0;
-let stderrTimer: ReturnType<typeof setTimeout> | undefined;
+let stderrTimer: TimerHandle | undefined;
+// Every timer of the worker: see wait_clock.ts for why not setTimeout.
+const clock = new WaitClock();
 const tickets = new Map<number, number>();
 const drains = new Map<number, (drained: Drain) => void>();
 let nextDrain = 0;
@@ -61,7 +64,7 @@ function flush(): void {
 
 /** Sends held stderr ahead of whatever is posted next. */
 function flushStderr(): void {
-  if (stderrTimer !== undefined) clearTimeout(stderrTimer);
+  if (stderrTimer !== undefined) clock.clearTimer(stderrTimer);
   stderrTimer = undefined;
   if (stderrHeldBytes === 0) return;
   const bytes = new Uint8Array(stderrHeldBytes);
@@ -81,7 +84,7 @@ function holdStderr(chunk: Uint8Array): void {
   while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
     stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
   }
-  stderrTimer ??= setTimeout(flushStderr, STDERR_FLUSH_MS);
+  stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
 }
 
 const group: GroupControl = {
@@ -108,6 +111,7 @@ function start(message: StartMessage): void {
     env: message.env,
     cwd: message.cwd ?? undefined,
     forwardStderr: message.forwardStderr,
+    clock,
     group,
     onSpawn(pid) {
       // At once: the main thread must know the pid before anything can kill it.
@@ -122,7 +126,7 @@ function start(message: StartMessage): void {
   });
   const child = new ClientMachine(transport, {
     name: message.name,
-    clock: systemClock,
+    clock,
     connectTimeoutMs: message.connectTimeoutMs,
     callTimeoutMs: message.callTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,
