@@ -134,6 +134,54 @@ async function connectOnce(kind: ClientKind, target: Target): Promise<number> {
   return elapsed;
 }
 
+/** What one worker costs, in wall and harness CPU time: booting, then spawning one child. */
+type WorkerCost = { bootMs: number; bootCpuMs: number; spawnMs: number; spawnCpuMs: number };
+
+/**
+ * A worker that spawns one child (detached or not) and ends: the spawn's own
+ * time, and the harness's CPU for the worker's whole life, minus an empty
+ * worker's. The rows cannot lead by less than what these cost.
+ */
+async function spawnCost(detached: boolean, bootCpuMs: number): Promise<[number, number]> {
+  const cpu = cpuMicros();
+  const worker = new Worker(new URL("./_spawn_worker.ts", import.meta.url), { type: "module" });
+  const spawnMs = await new Promise<number>((resolve) => {
+    worker.onmessage = (event: MessageEvent<number>) => resolve(event.data);
+    worker.postMessage({ detached });
+  });
+  worker.terminate();
+  return [spawnMs, (cpuMicros() - cpu) / 1000 - bootCpuMs];
+}
+
+async function workerCosts(rounds: number): Promise<{ plain: WorkerCost; detached: WorkerCost }> {
+  const boot: number[] = [];
+  const bootCpu: number[] = [];
+  const spawn = { plain: [] as number[], detached: [] as number[] };
+  const spawnCpu = { plain: [] as number[], detached: [] as number[] };
+  for (let round = 0; round < rounds; round++) {
+    const cpu = cpuMicros();
+    boot.push(await workerBoot());
+    bootCpu.push((cpuMicros() - cpu) / 1000);
+    const base = median(bootCpu);
+    for (
+      const kind of round % 2 === 0
+        ? ["plain", "detached"] as const
+        : ["detached", "plain"] as const
+    ) {
+      const [ms, cpuMs] = await spawnCost(kind === "detached", base);
+      spawn[kind].push(ms);
+      spawnCpu[kind].push(cpuMs);
+    }
+  }
+  const cost = (kind: "plain" | "detached"): WorkerCost => ({
+    bootMs: median(boot),
+    bootCpuMs: median(bootCpu),
+    spawnMs: median(spawn[kind]),
+    spawnCpuMs: median(spawnCpu[kind]),
+  });
+  return { plain: cost("plain"), detached: cost("detached") };
+}
+
 /** One empty worker, from `new Worker` to its first answer: what a worker costs before any client code. */
 async function workerBoot(): Promise<number> {
   const started = now();
@@ -493,6 +541,7 @@ async function main(): Promise<void> {
   const rows = new Set((flag("--rows") ?? "1,2,3,4,5,6").split(","));
   const dir = await Deno.makeTempDir({ prefix: "sdk_bench_" });
   const lines: Line[] = [];
+  let costs: { plain: WorkerCost; detached: WorkerCost } | undefined;
   const say = (text: string) => console.error(`[sdk_bench] ${text}`);
   const started = now();
   try {
@@ -515,6 +564,10 @@ async function main(): Promise<void> {
           only,
         ),
       );
+    }
+    if (rows.has("1") || rows.has("2")) {
+      say("what one worker costs: boot, spawn detached or not");
+      costs = await workerCosts(plan.connectRounds);
     }
     if (rows.has("2") || rows.has("6")) {
       const count = quick ? QUICK_FLEET : FLEET;
@@ -599,6 +652,16 @@ async function main(): Promise<void> {
   }
   const seconds = ((now() - started) / 1000).toFixed(0);
   console.log(table(lines));
+  if (costs !== undefined) {
+    const { plain, detached } = costs;
+    const ms = (value: number) => value.toFixed(1);
+    console.log(
+      `\nwhat one worker costs (medians): boot ${ms(plain.bootMs)} ms wall, ` +
+        `${ms(plain.bootCpuMs)} ms CPU; spawning one child from it: detached ` +
+        `${ms(detached.spawnMs)} ms wall, ${ms(detached.spawnCpuMs)} ms CPU; not detached ` +
+        `${ms(plain.spawnMs)} ms wall, ${ms(plain.spawnCpuMs)} ms CPU`,
+    );
+  }
   console.log(
     `\nmedians; ratio ours/SDK (" !" where ours does not lead); ` +
       `floor: a bare pipe (row 2: the harness's RSS before connecting); ` +
