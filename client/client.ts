@@ -37,7 +37,9 @@ import {
   type StartError,
   type StartMessage,
   type ToWorker,
+  TRANSFER_PARAMS_CHARS,
 } from "../worker/messages.ts";
+import { encodeUtf8 } from "../codec/_utf8.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -379,6 +381,10 @@ export class Client {
         signal.addEventListener("abort", pending.onAbort, { once: true });
       }
       this.#pending.set(ticket, pending);
+      if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
+        this.#postBytes(ticket, timeoutMs, method, paramsText);
+        return;
+      }
       this.#outbox.push(renderRequest(ticket, timeoutMs, method, paramsText));
       if (!this.#flushQueued) {
         this.#flushQueued = true;
@@ -393,6 +399,15 @@ export class Client {
     this.#outbox = [];
     if (batch.length === 0 || this.#worker === undefined || this.#workerLost) return;
     this.#worker.postMessage(batch.length === 1 ? batch[0] : batch.join("\n"));
+  }
+
+  /** Sends one request with long parameters as transferred UTF-8 bytes, after those queued. */
+  #postBytes(ticket: number, timeoutMs: number, method: RequestMethod, paramsText: string): void {
+    if (this.#worker === undefined || this.#workerLost) return;
+    const params = encodeUtf8(paramsText);
+    const message: ToWorker = { kind: "request", ticket, timeoutMs, method, params };
+    this.#flush();
+    this.#worker.postMessage(message, [params.buffer]);
   }
 
   #take(ticket: number): Pending | undefined {

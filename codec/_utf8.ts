@@ -9,7 +9,7 @@ const encoder = new TextEncoder();
 const SHORT_TEXT = 4096;
 
 /** Encodes text as UTF-8 (a lone surrogate becomes U+FFFD, as `encode` does). */
-export function encodeUtf8(text: string): Uint8Array {
+export function encodeUtf8(text: string): Uint8Array<ArrayBuffer> {
   if (text.length < SHORT_TEXT) return encoder.encode(text);
   const first = new Uint8Array(text.length);
   const { read, written } = encoder.encodeInto(text, first);

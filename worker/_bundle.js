@@ -332,10 +332,10 @@ var CommandTransport = class {
       pid: child.pid
     }));
   }
-  /** Queues lines for stdin; they are written in order, coalesced. */
-  write(text) {
+  /** Queues text or bytes for stdin; written in order, adjacent text coalesced. */
+  write(data) {
     if (!this.#stdinOpen || this.#closeRequested) return;
-    this.#queue.push(text);
+    this.#queue.push(data);
     if (!this.#writing) void this.#pump();
   }
   async #pump() {
@@ -344,9 +344,9 @@ var CommandTransport = class {
     this.#writing = true;
     try {
       while (this.#queue.length > 0 && this.#stdinOpen) {
-        const text = this.#queue.length === 1 ? this.#queue[0] ?? "" : this.#queue.join("");
+        const queued = this.#queue;
         this.#queue = [];
-        await writer.write(encodeUtf8(text));
+        for (const chunk of chunks(queued)) await writer.write(chunk);
       }
     } catch (error) {
       this.#stdinOpen = false;
@@ -495,6 +495,22 @@ var CommandTransport = class {
     }
   }
 };
+function chunks(queued) {
+  const out = [];
+  let text = [];
+  for (const item of queued) {
+    if (typeof item === "string") {
+      text.push(item);
+      continue;
+    }
+    if (text.length > 0) out.push(encodeUtf8(text.join("")));
+    text = [];
+    if (item.length > 0) out.push(item);
+  }
+  if (text.length > 0) out.push(encodeUtf8(text.join("")));
+  return out;
+}
+__name(chunks, "chunks");
 function writeAll(bytes) {
   let offset = 0;
   while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
@@ -1320,6 +1336,13 @@ function requestLine(id, method, paramsText) {
 `;
 }
 __name(requestLine, "requestLine");
+function requestLineParts(id, method) {
+  return [
+    `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":`,
+    "}\n"
+  ];
+}
+__name(requestLineParts, "requestLineParts");
 function messageLine(message) {
   const text = stringifyJson(message);
   if (!text.ok) throw new RangeError(text.error.message);
@@ -1457,17 +1480,18 @@ var ClientMachine = class {
     return ok(info);
   }
   /**
-   * Sends one request whose parameters are already compact JSON (`""` for
-   * none) and calls `settle` exactly once: with the raw result, the server's
-   * error, `call_timed_out` at the deadline, or `unavailable` on a death.
-   * Returns the request id, or `undefined` when it was refused at once.
+   * Sends one request whose parameters are already compact JSON of an
+   * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
+   * exactly once: with the raw result, the server's error, `call_timed_out`
+   * at the deadline, or `unavailable` on a death. Returns the request id, or
+   * `undefined` when it was refused at once.
    */
-  send(method, paramsText, timeoutMs, settle2) {
+  send(method, params, timeoutMs, settle2) {
     if (this.#state !== "ready") {
       settle2(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, paramsText, timeoutMs, settle2);
+    return this.#send(method, params, timeoutMs, settle2);
   }
   /**
    * Gives up on a request: it settles as `call_timed_out` (marked aborted)
@@ -1621,7 +1645,7 @@ var ClientMachine = class {
       }
     });
   }
-  #send(method, paramsText, timeoutMs, settle2) {
+  #send(method, params, timeoutMs, settle2) {
     const id = this.#nextId++;
     const timer = this.#clock.setTimer(timeoutMs, () => {
       const pending = this.#pending.get(id);
@@ -1633,7 +1657,14 @@ var ClientMachine = class {
       timer,
       timeoutMs
     });
-    this.#write(requestLine(id, method, paramsText));
+    if (typeof params === "string") {
+      this.#write(requestLine(id, method, params));
+    } else {
+      const [head, tail] = requestLineParts(id, method);
+      this.#write(head);
+      this.#write(params);
+      this.#write(tail);
+    }
     return id;
   }
   #expire(id, pending, aborted) {
@@ -1654,9 +1685,9 @@ var ClientMachine = class {
   #timedOut(method, timeoutMs, aborted) {
     return callTimedOut(this.#name, method, timeoutMs, aborted);
   }
-  #write(text) {
+  #write(data) {
     if (!this.#channelOpen) return;
-    this.#transport.write(text);
+    this.#transport.write(data);
   }
   // ---- inbound ----
   #onBytes(chunk) {
@@ -1899,11 +1930,15 @@ var ClientMachine = class {
 };
 
 // worker/messages.ts
+var TRANSFER_PARAMS_CHARS = 64 * 1024;
 var METHODS = /* @__PURE__ */ new Set([
   "tools/call",
   "tools/list",
   "ping"
 ]);
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
+var NEWLINE3 = 10;
 function decodeRequests(batch) {
   const requests = [];
   for (const line of batch.split("\n")) {
@@ -1930,7 +1965,7 @@ function decodeRequests(batch) {
       ticket,
       timeoutMs,
       method,
-      paramsText
+      params: paramsText
     });
   }
   return {
@@ -1991,6 +2026,21 @@ function decodeToWorker(data) {
         callTimeoutMs,
         retirementTimeoutMs,
         forwardStderr
+      });
+    }
+    case "request": {
+      const { ticket, timeoutMs, method, params } = data;
+      if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
+      if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
+      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE || params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE3)) {
+        return bad2("params are not the bytes of one compact JSON object");
+      }
+      return ok({
+        kind: "request",
+        ticket,
+        timeoutMs,
+        method,
+        params
       });
     }
     case "cancel":
@@ -2157,7 +2207,7 @@ function settle(ticket, outcome) {
 }
 __name(settle, "settle");
 function run(request) {
-  const { ticket, timeoutMs, method, paramsText } = request;
+  const { ticket, timeoutMs, method, params } = request;
   const client = machine;
   if (client === void 0) {
     settle(ticket, err({
@@ -2174,7 +2224,7 @@ function run(request) {
     }).then((outcome) => settle(ticket, outcome.ok ? ok(outcome.value) : outcome));
     return;
   }
-  const id = client.send(method, paramsText, timeoutMs, (outcome) => settle(ticket, outcome));
+  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome));
   if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
 }
 __name(run, "run");
@@ -2199,6 +2249,9 @@ self.onmessage = (event) => {
   switch (message.kind) {
     case "start":
       start(message);
+      return;
+    case "request":
+      run(message);
       return;
     case "cancel": {
       const id = tickets.get(message.ticket);

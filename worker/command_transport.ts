@@ -84,7 +84,7 @@ export class CommandTransport implements Transport {
   #stdout: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #sink: TransportSink | undefined;
-  #queue: string[] = [];
+  #queue: Array<string | Uint8Array> = [];
   #writing = false;
   #stdinOpen = false;
   #closeRequested = false;
@@ -141,10 +141,10 @@ export class CommandTransport implements Transport {
     return Promise.resolve(ok({ pid: child.pid }));
   }
 
-  /** Queues lines for stdin; they are written in order, coalesced. */
-  write(text: string): void {
+  /** Queues text or bytes for stdin; written in order, adjacent text coalesced. */
+  write(data: string | Uint8Array): void {
     if (!this.#stdinOpen || this.#closeRequested) return;
-    this.#queue.push(text);
+    this.#queue.push(data);
     if (!this.#writing) void this.#pump();
   }
 
@@ -154,9 +154,9 @@ export class CommandTransport implements Transport {
     this.#writing = true;
     try {
       while (this.#queue.length > 0 && this.#stdinOpen) {
-        const text = this.#queue.length === 1 ? this.#queue[0] ?? "" : this.#queue.join("");
+        const queued = this.#queue;
         this.#queue = [];
-        await writer.write(encodeUtf8(text));
+        for (const chunk of chunks(queued)) await writer.write(chunk);
       }
     } catch (error) {
       this.#stdinOpen = false;
@@ -299,6 +299,23 @@ export class CommandTransport implements Transport {
       // The harness's stderr is gone; the tail still has everything.
     }
   }
+}
+
+/** What is queued, as byte chunks: each run of adjacent text joined and encoded once. */
+function chunks(queued: ReadonlyArray<string | Uint8Array>): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  let text: string[] = [];
+  for (const item of queued) {
+    if (typeof item === "string") {
+      text.push(item);
+      continue;
+    }
+    if (text.length > 0) out.push(encodeUtf8(text.join("")));
+    text = [];
+    if (item.length > 0) out.push(item);
+  }
+  if (text.length > 0) out.push(encodeUtf8(text.join("")));
+  return out;
 }
 
 function writeAll(bytes: Uint8Array): void {

@@ -113,6 +113,11 @@ export function requestLine(id: number, method: string, paramsText: string): str
   return paramsText === NO_PARAMS ? `${head}}\n` : `${head},"params":${paramsText}}\n`;
 }
 
+/** What goes before and after a request's parameters on its line. */
+function requestLineParts(id: number, method: string): [string, string] {
+  return [`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":`, "}\n"];
+}
+
 function messageLine(message: JsonObject): string {
   const text = stringifyJson(message);
   // Every message this module builds is sayable; a failure is a bug here.
@@ -293,17 +298,23 @@ export class ClientMachine {
   }
 
   /**
-   * Sends one request whose parameters are already compact JSON (`""` for
-   * none) and calls `settle` exactly once: with the raw result, the server's
-   * error, `call_timed_out` at the deadline, or `unavailable` on a death.
-   * Returns the request id, or `undefined` when it was refused at once.
+   * Sends one request whose parameters are already compact JSON of an
+   * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
+   * exactly once: with the raw result, the server's error, `call_timed_out`
+   * at the deadline, or `unavailable` on a death. Returns the request id, or
+   * `undefined` when it was refused at once.
    */
-  send(method: string, paramsText: string, timeoutMs: number, settle: Settle): number | undefined {
+  send(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+  ): number | undefined {
     if (this.#state !== "ready") {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return this.#send(method, paramsText, timeoutMs, settle);
+    return this.#send(method, params, timeoutMs, settle);
   }
 
   /**
@@ -482,14 +493,22 @@ export class ClientMachine {
     });
   }
 
-  #send(method: string, paramsText: string, timeoutMs: number, settle: Settle): number {
+  #send(method: string, params: string | Uint8Array, timeoutMs: number, settle: Settle): number {
     const id = this.#nextId++;
     const timer = this.#clock.setTimer(timeoutMs, () => {
       const pending = this.#pending.get(id);
       if (pending !== undefined) this.#expire(id, pending, false);
     });
     this.#pending.set(id, { method, settle, timer, timeoutMs });
-    this.#write(requestLine(id, method, paramsText));
+    if (typeof params === "string") {
+      this.#write(requestLine(id, method, params));
+    } else {
+      // Bytes go to the pipe as they came: the line is queued in three parts.
+      const [head, tail] = requestLineParts(id, method);
+      this.#write(head);
+      this.#write(params);
+      this.#write(tail);
+    }
     return id;
   }
 
@@ -513,9 +532,9 @@ export class ClientMachine {
     return callTimedOut(this.#name, method, timeoutMs, aborted);
   }
 
-  #write(text: string): void {
+  #write(data: string | Uint8Array): void {
     if (!this.#channelOpen) return;
-    this.#transport.write(text);
+    this.#transport.write(data);
   }
 
   // ---- inbound ----

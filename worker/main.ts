@@ -148,7 +148,7 @@ function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
 }
 
 function run(request: WorkerRequest): void {
-  const { ticket, timeoutMs, method, paramsText } = request;
+  const { ticket, timeoutMs, method, params } = request;
   const client = machine;
   if (client === undefined) {
     settle(
@@ -168,7 +168,7 @@ function run(request: WorkerRequest): void {
     );
     return;
   }
-  const id = client.send(method, paramsText, timeoutMs, (outcome) => settle(ticket, outcome));
+  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome));
   if (id !== undefined && !tickets.has(ticket)) tickets.set(ticket, id);
 }
 
@@ -196,6 +196,9 @@ self.onmessage = (event: MessageEvent<unknown>) => {
   switch (message.kind) {
     case "start":
       start(message);
+      return;
+    case "request":
+      run(message);
       return;
     case "cancel": {
       const id = tickets.get(message.ticket);

@@ -38,8 +38,26 @@ export type WorkerRequest = {
   ticket: number;
   timeoutMs: number;
   method: RequestMethod;
-  /** Compact JSON of the params object, or `""` for none. */
-  paramsText: string;
+  /** Compact JSON of the params object, as text (`""` for none) or UTF-8 bytes. */
+  params: string | Uint8Array;
+};
+
+/**
+ * Parameters at least this long (in UTF-16 units) cross to the worker as
+ * UTF-8 bytes in a transferred buffer, in a `request` message of their own:
+ * posting a long string costs a copy on each side (measured: 27 ms to post 8
+ * MiB as a string, 0.3 ms as a transferred buffer), and the worker would
+ * encode it again before writing.
+ */
+export const TRANSFER_PARAMS_CHARS = 64 * 1024;
+
+/** A request whose parameters are transferred bytes; see {@linkcode TRANSFER_PARAMS_CHARS}. */
+export type BytesRequest = {
+  kind: "request";
+  ticket: number;
+  timeoutMs: number;
+  method: RequestMethod;
+  params: Uint8Array;
 };
 
 /** Everything a worker needs to start its server. */
@@ -59,6 +77,7 @@ export type StartMessage = {
 /** A control message from the main thread (requests are strings). */
 export type ToWorker =
   | StartMessage
+  | BytesRequest
   | { kind: "cancel"; ticket: number }
   | { kind: "retire"; timeoutMs: number }
   | { kind: "drained"; seq: number; drained: Drain };
@@ -76,6 +95,9 @@ export type FromWorker =
   | { kind: "retired"; outcome: Result<RetirementEvidence, RetirementError> };
 
 const METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list", "ping"]);
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const NEWLINE = 0x0a;
 
 /**
  * Renders one request for the worker. `paramsText` must be compact JSON of an
@@ -131,7 +153,7 @@ export function decodeRequests(
         ? { requests, fault, faultTicket: ticket }
         : { requests, fault };
     }
-    requests.push({ ticket, timeoutMs, method: method as RequestMethod, paramsText });
+    requests.push({ ticket, timeoutMs, method: method as RequestMethod, params: paramsText });
   }
   return { requests };
 }
@@ -197,6 +219,19 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
         retirementTimeoutMs,
         forwardStderr,
       });
+    }
+    case "request": {
+      const { ticket, timeoutMs, method, params } = data;
+      if (!isCount(ticket) || !isDuration(timeoutMs)) return bad("bad ticket or deadline");
+      if (!isString(method) || !METHODS.has(method)) return bad("unknown method");
+      // Compact JSON of an object: braces at both ends, no raw newline to break the line.
+      if (
+        !(params instanceof Uint8Array) || params[0] !== OPEN_BRACE ||
+        params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE)
+      ) {
+        return bad("params are not the bytes of one compact JSON object");
+      }
+      return ok({ kind: "request", ticket, timeoutMs, method: method as RequestMethod, params });
     }
     case "cancel":
       return isCount(data.ticket) ? ok({ kind: "cancel", ticket: data.ticket }) : bad("bad ticket");

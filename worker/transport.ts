@@ -46,8 +46,13 @@ export type Drain = boolean | "unknown";
 export interface Transport {
   /** Starts the server; `sink` receives everything from then on. */
   open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>>;
-  /** Queues one or more complete lines for the server's stdin. */
-  write(text: string): void;
+  /**
+   * Queues text or UTF-8 bytes for the server's stdin, written in the order
+   * queued. What one synchronous run of writes queues ends with a complete
+   * line: a line may be queued in parts (a long request's parameters travel
+   * as bytes between its head and tail), never left unfinished.
+   */
+  write(data: string | Uint8Array): void;
   /** Closes the server's stdin (its documented shutdown request). */
   closeStdin(): void;
   /** Signals the process group; does nothing once the exit has been seen. */
@@ -120,6 +125,8 @@ export class ChannelPeer {
   #sink: TransportSink | undefined;
   #stdoutOpen = true;
   #stderr: string[] = [];
+  #partial = "";
+  #decoder = new TextDecoder();
 
   constructor(behaviour: PeerBehaviour) {
     this.#behaviour = behaviour;
@@ -167,13 +174,17 @@ export class ChannelPeer {
   }
 
   /** @internal Called by the transport. */
-  receive(text: string): void {
+  receive(data: string | Uint8Array): void {
     if (this.exitStatus !== undefined || this.failWrites || this.stdinClosed) {
       const reason = this.failWrites ? "the peer refuses writes" : "the peer's stdin is closed";
       queueMicrotask(() => this.#sink?.end({ kind: "write_failed", message: reason }));
       return;
     }
-    for (const line of text.split("\n")) {
+    const text = this.#partial +
+      (typeof data === "string" ? data : this.#decoder.decode(data, { stream: true }));
+    const lines = text.split("\n");
+    this.#partial = lines.pop() ?? "";
+    for (const line of lines) {
       if (line.length === 0) continue;
       this.written.push(line);
       const handler = this.#behaviour.line;
@@ -241,9 +252,9 @@ export class ChannelTransport implements Transport {
     return Promise.resolve(ok({ pid: this.#options.pid ?? null }));
   }
 
-  /** Hands complete lines to the peer. */
-  write(text: string): void {
-    this.peer.receive(text);
+  /** Hands what is written to the peer, which sees each line once complete. */
+  write(data: string | Uint8Array): void {
+    this.peer.receive(data);
   }
 
   /** Tells the peer its stdin closed. */

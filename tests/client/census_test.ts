@@ -126,6 +126,16 @@ Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
     const failed = await client.callTool("fail", {});
     assert.ok(failed.ok && failed.value.isError);
+  });
+  await t.step("long arguments, sent as transferred bytes, cross intact", async () => {
+    const long = { text: "é😀\u2028x".repeat(40_000), id: 2n ** 70n };
+    const calls = await Promise.all([
+      client.callTool("echo_args", { n: 1 }),
+      client.callTool("echo_args", long),
+      client.callTool("echo_args", { n: 3 }),
+    ]);
+    const values = calls.map((call) => call.ok && call.value.structuredContent);
+    assert.deepEqual(values, [{ n: 1 }, long, { n: 3 }]);
     const tools = await client.listTools();
     assert.ok(tools.ok && tools.value.some((tool) => tool.name === "echo_args"));
     assert.ok((await client.ping()).ok);

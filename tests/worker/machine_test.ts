@@ -189,6 +189,25 @@ Deno.test("callTool() decodes results and keeps protocol outcomes as values", as
   assert.ok((await client.shutdown()).ok);
 });
 
+Deno.test("send() with parameter bytes writes one whole line and settles from its answer", async () => {
+  const { client, peer } = await ready({
+    "tools/call": (m) => ({
+      result: { content: [{ type: "text", text: JSON.stringify(m.params) }] },
+    }),
+  });
+  const params = { name: "echo", arguments: { text: "é😀".repeat(20_000) } };
+  const outcome = await new Promise<Result<JsonValue, ClientError>>((resolve) => {
+    client.send("tools/call", new TextEncoder().encode(JSON.stringify(params)), 500, resolve);
+  });
+  assert.ok(outcome.ok, JSON.stringify(outcome).slice(0, 200));
+  const content = (outcome.value as { content: { text: string }[] }).content;
+  assert.deepEqual(JSON.parse(content[0]?.text ?? ""), params);
+  const line = peer.written.at(-1) ?? "";
+  assert.ok(line.startsWith('{"jsonrpc":"2.0","id":'), line.slice(0, 60));
+  assert.deepEqual(JSON.parse(line).params, params);
+  assert.ok((await client.shutdown()).ok);
+});
+
 Deno.test("responses out of order reach their own callers", async () => {
   const held: { id: number | string | undefined; n: unknown }[] = [];
   const { client, peer } = await ready({

@@ -13,8 +13,8 @@ Deno.test("requests render and decode as compact strings, in batches", () => {
     .join("\n");
   assert.deepEqual(decodeRequests(batch), {
     requests: [
-      { ticket: 0, timeoutMs: 500, method: "tools/call", paramsText: params },
-      { ticket: 1, timeoutMs: 60_000, method: "ping", paramsText: "" },
+      { ticket: 0, timeoutMs: 500, method: "tools/call", params },
+      { ticket: 1, timeoutMs: 60_000, method: "ping", params: "" },
     ],
   });
 });
@@ -35,6 +35,29 @@ Deno.test("decodeRequests() refuses a line that is not a request, keeping those 
       assert.equal(decoded.requests.length, 1);
       assert.match(decoded.fault ?? "", /Cannot decode request 1 from the main thread/);
     });
+  }
+});
+
+Deno.test("a request with transferred parameter bytes decodes only as one compact JSON object", () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const good = { kind: "request", ticket: 4, timeoutMs: 500, method: "tools/call" };
+  const decoded = decodeToWorker({ ...good, params: bytes('{"name":"x","arguments":{}}') });
+  assert.ok(decoded.ok && decoded.value.kind === "request", JSON.stringify(decoded));
+  assert.equal(new TextDecoder().decode(decoded.value.params), '{"name":"x","arguments":{}}');
+  for (
+    const bad of [
+      { ...good, params: '{"name":"x"}' },
+      { ...good, params: bytes("") },
+      { ...good, params: bytes("[1]") },
+      { ...good, params: bytes('{"a":1') },
+      { ...good, params: bytes('{"a":"\n"}').map((b) => b === 0x5c ? 0x0a : b) },
+      { ...good, method: "shutdown", params: bytes("{}") },
+      { ...good, ticket: -1, params: bytes("{}") },
+      { ...good, timeoutMs: Number.NaN, params: bytes("{}") },
+    ]
+  ) {
+    const outcome = decodeToWorker(bad);
+    assert.ok(!outcome.ok, `accepted ${JSON.stringify(bad)}`);
   }
 });
 
