@@ -2206,6 +2206,15 @@ function settle(ticket, outcome) {
   });
 }
 __name(settle, "settle");
+function refuse(ticket, message) {
+  settle(ticket, err({
+    kind: "unavailable",
+    cause: "worker_lost",
+    message,
+    stderrTail: ""
+  }));
+}
+__name(refuse, "refuse");
 function run(request) {
   const { ticket, timeoutMs, method, params } = request;
   const client = machine;
@@ -2234,17 +2243,18 @@ self.onmessage = (event) => {
     const batch = decodeRequests(data);
     for (const request of batch.requests) run(request);
     if (batch.fault !== void 0 && batch.faultTicket !== void 0) {
-      settle(batch.faultTicket, err({
-        kind: "unavailable",
-        cause: "worker_lost",
-        message: batch.fault,
-        stderrTail: ""
-      }));
+      refuse(batch.faultTicket, batch.fault);
     }
     return;
   }
   const decoded = decodeToWorker(data);
-  if (!decoded.ok) return;
+  if (!decoded.ok) {
+    const ticket = data?.ticket;
+    if (data?.kind === "request" && Number.isSafeInteger(ticket)) {
+      refuse(ticket, decoded.error);
+    }
+    return;
+  }
   const message = decoded.value;
   switch (message.kind) {
     case "start":

@@ -147,6 +147,11 @@ function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
   post({ kind: "settled", ticket, outcome });
 }
 
+/** Settles a request the worker could not read, so its caller does not wait for the deadline. */
+function refuse(ticket: number, message: string): void {
+  settle(ticket, err({ kind: "unavailable", cause: "worker_lost", message, stderrTail: "" }));
+}
+
 function run(request: WorkerRequest): void {
   const { ticket, timeoutMs, method, params } = request;
   const client = machine;
@@ -178,20 +183,19 @@ self.onmessage = (event: MessageEvent<unknown>) => {
     const batch = decodeRequests(data);
     for (const request of batch.requests) run(request);
     if (batch.fault !== undefined && batch.faultTicket !== undefined) {
-      settle(
-        batch.faultTicket,
-        err({
-          kind: "unavailable",
-          cause: "worker_lost",
-          message: batch.fault,
-          stderrTail: "",
-        }),
-      );
+      refuse(batch.faultTicket, batch.fault);
     }
     return;
   }
   const decoded = decodeToWorker(data);
-  if (!decoded.ok) return;
+  if (!decoded.ok) {
+    // A request that does not decode is still answered, if its ticket can be read.
+    const ticket = (data as { kind?: unknown; ticket?: unknown } | null)?.ticket;
+    if ((data as { kind?: unknown } | null)?.kind === "request" && Number.isSafeInteger(ticket)) {
+      refuse(ticket as number, decoded.error);
+    }
+    return;
+  }
   const message = decoded.value;
   switch (message.kind) {
     case "start":

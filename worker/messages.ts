@@ -74,7 +74,11 @@ export type StartMessage = {
   forwardStderr: boolean;
 };
 
-/** A control message from the main thread (requests are strings). */
+/**
+ * A message from the main thread other than a batch of requests (those are
+ * strings): a start, a request with long parameters, a cancel, a retire, a
+ * drain answer.
+ */
 export type ToWorker =
   | StartMessage
   | BytesRequest
