@@ -12,6 +12,7 @@
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { encodeUtf8 } from "./_utf8.ts";
+import { joinBytes } from "./_bytes.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -101,7 +102,7 @@ export class LineDecoder {
         line = piece;
       } else {
         this.#parts.push(piece);
-        line = join(this.#parts, size);
+        line = joinBytes(this.#parts, size);
         this.#drop();
       }
       const length = line.length > 0 && line[line.length - 1] === RETURN
@@ -165,16 +166,6 @@ export class LineDecoder {
       return undefined;
     }
   }
-}
-
-function join(parts: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**

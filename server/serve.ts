@@ -25,6 +25,7 @@ import {
 import { frame, MAX_LINE_BYTES } from "../codec/framing.ts";
 import { SUPPORTED_VERSIONS } from "../codec/protocol.ts";
 import { err } from "../codec/result.ts";
+import { joinBytes } from "../codec/_bytes.ts";
 import { type CaptureSink, captureStderr } from "./capture.ts";
 import { classifyFrame, idKey, normalizeOutput, quote, type WireId } from "./_private.ts";
 import type {
@@ -369,7 +370,7 @@ class Session {
       this.#outbox = [];
       this.#outboxBytes = 0;
       const written = await this.#transport.writeLine(
-        lines.length === 1 ? lines[0] as Uint8Array : join(lines, size),
+        lines.length === 1 ? lines[0] as Uint8Array : joinBytes(lines, size),
       );
       if (!written.ok) {
         this.#dead = written.error;
@@ -381,16 +382,6 @@ class Session {
     }
     this.#flushing = undefined;
   }
-}
-
-function join(parts: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 function byName(a: Tool, b: Tool): number {
@@ -552,5 +543,5 @@ async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> 
     parts.push(chunk);
     size += chunk.length;
   }
-  return join(parts, size);
+  return joinBytes(parts, size);
 }

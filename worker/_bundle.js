@@ -21,6 +21,18 @@ function err(error) {
 }
 __name(err, "err");
 
+// codec/_bytes.ts
+function joinBytes(parts, size) {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+__name(joinBytes, "joinBytes");
+
 // client/spec.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_CALL_TIMEOUT_MS = 6e4;
@@ -1237,7 +1249,7 @@ var LineDecoder = class {
         line = piece;
       } else {
         this.#parts.push(piece);
-        line = join(this.#parts, size);
+        line = joinBytes(this.#parts, size);
         this.#drop();
       }
       const length = line.length > 0 && line[line.length - 1] === RETURN ? line.length - 1 : line.length;
@@ -1297,16 +1309,6 @@ var LineDecoder = class {
     }
   }
 };
-function join(parts, size) {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-__name(join, "join");
 
 // worker/errors.ts
 function callTimedOut(server, method, timeoutMs, aborted) {
@@ -2098,12 +2100,7 @@ function flushStderr() {
   if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
   stderrTimer = void 0;
   if (stderrHeldBytes === 0) return;
-  const bytes = new Uint8Array(stderrHeldBytes);
-  let offset = 0;
-  for (const part of stderrHeld) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
+  const bytes = joinBytes(stderrHeld, stderrHeldBytes);
   stderrHeld = [];
   stderrHeldBytes = 0;
   post({

@@ -15,6 +15,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { joinBytes } from "../codec/_bytes.ts";
 import { STDERR_TAIL_BYTES } from "../client/spec.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
@@ -67,12 +68,7 @@ function flushStderr(): void {
   if (stderrTimer !== undefined) clock.clearTimer(stderrTimer);
   stderrTimer = undefined;
   if (stderrHeldBytes === 0) return;
-  const bytes = new Uint8Array(stderrHeldBytes);
-  let offset = 0;
-  for (const part of stderrHeld) {
-    bytes.set(part, offset);
-    offset += part.length;
-  }
+  const bytes = joinBytes(stderrHeld, stderrHeldBytes);
   stderrHeld = [];
   stderrHeldBytes = 0;
   post({ kind: "stderr", bytes });

@@ -6,6 +6,8 @@
 // client's memory never loads the other.
 
 import type { JsonObject } from "../../codec/json.ts";
+import { isLive } from "../_proc.ts";
+export { isLive };
 
 /** A server to run: executable, argv, extra environment. */
 export type Target = {
@@ -228,16 +230,6 @@ export class Pipe {
     await this.#writer.close();
     await this.#reading;
     await this.#child.status;
-  }
-}
-
-/** Whether a pid names a live process (a zombie has exited). */
-export function isLive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
   }
 }
 

@@ -2,6 +2,8 @@
 
 import type { ServerSpec } from "../../client/spec.ts";
 import { groupMembers } from "../../client/_group.ts";
+import { isLive } from "../_proc.ts";
+export { isLive };
 
 /** A spec running `tests/fixtures/<file>` with this Deno. */
 export function fixture(
@@ -27,16 +29,6 @@ export function fixture(
     callTimeoutMs: 10_000,
     ...rest,
   };
-}
-
-/** Whether a pid names a live process (a zombie is not live). */
-export function isLive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 /** Live members of the process group `pgid` (none is the expected answer). */

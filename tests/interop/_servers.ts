@@ -12,6 +12,8 @@ import assert from "node:assert/strict";
 import { parseCatalog, parseMcpServersJson } from "../../client/catalog.ts";
 import type { ServerSpec } from "../../client/spec.ts";
 import type { Generated } from "../../codegen/generate.ts";
+import { isLive } from "../_proc.ts";
+export { isLive };
 
 /** The version of every official server the tests run. */
 export const SERVER_VERSION = "2026.8.31";
@@ -149,16 +151,6 @@ export function descendants(roots: readonly number[]): number[] {
     frontier = next;
   }
   return [...found];
-}
-
-/** Whether a pid names a live process (a zombie is not live). */
-export function isLive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
 }
 
 function readNulSeparated(path: string): string[] | undefined {
