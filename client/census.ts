@@ -14,7 +14,7 @@ import type {
   StartError,
 } from "../worker/messages.ts";
 import { Client } from "./client.ts";
-import { hasWorkerOptions, type WorkerPermissions } from "./_spawn.ts";
+import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
 import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "./spec.ts";
 
 /** Options of {@linkcode Census.prepare}. */

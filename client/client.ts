@@ -46,11 +46,11 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type ServerSpec,
 } from "./spec.ts";
-import { drainGroup, signalGroup } from "./_group.ts";
-import * as reaper from "./_reaper.ts";
-import { childEnv, createWorker, type WorkerPermissions } from "./_spawn.ts";
+import { drainGroup, signalGroup } from "./_process_group.ts";
+import * as reaper from "./_exit_guard.ts";
+import { childEnv, createWorker, type WorkerPermissions } from "./_worker_launch.ts";
 
-export type { WorkerPermissions } from "./_spawn.ts";
+export type { WorkerPermissions } from "./_worker_launch.ts";
 
 /** Where a client is in its life. */
 export type ClientState =

@@ -20,7 +20,7 @@ import { Census, type CensusOptions, type RetirementReport } from "./census.ts";
 import type { ClientError, ServerInfo, StartError } from "./errors.ts";
 import type { CallOptions } from "./client.ts";
 import type { ServerSpec } from "./spec.ts";
-import { PROGRAM_CONVENTION, type RunOptions, runProgram, type RunReport } from "./runner.ts";
+import { PROGRAM_CONVENTION, type RunOptions, runProgram, type RunReport } from "../runner/run.ts";
 
 /** Why a call was refused before it reached a server. */
 export type CallDenial =

@@ -20,6 +20,6 @@ export * from "./spec.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
-export * from "./catalog.ts";
+export * from "../catalog/catalog.ts";
 export * from "./harness.ts";
-export * from "./runner.ts";
+export * from "../runner/run.ts";

@@ -10,9 +10,9 @@ const ENTRY_POINTS = [
   "mod.ts",
   "codec/mod.ts",
   "codegen/mod.ts",
-  "codegen/cap.ts",
+  "runner/sandbox/cap.ts",
   "server/mod.ts",
-  "client/cli.ts",
+  "cli/main.ts",
 ];
 
 const CHECKED = [
@@ -21,7 +21,11 @@ const CHECKED = [
   "codegen/",
   "worker/",
   "client/",
+  "catalog/",
+  "runner/",
+  "cli/",
   "server/",
+  "scripts/",
   "tests/",
   "examples/demo.ts",
   "examples/echo_server.ts",

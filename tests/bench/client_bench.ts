@@ -12,7 +12,7 @@
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
 import type { ServerSpec } from "../../client/spec.ts";
-import { drainGroup, signalGroup } from "../../client/_group.ts";
+import { drainGroup, signalGroup } from "../../client/_process_group.ts";
 import { CommandTransport } from "../../worker/command_transport.ts";
 import { ClientMachine } from "../../worker/machine.ts";
 

@@ -1,7 +1,7 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
 import type { ServerSpec } from "../../client/spec.ts";
-import { groupMembers } from "../../client/_group.ts";
+import { groupMembers } from "../../client/_process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
 

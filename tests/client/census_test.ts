@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
 import type { ServerSpec } from "../../client/spec.ts";
-import { listening } from "../../client/_reaper.ts";
+import { listening } from "../../client/_exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 3_000 };

@@ -132,7 +132,12 @@ console.log(JSON.stringify({
     assert.equal(isLive(evidence.pid), false);
     // The client's worker and the runner were loaded over HTTP, not from disk.
     for (
-      const path of ["/mod.ts", "/worker/_bundle.js", "/client/runner.ts", "/client/_spawn.ts"]
+      const path of [
+        "/mod.ts",
+        "/_generated/worker_bundle.js",
+        "/runner/run.ts",
+        "/client/_worker_launch.ts",
+      ]
     ) {
       assert.ok(served.includes(path), `${path} was not served: ${served.join(", ")}`);
     }

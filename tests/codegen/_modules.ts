@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import type { Generated } from "../../codegen/mod.ts";
 
 /** The URL of the real cap seam. */
-export const CAP_URL: URL = new URL("../../codegen/cap.ts", import.meta.url);
+export const CAP_URL: URL = new URL("../../runner/sandbox/cap.ts", import.meta.url);
 
 /** Compiler settings of the build roots: the project's own, and Deno's defaults. */
 export const CONFIGS = {

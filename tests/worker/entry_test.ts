@@ -4,7 +4,7 @@ import { decodeFromWorker, type FromWorker } from "../../worker/messages.ts";
 // The worker entry as the client starts it (the bundle), driven by hand: no
 // server is started, so only how it answers what it cannot run is seen here.
 function entry(): { worker: Worker; next: () => Promise<FromWorker[]> } {
-  const worker = new Worker(new URL("../../worker/_bundle.js", import.meta.url), {
+  const worker = new Worker(new URL("../../_generated/worker_bundle.js", import.meta.url), {
     type: "module",
   });
   const queue: FromWorker[][] = [];

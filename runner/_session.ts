@@ -16,8 +16,8 @@
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { JsonValue } from "../codec/json.ts";
 import { err, type Result } from "../codec/result.ts";
-import { decodeFrame, type Frame, LineSplitter } from "./_runner_channel.ts";
-import { decodeTagged, encodeTagged } from "./_runner_tagged.ts";
+import { decodeFrame, type Frame, LineSplitter } from "./_channel.ts";
+import { decodeTagged, encodeTagged } from "./_tagged.ts";
 
 /** How one tool call failed, as the harness's `call` reports it. */
 export type CallFailure = { kind: string; message: string };
@@ -387,7 +387,7 @@ class Session {
 
   #mapStack(stack: string): string {
     const lines = this.#unroot(stack).split("\n").filter((line) =>
-      !/_sandbox_(?:worker|bootstrap)\.ts|\(ext:|at ext:/.test(line)
+      !/\b(?:prelude|bootstrap)\.ts\b|\(ext:|at ext:/.test(line)
     );
     return lines.join("\n").slice(0, MAX_STACK_CHARS);
   }

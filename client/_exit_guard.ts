@@ -9,7 +9,7 @@
 // nothing. Worker termination alone would not do: it kills a worker's child
 // but not that child's descendants, and `Deno.exit` kills neither.
 
-import { signalGroup } from "./_group.ts";
+import { signalGroup } from "./_process_group.ts";
 
 const live = new Set<number>();
 let holds = 0;

@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { MAX_JSON_DEPTH, parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec, StderrMode } from "./spec.ts";
-import { findDuplicateKey } from "./_catalog_json.ts";
+import type { ServerSpec, StderrMode } from "../client/spec.ts";
+import { findDuplicateKey } from "./_json.ts";
 import {
   assignment,
   describe,
@@ -27,7 +27,7 @@ import {
   splitPlainWords,
   stringArray,
   type Syntax,
-} from "./_catalog_text.ts";
+} from "./_text.ts";
 
 /**
  * What a server name must look like: a lowercase ASCII letter, then lowercase

@@ -1,6 +1,6 @@
 /**
  * The code-mode sandbox's main module: the one trusted module of the sandbox
- * process, started by `client/runner.ts` with no permission but reading the
+ * process, started by `runner/run.ts` with no permission but reading the
  * build root.
  *
  * Why a bootstrap at all: a main module may import any local JSON file with
@@ -80,7 +80,7 @@ function send(frame: Record<string, unknown>): void {
   if (final) writing.then(() => Deno.exit(0), () => Deno.exit(1));
 }
 
-const worker = new Worker(new URL("./_sandbox_worker.ts", import.meta.url), { type: "module" });
+const worker = new Worker(new URL("./prelude.ts", import.meta.url), { type: "module" });
 
 worker.onmessage = (event: MessageEvent) => {
   const data: unknown = event.data;

@@ -4,9 +4,9 @@
  * to the bootstrap, imports the program and reports how it ended.
  *
  * Private to the runner. It is not part of `codegen/`'s pure surface: it runs
- * only inside the sandbox, where `client/runner.ts` writes its text (carried
+ * only inside the sandbox, where `runner/run.ts` writes its text (carried
  * as a string constant) beside `cap.ts`, so the relative import below resolves
- * to the copied `cap.ts` there, as it resolves to `codegen/cap.ts` here.
+ * to the copied `cap.ts` there, as it resolves to `runner/sandbox/cap.ts` here.
  *
  * Messages to the bootstrap are plain data with a `kind`: `call`, `log`,
  * `done`, `threw`. Values cross in a tagged form (a plain JSON tree) so that

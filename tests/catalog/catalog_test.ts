@@ -11,7 +11,7 @@ import {
   type ServerSpec,
 } from "../../mod.ts";
 
-const DATA = new URL("./catalog/", import.meta.url);
+const DATA = new URL("./data/", import.meta.url);
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS =
   "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr";

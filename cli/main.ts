@@ -23,12 +23,12 @@
 
 import { isJsonObject, parseJson, stringifyJson } from "../codec/json.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
-import { loadCatalog } from "./catalog.ts";
-import { boot, type Harness, type ServerReport } from "./harness.ts";
-import type { RetirementReport } from "./census.ts";
-import type { ServerSpec } from "./spec.ts";
-import { type CliCommand, parseArgs, USAGE } from "./_cli_args.ts";
-import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_cli_render.ts";
+import { loadCatalog } from "../catalog/catalog.ts";
+import { boot, type Harness, type ServerReport } from "../client/harness.ts";
+import type { RetirementReport } from "../client/census.ts";
+import type { ServerSpec } from "../client/spec.ts";
+import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
+import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
 

@@ -1,4 +1,4 @@
-// Private to client/: how client/cli.ts shows things to a person. Server text
+// Private to cli/: how cli/main.ts shows things to a person. Server text
 // (names, messages, stderr, tool output) may hold terminal escapes or
 // direction overrides, so it is made printable before it reaches a terminal.
 

@@ -1,7 +1,7 @@
 /**
  * The host's reading of a sandbox's stdout: byte lines, and the frames among
  * them. A frame is the per-execution nonce, a space and one JSON object, as
- * `codegen/_sandbox_bootstrap.ts` writes it; any other line is something the
+ * `runner/sandbox/bootstrap.ts` writes it; any other line is something the
  * program printed by itself. Everything here is decoded as untrusted input.
  *
  * @module

@@ -47,15 +47,10 @@
 import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
-import { type Diagnostic, typeCheck } from "./_runner_check.ts";
-import { scanImports } from "./_runner_imports.ts";
-import {
-  type CallFailure,
-  type CallRecord,
-  type KillReason,
-  runSession,
-} from "./_runner_session.ts";
-import { BOOTSTRAP_SOURCE, CAP_SOURCE, WORKER_SOURCE } from "./_runner_sources.ts";
+import { type Diagnostic, typeCheck } from "./_check.ts";
+import { scanImports } from "./_imports.ts";
+import { type CallFailure, type CallRecord, type KillReason, runSession } from "./_session.ts";
+import { BOOTSTRAP_SOURCE, CAP_SOURCE, PRELUDE_SOURCE } from "../_generated/sandbox_sources.ts";
 
 export type { CallFailure, CallRecord, Diagnostic, KillReason };
 
@@ -285,8 +280,8 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
     await Deno.mkdir(`${rootPath}mcp`, { recursive: true });
     await Deno.writeTextFile(`${rootPath}program.ts`, source);
     await Deno.writeTextFile(`${rootPath}cap.ts`, CAP_SOURCE);
-    await Deno.writeTextFile(`${rootPath}_sandbox_bootstrap.ts`, BOOTSTRAP_SOURCE);
-    await Deno.writeTextFile(`${rootPath}_sandbox_worker.ts`, WORKER_SOURCE);
+    await Deno.writeTextFile(`${rootPath}bootstrap.ts`, BOOTSTRAP_SOURCE);
+    await Deno.writeTextFile(`${rootPath}prelude.ts`, PRELUDE_SOURCE);
     for (const [segment, module] of used) {
       await Deno.writeTextFile(`${rootPath}mcp/${segment}.ts`, module.source);
     }
@@ -328,7 +323,7 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
         `--allow-read=${rootPath}`,
         `--import-map=${importMap}`,
         `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${limits.memoryMb}`,
-        `${rootPath}_sandbox_bootstrap.ts`,
+        `${rootPath}bootstrap.ts`,
       ],
       env,
       nonce: nonce(),

@@ -1,16 +1,16 @@
 import assert from "node:assert/strict";
-import type * as capTypes from "../../codegen/cap.ts";
+import type * as capTypes from "../../../runner/sandbox/cap.ts";
 
 type Cap = typeof capTypes;
 let fresh = 0;
 
 // Each test gets its own instance of the module, so each installs its own channel.
 async function load(): Promise<Cap> {
-  return await import(`../../codegen/cap.ts?instance=${fresh++}`);
+  return await import(`../../../runner/sandbox/cap.ts?instance=${fresh++}`);
 }
 
 Deno.test("cap.ts imports nothing", async () => {
-  const text = await Deno.readTextFile(new URL("../../codegen/cap.ts", import.meta.url));
+  const text = await Deno.readTextFile(new URL("../../../runner/sandbox/cap.ts", import.meta.url));
   assert.doesNotMatch(text, /^\s*(import|export)\s[^;]*\sfrom\s/m);
   assert.doesNotMatch(text, /\bimport\s*\(/);
 });

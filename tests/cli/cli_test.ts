@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { isLive } from "./_fixtures.ts";
+import { isLive } from "../client/_fixtures.ts";
 
-const CLI = new URL("../../client/cli.ts", import.meta.url).pathname;
+const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const FIXTURES = new URL("../fixtures/", import.meta.url).pathname;
 

@@ -1,6 +1,6 @@
 /**
  * The host side of the sandbox's tagged value form (see
- * `codegen/_sandbox_worker.ts`): rebuilds the values a program handed to
+ * `runner/sandbox/prelude.ts`): rebuilds the values a program handed to
  * `invoke` or returned, so that `toJson` on the host refuses them with the
  * right path; and encodes replies, whose only non-JSON values are bigints.
  *

@@ -1,4 +1,4 @@
-// Private to client/: the command line of client/cli.ts, parsed into a
+// Private to cli/: the command line of cli/main.ts, parsed into a
 // command or a usage error (one line, saying what to type instead).
 
 import { err, ok, type Result } from "../codec/result.ts";

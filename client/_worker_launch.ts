@@ -57,12 +57,12 @@ export function hasWorkerOptions(): boolean {
 }
 
 /**
- * The worker's module: `worker/main.ts` bundled into one file, which boots
+ * The worker's module: `worker/entry.ts` bundled into one file, which boots
  * faster than its sixteen modules; resolved beside this one (a file or a
  * remote URL alike).
  */
 export function workerUrl(): URL {
-  return new URL("../worker/_bundle.js", import.meta.url);
+  return new URL("../_generated/worker_bundle.js", import.meta.url);
 }
 
 /** Starts a client's worker with the given permissions. */
