@@ -20,3 +20,4 @@ export * from "./jsonrpc.ts";
 export * from "./protocol.ts";
 export * from "./framing.ts";
 export * from "./interchange.ts";
+export * from "./quote.ts";
