@@ -22,19 +22,13 @@ import {
   METHOD_NOT_FOUND,
   PARSE_ERROR,
 } from "../codec/jsonrpc.ts";
-import { frame, MAX_LINE_BYTES } from "../codec/framing.ts";
+import { frame } from "../codec/framing.ts";
 import { SUPPORTED_VERSIONS } from "../codec/protocol.ts";
-import { err } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
-import { type CaptureSink, captureStderr } from "./capture.ts";
-import { classifyFrame, idKey, normalizeOutput, quote, type WireId } from "./_private.ts";
-import type {
-  CapturedCommandOptions,
-  CapturedOutput,
-  ServerDefinition,
-  Tool,
-  ToolContext,
-} from "./tool.ts";
+import { type Call, runCall } from "./_run_tool.ts";
+import { describeValue as quote } from "../codec/quote.ts";
+import { classifyFrame, idKey, type WireId } from "./_frame.ts";
+import type { ServerDefinition, Tool } from "./tool.ts";
 import { type LineTransport, stdioTransport, type TransportFailure } from "./transport.ts";
 
 /** How a serve loop ended: its input ended, or its channel died (with why). */
@@ -45,18 +39,10 @@ export type ServeEnd =
 /** Tool calls read but not yet started, past which the loop stops reading. */
 export const MAX_QUEUED_CALLS = 64;
 
-/**
- * How long, in milliseconds, the end of a run waits for the stderr of
- * children that have exited to reach end of file (a grandchild still holding
- * the pipe would otherwise hold the answer back).
- */
-export const CHILD_STDERR_DRAIN_MS = 250;
+export { CHILD_STDERR_DRAIN_MS, STDERR_BLOCK_META_KEY } from "./_run_tool.ts";
 
 /** Reply bytes waiting for the channel past which the loop stops reading: 1 MiB. */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
-
-/** The `_meta` key marking the text block that carries a run's captured stderr. */
-export const STDERR_BLOCK_META_KEY = "loom/stderr";
 
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
@@ -151,10 +137,6 @@ function checkDefinition(server: ServerDefinition): Map<string, Tool> {
   }
   return tools;
 }
-
-type Call = { id: WireId; tool: Tool; args: JsonObject; controller: AbortController };
-
-type Pump = { done: Promise<void>; exited: boolean };
 
 // One connection's state. The reader (`run`) and the tool worker (`#work`)
 // share the queue; writes go through one chain so lines never interleave.
@@ -396,152 +378,4 @@ function descriptor(tool: Tool): JsonObject {
   if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
   if (tool.annotations !== undefined) out.annotations = tool.annotations;
   return out;
-}
-
-// Runs one call inside a capture and renders its answer line. Never throws.
-async function runCall(call: Call): Promise<Uint8Array> {
-  const name = call.tool.name;
-  const pumps: Pump[] = [];
-  let live = true;
-  const captured = await captureStderr(async (sink) => {
-    const guarded: CaptureSink = {
-      // Late writes (a child outliving its run) go where `inherit` would have sent them.
-      write: (bytes) => live ? sink.write(bytes) : void Deno.stderr.write(bytes).catch(() => {}),
-    };
-    try {
-      const output = await call.tool.run(
-        call.args,
-        toolContext(guarded, call.controller.signal, pumps),
-      );
-      return normalizeOutput(name, output);
-    } catch (error) {
-      return err(
-        `Tool ${JSON.stringify(name)} failed: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-      );
-    } finally {
-      await drain(pumps);
-      live = false;
-    }
-  });
-  if (!captured.ok) return frame(encodeResult(call.id, failure(captured.error.message)));
-  const { value, stderr, droppedBytes } = captured.value;
-  const result = value.ok ? value.value : failure(value.error);
-  if (stderr !== "" || droppedBytes > 0) {
-    const note = droppedBytes > 0 ? `[${droppedBytes} earlier bytes of stderr dropped]\n` : "";
-    const content = Array.isArray(result.content) ? result.content : [];
-    result.content = [...content, {
-      type: "text",
-      text: note + stderr,
-      _meta: { [STDERR_BLOCK_META_KEY]: true },
-    }];
-  }
-  let line: Uint8Array;
-  try {
-    line = frame(encodeResult(call.id, result));
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return frame(
-      encodeResult(
-        call.id,
-        failure(`Tool ${JSON.stringify(name)} returned a result JSON cannot say: ${reason}`),
-      ),
-    );
-  }
-  if (line.length - 1 > MAX_LINE_BYTES) {
-    return frame(encodeResult(
-      call.id,
-      failure(
-        `Tool ${JSON.stringify(name)} returned a result of ${line.length - 1} bytes, ` +
-          `past the ${MAX_LINE_BYTES}-byte line limit (MAX_LINE_BYTES); return less`,
-      ),
-    ));
-  }
-  return line;
-}
-
-function failure(message: string): JsonObject {
-  return { content: [{ type: "text", text: message }], isError: true };
-}
-
-function toolContext(sink: CaptureSink, signal: AbortSignal, pumps: Pump[]): ToolContext {
-  const encoder = new TextEncoder();
-  return {
-    signal,
-    stderr(text: string): void {
-      sink.write(encoder.encode(text));
-    },
-    spawn(command: string | URL, options?: CapturedCommandOptions): Deno.ChildProcess {
-      const child = new Deno.Command(command, childOptions(options, "null")).spawn();
-      pumps.push(pump(child, sink));
-      return child;
-    },
-    async output(command: string | URL, options?: CapturedCommandOptions): Promise<CapturedOutput> {
-      const child = new Deno.Command(command, childOptions(options, "piped")).spawn();
-      const drained = pump(child, sink);
-      const stdout = child.stdout === null
-        ? Promise.resolve(new Uint8Array())
-        : collect(child.stdout);
-      const [status, bytes] = await Promise.all([child.status, stdout, drained.done]);
-      return { success: status.success, code: status.code, signal: status.signal, stdout: bytes };
-    },
-  };
-}
-
-// stdin defaults to "null" (the server's stdin is the wire); stdout may not be
-// "inherit" (the server's stdout is the wire too).
-function childOptions(
-  options: CapturedCommandOptions | undefined,
-  stdout: "null" | "piped",
-): Deno.CommandOptions {
-  const given = options ?? {};
-  if (given.stdout === "inherit" || given.stdin === "inherit") {
-    throw new TypeError(
-      'Cannot give a tool\'s child "inherit" stdin or stdout: they are the protocol channel; use "piped" or "null"',
-    );
-  }
-  return {
-    ...given,
-    stdin: given.stdin ?? "null",
-    stdout: given.stdout ?? stdout,
-    stderr: "piped",
-  };
-}
-
-function pump(child: Deno.ChildProcess, sink: CaptureSink): Pump {
-  const entry: Pump = { done: Promise.resolve(), exited: false };
-  child.status.then(() => entry.exited = true, () => entry.exited = true);
-  entry.done = (async () => {
-    try {
-      for await (const chunk of child.stderr) sink.write(chunk);
-    } catch {
-      // The pipe broke; what arrived is kept.
-    }
-  })();
-  return entry;
-}
-
-async function drain(pumps: readonly Pump[]): Promise<void> {
-  const waiting = pumps.filter((entry) => entry.exited).map((entry) => entry.done);
-  if (waiting.length === 0) return;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<void>((resolve) =>
-    timer = setTimeout(resolve, CHILD_STDERR_DRAIN_MS)
-  );
-  try {
-    await Promise.race([Promise.all(waiting), deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function collect(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    parts.push(chunk);
-    size += chunk.length;
-  }
-  return joinBytes(parts, size);
 }

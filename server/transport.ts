@@ -13,7 +13,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { LineReader } from "./_private.ts";
+import { LineDecoder } from "../codec/framing.ts";
 
 /** How the channel itself failed; the loop stops at either. */
 export type TransportFailure =
@@ -216,4 +216,43 @@ function exactInteger(_key: string, value: unknown, context?: { source?: string 
 
 function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Turns a source of byte chunks (`null` at end of input, a throw on a failed
+ * read) into reads of lines. A framing fault becomes a `bad_line` after the
+ * intact lines of the same chunk, and reading goes on.
+ */
+class LineReader {
+  #source: () => Promise<Uint8Array | null>;
+  #decoder = new LineDecoder();
+  #queue: LineRead[] = [];
+  #head = 0;
+  #ended = false;
+
+  constructor(source: () => Promise<Uint8Array | null>) {
+    this.#source = source;
+  }
+
+  async next(): Promise<Result<LineRead, TransportFailure>> {
+    while (this.#head >= this.#queue.length) {
+      if (this.#ended) return ok({ kind: "end" });
+      this.#queue = [];
+      this.#head = 0;
+      let chunk: Uint8Array | null;
+      try {
+        chunk = await this.#source();
+      } catch (error) {
+        this.#ended = true;
+        const message = error instanceof Error ? error.message : String(error);
+        return err({ kind: "read_failed", message: `Cannot read the input: ${message}` });
+      }
+      if (chunk === null) this.#ended = true;
+      const decoded = chunk === null ? this.#decoder.end() : this.#decoder.push(chunk);
+      const lines = decoded.ok ? decoded.value : decoded.error.lines;
+      for (const line of lines) this.#queue.push({ kind: "line", line });
+      if (!decoded.ok) this.#queue.push({ kind: "bad_line", message: decoded.error.message });
+    }
+    return ok(this.#queue[this.#head++] as LineRead);
+  }
 }
