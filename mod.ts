@@ -29,6 +29,20 @@
  * @module
  */
 
-export * from "./codec/mod.ts";
+export * from "./catalog/catalog.ts";
 export * from "./client/mod.ts";
+export * from "./runner/run.ts";
 export type { Generated, GenerateError } from "./codegen/generate.ts";
+// The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
+export type { Result } from "./codec/result.ts";
+export type { JsonArray, JsonObject, JsonValue } from "./codec/json.ts";
+export type {
+  Annotated,
+  CallToolResult,
+  ContentBlock,
+  Implementation,
+  InitializeResult,
+  ResourceContents,
+  SupportedVersion,
+  ToolDescriptor,
+} from "./codec/protocol.ts";

@@ -1,7 +1,7 @@
 /**
- * The client side of MCP over stdio: the catalog, the census of clients (one
- * Web Worker per connected server), the harness that boots and routes, and
- * the code-mode runner.
+ * The client side of MCP over stdio, on the main thread: the census of
+ * clients (one Web Worker per connected server) and the harness that boots,
+ * routes calls and hands programs to the code-mode runner.
  *
  * @example Run every server of a catalog
  * ```ts ignore
@@ -20,6 +20,4 @@ export * from "./spec.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
-export * from "../catalog/catalog.ts";
 export * from "./harness.ts";
-export * from "../runner/run.ts";
