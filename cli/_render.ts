@@ -2,7 +2,7 @@
 // (names, messages, stderr, tool output) may hold terminal escapes or
 // direction overrides, so it is made printable before it reaches a terminal.
 
-import type { RetirementError, RetirementEvidence } from "../worker/errors.ts";
+import type { RetirementError, RetirementEvidence } from "../client/errors.ts";
 import type { Result } from "../codec/result.ts";
 
 // C0 and C1 controls but tab and newline, DEL, line and paragraph separators,
