@@ -29,7 +29,7 @@
  * @module
  */
 
-export * from "./catalog/catalog.ts";
+export * from "./catalog/mod.ts";
 export * from "./client/mod.ts";
 export * from "./runner/run.ts";
 export type { Generated, GenerateError } from "./codegen/generate.ts";

@@ -1,7 +1,8 @@
-// Private to client/: how the catalog quotes what it found and spells the fix
+// Private to catalog/: how the catalog quotes what it found and spells the fix
 // in the syntax of the file at hand (TOML or JSON).
 
-const MAX_QUOTED = 60;
+import { quote } from "../codec/quote.ts";
+
 const BARE_KEY = /^[A-Za-z0-9_-]+$/;
 // Characters a shell would have interpreted: a string holding one cannot be
 // split into argv by whitespace alone.
@@ -9,12 +10,6 @@ const SHELL_SYNTAX = /["'`\\$|&;<>(){}*?~#!]/;
 
 /** The syntax a catalog is written in, which decides how a fix is spelled. */
 export type Syntax = "toml" | "json";
-
-/** Quotes a string as a double-quoted literal, shortened past a few dozen characters. */
-export function quote(text: string): string {
-  const literal = JSON.stringify(text);
-  return literal.length > MAX_QUOTED ? `${literal.slice(0, MAX_QUOTED - 4)}..."` : literal;
-}
 
 /** Says what a parsed value is, with short scalars quoted: `a string ("--stdio")`. */
 export function describe(value: unknown, syntax: Syntax): string {
@@ -72,4 +67,18 @@ export function lineColumn(text: string, offset: number): { line: number; column
     }
   }
   return { line, column: end - lineStart + 1 };
+}
+
+/** Drops a leading byte-order mark, which editors on Windows write. */
+export function stripByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * A parser's own sentence, set after a colon in one of ours: lowercase start,
+ * no trailing period.
+ */
+export function sentenceTail(text: string): string {
+  const trimmed = text.trim().replace(/\.+$/, "");
+  return trimmed.charAt(0).toLowerCase() + trimmed.slice(1);
 }

@@ -1,6 +1,7 @@
 // Private to cli/: the command line of cli/main.ts, parsed into a
 // command or a usage error (one line, saying what to type instead).
 
+import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 
 /** One parsed invocation. `catalog` is absent when the default applies. */
@@ -68,13 +69,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       // command's own check refuse it with the right message.
       positional.push(arg);
     } else {
-      return err(`unknown option ${JSON.stringify(arg)}; ${HELP_HINT}`);
+      return err(`unknown option ${quote(arg)}; ${HELP_HINT}`);
     }
   }
   const leading = positional[0];
   if (leading !== undefined && !COMMANDS.has(leading)) {
     if (catalog !== undefined || positional.length === 1) {
-      return err(`unknown command ${JSON.stringify(leading)}; ${HELP_HINT}`);
+      return err(`unknown command ${quote(leading)}; ${HELP_HINT}`);
     }
     catalog = leading;
     positional.shift();
@@ -89,14 +90,14 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     case "check":
     case "surface":
       if (operands.length > 0) {
-        return err(`${command} takes no arguments, got ${JSON.stringify(operands[0])}`);
+        return err(`${command} takes no arguments, got ${quote(operands[0] ?? "")}`);
       }
       return ok({ command, ...where });
     case "module": {
       const [server, extra] = operands;
       if (server === undefined) return err("module needs a server name, as in: module memory");
       if (extra !== undefined) {
-        return err(`module takes one server name, got ${JSON.stringify(extra)} too`);
+        return err(`module takes one server name, got ${quote(extra)} too`);
       }
       return ok({ command, server, ...where });
     }
@@ -107,12 +108,12 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       }
       if (extra !== undefined) {
         return err(
-          `call takes one JSON argument, got ${JSON.stringify(extra)} too; quote the JSON object`,
+          `call takes one JSON argument, got ${quote(extra)} too; quote the JSON object`,
         );
       }
       return ok({ command, server, tool, args, ...where });
     }
     default:
-      return err(`unknown command ${JSON.stringify(command)}; ${HELP_HINT}`);
+      return err(`unknown command ${quote(command)}; ${HELP_HINT}`);
   }
 }

@@ -22,8 +22,9 @@
  */
 
 import { isJsonObject, parseJson, stringifyJson } from "../codec/json.ts";
+import { quote } from "../codec/quote.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
-import { loadCatalog } from "../catalog/catalog.ts";
+import { loadCatalog } from "../catalog/mod.ts";
 import { boot, type Harness, type ServerReport } from "../client/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { ServerSpec } from "../client/spec.ts";
@@ -159,10 +160,6 @@ function showUnretired(report: RetirementReport): void {
       );
     }
   }
-}
-
-function quote(text: string): string {
-  return printable(JSON.stringify(text));
 }
 
 function failureLines(report: FailedReport): string[] {

@@ -235,8 +235,8 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       `[mcp.${"a".repeat(65)}]\ncommand = "x"`,
       "invalid_name",
       `catalog.toml: [mcp.${"a".repeat(65)}]: invalid server name "${
-        "a".repeat(55)
-      }...": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "${
+        "a".repeat(65)
+      }": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "${
         "a".repeat(64)
       }"`,
     ],

@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseCatalog, parseMcpServersJson } from "../../catalog/catalog.ts";
+import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
 import type { ServerSpec } from "../../client/spec.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";

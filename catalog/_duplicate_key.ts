@@ -1,4 +1,4 @@
-// Private to client/: finds a repeated key in a JSON text. JSON readers,
+// Private to catalog/: finds a repeated key in a JSON text. JSON readers,
 // `parseJson` included, keep the last of two equal keys without a word; for a
 // server list that silently drops a server, so the catalog looks for them.
 

@@ -1,0 +1,135 @@
+/**
+ * The JSON front end: the `mcpServers` form of `.mcp.json` and Claude
+ * Desktop, and VS Code's `servers` form.
+ *
+ * @module
+ */
+
+import { quote } from "../codec/quote.ts";
+import { parseJson } from "../codec/json.ts";
+import { err, type Result } from "../codec/result.ts";
+import type { ServerSpec } from "../client/spec.ts";
+import type { CatalogError, CatalogOptions } from "./types.ts";
+import { DEFAULT_FILE, readServers } from "./_entry.ts";
+import { isTable } from "./_fields.ts";
+import { findDuplicateKey } from "./_duplicate_key.ts";
+import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
+
+const JSON_PREFIX = /^Cannot parse JSON(?: at offset \d+)?: /;
+const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
+
+/**
+ * Reads the JSON `mcpServers` form (`.mcp.json`, Claude Desktop) or VS Code's
+ * `servers` form as server specs, with the same validation as
+ * {@linkcode parseCatalog}. Only stdio entries are accepted: an entry with a
+ * `url`, or a `type` other than `"stdio"`, is refused as `unsupported_entry`.
+ * Entries may also use the TOML catalog's keys (`inherit_env`, the timeouts,
+ * `stderr`). A repeated key is refused rather than silently dropped.
+ *
+ * @example Parse an .mcp.json file
+ * ```ts
+ * import { parseMcpServersJson } from "@loom/mcp";
+ * const result = parseMcpServersJson(
+ *   '{"mcpServers": {"memory": {"command": "deno", "args": ["run", "-A", "npm:@modelcontextprotocol/server-memory"]}}}',
+ *   { file: ".mcp.json" },
+ * );
+ * if (result.ok) console.log(result.value[0]?.args);
+ * ```
+ */
+export function parseMcpServersJson(
+  text: string,
+  options: CatalogOptions = {},
+): Result<ServerSpec[], CatalogError> {
+  if (typeof text !== "string") throw new TypeError("parseMcpServersJson() expects the JSON text");
+  const file = options.file ?? DEFAULT_FILE;
+  const source = stripByteOrderMark(text);
+  const parsed = parseJson(source);
+  if (!parsed.ok) {
+    const fault = parsed.error;
+    if (fault.kind !== "syntax") {
+      return err({
+        kind: "invalid_json",
+        file,
+        message: `${file}: invalid JSON: ${sentenceTail(fault.message.replace(JSON_PREFIX, ""))}`,
+      });
+    }
+    const { line, column } = lineColumn(source, fault.offset);
+    let reason = sentenceTail(fault.message.replace(JSON_PREFIX, "").replace(JSON_POSITION, ""));
+    if (source.charAt(fault.offset) === "/") reason += "; JSON has no comments, remove them";
+    return err({
+      kind: "invalid_json",
+      file,
+      line,
+      column,
+      message: `${file}: invalid JSON at line ${line}, column ${column}: ${reason}`,
+    });
+  }
+  const document = parsed.value;
+  if (!isTable(document)) {
+    return err({
+      kind: "invalid_catalog",
+      file,
+      message: `${file}: expected a JSON object with an "mcpServers" member, found ${
+        describe(document, "json")
+      }`,
+    });
+  }
+  const duplicate = findDuplicateKey(source);
+  if (duplicate !== undefined) {
+    const { line, column } = lineColumn(source, duplicate.offset);
+    const [root, ...rest] = duplicate.path;
+    if ((root === "mcpServers" || root === "servers") && rest.length === 0) {
+      return err({
+        kind: "duplicate_name",
+        file,
+        table: `${root}.${duplicate.key}`,
+        line,
+        column,
+        message: `${file}: ${root}.${
+          renderKey(duplicate.key, "toml")
+        } is defined twice (again at line ${line}); keep one entry per server`,
+      });
+    }
+    const where = duplicate.path.length === 0 ? "the top level" : duplicate.path.join(".");
+    return err({
+      kind: "invalid_json",
+      file,
+      line,
+      column,
+      message: `${file}: key ${
+        quote(duplicate.key)
+      } appears twice in ${where} (again at line ${line}, column ${column}); keep one`,
+    });
+  }
+  const hasServers = document["servers"] !== undefined;
+  const hasMcpServers = document["mcpServers"] !== undefined;
+  if (hasServers && hasMcpServers) {
+    return err({
+      kind: "invalid_catalog",
+      file,
+      message:
+        `${file}: found both "mcpServers" and "servers"; keep one of them (servers from both would be ambiguous)`,
+    });
+  }
+  if (!hasServers && !hasMcpServers) {
+    return err({
+      kind: "invalid_catalog",
+      file,
+      message:
+        `${file}: expected an "mcpServers" member (or VS Code's "servers"), found none; write {"mcpServers": {}} for no servers`,
+    });
+  }
+  const root = hasMcpServers ? "mcpServers" : "servers";
+  const servers = document[root];
+  if (!isTable(servers)) {
+    return err({
+      kind: "invalid_catalog",
+      file,
+      key: root,
+      message: `${file}: key "${root}": expected an object of servers by name, found ${
+        describe(servers, "json")
+      }`,
+    });
+  }
+  return readServers(servers, { file, syntax: "json", root });
+}
