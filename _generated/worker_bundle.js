@@ -853,17 +853,38 @@ function isJsonObject(value) {
 }
 __name(isJsonObject, "isJsonObject");
 
-// codec/_describe.ts
-function describe(value) {
-  if (value === void 0) return "absent";
-  if (typeof value === "bigint") return `${value}`;
-  if (typeof value === "object" && value !== null) {
-    return Array.isArray(value) ? "an array" : "an object";
+// codec/quote.ts
+var MAX_QUOTED_CHARS = 80;
+var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+function quote(text, maxChars = MAX_QUOTED_CHARS) {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
+    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
   }
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  const points = Array.from(String(text));
+  const cut = points.length > maxChars;
+  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
+  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+  return `"${body}${cut ? "\u2026" : ""}"`;
 }
-__name(describe, "describe");
+__name(quote, "quote");
+function describeValue(value) {
+  if (value === void 0) return "absent";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "bigint":
+      return `${value}`;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "string":
+      return quote(value, 57);
+    case "function":
+    case "symbol":
+      return `a ${typeof value}`;
+  }
+  return Array.isArray(value) ? "an array" : "an object";
+}
+__name(describeValue, "describeValue");
 
 // codec/jsonrpc.ts
 var METHOD_NOT_FOUND = -32601;
@@ -871,21 +892,21 @@ function classify(value) {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
-  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describe(value.jsonrpc)}, not "2.0"`);
+  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describeValue(value.jsonrpc)}, not "2.0"`);
   const hasId = "id" in value;
   const id = value.id;
   if (hasId && !isId(id)) {
-    return bad(`"id" is ${describe(id)}; it must be an integer or a string`);
+    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }
   if ("method" in value) {
     const method = value.method;
-    if (typeof method !== "string") return bad(`"method" is ${describe(method)}, not a string`);
+    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
     if ("result" in value || "error" in value) {
       return bad(`a message with "method" also has "result" or "error"`);
     }
     const params = value.params;
     if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describe(params)}, not an object`);
+      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
     }
     if (hasId) {
       return ok(params === void 0 ? {
@@ -912,7 +933,7 @@ function classify(value) {
   const hasResult = "result" in value;
   const hasError = "error" in value;
   if (hasResult === hasError) {
-    return bad(`response ${describe(id)} must have exactly one of "result" and "error"`);
+    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
   }
   if (hasResult) {
     return ok({
@@ -923,7 +944,7 @@ function classify(value) {
   }
   const error = decodeRpcError(value.error);
   if (error === void 0) {
-    return bad(`"error" of response ${describe(id)} is not an object with integer "code" and string "message"`);
+    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
   }
   return ok({
     kind: "response",
@@ -1001,22 +1022,22 @@ function isSupportedVersion(version) {
 __name(isSupportedVersion, "isSupportedVersion");
 function decodeInitializeResult(value, requested = REQUESTED_VERSION) {
   const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
   const version = value.protocolVersion;
   if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describe(version)}, not a string`);
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
   }
   if (!isSupportedVersion(version)) {
     return err({
       kind: "version_unsupported",
       requested,
       received: version,
-      message: `Server answered protocol version ${describe(version)} to a request for "${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`
+      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`
     });
   }
   const capabilities = value.capabilities ?? {};
   if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describe(capabilities)}, not an object`);
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
   }
   const info = value.serverInfo;
   if (!isJsonObject(info) || typeof info.name !== "string") {
@@ -1038,9 +1059,9 @@ function decodeInitializeResult(value, requested = REQUESTED_VERSION) {
 __name(decodeInitializeResult, "decodeInitializeResult");
 function decodeToolsPage(value) {
   const where = "Cannot decode tools/list page";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
   const list = value.tools;
-  if (!Array.isArray(list)) return invalid(`${where}: "tools" is ${describe(list)}, not an array`);
+  if (!Array.isArray(list)) return invalid(`${where}: "tools" is ${describeValue(list)}, not an array`);
   const tools = [];
   for (let index = 0; index < list.length; index++) {
     const tool = decodeTool(list[index]);
@@ -1052,7 +1073,7 @@ function decodeToolsPage(value) {
     tools
   });
   if (typeof cursor !== "string") {
-    return invalid(`${where}: "nextCursor" is ${describe(cursor)}, not a string`);
+    return invalid(`${where}: "nextCursor" is ${describeValue(cursor)}, not a string`);
   }
   return ok({
     tools,
@@ -1061,12 +1082,12 @@ function decodeToolsPage(value) {
 }
 __name(decodeToolsPage, "decodeToolsPage");
 function decodeTool(value) {
-  if (!isJsonObject(value)) return `is ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
   const name = value.name;
   if (typeof name !== "string" || name.length === 0) {
-    return `has no non-empty string "name" (it is ${describe(name)})`;
+    return `has no non-empty string "name" (it is ${describeValue(name)})`;
   }
-  if (!("inputSchema" in value)) return `${describe(name)} has no "inputSchema"`;
+  if (!("inputSchema" in value)) return `${describeValue(name)} has no "inputSchema"`;
   const tool = {
     name,
     inputSchema: value.inputSchema
@@ -1080,14 +1101,14 @@ function decodeTool(value) {
 __name(decodeTool, "decodeTool");
 function decodeCallToolResult(value) {
   const where = "Cannot decode tools/call result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
   const list = value.content ?? [];
   if (!Array.isArray(list)) {
-    return invalid(`${where}: "content" is ${describe(list)}, not an array`);
+    return invalid(`${where}: "content" is ${describeValue(list)}, not an array`);
   }
   const isError = value.isError ?? false;
   if (typeof isError !== "boolean") {
-    return invalid(`${where}: "isError" is ${describe(isError)}, not a boolean`);
+    return invalid(`${where}: "isError" is ${describeValue(isError)}, not a boolean`);
   }
   const content = [];
   for (let index = 0; index < list.length; index++) {
@@ -1106,9 +1127,9 @@ function decodeCallToolResult(value) {
 }
 __name(decodeCallToolResult, "decodeCallToolResult");
 function decodeBlock(value) {
-  if (!isJsonObject(value)) return `is ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
   const type = value.type;
-  if (typeof type !== "string") return `has "type" ${describe(type)}, not a string`;
+  if (typeof type !== "string") return `has "type" ${describeValue(type)}, not a string`;
   switch (type) {
     case "text": {
       if (typeof value.text !== "string") return `of type "text" has no string "text"`;
@@ -1159,7 +1180,7 @@ function decodeBlock(value) {
 }
 __name(decodeBlock, "decodeBlock");
 function decodeResourceContents(value) {
-  if (!isJsonObject(value)) return `has "resource" ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `has "resource" ${describeValue(value)}, not an object`;
   if (typeof value.uri !== "string") return `has a resource with no string "uri"`;
   const mime = typeof value.mimeType === "string" ? {
     mimeType: value.mimeType
