@@ -1,11 +1,10 @@
 /**
- * The host side of the sandbox's tagged value form (see
- * `runner/sandbox/prelude.ts`): rebuilds the values a program handed to
+ * The host side of the tagged value form whose vocabulary
+ * `runner/sandbox/tags.ts` defines for both sides: rebuilds the values a program handed to
  * `invoke` or returned, so that `toJson` on the host refuses them with the
  * right path; and encodes replies, whose only non-JSON values are bigints.
  *
- * A tagged node is an object with the key `"\u0000"` naming the tag. What
- * arrives here was written by the sandbox, so it is decoded as untrusted
+ * What arrives here was written by the sandbox, so it is decoded as untrusted
  * input: an unknown tag or a malformed node is a fault, never a throw.
  *
  * @module
@@ -13,8 +12,8 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { TAG, TAGS } from "./sandbox/tags.ts";
 
-const TAG = "\u0000";
 /** The deepest encoded tree accepted; the sandbox stays far below it. */
 export const MAX_ENCODED_DEPTH = 1024;
 
@@ -94,35 +93,35 @@ function rebuild(node: unknown, stack: unknown[]): unknown {
 function rebuildTagged(node: Record_, stack: unknown[]): unknown {
   const tag = node[TAG];
   switch (tag) {
-    case "bigint": {
+    case TAGS.bigint: {
       const digits = text(node, "v");
       if (!/^-?\d{1,400}$/.test(digits)) fail("its bigint is not an integer");
       return BigInt(digits);
     }
-    case "undefined":
+    case TAGS.undefined:
       return undefined;
-    case "number": {
+    case TAGS.number: {
       const value = text(node, "v");
       if (value === "NaN") return NaN;
       if (value === "Infinity") return Infinity;
       if (value === "-Infinity") return -Infinity;
       return fail("its number is not NaN or an infinity");
     }
-    case "function": {
+    case TAGS.function: {
       const name = String(node.name ?? "");
       return named(name, () => class {});
     }
-    case "symbol":
+    case TAGS.symbol:
       return Symbol(String(node.v ?? ""));
-    case "symbol_keys":
+    case TAGS.symbol_keys:
       return { [Symbol("key")]: true };
-    case "too_deep": {
+    case TAGS.too_deep: {
       // Past the host's own depth limit by construction, so toJson refuses it.
       let deep: unknown[] = [];
       for (let level = 0; level <= MAX_ENCODED_DEPTH; level++) deep = [deep];
       return deep;
     }
-    case "unreadable": {
+    case TAGS.unreadable: {
       const message = String(node.message ?? "");
       const out: Record_ = {};
       Object.defineProperty(out, "value", {
@@ -133,23 +132,23 @@ function rebuildTagged(node: Record_, stack: unknown[]): unknown {
       });
       return out;
     }
-    case "cycle": {
+    case TAGS.cycle: {
       const up = node.up;
       if (typeof up !== "number" || !Number.isInteger(up) || up < 1 || up > stack.length) {
         fail("its cycle points nowhere");
       }
       return stack[stack.length - up];
     }
-    case "date": {
+    case TAGS.date: {
       const time = node.v;
       if (time !== null && typeof time !== "number") fail(`its "v" is not a number`);
       return new Date(time === null ? NaN : time);
     }
-    case "binary": {
+    case TAGS.binary: {
       const bytes = fromBase64(text(node, "base64"));
       return node.name === "ArrayBuffer" ? bytes.buffer : bytes;
     }
-    case "object": {
+    case TAGS.object: {
       const out: Record_ = {};
       stack.push(out);
       for (const entry of list(node, "entries")) {
@@ -159,7 +158,7 @@ function rebuildTagged(node: Record_, stack: unknown[]): unknown {
       stack.pop();
       return out;
     }
-    case "map": {
+    case TAGS.map: {
       const out = new Map<unknown, unknown>();
       stack.push(out);
       for (const entry of list(node, "entries")) {
@@ -169,14 +168,14 @@ function rebuildTagged(node: Record_, stack: unknown[]): unknown {
       stack.pop();
       return out;
     }
-    case "set": {
+    case TAGS.set: {
       const out = new Set<unknown>();
       stack.push(out);
       for (const item of list(node, "values")) out.add(rebuild(item, stack));
       stack.pop();
       return out;
     }
-    case "instance": {
+    case TAGS.instance: {
       const name = String(node.name ?? "");
       if (!Array.isArray(node.array)) return new (named(name, () => class {}))();
       const Subclass = named(name, () => class extends Array<unknown> {});
@@ -210,12 +209,12 @@ export function decodeTagged(node: unknown): Result<unknown, string> {
  * has the tag key itself wrapped, so that the sandbox rebuilds it exactly.
  */
 export function encodeTagged(value: JsonValue | undefined): unknown {
-  if (typeof value === "bigint") return { [TAG]: "bigint", v: value.toString() };
+  if (typeof value === "bigint") return { [TAG]: TAGS.bigint, v: value.toString() };
   if (typeof value !== "object" || value === null) return value;
   if (Array.isArray(value)) return value.map(encodeTagged);
   const keys = Object.keys(value);
   if (keys.includes(TAG)) {
-    return { [TAG]: "object", entries: keys.map((key) => [key, encodeTagged(value[key])]) };
+    return { [TAG]: TAGS.object, entries: keys.map((key) => [key, encodeTagged(value[key])]) };
   }
   const out: Record_ = {};
   for (const key of keys) define(out, key, encodeTagged(value[key]));

@@ -12,8 +12,8 @@
  *    directive that makes the checker read a file) is rejected before anything
  *    runs.
  * 2. A fresh temporary directory gets a build root holding the program, only
- *    the modules it imports, `cap.ts`, and the sandbox's bootstrap and worker
- *    prelude, all written from source text this module carries (so it works
+ *    the modules it imports, `cap.ts`, and the sandbox's bootstrap, worker
+ *    prelude and tag vocabulary (`runner/sandbox/`), all written from source text this module carries (so it works
  *    when the library itself is loaded from a remote URL). Beside the root: the
  *    import map (`@loom/mcp/cap` to the root's `cap.ts`) and a private
  *    `DENO_DIR`, so nothing persists between runs. The directory is removed at
@@ -50,7 +50,12 @@ import type { Result } from "../codec/result.ts";
 import { type Diagnostic, typeCheck } from "./_check.ts";
 import { scanImports } from "./_imports.ts";
 import { type CallFailure, type CallRecord, type KillReason, runSession } from "./_session.ts";
-import { BOOTSTRAP_SOURCE, CAP_SOURCE, PRELUDE_SOURCE } from "../_generated/sandbox_sources.ts";
+import {
+  BOOTSTRAP_SOURCE,
+  CAP_SOURCE,
+  PRELUDE_SOURCE,
+  TAGS_SOURCE,
+} from "../_generated/sandbox_sources.ts";
 
 export type { CallFailure, CallRecord, Diagnostic, KillReason };
 
@@ -66,7 +71,10 @@ export const DEFAULT_MAX_CALLS = 100;
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
 /** Default deadline of the type check, in milliseconds: 60 s. */
 export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
-/** The largest message the sandbox may send the host (a call's arguments, a result). */
+/**
+ * The largest message the sandbox may send the host (a call's arguments, a
+ * result): the codec's line cap, which the decoder of the channel enforces.
+ */
 export const MAX_FRAME_BYTES: number = MAX_LINE_BYTES;
 /** The specifier a program imports the errors (and `invoke`) from. */
 export const CAP_SPECIFIER = "@loom/mcp/cap";
@@ -282,6 +290,7 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
     await Deno.writeTextFile(`${rootPath}cap.ts`, CAP_SOURCE);
     await Deno.writeTextFile(`${rootPath}bootstrap.ts`, BOOTSTRAP_SOURCE);
     await Deno.writeTextFile(`${rootPath}prelude.ts`, PRELUDE_SOURCE);
+    await Deno.writeTextFile(`${rootPath}tags.ts`, TAGS_SOURCE);
     for (const [segment, module] of used) {
       await Deno.writeTextFile(`${rootPath}mcp/${segment}.ts`, module.source);
     }
@@ -334,7 +343,6 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
       memoryMb: limits.memoryMb,
       maxCalls: limits.maxCalls,
       maxOutputBytes: limits.maxOutputBytes,
-      maxFrameBytes: MAX_FRAME_BYTES,
       signal: options.signal,
     });
     const { outcome } = session;

@@ -26,6 +26,7 @@ export const SANDBOX_FILES: readonly (readonly [string, string])[] = [
   ["BOOTSTRAP_SOURCE", "runner/sandbox/bootstrap.ts"],
   ["PRELUDE_SOURCE", "runner/sandbox/prelude.ts"],
   ["CAP_SOURCE", "runner/sandbox/cap.ts"],
+  ["TAGS_SOURCE", "runner/sandbox/tags.ts"],
 ];
 
 const BUNDLE_HEADER =

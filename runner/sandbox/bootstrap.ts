@@ -1,5 +1,5 @@
 /**
- * The code-mode sandbox's main module: the one trusted module of the sandbox
+ * The sandbox room's main module: the one trusted module of the sandbox
  * process, started by `runner/run.ts` with no permission but reading the
  * build root.
  *
@@ -17,9 +17,10 @@
  * exits. A `done`, `threw` or `fault` frame is the last one: the process
  * exits once it is written.
  *
- * Private to the runner, and not part of `codegen/`'s pure surface: it runs
- * only inside the sandbox, where the runner writes its text (carried as a
- * string constant).
+ * Part of the sandbox room (`runner/sandbox/`): it runs only inside the
+ * sandbox, where the runner writes its text (carried in
+ * `_generated/sandbox_sources.ts`) into the build root, and it imports
+ * nothing.
  *
  * @module
  */

@@ -1,31 +1,31 @@
 /**
- * The code-mode sandbox's worker prelude: the module the bootstrap starts as a
- * Web Worker. It installs the capability channel, routes the program's console
- * to the bootstrap, imports the program and reports how it ended.
+ * The sandbox room's worker prelude: the module the bootstrap starts as a Web
+ * Worker inside the sandbox process. It installs the capability channel,
+ * routes the program's console to the bootstrap, imports the program and
+ * reports how it ended.
  *
- * Private to the runner. It is not part of `codegen/`'s pure surface: it runs
- * only inside the sandbox, where `runner/run.ts` writes its text (carried
- * as a string constant) beside `cap.ts`, so the relative import below resolves
- * to the copied `cap.ts` there, as it resolves to `runner/sandbox/cap.ts` here.
+ * It runs only inside the sandbox: the runner writes its text (carried in
+ * `_generated/sandbox_sources.ts`) into the build root beside `cap.ts` and
+ * `tags.ts`, so the relative imports below resolve to the copies there, as
+ * they resolve to `runner/sandbox/` here. Like every file of this folder, it
+ * imports nothing outside it.
  *
  * Messages to the bootstrap are plain data with a `kind`: `call`, `log`,
- * `done`, `threw`. Values cross in a tagged form (a plain JSON tree) so that
- * what JSON cannot say (bigint, undefined, NaN, Map, Date, binary, functions,
- * cycles, ...) reaches the host intact enough to be refused there with its
- * path. A tagged node is an object with the key `"\u0000"` naming the tag;
- * a plain object that itself has that key travels as an `object` tag.
+ * `done`, `threw`. Values cross in the tagged form of `tags.ts`, so that what
+ * JSON cannot say reaches the host intact enough to be refused there with its
+ * path.
  *
  * @module
  */
 
 import { type CapReply, installChannel, type JsonObject } from "./cap.ts";
+import { TAG, type TagName, TAGS } from "./tags.ts";
 
 type Scope = {
   postMessage(message: unknown): void;
   addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
 };
 
-const TAG = "\u0000";
 /** Program nesting past this travels as a `too_deep` tag (the host refuses it anyway). */
 const MAX_VALUE_DEPTH = 257;
 
@@ -38,7 +38,7 @@ const inspect = Deno.inspect;
 
 type Encoded = null | boolean | number | string | Encoded[] | { [key: string]: Encoded };
 
-function tag(name: string, fields: { [key: string]: Encoded } = {}): Encoded {
+function tag(name: TagName, fields: { [key: string]: Encoded } = {}): Encoded {
   return { [TAG]: name, ...fields };
 }
 
@@ -56,26 +56,26 @@ function encode(value: unknown, ancestors: object[] = []): Encoded {
     case "boolean":
       return value;
     case "number":
-      return Number.isFinite(value) ? value : tag("number", { v: String(value) });
+      return Number.isFinite(value) ? value : tag(TAGS.number, { v: String(value) });
     case "bigint":
-      return tag("bigint", { v: value.toString() });
+      return tag(TAGS.bigint, { v: value.toString() });
     case "undefined":
-      return tag("undefined");
+      return tag(TAGS.undefined);
     case "function":
-      return tag("function", { name: String(value.name) });
+      return tag(TAGS.function, { name: String(value.name) });
     case "symbol":
-      return tag("symbol", { v: String(value.description ?? "") });
+      return tag(TAGS.symbol, { v: String(value.description ?? "") });
   }
   if (value === null) return null;
   const object = value as object;
   const seen = ancestors.indexOf(object);
-  if (seen >= 0) return tag("cycle", { up: ancestors.length - seen });
-  if (ancestors.length >= MAX_VALUE_DEPTH) return tag("too_deep");
+  if (seen >= 0) return tag(TAGS.cycle, { up: ancestors.length - seen });
+  if (ancestors.length >= MAX_VALUE_DEPTH) return tag(TAGS.too_deep);
   ancestors.push(object);
   try {
     return encodeObject(object, ancestors);
   } catch (error) {
-    return tag("unreadable", { message: describe(error) });
+    return tag(TAGS.unreadable, { message: describe(error) });
   } finally {
     ancestors.pop();
   }
@@ -88,42 +88,42 @@ function encodeObject(object: object, ancestors: object[]): Encoded {
       items.push(encode(object[index], ancestors));
     }
     if (getPrototypeOf(object) === Array.prototype) return items;
-    return tag("instance", { name: constructorName(object), array: items });
+    return tag(TAGS.instance, { name: constructorName(object), array: items });
   }
   if (object instanceof Map) {
     const entries: Encoded[] = [];
     for (const [key, item] of object) {
       entries.push([encode(key, ancestors), encode(item, ancestors)]);
     }
-    return tag("map", { entries });
+    return tag(TAGS.map, { entries });
   }
   if (object instanceof Set) {
     const values: Encoded[] = [];
     for (const item of object) values.push(encode(item, ancestors));
-    return tag("set", { values });
+    return tag(TAGS.set, { values });
   }
   if (object instanceof Date) {
     const time = object.getTime();
-    return tag("date", { v: Number.isFinite(time) ? time : null });
+    return tag(TAGS.date, { v: Number.isFinite(time) ? time : null });
   }
   if (object instanceof ArrayBuffer) {
-    return tag("binary", { name: "ArrayBuffer", base64: base64(new Uint8Array(object)) });
+    return tag(TAGS.binary, { name: "ArrayBuffer", base64: base64(new Uint8Array(object)) });
   }
   if (ArrayBuffer.isView(object)) {
     const bytes = new Uint8Array(object.buffer, object.byteOffset, object.byteLength);
-    return tag("binary", { name: constructorName(object), base64: base64(bytes) });
+    return tag(TAGS.binary, { name: constructorName(object), base64: base64(bytes) });
   }
   const proto = getPrototypeOf(object);
   if (proto !== Object.prototype && proto !== null) {
-    return tag("instance", { name: constructorName(object) });
+    return tag(TAGS.instance, { name: constructorName(object) });
   }
-  if (Object.getOwnPropertySymbols(object).length > 0) return tag("symbol_keys");
+  if (Object.getOwnPropertySymbols(object).length > 0) return tag(TAGS.symbol_keys);
   const record = object as Record<string, unknown>;
   const keys = objectKeys(record);
   if (keys.includes(TAG)) {
     const entries: Encoded[] = [];
     for (const key of keys) entries.push([key, encode(record[key], ancestors)]);
-    return tag("object", { entries });
+    return tag(TAGS.object, { entries });
   }
   const out: { [key: string]: Encoded } = {};
   for (const key of keys) out[key] = encode(record[key], ancestors);
@@ -144,8 +144,8 @@ function decode(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (isArray(value)) return value.map(decode);
   const record = value as Record<string, unknown>;
-  if (record[TAG] === "bigint" && typeof record.v === "string") return BigInt(record.v);
-  const entries: unknown[] = record[TAG] === "object" && isArray(record.entries)
+  if (record[TAG] === TAGS.bigint && typeof record.v === "string") return BigInt(record.v);
+  const entries: unknown[] = record[TAG] === TAGS.object && isArray(record.entries)
     ? record.entries
     : objectKeys(record).map((key) => [key, record[key]]);
   const out: Record<string, unknown> = {};
