@@ -1,69 +1,53 @@
 /**
- * The host's reading of a sandbox's stdout: byte lines, and the frames among
- * them. A frame is the per-execution nonce, a space and one JSON object, as
+ * The host's reading of a sandbox's stdout: the frames among its lines. A
+ * frame is the per-execution nonce, a space and one JSON object, as
  * `runner/sandbox/bootstrap.ts` writes it; any other line is something the
- * program printed by itself. Everything here is decoded as untrusted input.
+ * program printed by itself. Lines are split by the codec's `LineDecoder`
+ * (the one line splitter of the library, linear in the bytes it is fed);
+ * everything here is decoded as untrusted input.
  *
  * @module
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
 
-/** Splits byte chunks into lines on `\n`, holding the unfinished tail. */
-export class LineSplitter {
-  #pending: Uint8Array[] = [];
-  #pendingBytes = 0;
+/**
+ * The first bytes of the line a `LineDecoder` holds unfinished,
+ * kept as the same chunks pass by: enough to tell whether that line is a frame
+ * (counted against the frame cap) or output (counted against the output cap)
+ * before it completes. It never holds more than its size, so following a
+ * stream costs one `lastIndexOf` per chunk.
+ */
+export class PendingHead {
+  readonly #head: Uint8Array;
+  #length = 0;
 
-  /** The bytes of the unfinished line held so far. */
-  get pendingBytes(): number {
-    return this.#pendingBytes;
+  /** Keeps at most `size` bytes of each unfinished line. */
+  constructor(size: number) {
+    this.#head = new Uint8Array(size);
   }
 
-  /** The first `count` bytes of the unfinished line (fewer if it is shorter). */
-  pendingHead(count: number): Uint8Array {
-    return this.#join().subarray(0, count);
-  }
-
-  /** Feeds one chunk; returns the lines it completed, without their `\n`. */
-  push(chunk: Uint8Array): Uint8Array[] {
-    const lines: Uint8Array[] = [];
+  /** Follows one chunk, as fed to the decoder. */
+  follow(chunk: Uint8Array): void {
+    const newline = chunk.lastIndexOf(0x0a);
     let start = 0;
-    for (let index = chunk.indexOf(10); index >= 0; index = chunk.indexOf(10, start)) {
-      this.#add(chunk.subarray(start, index));
-      lines.push(this.#join());
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      start = index + 1;
+    if (newline >= 0) {
+      this.#length = 0;
+      start = newline + 1;
     }
-    if (start < chunk.length) this.#add(chunk.subarray(start));
-    return lines;
+    const take = Math.min(this.#head.length - this.#length, chunk.length - start);
+    if (take <= 0) return;
+    this.#head.set(chunk.subarray(start, start + take), this.#length);
+    this.#length += take;
   }
 
-  /** The unfinished line at end of input, if any. */
-  finish(): Uint8Array | undefined {
-    if (this.#pendingBytes === 0) return undefined;
-    const line = this.#join();
-    this.#pending = [];
-    this.#pendingBytes = 0;
-    return line;
-  }
-
-  #add(part: Uint8Array): void {
-    if (part.length === 0) return;
-    this.#pending.push(part.slice());
-    this.#pendingBytes += part.length;
-  }
-
-  #join(): Uint8Array {
-    if (this.#pending.length === 1) return this.#pending[0] as Uint8Array;
-    const all = new Uint8Array(this.#pendingBytes);
-    let offset = 0;
-    for (const part of this.#pending) {
-      all.set(part, offset);
-      offset += part.length;
+  /** Whether the unfinished line starts with `prefix`, as far as it goes. */
+  startsLike(prefix: Uint8Array): boolean {
+    const count = Math.min(this.#length, prefix.length);
+    for (let index = 0; index < count; index++) {
+      if (this.#head[index] !== prefix[index]) return false;
     }
-    this.#pending = [all];
-    return all;
+    return true;
   }
 }
 

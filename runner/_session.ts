@@ -16,7 +16,8 @@
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { JsonValue } from "../codec/json.ts";
 import { err, type Result } from "../codec/result.ts";
-import { decodeFrame, type Frame, LineSplitter } from "./_channel.ts";
+import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../codec/framing.ts";
+import { decodeFrame, type Frame, PendingHead } from "./_channel.ts";
 import { decodeTagged, encodeTagged } from "./_tagged.ts";
 
 /** How one tool call failed, as the harness's `call` reports it. */
@@ -63,7 +64,6 @@ export type SessionOptions = {
   memoryMb: number;
   maxCalls: number;
   maxOutputBytes: number;
-  maxFrameBytes: number;
   signal: AbortSignal | undefined;
 };
 
@@ -124,6 +124,7 @@ class Session {
   readonly #options: SessionOptions;
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #nonceSpace: string;
   readonly #prefix: Uint8Array;
   #writing: Promise<void> = Promise.resolve();
   #outcome: SessionOutcome | undefined;
@@ -136,7 +137,8 @@ class Session {
 
   constructor(options: SessionOptions) {
     this.#options = options;
-    this.#prefix = encoder.encode(`${options.nonce} `);
+    this.#nonceSpace = `${options.nonce} `;
+    this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = new Deno.Command(options.deno, {
       args: options.args,
       env: options.env,
@@ -248,66 +250,86 @@ class Session {
     this.#kill("output", `The program printed more than ${maxOutputBytes} bytes`);
   }
 
-  #isFramePrefix(head: Uint8Array): boolean {
-    const count = Math.min(head.length, this.#prefix.length);
-    for (let index = 0; index < count; index++) {
-      if (head[index] !== this.#prefix[index]) return false;
-    }
-    return true;
-  }
-
+  /**
+   * Reads the sandbox's stdout to its end: frames and output lines. A line
+   * not yet finished counts against the output cap as it grows unless it
+   * starts like a frame; a frame is capped by the decoder's line cap
+   * ({@linkcode MAX_LINE_BYTES}).
+   */
   async #readStdout(): Promise<void> {
-    const splitter = new LineSplitter();
-    const { maxFrameBytes, maxOutputBytes, nonce } = this.#options;
+    const decoder = new LineDecoder();
+    const head = new PendingHead(this.#prefix.length);
+    const { maxOutputBytes, nonce } = this.#options;
     for await (const chunk of this.#child.stdout) {
       if (this.#outcome !== undefined) continue;
-      for (const line of splitter.push(chunk)) this.#line(line);
-      if (splitter.pendingBytes === 0 || this.#outcome !== undefined) continue;
-      if (this.#isFramePrefix(splitter.pendingHead(this.#prefix.length))) {
-        if (splitter.pendingBytes > maxFrameBytes) {
-          this.#kill("channel", `The sandbox sent a message larger than ${maxFrameBytes} bytes`);
-        }
-      } else if (this.#logBytes + splitter.pendingBytes > maxOutputBytes) {
-        this.#log(lenient.decode(splitter.finish()));
+      const wasFrame = head.startsLike(this.#prefix);
+      this.#lines(decoder.push(chunk), wasFrame);
+      head.follow(chunk);
+      if (decoder.pendingBytes === 0 || this.#outcome !== undefined) continue;
+      if (
+        !head.startsLike(this.#prefix) && this.#logBytes + decoder.pendingBytes > maxOutputBytes
+      ) {
+        this.#lines(decoder.end(), false);
       }
     }
-    const rest = splitter.finish();
-    if (rest !== undefined && this.#outcome === undefined) {
-      const text = lenient.decode(rest);
-      if (text.includes(nonce)) this.#kill("channel", "The sandbox's last message was cut off");
-      else this.#log(text);
+    if (this.#outcome !== undefined || decoder.pendingBytes === 0) return;
+    const rest = decoder.end();
+    const cut = rest.ok
+      ? rest.value.some((line) => line.includes(nonce))
+      : head.startsLike(this.#prefix);
+    if (cut) this.#kill("channel", "The sandbox's last message was cut off");
+    else this.#lines(rest, false);
+  }
+
+  /** Takes the lines of one push; a fault after them ends the run or is logged. */
+  #lines(pushed: Result<string[], FramingFault>, pendingWasFrame: boolean): void {
+    const lines = pushed.ok ? pushed.value : pushed.error.lines;
+    for (const line of lines) this.#line(line);
+    if (pushed.ok || this.#outcome !== undefined) return;
+    const fault = pushed.error;
+    if (fault.kind === "not_utf8") {
+      this.#log(`(a line of ${fault.bytes} bytes that is not UTF-8)`);
+    } else if (pendingWasFrame) {
+      this.#kill("channel", `The sandbox sent a message larger than ${MAX_LINE_BYTES} bytes`);
+    } else {
+      this.#kill("output", `The program printed a line longer than ${MAX_LINE_BYTES} bytes`);
     }
   }
 
   async #readStderr(): Promise<void> {
-    const splitter = new LineSplitter();
+    const decoder = new LineDecoder();
+    const take = (pushed: Result<string[], FramingFault>): void => {
+      for (const line of pushed.ok ? pushed.value : pushed.error.lines) this.#log(line);
+      if (pushed.ok || this.#outcome !== undefined) return;
+      if (pushed.error.kind === "not_utf8") {
+        this.#log(`(a line of ${pushed.error.bytes} bytes that is not UTF-8)`);
+      } else {
+        this.#kill("output", `The program printed a line longer than ${MAX_LINE_BYTES} bytes`);
+      }
+    };
     for await (const chunk of this.#child.stderr) {
       this.#stderrTail = (this.#stderrTail + lenient.decode(chunk)).slice(-STDERR_TAIL_CHARS);
       if (this.#outcome !== undefined) continue;
-      for (const line of splitter.push(chunk)) this.#log(lenient.decode(line).replace(/\r$/, ""));
-      if (this.#logBytes + splitter.pendingBytes > this.#options.maxOutputBytes) {
-        this.#log(lenient.decode(splitter.finish()));
-      }
+      take(decoder.push(chunk));
+      if (this.#logBytes + decoder.pendingBytes > this.#options.maxOutputBytes) take(decoder.end());
     }
-    const rest = splitter.finish();
-    if (rest !== undefined) this.#log(lenient.decode(rest));
+    if (this.#outcome === undefined) take(decoder.end());
   }
 
-  #line(line: Uint8Array): void {
+  #line(line: string): void {
     if (this.#outcome !== undefined) return;
     const { nonce } = this.#options;
-    if (line.length >= this.#prefix.length && this.#isFramePrefix(line)) {
-      const frame = decodeFrame(lenient.decode(line.subarray(this.#prefix.length)));
+    if (line.startsWith(this.#nonceSpace)) {
+      const frame = decodeFrame(line.slice(this.#nonceSpace.length));
       if (!frame.ok) this.#kill("channel", `The sandbox's channel broke: ${frame.error}`);
       else this.#frame(frame.value);
       return;
     }
-    const text = lenient.decode(line).replace(/\r$/, "");
-    if (text.includes(nonce)) {
+    if (line.includes(nonce)) {
       this.#kill("channel", "The sandbox's channel broke: a message was interleaved with output");
       return;
     }
-    this.#log(text);
+    this.#log(line);
   }
 
   #frame(frame: Frame): void {
