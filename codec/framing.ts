@@ -169,10 +169,28 @@ export class LineDecoder {
 }
 
 /**
- * Renders one message as its wire line: compact JSON plus `\n`. The only place
- * the bytes on the wire are decided. Throws `RangeError` for a value JSON
- * cannot say (NaN, Infinity, too deep): that is caller misuse, since every
- * value built by this library or passed through `toJson` is sayable.
+ * Renders one message as its wire line, as text: compact JSON plus `\n`. The
+ * only place the shape of a line on the wire is decided; {@linkcode frame}
+ * and {@linkcode frameRequest} are this line as bytes and in parts. Throws
+ * `RangeError` for a value JSON cannot say (NaN, Infinity, too deep): that is
+ * caller misuse, since every value built by this library or passed through
+ * `toJson` is sayable.
+ *
+ * @example Frame a notification
+ * ```ts
+ * import { frameText } from "@loom/mcp/codec";
+ * console.log(frameText({ jsonrpc: "2.0", method: "notifications/initialized" }));
+ * ```
+ */
+export function frameText(message: JsonValue): string {
+  const text = stringifyJson(message);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return `${text.value}\n`;
+}
+
+/**
+ * Renders one message as its wire line, as UTF-8 bytes; see
+ * {@linkcode frameText}.
  *
  * @example Frame a ping
  * ```ts
@@ -182,7 +200,26 @@ export class LineDecoder {
  * ```
  */
 export function frame(message: JsonValue): Uint8Array {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return encodeUtf8(`${text.value}\n`);
+  return encodeUtf8(frameText(message));
+}
+
+/**
+ * Renders a request line around parameters already rendered as compact JSON
+ * of an object: the head (up to and including `"params":`) and the tail (the
+ * closing brace and `\n`). A caller that holds the parameters as text or as
+ * UTF-8 bytes writes head, parameters, tail, and the line is byte for byte
+ * what {@linkcode frameText} renders for the same request, without the
+ * parameters being parsed or copied again (the hot path of every call).
+ *
+ * @example A tools/call line around its parameters
+ * ```ts
+ * import { frameRequest } from "@loom/mcp/codec";
+ * const [head, tail] = frameRequest(3, "tools/call");
+ * console.log(head + '{"name":"echo","arguments":{}}' + tail);
+ * ```
+ */
+export function frameRequest(id: number, method: string): [head: string, tail: string] {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  const head = frameText({ jsonrpc: "2.0", id, method });
+  return [`${head.slice(0, -2)},"params":`, "}\n"];
 }

@@ -7,6 +7,8 @@ import {
   encodeRequest,
   encodeResult,
   frame,
+  frameRequest,
+  frameText,
   type FramingFault,
   type Inbound,
   type JsonValue,
@@ -376,4 +378,25 @@ Deno.test("frame() refuses what JSON cannot say with a RangeError", async (t) =>
     const out = frame({ s: "a\nb\u2028", n: 2n ** 64n });
     assert.equal(new TextDecoder().decode(out), '{"s":"a\\nb\u2028","n":18446744073709551616}\n');
   });
+});
+
+Deno.test("frameRequest() around rendered parameters is the line frameText() renders", async (t) => {
+  const cases: [number, string, JsonValue][] = [
+    [0, "tools/list", {}],
+    [7, "tools/call", { name: 'é\u2028"x', arguments: { big: 12345678901234567890n } }],
+    [2 ** 40, "a\nb", { nested: [1, "two", null] }],
+  ];
+  for (const [id, method, params] of cases) {
+    await t.step(`${id} ${JSON.stringify(method)}`, () => {
+      const [head, tail] = frameRequest(id, method);
+      const rendered = frameText(params).slice(0, -1);
+      assert.equal(head + rendered + tail, frameText({ jsonrpc: "2.0", id, method, params }));
+    });
+  }
+  assert.throws(() => frameRequest(0.5, "ping"), RangeError);
+});
+
+Deno.test("frame() is frameText() as UTF-8 bytes", () => {
+  const message = { jsonrpc: "2.0", method: "notifications/initialized", params: { s: "é😀" } };
+  assert.equal(new TextDecoder().decode(frame(message)), frameText(message));
 });
