@@ -33,11 +33,9 @@ function joinBytes(parts, size) {
 }
 __name(joinBytes, "joinBytes");
 
-// client/spec.ts
+// worker/limits.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
-var DEFAULT_CALL_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
-var MAX_TOOL_PAGES = 64;
 var STDERR_TAIL_BYTES = 64 * 1024;
 
 // worker/wait_clock.ts
@@ -980,6 +978,17 @@ function bad(message) {
   });
 }
 __name(bad, "bad");
+function encodeNotification(method, params) {
+  return params === void 0 ? {
+    jsonrpc: "2.0",
+    method
+  } : {
+    jsonrpc: "2.0",
+    method,
+    params
+  };
+}
+__name(encodeNotification, "encodeNotification");
 function encodeError(id, error) {
   const body = error.data === void 0 ? {
     code: error.code,
@@ -996,215 +1005,6 @@ function encodeError(id, error) {
   };
 }
 __name(encodeError, "encodeError");
-
-// codec/protocol.ts
-var REQUESTED_VERSION = "2025-11-25";
-var SUPPORTED_VERSIONS = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05"
-];
-function invalid(message, index) {
-  return err(index === void 0 ? {
-    kind: "invalid_result",
-    message
-  } : {
-    kind: "invalid_result",
-    message,
-    index
-  });
-}
-__name(invalid, "invalid");
-function isSupportedVersion(version) {
-  return SUPPORTED_VERSIONS.includes(version);
-}
-__name(isSupportedVersion, "isSupportedVersion");
-function decodeInitializeResult(value, requested = REQUESTED_VERSION) {
-  const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const version = value.protocolVersion;
-  if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
-  }
-  if (!isSupportedVersion(version)) {
-    return err({
-      kind: "version_unsupported",
-      requested,
-      received: version,
-      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`
-    });
-  }
-  const capabilities = value.capabilities ?? {};
-  if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const info = value.serverInfo;
-  if (!isJsonObject(info) || typeof info.name !== "string") {
-    return invalid(`${where}: "serverInfo" has no string "name"`);
-  }
-  const serverInfo = {
-    name: info.name,
-    version: typeof info.version === "string" ? info.version : ""
-  };
-  if (typeof info.title === "string") serverInfo.title = info.title;
-  const result = {
-    protocolVersion: version,
-    capabilities,
-    serverInfo
-  };
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-}
-__name(decodeInitializeResult, "decodeInitializeResult");
-function decodeToolsPage(value) {
-  const where = "Cannot decode tools/list page";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const list = value.tools;
-  if (!Array.isArray(list)) return invalid(`${where}: "tools" is ${describeValue(list)}, not an array`);
-  const tools = [];
-  for (let index = 0; index < list.length; index++) {
-    const tool = decodeTool(list[index]);
-    if (typeof tool === "string") return invalid(`${where}: tool ${index} ${tool}`, index);
-    tools.push(tool);
-  }
-  const cursor = value.nextCursor;
-  if (cursor === void 0 || cursor === null) return ok({
-    tools
-  });
-  if (typeof cursor !== "string") {
-    return invalid(`${where}: "nextCursor" is ${describeValue(cursor)}, not a string`);
-  }
-  return ok({
-    tools,
-    nextCursor: cursor
-  });
-}
-__name(decodeToolsPage, "decodeToolsPage");
-function decodeTool(value) {
-  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
-  const name = value.name;
-  if (typeof name !== "string" || name.length === 0) {
-    return `has no non-empty string "name" (it is ${describeValue(name)})`;
-  }
-  if (!("inputSchema" in value)) return `${describeValue(name)} has no "inputSchema"`;
-  const tool = {
-    name,
-    inputSchema: value.inputSchema
-  };
-  if (typeof value.title === "string") tool.title = value.title;
-  if (typeof value.description === "string") tool.description = value.description;
-  if ("outputSchema" in value) tool.outputSchema = value.outputSchema;
-  if ("annotations" in value) tool.annotations = value.annotations;
-  return tool;
-}
-__name(decodeTool, "decodeTool");
-function decodeCallToolResult(value) {
-  const where = "Cannot decode tools/call result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const list = value.content ?? [];
-  if (!Array.isArray(list)) {
-    return invalid(`${where}: "content" is ${describeValue(list)}, not an array`);
-  }
-  const isError = value.isError ?? false;
-  if (typeof isError !== "boolean") {
-    return invalid(`${where}: "isError" is ${describeValue(isError)}, not a boolean`);
-  }
-  const content = [];
-  for (let index = 0; index < list.length; index++) {
-    const block = decodeBlock(list[index]);
-    if (typeof block === "string") {
-      return invalid(`${where}: content block ${index} ${block}`, index);
-    }
-    content.push(block);
-  }
-  const result = {
-    content,
-    isError
-  };
-  if ("structuredContent" in value) result.structuredContent = value.structuredContent;
-  return ok(result);
-}
-__name(decodeCallToolResult, "decodeCallToolResult");
-function decodeBlock(value) {
-  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
-  const type = value.type;
-  if (typeof type !== "string") return `has "type" ${describeValue(type)}, not a string`;
-  switch (type) {
-    case "text": {
-      if (typeof value.text !== "string") return `of type "text" has no string "text"`;
-      return annotate({
-        type,
-        text: value.text
-      }, value);
-    }
-    case "image":
-    case "audio": {
-      if (typeof value.data !== "string") return `of type "${type}" has no string "data"`;
-      if (typeof value.mimeType !== "string") return `of type "${type}" has no string "mimeType"`;
-      return annotate({
-        type,
-        data: value.data,
-        mimeType: value.mimeType
-      }, value);
-    }
-    case "resource_link": {
-      if (typeof value.uri !== "string") return `of type "resource_link" has no string "uri"`;
-      if (typeof value.name !== "string") return `of type "resource_link" has no string "name"`;
-      const link = {
-        type,
-        uri: value.uri,
-        name: value.name
-      };
-      if (typeof value.title === "string") link.title = value.title;
-      if (typeof value.description === "string") link.description = value.description;
-      if (typeof value.mimeType === "string") link.mimeType = value.mimeType;
-      if (typeof value.size === "number") link.size = value.size;
-      return annotate(link, value);
-    }
-    case "resource": {
-      const resource = decodeResourceContents(value.resource);
-      if (typeof resource === "string") return `of type "resource" ${resource}`;
-      return annotate({
-        type,
-        resource
-      }, value);
-    }
-    default:
-      return {
-        type: "other",
-        originalType: type,
-        raw: value
-      };
-  }
-}
-__name(decodeBlock, "decodeBlock");
-function decodeResourceContents(value) {
-  if (!isJsonObject(value)) return `has "resource" ${describeValue(value)}, not an object`;
-  if (typeof value.uri !== "string") return `has a resource with no string "uri"`;
-  const mime = typeof value.mimeType === "string" ? {
-    mimeType: value.mimeType
-  } : {};
-  if (typeof value.text === "string") return {
-    uri: value.uri,
-    ...mime,
-    text: value.text
-  };
-  if (typeof value.blob === "string") return {
-    uri: value.uri,
-    ...mime,
-    blob: value.blob
-  };
-  return `has a resource with neither string "text" nor string "blob"`;
-}
-__name(decodeResourceContents, "decodeResourceContents");
-function annotate(block, source) {
-  const out = block;
-  if ("annotations" in source) out.annotations = source.annotations;
-  if ("_meta" in source) out._meta = source._meta;
-  return out;
-}
-__name(annotate, "annotate");
 
 // codec/framing.ts
 var MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -1330,6 +1130,26 @@ var LineDecoder = class {
     }
   }
 };
+function frameText(message) {
+  const text = stringifyJson(message);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return `${text.value}
+`;
+}
+__name(frameText, "frameText");
+function frameRequest(id, method) {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  const head = frameText({
+    jsonrpc: "2.0",
+    id,
+    method
+  });
+  return [
+    `${head.slice(0, -2)},"params":`,
+    "}\n"
+  ];
+}
+__name(frameRequest, "frameRequest");
 
 // worker/errors.ts
 function callTimedOut(server, method, timeoutMs, aborted) {
@@ -1343,36 +1163,274 @@ function callTimedOut(server, method, timeoutMs, aborted) {
 }
 __name(callTimedOut, "callTimedOut");
 
-// worker/machine.ts
+// worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
+var Retirement = class {
+  static {
+    __name(this, "Retirement");
+  }
+  #name;
+  #transport;
+  #clock;
+  #pid;
+  #exit;
+  #exitWaiters = /* @__PURE__ */ new Set();
+  #escalation = "none";
+  #running;
+  constructor(options) {
+    this.#name = options.name;
+    this.#transport = options.transport;
+    this.#clock = options.clock;
+    this.#pid = options.pid;
+  }
+  /** The real exit status, once seen. */
+  get exit() {
+    return this.#exit;
+  }
+  /** The last step taken. */
+  get escalation() {
+    return this.#escalation;
+  }
+  /** Records the real exit and wakes every wait; false when it was already seen. */
+  exited(status) {
+    if (this.#exit !== void 0) return false;
+    this.#exit = status;
+    const waiters = [
+      ...this.#exitWaiters
+    ];
+    this.#exitWaiters.clear();
+    for (const wake of waiters) wake();
+    return true;
+  }
+  /**
+   * Calls `then` once, synchronously: when the exit is seen (with `true`) or
+   * at `at` on the clock (with `false`), whichever is first.
+   */
+  whenExit(at, then) {
+    if (this.#exit !== void 0) {
+      then(true);
+      return;
+    }
+    const wake = /* @__PURE__ */ __name(() => {
+      this.#clock.clearTimer(timer);
+      then(true);
+    }, "wake");
+    const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
+      this.#exitWaiters.delete(wake);
+      then(false);
+    });
+    this.#exitWaiters.add(wake);
+  }
+  /** Resolves once the exit has been seen, or at `at` on the clock, whichever is first. */
+  waitExit(at) {
+    return new Promise((resolve) => this.whenExit(at, () => resolve()));
+  }
+  /** Runs the escalation, or joins the one running. */
+  retire(timeoutMs) {
+    if (this.#running === void 0) {
+      const running = this.#escalate(timeoutMs);
+      this.#running = running;
+      void running.then((outcome) => {
+        if (!outcome.ok && this.#running === running) this.#running = void 0;
+      });
+    }
+    return this.#running;
+  }
+  /**
+   * Runs the escalation under a deadline of its own: a caller's `shutdown`
+   * is answered by then even if a retirement started earlier runs longer.
+   */
+  retireWithin(timeoutMs) {
+    const running = this.retire(timeoutMs);
+    return new Promise((resolve) => {
+      const timer = this.#clock.setTimer(timeoutMs, () => {
+        resolve(err({
+          kind: "retirement_timed_out",
+          timeoutMs,
+          escalation: this.#escalation,
+          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${this.#escalation}); do not start a replacement until it is`
+        }));
+      });
+      void running.then((outcome) => {
+        this.#clock.clearTimer(timer);
+        resolve(outcome);
+      });
+    });
+  }
+  async #escalate(timeoutMs) {
+    const start2 = this.#clock.now();
+    const deadlineAt = start2 + timeoutMs;
+    if (this.#exit === void 0) {
+      if (this.#escalation === "none") this.#escalation = "stdin_closed";
+      this.#transport.closeStdin();
+      await this.waitExit(start2 + timeoutMs * STDIN_GRACE_SHARE);
+    }
+    if (this.#exit === void 0) {
+      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
+      this.#transport.signal("SIGTERM");
+      await this.waitExit(start2 + timeoutMs * SIGTERM_GRACE_SHARE);
+    }
+    if (this.#exit === void 0) {
+      this.#escalation = "sigkill";
+      this.#transport.signal("SIGKILL");
+      await this.waitExit(deadlineAt);
+    }
+    const status = this.#exit;
+    if (status === void 0) {
+      return err({
+        kind: "retirement_timed_out",
+        timeoutMs,
+        escalation: this.#escalation,
+        message: `Server "${this.#name}" (pid ${this.#pid() ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
+      });
+    }
+    const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
+    await this.#transport.dispose();
+    return ok({
+      kind: "exited",
+      pid: this.#pid() ?? -1,
+      code: status.code,
+      signal: status.signal,
+      drained,
+      escalation: this.#escalation
+    });
+  }
+};
+
+// codec/protocol.ts
+var REQUESTED_VERSION = "2025-11-25";
+var SUPPORTED_VERSIONS = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05"
+];
+function invalid(message, index) {
+  return err(index === void 0 ? {
+    kind: "invalid_result",
+    message
+  } : {
+    kind: "invalid_result",
+    message,
+    index
+  });
+}
+__name(invalid, "invalid");
+function isSupportedVersion(version) {
+  return SUPPORTED_VERSIONS.includes(version);
+}
+__name(isSupportedVersion, "isSupportedVersion");
+function decodeInitializeResult(value, requested = REQUESTED_VERSION) {
+  const where = "Cannot decode initialize result";
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  const version = value.protocolVersion;
+  if (typeof version !== "string") {
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
+  }
+  if (!isSupportedVersion(version)) {
+    return err({
+      kind: "version_unsupported",
+      requested,
+      received: version,
+      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`
+    });
+  }
+  const capabilities = value.capabilities ?? {};
+  if (!isJsonObject(capabilities)) {
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const info = value.serverInfo;
+  if (!isJsonObject(info) || typeof info.name !== "string") {
+    return invalid(`${where}: "serverInfo" has no string "name"`);
+  }
+  const serverInfo = {
+    name: info.name,
+    version: typeof info.version === "string" ? info.version : ""
+  };
+  if (typeof info.title === "string") serverInfo.title = info.title;
+  const result = {
+    protocolVersion: version,
+    capabilities,
+    serverInfo
+  };
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+}
+__name(decodeInitializeResult, "decodeInitializeResult");
+
+// worker/handshake.ts
+function initializeParams(clientInfo) {
+  return frameText({
+    protocolVersion: REQUESTED_VERSION,
+    capabilities: {},
+    clientInfo: {
+      ...clientInfo
+    }
+  }).slice(0, -1);
+}
+__name(initializeParams, "initializeParams");
+function handshakeFailure(error, context) {
+  const { name, connectTimeoutMs, stderrTail } = context;
+  switch (error.kind) {
+    case "unavailable":
+      return {
+        kind: "handshake_failed",
+        message: `${error.message} before answering initialize`,
+        stderrTail
+      };
+    case "call_timed_out":
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" did not answer initialize within ${connectTimeoutMs} ms; check its command or raise connectTimeoutMs`,
+        stderrTail
+      };
+    default:
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" failed the handshake: ${error.message}`,
+        stderrTail
+      };
+  }
+}
+__name(handshakeFailure, "handshakeFailure");
+function judgeInitialize(answer, context) {
+  const { name, stderrTail } = context;
+  if (!answer.ok) return err(handshakeFailure(answer.error, context));
+  const decoded = decodeInitializeResult(answer.value, REQUESTED_VERSION);
+  if (!decoded.ok) {
+    const fault = decoded.error;
+    return err(fault.kind === "version_unsupported" ? {
+      kind: "version_unsupported",
+      message: `Cannot use server "${name}": ${fault.message}`,
+      requested: fault.requested,
+      received: fault.received,
+      stderrTail
+    } : {
+      kind: "handshake_failed",
+      message: `Server "${name}" answered initialize wrongly: ${fault.message}`,
+      stderrTail
+    });
+  }
+  const info = decoded.value;
+  if (!isJsonObject(info.capabilities.tools)) {
+    return err({
+      kind: "tools_not_declared",
+      message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
+      serverInfo: info,
+      stderrTail
+    });
+  }
+  return ok(info);
+}
+__name(judgeInitialize, "judgeInitialize");
+
+// worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
 var CLIENT_INFO = {
   name: "@loom/mcp",
   version: "0.1.0"
 };
-var NO_PARAMS = "";
-function requestLine(id, method, paramsText) {
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return paramsText === NO_PARAMS ? `${head}}
-` : `${head},"params":${paramsText}}
-`;
-}
-__name(requestLine, "requestLine");
-function requestLineParts(id, method) {
-  return [
-    `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":`,
-    "}\n"
-  ];
-}
-__name(requestLineParts, "requestLineParts");
-function messageLine(message) {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}
-`;
-}
-__name(messageLine, "messageLine");
 var ClientMachine = class {
   static {
     __name(this, "ClientMachine");
@@ -1381,11 +1439,11 @@ var ClientMachine = class {
   #name;
   #clock;
   #connectTimeoutMs;
-  #callTimeoutMs;
   #retirementTimeoutMs;
   #clientInfo;
   #onDeath;
-  #state = "idle";
+  #retirement;
+  #state = "parked";
   #opened = false;
   #pid = null;
   #nextId = 0;
@@ -1393,20 +1451,21 @@ var ClientMachine = class {
   #decoder = new LineDecoder();
   #channelOpen = false;
   #death;
-  #exit;
-  #exitWaiters = /* @__PURE__ */ new Set();
-  #escalation = "none";
-  #retirement;
   #evidence;
   constructor(transport, options) {
     this.#transport = transport;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#onDeath = options.onDeath;
+    this.#retirement = new Retirement({
+      name: this.#name,
+      transport,
+      clock: this.#clock,
+      pid: /* @__PURE__ */ __name(() => this.#pid, "pid")
+    });
   }
   /** Where the machine is in its life. */
   get state() {
@@ -1422,7 +1481,7 @@ var ClientMachine = class {
   }
   /** The real exit status, once seen. */
   get exitStatus() {
-    return this.#exit;
+    return this.#retirement.exit;
   }
   /** The kept tail of the server's stderr. */
   stderrTail() {
@@ -1434,7 +1493,7 @@ var ClientMachine = class {
    * the spawn retires the process before it is returned.
    */
   async connect() {
-    if (this.#state !== "idle") {
+    if (this.#state !== "parked") {
       throw new TypeError(`Cannot connect client "${this.#name}": it is ${this.#state}`);
     }
     this.#state = "connecting";
@@ -1458,47 +1517,14 @@ var ClientMachine = class {
       });
     }
     this.#pid = opened.value.pid;
-    const params = messageLine({
-      protocolVersion: REQUESTED_VERSION,
-      // Empty on purpose: no sampling, no roots, no elicitation.
-      capabilities: {},
-      clientInfo: {
-        ...this.#clientInfo
-      }
-    }).slice(0, -1);
-    const answer = await this.#requestAsync("initialize", params, Math.max(0, deadlineAt - this.#clock.now()), void 0, "connecting");
-    if (!answer.ok) return await this.#failStart(this.#handshakeFailure(answer.error));
-    const decoded = decodeInitializeResult(answer.value, REQUESTED_VERSION);
-    if (!decoded.ok) {
-      const fault = decoded.error;
-      return await this.#failStart(fault.kind === "version_unsupported" ? {
-        kind: "version_unsupported",
-        message: `Cannot use server "${this.#name}": ${fault.message}`,
-        requested: fault.requested,
-        received: fault.received,
-        stderrTail: this.stderrTail()
-      } : {
-        kind: "handshake_failed",
-        message: `Server "${this.#name}" answered initialize wrongly: ${fault.message}`,
-        stderrTail: this.stderrTail()
-      });
-    }
-    const info = decoded.value;
-    if (!isJsonObject(info.capabilities.tools)) {
-      return await this.#failStart({
-        kind: "tools_not_declared",
-        message: `Server "${this.#name}" does not declare the "tools" capability; it offers nothing this client can call`,
-        serverInfo: info,
-        stderrTail: this.stderrTail()
-      });
-    }
+    const answer = await this.#handshakeRequest("initialize", initializeParams(this.#clientInfo), Math.max(0, deadlineAt - this.#clock.now()));
+    const judged = judgeInitialize(answer, this.#handshakeContext());
+    if (!judged.ok) return await this.#failStart(judged.error);
+    const info = judged.value;
     if (this.#state !== "connecting" || this.#death !== void 0) {
-      return await this.#failStart(this.#handshakeFailure(this.#unavailable()));
+      return await this.#failStart(handshakeFailure(this.#unavailable(), this.#handshakeContext()));
     }
-    this.#write(messageLine({
-      jsonrpc: "2.0",
-      method: "notifications/initialized"
-    }));
+    this.#write(frameText(encodeNotification("notifications/initialized")));
     this.#state = "ready";
     return ok(info);
   }
@@ -1526,96 +1552,9 @@ var ClientMachine = class {
     if (pending === void 0) return;
     this.#expire(id, pending, true);
   }
-  /** Sends one request and resolves with its raw outcome. */
-  request(method, params, options = {}) {
-    let text = NO_PARAMS;
-    if (params !== void 0) {
-      const rendered = stringifyJson(params);
-      if (!rendered.ok) {
-        throw new TypeError(`Cannot send ${method} to "${this.#name}": ${rendered.error.message}`);
-      }
-      text = rendered.value;
-    }
-    return this.#requestAsync(method, text, options.timeoutMs ?? this.#callTimeoutMs, options.signal);
-  }
-  /** Calls one tool and decodes its result. */
-  async callTool(name, args, options = {}) {
-    const outcome = await this.request("tools/call", {
-      name,
-      arguments: args
-    }, options);
-    if (!outcome.ok) return outcome;
-    return this.decodeCallResult(outcome.value);
-  }
-  /** Decodes a raw `tools/call` result, `result_malformed` when it lies. */
-  decodeCallResult(value) {
-    const decoded = decodeCallToolResult(value);
-    if (decoded.ok) return decoded;
-    return err({
-      kind: "result_malformed",
-      method: "tools/call",
-      message: `Server "${this.#name}" sent a malformed result: ${decoded.error.message}`
-    });
-  }
-  /** Checks the server answers. */
-  async ping(options = {}) {
-    const outcome = await this.request("ping", void 0, options);
-    return outcome.ok ? ok(void 0) : outcome;
-  }
   /**
-   * Lists every tool, following `nextCursor` for at most
-   * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor
-   * is refused as `result_malformed`.
-   */
-  async listTools(options = {}) {
-    const timeoutMs = options.timeoutMs ?? this.#callTimeoutMs;
-    const deadlineAt = this.#clock.now() + timeoutMs;
-    const tools = [];
-    const seen = /* @__PURE__ */ new Set();
-    let cursor;
-    for (let page = 1; ; page++) {
-      if (page > MAX_TOOL_PAGES) {
-        return err({
-          kind: "too_many_pages",
-          pages: page - 1,
-          limit: MAX_TOOL_PAGES,
-          message: `Server "${this.#name}" listed more than ${MAX_TOOL_PAGES} pages of tools (MAX_TOOL_PAGES); its listing was refused`
-        });
-      }
-      const remaining = deadlineAt - this.#clock.now();
-      const params = cursor === void 0 ? "{}" : messageLine({
-        cursor
-      }).slice(0, -1);
-      const outcome = await this.#requestAsync("tools/list", params, remaining, options.signal);
-      if (!outcome.ok) {
-        return outcome.error.kind === "call_timed_out" ? err(this.#timedOut("tools/list", timeoutMs, outcome.error.aborted)) : outcome;
-      }
-      const decoded = decodeToolsPage(outcome.value);
-      if (!decoded.ok) {
-        return err({
-          kind: "result_malformed",
-          method: "tools/list",
-          message: `Server "${this.#name}" sent a malformed tools/list page ${page}: ` + decoded.error.message
-        });
-      }
-      tools.push(...decoded.value.tools);
-      const next = decoded.value.nextCursor;
-      if (next === void 0) return ok(tools);
-      if (seen.has(next)) {
-        return err({
-          kind: "result_malformed",
-          method: "tools/list",
-          message: `Server "${this.#name}" repeated the tools/list cursor ${JSON.stringify(next.slice(0, 60))}; its listing was refused`
-        });
-      }
-      seen.add(next);
-      cursor = next;
-    }
-  }
-  /**
-   * Retires the server: closes stdin, waits, SIGTERMs its process group,
-   * waits, SIGKILLs the group, within one deadline. Evidence only on the
-   * real exit, or `no_resource` for a client that never opened.
+   * Retires the server (see `retirement.ts`) within one deadline. Evidence
+   * only on the real exit, or `no_resource` for a client that never opened.
    */
   async shutdown(options = {}) {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
@@ -1623,7 +1562,7 @@ var ClientMachine = class {
       this.#state = "retired";
       return ok(this.#evidence);
     }
-    if (this.#state === "idle") {
+    if (this.#state === "parked") {
       this.#state = "retired";
       this.#die("shutdown", `Client "${this.#name}" was retired`);
       this.#evidence = {
@@ -1635,7 +1574,9 @@ var ClientMachine = class {
     this.#die("shutdown", `Client "${this.#name}" was shut down`, {
       retire: false
     });
-    const outcome = await this.#withDeadline(this.#retire(timeoutMs), timeoutMs);
+    const outcome = this.#opened ? await this.#retirement.retireWithin(timeoutMs) : ok({
+      kind: "no_resource"
+    });
     if (outcome.ok) {
       this.#evidence = outcome.value;
       this.#state = "retired";
@@ -1643,30 +1584,12 @@ var ClientMachine = class {
     return outcome;
   }
   // ---- requests ----
-  #requestAsync(method, paramsText, timeoutMs, signal, state = "ready") {
-    if (this.#state !== state || this.#death !== void 0) {
+  /** The handshake's own request: sent while `connecting`, answered by its deadline. */
+  #handshakeRequest(method, paramsText, timeoutMs) {
+    if (this.#state !== "connecting" || this.#death !== void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    if (signal?.aborted) {
-      return Promise.resolve(err(this.#timedOut(method, timeoutMs, true)));
-    }
-    return new Promise((resolve) => {
-      if (this.#state !== state || this.#death !== void 0) {
-        resolve(err(this.#unavailable()));
-        return;
-      }
-      let onAbort;
-      const id = this.#send(method, paramsText, timeoutMs, (outcome) => {
-        if (onAbort !== void 0) signal?.removeEventListener("abort", onAbort);
-        resolve(outcome);
-      });
-      if (signal !== void 0 && this.#pending.has(id)) {
-        onAbort = /* @__PURE__ */ __name(() => this.cancel(id), "onAbort");
-        signal.addEventListener("abort", onAbort, {
-          once: true
-        });
-      }
-    });
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve));
   }
   #send(method, params, timeoutMs, settle2) {
     const id = this.#nextId++;
@@ -1680,33 +1603,30 @@ var ClientMachine = class {
       timer,
       timeoutMs
     });
-    if (typeof params === "string") {
-      this.#write(requestLine(id, method, params));
-    } else {
-      const [head, tail] = requestLineParts(id, method);
-      this.#write(head);
-      this.#write(params);
-      this.#write(tail);
+    if (params === "") {
+      this.#write(frameText({
+        jsonrpc: "2.0",
+        id,
+        method
+      }));
+      return id;
     }
+    const [head, tail] = frameRequest(id, method);
+    this.#write(head);
+    this.#write(params);
+    this.#write(tail);
     return id;
   }
   #expire(id, pending, aborted) {
     this.#pending.delete(id);
     this.#clock.clearTimer(pending.timer);
     if (this.#channelOpen && this.#death === void 0) {
-      this.#write(messageLine({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: {
-          requestId: id,
-          reason: aborted ? "The caller cancelled the request" : "The request timed out"
-        }
-      }));
+      this.#write(frameText(encodeNotification("notifications/cancelled", {
+        requestId: id,
+        reason: aborted ? "The caller cancelled the request" : "The request timed out"
+      })));
     }
-    pending.settle(err(this.#timedOut(pending.method, pending.timeoutMs, aborted)));
-  }
-  #timedOut(method, timeoutMs, aborted) {
-    return callTimedOut(this.#name, method, timeoutMs, aborted);
+    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
   }
   #write(data) {
     if (!this.#channelOpen) return;
@@ -1762,7 +1682,7 @@ var ClientMachine = class {
     }
   }
   #refuse(id, method) {
-    this.#write(messageLine(encodeError(id, {
+    this.#write(frameText(encodeError(id, {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
     })));
@@ -1773,27 +1693,18 @@ var ClientMachine = class {
       return;
     }
     this.#channelOpen = false;
-    if (this.#exit !== void 0 || this.#death !== void 0) return;
+    if (this.#retirement.exit !== void 0 || this.#death !== void 0) return;
     const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    const timer = this.#clock.setTimer(EXIT_AFTER_EOF_GRACE_MS, () => {
-      this.#exitWaiters.delete(wake);
-      this.#die("stdout_closed", message);
+    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+      if (!exited) this.#die("stdout_closed", message);
     });
-    const wake = /* @__PURE__ */ __name(() => this.#clock.clearTimer(timer), "wake");
-    this.#exitWaiters.add(wake);
   }
   #onExit(status) {
-    if (this.#exit !== void 0) return;
-    this.#exit = status;
+    if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
-    const waiters = [
-      ...this.#exitWaiters
-    ];
-    this.#exitWaiters.clear();
-    for (const wake of waiters) wake();
   }
-  // ---- death and retirement ----
+  // ---- death ----
   #unavailable() {
     const death = this.#death ?? {
       cause: "not_connected",
@@ -1825,35 +1736,23 @@ var ClientMachine = class {
       entry.settle(err(error));
     }
     this.#onDeath?.(error);
-    if (this.#opened && options.retire !== false) void this.#retire(this.#retirementTimeoutMs);
-  }
-  #handshakeFailure(error) {
-    const tail = this.stderrTail();
-    switch (error.kind) {
-      case "unavailable":
-        return {
-          kind: "handshake_failed",
-          message: `${error.message} before answering initialize`,
-          stderrTail: tail
-        };
-      case "call_timed_out":
-        return {
-          kind: "handshake_failed",
-          message: `Server "${this.#name}" did not answer initialize within ${this.#connectTimeoutMs} ms; check its command or raise connectTimeoutMs`,
-          stderrTail: tail
-        };
-      default:
-        return {
-          kind: "handshake_failed",
-          message: `Server "${this.#name}" failed the handshake: ${error.message}`,
-          stderrTail: tail
-        };
+    if (this.#opened && options.retire !== false) {
+      void this.#retirement.retire(this.#retirementTimeoutMs);
     }
+  }
+  #handshakeContext() {
+    return {
+      name: this.#name,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      stderrTail: this.stderrTail()
+    };
   }
   async #failStart(failure) {
     if (this.#state === "connecting") this.#state = "failed";
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = await this.#retire(this.#retirementTimeoutMs);
+    const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
+      kind: "no_resource"
+    });
     if (cleanup.ok) {
       this.#evidence = cleanup.value;
       return err({
@@ -1869,88 +1768,33 @@ var ClientMachine = class {
       stderrTail: this.stderrTail()
     });
   }
-  #retire(timeoutMs) {
-    if (this.#retirement === void 0) {
-      const running = this.#escalate(timeoutMs);
-      this.#retirement = running;
-      void running.then((outcome) => {
-        if (!outcome.ok && this.#retirement === running) this.#retirement = void 0;
-      });
-    }
-    return this.#retirement;
-  }
-  async #escalate(timeoutMs) {
-    if (!this.#opened) return ok({
-      kind: "no_resource"
-    });
-    const start2 = this.#clock.now();
-    const deadlineAt = start2 + timeoutMs;
-    if (this.#exit === void 0) {
-      if (this.#escalation === "none") this.#escalation = "stdin_closed";
-      this.#transport.closeStdin();
-      await this.#waitExit(start2 + timeoutMs * STDIN_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
-      this.#transport.signal("SIGTERM");
-      await this.#waitExit(start2 + timeoutMs * SIGTERM_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      this.#escalation = "sigkill";
-      this.#transport.signal("SIGKILL");
-      await this.#waitExit(deadlineAt);
-    }
-    const status = this.#exit;
-    if (status === void 0) {
-      return err({
-        kind: "retirement_timed_out",
-        timeoutMs,
-        escalation: this.#escalation,
-        message: `Server "${this.#name}" (pid ${this.#pid ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
-      });
-    }
-    const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
-    await this.#transport.dispose();
-    return ok({
-      kind: "exited",
-      pid: this.#pid ?? -1,
-      code: status.code,
-      signal: status.signal,
-      drained,
-      escalation: this.#escalation
-    });
-  }
-  #waitExit(at) {
-    if (this.#exit !== void 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = /* @__PURE__ */ __name(() => {
-        this.#clock.clearTimer(timer);
-        resolve();
-      }, "wake");
-      const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
-        this.#exitWaiters.delete(wake);
-        resolve();
-      });
-      this.#exitWaiters.add(wake);
-    });
-  }
-  #withDeadline(running, timeoutMs) {
-    return new Promise((resolve) => {
-      const timer = this.#clock.setTimer(timeoutMs, () => {
-        resolve(err({
-          kind: "retirement_timed_out",
-          timeoutMs,
-          escalation: this.#escalation,
-          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${this.#escalation}); do not start a replacement until it is`
-        }));
-      });
-      void running.then((outcome) => {
-        this.#clock.clearTimer(timer);
-        resolve(outcome);
-      });
-    });
-  }
 };
+
+// worker/guards.ts
+function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+__name(isRecord, "isRecord");
+function isString(value) {
+  return typeof value === "string";
+}
+__name(isString, "isString");
+function isCount(value) {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+__name(isCount, "isCount");
+function isDuration(value) {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+}
+__name(isDuration, "isDuration");
+function isDrain(value) {
+  return value === true || value === false || value === "unknown";
+}
+__name(isDrain, "isDrain");
+function isStringRecord(value) {
+  return isRecord(value) && Object.values(value).every(isString);
+}
+__name(isStringRecord, "isStringRecord");
 
 // worker/messages.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
@@ -1996,30 +1840,6 @@ function decodeRequests(batch) {
   };
 }
 __name(decodeRequests, "decodeRequests");
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-__name(isRecord, "isRecord");
-function isString(value) {
-  return typeof value === "string";
-}
-__name(isString, "isString");
-function isCount(value) {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-}
-__name(isCount, "isCount");
-function isDuration(value) {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-}
-__name(isDuration, "isDuration");
-function isDrain(value) {
-  return value === true || value === false || value === "unknown";
-}
-__name(isDrain, "isDrain");
-function isStringRecord(value) {
-  return isRecord(value) && Object.values(value).every(isString);
-}
-__name(isStringRecord, "isStringRecord");
 function decodeToWorker(data) {
   if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
   const bad2 = /* @__PURE__ */ __name((what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`), "bad");
@@ -2030,8 +1850,8 @@ function decodeToWorker(data) {
       if (!Array.isArray(args) || !args.every(isString)) return bad2("args are not strings");
       if (!isStringRecord(env)) return bad2("env is not a string record");
       if (cwd !== null && !isString(cwd)) return bad2("cwd is not a string");
-      const { connectTimeoutMs, callTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
-      if (!isDuration(connectTimeoutMs) || !isDuration(callTimeoutMs)) return bad2("bad deadline");
+      const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
+      if (!isDuration(connectTimeoutMs)) return bad2("bad deadline");
       if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
       if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
       return ok({
@@ -2046,7 +1866,6 @@ function decodeToWorker(data) {
         },
         cwd,
         connectTimeoutMs,
-        callTimeoutMs,
         retirementTimeoutMs,
         forwardStderr
       });
@@ -2195,7 +2014,6 @@ function start(message) {
     name: message.name,
     clock,
     connectTimeoutMs: message.connectTimeoutMs,
-    callTimeoutMs: message.callTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,
     onDeath(error) {
       flushStderr();
@@ -2243,12 +2061,6 @@ function run(request) {
       message: "The client was not started",
       stderrTail: ""
     }));
-    return;
-  }
-  if (method === "tools/list") {
-    void client.listTools({
-      timeoutMs
-    }).then((outcome) => settle(ticket, outcome.ok ? ok(outcome.value) : outcome));
     return;
   }
   const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome));

@@ -8,6 +8,12 @@
 // starting or a server is live, so a harness that retired everything leaks
 // nothing. Worker termination alone would not do: it kills a worker's child
 // but not that child's descendants, and `Deno.exit` kills neither.
+//
+// Who controls the child: the worker owns it (pipes, retirement order); the
+// guard is the main thread's because only the main thread sees the process
+// end (a worker's hooks do not run then) and only it may signal a group when
+// workers run with least privilege. Pids arrive through `_custody.ts` as
+// soon as the worker spawns them and leave as soon as their exit is seen.
 
 import { signalGroup } from "./_process_group.ts";
 

@@ -1,8 +1,12 @@
 // Private to client/: signals and drain checks of a server's process group,
-// done on the main thread, which holds the permissions a least-privilege
-// worker lacks (`Deno.kill` needs unrestricted run access, `/proc` needs all).
+// done on the main thread for the worker that owns the child. Who controls
+// the child: the worker spawns it, owns its pipes and decides the order of
+// its retirement; it asks the main thread (through `_custody.ts`) to signal
+// the group and to check the group drained after the exit, because a worker
+// run with least privilege cannot: `Deno.kill` of a group needs unrestricted
+// run access, and reading `/proc` needs read access it is not given.
 
-import type { Drain, GroupSignal } from "../worker/messages.ts";
+import type { Drain, GroupSignal } from "../worker/transport.ts";
 
 /** Pause between two looks at a group being drained, in milliseconds. */
 export const DRAIN_POLL_MS = 10;

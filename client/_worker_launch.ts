@@ -1,6 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
+import type { StartMessage } from "../worker/messages.ts";
 import { ENV_ALLOWLIST, type ServerSpec } from "./spec.ts";
 
 /** How client workers run: with only what they need, or inheriting everything. */
@@ -30,6 +31,25 @@ function readEnv(name: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The message that starts a worker: what to run, its deadlines, where stderr goes. */
+export function startMessage(
+  spec: ServerSpec,
+  connectTimeoutMs: number,
+  retirementTimeoutMs: number,
+): StartMessage {
+  return {
+    kind: "start",
+    name: spec.name,
+    command: spec.command,
+    args: [...spec.args],
+    env: childEnv(spec),
+    cwd: spec.cwd ?? null,
+    connectTimeoutMs,
+    retirementTimeoutMs,
+    forwardStderr: spec.stderr === "forward",
+  };
 }
 
 /**

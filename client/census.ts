@@ -7,12 +7,7 @@
  */
 
 import type { Result } from "../codec/result.ts";
-import type {
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
-  StartError,
-} from "../worker/messages.ts";
+import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
 import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
 import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "./spec.ts";

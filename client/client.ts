@@ -1,66 +1,52 @@
 /**
  * The main thread's handle on one MCP server. The server's process and the
  * client state machine live in a Web Worker; this handle only routes:
- * each method posts a request and awaits its settlement.
+ * each method posts a request and awaits its settlement, and decodes what
+ * the result means.
  *
- * Lifecycle: `parked` (no worker, no process) → `connect` → `connecting` →
+ * Lifecycle ({@linkcode ClientState}, the same states as the worker's
+ * machine): `parked` (no worker, no process) → `connect` → `connecting` →
  * `ready`; a failed start is `failed`, a lost server `dead`; `shutdown`
  * leads through `retiring` to `retired`. Who closes what: the worker retires
  * the process; this handle terminates the worker only after the retirement
  * is confirmed (or the worker is lost). Every call has a main-thread timer
- * at its deadline, so neither a hung server nor a hung worker can hold a
- * caller past it.
+ * at its deadline (`_tickets.ts`), so neither a hung server nor a hung
+ * worker can hold a caller past it. The main thread's share in controlling
+ * the process (group signals, the drain check, the exit guard) is
+ * `_custody.ts`.
  *
  * @module
  */
 
-import { type JsonObject, type JsonValue, stringifyJson } from "../codec/json.ts";
-import {
-  type CallToolResult,
-  decodeCallToolResult,
-  decodeInitializeResult,
-  decodeToolsPage,
-  type ToolDescriptor,
-} from "../codec/protocol.ts";
+import type { JsonObject, JsonValue } from "../codec/json.ts";
+import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
+import { decodeInitializeResult } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import {
-  ByteTail,
-  callTimedOut,
-  type ClientError,
-  decodeFromWorker,
-  type FromWorker,
-  renderRequest,
-  type RequestMethod,
-  type RetirementError,
-  type RetirementEvidence,
-  type ServerInfo,
-  type StartError,
-  type StartMessage,
-  type ToWorker,
-  TRANSFER_PARAMS_CHARS,
-} from "../worker/messages.ts";
-import { encodeUtf8 } from "../codec/_utf8.ts";
+import type {
+  ClientError,
+  RetirementError,
+  RetirementEvidence,
+  ServerInfo,
+  StartError,
+} from "../worker/errors.ts";
+import type { ClientState } from "../worker/machine.ts";
+import type { FromWorker, ToWorker } from "../worker/messages.ts";
+import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type ServerSpec,
 } from "./spec.ts";
-import { drainGroup, signalGroup } from "./_process_group.ts";
-import * as reaper from "./_exit_guard.ts";
-import { childEnv, createWorker, type WorkerPermissions } from "./_worker_launch.ts";
+import { callParams, checkTimeout } from "./_checks.ts";
+import { Custody } from "./_custody.ts";
+import { decodeCallResult, listAllTools } from "./_results.ts";
+import { Tickets } from "./_tickets.ts";
+import { createWorker, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
+import { WorkerLink } from "./_worker_link.ts";
 
+export type { ClientState } from "../worker/machine.ts";
 export type { WorkerPermissions } from "./_worker_launch.ts";
-
-/** Where a client is in its life. */
-export type ClientState =
-  | "parked"
-  | "connecting"
-  | "ready"
-  | "failed"
-  | "dead"
-  | "retiring"
-  | "retired";
 
 /** Options of a {@linkcode Client}. */
 export type ClientOptions = {
@@ -86,28 +72,6 @@ export const WORKER_GRACE_MS = 2_000;
 
 /** Share of a retirement deadline the worker gets, so its answer beats the caller's timer. */
 const WORKER_RETIREMENT_SHARE = 0.95;
-
-type Pending = {
-  method: RequestMethod;
-  timeoutMs: number;
-  resolve: (outcome: Result<JsonValue, ClientError>) => void;
-  timer: ReturnType<typeof setTimeout>;
-  signal: AbortSignal | undefined;
-  onAbort: (() => void) | undefined;
-};
-
-function checkTimeout(value: number, what: string): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot use ${what} ${String(value)}: it must be a positive number of ms`);
-  }
-  return value;
-}
-
-function isPlainObject(value: unknown): value is JsonObject {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /**
  * One MCP server, run in its own worker. Usually made by
@@ -140,18 +104,12 @@ export class Client {
   #permissions: WorkerPermissions;
   #retirementTimeoutMs: number;
   #state: ClientState = "parked";
-  #worker: Worker | undefined;
-  #workerLost = false;
-  #pending = new Map<number, Pending>();
-  #nextTicket = 0;
-  #outbox: string[] = [];
-  #flushQueued = false;
+  #link: WorkerLink | undefined;
+  #tickets: Tickets;
+  #custody = new Custody();
   #info: ServerInfo | undefined;
   #death: ClientError | undefined;
   #tail = new ByteTail();
-  #pid: number | undefined;
-  #exitSeen = false;
-  #holding = false;
   #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
@@ -170,6 +128,10 @@ export class Client {
       options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS,
       "retirementTimeoutMs",
     );
+    this.#tickets = new Tickets(this.name, {
+      batch: (text) => this.#link?.batch(text),
+      message: (message, transfer) => this.#link?.post(message, transfer),
+    });
   }
 
   /** Where the client is in its life. */
@@ -189,7 +151,7 @@ export class Client {
 
   /** The server's pid once spawned. */
   get pid(): number | undefined {
-    return this.#pid;
+    return this.#custody.pid;
   }
 
   /** The newest bytes of the server's stderr (up to 64 KiB), decoded leniently. */
@@ -219,13 +181,12 @@ export class Client {
     this.#state = "connecting";
     const spec = this.spec;
     const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    reaper.hold();
-    this.#holding = true;
+    this.#custody.hold();
     let worker: Worker;
     try {
       worker = createWorker(this.name, this.#permissions, spec.command);
     } catch (error) {
-      this.#releaseHold();
+      this.#custody.release();
       this.#state = "failed";
       this.#latch("not_connected", `Client "${this.name}" has no worker`);
       const reason = error instanceof Error ? error.message : String(error);
@@ -235,33 +196,18 @@ export class Client {
         stderrTail: "",
       }));
     }
-    this.#worker = worker;
-    worker.onmessage = (event) => this.#onMessage(event.data);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      this.#lose(`The worker of "${this.name}" crashed: ${event.message}`);
-    };
-    worker.onmessageerror = () => {
-      this.#lose(`The worker of "${this.name}" sent a message that could not be received`);
-    };
-    const start: StartMessage = {
-      kind: "start",
-      name: this.name,
-      command: spec.command,
-      args: [...spec.args],
-      env: childEnv(spec),
-      cwd: spec.cwd ?? null,
-      connectTimeoutMs,
-      callTimeoutMs: spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
-      retirementTimeoutMs: this.#retirementTimeoutMs,
-      forwardStderr: spec.stderr === "forward",
-    };
-    this.#post(start);
+    this.#link = new WorkerLink(worker, this.name, {
+      event: (event) => this.#onEvent(event),
+      lost: (message) => this.#lost(message),
+    });
+    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs));
     return new Promise((resolve) => {
       this.#startSettle = resolve;
       const backstop = connectTimeoutMs + this.#retirementTimeoutMs + WORKER_GRACE_MS;
       this.#startTimer = setTimeout(() => {
-        this.#lose(`The worker of "${this.name}" did not finish starting within ${backstop} ms`);
+        this.#link?.lose(
+          `The worker of "${this.name}" did not finish starting within ${backstop} ms`,
+        );
       }, backstop);
     });
   }
@@ -269,9 +215,11 @@ export class Client {
   /** Lists every tool the server offers (following pages, one deadline). */
   listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("tools/list", "", timeoutMs, undefined) as Promise<
-      Result<ToolDescriptor[], ClientError>
-    >;
+    return listAllTools(
+      this.name,
+      (params, remaining) => this.#request("tools/list", params, remaining, undefined),
+      { timeoutMs },
+    );
   }
 
   /**
@@ -284,30 +232,19 @@ export class Client {
     args: JsonObject,
     options: CallOptions = {},
   ): Promise<Result<CallToolResult, ClientError>> {
-    if (typeof name !== "string") {
-      throw new TypeError(`Cannot call a tool named ${String(name)}: the name must be a string`);
-    }
-    if (!isPlainObject(args)) {
-      throw new TypeError(
-        `Cannot call tool ${JSON.stringify(name)}: arguments must be a plain object`,
-      );
-    }
+    const params = callParams(name, args);
     const timeoutMs = this.#timeout(options.timeoutMs);
-    const params = stringifyJson({ name, arguments: args });
-    if (!params.ok) {
-      throw new TypeError(`Cannot call tool ${JSON.stringify(name)}: ${params.error.message}`);
-    }
-    return this.#request("tools/call", params.value, timeoutMs, options.signal) as Promise<
-      Result<CallToolResult, ClientError>
-    >;
+    return this.#request("tools/call", params, timeoutMs, options.signal).then((outcome) =>
+      outcome.ok ? decodeCallResult(this.name, outcome.value) : outcome
+    );
   }
 
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("ping", "", timeoutMs, options.signal) as Promise<
-      Result<void, ClientError>
-    >;
+    return this.#request("ping", "", timeoutMs, options.signal).then((outcome) =>
+      outcome.ok ? ok(undefined) : outcome
+    );
   }
 
   /**
@@ -325,8 +262,8 @@ export class Client {
       this.#endWorker();
       return Promise.resolve(ok(this.#evidence));
     }
-    const worker = this.#worker;
-    if (worker === undefined) {
+    const link = this.#link;
+    if (link === undefined) {
       this.#state = "retired";
       this.#latch("shutdown", `Client "${this.name}" was retired`);
       this.#evidence = { kind: "no_resource" };
@@ -334,8 +271,8 @@ export class Client {
     }
     this.#state = "retiring";
     this.#latch("shutdown", `Client "${this.name}" was shut down`);
-    this.#settleAll();
-    if (this.#workerLost) return Promise.resolve(err(this.#unconfirmed()));
+    this.#tickets.settleAll(this.#unavailable());
+    if (link.closed) return Promise.resolve(err(this.#unconfirmed()));
     this.#post({ kind: "retire", timeoutMs: timeoutMs * WORKER_RETIREMENT_SHARE });
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
@@ -363,159 +300,44 @@ export class Client {
   }
 
   #request(
-    method: RequestMethod,
+    method: "tools/call" | "tools/list" | "ping",
     paramsText: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<Result<unknown, ClientError>> {
-    if (this.#state !== "ready" || this.#workerLost) {
+  ): Promise<Result<JsonValue, ClientError>> {
+    if (this.#state !== "ready" || this.#link === undefined || this.#link.closed) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    if (signal?.aborted) return Promise.resolve(err(this.#timedOut(method, timeoutMs, true)));
-    const ticket = this.#nextTicket++;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.#expire(ticket, false), timeoutMs);
-      const pending: Pending = { method, timeoutMs, resolve, timer, signal, onAbort: undefined };
-      if (signal !== undefined) {
-        pending.onAbort = () => this.#expire(ticket, true);
-        signal.addEventListener("abort", pending.onAbort, { once: true });
-      }
-      this.#pending.set(ticket, pending);
-      if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
-        this.#postBytes(ticket, timeoutMs, method, paramsText);
-        return;
-      }
-      this.#outbox.push(renderRequest(ticket, timeoutMs, method, paramsText));
-      if (!this.#flushQueued) {
-        this.#flushQueued = true;
-        queueMicrotask(() => this.#flush());
-      }
-    });
-  }
-
-  #flush(): void {
-    this.#flushQueued = false;
-    const batch = this.#outbox;
-    this.#outbox = [];
-    if (batch.length === 0 || this.#worker === undefined || this.#workerLost) return;
-    this.#worker.postMessage(batch.length === 1 ? batch[0] : batch.join("\n"));
-  }
-
-  /** Sends one request with long parameters as transferred UTF-8 bytes, after those queued. */
-  #postBytes(ticket: number, timeoutMs: number, method: RequestMethod, paramsText: string): void {
-    if (this.#worker === undefined || this.#workerLost) return;
-    const params = encodeUtf8(paramsText);
-    const message: ToWorker = { kind: "request", ticket, timeoutMs, method, params };
-    this.#flush();
-    this.#worker.postMessage(message, [params.buffer]);
-  }
-
-  #take(ticket: number): Pending | undefined {
-    const pending = this.#pending.get(ticket);
-    if (pending === undefined) return undefined;
-    this.#pending.delete(ticket);
-    clearTimeout(pending.timer);
-    if (pending.onAbort !== undefined) {
-      pending.signal?.removeEventListener("abort", pending.onAbort);
-    }
-    return pending;
-  }
-
-  #expire(ticket: number, aborted: boolean): void {
-    const pending = this.#take(ticket);
-    if (pending === undefined) return;
-    this.#post({ kind: "cancel", ticket });
-    pending.resolve(err(this.#timedOut(pending.method, pending.timeoutMs, aborted)));
-  }
-
-  #timedOut(method: string, timeoutMs: number, aborted: boolean): ClientError {
-    return callTimedOut(this.name, method, timeoutMs, aborted);
-  }
-
-  #settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {
-    const pending = this.#take(ticket);
-    if (pending === undefined) return;
-    if (!outcome.ok) {
-      pending.resolve(outcome);
-      return;
-    }
-    pending.resolve(this.#decodeValue(pending.method, outcome.value));
-  }
-
-  #decodeValue(method: RequestMethod, value: JsonValue): Result<JsonValue, ClientError> {
-    switch (method) {
-      case "ping":
-        return ok(undefined as unknown as JsonValue);
-      case "tools/call": {
-        const decoded = decodeCallToolResult(value);
-        if (decoded.ok) return decoded as unknown as Result<JsonValue, ClientError>;
-        return err({
-          kind: "result_malformed",
-          method,
-          message: `Server "${this.name}" sent a malformed result: ${decoded.error.message}`,
-        });
-      }
-      case "tools/list": {
-        const decoded = decodeToolsPage({ tools: value });
-        if (decoded.ok) return ok(decoded.value.tools as unknown as JsonValue);
-        return err({
-          kind: "result_malformed",
-          method,
-          message:
-            `The worker of "${this.name}" sent a malformed listing: ${decoded.error.message}`,
-        });
-      }
-    }
+    return this.#tickets.request(method, paramsText, timeoutMs, signal);
   }
 
   // ---- events ----
 
   #post(message: ToWorker): void {
-    if (this.#worker === undefined || this.#workerLost) return;
-    this.#flush();
-    this.#worker.postMessage(message);
-  }
-
-  #onMessage(data: unknown): void {
-    const decoded = decodeFromWorker(data);
-    if (!decoded.ok) {
-      this.#lose(`The worker of "${this.name}" broke protocol: ${decoded.error}`);
-      return;
-    }
-    for (const event of decoded.value) this.#onEvent(event);
+    this.#tickets.flush();
+    this.#link?.post(message);
   }
 
   #onEvent(event: FromWorker): void {
     switch (event.kind) {
       case "settled":
-        this.#settled(event.ticket, event.outcome);
+        this.#tickets.settled(event.ticket, event.outcome);
         return;
       case "stderr":
         this.#tail.append(event.bytes);
         return;
       case "spawned":
-        if (this.#pid === undefined) {
-          this.#pid = event.pid;
-          reaper.track(event.pid);
-        }
+        this.#custody.spawned(event.pid);
         return;
       case "exited":
-        if (event.pid === this.#pid) {
-          this.#exitSeen = true;
-          reaper.untrack(event.pid);
-        }
+        this.#custody.exited(event.pid);
         return;
       case "signal":
-        // Never chase a pid whose exit has been seen: it may be recycled.
-        if (event.pid === this.#pid && !this.#exitSeen) signalGroup(event.pid, event.signal);
+        this.#custody.signal(event.pid, event.signal);
         return;
       case "drain": {
         const { seq, pid, deadlineMs } = event;
-        if (pid !== this.#pid || !this.#exitSeen) {
-          this.#post({ kind: "drained", seq, drained: "unknown" });
-          return;
-        }
-        void drainGroup(pid, deadlineMs).then((drained) =>
+        void this.#custody.drain(pid, deadlineMs).then((drained) =>
           this.#post({ kind: "drained", seq, drained })
         );
         return;
@@ -525,7 +347,7 @@ export class Client {
           this.#death ??= event.error;
         }
         if (this.#state === "ready") this.#state = "dead";
-        this.#settleAll();
+        this.#tickets.settleAll(this.#unavailable());
         return;
       case "started":
         this.#started(event.outcome);
@@ -547,12 +369,12 @@ export class Client {
     if (settle === undefined) return;
     this.#startSettle = undefined;
     clearTimeout(this.#startTimer);
-    this.#releaseHold();
+    this.#custody.release();
     if (!outcome.ok) {
       if (this.#state === "connecting") this.#state = "failed";
       const error = outcome.error;
       if (error.kind !== "cleanup_unconfirmed") {
-        const nothingSpawned = this.#pid === undefined
+        const nothingSpawned = this.#custody.pid === undefined
           ? { kind: "no_resource" as const }
           : undefined;
         this.#evidence = error.cleanup ?? nothingSpawned;
@@ -565,7 +387,9 @@ export class Client {
     }
     const info = decodeInitializeResult(outcome.value);
     if (!info.ok) {
-      this.#lose(`The worker of "${this.name}" sent a malformed handshake: ${info.error.message}`);
+      this.#link?.lose(
+        `The worker of "${this.name}" sent a malformed handshake: ${info.error.message}`,
+      );
       return;
     }
     this.#info = info.value;
@@ -600,30 +424,12 @@ export class Client {
     };
   }
 
-  #settleAll(): void {
-    const error = this.#unavailable();
-    for (const ticket of [...this.#pending.keys()]) {
-      const pending = this.#take(ticket);
-      pending?.resolve(err(error));
-    }
-  }
-
   /** The worker crashed, broke protocol or hung: everything waiting settles now. */
-  #lose(message: string): void {
-    if (this.#workerLost) return;
-    this.#workerLost = true;
-    this.#worker?.terminate();
+  #lost(message: string): void {
     this.#latch("worker_lost", message);
-    const pid = this.#pid;
-    let cleanupConfirmed = true;
-    if (pid !== undefined && !this.#exitSeen) {
-      // Terminating the worker drops its child but not the child's descendants.
-      signalGroup(pid, "SIGKILL");
-      reaper.untrack(pid);
-      cleanupConfirmed = false;
-    }
+    const cleanupConfirmed = this.#custody.abandon();
     if (this.#state === "ready") this.#state = "dead";
-    this.#settleAll();
+    this.#tickets.settleAll(this.#unavailable());
     const start = this.#startSettle;
     if (start !== undefined) {
       this.#startSettle = undefined;
@@ -642,21 +448,11 @@ export class Client {
     }
     for (const settle of [...this.#retireWaiters]) settle(err(this.#unconfirmed()));
     this.#retireWaiters.clear();
-    this.#releaseHold();
+    this.#custody.release();
   }
 
   #endWorker(): void {
-    if (this.#worker !== undefined && !this.#workerLost) {
-      this.#workerLost = true;
-      this.#worker.terminate();
-    }
-    if (this.#pid !== undefined && this.#exitSeen) reaper.untrack(this.#pid);
-    this.#releaseHold();
-  }
-
-  #releaseHold(): void {
-    if (!this.#holding) return;
-    this.#holding = false;
-    reaper.release();
+    this.#link?.end();
+    this.#custody.end();
   }
 }

@@ -3,6 +3,9 @@
  * value with a `kind` and a message a person can act on. Start failures and
  * `unavailable` carry the tail of the server's stderr.
  *
+ * The types are defined in `worker/errors.ts`, below both threads, because
+ * the worker builds them; this module is where users get them.
+ *
  * @module
  */
 
@@ -15,4 +18,4 @@ export type {
   ServerInfo,
   StartError,
   StartFailure,
-} from "../worker/messages.ts";
+} from "../worker/errors.ts";

@@ -38,16 +38,18 @@ export type ServerSpec = {
   stderr: StderrMode;
 };
 
-/** Default deadline for a server's start, in milliseconds: 60 s. */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
-/** Default deadline of one call, in milliseconds: 60 s. */
-export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
-/** Default deadline of a whole retirement, in milliseconds: 5 s. */
-export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
-/** The most `tools/list` pages a client follows before `too_many_pages`: 64. */
+export {
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_RETIREMENT_TIMEOUT_MS,
+  STDERR_TAIL_BYTES,
+} from "../worker/limits.ts";
+
+/**
+ * The most `tools/list` pages a client follows before `too_many_pages`: 64.
+ * The main thread follows the pages, so this limit lives on its side.
+ */
 export const MAX_TOOL_PAGES = 64;
-/** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
-export const STDERR_TAIL_BYTES = 64 * 1024;
 
 /** Variables a child inherits from the harness without being asked. */
 export const ENV_ALLOWLIST: readonly string[] = [

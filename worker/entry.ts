@@ -4,8 +4,21 @@
  *
  * Lifecycle: the main thread sends `start` once; requests follow as string
  * batches; `retire` ends it, and the main thread terminates the worker once
- * the retirement is confirmed. Signals and drain checks are asked of the
- * main thread, which holds the permissions for them.
+ * the retirement is confirmed.
+ *
+ * Who controls the child process: this worker spawns it and owns its three
+ * pipes, reads and writes the wire, and decides the escalation of its
+ * retirement (`retirement.ts`: stdin, SIGTERM, SIGKILL, one deadline). The
+ * main thread sends the signals to its process group and runs the drain
+ * check (reading `/proc`) when this worker asks (`client/_process_group.ts`),
+ * and holds the exit guard that kills every live group when the harness
+ * process ends (`client/_exit_guard.ts`). The split is forced: a worker run
+ * with least privilege (`run` granted for its one command only) cannot
+ * signal a process group (`Deno.kill` with a negative pid needs unrestricted
+ * `run`) nor read `/proc`, and a worker's own exit hooks do not run when the
+ * process ends. The pid crosses at once (`spawned`), before anything can
+ * kill the child, and its exit (`exited`) so that no signal chases a pid that
+ * may have been recycled.
  *
  * @module
  */
@@ -16,16 +29,16 @@
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
-import { STDERR_TAIL_BYTES } from "../client/spec.ts";
+import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { ClientMachine } from "./machine.ts";
+import type { ClientError } from "./errors.ts";
+import type { Drain } from "./transport.ts";
 import {
-  type ClientError,
   decodeRequests,
   decodeToWorker,
-  type Drain,
   type FromWorker,
   type StartMessage,
   type WorkerRequest,
@@ -124,7 +137,6 @@ function start(message: StartMessage): void {
     name: message.name,
     clock,
     connectTimeoutMs: message.connectTimeoutMs,
-    callTimeoutMs: message.callTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,
     onDeath(error) {
       flushStderr();
@@ -160,12 +172,6 @@ function run(request: WorkerRequest): void {
         message: "The client was not started",
         stderrTail: "",
       }),
-    );
-    return;
-  }
-  if (method === "tools/list") {
-    void client.listTools({ timeoutMs }).then((outcome) =>
-      settle(ticket, outcome.ok ? ok(outcome.value as unknown as JsonValue) : outcome)
     );
     return;
   }

@@ -1,62 +1,64 @@
 /**
  * The client state machine: one MCP server over a {@linkcode Transport},
- * with deadlines on an injected {@linkcode Clock}.
+ * with deadlines on an injected {@linkcode Clock}. It does the handshake,
+ * sends requests and settles them from their answers, reads what the server
+ * writes, and dies; how a server is retired is `retirement.ts`.
  *
- * Lifecycle: `idle` → `connecting` → `ready`; a start that fails ends
- * `failed`, a ready client that loses its server ends `dead`, and
- * `shutdown` leads through `retiring` to `retired`. Who closes what:
- * the machine owns the transport from `open` on. Any death (a failed write,
- * the exit, a framing fault, a malformed line, a shutdown) settles every
- * waiting call once with `unavailable`, latches its reason, and starts the
- * retirement (close stdin, SIGTERM the group, SIGKILL the group, one
- * deadline), which disposes of the transport once the exit has been seen.
- * Only that real exit, or never having opened, is retirement evidence.
+ * Lifecycle ({@linkcode ClientState}): `parked` → `connecting` → `ready`; a
+ * start that fails ends `failed`, a ready client that loses its server ends
+ * `dead`, and `shutdown` leads through `retiring` to `retired`. Who closes
+ * what: the machine owns the transport from `open` on. Any death (a failed
+ * write, the exit, a framing fault, a malformed line, a shutdown) settles
+ * every waiting request once with `unavailable`, latches its reason, and
+ * starts the retirement, which disposes of the transport once the exit has
+ * been seen. Only that real exit, or never having opened, is retirement
+ * evidence.
+ *
+ * The machine hands back raw results: what a result means is decoded once,
+ * on the main thread, by the code that answers the caller.
  *
  * @module
  */
 
-import { classify, encodeError, type Id, METHOD_NOT_FOUND } from "../codec/jsonrpc.ts";
 import {
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  parseJson,
-  stringifyJson,
-} from "../codec/json.ts";
-import {
-  type CallToolResult,
-  decodeCallToolResult,
-  decodeInitializeResult,
-  decodeToolsPage,
-  type Implementation,
-  REQUESTED_VERSION,
-  type ToolDescriptor,
-} from "../codec/protocol.ts";
-import { LineDecoder } from "../codec/framing.ts";
+  classify,
+  encodeError,
+  encodeNotification,
+  type Id,
+  METHOD_NOT_FOUND,
+} from "../codec/jsonrpc.ts";
+import { type JsonValue, parseJson } from "../codec/json.ts";
+import type { Implementation } from "../codec/protocol.ts";
+import { frameRequest, frameText, LineDecoder } from "../codec/framing.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import {
-  DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_RETIREMENT_TIMEOUT_MS,
-  MAX_TOOL_PAGES,
-} from "../client/spec.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "./limits.ts";
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
 import { callTimedOut } from "./errors.ts";
 import type {
   ClientError,
   DeathCause,
-  Escalation,
   RetirementError,
   RetirementEvidence,
   ServerInfo,
   StartError,
   StartFailure,
 } from "./errors.ts";
+import { Retirement } from "./retirement.ts";
+import {
+  type HandshakeContext,
+  handshakeFailure,
+  initializeParams,
+  judgeInitialize,
+} from "./handshake.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 
-/** Where a machine is in its life. */
-export type MachineState =
-  | "idle"
+/**
+ * Where a client is in its life, on either side of the worker boundary:
+ * `parked` (nothing spawned), `connecting`, `ready`, `failed` (its start),
+ * `dead` (its server was lost), `retiring`, `retired`.
+ */
+export type ClientState =
+  | "parked"
   | "connecting"
   | "ready"
   | "failed"
@@ -72,8 +74,6 @@ export type MachineOptions = {
   clock?: Clock;
   /** Deadline of the whole start, in milliseconds. */
   connectTimeoutMs?: number;
-  /** Default deadline of a call, in milliseconds. */
-  callTimeoutMs?: number;
   /** Deadline of the retirement that follows a failed start or a death. */
   retirementTimeoutMs?: number;
   /** What the client says of itself in `initialize`. */
@@ -82,16 +82,8 @@ export type MachineOptions = {
   onDeath?: (error: ClientError) => void;
 };
 
-/** Options of one request. */
-export type RequestOptions = { timeoutMs?: number; signal?: AbortSignal };
-
-/** Receives the outcome of a raw request, exactly once. */
+/** Receives the outcome of a request, exactly once. */
 export type Settle = (outcome: Result<JsonValue, ClientError>) => void;
-
-/** Share of a retirement's deadline spent waiting after closing stdin. */
-export const STDIN_GRACE_SHARE = 0.4;
-/** Share of a retirement's deadline spent waiting after SIGTERM (cumulative). */
-export const SIGTERM_GRACE_SHARE = 0.8;
 
 /** How long an end of stdout waits for the exit status before it is the death reason. */
 export const EXIT_AFTER_EOF_GRACE_MS = 50;
@@ -100,30 +92,6 @@ export const EXIT_AFTER_EOF_GRACE_MS = 50;
 export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0" };
 
 type Pending = { method: string; settle: Settle; timer: TimerHandle; timeoutMs: number };
-
-const NO_PARAMS = "";
-
-/**
- * Renders one request line from parameters already rendered as compact JSON:
- * the main thread renders a call's arguments once, and they cross the worker
- * boundary and reach the pipe without being parsed again.
- */
-export function requestLine(id: number, method: string, paramsText: string): string {
-  const head = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)}`;
-  return paramsText === NO_PARAMS ? `${head}}\n` : `${head},"params":${paramsText}}\n`;
-}
-
-/** What goes before and after a request's parameters on its line. */
-function requestLineParts(id: number, method: string): [string, string] {
-  return [`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":`, "}\n"];
-}
-
-function messageLine(message: JsonObject): string {
-  const text = stringifyJson(message);
-  // Every message this module builds is sayable; a failure is a bug here.
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}\n`;
-}
 
 /**
  * One MCP client over one transport.
@@ -159,12 +127,12 @@ export class ClientMachine {
   #name: string;
   #clock: Clock;
   #connectTimeoutMs: number;
-  #callTimeoutMs: number;
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
   #onDeath: ((error: ClientError) => void) | undefined;
+  #retirement: Retirement;
 
-  #state: MachineState = "idle";
+  #state: ClientState = "parked";
   #opened = false;
   #pid: number | null = null;
   #nextId = 0;
@@ -172,10 +140,6 @@ export class ClientMachine {
   #decoder = new LineDecoder();
   #channelOpen = false;
   #death: { cause: DeathCause; message: string } | undefined;
-  #exit: ExitStatus | undefined;
-  #exitWaiters = new Set<() => void>();
-  #escalation: Escalation = "none";
-  #retirement: Promise<Result<RetirementEvidence, RetirementError>> | undefined;
   #evidence: RetirementEvidence | undefined;
 
   constructor(transport: Transport, options: MachineOptions) {
@@ -183,14 +147,19 @@ export class ClientMachine {
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#callTimeoutMs = options.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#onDeath = options.onDeath;
+    this.#retirement = new Retirement({
+      name: this.#name,
+      transport,
+      clock: this.#clock,
+      pid: () => this.#pid,
+    });
   }
 
   /** Where the machine is in its life. */
-  get state(): MachineState {
+  get state(): ClientState {
     return this.#state;
   }
 
@@ -206,7 +175,7 @@ export class ClientMachine {
 
   /** The real exit status, once seen. */
   get exitStatus(): ExitStatus | undefined {
-    return this.#exit;
+    return this.#retirement.exit;
   }
 
   /** The kept tail of the server's stderr. */
@@ -220,7 +189,7 @@ export class ClientMachine {
    * the spawn retires the process before it is returned.
    */
   async connect(): Promise<Result<ServerInfo, StartError>> {
-    if (this.#state !== "idle") {
+    if (this.#state !== "parked") {
       throw new TypeError(`Cannot connect client "${this.#name}": it is ${this.#state}`);
     }
     this.#state = "connecting";
@@ -246,53 +215,18 @@ export class ClientMachine {
       });
     }
     this.#pid = opened.value.pid;
-    const params = messageLine({
-      protocolVersion: REQUESTED_VERSION,
-      // Empty on purpose: no sampling, no roots, no elicitation.
-      capabilities: {},
-      clientInfo: { ...this.#clientInfo },
-    }).slice(0, -1);
-    const answer = await this.#requestAsync(
+    const answer = await this.#handshakeRequest(
       "initialize",
-      params,
+      initializeParams(this.#clientInfo),
       Math.max(0, deadlineAt - this.#clock.now()),
-      undefined,
-      "connecting",
     );
-    if (!answer.ok) return await this.#failStart(this.#handshakeFailure(answer.error));
-    const decoded = decodeInitializeResult(answer.value, REQUESTED_VERSION);
-    if (!decoded.ok) {
-      const fault = decoded.error;
-      return await this.#failStart(
-        fault.kind === "version_unsupported"
-          ? {
-            kind: "version_unsupported",
-            message: `Cannot use server "${this.#name}": ${fault.message}`,
-            requested: fault.requested,
-            received: fault.received,
-            stderrTail: this.stderrTail(),
-          }
-          : {
-            kind: "handshake_failed",
-            message: `Server "${this.#name}" answered initialize wrongly: ${fault.message}`,
-            stderrTail: this.stderrTail(),
-          },
-      );
-    }
-    const info = decoded.value;
-    if (!isJsonObject(info.capabilities.tools)) {
-      return await this.#failStart({
-        kind: "tools_not_declared",
-        message: `Server "${this.#name}" does not declare the "tools" capability; ` +
-          `it offers nothing this client can call`,
-        serverInfo: info,
-        stderrTail: this.stderrTail(),
-      });
-    }
+    const judged = judgeInitialize(answer, this.#handshakeContext());
+    if (!judged.ok) return await this.#failStart(judged.error);
+    const info = judged.value;
     if (this.#state !== "connecting" || this.#death !== undefined) {
-      return await this.#failStart(this.#handshakeFailure(this.#unavailable()));
+      return await this.#failStart(handshakeFailure(this.#unavailable(), this.#handshakeContext()));
     }
-    this.#write(messageLine({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    this.#write(frameText(encodeNotification("notifications/initialized")));
     this.#state = "ready";
     return ok(info);
   }
@@ -328,114 +262,9 @@ export class ClientMachine {
     this.#expire(id, pending, true);
   }
 
-  /** Sends one request and resolves with its raw outcome. */
-  request(
-    method: string,
-    params: JsonObject | undefined,
-    options: RequestOptions = {},
-  ): Promise<Result<JsonValue, ClientError>> {
-    let text = NO_PARAMS;
-    if (params !== undefined) {
-      const rendered = stringifyJson(params);
-      if (!rendered.ok) {
-        throw new TypeError(`Cannot send ${method} to "${this.#name}": ${rendered.error.message}`);
-      }
-      text = rendered.value;
-    }
-    return this.#requestAsync(
-      method,
-      text,
-      options.timeoutMs ?? this.#callTimeoutMs,
-      options.signal,
-    );
-  }
-
-  /** Calls one tool and decodes its result. */
-  async callTool(
-    name: string,
-    args: JsonObject,
-    options: RequestOptions = {},
-  ): Promise<Result<CallToolResult, ClientError>> {
-    const outcome = await this.request("tools/call", { name, arguments: args }, options);
-    if (!outcome.ok) return outcome;
-    return this.decodeCallResult(outcome.value);
-  }
-
-  /** Decodes a raw `tools/call` result, `result_malformed` when it lies. */
-  decodeCallResult(value: JsonValue): Result<CallToolResult, ClientError> {
-    const decoded = decodeCallToolResult(value);
-    if (decoded.ok) return decoded;
-    return err({
-      kind: "result_malformed",
-      method: "tools/call",
-      message: `Server "${this.#name}" sent a malformed result: ${decoded.error.message}`,
-    });
-  }
-
-  /** Checks the server answers. */
-  async ping(options: RequestOptions = {}): Promise<Result<void, ClientError>> {
-    const outcome = await this.request("ping", undefined, options);
-    return outcome.ok ? ok(undefined) : outcome;
-  }
-
   /**
-   * Lists every tool, following `nextCursor` for at most
-   * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor
-   * is refused as `result_malformed`.
-   */
-  async listTools(options: RequestOptions = {}): Promise<Result<ToolDescriptor[], ClientError>> {
-    const timeoutMs = options.timeoutMs ?? this.#callTimeoutMs;
-    const deadlineAt = this.#clock.now() + timeoutMs;
-    const tools: ToolDescriptor[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 1;; page++) {
-      if (page > MAX_TOOL_PAGES) {
-        return err({
-          kind: "too_many_pages",
-          pages: page - 1,
-          limit: MAX_TOOL_PAGES,
-          message: `Server "${this.#name}" listed more than ${MAX_TOOL_PAGES} pages of tools ` +
-            `(MAX_TOOL_PAGES); its listing was refused`,
-        });
-      }
-      const remaining = deadlineAt - this.#clock.now();
-      const params = cursor === undefined ? "{}" : messageLine({ cursor }).slice(0, -1);
-      const outcome = await this.#requestAsync("tools/list", params, remaining, options.signal);
-      if (!outcome.ok) {
-        return outcome.error.kind === "call_timed_out"
-          ? err(this.#timedOut("tools/list", timeoutMs, outcome.error.aborted))
-          : outcome;
-      }
-      const decoded = decodeToolsPage(outcome.value);
-      if (!decoded.ok) {
-        return err({
-          kind: "result_malformed",
-          method: "tools/list",
-          message: `Server "${this.#name}" sent a malformed tools/list page ${page}: ` +
-            decoded.error.message,
-        });
-      }
-      tools.push(...decoded.value.tools);
-      const next = decoded.value.nextCursor;
-      if (next === undefined) return ok(tools);
-      if (seen.has(next)) {
-        return err({
-          kind: "result_malformed",
-          method: "tools/list",
-          message: `Server "${this.#name}" repeated the tools/list cursor ` +
-            `${JSON.stringify(next.slice(0, 60))}; its listing was refused`,
-        });
-      }
-      seen.add(next);
-      cursor = next;
-    }
-  }
-
-  /**
-   * Retires the server: closes stdin, waits, SIGTERMs its process group,
-   * waits, SIGKILLs the group, within one deadline. Evidence only on the
-   * real exit, or `no_resource` for a client that never opened.
+   * Retires the server (see `retirement.ts`) within one deadline. Evidence
+   * only on the real exit, or `no_resource` for a client that never opened.
    */
   async shutdown(
     options: { timeoutMs?: number } = {},
@@ -445,7 +274,7 @@ export class ClientMachine {
       this.#state = "retired";
       return ok(this.#evidence);
     }
-    if (this.#state === "idle") {
+    if (this.#state === "parked") {
       this.#state = "retired";
       this.#die("shutdown", `Client "${this.#name}" was retired`);
       this.#evidence = { kind: "no_resource" };
@@ -453,7 +282,9 @@ export class ClientMachine {
     }
     this.#state = "retiring";
     this.#die("shutdown", `Client "${this.#name}" was shut down`, { retire: false });
-    const outcome = await this.#withDeadline(this.#retire(timeoutMs), timeoutMs);
+    const outcome = this.#opened
+      ? await this.#retirement.retireWithin(timeoutMs)
+      : ok({ kind: "no_resource" as const });
     if (outcome.ok) {
       this.#evidence = outcome.value;
       this.#state = "retired";
@@ -463,34 +294,16 @@ export class ClientMachine {
 
   // ---- requests ----
 
-  #requestAsync(
+  /** The handshake's own request: sent while `connecting`, answered by its deadline. */
+  #handshakeRequest(
     method: string,
     paramsText: string,
     timeoutMs: number,
-    signal?: AbortSignal,
-    state: MachineState = "ready",
   ): Promise<Result<JsonValue, ClientError>> {
-    if (this.#state !== state || this.#death !== undefined) {
+    if (this.#state !== "connecting" || this.#death !== undefined) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    if (signal?.aborted) {
-      return Promise.resolve(err(this.#timedOut(method, timeoutMs, true)));
-    }
-    return new Promise((resolve) => {
-      if (this.#state !== state || this.#death !== undefined) {
-        resolve(err(this.#unavailable()));
-        return;
-      }
-      let onAbort: (() => void) | undefined;
-      const id = this.#send(method, paramsText, timeoutMs, (outcome) => {
-        if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-        resolve(outcome);
-      });
-      if (signal !== undefined && this.#pending.has(id)) {
-        onAbort = () => this.cancel(id);
-        signal.addEventListener("abort", onAbort, { once: true });
-      }
-    });
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve));
   }
 
   #send(method: string, params: string | Uint8Array, timeoutMs: number, settle: Settle): number {
@@ -500,15 +313,16 @@ export class ClientMachine {
       if (pending !== undefined) this.#expire(id, pending, false);
     });
     this.#pending.set(id, { method, settle, timer, timeoutMs });
-    if (typeof params === "string") {
-      this.#write(requestLine(id, method, params));
-    } else {
-      // Bytes go to the pipe as they came: the line is queued in three parts.
-      const [head, tail] = requestLineParts(id, method);
-      this.#write(head);
-      this.#write(params);
-      this.#write(tail);
+    if (params === "") {
+      this.#write(frameText({ jsonrpc: "2.0", id, method }));
+      return id;
     }
+    // The parameters go to the pipe as they came, text or bytes, between the
+    // line's head and tail.
+    const [head, tail] = frameRequest(id, method);
+    this.#write(head);
+    this.#write(params);
+    this.#write(tail);
     return id;
   }
 
@@ -516,20 +330,12 @@ export class ClientMachine {
     this.#pending.delete(id);
     this.#clock.clearTimer(pending.timer);
     if (this.#channelOpen && this.#death === undefined) {
-      this.#write(messageLine({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: {
-          requestId: id,
-          reason: aborted ? "The caller cancelled the request" : "The request timed out",
-        },
-      }));
+      this.#write(frameText(encodeNotification("notifications/cancelled", {
+        requestId: id,
+        reason: aborted ? "The caller cancelled the request" : "The request timed out",
+      })));
     }
-    pending.settle(err(this.#timedOut(pending.method, pending.timeoutMs, aborted)));
-  }
-
-  #timedOut(method: string, timeoutMs: number, aborted: boolean): ClientError {
-    return callTimedOut(this.#name, method, timeoutMs, aborted);
+    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
   }
 
   #write(data: string | Uint8Array): void {
@@ -595,7 +401,7 @@ export class ClientMachine {
   }
 
   #refuse(id: Id, method: string): void {
-    this.#write(messageLine(encodeError(id, {
+    this.#write(frameText(encodeError(id, {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`,
     })));
@@ -609,27 +415,20 @@ export class ClientMachine {
     // End of stdout usually means the exit is on its way; its status says more
     // to a person than "stdout closed", so it is given a moment to arrive.
     this.#channelOpen = false;
-    if (this.#exit !== undefined || this.#death !== undefined) return;
+    if (this.#retirement.exit !== undefined || this.#death !== undefined) return;
     const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    const timer = this.#clock.setTimer(EXIT_AFTER_EOF_GRACE_MS, () => {
-      this.#exitWaiters.delete(wake);
-      this.#die("stdout_closed", message);
+    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+      if (!exited) this.#die("stdout_closed", message);
     });
-    const wake = () => this.#clock.clearTimer(timer);
-    this.#exitWaiters.add(wake);
   }
 
   #onExit(status: ExitStatus): void {
-    if (this.#exit !== undefined) return;
-    this.#exit = status;
+    if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
-    const waiters = [...this.#exitWaiters];
-    this.#exitWaiters.clear();
-    for (const wake of waiters) wake();
   }
 
-  // ---- death and retirement ----
+  // ---- death ----
 
   #unavailable(): ClientError {
     const death = this.#death ?? {
@@ -659,38 +458,25 @@ export class ClientMachine {
     }
     this.#onDeath?.(error);
     // A dead channel is never reopened: the server is retired at once.
-    if (this.#opened && options.retire !== false) void this.#retire(this.#retirementTimeoutMs);
+    if (this.#opened && options.retire !== false) {
+      void this.#retirement.retire(this.#retirementTimeoutMs);
+    }
   }
 
-  #handshakeFailure(error: ClientError): StartFailure {
-    const tail = this.stderrTail();
-    switch (error.kind) {
-      case "unavailable":
-        return {
-          kind: "handshake_failed",
-          message: `${error.message} before answering initialize`,
-          stderrTail: tail,
-        };
-      case "call_timed_out":
-        return {
-          kind: "handshake_failed",
-          message: `Server "${this.#name}" did not answer initialize within ` +
-            `${this.#connectTimeoutMs} ms; check its command or raise connectTimeoutMs`,
-          stderrTail: tail,
-        };
-      default:
-        return {
-          kind: "handshake_failed",
-          message: `Server "${this.#name}" failed the handshake: ${error.message}`,
-          stderrTail: tail,
-        };
-    }
+  #handshakeContext(): HandshakeContext {
+    return {
+      name: this.#name,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      stderrTail: this.stderrTail(),
+    };
   }
 
   async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
     if (this.#state === "connecting") this.#state = "failed";
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = await this.#retire(this.#retirementTimeoutMs);
+    const cleanup = this.#opened
+      ? await this.#retirement.retire(this.#retirementTimeoutMs)
+      : ok({ kind: "no_resource" as const });
     if (cleanup.ok) {
       this.#evidence = cleanup.value;
       return err({ ...failure, cleanup: cleanup.value });
@@ -702,96 +488,6 @@ export class ClientMachine {
       cause: failure,
       retirement: cleanup.error,
       stderrTail: this.stderrTail(),
-    });
-  }
-
-  #retire(timeoutMs: number): Promise<Result<RetirementEvidence, RetirementError>> {
-    if (this.#retirement === undefined) {
-      const running = this.#escalate(timeoutMs);
-      this.#retirement = running;
-      // A failed retirement may be tried again later: the exit may come yet.
-      void running.then((outcome) => {
-        if (!outcome.ok && this.#retirement === running) this.#retirement = undefined;
-      });
-    }
-    return this.#retirement;
-  }
-
-  async #escalate(timeoutMs: number): Promise<Result<RetirementEvidence, RetirementError>> {
-    if (!this.#opened) return ok({ kind: "no_resource" });
-    const start = this.#clock.now();
-    const deadlineAt = start + timeoutMs;
-    if (this.#exit === undefined) {
-      if (this.#escalation === "none") this.#escalation = "stdin_closed";
-      this.#transport.closeStdin();
-      await this.#waitExit(start + timeoutMs * STDIN_GRACE_SHARE);
-    }
-    if (this.#exit === undefined) {
-      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
-      this.#transport.signal("SIGTERM");
-      await this.#waitExit(start + timeoutMs * SIGTERM_GRACE_SHARE);
-    }
-    if (this.#exit === undefined) {
-      this.#escalation = "sigkill";
-      this.#transport.signal("SIGKILL");
-      await this.#waitExit(deadlineAt);
-    }
-    const status = this.#exit;
-    if (status === undefined) {
-      return err({
-        kind: "retirement_timed_out",
-        timeoutMs,
-        escalation: this.#escalation,
-        message: `Server "${this.#name}" (pid ${this.#pid ?? "unknown"}) did not exit within ` +
-          `${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement ` +
-          `until it is gone`,
-      });
-    }
-    const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
-    await this.#transport.dispose();
-    return ok({
-      kind: "exited",
-      pid: this.#pid ?? -1,
-      code: status.code,
-      signal: status.signal,
-      drained,
-      escalation: this.#escalation,
-    });
-  }
-
-  #waitExit(at: number): Promise<void> {
-    if (this.#exit !== undefined) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = () => {
-        this.#clock.clearTimer(timer);
-        resolve();
-      };
-      const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
-        this.#exitWaiters.delete(wake);
-        resolve();
-      });
-      this.#exitWaiters.add(wake);
-    });
-  }
-
-  #withDeadline<T>(
-    running: Promise<Result<T, RetirementError>>,
-    timeoutMs: number,
-  ): Promise<Result<T, RetirementError>> {
-    return new Promise((resolve) => {
-      const timer = this.#clock.setTimer(timeoutMs, () => {
-        resolve(err({
-          kind: "retirement_timed_out",
-          timeoutMs,
-          escalation: this.#escalation,
-          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms ` +
-            `(last step: ${this.#escalation}); do not start a replacement until it is`,
-        }));
-      });
-      void running.then((outcome) => {
-        this.#clock.clearTimer(timer);
-        resolve(outcome);
-      });
     });
   }
 }

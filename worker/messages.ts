@@ -1,6 +1,8 @@
 /**
- * What crosses between the main thread and a client's worker: plain data
- * with a `kind`, decoded defensively on both sides.
+ * The message protocol between the main thread and a client's worker: what
+ * crosses, as plain data with a `kind`, and how the worker reads what it is
+ * sent. The main thread reads what the worker sends in
+ * `client/_settlements.ts`; both sides decode defensively.
  *
  * Requests, the hot path, travel as compact strings (`ticket|timeoutMs|
  * method|params`), several joined by `\n` in one message: a string crosses
@@ -12,23 +14,10 @@
  */
 
 import type { JsonValue } from "../codec/json.ts";
-import { decodeInitializeResult } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  ClientError,
-  DeathCause,
-  Escalation,
-  RetirementError,
-  RetirementEvidence,
-  StartError,
-  StartFailure,
-} from "./errors.ts";
+import type { ClientError, RetirementError, RetirementEvidence, StartError } from "./errors.ts";
 import type { Drain, GroupSignal } from "./transport.ts";
-
-export type * from "./errors.ts";
-export { callTimedOut } from "./errors.ts";
-export { ByteTail } from "./tail.ts";
-export type { Drain, GroupSignal } from "./transport.ts";
+import { isCount, isDrain, isDuration, isRecord, isString, isStringRecord } from "./guards.ts";
 
 /** The methods a main thread may ask a worker to run. */
 export type RequestMethod = "tools/call" | "tools/list" | "ping";
@@ -69,7 +58,6 @@ export type StartMessage = {
   env: Record<string, string>;
   cwd: string | null;
   connectTimeoutMs: number;
-  callTimeoutMs: number;
   retirementTimeoutMs: number;
   forwardStderr: boolean;
 };
@@ -162,32 +150,6 @@ export function decodeRequests(
   return { requests };
 }
 
-type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isString(value: unknown): value is string {
-  return typeof value === "string";
-}
-
-function isCount(value: unknown): value is number {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-}
-
-function isDuration(value: unknown): value is number {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-}
-
-function isDrain(value: unknown): value is Drain {
-  return value === true || value === false || value === "unknown";
-}
-
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return isRecord(value) && Object.values(value).every(isString);
-}
-
 /**
  * Decodes a control message in the worker.
  *
@@ -207,8 +169,8 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
       if (!Array.isArray(args) || !args.every(isString)) return bad("args are not strings");
       if (!isStringRecord(env)) return bad("env is not a string record");
       if (cwd !== null && !isString(cwd)) return bad("cwd is not a string");
-      const { connectTimeoutMs, callTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
-      if (!isDuration(connectTimeoutMs) || !isDuration(callTimeoutMs)) return bad("bad deadline");
+      const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
+      if (!isDuration(connectTimeoutMs)) return bad("bad deadline");
       if (!isDuration(retirementTimeoutMs)) return bad("bad retirement deadline");
       if (typeof forwardStderr !== "boolean") return bad("forwardStderr is not a boolean");
       return ok({
@@ -219,7 +181,6 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
         env: { ...env },
         cwd,
         connectTimeoutMs,
-        callTimeoutMs,
         retirementTimeoutMs,
         forwardStderr,
       });
@@ -250,244 +211,4 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
     default:
       return bad("unknown kind");
   }
-}
-
-const DEATH_CAUSES: ReadonlySet<string> = new Set([
-  "not_connected",
-  "write_failed",
-  "exited",
-  "stdout_closed",
-  "framing",
-  "malformed",
-  "worker_lost",
-  "shutdown",
-]);
-const ESCALATIONS: ReadonlySet<string> = new Set(["none", "stdin_closed", "sigterm", "sigkill"]);
-const SIGNALS: ReadonlySet<string> = new Set(["SIGTERM", "SIGKILL"]);
-
-/** Decodes a client error that crossed the boundary. */
-export function decodeClientError(value: unknown): ClientError | undefined {
-  if (!isRecord(value) || !isString(value.message)) return undefined;
-  const message = value.message;
-  switch (value.kind) {
-    case "unavailable":
-      return isString(value.cause) && DEATH_CAUSES.has(value.cause) && isString(value.stderrTail)
-        ? {
-          kind: "unavailable",
-          cause: value.cause as DeathCause,
-          message,
-          stderrTail: value.stderrTail,
-        }
-        : undefined;
-    case "call_timed_out":
-      return isString(value.method) && isDuration(value.timeoutMs) &&
-          typeof value.aborted === "boolean"
-        ? {
-          kind: "call_timed_out",
-          method: value.method,
-          timeoutMs: value.timeoutMs,
-          aborted: value.aborted,
-          message,
-        }
-        : undefined;
-    case "server_error": {
-      const error = value.error;
-      if (!isString(value.method) || !isRecord(error)) return undefined;
-      if (!Number.isSafeInteger(error.code) || !isString(error.message)) return undefined;
-      const rpc = "data" in error
-        ? { code: error.code as number, message: error.message, data: error.data as JsonValue }
-        : { code: error.code as number, message: error.message };
-      return { kind: "server_error", method: value.method, error: rpc, message };
-    }
-    case "result_malformed":
-      return isString(value.method)
-        ? { kind: "result_malformed", method: value.method, message }
-        : undefined;
-    case "too_many_pages":
-      return isCount(value.pages) && isCount(value.limit)
-        ? { kind: "too_many_pages", pages: value.pages, limit: value.limit, message }
-        : undefined;
-    default:
-      return undefined;
-  }
-}
-
-/** Decodes retirement evidence that crossed the boundary. */
-export function decodeEvidence(value: unknown): RetirementEvidence | undefined {
-  if (!isRecord(value)) return undefined;
-  if (value.kind === "no_resource") return { kind: "no_resource" };
-  if (value.kind !== "exited") return undefined;
-  const { pid, code, signal, drained, escalation } = value;
-  if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(code)) return undefined;
-  if (signal !== null && !isString(signal)) return undefined;
-  if (!isDrain(drained) || !isString(escalation) || !ESCALATIONS.has(escalation)) return undefined;
-  return {
-    kind: "exited",
-    pid: pid as number,
-    code: code as number,
-    signal,
-    drained,
-    escalation: escalation as Escalation,
-  };
-}
-
-/** Decodes a retirement error that crossed the boundary. */
-export function decodeRetirementError(value: unknown): RetirementError | undefined {
-  if (!isRecord(value) || !isString(value.message)) return undefined;
-  if (value.kind === "retirement_unconfirmed") {
-    return { kind: "retirement_unconfirmed", message: value.message };
-  }
-  if (value.kind !== "retirement_timed_out") return undefined;
-  if (!isDuration(value.timeoutMs) || !isString(value.escalation)) return undefined;
-  if (!ESCALATIONS.has(value.escalation)) return undefined;
-  return {
-    kind: "retirement_timed_out",
-    message: value.message,
-    timeoutMs: value.timeoutMs,
-    escalation: value.escalation as Escalation,
-  };
-}
-
-function decodeStartFailure(value: Fields): StartFailure | undefined {
-  const { message, stderrTail } = value;
-  if (!isString(message) || !isString(stderrTail)) return undefined;
-  switch (value.kind) {
-    case "transport_failed":
-    case "handshake_failed":
-      return { kind: value.kind, message, stderrTail };
-    case "version_unsupported":
-      return isString(value.requested) && isString(value.received)
-        ? {
-          kind: "version_unsupported",
-          message,
-          requested: value.requested,
-          received: value.received,
-          stderrTail,
-        }
-        : undefined;
-    case "tools_not_declared": {
-      const info = decodeInitializeResult(value.serverInfo as JsonValue);
-      return info.ok
-        ? { kind: "tools_not_declared", message, serverInfo: info.value, stderrTail }
-        : undefined;
-    }
-    default:
-      return undefined;
-  }
-}
-
-/** Decodes a start error that crossed the boundary. */
-export function decodeStartError(value: unknown): StartError | undefined {
-  if (!isRecord(value)) return undefined;
-  if (value.kind === "cleanup_unconfirmed") {
-    const cause = isRecord(value.cause) ? decodeStartFailure(value.cause) : undefined;
-    const retirement = decodeRetirementError(value.retirement);
-    if (cause === undefined || retirement === undefined) return undefined;
-    if (!isString(value.message) || !isString(value.stderrTail)) return undefined;
-    return {
-      kind: "cleanup_unconfirmed",
-      message: value.message,
-      cause,
-      retirement,
-      stderrTail: value.stderrTail,
-    };
-  }
-  const failure = decodeStartFailure(value);
-  if (failure === undefined) return undefined;
-  if (value.cleanup === undefined) return failure;
-  const cleanup = decodeEvidence(value.cleanup);
-  return cleanup === undefined ? undefined : { ...failure, cleanup };
-}
-
-function decodeOutcome<T, E>(
-  value: unknown,
-  decodeValue: (value: unknown) => T | undefined,
-  decodeError: (value: unknown) => E | undefined,
-): Result<T, E> | undefined {
-  if (!isRecord(value)) return undefined;
-  if (value.ok === true) {
-    const decoded = decodeValue(value.value);
-    return decoded === undefined ? undefined : ok(decoded);
-  }
-  if (value.ok === false) {
-    const decoded = decodeError(value.error);
-    return decoded === undefined ? undefined : err(decoded);
-  }
-  return undefined;
-}
-
-// Values are checked by the decoder of their method on the main thread.
-function asJson(value: unknown): JsonValue | undefined {
-  return value === undefined ? undefined : value as JsonValue;
-}
-
-function decodeEvent(value: unknown): FromWorker | undefined {
-  if (!isRecord(value)) return undefined;
-  switch (value.kind) {
-    case "spawned":
-      return isCount(value.pid) ? { kind: "spawned", pid: value.pid } : undefined;
-    case "started": {
-      const outcome = decodeOutcome(value.outcome, asJson, decodeStartError);
-      return outcome === undefined ? undefined : { kind: "started", outcome };
-    }
-    case "settled": {
-      const outcome = decodeOutcome(value.outcome, asJson, decodeClientError);
-      return outcome === undefined || !isCount(value.ticket)
-        ? undefined
-        : { kind: "settled", ticket: value.ticket, outcome };
-    }
-    case "died": {
-      const error = decodeClientError(value.error);
-      return error === undefined ? undefined : { kind: "died", error };
-    }
-    case "exited": {
-      const { pid, code, signal } = value;
-      if (!isCount(pid) || !Number.isSafeInteger(code)) return undefined;
-      if (signal !== null && !isString(signal)) return undefined;
-      return { kind: "exited", pid, code: code as number, signal };
-    }
-    case "stderr":
-      return value.bytes instanceof Uint8Array ? { kind: "stderr", bytes: value.bytes } : undefined;
-    case "signal":
-      return isCount(value.pid) && value.pid > 0 && isString(value.signal) &&
-          SIGNALS.has(value.signal)
-        ? { kind: "signal", pid: value.pid, signal: value.signal as GroupSignal }
-        : undefined;
-    case "drain":
-      return isCount(value.seq) && isCount(value.pid) && value.pid > 0 &&
-          isDuration(value.deadlineMs)
-        ? { kind: "drain", seq: value.seq, pid: value.pid, deadlineMs: value.deadlineMs }
-        : undefined;
-    case "retired": {
-      const outcome = decodeOutcome(value.outcome, decodeEvidence, decodeRetirementError);
-      return outcome === undefined ? undefined : { kind: "retired", outcome };
-    }
-    default:
-      return undefined;
-  }
-}
-
-/**
- * Decodes one message from a worker: an array of events. The first event
- * that does not decode fails the message, with its index.
- *
- * @example Decode a spawn report
- * ```ts
- * import { decodeFromWorker } from "./messages.ts";
- * const events = decodeFromWorker([{ kind: "spawned", pid: 42 }]);
- * console.log(events.ok && events.value[0]); // { kind: "spawned", pid: 42 }
- * ```
- */
-export function decodeFromWorker(data: unknown): Result<FromWorker[], string> {
-  if (!Array.isArray(data)) return err("Cannot decode a message from the worker: not an array");
-  const events: FromWorker[] = [];
-  for (let index = 0; index < data.length; index++) {
-    const event = decodeEvent(data[index]);
-    if (event === undefined) {
-      const kind = isRecord(data[index]) ? JSON.stringify(String(data[index].kind)) : "none";
-      return err(`Cannot decode event ${index} (kind ${kind}) from the worker`);
-    }
-    events.push(event);
-  }
-  return ok(events);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { STDERR_TAIL_BYTES } from "../client/spec.ts";
+import { STDERR_TAIL_BYTES } from "./limits.ts";
 
 const decoder = new TextDecoder();
 

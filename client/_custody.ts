@@ -1,0 +1,89 @@
+// Private to client/: the main thread's share in controlling one server's
+// process. The worker spawns the child, owns its pipes and decides the
+// escalation of its retirement; this side sends the signals to its process
+// group, runs the drain check (`_process_group.ts`), and keeps the exit guard
+// (`_exit_guard.ts`) that kills the group if the harness process ends. The
+// split is forced by least privilege: a worker granted `run` for its one
+// command cannot signal a process group nor read `/proc`, and exit hooks run
+// only on the main thread. The worker reports the pid at once and the exit
+// as soon as it is seen; no signal is sent to a pid after its exit was seen,
+// because pids are recycled.
+
+import type { Drain, GroupSignal } from "../worker/transport.ts";
+import { drainGroup, signalGroup } from "./_process_group.ts";
+import * as guard from "./_exit_guard.ts";
+
+/** What the main thread knows of one server's process, and does to it. */
+export class Custody {
+  #pid: number | undefined;
+  #exitSeen = false;
+  #holding = false;
+
+  /** The server's pid once spawned. */
+  get pid(): number | undefined {
+    return this.#pid;
+  }
+
+  /** Whether the server's real exit has been seen. */
+  get exitSeen(): boolean {
+    return this.#exitSeen;
+  }
+
+  /** Keeps the exit guard installed while a start is under way (no pid yet). */
+  hold(): void {
+    if (this.#holding) return;
+    this.#holding = true;
+    guard.hold();
+  }
+
+  /** Ends the {@linkcode hold}. */
+  release(): void {
+    if (!this.#holding) return;
+    this.#holding = false;
+    guard.release();
+  }
+
+  /** The worker spawned the server: its group is guarded from now on. */
+  spawned(pid: number): void {
+    if (this.#pid !== undefined) return;
+    this.#pid = pid;
+    guard.track(pid);
+  }
+
+  /** The worker saw the server exit: its pid is never signalled again. */
+  exited(pid: number): void {
+    if (pid !== this.#pid) return;
+    this.#exitSeen = true;
+    guard.untrack(pid);
+  }
+
+  /** Signals the group for the worker's escalation, unless the exit was seen. */
+  signal(pid: number, signal: GroupSignal): void {
+    if (pid === this.#pid && !this.#exitSeen) signalGroup(pid, signal);
+  }
+
+  /** The drain check after the exit; `"unknown"` for any other pid or before the exit. */
+  drain(pid: number, deadlineMs: number): Promise<Drain> {
+    if (pid !== this.#pid || !this.#exitSeen) return Promise.resolve("unknown");
+    return drainGroup(pid, deadlineMs);
+  }
+
+  /**
+   * The worker was lost: a server whose exit was not seen has its group
+   * killed (terminating a worker drops its child but not the child's
+   * descendants). Returns whether the process was already confirmed gone.
+   */
+  abandon(): boolean {
+    const pid = this.#pid;
+    if (pid === undefined || this.#exitSeen) return true;
+    signalGroup(pid, "SIGKILL");
+    guard.untrack(pid);
+    return false;
+  }
+
+  /** The client is done with the process: nothing is guarded any more. */
+  end(): void {
+    if (this.#pid !== undefined && this.#exitSeen) guard.untrack(this.#pid);
+    this.release();
+  }
+}

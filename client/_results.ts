@@ -1,0 +1,94 @@
+// Private to client/: what a server's raw results mean, decoded once, on the
+// main thread, by the code that answers the caller. The worker hands results
+// back as it read them; a listing's pages are followed from here, each page
+// one request through the worker, so that a page is decoded exactly once.
+
+import type { JsonValue } from "../codec/json.ts";
+import {
+  type CallToolResult,
+  decodeCallToolResult,
+  decodeToolsPage,
+  type ToolDescriptor,
+} from "../codec/protocol.ts";
+import { frameText } from "../codec/framing.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import { callTimedOut, type ClientError } from "../worker/errors.ts";
+import { MAX_TOOL_PAGES } from "./spec.ts";
+
+/** Sends one `tools/list` request (parameters as compact JSON) with a deadline. */
+export type PageRequest = (
+  paramsText: string,
+  timeoutMs: number,
+) => Promise<Result<JsonValue, ClientError>>;
+
+/** Decodes a raw `tools/call` result, `result_malformed` when it lies. */
+export function decodeCallResult(
+  server: string,
+  value: JsonValue,
+): Result<CallToolResult, ClientError> {
+  const decoded = decodeCallToolResult(value);
+  if (decoded.ok) return decoded;
+  return err({
+    kind: "result_malformed",
+    method: "tools/call",
+    message: `Server "${server}" sent a malformed result: ${decoded.error.message}`,
+  });
+}
+
+/**
+ * Lists every tool, following `nextCursor` for at most
+ * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor is
+ * refused as `result_malformed`, a lying page names its number.
+ */
+export async function listAllTools(
+  server: string,
+  request: PageRequest,
+  options: { timeoutMs: number; now?: () => number },
+): Promise<Result<ToolDescriptor[], ClientError>> {
+  const now = options.now ?? (() => performance.now());
+  const timeoutMs = options.timeoutMs;
+  const deadlineAt = now() + timeoutMs;
+  const tools: ToolDescriptor[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (let page = 1;; page++) {
+    if (page > MAX_TOOL_PAGES) {
+      return err({
+        kind: "too_many_pages",
+        pages: page - 1,
+        limit: MAX_TOOL_PAGES,
+        message: `Server "${server}" listed more than ${MAX_TOOL_PAGES} pages of tools ` +
+          `(MAX_TOOL_PAGES); its listing was refused`,
+      });
+    }
+    const params = cursor === undefined ? "{}" : frameText({ cursor }).slice(0, -1);
+    const outcome = await request(params, Math.max(0, deadlineAt - now()));
+    if (!outcome.ok) {
+      return outcome.error.kind === "call_timed_out"
+        ? err(callTimedOut(server, "tools/list", timeoutMs, outcome.error.aborted))
+        : outcome;
+    }
+    const decoded = decodeToolsPage(outcome.value);
+    if (!decoded.ok) {
+      return err({
+        kind: "result_malformed",
+        method: "tools/list",
+        message: `Server "${server}" sent a malformed tools/list page ${page}: ` +
+          decoded.error.message,
+      });
+    }
+    tools.push(...decoded.value.tools);
+    const next = decoded.value.nextCursor;
+    if (next === undefined) return ok(tools);
+    if (seen.has(next)) {
+      return err({
+        kind: "result_malformed",
+        method: "tools/list",
+        message: `Server "${server}" repeated the tools/list cursor ` +
+          `${JSON.stringify(next.slice(0, 60))}; its listing was refused`,
+      });
+    }
+    seen.add(next);
+    cursor = next;
+  }
+}

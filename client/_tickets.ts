@@ -1,0 +1,133 @@
+// Private to client/: the requests a client has sent to its worker and not
+// yet seen settled, each under a main-thread timer at its deadline, so that
+// neither a hung server nor a hung worker can hold a caller past it.
+//
+// Hot path: requests cross as strings, batched per microtask (a string
+// crosses the boundary far cheaper than an object, and 64 batched cost about
+// 0.6 µs each against 16 µs alone); parameters past
+// TRANSFER_PARAMS_CHARS cross as transferred UTF-8 bytes instead.
+
+import type { JsonValue } from "../codec/json.ts";
+import { err, type Result } from "../codec/result.ts";
+import { encodeUtf8 } from "../codec/_utf8.ts";
+import { callTimedOut, type ClientError } from "../worker/errors.ts";
+import {
+  renderRequest,
+  type RequestMethod,
+  type ToWorker,
+  TRANSFER_PARAMS_CHARS,
+} from "../worker/messages.ts";
+
+/** How a ticket table reaches the worker; each call does nothing once the worker is gone. */
+export type WorkerPost = {
+  /** Posts a batch of rendered requests. */
+  batch(text: string): void;
+  /** Posts one control message, with buffers to transfer. */
+  message(message: ToWorker, transfer?: ArrayBuffer[]): void;
+};
+
+type Pending = {
+  method: RequestMethod;
+  timeoutMs: number;
+  resolve: (outcome: Result<JsonValue, ClientError>) => void;
+  timer: ReturnType<typeof setTimeout>;
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
+};
+
+/** The requests in flight to one worker, by ticket. */
+export class Tickets {
+  #server: string;
+  #post: WorkerPost;
+  #pending = new Map<number, Pending>();
+  #nextTicket = 0;
+  #outbox: string[] = [];
+  #flushQueued = false;
+
+  constructor(server: string, post: WorkerPost) {
+    this.#server = server;
+    this.#post = post;
+  }
+
+  /**
+   * Sends one request and resolves with its raw outcome: the worker's
+   * settlement, `call_timed_out` at the deadline or on abort (the worker is
+   * told to cancel), or whatever {@linkcode settleAll} says.
+   */
+  request(
+    method: RequestMethod,
+    paramsText: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Result<JsonValue, ClientError>> {
+    if (signal?.aborted) {
+      return Promise.resolve(err(callTimedOut(this.#server, method, timeoutMs, true)));
+    }
+    const ticket = this.#nextTicket++;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#expire(ticket, false), timeoutMs);
+      const pending: Pending = { method, timeoutMs, resolve, timer, signal, onAbort: undefined };
+      if (signal !== undefined) {
+        pending.onAbort = () => this.#expire(ticket, true);
+        signal.addEventListener("abort", pending.onAbort, { once: true });
+      }
+      this.#pending.set(ticket, pending);
+      if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
+        // After those queued, so that requests reach the worker in order.
+        this.flush();
+        const params = encodeUtf8(paramsText);
+        this.#post.message({ kind: "request", ticket, timeoutMs, method, params }, [
+          params.buffer as ArrayBuffer,
+        ]);
+        return;
+      }
+      this.#outbox.push(renderRequest(ticket, timeoutMs, method, paramsText));
+      if (!this.#flushQueued) {
+        this.#flushQueued = true;
+        queueMicrotask(() => this.flush());
+      }
+    });
+  }
+
+  /** Posts the queued requests now: before any control message, to keep the order. */
+  flush(): void {
+    this.#flushQueued = false;
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (batch.length === 0) return;
+    this.#post.batch(batch.length === 1 ? batch[0] as string : batch.join("\n"));
+  }
+
+  /** The worker settled a ticket; a ticket already settled is ignored. */
+  settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {
+    this.#take(ticket)?.resolve(outcome);
+  }
+
+  /** Settles every request in flight with one error. */
+  settleAll(error: ClientError): void {
+    for (const ticket of [...this.#pending.keys()]) {
+      this.#take(ticket)?.resolve(err(error));
+    }
+  }
+
+  #take(ticket: number): Pending | undefined {
+    const pending = this.#pending.get(ticket);
+    if (pending === undefined) return undefined;
+    this.#pending.delete(ticket);
+    clearTimeout(pending.timer);
+    if (pending.onAbort !== undefined) {
+      pending.signal?.removeEventListener("abort", pending.onAbort);
+    }
+    return pending;
+  }
+
+  #expire(ticket: number, aborted: boolean): void {
+    const pending = this.#take(ticket);
+    if (pending === undefined) return;
+    this.flush();
+    this.#post.message({ kind: "cancel", ticket });
+    pending.resolve(
+      err(callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
+    );
+  }
+}
