@@ -17,8 +17,8 @@
  * try {
  *   console.log(harness.surface); // what the model reads
  *   const report = await harness.run(
- *     'import { readGraph_58c287cb } from "./mcp/memory.ts";\n' +
- *       "export default (await readGraph_58c287cb({})).text;",
+ *     'import { read_graph } from "./mcp/memory.ts";\n' +
+ *       "export default (await read_graph({})).text;",
  *   );
  *   console.log(report.outcome);
  * } finally {

@@ -57,6 +57,8 @@ export type ToolDescriptor = {
   inputSchema: JsonValue;
   outputSchema?: JsonValue;
   annotations?: JsonValue;
+  /** How the tool may be called (`taskSupport`: `"forbidden"`, `"optional"`, `"required"`), raw. */
+  execution?: JsonValue;
 };
 
 /** One `tools/list` page. */
@@ -212,6 +214,7 @@ function decodeTool(value: JsonValue): ToolDescriptor | string {
   if (typeof value.description === "string") tool.description = value.description;
   if ("outputSchema" in value) tool.outputSchema = value.outputSchema as JsonValue;
   if ("annotations" in value) tool.annotations = value.annotations as JsonValue;
+  if ("execution" in value) tool.execution = value.execution as JsonValue;
   return tool;
 }
 

@@ -21,6 +21,7 @@ export const GENERATOR_WORDS: ReadonlySet<string> = new Set([
   "from",
   "invoke",
   "args",
+  "structured",
   "key",
   "Promise",
   "Record",

@@ -1,8 +1,15 @@
 /**
- * Names: a server-chosen tool name becomes a display identifier
- * ({@linkcode mangle}); a server's catalog name becomes a module segment
- * ({@linkcode moduleSegment}). Wire names never change: identifiers are for
- * display, the wire name travels as a string literal.
+ * Names: a server-chosen tool name becomes an identifier a model can type
+ * ({@linkcode identifierFor}, {@linkcode nameTools}); a server's catalog name
+ * becomes a module segment ({@linkcode moduleSegment}). Wire names never
+ * change: identifiers are for the program, the wire name travels as a string
+ * literal.
+ *
+ * The rule, in the one sentence the model reads ({@linkcode NAMING_RULE}): a
+ * tool name that is a valid identifier and not reserved is used as it is;
+ * otherwise each character an identifier cannot hold becomes `_`, and a
+ * leading digit or a reserved word gets a `_` in front; an 8-hex digest
+ * suffix is added only where two tools would otherwise share an identifier.
  *
  * @module
  */
@@ -10,14 +17,17 @@
 import { createHash } from "node:crypto";
 import { err, ok, type Result } from "../codec/result.ts";
 
-/** The longest identifier base kept before a digest suffix is required. */
-export const MAX_IDENTIFIER_CHARS = 32;
-
-/** How many hex characters of the digest a mangled identifier carries. */
+/** How many hex characters of the digest a disambiguated identifier carries. */
 export const DIGEST_SUFFIX_CHARS = 8;
 
 /** The longest server name a module segment may be. */
 export const MAX_SEGMENT_CHARS = 64;
+
+/** The naming rule in one sentence, as the model reads it beside the surface. */
+export const NAMING_RULE: string =
+  "Each function is named as its tool; a tool name that is not a valid identifier has " +
+  "each other character replaced by _ (and a _ in front of a leading digit or a reserved " +
+  "word), and an 8-hex suffix is added only where two tools would otherwise share a name.";
 
 /**
  * The names a tool identifier may never take as they are: ES and TypeScript
@@ -150,37 +160,53 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-const WORDS = /[A-Za-z0-9]+/g;
+// The identifiers the generator mints: ASCII only (the backstop admits no
+// other code point outside literals), and no `$` (it could start `${`).
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const NOT_IDENTIFIER_CHAR = /[^A-Za-z0-9_]/gu;
 const HEX = /^[0-9a-f]{8}/;
 
 /**
- * Makes a camelCase identifier of a tool name. Whenever that altered anything,
- * or the name is in {@linkcode RESERVED_NAMES}, or it is longer than
- * {@linkcode MAX_IDENTIFIER_CHARS}, the identifier carries `_` and the first
- * eight hex characters of `digest(name)`, so `createIssue` and `create_issue`
- * stay distinct. An identifier that was not altered never contains `_`, so it
- * never meets a suffixed one.
+ * The identifier a tool name gets when no other tool competes for it: the
+ * name itself when it is a valid identifier (ASCII letters, digits and `_`,
+ * not starting with a digit) and not in {@linkcode RESERVED_NAMES};
+ * otherwise each code point an identifier cannot hold becomes `_`, and a
+ * leading digit or a reserved word gets a `_` in front.
+ *
+ * @example Names as a model would type them
+ * ```ts
+ * import { identifierFor } from "@loom/mcp/codegen";
+ * console.log(identifierFor("read_file")); // "read_file"
+ * console.log(identifierFor("get-sum")); // "get_sum"
+ * console.log(identifierFor("delete")); // "_delete"
+ * console.log(identifierFor("3d")); // "_3d"
+ * ```
+ */
+export function identifierFor(name: string): string {
+  if (typeof name !== "string") {
+    throw new TypeError(`Cannot name a tool: its name is ${typeof name}, not a string`);
+  }
+  if (IDENTIFIER.test(name) && !RESERVED_NAMES.has(name)) return name;
+  const base = name.replace(NOT_IDENTIFIER_CHAR, "_");
+  if (base.length === 0) return "_";
+  return /^[0-9]/.test(base) || RESERVED_NAMES.has(base) ? `_${base}` : base;
+}
+
+/**
+ * The identifier of a tool name that shares its {@linkcode identifierFor}
+ * with another tool: that identifier, `_`, and the first
+ * {@linkcode DIGEST_SUFFIX_CHARS} hex characters of `digest(name)`.
  *
  * `digest` must return lowercase hex (SHA-256 in production); anything else is
  * caller misuse and throws `TypeError`.
  *
- * @example Keep two similar names apart
+ * @example Tell two similar names apart
  * ```ts
- * import { mangle, sha256Hex } from "@loom/mcp/codegen";
- * console.log(mangle("createIssue", sha256Hex)); // "createIssue"
- * console.log(mangle("create_issue", sha256Hex).startsWith("createIssue_")); // true
+ * import { mangle } from "@loom/mcp/codegen";
+ * console.log(mangle("get-sum", () => "0123456789abcdef")); // "get_sum_01234567"
  * ```
  */
 export function mangle(name: string, digest: (s: string) => string): string {
-  const words = name.match(WORDS) ?? [];
-  let base = words.map((word, index) => {
-    const head = word.charAt(0);
-    return (index === 0 ? head.toLowerCase() : head.toUpperCase()) + word.slice(1);
-  }).join("");
-  if (base.length === 0) base = "tool";
-  else if (/^[0-9]/.test(base)) base = "tool" + base;
-  const plain = base === name && !RESERVED_NAMES.has(base) && base.length <= MAX_IDENTIFIER_CHARS;
-  if (plain) return base;
   const hex = digest(name);
   if (typeof hex !== "string" || !HEX.test(hex)) {
     throw new TypeError(
@@ -188,7 +214,48 @@ export function mangle(name: string, digest: (s: string) => string): string {
         "not lowercase hex of at least 8 characters",
     );
   }
-  return `${base.slice(0, MAX_IDENTIFIER_CHARS)}_${hex.slice(0, DIGEST_SUFFIX_CHARS)}`;
+  return `${identifierFor(name)}_${hex.slice(0, DIGEST_SUFFIX_CHARS)}`;
+}
+
+/** Two tools that would get one identifier even after disambiguation. */
+export type NameCollision = { identifier: string; first: string; second: string };
+
+/**
+ * Names every tool of one listing. A name that is a valid identifier keeps
+ * it; a changed name keeps its {@linkcode identifierFor} unless another tool
+ * would get the same identifier, in which case it is {@linkcode mangle}d.
+ * The result depends only on the set of names, never on their order. When
+ * two tools still share an identifier (byte-identical names, or a wire name
+ * that equals another's suffixed identifier), the listing is refused, naming
+ * both, in listing order.
+ *
+ * @example Name a small listing
+ * ```ts
+ * import { nameTools, sha256Hex } from "@loom/mcp/codegen";
+ * const named = nameTools(["get_sum", "get-sum", "echo"], sha256Hex);
+ * if (named.ok) console.log(named.value.get("get_sum"), named.value.get("echo")); // get_sum echo
+ * ```
+ */
+export function nameTools(
+  names: readonly string[],
+  digest: (s: string) => string,
+): Result<Map<string, string>, NameCollision> {
+  const wanted = new Map<string, number>();
+  for (const name of names) {
+    const base = identifierFor(name);
+    wanted.set(base, (wanted.get(base) ?? 0) + 1);
+  }
+  const byIdentifier = new Map<string, string>();
+  const byName = new Map<string, string>();
+  for (const name of names) {
+    const base = identifierFor(name);
+    const identifier = base === name || wanted.get(base) === 1 ? base : mangle(name, digest);
+    const first = byIdentifier.get(identifier);
+    if (first !== undefined) return err({ identifier, first, second: name });
+    byIdentifier.set(identifier, name);
+    byName.set(name, identifier);
+  }
+  return ok(byName);
 }
 
 /** Why a server name cannot name a generated module. */

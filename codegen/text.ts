@@ -7,8 +7,11 @@
  * @module
  */
 
-/** The most characters of a tool description a doc comment keeps. */
-export const MAX_DESCRIPTION_CHARS = 400;
+/** The most characters of a tool description a module's doc comment keeps. */
+export const MAX_DESCRIPTION_CHARS = 4_000;
+
+/** The most characters of a tool description its surface line keeps. */
+export const MAX_SURFACE_DESCRIPTION_CHARS = 1_000;
 
 /** The most characters of a note (a parameter description, a surface summary) kept. */
 export const MAX_NOTE_CHARS = 120;

@@ -45,6 +45,7 @@
  */
 
 import { MAX_LINE_BYTES } from "../codec/framing.ts";
+import { NAMING_RULE } from "../codegen/names.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import { type Diagnostic, typeCheck } from "./_check.ts";
@@ -93,13 +94,19 @@ export const CAP_SPECIFIER = "@loom/mcp/cap";
 export const PROGRAM_CONVENTION: string = [
   "A program is one TypeScript module, checked with strict types before it runs.",
   "Import the functions of a server from the module path the surface shows for it, relative:",
-  'import { someTool } from "./mcp/<segment>.ts";',
+  'import { some_tool } from "./mcp/<segment>.ts";',
   'and, when you need them, the errors: import { McpToolError, McpCallError } from "@loom/mcp/cap";',
+  NAMING_RULE,
   "Nothing else can be imported. Top-level await works; calls made together with",
   "Promise.all run concurrently. The program's result is the value of its",
   "`export default` (awaited when it is a promise); without one the result is undefined.",
-  "Each function resolves to a ToolResult (.text joins its text blocks, .structuredContent",
-  "holds structured output). A tool that reports failure throws McpToolError (.text);",
+  "Each function resolves to a ToolResult<T>: .text joins its text blocks, .structuredContent",
+  "is T (typed when the surface shows ToolResult<{ ... }>), .content is ContentBlock[]:",
+  '  { type: "text"; text } | { type: "image" | "audio"; data; mimeType }',
+  '  | { type: "resource_link"; uri; name; title?; description?; mimeType?; size? }',
+  '  | { type: "resource"; resource: { uri; mimeType?; text } | { uri; mimeType?; blob } }',
+  '  | { type: "other"; originalType; raw }   (narrow on .type)',
+  "A tool that reports failure throws McpToolError (.text, .content);",
   "a call that is denied or fails throws McpCallError (.code says why).",
   "console.log output is returned with the result. The program cannot read files,",
   "use the network, read the environment or run commands.",

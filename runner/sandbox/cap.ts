@@ -79,8 +79,8 @@ function excerpt(text: string): string {
 }
 
 /**
- * A successful tool result: its content blocks, its structured content if the
- * server sent any, and the text blocks joined.
+ * A successful tool result: its content blocks, its structured content (typed
+ * `T` when the tool declares an output schema), and the text blocks joined.
  *
  * @example Read a result
  * ```ts
@@ -89,21 +89,33 @@ function excerpt(text: string): string {
  * console.log(result.text); // "a\nb"
  * ```
  */
-export class ToolResult {
+export class ToolResult<T = JsonValue | undefined> {
   /** Every content block, in the server's order. */
   readonly content: ContentBlock[];
-  /** The structured content, when the server sent one. */
-  readonly structuredContent?: JsonValue;
+  /** The structured content; `undefined` when the server sent none. */
+  readonly structuredContent: T;
 
   /** Wraps the blocks and structured content of one successful call. */
-  constructor(content: ContentBlock[], structuredContent?: JsonValue) {
+  constructor(content: ContentBlock[], structuredContent?: T) {
     this.content = content;
-    if (structuredContent !== undefined) this.structuredContent = structuredContent;
+    this.structuredContent = structuredContent as T;
   }
 
   /** The text blocks joined with `"\n"`; empty when there are none. */
   get text(): string {
     return joinText(this.content);
+  }
+
+  /** What the result is as JSON: `{ content, structuredContent?, text }`. */
+  toJSON(): { content: ContentBlock[]; structuredContent?: JsonValue; text: string } {
+    const json: { content: ContentBlock[]; structuredContent?: JsonValue; text: string } = {
+      content: this.content,
+      text: this.text,
+    };
+    if (this.structuredContent !== undefined) {
+      json.structuredContent = this.structuredContent as JsonValue;
+    }
+    return json;
   }
 }
 
@@ -232,11 +244,23 @@ function isReply(value: unknown): value is CapReply {
   return value.ok === true && Array.isArray(value.content) && typeof value.isError === "boolean";
 }
 
+/** Options of {@linkcode invoke}. */
+export type InvokeOptions = {
+  /**
+   * The tool declares an output schema, so a successful result must carry
+   * structured content; one without is `result_malformed`.
+   */
+  structured?: boolean;
+};
+
 /**
  * Calls one tool of one server through the installed channel. Resolves to
  * the {@linkcode ToolResult}; rejects with {@linkcode McpToolError} when the
  * tool reports an error, and with {@linkcode McpCallError} when the call is
- * denied, fails in transport, or no channel is installed (code `no_channel`).
+ * denied, fails in transport, no channel is installed (code `no_channel`),
+ * or a tool with an output schema sent no structured content
+ * (`result_malformed`). `T` is the type of the structured content, as the
+ * generated function declares it.
  *
  * @example Call a tool
  * ```ts ignore
@@ -245,7 +269,12 @@ function isReply(value: unknown): value is CapReply {
  * console.log(result.structuredContent ?? result.text);
  * ```
  */
-export async function invoke(server: string, tool: string, args: JsonObject): Promise<ToolResult> {
+export async function invoke<T = JsonValue | undefined>(
+  server: string,
+  tool: string,
+  args: JsonObject,
+  options: InvokeOptions = {},
+): Promise<ToolResult<T>> {
   const where = { server: String(server), tool: String(tool) };
   const channel = installed;
   if (channel === undefined) {
@@ -286,5 +315,13 @@ export async function invoke(server: string, tool: string, args: JsonObject): Pr
   if (reply.isError) {
     throw new McpToolError(where.server, where.tool, reply.content, reply.structuredContent);
   }
-  return new ToolResult(reply.content, reply.structuredContent);
+  if (options.structured === true && reply.structuredContent === undefined) {
+    throw new McpCallError(
+      "result_malformed",
+      `Cannot call tool "${where.tool}" of server "${where.server}": it declares an output ` +
+        "schema but its result has no structured content",
+      where,
+    );
+  }
+  return new ToolResult(reply.content, reply.structuredContent as T);
 }

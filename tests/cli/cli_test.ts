@@ -127,7 +127,7 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
       assert.match(surface.stdout, /^\/\/ mcp\/echo\.ts \(server "echo", 6 tools\)$/m);
       assert.match(
         surface.stdout,
-        /^echo\(args: \{ text: string \}\): Promise<ToolResult> {2}\/\/ Returns its text\.$/m,
+        /^echo\(args: \{ text: string \}\): Promise<ToolResult<\{ text: string \}>> {2}\/\/ Returns its text\.$/m,
       );
     });
 

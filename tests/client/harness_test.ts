@@ -235,7 +235,7 @@ Deno.test("boot() turns hostile tool names and descriptions into a safe module",
       HOSTILE_TOOLS.map((tool) => tool.name).sort(),
     );
     for (const identifier of generated.manifest.keys()) {
-      assert.match(identifier, /^[A-Za-z_][A-Za-z0-9_]{0,48}$/);
+      assert.match(identifier, /^[A-Za-z_][A-Za-z0-9_]*$/);
       assert.ok(!["then", "__proto__", "constructor"].includes(identifier));
     }
     for (const text of [generated.source, harness.surface]) {

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ToolDescriptor } from "../../codec/protocol.ts";
-import { generate, MAX_SURFACE_BYTES, MAX_TOOLS, sha256Hex } from "../../codegen/mod.ts";
+import {
+  ELLIPSIS,
+  generate,
+  MAX_DESCRIPTION_CHARS,
+  MAX_SURFACE_BYTES,
+  MAX_SURFACE_DESCRIPTION_CHARS,
+  MAX_TOOLS,
+} from "../../codegen/mod.ts";
 import { checkModules } from "./_modules.ts";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
@@ -95,19 +102,20 @@ Deno.test("generate() names the module after the server and maps identifiers to 
   assert.equal(result.value.segment, "files");
   assert.deepEqual([...result.value.manifest], [
     ["list", "list"],
-    [`readFile_${sha256Hex("read_file").slice(0, 8)}`, "read_file"],
+    ["read_file", "read_file"],
     ["roots", "roots"],
   ]);
 });
 
 Deno.test("generate() uses the cap specifier and digest it is given", () => {
-  const result = generate("files", LISTINGS.files!, {
-    capSpecifier: "./cap.ts",
-    digest: () => "00000000",
-  });
+  const result = generate("files", [
+    ...LISTINGS.files!,
+    { name: "read-file", inputSchema: {} },
+  ], { capSpecifier: "./cap.ts", digest: () => "00000000" });
   assert.ok(result.ok);
   assert.match(result.value.source, /from "\.\/cap\.ts";\n/);
-  assert.ok(result.value.manifest.has("readFile_00000000"));
+  assert.equal(result.value.manifest.get("read_file_00000000"), "read-file");
+  assert.equal(result.value.manifest.get("read_file"), "read_file");
 });
 
 Deno.test("generate() refuses a listing past MAX_TOOLS", () => {
@@ -124,15 +132,15 @@ Deno.test("generate() refuses a listing past MAX_TOOLS", () => {
 
 Deno.test("generate() refuses a residual collision, naming both originals", () => {
   const result = generate("s", [
-    { name: "a_b", inputSchema: {} },
+    { name: "a.b", inputSchema: {} },
     { name: "a-b", inputSchema: {} },
   ], { digest: () => "00000000" });
   assert.ok(!result.ok);
   assert.equal(result.error.kind, "tool_name_collision");
   if (result.error.kind !== "tool_name_collision") return;
-  assert.equal(result.error.first, "a_b");
+  assert.equal(result.error.first, "a.b");
   assert.equal(result.error.second, "a-b");
-  assert.match(result.error.message, /tools "a_b" and "a-b" both become "aB_00000000"/);
+  assert.match(result.error.message, /tools "a\.b" and "a-b" both become "a_b_00000000"/);
 });
 
 Deno.test("generate() refuses a surface past MAX_SURFACE_BYTES", () => {
@@ -180,4 +188,77 @@ Deno.test("generate() never breaches the backstop, whatever the server's text", 
     }),
     { numRuns: 200 },
   );
+});
+
+Deno.test("generate() leaves out a task-required tool, naming it with the reason", () => {
+  const result = generate("s", [
+    { name: "quick", inputSchema: {}, execution: { taskSupport: "optional" } },
+    { name: "slow-research", inputSchema: {}, execution: { taskSupport: "required" } },
+  ]);
+  assert.ok(result.ok);
+  assert.deepEqual([...result.value.manifest], [["quick", "quick"]]);
+  assert.deepEqual([...result.value.omitted], [["slow-research", "task_required"]]);
+  const line = '// Left out, not callable from a program: "slow-research" (it requires ' +
+    "task-augmented calls, which this client does not make)";
+  assert.ok(result.value.surface.endsWith(`${line}\n`), result.value.surface);
+  assert.ok(result.value.source.endsWith(`${line}\n`), result.value.source);
+  assert.match(result.value.surface, /^\/\/ mcp\/s\.ts \(server "s", 1 tool, 1 left out\)\n/);
+  assert.doesNotMatch(result.value.source, /export function slow/);
+});
+
+Deno.test("generate() types the result of a tool that declares an output schema", () => {
+  const result = generate("weather", [{
+    name: "forecast",
+    inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+    outputSchema: {
+      type: "object",
+      properties: { temperature: { type: "number" }, note: { type: "string" } },
+      required: ["temperature"],
+    },
+  }]);
+  assert.ok(result.ok);
+  assert.match(
+    result.value.surface,
+    /forecast\(args: \{ city: string \}\): Promise<ToolResult<\{ temperature: number; note\?: string \}>>/,
+  );
+  assert.match(result.value.source, /"temperature": number;\n {2}"note"\?: string;\n\}>> \{/);
+  assert.match(
+    result.value.source,
+    /invoke\("weather", "forecast", args, \{ structured: true \}\)/,
+  );
+});
+
+Deno.test("generate() falls back to JsonValue, with a comment, for an output schema outside the subset", () => {
+  const result = generate("s", [{
+    name: "odd",
+    inputSchema: {},
+    outputSchema: { anyOf: [{ type: "object" }, { type: "null" }] },
+  }]);
+  assert.ok(result.ok);
+  assert.match(result.value.surface, /odd\(args: \{\}\): Promise<ToolResult<JsonValue>>/);
+  assert.match(result.value.source, /Its structured content is typed JsonValue: the output schema/);
+  assert.match(result.value.source, /Promise<ToolResult<JsonValue>>/);
+});
+
+Deno.test("generate() keeps every sentence of a description up to each cap, marking a cut", () => {
+  const sentences = Array.from({ length: 400 }, (_, i) => `Sentence ${i} says one thing.`);
+  const description = sentences.join("\n");
+  const result = generate("s", [{ name: "t", description, inputSchema: {} }]);
+  assert.ok(result.ok);
+  const line = result.value.surface.split("\n")[1] ?? "";
+  const summary = line.slice(line.indexOf("  // ") + 5);
+  assert.equal(Array.from(summary).length, MAX_SURFACE_DESCRIPTION_CHARS);
+  assert.ok(summary.startsWith("Sentence 0 says one thing. Sentence 1 says one thing."));
+  assert.ok(summary.endsWith(ELLIPSIS));
+  const doc = result.value.source.match(/\/\*\*\n([\s\S]*?)\n \*\//)?.[1] ?? "";
+  const text = doc.split("\n").map((each) => each.replace(/^ \* ?/, "")).join(" ");
+  assert.equal(Array.from(text).length, MAX_DESCRIPTION_CHARS);
+  assert.ok(text.endsWith(ELLIPSIS));
+  const short = generate("s", [{
+    name: "t",
+    description: sentences.slice(0, 3).join("\n"),
+    inputSchema: {},
+  }]);
+  assert.ok(short.ok);
+  assert.ok(short.value.surface.includes(sentences.slice(0, 3).join(" ")));
 });

@@ -1,59 +1,111 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { mangle, moduleSegment, RESERVED_NAMES, sha256Hex } from "../../codegen/mod.ts";
+import {
+  identifierFor,
+  mangle,
+  moduleSegment,
+  nameTools,
+  RESERVED_NAMES,
+  sha256Hex,
+} from "../../codegen/mod.ts";
 
 const fixed = (_s: string) => "0123456789abcdef";
 
-Deno.test("mangle() keeps an unaltered camelCase name as it is", () => {
-  for (const name of ["echo", "createIssue", "readFile2", "a"]) {
-    assert.equal(mangle(name, fixed), name);
+Deno.test("identifierFor() keeps a valid, unreserved name exactly as it is", () => {
+  for (
+    const name of ["echo", "createIssue", "read_file", "readFile2", "a", "_x", "A".repeat(300)]
+  ) {
+    assert.equal(identifierFor(name), name);
   }
 });
 
-Deno.test("mangle() suffixes the digest whenever it alters or refuses a name", async (t) => {
+Deno.test("identifierFor() changes any other name in one obvious way", async (t) => {
   const table: [string, string][] = [
-    ["create_issue", "createIssue_01234567"],
-    ["create-issue", "createIssue_01234567"],
-    ["CreateIssue", "createIssue_01234567"],
-    ["then", "then_01234567"],
-    ["__proto__", "proto_01234567"],
-    ["constructor", "constructor_01234567"],
-    ["default", "default_01234567"],
-    ["import", "import_01234567"],
-    ["eval", "eval_01234567"],
-    ["invoke", "invoke_01234567"],
-    ["3d-render", "tool3dRender_01234567"],
-    ["😀", "tool_01234567"],
-    ["", "tool_01234567"],
-    ["a".repeat(33), "a".repeat(32) + "_01234567"],
+    ["get-sum", "get_sum"],
+    ["create.issue", "create_issue"],
+    ["a b/c", "a_b_c"],
+    ["caf\u00e9", "caf_"],
+    ["\u{1f600}", "_"],
+    ["$x", "_x"],
+    ["3d-render", "_3d_render"],
+    ["then", "_then"],
+    ["__proto__", "___proto__"],
+    ["constructor", "_constructor"],
+    ["default", "_default"],
+    ["import", "_import"],
+    ["eval", "_eval"],
+    ["invoke", "_invoke"],
+    ["Promise", "_Promise"],
   ];
   for (const [name, expected] of table) {
-    await t.step(JSON.stringify(name), () => assert.equal(mangle(name, fixed), expected));
+    await t.step(JSON.stringify(name), () => assert.equal(identifierFor(name), expected));
   }
 });
 
-Deno.test("mangle() keeps createIssue and create_issue apart with SHA-256", () => {
-  assert.notEqual(mangle("createIssue", sha256Hex), mangle("create_issue", sha256Hex));
-  assert.equal(
-    mangle("create_issue", sha256Hex),
-    `createIssue_${sha256Hex("create_issue").slice(0, 8)}`,
+Deno.test("identifierFor() always returns a valid identifier that is not reserved", () => {
+  fc.assert(
+    fc.property(fc.string({ unit: "binary", minLength: 1, maxLength: 80 }), (name) => {
+      const identifier = identifierFor(name);
+      assert.match(identifier, /^[A-Za-z_][A-Za-z0-9_]*$/);
+      assert.ok(!RESERVED_NAMES.has(identifier));
+    }),
   );
 });
 
-Deno.test("mangle() always returns a valid identifier that is not reserved", () => {
-  fc.assert(
-    fc.property(fc.string({ unit: "binary", maxLength: 80 }), (name) => {
-      const identifier = mangle(name, sha256Hex);
-      assert.match(identifier, /^[A-Za-z_][A-Za-z0-9_]{0,40}$/);
-      assert.ok(!RESERVED_NAMES.has(identifier));
-      if (identifier !== name) assert.ok(identifier.includes("_"));
-    }),
-  );
+Deno.test("mangle() suffixes the identifier with eight hex of the digest", () => {
+  assert.equal(mangle("get-sum", fixed), "get_sum_01234567");
+  assert.equal(mangle("then", fixed), "_then_01234567");
+  assert.equal(mangle("get-sum", sha256Hex), `get_sum_${sha256Hex("get-sum").slice(0, 8)}`);
 });
 
 Deno.test("mangle() refuses a digest that is not lowercase hex", () => {
   assert.throws(() => mangle("a_b", () => "XYZ"), TypeError);
   assert.throws(() => mangle("a_b", () => "`${x}`00000000"), TypeError);
+});
+
+Deno.test("nameTools() adds no digest where no two tools compete", () => {
+  const named = nameTools(["read_file", "get-sum", "then", "echo"], fixed);
+  assert.ok(named.ok);
+  assert.deepEqual(Object.fromEntries(named.value), {
+    read_file: "read_file",
+    "get-sum": "get_sum",
+    then: "_then",
+    echo: "echo",
+  });
+});
+
+Deno.test("nameTools() suffixes only the changed names that would share an identifier", () => {
+  const named = nameTools(["get-sum", "get_sum", "get.sum"], sha256Hex);
+  assert.ok(named.ok);
+  assert.equal(named.value.get("get_sum"), "get_sum");
+  assert.equal(named.value.get("get-sum"), `get_sum_${sha256Hex("get-sum").slice(0, 8)}`);
+  assert.equal(named.value.get("get.sum"), `get_sum_${sha256Hex("get.sum").slice(0, 8)}`);
+});
+
+Deno.test("nameTools() names the same listing the same way in any order", () => {
+  const names = ["a-b", "a_b", "a.b", "x", "then", "_then", "3d", "_3d"];
+  const named = nameTools(names, sha256Hex);
+  const reversed = nameTools(names.toReversed(), sha256Hex);
+  assert.ok(named.ok && reversed.ok);
+  assert.deepEqual(new Map([...named.value].sort()), new Map([...reversed.value].sort()));
+});
+
+Deno.test("nameTools() refuses a residual collision, naming both tools", async (t) => {
+  await t.step("byte-identical names", () => {
+    const named = nameTools(["search", "search"], fixed);
+    assert.deepEqual(named, {
+      ok: false,
+      error: { identifier: "search", first: "search", second: "search" },
+    });
+  });
+  await t.step("a wire name equal to another tool's suffixed identifier", () => {
+    const taken = `a_b_${sha256Hex("a-b").slice(0, 8)}`;
+    const named = nameTools(["a-b", "a.b", taken], sha256Hex);
+    assert.deepEqual(named, {
+      ok: false,
+      error: { identifier: taken, first: "a-b", second: taken },
+    });
+  });
 });
 
 Deno.test("sha256Hex() is SHA-256 over UTF-8", () => {

@@ -40,7 +40,7 @@ Deno.test("deno task demo boots both servers, calls, runs a program and retires 
   assert.match(stdout, /^ {2}\/\/ mcp\/echo\.ts \(server "echo", 4 tools\)$/m);
   assert.match(stdout, /^ {2}\/\/ mcp\/memory\.ts \(server "memory", 9 tools\)$/m);
   assert.match(stdout, /^ {2}import \{ invoke, type ToolResult \} from "@loom\/mcp\/cap";$/m);
-  assert.match(stdout, /^ {4}return invoke\("echo", "add", args\);$/m);
+  assert.match(stdout, /^ {4}return invoke\("echo", "add", args, \{ structured: true \}\);$/m);
   // The routed calls: results, an isError result, and two denials.
   assert.match(stdout, /^ {2}echo\.echo +ok +hello$/m);
   assert.match(stdout, /^ {2}echo\.add +ok +42$/m);
