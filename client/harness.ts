@@ -13,9 +13,10 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { err, type Result } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import { toJson } from "../codec/interchange.ts";
 import { generate, type Generated, type GenerateError } from "../codegen/generate.ts";
+import { closestNames } from "../codegen/names.ts";
 import { Census, type CensusOptions, type RetirementReport } from "./census.ts";
 import type { ClientError, ServerInfo, StartError } from "./errors.ts";
 import type { CallOptions } from "./client.ts";
@@ -33,6 +34,13 @@ export type CallDenial =
     message: string;
   }
   | { kind: "unknown_tool"; server: string; tool: string; message: string }
+  | {
+    kind: "task_required";
+    server: string;
+    /** The wire name of the tool. */
+    tool: string;
+    message: string;
+  }
   | { kind: "invalid_arguments"; server: string; tool: string; path: string; message: string };
 
 /** What failed when a server was booted. */
@@ -91,9 +99,12 @@ export type Harness = {
   /** How each server's boot ended, in catalog order. */
   readonly reports: ReadonlyMap<string, ServerReport>;
   /**
-   * Calls one tool of one server. Refuses, as a {@linkcode CallDenial}, a
-   * server not in the catalog, a server that failed at boot, a tool the
-   * server did not list, and arguments JSON cannot carry (with the path).
+   * Calls one tool of one server, named by its wire name or by its function's
+   * name in the generated module (`get-sum` or `get_sum`). Refuses, as a
+   * {@linkcode CallDenial}, a server not in the catalog, a server that failed
+   * at boot, a tool the server did not list (`unknown_tool`, with the closest
+   * names), a tool that only task-augmented calls can reach
+   * (`task_required`), and arguments JSON cannot carry (with the path).
    */
   call(
     server: string,
@@ -149,13 +160,9 @@ export async function boot(
     throw thrown.error;
   }
   const modules = new Map<string, Generated>();
-  const tools = new Map<string, ReadonlySet<string>>();
   for (const report of outcomes) {
     reports.set(report.name, report);
-    if (report.state === "ready") {
-      modules.set(report.name, report.generated);
-      tools.set(report.name, new Set(report.tools.map((tool) => tool.name)));
-    }
+    if (report.state === "ready") modules.set(report.name, report.generated);
   }
   const surface = renderSurface(modules);
 
@@ -182,31 +189,26 @@ export async function boot(
         message: `Cannot call server ${quote(server)}: it failed at boot (${report.message})`,
       });
     }
-    if (!tools.get(server)?.has(tool)) {
-      return err({
-        kind: "unknown_tool",
-        server,
-        tool,
-        message: `Cannot call tool ${quote(tool)}: server ${quote(server)} did not list it`,
-      });
-    }
+    const named = resolveTool(report.generated, server, String(tool));
+    if (!named.ok) return named;
+    const wire = named.value;
     const json = toJson(args);
     if (!json.ok) {
       return err({
         kind: "invalid_arguments",
         server,
-        tool,
+        tool: wire,
         path: json.error.path,
-        message: `Cannot call tool ${quote(tool)} of ${quote(server)}: ${json.error.message}`,
+        message: `Cannot call tool ${quote(wire)} of ${quote(server)}: ${json.error.message}`,
       });
     }
     if (!isJsonObject(json.value)) {
       return err({
         kind: "invalid_arguments",
         server,
-        tool,
+        tool: wire,
         path: "$",
-        message: `Cannot call tool ${quote(tool)} of ${quote(server)}: the arguments must be an ` +
+        message: `Cannot call tool ${quote(wire)} of ${quote(server)}: the arguments must be an ` +
           `object, not ${kindOf(json.value)}`,
       });
     }
@@ -215,7 +217,7 @@ export async function boot(
       // The census is built from the same specs; this cannot be reached.
       throw new TypeError(`Server ${quote(server)} is missing from the census`);
     }
-    return await client.callTool(tool, json.value as JsonObject, callOptions);
+    return await client.callTool(wire, json.value as JsonObject, callOptions);
   }
 
   return {
@@ -232,6 +234,36 @@ export async function boot(
       }),
     retire: (retireOptions) => census.retire(retireOptions),
   };
+}
+
+// A tool is named by its wire name or its function's identifier; the two
+// never disagree, since generate() refuses a listing where they could.
+function resolveTool(
+  generated: Generated,
+  server: string,
+  tool: string,
+): Result<string, CallDenial> {
+  if (generated.omitted.has(tool)) {
+    return err({
+      kind: "task_required",
+      server,
+      tool,
+      message: `Cannot call tool ${quote(tool)} of ${quote(server)}: it requires ` +
+        "task-augmented calls, which this client does not make",
+    });
+  }
+  const wires = new Set(generated.manifest.values());
+  if (wires.has(tool)) return ok(tool);
+  const wire = generated.manifest.get(tool);
+  if (wire !== undefined) return ok(wire);
+  const close = closestNames(tool, [...generated.manifest.keys()]);
+  return err({
+    kind: "unknown_tool",
+    server,
+    tool,
+    message: `Cannot call tool ${quote(tool)}: server ${quote(server)} did not list it` +
+      (close.length === 0 ? "" : `; did you mean ${close.join(", ")}?`),
+  });
 }
 
 async function bootOne(

@@ -258,6 +258,67 @@ export function nameTools(
   return ok(byName);
 }
 
+/** The most names {@linkcode closestNames} returns. */
+export const MAX_SUGGESTIONS = 3;
+
+// Case, `_` and `-` are what a guess most often gets wrong (`getSum` for
+// `get_sum`), so they are set aside before the edit distance is measured.
+function fold(name: string): string {
+  return name.toLowerCase().replace(/[-_]/g, "");
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(
+        (previous[j] as number) + 1,
+        (current[j - 1] as number) + 1,
+        (previous[j - 1] as number) + cost,
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+/**
+ * The names of `candidates` closest to `name`, best first, at most
+ * {@linkcode MAX_SUGGESTIONS}: those equal to it but for case, `_` and `-`,
+ * then those within a small edit distance of it (a third of its length, at
+ * least 2). Empty when nothing is close.
+ *
+ * @example Suggest the name a guess meant
+ * ```ts
+ * import { closestNames } from "@loom/mcp/codegen";
+ * console.log(closestNames("getSum", ["get_sum", "get_env", "echo"])); // ["get_sum"]
+ * ```
+ */
+export function closestNames(name: string, candidates: Iterable<string>): string[] {
+  const folded = fold(String(name));
+  // Past 128 characters only a folded match counts, so the cost stays bounded.
+  const long = folded.length > 128;
+  const limit = Math.max(2, Math.floor(folded.length / 3));
+  const scored: { candidate: string; score: number }[] = [];
+  for (const candidate of new Set(candidates)) {
+    if (candidate === name) continue;
+    const other = fold(candidate);
+    if (Math.abs(other.length - folded.length) > limit) continue;
+    const distance = long || other.length > 128
+      ? (other === folded ? 0 : limit + 1)
+      : editDistance(folded, other);
+    if (distance <= limit) {
+      scored.push({ candidate, score: distance * 1_000 + editDistance(name, candidate) });
+    }
+  }
+  scored.sort((a, b) =>
+    a.score - b.score || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0)
+  );
+  return scored.slice(0, MAX_SUGGESTIONS).map((each) => each.candidate);
+}
+
 /** Why a server name cannot name a generated module. */
 export type SegmentError = { kind: "invalid_server_name"; message: string };
 

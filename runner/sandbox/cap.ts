@@ -172,7 +172,7 @@ export class McpToolError extends Error {
  * A call that never produced a tool result: denied by the host, refused
  * before sending, or lost in transport. `code` says which, for example
  * `no_channel`, `unknown_server`, `unknown_tool`, `invalid_arguments`,
- * `unavailable`, `call_timed_out`, `server_error`, `result_malformed`,
+ * `task_required`, `unavailable`, `call_timed_out`, `server_error`, `result_malformed`,
  * `too_many_calls`, `channel_failed`.
  *
  * @example Tell a timeout from other failures

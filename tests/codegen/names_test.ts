@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  closestNames,
   identifierFor,
   mangle,
+  MAX_SUGGESTIONS,
   moduleSegment,
   nameTools,
   RESERVED_NAMES,
@@ -145,4 +147,25 @@ Deno.test("moduleSegment() accepts exactly the documented names", async (t) => {
       assert.match(result.error.message, /^Cannot use ".*" as a server name: /);
     });
   }
+});
+
+Deno.test("closestNames() suggests what a guess meant, best first", async (t) => {
+  const exports = ["get_sum", "get_env", "get_tiny_image", "echo", "read_file", "read_text_file"];
+  const table: [string, string[]][] = [
+    ["getSum", ["get_sum"]],
+    ["GetEnv", ["get_env"]],
+    ["readFile", ["read_file"]],
+    ["ecko", ["echo"]],
+    ["get_summ", ["get_sum"]],
+    ["launch_rockets", []],
+  ];
+  for (const [guess, expected] of table) {
+    await t.step(guess, () => assert.deepEqual(closestNames(guess, exports), expected));
+  }
+});
+
+Deno.test("closestNames() returns at most MAX_SUGGESTIONS and never the name itself", () => {
+  const names = ["ab", "ac", "ad", "ae", "af"];
+  assert.equal(closestNames("aa", names).length, MAX_SUGGESTIONS);
+  assert.deepEqual(closestNames("ab", ["ab"]), []);
 });

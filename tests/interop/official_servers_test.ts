@@ -322,18 +322,98 @@ Deno.test("the official servers run the whole pipeline from one TOML catalog", a
       }
     });
 
+    await t.step(
+      "harness.call() takes a tool's wire name and its function's name alike",
+      async () => {
+        for (const name of ["get-sum", "get_sum"]) {
+          const sum = await succeeded(harness, "everything", name, { a: 2, b: 40 });
+          assert.match(text(sum), /\b42\b/, name);
+        }
+        const guess = await harness.call("everything", "getSum", { a: 1, b: 2 });
+        assert.ok(!guess.ok && guess.error.kind === "unknown_tool", JSON.stringify(guess));
+        assert.match(guess.error.message, /did you mean get_sum\?$/);
+        const research = await harness.call("everything", "simulate-research-query", {
+          topic: "x",
+        });
+        assert.ok(!research.ok, JSON.stringify(research));
+        assert.equal(research.error.kind, "task_required");
+        assert.match(research.error.message, /requires task-augmented calls/);
+      },
+    );
+
+    await t.step(
+      "a program per server, with the wire names as identifiers, checks and runs",
+      async () => {
+        const programs: Record<string, [string, (value: unknown) => void]> = {
+          everything: [
+            [
+              'import { echo, get_structured_content, get_sum } from "./mcp/everything.ts";',
+              'const weather = await get_structured_content({ location: "Chicago" });',
+              "const celsius: number = weather.structuredContent.temperature;",
+              "const sum = await get_sum({ a: 2, b: 40 });",
+              'const said = (await echo({ message: "hi" })).text;',
+              "export default { celsius: typeof celsius, sum: sum.text, said };",
+            ].join("\n"),
+            (value) => {
+              const { celsius, sum, said } = value as Record<string, string>;
+              assert.equal(celsius, "number");
+              assert.match(sum ?? "", /\b42\b/);
+              assert.equal(said, "Echo: hi");
+            },
+          ],
+          filesystem: [
+            [
+              'import { list_allowed_directories } from "./mcp/filesystem.ts";',
+              "const allowed = await list_allowed_directories({});",
+              "export default allowed.structuredContent.content;",
+            ].join("\n"),
+            (value) => assert.match(String(value), /Allowed directories/),
+          ],
+          memory: [
+            [
+              'import { read_graph, search_nodes } from "./mcp/memory.ts";',
+              "const graph = await read_graph({});",
+              'const found = await search_nodes({ query: "compiles" });',
+              "export default {",
+              "  entities: graph.structuredContent.entities.length > 0,",
+              "  found: found.structuredContent.entities.map((entity) => entity.name),",
+              "};",
+            ].join("\n"),
+            (value) => assert.deepEqual(value, { entities: true, found: ["V8"] }),
+          ],
+          "sequential-thinking": [
+            [
+              'import { sequentialthinking } from "./mcp/sequential-thinking.ts";',
+              "const thought = await sequentialthinking({",
+              '  thought: "One more", thoughtNumber: 1, totalThoughts: 1, nextThoughtNeeded: false,',
+              "});",
+              "const next: boolean = thought.structuredContent.nextThoughtNeeded;",
+              "export default next;",
+            ].join("\n"),
+            (value) => assert.equal(value, false),
+          ],
+        };
+        for (const [server, [program, expect]] of Object.entries(programs)) {
+          const report = await harness.run(program, { timeoutMs: 60_000 });
+          assert.equal(
+            report.outcome.kind,
+            "returned",
+            `${server}: ${JSON.stringify(report.outcome)}`,
+          );
+          assert.ok(report.outcome.kind === "returned");
+          expect(report.outcome.value);
+        }
+      },
+    );
+
     await t.step("a code-mode program reads files and records them in memory", async () => {
       const people = `${scratch.allowed}/people`;
       await Deno.mkdir(people);
       await Deno.writeTextFile(`${people}/ada.txt`, "Ada Lovelace\nmathematician\n");
       await Deno.writeTextFile(`${people}/alan.txt`, "Alan Turing\ncomputer scientist\n");
-      const fs = module(harness, "filesystem");
-      const memory = module(harness, "memory");
-      const list = identifier(fs, "list_directory");
-      const read = identifier(fs, "read_text_file");
-      const create = identifier(memory, "create_entities");
-      const relate = identifier(memory, "create_relations");
-      const open = identifier(memory, "open_nodes");
+      // The wire names are the identifiers: a model types what the server calls its tools.
+      const [list, read] = ["list_directory", "read_text_file"];
+      const [create, relate, open] = ["create_entities", "create_relations", "open_nodes"];
       const program = [
         `import { ${list}, ${read} } from "./mcp/filesystem.ts";`,
         `import { ${create}, ${open}, ${relate} } from "./mcp/memory.ts";`,
