@@ -1,0 +1,205 @@
+/**
+ * The layout's rules, checked on the source as it is: every arrow between
+ * rooms points down (docs/ARCHITECTURE.md draws them), no import circle, no
+ * Deno API in the pure rooms, the sandbox imports nothing outside itself, and
+ * no hand-written file grows past one job's size.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+
+const ROOT = new URL("../", import.meta.url);
+
+/** Which rooms each room may import from (its own room always). */
+const ARROWS: Record<string, readonly string[]> = {
+  "mod.ts": ["catalog", "client", "runner", "codegen", "codec"],
+  cli: ["catalog", "client", "runner", "codegen", "codec"],
+  catalog: ["client", "codegen", "codec"],
+  client: ["worker", "runner", "codegen", "codec", "_generated"],
+  runner: ["runner/sandbox", "codegen", "codec", "_generated"],
+  "runner/sandbox": [],
+  worker: ["codec"],
+  codegen: ["codec"],
+  codec: [],
+  server: ["codec"],
+};
+
+const PURE_ROOMS = ["codec", "codegen"];
+const MAX_LINES = 500;
+
+type Source = { path: string; text: string; imports: string[] };
+
+async function sources(): Promise<Source[]> {
+  const out: Source[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
+      const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+      if (entry.isDirectory) {
+        if (dir === "" && !(entry.name in ARROWS)) continue;
+        await walk(path);
+      } else if (path.endsWith(".ts") && (dir !== "" || path === "mod.ts")) {
+        const text = await Deno.readTextFile(new URL(path, ROOT));
+        out.push({ path, text, imports: importsOf(path, text) });
+      }
+    }
+  }
+  await walk("");
+  return out;
+}
+
+/** The repository paths a module imports, statically, dynamically or by `new URL`. */
+function importsOf(path: string, text: string): string[] {
+  const code = stripComments(text);
+  const found: string[] = [];
+  const patterns = [
+    /(?:^|[;\s}])(?:import|export)\b[^'"`;]*?\bfrom\s*(["'])(\.{1,2}\/[^"'\n]+)\1/g,
+    /(?:^|[;\s])import\s*(["'])(\.{1,2}\/[^"'\n]+)\1/g,
+    /\bimport\(\s*(["'])(\.{1,2}\/[^"'\n]+)\1/g,
+    /\bnew URL\(\s*(["'])(\.{1,2}\/[^"'\n]+)\1,\s*import\.meta\.url/g,
+  ];
+  for (const pattern of patterns) {
+    for (const match of code.matchAll(pattern)) {
+      found.push(new URL(match[2]!, new URL(path, "file:///r/")).pathname.slice(3));
+    }
+  }
+  return found;
+}
+
+/** The code with comments blanked out; string literals are kept (they hold specifiers). */
+function stripComments(text: string): string {
+  let out = "";
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i]!;
+    const next = text[i + 1];
+    if (c === "/" && next === "/") {
+      while (i < text.length && text[i] !== "\n") i++;
+    } else if (c === "/" && next === "*") {
+      const end = text.indexOf("*/", i + 2);
+      i = end < 0 ? text.length : end + 2;
+      out += " ";
+    } else if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c) j += text[j] === "\\" ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j + 1;
+    } else {
+      out += c;
+      i++;
+    }
+  }
+  return out;
+}
+
+/** The code with comments and string literals blanked out. */
+function codeOnly(text: string): string {
+  return stripComments(text).replace(/(["'`])(?:\\.|(?!\1)[^\\])*\1/g, '""');
+}
+
+function roomOf(path: string): string {
+  if (path === "mod.ts") return "mod.ts";
+  if (path.startsWith("runner/sandbox/")) return "runner/sandbox";
+  return path.split("/")[0]!;
+}
+
+Deno.test("every import between rooms points down the layout's arrows", async () => {
+  const wrong: string[] = [];
+  for (const source of await sources()) {
+    const from = roomOf(source.path);
+    for (const target of source.imports) {
+      const to = roomOf(target);
+      if (to === from) continue;
+      if (!(ARROWS[from] ?? []).includes(to)) wrong.push(`${source.path} -> ${target}`);
+    }
+  }
+  assert.deepEqual(wrong, [], `imports against the arrows:\n${wrong.join("\n")}`);
+});
+
+Deno.test("worker/ never imports client/ and nothing imports cli/", async () => {
+  for (const source of await sources()) {
+    for (const target of source.imports) {
+      if (source.path.startsWith("worker/")) {
+        assert.ok(!target.startsWith("client/"), `${source.path} imports ${target}`);
+      }
+      if (!source.path.startsWith("cli/")) {
+        assert.ok(!target.startsWith("cli/"), `${source.path} imports ${target}`);
+      }
+    }
+  }
+});
+
+Deno.test("nothing under runner/sandbox/ imports outside it", async () => {
+  for (const source of await sources()) {
+    if (!source.path.startsWith("runner/sandbox/")) continue;
+    for (const target of source.imports) {
+      assert.ok(target.startsWith("runner/sandbox/"), `${source.path} imports ${target}`);
+    }
+    const code = stripComments(source.text);
+    const bare = [...code.matchAll(/\bfrom\s*["']([^."'][^"']*)["']/g)]
+      .map((match) => match[1]).filter((specifier) => specifier !== undefined);
+    assert.deepEqual(bare, [], `${source.path} imports by name: ${bare.join(", ")}`);
+  }
+});
+
+Deno.test("codec/ and codegen/ use no Deno API", async () => {
+  const impure: string[] = [];
+  for (const source of await sources()) {
+    if (!PURE_ROOMS.includes(roomOf(source.path))) continue;
+    if (/\bDeno\b/.test(codeOnly(source.text))) impure.push(source.path);
+  }
+  assert.deepEqual(impure, [], `Deno APIs in a pure room: ${impure.join(", ")}`);
+});
+
+Deno.test("no module imports itself back through a circle", async () => {
+  const all = await sources();
+  const graph = new Map(all.map((source) => [source.path, source.imports]));
+  const state = new Map<string, "open" | "done">();
+  const circles: string[] = [];
+  function visit(path: string, trail: string[]): void {
+    const seen = state.get(path);
+    if (seen === "done") return;
+    if (seen === "open") {
+      circles.push([...trail.slice(trail.indexOf(path)), path].join(" -> "));
+      return;
+    }
+    state.set(path, "open");
+    for (const target of graph.get(path) ?? []) {
+      if (graph.has(target)) visit(target, [...trail, path]);
+    }
+    state.set(path, "done");
+  }
+  for (const path of graph.keys()) visit(path, []);
+  assert.deepEqual(circles, [], `import circles:\n${circles.join("\n")}`);
+});
+
+Deno.test(`no hand-written source file is longer than ${MAX_LINES} lines`, async () => {
+  const long = (await sources())
+    .map((source) => ({ path: source.path, lines: source.text.split("\n").length - 1 }))
+    .filter((file) => file.lines > MAX_LINES)
+    .map((file) => `${file.path} (${file.lines})`);
+  assert.deepEqual(long, [], `files past ${MAX_LINES} lines: ${long.join(", ")}`);
+});
+
+Deno.test("the layout check sees imports of every form", () => {
+  const text = [
+    'import { a } from "./a.ts";',
+    'export * from "../codec/b.ts";',
+    'import type { C } from "./c.ts";',
+    'import "./d.ts";',
+    'const e = await import("./e.ts");',
+    'const f = new URL("./f.js", import.meta.url);',
+    '// import { g } from "./g.ts";',
+    "/* export * from './h.ts'; */",
+  ].join("\n");
+  assert.deepEqual(importsOf("worker/x.ts", text).sort(), [
+    "codec/b.ts",
+    "worker/a.ts",
+    "worker/c.ts",
+    "worker/d.ts",
+    "worker/e.ts",
+    "worker/f.js",
+  ]);
+  assert.equal(/\bDeno\b/.test(codeOnly('const s = "Deno.exit"; // Deno.exit\nx();')), false);
+  assert.equal(/\bDeno\b/.test(codeOnly("Deno.exit(1);")), true);
+});
