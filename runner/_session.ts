@@ -18,7 +18,7 @@ import type { JsonValue } from "../codec/json.ts";
 import { err, type Result } from "../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../codec/framing.ts";
 import { decodeFrame, type Frame, PendingHead } from "./_channel.ts";
-import { decodeTagged, encodeTagged } from "./_tagged.ts";
+import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
 
 /** How one tool call failed, as the harness's `call` reports it. */
 export type CallFailure = { kind: string; message: string };
@@ -339,7 +339,7 @@ class Session {
       case "call":
         return this.#call(frame);
       case "done": {
-        const value = decodeTagged(frame.value);
+        const value = decodeResult(frame.value);
         if (!value.ok) {
           return this.#kill("channel", `Cannot read the program's result: ${value.error}`);
         }

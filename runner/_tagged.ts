@@ -12,7 +12,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { TAG, TAGS } from "./sandbox/tags.ts";
+import { TAG, TAGS, UNREPRESENTABLE } from "./sandbox/tags.ts";
 
 /** The deepest encoded tree accepted; the sandbox stays far below it. */
 export const MAX_ENCODED_DEPTH = 1024;
@@ -37,9 +37,10 @@ function define(target: Record_, key: string, value: unknown): void {
 }
 
 function named<T extends new () => object>(name: string, make: () => T): T {
-  // A computed key names an anonymous class after it (NamedEvaluation).
-  const holder: Record<string, T> = { [name]: make() };
-  return holder[name] as T;
+  // A class made elsewhere is not named by the key it is stored under, so name it.
+  const made = make();
+  Object.defineProperty(made, "name", { value: name, configurable: true });
+  return made;
 }
 
 function fromBase64(text: string): Uint8Array {
@@ -202,6 +203,66 @@ export function decodeTagged(node: unknown): Result<unknown, string> {
     if (error instanceof RangeError) return err("the value nests too deeply");
     return err(`the value is malformed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * Rebuilds a program's result from the sandbox's tagged form as a value a
+ * report can show: JSON, exact bigints, and, for anything else that still
+ * arrives (the sandbox's prelude turns such values into markers, but a
+ * program can post a frame of its own), a visible marker naming it,
+ * `{ "$unrepresentable": "instance of Map (2 entries)" }`, never an empty
+ * object.
+ */
+export function decodeResult(node: unknown): Result<unknown, string> {
+  const value = decodeTagged(node);
+  return value.ok ? ok(visible(value.value, [])) : value;
+}
+
+function marker(what: string): Record_ {
+  return { [UNREPRESENTABLE]: what };
+}
+
+function visible(value: unknown, ancestors: object[]): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "bigint":
+    case "undefined":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : marker(`number ${value}`);
+    case "function":
+      return marker(`function ${value.name || "(anonymous)"}`);
+    case "symbol":
+      return marker(`symbol ${value.description ?? ""}`);
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (ancestors.includes(object)) return marker("cycle: a reference to an enclosing value");
+  const proto = Object.getPrototypeOf(object);
+  if (Array.isArray(object) && proto === Array.prototype) {
+    ancestors.push(object);
+    const items = object.map((item) => visible(item, ancestors) ?? marker("undefined"));
+    ancestors.pop();
+    return items;
+  }
+  if (proto !== Object.prototype && proto !== null) {
+    return marker(`instance of ${object.constructor?.name || "an anonymous class"}`);
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) return marker("object with symbol keys");
+  const out: Record_ = {};
+  ancestors.push(object);
+  for (const key of Object.keys(object)) {
+    let shown: unknown;
+    try {
+      shown = visible((object as Record_)[key], ancestors);
+    } catch (error) {
+      shown = marker(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (shown !== undefined) define(out, key, shown);
+  }
+  ancestors.pop();
+  return out;
 }
 
 /**

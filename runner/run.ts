@@ -148,7 +148,13 @@ export type RunLimit = "timeout" | "memory" | "output" | "calls";
 
 /** How a program ended. */
 export type RunOutcome =
-  /** It finished; `value` is its `export default`, awaited, rebuilt on the host. */
+  /**
+   * It finished; `value` is its `export default`, awaited, as JSON sees it
+   * (`toJSON` honoured, so a `ToolResult` is `{ content, structuredContent?,
+   * text }` and a Date its ISO string; an `undefined` property absent) with
+   * bigints exact, and whatever JSON cannot say as a marker naming it:
+   * `{ "$unrepresentable": "instance of Map (2 entries)" }`, never `{}`.
+   */
   | { kind: "returned"; value: unknown }
   /** It threw; the stack names the program's own files and lines (`program.ts:3:9`). */
   | { kind: "threw"; name: string; message: string; stack: string }

@@ -108,14 +108,9 @@ export class ToolResult<T = JsonValue | undefined> {
 
   /** What the result is as JSON: `{ content, structuredContent?, text }`. */
   toJSON(): { content: ContentBlock[]; structuredContent?: JsonValue; text: string } {
-    const json: { content: ContentBlock[]; structuredContent?: JsonValue; text: string } = {
-      content: this.content,
-      text: this.text,
-    };
-    if (this.structuredContent !== undefined) {
-      json.structuredContent = this.structuredContent as JsonValue;
-    }
-    return json;
+    if (this.structuredContent === undefined) return { content: this.content, text: this.text };
+    const structuredContent = this.structuredContent as JsonValue;
+    return { content: this.content, structuredContent, text: this.text };
   }
 }
 

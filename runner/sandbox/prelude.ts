@@ -19,7 +19,7 @@
  */
 
 import { type CapReply, installChannel, type JsonObject } from "./cap.ts";
-import { TAG, type TagName, TAGS } from "./tags.ts";
+import { TAG, type TagName, TAGS, UNREPRESENTABLE } from "./tags.ts";
 
 type Scope = {
   postMessage(message: unknown): void;
@@ -139,6 +139,83 @@ function constructorName(object: object): string {
   }
 }
 
+function marker(what: string): { [key: string]: string } {
+  return { [UNREPRESENTABLE]: what };
+}
+
+function describeInstance(object: object): string {
+  const name = constructorName(object) || "an anonymous class";
+  if (object instanceof Map) return `instance of ${name} (${object.size} entries)`;
+  if (object instanceof Set) return `instance of ${name} (${object.size} members)`;
+  if (object instanceof ArrayBuffer) return `instance of ${name} (${object.byteLength} bytes)`;
+  if (ArrayBuffer.isView(object)) return `instance of ${name} (${object.byteLength} bytes)`;
+  if (object instanceof Error) return `instance of ${name}: ${describe(object)}`;
+  return `instance of ${name}`;
+}
+
+/**
+ * What a program's result (or a logged value) becomes before it crosses, as
+ * `JSON.stringify` would see it, but never silently: `toJSON` is honoured (a
+ * `ToolResult` becomes `{ content, structuredContent?, text }`, a Date its ISO
+ * string), bigints stay exact, an `undefined` property is absent, and
+ * whatever else JSON cannot say becomes a marker naming it:
+ * `{ "$unrepresentable": "instance of Map (2 entries)" }`.
+ */
+function crossing(value: unknown, ancestors: object[] = [], key = ""): unknown {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+    case "bigint":
+    case "undefined":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : marker(`number ${value}`);
+    case "function":
+      return marker(`function ${String(value.name) || "(anonymous)"}`);
+    case "symbol":
+      return marker(`symbol ${String(value.description ?? "")}`);
+  }
+  if (value === null) return null;
+  const object = value as object;
+  if (ancestors.includes(object)) return marker("cycle: a reference to an enclosing value");
+  if (ancestors.length >= MAX_VALUE_DEPTH) {
+    return marker(`value nested deeper than ${MAX_VALUE_DEPTH} levels`);
+  }
+  ancestors.push(object);
+  try {
+    const toJSON = (object as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") return crossing(toJSON.call(object, key), ancestors, key);
+    if (isArray(object)) {
+      const items: unknown[] = [];
+      for (let index = 0; index < object.length; index++) {
+        const item = crossing(object[index], ancestors, String(index));
+        items.push(item === undefined ? marker("undefined") : item);
+      }
+      return items;
+    }
+    const proto = getPrototypeOf(object);
+    if (proto !== Object.prototype && proto !== null) return marker(describeInstance(object));
+    const record = object as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const name of objectKeys(record)) {
+      const item = crossing(record[name], ancestors, name);
+      if (item !== undefined) {
+        Object.defineProperty(out, name, {
+          value: item,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    }
+    return out;
+  } catch (error) {
+    return marker(`unreadable: ${describe(error)}`);
+  } finally {
+    ancestors.pop();
+  }
+}
+
 /** Rebuilds a host reply: JSON with bigints tagged (and objects holding the tag key wrapped). */
 function decode(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
@@ -169,11 +246,20 @@ function describe(error: unknown): string {
   }
 }
 
+// A logged value with `toJSON` (a ToolResult) shows what it is as JSON; a Date
+// keeps its own rendering, and anything else is inspected as it is.
+function loggable(arg: unknown): unknown {
+  if (typeof arg !== "object" || arg === null || arg instanceof Date) return arg;
+  return typeof (arg as { toJSON?: unknown }).toJSON === "function" ? crossing(arg) : arg;
+}
+
 function render(args: unknown[]): string {
   const parts: string[] = [];
   for (const arg of args) {
     try {
-      parts.push(typeof arg === "string" ? arg : inspect(arg, { colors: false, depth: 4 }));
+      parts.push(
+        typeof arg === "string" ? arg : inspect(loggable(arg), { colors: false, depth: 4 }),
+      );
     } catch (error) {
       parts.push(`(unprintable: ${describe(error)})`);
     }
@@ -266,7 +352,7 @@ try {
     const then = (value as { then?: unknown }).then;
     if (typeof then === "function") value = await value;
   }
-  post({ kind: "done", value: encode(value) });
+  post({ kind: "done", value: encode(crossing(value)) });
 } catch (error) {
   post({ kind: "threw", ...errorFields(error) });
 }

@@ -53,5 +53,12 @@ export const TAGS = {
   instance: "instance",
 } as const;
 
+/**
+ * The key of the marker a program's result or log carries in place of a
+ * value that cannot cross as JSON: `{ "$unrepresentable": "instance of Foo" }`.
+ * Unlike a tag, a marker is meant to be read, by the model and by people.
+ */
+export const UNREPRESENTABLE = "$unrepresentable";
+
 /** One tag name. */
 export type TagName = typeof TAGS[keyof typeof TAGS];
