@@ -49,6 +49,7 @@ import { NAMING_RULE } from "../codegen/names.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import { type Diagnostic, typeCheck } from "./_check.ts";
+import { explainDiagnostics } from "./_explain.ts";
 import { scanImports } from "./_imports.ts";
 import { type CallFailure, type CallRecord, type KillReason, runSession } from "./_session.ts";
 import {
@@ -112,8 +113,13 @@ export const PROGRAM_CONVENTION: string = [
   "use the network, read the environment or run commands.",
 ].join("\n");
 
-/** One generated module the runner can place in a build root. */
-export type RunModule = { segment: string; source: string };
+/**
+ * One generated module the runner can place in a build root. The manifest
+ * (each exported identifier to its tool's wire name, as `generate` makes it)
+ * lets a diagnostic name the closest exports; without one they are read from
+ * the source.
+ */
+export type RunModule = { segment: string; source: string; manifest?: ReadonlyMap<string, string> };
 
 /** What {@linkcode runProgram} needs: the modules, the call, and the limits. */
 export type RunOptions = {
@@ -189,6 +195,13 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
     throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
   }
   return value;
+}
+
+function exportsOf(module: RunModule): string[] {
+  if (module.manifest !== undefined) return [...module.manifest.keys()];
+  return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
+    m[1] as string
+  );
 }
 
 function nonce(): string {
@@ -323,7 +336,11 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
         timeoutMs: checkTimeoutMs,
         signal: options.signal,
       });
-      if (checked.kind === "failed") return rejected(checked.diagnostics, limits);
+      if (checked.kind === "failed") {
+        const exports = new Map([...used].map(([segment, module]) => [segment, exportsOf(module)]));
+        const hostRoots = [rootUrl, rootPath, `file://${base}/`, `${base}/`];
+        return rejected(explainDiagnostics(checked.diagnostics, { exports, hostRoots }), limits);
+      }
       if (checked.kind === "timed_out") {
         return rejected([{
           file: "program.ts",
