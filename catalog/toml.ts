@@ -4,7 +4,7 @@
  * @module
  */
 
-import { parse as parseToml, TomlError } from "smol-toml";
+import { parse as parseToml, TomlError } from "./_toml_parser.ts";
 import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
