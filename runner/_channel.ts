@@ -56,6 +56,7 @@ export type Frame =
   | { kind: "call"; id: number; server: string; tool: string; args: unknown }
   | { kind: "log"; text: string }
   | { kind: "done"; value: unknown }
+  | { kind: "exited"; code: number }
   | { kind: "threw"; name: string; message: string; stack: string }
   | { kind: "fault"; message: string };
 
@@ -97,6 +98,13 @@ export function decodeFrame(json: string): Result<Frame, string> {
     }
     case "done":
       return ok({ kind: "done", value: value.value });
+    case "exited": {
+      const { code } = value;
+      if (typeof code !== "number" || !Number.isInteger(code) || code < 0 || code > 255) {
+        return err("an exited frame has no exit code from 0 to 255");
+      }
+      return ok({ kind: "exited", code });
+    }
     case "threw": {
       const name = text(value, "name");
       const message = text(value, "message");

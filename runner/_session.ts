@@ -18,7 +18,13 @@ import type { JsonValue } from "../codec/json.ts";
 import { err, type Result } from "../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../codec/framing.ts";
 import { decodeFrame, type Frame, PendingHead } from "./_channel.ts";
-import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
+import { decodeResult, decodeTagged, encodeTagged, visibleValue } from "./_tagged.ts";
+import {
+  MAX_CALL_ARGS_BYTES,
+  MAX_LOG_ENTRIES,
+  MAX_REPORT_ARGS_BYTES,
+  TRUNCATION_MARKER,
+} from "./limits.ts";
 
 /** How one tool call failed, as the harness's `call` reports it. */
 export type CallFailure = { kind: string; message: string };
@@ -34,8 +40,18 @@ export type CallFunction = (
 export type CallRecord = {
   server: string;
   tool: string;
-  /** The arguments as the program passed them, rebuilt on the host. */
+  /**
+   * The arguments as the program passed them, as a report shows a value
+   * (plain data, exact bigints, a `$unrepresentable` marker for what JSON
+   * cannot say); when their JSON text is past {@linkcode MAX_CALL_ARGS_BYTES}
+   * or the report's room, a string: a prefix of that text ending in
+   * {@linkcode TRUNCATION_MARKER}.
+   */
   args: unknown;
+  /** The bytes of the arguments' JSON text, whether kept whole or not. */
+  argsBytes: number;
+  /** Whether `args` is a truncated prefix rather than the arguments. */
+  argsTruncated: boolean;
   outcome: Result<CallToolResult, CallFailure>;
   /** From the host receiving the call to its settlement, in milliseconds. */
   durationMs: number;
@@ -47,6 +63,7 @@ export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" |
 /** How a program ended. */
 export type SessionOutcome =
   | { kind: "returned"; value: unknown }
+  | { kind: "exited"; code: number }
   | { kind: "threw"; name: string; message: string; stack: string }
   | { kind: "killed"; reason: KillReason; message: string };
 
@@ -85,6 +102,11 @@ const STDERR_TAIL_CHARS = 8192;
 
 const encoder = new TextEncoder();
 const lenient = new TextDecoder();
+const MARKER_BYTES = encoder.encode(TRUNCATION_MARKER).length;
+
+function exactBigints(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
 
 function canSampleMemory(): boolean {
   if (Deno.build.os !== "linux") return false;
@@ -131,6 +153,7 @@ class Session {
   readonly logs: string[] = [];
   #logBytes = 0;
   readonly calls: CallRecord[] = [];
+  #argsBytes = 0;
   readonly #inflight = new Set<Promise<void>>();
   readonly #pendingIds = new Set<number>();
   #stderrTail = "";
@@ -237,11 +260,17 @@ class Session {
   #log(raw: string): void {
     if (this.#outcome !== undefined) return;
     const { maxOutputBytes } = this.#options;
+    if (this.logs.length >= MAX_LOG_ENTRIES) {
+      this.#kill("output", `The program printed more than ${MAX_LOG_ENTRIES} lines`);
+      return;
+    }
     const text = this.#unroot(raw);
     const bytes = encoder.encode(text);
-    if (this.#logBytes + bytes.length <= maxOutputBytes) {
+    // An empty entry costs the host an entry all the same: each counts one byte at least.
+    const cost = Math.max(1, bytes.length);
+    if (this.#logBytes + cost <= maxOutputBytes) {
       this.logs.push(text);
-      this.#logBytes += bytes.length;
+      this.#logBytes += cost;
       return;
     }
     const room = maxOutputBytes - this.#logBytes;
@@ -345,6 +374,8 @@ class Session {
         }
         return this.#settle({ kind: "returned", value: value.value });
       }
+      case "exited":
+        return this.#settle({ kind: "exited", code: frame.code });
       case "threw":
         return this.#settle({
           kind: "threw",
@@ -372,7 +403,7 @@ class Session {
     const record: CallRecord = {
       server: frame.server,
       tool: frame.tool,
-      args: args.value,
+      ...this.#keepArgs(args.value),
       outcome: err({ kind: "call_pending", message: "The call has not settled" }),
       durationMs: 0,
     };
@@ -401,6 +432,21 @@ class Session {
     })();
     this.#inflight.add(settled);
     settled.finally(() => this.#inflight.delete(settled));
+  }
+
+  /** What the report keeps of one call's arguments: plain data, within both caps. */
+  #keepArgs(value: unknown): Pick<CallRecord, "args" | "argsBytes" | "argsTruncated"> {
+    const args = visibleValue(value);
+    const bytes = encoder.encode(JSON.stringify(args, exactBigints) ?? "undefined");
+    const room = Math.min(MAX_CALL_ARGS_BYTES, MAX_REPORT_ARGS_BYTES - this.#argsBytes);
+    if (bytes.length <= room) {
+      this.#argsBytes += bytes.length;
+      return { args, argsBytes: bytes.length, argsTruncated: false };
+    }
+    const keep = Math.max(0, room - MARKER_BYTES);
+    const prefix = lenient.decode(bytes.subarray(0, keep)).replace(/\uFFFD$/, "");
+    this.#argsBytes += keep + MARKER_BYTES;
+    return { args: prefix + TRUNCATION_MARKER, argsBytes: bytes.length, argsTruncated: true };
   }
 
   #unroot(text: string): string {

@@ -218,6 +218,14 @@ export function decodeResult(node: unknown): Result<unknown, string> {
   return value.ok ? ok(visible(value.value, [])) : value;
 }
 
+/**
+ * A value already rebuilt by {@linkcode decodeTagged}, made as a report shows
+ * it (see {@linkcode decodeResult}): plain data, exact bigints, markers.
+ */
+export function visibleValue(value: unknown): unknown {
+  return visible(value, []);
+}
+
 function marker(what: string): Record_ {
   return { [UNREPRESENTABLE]: what };
 }

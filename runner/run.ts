@@ -16,14 +16,21 @@
  *    prelude and tag vocabulary (`runner/sandbox/`), all written from source text this module carries (so it works
  *    when the library itself is loaded from a remote URL). Beside the root: the
  *    import map (`@loom/mcp/cap` to the root's `cap.ts`) and a private
- *    `DENO_DIR`, so nothing persists between runs. The directory is removed at
- *    the end.
+ *    `DENO_DIR` for the type check, so nothing persists between runs. The
+ *    sandbox's own `DENO_DIR` cannot be created (a run needs no cache, and
+ *    the Cache API writes there without any permission), and the prelude
+ *    removes `caches`. The directory is removed at the end. A source past
+ *    `MAX_PROGRAM_BYTES` is refused before this, before any scan.
  * 3. Unless skipped, `deno check` type-checks the program with the modules;
  *    type errors come back as diagnostics and the program does not run.
  * 4. The sandbox process starts: `deno run --no-prompt --no-remote --no-npm
  *    --no-config --no-lock --allow-read=<root>` with
  *    `--disallow-code-generation-from-strings` and a V8 heap cap, and an
- *    empty environment. Its main module, the bootstrap, reads a per-execution
+ *    empty environment. The string-eval ban is defence in depth only: code
+ *    built from a string still runs through a `data:` worker or `import()`
+ *    of a `data:` URL (the scan refuses both in the program's own text), and
+ *    runs there with the same permissions, so the boundary is the read
+ *    permission, not the ban. Its main module, the bootstrap, reads a per-execution
  *    nonce from stdin and starts the program in a Worker (a main module could
  *    import any local JSON file with no permission; a Worker's loads are
  *    checked against the read permission). Tool calls, console output and the
@@ -58,8 +65,10 @@ import {
   PRELUDE_SOURCE,
   TAGS_SOURCE,
 } from "../_generated/sandbox_sources.ts";
+import { MAX_PROGRAM_BYTES } from "./limits.ts";
 
 export type { CallFailure, CallRecord, Diagnostic, KillReason };
+export * from "./limits.ts";
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
@@ -147,6 +156,8 @@ export type RunOptions = {
   signal?: AbortSignal;
   /** The Deno executable to run the sandbox with; `Deno.execPath()` by default. */
   denoExecutable?: string;
+  /** The folder a run's build root is made in (and removed from); the system's by default. */
+  tempDir?: string;
 };
 
 /** A limit of a run. */
@@ -162,6 +173,8 @@ export type RunOutcome =
    * `{ "$unrepresentable": "instance of Map (2 entries)" }`, never `{}`.
    */
   | { kind: "returned"; value: unknown }
+  /** It called `Deno.exit`; `code` is the status it asked for. */
+  | { kind: "exited"; code: number }
   /** It threw; the stack names the program's own files and lines (`program.ts:3:9`). */
   | { kind: "threw"; name: string; message: string; stack: string }
   /** It was stopped: a limit, a broken channel, or an abort. */
@@ -202,6 +215,10 @@ function exportsOf(module: RunModule): string[] {
   return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
     m[1] as string
   );
+}
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
 }
 
 function nonce(): string {
@@ -276,6 +293,17 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
     bySegment.set(module.segment, module);
   }
 
+  // A UTF-8 text holds at least as many bytes as UTF-16 code units.
+  if (source.length > MAX_PROGRAM_BYTES || utf8Bytes(source) > MAX_PROGRAM_BYTES) {
+    return rejected([{
+      file: "program.ts",
+      line: 1,
+      column: 1,
+      message: `Cannot run the program: its source is larger than ${MAX_PROGRAM_BYTES} bytes ` +
+        `(at least ${source.length}); write a shorter program`,
+    }], limits);
+  }
+
   const scan = scanImports(source);
   const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
     file: "program.ts",
@@ -306,7 +334,12 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
 
   if (options.signal?.aborted) return aborted(limits);
   const deno = options.denoExecutable ?? Deno.execPath();
-  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-run-" }));
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({
+      prefix: "loom-run-",
+      ...(options.tempDir === undefined ? {} : { dir: options.tempDir }),
+    }),
+  );
   try {
     const rootPath = `${base}/root/`;
     const rootUrl = new URL(`file://${rootPath}`).href;
@@ -325,6 +358,10 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
       JSON.stringify({ imports: { [CAP_SPECIFIER]: `${rootUrl}cap.ts` } }),
     );
     const env = { DENO_DIR: `${base}/cache`, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" };
+    // The sandbox needs no cache; its DENO_DIR lies below a regular file, so
+    // nothing (the Cache API included) can create it.
+    await Deno.writeTextFile(`${base}/sealed`, "");
+    const sandboxEnv = { ...env, DENO_DIR: `${base}/sealed/deno_dir` };
     const closed = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--quiet"];
 
     if (options.typeCheck ?? true) {
@@ -364,7 +401,7 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
         `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${limits.memoryMb}`,
         `${rootPath}bootstrap.ts`,
       ],
-      env,
+      env: sandboxEnv,
       nonce: nonce(),
       rootUrl,
       rootPath,

@@ -14,8 +14,8 @@
  * the program can write to stdout too, but cannot know the nonce, so the host
  * tells frames from noise. Every later stdin line is a reply from the host,
  * relayed to the Worker. Stdin ending means the host is gone: the process
- * exits. A `done`, `threw` or `fault` frame is the last one: the process
- * exits once it is written.
+ * exits. A `done`, `threw`, `exited` or `fault` frame is the last one: the
+ * process exits once it is written.
  *
  * Part of the sandbox room (`runner/sandbox/`): it runs only inside the
  * sandbox, where the runner writes its text (carried in
@@ -26,8 +26,8 @@
  */
 
 const NONCE = /^[0-9a-f]{32}$/;
-const KINDS = new Set(["call", "log", "done", "threw"]);
-const FINAL = new Set(["done", "threw", "fault"]);
+const KINDS = new Set(["call", "log", "done", "threw", "exited"]);
+const FINAL = new Set(["done", "threw", "exited", "fault"]);
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

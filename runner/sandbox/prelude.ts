@@ -11,7 +11,7 @@
  * imports nothing outside it.
  *
  * Messages to the bootstrap are plain data with a `kind`: `call`, `log`,
- * `done`, `threw`. Values cross in the tagged form of `tags.ts`, so that what
+ * `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so that what
  * JSON cannot say reaches the host intact enough to be refused there with its
  * path.
  *
@@ -288,6 +288,28 @@ scope.addEventListener("message", (event: MessageEvent) => {
 });
 
 installChannel(channel);
+
+// The Cache API writes to disk whatever the permissions say (the sandbox's
+// DENO_DIR is also made unwritable): a program has no use for it.
+for (const name of ["caches", "CacheStorage", "Cache"]) {
+  Reflect.deleteProperty(globalThis, name);
+}
+
+// `Deno.exit` in a Worker ends only the Worker, which would read as a return:
+// the bootstrap is told the code first, and ends the sandbox with the run.
+const exitWorker = Deno.exit;
+function exit(code?: number): never {
+  const given = code ?? Deno.exitCode;
+  const status = typeof given === "number" && Number.isInteger(given) ? given & 0xff : 1;
+  post({ kind: "exited", code: status });
+  return exitWorker(status);
+}
+Object.defineProperty(Deno, "exit", {
+  value: exit,
+  writable: true,
+  configurable: true,
+  enumerable: true,
+});
 
 function log(...args: unknown[]): void {
   post({ kind: "log", text: render(args) });

@@ -1,0 +1,38 @@
+/**
+ * The bounds that keep one code-mode run from growing the harness: what the
+ * host holds of a program, of what it prints and of what it sends, and how
+ * many sandboxes run at once. Each is a cap the program cannot raise; the
+ * deadlines and per-run caps a harness chooses are options of `runProgram`.
+ *
+ * @module
+ */
+
+/** The largest program source accepted, in UTF-8 bytes: 1 MiB; larger is refused before any scan. */
+export const MAX_PROGRAM_BYTES = 1024 * 1024;
+
+/**
+ * The most entries `report.logs` holds: 10,000. Past it the run is killed
+ * for its output, as past `maxOutputBytes`; every entry, an empty one
+ * included, also counts at least one byte against `maxOutputBytes`.
+ */
+export const MAX_LOG_ENTRIES = 10_000;
+
+/** What a report keeps of one call's arguments, in bytes of their JSON text: 64 KiB. */
+export const MAX_CALL_ARGS_BYTES = 64 * 1024;
+
+/** What a report keeps of all calls' arguments together, in bytes of JSON text: 1 MiB. */
+export const MAX_REPORT_ARGS_BYTES = 1024 * 1024;
+
+/** How a report marks arguments it did not keep whole: the text that ends the kept prefix. */
+export const TRUNCATION_MARKER = "… [truncated]";
+
+/**
+ * How long past its deadline a run may take to return, in milliseconds:
+ * 1 s. At the deadline the sandbox is killed and every call still in flight
+ * is aborted; the grace covers the kill, the aborts reaching their clients
+ * and the build root's removal.
+ */
+export const RUN_GRACE_MS = 1_000;
+
+/** Sandboxes per CPU a harness runs at once by default: 2. */
+export const SANDBOXES_PER_CPU = 2;
