@@ -280,6 +280,25 @@ class Session {
   }
 
   /**
+   * Counts the lines of a chunk the decoder passed over (empty ones, which it
+   * drops) against the output cap, one byte each: a flood of newlines is
+   * output like any other.
+   */
+  #blankLines(chunk: Uint8Array, pushed: Result<string[], FramingFault>): void {
+    let newlines = 0;
+    for (let index = chunk.indexOf(10); index >= 0; index = chunk.indexOf(10, index + 1)) {
+      newlines++;
+    }
+    const blank = newlines - (pushed.ok ? pushed.value : pushed.error.lines).length;
+    if (blank <= 0 || this.#outcome !== undefined) return;
+    const { maxOutputBytes } = this.#options;
+    this.#logBytes = Math.min(maxOutputBytes, this.#logBytes + blank);
+    if (this.#logBytes >= maxOutputBytes) {
+      this.#kill("output", `The program printed more than ${maxOutputBytes} bytes`);
+    }
+  }
+
+  /**
    * Reads the sandbox's stdout to its end: frames and output lines. A line
    * not yet finished counts against the output cap as it grows unless it
    * starts like a frame; a frame is capped by the decoder's line cap
@@ -292,7 +311,9 @@ class Session {
     for await (const chunk of this.#child.stdout) {
       if (this.#outcome !== undefined) continue;
       const wasFrame = head.startsLike(this.#prefix);
-      this.#lines(decoder.push(chunk), wasFrame);
+      const pushed = decoder.push(chunk);
+      this.#blankLines(chunk, pushed);
+      this.#lines(pushed, wasFrame);
       head.follow(chunk);
       if (decoder.pendingBytes === 0 || this.#outcome !== undefined) continue;
       if (
@@ -339,7 +360,9 @@ class Session {
     for await (const chunk of this.#child.stderr) {
       this.#stderrTail = (this.#stderrTail + lenient.decode(chunk)).slice(-STDERR_TAIL_CHARS);
       if (this.#outcome !== undefined) continue;
-      take(decoder.push(chunk));
+      const pushed = decoder.push(chunk);
+      this.#blankLines(chunk, pushed);
+      take(pushed);
       if (this.#logBytes + decoder.pendingBytes > this.#options.maxOutputBytes) take(decoder.end());
     }
     if (this.#outcome === undefined) take(decoder.end());

@@ -250,7 +250,10 @@ function visible(value: unknown, ancestors: object[]): unknown {
   const proto = Object.getPrototypeOf(object);
   if (Array.isArray(object) && proto === Array.prototype) {
     ancestors.push(object);
-    const items = object.map((item) => visible(item, ancestors) ?? marker("undefined"));
+    const items = object.map((item) => {
+      const shown = visible(item, ancestors);
+      return shown === undefined ? marker("undefined") : shown;
+    });
     ancestors.pop();
     return items;
   }

@@ -107,7 +107,8 @@ Deno.test("runProgram() counts empty lines against the output cap, on stdout and
 
 Deno.test("runProgram() stops a run at MAX_LOG_ENTRIES entries, whatever the byte cap", async () => {
   const report = await run(
-    "while (true) Deno.stdout.writeSync(new Uint8Array(1 << 16).fill(10));",
+    'const lines = new TextEncoder().encode("x\\n".repeat(1 << 15));\n' +
+      "while (true) Deno.stdout.writeSync(lines);",
     { maxOutputBytes: 1 << 30 },
   );
   assert.equal(report.outcome.kind === "killed" && report.outcome.reason, "output", show(report));
@@ -180,10 +181,9 @@ Deno.test("a report is plain data that JSON.stringify never throws on", async (t
       const report = await run(source);
       // A Proxy's trap may throw in the sandbox already, when the result is awaited.
       assert.ok(["returned", "threw"].includes(report.outcome.kind), show(report));
-      const text = JSON.stringify(report);
-      if (report.outcome.kind === "returned") {
-        assert.doesNotMatch(text, /getter ran|toJSON ran|trap ran/);
-      }
+      // The getter or trap ran in the sandbox, if at all; what reached the
+      // host is data that serializes without running anything.
+      JSON.stringify(report);
       assertPlain(report, "$");
     });
   }
