@@ -5,7 +5,8 @@
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
-import { type CatalogError, MAX_CATALOG_SERVERS } from "./types.ts";
+import { type CatalogError, MAX_CATALOG_SERVERS, type SkippedServer } from "./types.ts";
+import { expandSpec, refuseSubstitution, type Variables } from "./_expand.ts";
 import { isServerName, suggestName } from "./names.ts";
 import {
   isTable,
@@ -33,6 +34,9 @@ const KEYS = [
   "stderr",
 ] as const;
 const JSON_KEYS: readonly string[] = [...KEYS, "type"];
+// What the configuration files of other tools may also hold.
+const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled"];
+const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
 const REMOTE_TYPES: readonly string[] = [
   "http",
   "sse",
@@ -42,17 +46,42 @@ const REMOTE_TYPES: readonly string[] = [
   "ws",
   "websocket",
 ];
-const SUBSTITUTION = /\$\{([^}]*)\}/;
-const WHOLE_SUBSTITUTION = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** Where the servers of a document are: its file, its syntax, the key holding them. */
 export type Place = { file: string; syntax: Syntax; root: string };
 
-/** Reads every server of a document's server table, in order; the first mistake refuses all. */
+/**
+ * How a front end reads entries. The strict, literal mode is the one of
+ * `parseCatalog`; the configuration files of other tools are read with
+ * everything on.
+ */
+export type Mode = {
+  /** Refuse the document at the first malformed entry (else skip it and go on). */
+  strict: boolean;
+  /** Skip disabled and remote entries with the reason (else refuse remote ones). */
+  skipUnservable: boolean;
+  /** Expand variables from here (else refuse any `${...}`, JSON only). */
+  variables?: Variables;
+  /** Derive a server name from a name that is not one ("GitHub": github). */
+  deriveNames: boolean;
+};
+
+/** The strict, literal mode of {@linkcode parseCatalog}. */
+export const LITERAL: Mode = { strict: true, skipUnservable: false, deriveNames: false };
+
+/** The servers of one document, and what was left out or renamed. */
+export type Collected = {
+  servers: ServerSpec[];
+  skipped: SkippedServer[];
+  renamed: { key: string; name: string }[];
+};
+
+/** Reads every server of a document's server table, in order. */
 export function readServers(
   servers: Record<string, unknown>,
   place: Place,
-): Result<ServerSpec[], CatalogError> {
+  mode: Mode = LITERAL,
+): Result<Collected, CatalogError> {
   const names = Object.keys(servers);
   if (names.length > MAX_CATALOG_SERVERS) {
     return err({
@@ -64,25 +93,73 @@ export function readServers(
       } lists ${names.length} servers, more than the ${MAX_CATALOG_SERVERS} one catalog may run; split it`,
     });
   }
-  const specs: ServerSpec[] = [];
-  for (const name of names) {
-    const spec = readServer(name, servers[name], place);
-    if (!spec.ok) {
-      const { kind, key, what } = spec.error;
-      const where = serverName(place, name);
-      const message = key === undefined
-        ? `${place.file}: ${where}: ${what}`
-        : `${place.file}: ${where} key "${key}": ${what}`;
-      const table = `${place.root}.${name}`;
-      return err(
-        key === undefined
-          ? { kind, file: place.file, table, message }
-          : { kind, file: place.file, table, key, message },
-      );
+  const collected: Collected = { servers: [], skipped: [], renamed: [] };
+  const taken = new Map<string, string>();
+  for (const key of names) {
+    const where = serverName(place, key);
+    const entry = servers[key];
+    const unservable = mode.skipUnservable && isTable(entry) ? skipReason(entry) : undefined;
+    if (unservable !== undefined) {
+      collected.skipped.push({
+        key,
+        reason: unservable.reason,
+        message: `${place.file}: ${where} skipped: ${unservable.what}`,
+      });
+      continue;
     }
-    specs.push(spec.value);
+    let name = key;
+    if (mode.deriveNames && !isServerName(key)) {
+      const derived = suggestName(key);
+      if (derived !== undefined) name = derived;
+    }
+    const earlier = taken.get(name);
+    const spec: Result<ServerSpec, Problem> = earlier !== undefined
+      ? err({
+        kind: "duplicate_name",
+        what: `its server name ${quote(name)} is also the name of ${
+          quote(earlier)
+        }; rename one of them`,
+      })
+      : readServer(name, entry, place, mode);
+    if (!spec.ok) {
+      const error = placeProblem(spec.error, place, key);
+      if (mode.strict) return err(error);
+      collected.skipped.push({ key, reason: "invalid", message: error.message, error });
+      continue;
+    }
+    taken.set(name, key);
+    if (name !== key) collected.renamed.push({ key, name });
+    collected.servers.push(spec.value);
   }
-  return ok(specs);
+  return ok(collected);
+}
+
+function placeProblem(problem: Problem, place: Place, name: string): CatalogError {
+  const { kind, key, what } = problem;
+  const where = serverName(place, name);
+  const message = key === undefined
+    ? `${place.file}: ${where}: ${what}`
+    : `${place.file}: ${where} key "${key}": ${what}`;
+  const table = `${place.root}.${name}`;
+  return key === undefined
+    ? { kind, file: place.file, table, message }
+    : { kind, file: place.file, table, key, message };
+}
+
+// An entry the library cannot serve, said before any other check.
+function skipReason(
+  entry: Record<string, unknown>,
+): { reason: "disabled" | "remote"; what: string } | undefined {
+  if (entry["disabled"] === true) return { reason: "disabled", what: 'it is "disabled": true' };
+  const type = entry["type"];
+  if (entry["url"] !== undefined || (typeof type === "string" && REMOTE_TYPES.includes(type))) {
+    const url = typeof entry["url"] === "string" ? ` (${quote(entry["url"])})` : "";
+    return {
+      reason: "remote",
+      what: `a remote server${url}; only stdio servers started from a "command" run here`,
+    };
+  }
+  return undefined;
 }
 
 function tableName(root: string, syntax: Syntax): string {
@@ -94,7 +171,12 @@ function serverName(place: Place, name: string): string {
   return place.syntax === "toml" ? `[${path}]` : path;
 }
 
-function readServer(name: string, entry: unknown, place: Place): Result<ServerSpec, Problem> {
+function readServer(
+  name: string,
+  entry: unknown,
+  place: Place,
+  mode: Mode,
+): Result<ServerSpec, Problem> {
   const { syntax } = place;
   if (!isServerName(name)) {
     const suggestion = suggestName(name);
@@ -119,7 +201,11 @@ function readServer(name: string, entry: unknown, place: Place): Result<ServerSp
     const refusal = refuseUnsupported(entry);
     if (refusal !== undefined) return err(refusal);
   }
-  const known = syntax === "toml" ? KEYS as readonly string[] : JSON_KEYS;
+  const known = mode.skipUnservable
+    ? syntax === "toml" ? TOML_KEYS_READ : JSON_KEYS_READ
+    : syntax === "toml"
+    ? KEYS as readonly string[]
+    : JSON_KEYS;
   for (const key of Object.keys(entry)) {
     if (known.includes(key)) continue;
     const near = nearKey(key, known);
@@ -129,6 +215,13 @@ function readServer(name: string, entry: unknown, place: Place): Result<ServerSp
       what: `unknown key${
         near === undefined ? "" : ` (did you mean "${near}"?)`
       }; the known keys are ${known.join(", ")}`,
+    });
+  }
+  if (entry["disabled"] !== undefined && typeof entry["disabled"] !== "boolean") {
+    return err({
+      kind: "invalid_entry",
+      key: "disabled",
+      what: `expected true or false, found ${describe(entry["disabled"], syntax)}`,
     });
   }
   const args = readArgs(entry["args"], syntax);
@@ -164,6 +257,7 @@ function readServer(name: string, entry: unknown, place: Place): Result<ServerSp
     if (!timeout.ok) return timeout;
     spec.callTimeoutMs = timeout.value;
   }
+  if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
   if (syntax === "json") {
     const substitution = refuseSubstitution(spec);
     if (substitution !== undefined) return err(substitution);
@@ -200,32 +294,6 @@ function refuseUnsupported(entry: Record<string, unknown>): Problem | undefined 
   return undefined;
 }
 
-function refuseSubstitution(spec: ServerSpec): Problem | undefined {
-  const found = (key: string, value: string): Problem => ({
-    kind: "unsupported_entry",
-    key,
-    what: `variable substitution is not supported, found ${quote(value)}; write the value itself`,
-  });
-  if (SUBSTITUTION.test(spec.command)) return found("command", spec.command);
-  for (const arg of spec.args) if (SUBSTITUTION.test(arg)) return found("args", arg);
-  if (spec.cwd !== undefined && SUBSTITUTION.test(spec.cwd)) return found("cwd", spec.cwd);
-  for (const [name, value] of Object.entries(spec.env)) {
-    if (!SUBSTITUTION.test(value)) continue;
-    const variable = WHOLE_SUBSTITUTION.exec(value)?.[1];
-    return {
-      kind: "unsupported_entry",
-      key: "env",
-      what: `variable substitution is not supported, found ${quote(value)} for ${quote(name)}; ${
-        variable === undefined
-          ? "write the value itself"
-          : variable === name
-          ? `remove it from "env" and write "inherit_env": ["${name}"]`
-          : `write the value itself, or set ${name} in the harness's environment and write "inherit_env": ["${name}"]`
-      }`,
-    };
-  }
-  return undefined;
-}
 // A key that differs from a known one only in case, dashes or camelCase.
 function nearKey(key: string, known: readonly string[]): string | undefined {
   const normal = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase();

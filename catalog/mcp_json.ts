@@ -7,10 +7,10 @@
 
 import { quote } from "../codec/quote.ts";
 import { parseJson } from "../codec/json.ts";
-import { err, type Result } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
-import { DEFAULT_FILE, readServers } from "./_entry.ts";
+import { type Collected, DEFAULT_FILE, LITERAL, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { findDuplicateKey } from "./_duplicate_key.ts";
 import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
@@ -41,7 +41,16 @@ export function parseMcpServersJson(
   options: CatalogOptions = {},
 ): Result<ServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseMcpServersJson() expects the JSON text");
-  const file = options.file ?? DEFAULT_FILE;
+  const read = readMcpJson(text, options.file ?? DEFAULT_FILE, LITERAL);
+  return read.ok ? ok(read.value.servers) : read;
+}
+
+/** A JSON document's servers (`mcpServers` or `servers`), read in `mode`. */
+export function readMcpJson(
+  text: string,
+  file: string,
+  mode: Mode,
+): Result<Collected & { warnings: string[] }, CatalogError> {
   const source = stripByteOrderMark(text);
   const parsed = parseJson(source);
   if (!parsed.ok) {
@@ -131,5 +140,6 @@ export function parseMcpServersJson(
       }`,
     });
   }
-  return readServers(servers, { file, syntax: "json", root });
+  const read = readServers(servers, { file, syntax: "json", root }, mode);
+  return read.ok ? ok({ ...read.value, warnings: [] }) : read;
 }

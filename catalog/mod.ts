@@ -1,11 +1,17 @@
 /**
  * The catalog: which MCP servers a harness runs, read from the `[mcp.<name>]`
- * tables of a TOML file, or from the JSON `mcpServers` form that `.mcp.json`,
- * Claude Desktop and VS Code use. Both become the same `ServerSpec`s after the
- * same validation; every mistake is a {@linkcode CatalogError} whose message
- * names the file, the table and the key, and says what to write.
+ * tables of a TOML file, or from the JSON files other tools write (the
+ * `mcpServers` of `.mcp.json`, Claude Desktop and Cursor, VS Code's
+ * `servers`). Both become the same `ServerSpec`s after the same validation;
+ * every mistake is a {@linkcode CatalogError} whose message names the file,
+ * the table and the key, and says what to write.
  *
- * Parsing is pure; only {@linkcode loadCatalog} touches the file system.
+ * {@linkcode parseCatalog}, {@linkcode parseMcpServersJson} and
+ * {@linkcode loadCatalog} are strict: the first mistake refuses the file.
+ * {@linkcode readCatalog} and {@linkcode openCatalog} read real configuration
+ * files: remote and disabled entries are skipped and reported, a malformed
+ * entry is skipped alone (unless `strict`), variables expand. Only
+ * {@linkcode loadCatalog} and {@linkcode openCatalog} touch the file system.
  *
  * @example Parse a catalog
  * ```ts
@@ -18,7 +24,8 @@
  */
 
 export * from "./types.ts";
-export * from "./names.ts";
-export * from "./toml.ts";
-export * from "./mcp_json.ts";
-export * from "./load.ts";
+export { isServerName, SERVER_NAME_PATTERN } from "./names.ts";
+export { parseCatalog } from "./toml.ts";
+export { parseMcpServersJson } from "./mcp_json.ts";
+export { readCatalog } from "./read.ts";
+export { CATALOG_FILES, findCatalog, loadCatalog, openCatalog } from "./load.ts";

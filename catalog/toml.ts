@@ -9,7 +9,7 @@ import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
-import { DEFAULT_FILE, readServers } from "./_entry.ts";
+import { type Collected, DEFAULT_FILE, LITERAL, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { describe, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
@@ -40,7 +40,16 @@ export function parseCatalog(
   options: CatalogOptions = {},
 ): Result<ServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseCatalog() expects the TOML text");
-  const file = options.file ?? DEFAULT_FILE;
+  const read = readToml(text, options.file ?? DEFAULT_FILE, LITERAL);
+  return read.ok ? ok(read.value.servers) : read;
+}
+
+/** A TOML document's servers, read in `mode`, and warnings about tables it does not read. */
+export function readToml(
+  text: string,
+  file: string,
+  mode: Mode,
+): Result<Collected & { warnings: string[] }, CatalogError> {
   const source = stripByteOrderMark(text);
   let document: Record<string, unknown>;
   try {
@@ -48,8 +57,9 @@ export function parseCatalog(
   } catch (error) {
     return err(tomlError(file, source, error));
   }
+  const warnings = lookAlikes(document, file);
   const mcp = document["mcp"];
-  if (mcp === undefined) return ok([]);
+  if (mcp === undefined) return ok({ servers: [], skipped: [], renamed: [], warnings });
   if (!isTable(mcp)) {
     return err({
       kind: "invalid_catalog",
@@ -60,7 +70,49 @@ export function parseCatalog(
       }`,
     });
   }
-  return readServers(mcp, { file, syntax: "toml", root: "mcp" });
+  const read = readServers(mcp, { file, syntax: "toml", root: "mcp" }, mode);
+  return read.ok ? ok({ ...read.value, warnings }) : read;
+}
+
+// Top-level tables that look meant as server tables but are not read: a
+// typo of "mcp", or the prefix of another tool's format (Codex's
+// [mcp_servers.<name>], the JSON files' mcpServers).
+function lookAlikes(document: Record<string, unknown>, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(document)) {
+    if (key === "mcp" || !isTable(value)) continue;
+    const normal = key.toLowerCase().replace(/[-_]/g, "");
+    const servers = Object.entries(value).filter(([, entry]) =>
+      isTable(entry) && entry["command"] !== undefined
+    );
+    const similar = normal === "mcpservers" || normal === "servers" || nearMcp(normal);
+    if (!similar && servers.length === 0) continue;
+    const first = servers[0]?.[0] ?? Object.keys(value)[0] ?? "<name>";
+    warnings.push(
+      `${file}: [${renderKey(key, "toml")}.${
+        renderKey(first, "toml")
+      }] is not read: server tables are [mcp.<name>]; write [mcp.${renderKey(first, "toml")}]`,
+    );
+  }
+  return warnings;
+}
+
+// One letter off "mcp": swapped, missing, added or changed.
+function nearMcp(key: string): boolean {
+  if (key === "mcp" || key.length < 2 || key.length > 4) return false;
+  const sorted = [...key].sort().join("");
+  if (key.length === 3 && sorted === "cmp") return true;
+  let differences = 0;
+  const [short, long] = key.length <= 3 ? [key, "mcp"] : ["mcp", key];
+  if (short.length === long.length) {
+    for (let i = 0; i < short.length; i++) if (short[i] !== long[i]) differences++;
+    return differences === 1;
+  }
+  if (long.length - short.length !== 1) return false;
+  for (let i = 0; i < long.length; i++) {
+    if (long.slice(0, i) + long.slice(i + 1) === short) return true;
+  }
+  return false;
 }
 
 function tomlError(file: string, source: string, error: unknown): CatalogError {

@@ -4,6 +4,8 @@
  * @module
  */
 
+import type { ServerSpec } from "../client/spec.ts";
+
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
 
@@ -53,4 +55,66 @@ export type CatalogError = {
 export type CatalogOptions = {
   /** The file name used in messages; `"catalog"` when absent. */
   file?: string;
+};
+
+/** The two syntaxes a catalog may be written in. */
+export type CatalogFormat = "toml" | "json";
+
+/** Why an entry of a catalog was left out. */
+export type SkipReason =
+  /** The entry says `"disabled": true`. */
+  | "disabled"
+  /** A remote server (`url`, or an HTTP or SSE `type`): only stdio servers run here. */
+  | "remote"
+  /** The entry is malformed; its {@linkcode CatalogError} says how. */
+  | "invalid";
+
+/** An entry of a catalog that names a server this library does not start, and why. */
+export type SkippedServer = {
+  /** The entry's name as written in the file. */
+  key: string;
+  /** Why it was left out. */
+  reason: SkipReason;
+  /** One line for a person: the file, the entry and the reason. */
+  message: string;
+  /** For an `invalid` entry: the mistake, as {@linkcode parseCatalog} would refuse it. */
+  error?: CatalogError;
+};
+
+/** What a catalog yields: the servers to run, and every entry it left out, with the reason. */
+export type Catalog = {
+  /** The file read (or the name given for a text). */
+  file: string;
+  /** The syntax it was read as. */
+  format: CatalogFormat;
+  /** The servers to run, in file order. */
+  servers: ServerSpec[];
+  /** Entries left out, in file order, each with its reason. */
+  skipped: SkippedServer[];
+  /**
+   * Entries whose name was not a module segment (`"GitHub"`), with the server
+   * name derived from it (`github`): the census key and the module `mcp/github.ts`.
+   */
+  renamed: { key: string; name: string }[];
+  /** Things in the file that look like a mistake but refuse nothing, one line each. */
+  warnings: string[];
+};
+
+/** Options of {@linkcode readCatalog} and {@linkcode openCatalog}. */
+export type ReadCatalogOptions = CatalogOptions & {
+  /** The syntax; by default JSON for a file name ending in `.json`, else TOML. */
+  format?: CatalogFormat;
+  /**
+   * Refuse the whole catalog at the first malformed entry, as
+   * {@linkcode parseCatalog} does; by default a malformed entry is skipped
+   * alone and reported.
+   */
+  strict?: boolean;
+  /**
+   * The environment `${VAR}` and `${env:VAR}` read; {@linkcode openCatalog}
+   * defaults to the harness's own (`Deno.env`), {@linkcode readCatalog} to none.
+   */
+  env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
+  /** What `${workspaceFolder}` stands for; by default the folder the file belongs to. */
+  workspaceFolder?: string;
 };

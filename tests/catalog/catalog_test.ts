@@ -12,6 +12,7 @@ import {
 } from "../../mod.ts";
 
 const DATA = new URL("./data/", import.meta.url);
+const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS =
   "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr";
@@ -56,6 +57,7 @@ Deno.test("loadCatalog() reads the good catalog files into server specs", async 
         inheritEnv: ["HTTPS_PROXY", "NO_PROXY"],
         connectTimeoutMs: 120000,
         stderr: "forward",
+        cwd: DATA_FOLDER,
       }),
       spec("example", {
         command: "/usr/bin/deno",
@@ -69,10 +71,12 @@ Deno.test("loadCatalog() reads the good catalog files into server specs", async 
         command: "deno",
         args: MEMORY_ARGS,
         env: { MEMORY_FILE_PATH: "/tmp/memory.json" },
+        cwd: DATA_FOLDER,
       }),
       spec("filesystem", {
         command: "npx",
         args: ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
+        cwd: DATA_FOLDER,
       }),
     ]],
     ["vscode_mcp.json", [spec("memory", { command: "deno", args: MEMORY_ARGS, cwd: "/tmp" })]],
@@ -152,7 +156,8 @@ Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async 
       await Deno.writeTextFile(path, '\uFEFF{"mcpServers": {"a": {"command": "x"}}}');
       const result = await loadCatalog(path);
       assert.ok(result.ok);
-      assert.deepEqual(plain(result.value), [spec("a", { command: "x" })]);
+      // With no cwd of its own, a server runs in the catalog's folder.
+      assert.deepEqual(plain(result.value), [spec("a", { command: "x", cwd: dir })]);
     });
     await t.step("a URL other than file: is caller misuse", async () => {
       await assert.rejects(() => loadCatalog(new URL("https://example.com/c.toml")), TypeError);

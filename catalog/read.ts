@@ -1,0 +1,68 @@
+/**
+ * Reading the configuration files people already have: the `.mcp.json` of
+ * Claude Code, Claude Desktop's and Cursor's files, VS Code's `mcp.json`
+ * (`servers`, `inputs`, `${env:VAR}`, `${workspaceFolder}`), and the TOML
+ * catalog. An entry that cannot be served (remote, disabled) is skipped and
+ * reported by name; a malformed one is skipped alone unless `strict`.
+ *
+ * @module
+ */
+
+import { err, ok, type Result } from "../codec/result.ts";
+import type { Catalog, CatalogError, CatalogFormat, ReadCatalogOptions } from "./types.ts";
+import { DEFAULT_FILE, type Mode } from "./_entry.ts";
+import type { Variables } from "./_expand.ts";
+import { readToml } from "./toml.ts";
+import { readMcpJson } from "./mcp_json.ts";
+
+/**
+ * Reads a catalog's text in either syntax and says what it yields: the
+ * servers, every entry it left out with the reason, the names it derived,
+ * and warnings. Variables expand from `options.env` only (none by default):
+ * reading text stays pure.
+ *
+ * @example Read a Claude Desktop file with a remote entry
+ * ```ts
+ * import { readCatalog } from "@loom/mcp";
+ * const result = readCatalog(JSON.stringify({
+ *   mcpServers: {
+ *     GitHub: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] },
+ *     notion: { url: "https://mcp.notion.com/mcp" },
+ *   },
+ * }), { file: "claude_desktop_config.json" });
+ * if (result.ok) {
+ *   console.log(result.value.servers.map((s) => s.name)); // ["github"]
+ *   console.log(result.value.skipped[0]?.message); // ... notion skipped: a remote server ...
+ * }
+ * ```
+ */
+export function readCatalog(
+  text: string,
+  options: ReadCatalogOptions = {},
+): Result<Catalog, CatalogError> {
+  if (typeof text !== "string") throw new TypeError("readCatalog() expects the catalog's text");
+  const file = options.file ?? DEFAULT_FILE;
+  const format: CatalogFormat = options.format ?? (/\.json$/i.test(file) ? "json" : "toml");
+  const mode: Mode = {
+    strict: options.strict ?? false,
+    skipUnservable: true,
+    deriveNames: format === "json",
+  };
+  const variables = variablesOf(options);
+  if (variables !== undefined) mode.variables = variables;
+  const read = format === "json" ? readMcpJson(text, file, mode) : readToml(text, file, mode);
+  if (!read.ok) return err(read.error);
+  const { servers, skipped, renamed, warnings } = read.value;
+  return ok({ file, format, servers, skipped, renamed, warnings });
+}
+
+function variablesOf(options: ReadCatalogOptions): Variables | undefined {
+  const env = options.env;
+  if (env === undefined && options.workspaceFolder === undefined) return undefined;
+  const lookup = typeof env === "function"
+    ? env
+    : (name: string) => env !== undefined && Object.hasOwn(env, name) ? env[name] : undefined;
+  const variables: Variables = { env: lookup };
+  if (options.workspaceFolder !== undefined) variables.workspaceFolder = options.workspaceFolder;
+  return variables;
+}

@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import { type Catalog, CATALOG_FILES, openCatalog, readCatalog } from "../../mod.ts";
+
+const REAL = new URL("./data/real/", import.meta.url);
+const ENV = {
+  HOME: "/home/me",
+  GITHUB_TOKEN: "ghp_example",
+  PROJECT_API_KEY: "k-123",
+  FETCH_TOKEN: "f-456",
+};
+
+async function read(name: string, options: Parameters<typeof readCatalog>[1] = {}) {
+  const text = await Deno.readTextFile(new URL(name, REAL));
+  return readCatalog(text, { file: name, env: ENV, workspaceFolder: "/work/app", ...options });
+}
+
+function catalog(result: Awaited<ReturnType<typeof read>>): Catalog {
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  return result.value;
+}
+
+function skipped(value: Catalog): [string, string][] {
+  return value.skipped.map((entry) => [entry.key, entry.reason]);
+}
+
+Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a module segment, a disabled entry is skipped", async () => {
+  const value = catalog(await read("claude_desktop_config.json"));
+  assert.deepEqual(value.servers.map((spec) => spec.name), ["github", "filesystem"]);
+  assert.deepEqual(value.renamed, [{ key: "GitHub", name: "github" }]);
+  assert.equal(value.servers[0]?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_example");
+  assert.deepEqual(skipped(value), [["puppeteer", "disabled"]]);
+  assert.equal(
+    value.skipped[0]?.message,
+    'claude_desktop_config.json: mcpServers.puppeteer skipped: it is "disabled": true',
+  );
+});
+
+Deno.test("readCatalog() reads a Claude Code .mcp.json: a remote entry and a malformed one are skipped alone, by name", async () => {
+  const value = catalog(await read("claude_code.mcp.json", { env: { HOME: "/home/me" } }));
+  assert.deepEqual(value.servers.map((spec) => spec.name), ["memory"]);
+  assert.equal(value.servers[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
+  assert.deepEqual(skipped(value), [["sentry", "remote"], ["db", "invalid"], [
+    "broken",
+    "invalid",
+  ]]);
+  const [sentry, db, broken] = value.skipped;
+  assert.equal(
+    sentry?.message,
+    'claude_code.mcp.json: mcpServers.sentry skipped: a remote server ("https://mcp.sentry.dev/mcp"); only stdio servers started from a "command" run here',
+  );
+  assert.equal(
+    db?.message,
+    `claude_code.mcp.json: mcpServers.db key "args": "\${DATABASE_URL}" names the variable DATABASE_URL, which is not set in the harness's environment; set it, or write the value itself`,
+  );
+  assert.equal(db?.error?.kind, "invalid_entry");
+  assert.match(
+    broken?.message ?? "",
+    /key "command": expected one executable, found a shell string/,
+  );
+});
+
+Deno.test("readCatalog() with strict refuses the file at its first malformed entry; remote ones are still only skipped", async () => {
+  const result = await read("claude_code.mcp.json", { env: { HOME: "/home/me" }, strict: true });
+  assert.equal(result.ok, false);
+  if (!result.ok) {
+    assert.equal(result.error.kind, "invalid_entry");
+    assert.equal(result.error.table, "mcpServers.db");
+  }
+});
+
+Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} expand, the URL entry is skipped", async () => {
+  const value = catalog(await read("cursor_mcp.json"));
+  assert.deepEqual(value.servers.map((spec) => [spec.name, spec.args, { ...spec.env }]), [
+    ["project-tools", ["/work/app/tools/server.js"], { API_KEY: "k-123" }],
+  ]);
+  assert.deepEqual(skipped(value), [["linear", "remote"]]);
+});
+
+Deno.test("readCatalog() reads a VS Code mcp.json: servers, inputs it cannot prompt for, ${env:VAR}", async () => {
+  const value = catalog(await read("vscode_mcp.json"));
+  assert.deepEqual(value.servers.map((spec) => [spec.name, { ...spec.env }]), [
+    ["fetch", { FETCH_CACHE: "/work/app/.cache", TOKEN: "f-456" }],
+  ]);
+  assert.deepEqual(value.renamed, [{ key: "Fetch", name: "fetch" }]);
+  assert.deepEqual(skipped(value), [["github", "invalid"], ["remote", "remote"]]);
+  assert.equal(value.skipped[0]?.error?.kind, "unsupported_entry");
+  assert.match(
+    value.skipped[0]?.message ?? "",
+    /^vscode_mcp\.json: servers\.github key "env": "\$\{input:github-token\}" asks VS Code to prompt for input "github-token", which only VS Code can do; write \$\{env:NAME\}/,
+  );
+});
+
+Deno.test("readCatalog() warns about a Codex-style [mcp_servers.x] table and a mistyped [mpc.x], saying what to write", async () => {
+  const codex = catalog(await read("codex_config.toml"));
+  assert.deepEqual(codex.servers, []);
+  assert.deepEqual(codex.warnings, [
+    "codex_config.toml: [mcp_servers.memory] is not read: server tables are [mcp.<name>]; write [mcp.memory]",
+  ]);
+  const typo = catalog(await read("typo.toml"));
+  assert.deepEqual(typo.warnings, [
+    "typo.toml: [mpc.memory] is not read: server tables are [mcp.<name>]; write [mcp.memory]",
+  ]);
+});
+
+Deno.test("readCatalog() refuses two entries that derive the same server name, naming both", () => {
+  const result = readCatalog(
+    '{"mcpServers": {"github": {"command": "a"}, "GitHub": {"command": "b"}}}',
+    {
+      file: ".mcp.json",
+    },
+  );
+  assert.ok(result.ok);
+  assert.deepEqual(result.value.servers.map((spec) => spec.command), ["a"]);
+  assert.equal(
+    result.value.skipped[0]?.message,
+    '.mcp.json: mcpServers.GitHub: its server name "github" is also the name of "github"; rename one of them',
+  );
+});
+
+Deno.test("openCatalog() finds the catalog in the usual places and says which file it read", async (t) => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-find-" }));
+  try {
+    await t.step("none: an error naming every place looked at", async () => {
+      const result = await openCatalog(undefined, { folder: dir });
+      assert.equal(result.ok, false);
+      if (!result.ok) {
+        assert.equal(result.error.kind, "unreadable_file");
+        assert.match(
+          result.error.message,
+          new RegExp(CATALOG_FILES.join(", ").replace(/\./g, "\\.")),
+        );
+      }
+    });
+    await t.step(".vscode/mcp.json: the project folder is its parent", async () => {
+      await Deno.mkdir(`${dir}/.vscode`);
+      await Deno.writeTextFile(
+        `${dir}/.vscode/mcp.json`,
+        '{"servers": {"app": {"type": "stdio", "command": "node", "args": ["${workspaceFolder}/s.js"]}}}',
+      );
+      const result = await openCatalog(undefined, { folder: dir });
+      assert.ok(result.ok, result.ok ? "" : result.error.message);
+      assert.equal(result.value.file, `${dir}/.vscode/mcp.json`);
+      assert.deepEqual(result.value.servers.map((spec) => [spec.args, spec.cwd]), [
+        [[`${dir}/s.js`], dir],
+      ]);
+    });
+    await t.step(
+      "loom.toml comes first; a server without cwd runs in the catalog's folder",
+      async () => {
+        await Deno.writeTextFile(`${dir}/.mcp.json`, '{"mcpServers": {}}');
+        await Deno.writeTextFile(
+          `${dir}/loom.toml`,
+          '[mcp.a]\ncommand = "x"\n[mcp.b]\ncommand = "x"\ncwd = "sub"\n',
+        );
+        const result = await openCatalog(undefined, { folder: dir });
+        assert.ok(result.ok, result.ok ? "" : result.error.message);
+        assert.equal(result.value.file, `${dir}/loom.toml`);
+        assert.deepEqual(result.value.servers.map((spec) => spec.cwd), [dir, `${dir}/sub`]);
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
