@@ -32,7 +32,7 @@
 export * from "./catalog/mod.ts";
 export * from "./client/mod.ts";
 export * from "./runner/run.ts";
-export type { Generated, GenerateError } from "./codegen/generate.ts";
+export type { Generated, GenerateError, OmissionReason } from "./codegen/generate.ts";
 // The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
 export type { Result } from "./codec/result.ts";
 export type { JsonArray, JsonObject, JsonValue } from "./codec/json.ts";

@@ -10,9 +10,17 @@ export type CliCommand =
   | { command: "check"; catalog?: string }
   | { command: "surface"; catalog?: string }
   | { command: "module"; catalog?: string; server: string }
-  | { command: "call"; catalog?: string; server: string; tool: string; args: string };
+  | { command: "call"; catalog?: string; server: string; tool: string; args: string }
+  | { command: "run"; catalog?: string; program: string; json: boolean };
 
-const COMMANDS: ReadonlySet<string> = new Set(["check", "surface", "module", "call", "help"]);
+const COMMANDS: ReadonlySet<string> = new Set([
+  "check",
+  "surface",
+  "module",
+  "call",
+  "run",
+  "help",
+]);
 const HELP_HINT = "run with --help to see the commands";
 
 export const USAGE = `Usage: loom-mcp [--catalog <path>] <command> [arguments]
@@ -24,27 +32,34 @@ Commands:
   check                          boot every server, report each one, retire them all
   surface                        print the surface a model reads (every server's functions)
   module <server>                print the TypeScript module generated for one server
-  call <server> <tool> [<json>]  call one tool with a JSON object of arguments (default {})
+  call <server> <tool> [<json>]  call one tool with a JSON object of arguments (default {});
+                                 the tool by its name on the server or in the module
+  run <program.ts | ->           run a program (a file, or - for standard input) against the
+                                 servers it imports, booting only those; print its result,
+                                 logs and calls
 
 Options:
   --catalog <path>  the catalog: [mcp.<name>] tables of a TOML file, or an
                     mcpServers JSON file (.json); the catalog may also be given
                     as the first argument. Default: loom.toml in the current
                     folder, else .mcp.json
+  --json            (run) print the whole report as JSON
   -h, --help        print this help
 
-Exit status: 0 when everything worked, 1 when a server or a call failed,
-2 for a usage or catalog mistake.
+Exit status: 0 when everything worked, 1 when a server, a call or a program
+failed, 2 for a usage or catalog mistake.
 
 Examples:
   loom-mcp check
   loom-mcp --catalog harness.toml surface
   loom-mcp call memory read_graph '{}'
+  loom-mcp run program.ts
 `;
 
 /** Parses the arguments of the command line (a leading `--` is ignored). */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   let catalog: string | undefined;
+  let json = false;
   const positional: string[] = [];
   let rest = false;
   // `deno task cli -- <args>` passes the "--" on.
@@ -55,6 +70,8 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       positional.push(arg);
     } else if (arg === "--") {
       rest = true;
+    } else if (arg === "--json") {
+      json = true;
     } else if (arg === "-h" || arg === "--help") {
       return ok({ command: "help" });
     } else if (arg === "--catalog" || arg.startsWith("--catalog=")) {
@@ -82,6 +99,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   }
   const [command, ...operands] = positional;
   const where = catalog === undefined ? {} : { catalog };
+  if (json && command !== "run" && command !== "help") {
+    return err(`--json applies to run only; ${HELP_HINT}`);
+  }
   switch (command) {
     case undefined:
       return err(`no command given; ${HELP_HINT}`);
@@ -112,6 +132,14 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
         );
       }
       return ok({ command, server, tool, args, ...where });
+    }
+    case "run": {
+      const [program, extra] = operands;
+      if (program === undefined) {
+        return err("run needs a program, as in: run program.ts (or - for standard input)");
+      }
+      if (extra !== undefined) return err(`run takes one program, got ${quote(extra)} too`);
+      return ok({ command, program, json, ...where });
     }
     default:
       return err(`unknown command ${quote(command)}; ${HELP_HINT}`);

@@ -7,6 +7,7 @@
  * deno run -A jsr:@loom/mcp/cli --catalog harness.toml surface
  * deno run -A jsr:@loom/mcp/cli module memory
  * deno run -A jsr:@loom/mcp/cli call memory read_graph '{}'
+ * deno run -A jsr:@loom/mcp/cli run program.ts
  * ```
  *
  * The catalog is `--catalog <path>` (or the first argument), else `loom.toml`
@@ -29,6 +30,7 @@ import { boot, type Harness, type ServerReport } from "../client/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { ServerSpec } from "../client/spec.ts";
 import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
+import { readProgram, runCommand } from "./_run.ts";
 import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
@@ -68,6 +70,16 @@ export async function main(args: string[]): Promise<number> {
     console.log(USAGE.trimEnd());
     return EXIT_OK;
   }
+  // The program is read first: a missing program is a usage mistake, found before any boot.
+  let program = "";
+  if (command.command === "run") {
+    const read = await readProgram(command.program);
+    if ("error" in read) {
+      console.error(`error: ${read.error}`);
+      return EXIT_USAGE;
+    }
+    program = read.source;
+  }
   const path = command.catalog ?? await defaultCatalog();
   if (path === undefined) {
     console.error(
@@ -90,6 +102,12 @@ export async function main(args: string[]): Promise<number> {
       return await moduleOf(path, catalog.value, command.server);
     case "call":
       return await call(path, catalog.value, command);
+    case "run":
+      return await runCommand(program, catalog.value, {
+        json: command.json,
+        codes: { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE },
+        withHarness: (specs, body) => withHarness(specs, body),
+      });
   }
 }
 
@@ -310,10 +328,17 @@ async function call(
         const tools = report?.state === "ready"
           ? report.tools.map((tool) => tool.name).sort().join(", ")
           : "";
+        const guess = error.suggestions.length === 0
+          ? ""
+          : ` (did you mean ${error.suggestions.join(" or ")}?)`;
         console.error(
-          `error: server ${quote(command.server)} has no tool ${quote(command.tool)}; ` +
+          `error: server ${quote(command.server)} has no tool ${quote(command.tool)}${guess}; ` +
             `its tools: ${oneLine(tools === "" ? "none" : tools, 600)}`,
         );
+        return EXIT_USAGE;
+      }
+      if (error.kind === "task_required") {
+        console.error(`error: ${oneLine(error.message, 400)}; it is left out of the surface too`);
         return EXIT_USAGE;
       }
       const tail = "stderrTail" in error ? tailLines(error.stderrTail, 1)[0] : undefined;

@@ -33,7 +33,14 @@ export type CallDenial =
     cause: BootFailure;
     message: string;
   }
-  | { kind: "unknown_tool"; server: string; tool: string; message: string }
+  | {
+    kind: "unknown_tool";
+    server: string;
+    tool: string;
+    /** The server's function names closest to `tool`, best first; maybe none. */
+    suggestions: string[];
+    message: string;
+  }
   | {
     kind: "task_required";
     server: string;
@@ -261,6 +268,7 @@ function resolveTool(
     kind: "unknown_tool",
     server,
     tool,
+    suggestions: close,
     message: `Cannot call tool ${quote(tool)}: server ${quote(server)} did not list it` +
       (close.length === 0 ? "" : `; did you mean ${close.join(", ")}?`),
   });

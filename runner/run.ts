@@ -236,6 +236,28 @@ function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunRe
 }
 
 /**
+ * The module segments a program imports as `./mcp/<segment>.ts`, each once,
+ * in the order first imported: the servers it needs, so that a caller can
+ * boot only those. Anything else the program imports is left to
+ * {@linkcode runProgram} to refuse.
+ *
+ * @example Boot only what a program uses
+ * ```ts
+ * import { importedSegments } from "@loom/mcp";
+ * const source = 'import { read_graph } from "./mcp/memory.ts";\nexport default 1;';
+ * console.log(importedSegments(source)); // ["memory"]
+ * ```
+ */
+export function importedSegments(source: string): string[] {
+  const segments = new Set<string>();
+  for (const { specifier } of scanImports(String(source)).imports) {
+    const segment = MODULE_PATH.exec(specifier)?.[1];
+    if (segment !== undefined) segments.add(segment);
+  }
+  return [...segments];
+}
+
+/**
  * Runs one program in the sandbox and reports its outcome, its logs, its tool
  * calls and the limits it hit. Never throws for anything the program does;
  * throws `TypeError` or `RangeError` only for bad options.

@@ -1,0 +1,220 @@
+// Private to cli/: the `run` command. It reads a program (a file, or standard
+// input for "-"), boots only the servers the program imports, runs it in the
+// sandbox, prints its result, logs and calls (or, with --json, the whole
+// report), and retires every server it booted.
+
+import { quote } from "../codec/quote.ts";
+import type { Harness, ServerReport } from "../client/harness.ts";
+import type { ServerSpec } from "../client/spec.ts";
+import { importedSegments, type RunReport } from "../runner/run.ts";
+import { oneLine, printable, table, tailLines } from "./_render.ts";
+
+/** The largest program `run` reads, in bytes: 1 MiB. */
+export const MAX_PROGRAM_BYTES = 1024 * 1024;
+
+/** What `run` needs from the command line. */
+export type RunCommand = { program: string; json: boolean };
+
+/** How `run` boots servers and retires them: the command line's own session. */
+export type WithHarness = (
+  specs: readonly ServerSpec[],
+  body: (harness: Harness) => Promise<number>,
+) => Promise<number>;
+
+/** Exit statuses, as every command uses them. */
+export type ExitCodes = { ok: number; failed: number; usage: number };
+
+/** Reads the program: a file, or all of standard input for "-". */
+export async function readProgram(path: string): Promise<{ source: string } | { error: string }> {
+  let bytes: Uint8Array;
+  try {
+    if (path === "-") {
+      bytes = await readCapped(Deno.stdin.readable);
+    } else {
+      const info = await Deno.stat(path);
+      if (info.size > MAX_PROGRAM_BYTES) return { error: tooLarge(path) };
+      bytes = await Deno.readFile(path);
+    }
+  } catch (error) {
+    if (error instanceof RangeError) return { error: tooLarge(path) };
+    const why = error instanceof Error ? error.message : String(error);
+    return { error: `cannot read the program ${quote(path)}: ${oneLine(why, 200)}` };
+  }
+  if (bytes.length > MAX_PROGRAM_BYTES) return { error: tooLarge(path) };
+  try {
+    return { source: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
+  } catch {
+    return { error: `the program ${quote(path)} is not UTF-8 text` };
+  }
+}
+
+function tooLarge(path: string): string {
+  return `the program ${quote(path)} is larger than ${MAX_PROGRAM_BYTES} bytes`;
+}
+
+async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    total += chunk.length;
+    if (total > MAX_PROGRAM_BYTES) throw new RangeError("too large");
+    chunks.push(chunk);
+  }
+  const all = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return all;
+}
+
+/**
+ * Runs the program against the servers it imports. Exit status: `ok` when it
+ * returned, `failed` when a server failed to boot or the program was
+ * rejected, threw or was stopped, `usage` when it imports a server the
+ * catalog does not have.
+ */
+export async function runCommand(
+  source: string,
+  specs: readonly ServerSpec[],
+  options: { json: boolean; codes: ExitCodes; withHarness: WithHarness },
+): Promise<number> {
+  const { codes, json } = options;
+  const wanted = importedSegments(source);
+  const missing = wanted.filter((name) => !specs.some((spec) => spec.name === name));
+  if (missing.length > 0) {
+    const known = specs.length === 0 ? "none" : specs.map((spec) => spec.name).join(", ");
+    console.error(
+      `error: the program imports ${missing.map((name) => `./mcp/${name}.ts`).join(", ")}, ` +
+        `but the catalog has no such server; its servers: ${known}`,
+    );
+    return codes.usage;
+  }
+  const chosen = specs.filter((spec) => wanted.includes(spec.name));
+  return await options.withHarness(chosen, async (harness) => {
+    const failed = [...harness.reports.values()].filter((report) => report.state === "failed");
+    if (failed.length > 0) {
+      if (json) print({ servers: servers(harness), report: null });
+      for (const report of failed) showFailure(report);
+      return codes.failed;
+    }
+    const report = await harness.run(source);
+    if (json) print({ servers: servers(harness), report });
+    else show(report);
+    return report.outcome.kind === "returned" ? codes.ok : codes.failed;
+  });
+}
+
+function servers(harness: Harness): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, report] of harness.reports) {
+    out[name] = report.state === "ready" ? { state: "ready", tools: report.tools.length } : {
+      state: "failed",
+      stage: report.failure.stage,
+      message: report.message,
+      stderrTail: report.stderrTail,
+    };
+  }
+  return out;
+}
+
+function showFailure(report: ServerReport & { state: "failed" }): void {
+  console.error(
+    `error: server ${quote(report.name)} failed to ${report.failure.stage}: ` +
+      `${oneLine(report.message, 300)}; the program did not run`,
+  );
+  for (const line of tailLines(report.stderrTail)) console.error(`  stderr: ${line}`);
+}
+
+function show(report: RunReport): void {
+  const { outcome } = report;
+  switch (outcome.kind) {
+    case "returned":
+      console.log(
+        outcome.value === undefined
+          ? "(no result: the program has no export default)"
+          : printable(JSON.stringify(plain(outcome.value, []), null, 2)),
+      );
+      break;
+    case "threw":
+      console.error(`error: the program threw ${oneLine(`${outcome.name}: ${outcome.message}`)}`);
+      for (const line of outcome.stack.split("\n").slice(1, 6)) {
+        if (line.trim() !== "") console.error(`  ${oneLine(line.trim(), 200)}`);
+      }
+      break;
+    case "killed":
+      console.error(
+        `error: the program was stopped (${outcome.reason}): ${oneLine(outcome.message)}`,
+      );
+      break;
+    case "rejected":
+      for (const { file, line, column, message } of outcome.diagnostics) {
+        console.error(`error: ${printable(file)}:${line}:${column}: ${oneLine(message, 600)}`);
+      }
+      console.error("error: the program did not run; fix it and run it again");
+      break;
+  }
+  if (report.logs.length > 0) {
+    console.error(`\nLogs\n${report.logs.map((line) => `  ${oneLine(line, 400)}`).join("\n")}`);
+  }
+  if (report.calls.length > 0) {
+    const rows = report.calls.map((call) => [
+      `${oneLine(call.server, 40)}.${oneLine(call.tool, 60)}`,
+      call.outcome.ok ? (call.outcome.value.isError ? "isError" : "ok") : call.outcome.error.kind,
+      `${call.durationMs.toFixed(1)} ms`,
+      oneLine(JSON.stringify(plain(call.args, [])) ?? "", 80),
+    ]);
+    console.error(`\nCalls\n${table(rows)}`);
+  }
+  if (report.limits.hit.length > 0) console.error(`\nLimits hit: ${report.limits.hit.join(", ")}`);
+}
+
+// JSON.rawJSON (V8, ES2025) keeps a bigint's digits exact in JSON.stringify;
+// the TypeScript library Deno checks with does not declare it yet.
+const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
+
+function print(value: unknown): void {
+  console.log(JSON.stringify(plain(value, []), null, 2));
+}
+
+// A report as JSON: bigints exact, and whatever JSON cannot say (a Map among
+// refused arguments, a cycle) as a marker naming it, never as {}.
+function plain(value: unknown, ancestors: object[]): unknown {
+  switch (typeof value) {
+    case "bigint":
+      return rawJson(value.toString());
+    case "number":
+      return Number.isFinite(value) ? value : { $unrepresentable: `number ${value}` };
+    case "function":
+      return { $unrepresentable: `function ${value.name || "(anonymous)"}` };
+    case "symbol":
+      return { $unrepresentable: `symbol ${value.description ?? ""}` };
+    case "object":
+      break;
+    default:
+      return value;
+  }
+  if (value === null) return null;
+  if (ancestors.includes(value)) {
+    return { $unrepresentable: "cycle: a reference to an enclosing value" };
+  }
+  const proto = Object.getPrototypeOf(value);
+  ancestors.push(value);
+  try {
+    if (Array.isArray(value)) return value.map((item) => plain(item, ancestors) ?? null);
+    if (proto !== Object.prototype && proto !== null) {
+      return { $unrepresentable: `instance of ${value.constructor?.name || "an anonymous class"}` };
+    }
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      const item = plain((value as Record<string, unknown>)[key], ancestors);
+      if (item !== undefined) {
+        Object.defineProperty(out, key, { value: item, enumerable: true, configurable: true });
+      }
+    }
+    return out;
+  } finally {
+    ancestors.pop();
+  }
+}
