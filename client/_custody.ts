@@ -9,15 +9,26 @@
 // as soon as it is seen; no signal is sent to a pid after its exit was seen,
 // because pids are recycled.
 
+//
+// Custody follows the process tree, not only the group (`_process_tree.ts`):
+// the tree is snapshotted while the server lives and before every signal, and
+// a descendant that left the group gets the group's signals itself, is part
+// of the drain check, and is guarded at the harness's exit like a server.
+
 import type { Drain, GroupSignal } from "../worker/transport.ts";
 import { drainGroup, signalGroup } from "./_process_group.ts";
+import { ProcessTree, watchTree } from "./_process_tree.ts";
 import * as guard from "./_exit_guard.ts";
+
+const guarded = { left: guard.track, gone: guard.untrack };
 
 /** What the main thread knows of one server's process, and does to it. */
 export class Custody {
   #pid: number | undefined;
   #exitSeen = false;
   #holding = false;
+  #tree: ProcessTree | undefined;
+  #unwatch: (() => void) | undefined;
 
   /** The server's pid once spawned. */
   get pid(): number | undefined {
@@ -48,6 +59,9 @@ export class Custody {
     if (this.#pid !== undefined) return;
     this.#pid = pid;
     guard.track(pid);
+    const tree = new ProcessTree(pid, guarded);
+    this.#tree = tree;
+    this.#unwatch = watchTree(tree, () => !this.#exitSeen);
   }
 
   /** The worker saw the server exit: its pid is never signalled again. */
@@ -57,15 +71,27 @@ export class Custody {
     guard.untrack(pid);
   }
 
-  /** Signals the group for the worker's escalation, unless the exit was seen. */
-  signal(pid: number, signal: GroupSignal): void {
-    if (pid === this.#pid && !this.#exitSeen) signalGroup(pid, signal);
+  /** Records the server's process tree now, unless its exit was seen. */
+  snapshot(): void {
+    if (!this.#exitSeen) this.#tree?.snapshot(true);
   }
 
-  /** The drain check after the exit; `"unknown"` for any other pid or before the exit. */
+  /** Signals the group for the worker's escalation, unless the exit was seen. */
+  signal(pid: number, signal: GroupSignal): void {
+    if (pid !== this.#pid || this.#exitSeen) return;
+    this.#tree?.snapshot(true);
+    signalGroup(pid, signal);
+    this.#tree?.signalEscaped(signal);
+  }
+
+  /**
+   * The drain check after the exit: the group and every descendant that left
+   * it; `"unknown"` for any other pid, before the exit, or where the tree
+   * could not be followed.
+   */
   drain(pid: number, deadlineMs: number): Promise<Drain> {
     if (pid !== this.#pid || !this.#exitSeen) return Promise.resolve("unknown");
-    return drainGroup(pid, deadlineMs);
+    return drainGroup(pid, deadlineMs, this.#tree);
   }
 
   /**
@@ -76,7 +102,9 @@ export class Custody {
   abandon(): boolean {
     const pid = this.#pid;
     if (pid === undefined || this.#exitSeen) return true;
+    this.#tree?.snapshot(true);
     signalGroup(pid, "SIGKILL");
+    this.#tree?.signalEscaped("SIGKILL");
     guard.untrack(pid);
     return false;
   }
@@ -84,6 +112,10 @@ export class Custody {
   /** The client is done with the process: nothing is guarded any more. */
   end(): void {
     if (this.#pid !== undefined && this.#exitSeen) guard.untrack(this.#pid);
+    // Descendants still alive stay guarded until the harness ends.
+    this.#tree?.alive();
+    this.#unwatch?.();
+    this.#unwatch = undefined;
     this.release();
   }
 }

@@ -7,6 +7,7 @@
 // run access, and reading `/proc` needs read access it is not given.
 
 import type { Drain, GroupSignal } from "../worker/transport.ts";
+import type { ProcessTree } from "./_process_tree.ts";
 
 /** Pause between two looks at a group being drained, in milliseconds. */
 export const DRAIN_POLL_MS = 10;
@@ -92,23 +93,27 @@ async function liveMembers(pgid: number): Promise<number | "unknown"> {
 }
 
 /**
- * After a group's leader exited: kills the members that survived it and
- * waits for the group to empty. Signalling is safe here only because live
+ * After a group's leader exited: kills the members that survived it, and the
+ * descendants of `tree` that left the group, and waits until none is left;
+ * `"unknown"` where `/proc` or the tree could not be read. Signalling is safe here only because live
  * members were just seen: a group id is not reused while a member lives.
  */
-export async function drainGroup(pgid: number, deadlineMs: number): Promise<Drain> {
+export async function drainGroup(
+  pgid: number,
+  deadlineMs: number,
+  tree?: ProcessTree,
+): Promise<Drain> {
   const until = performance.now() + deadlineMs;
-  let members = await liveMembers(pgid);
-  if (members === "unknown") return "unknown";
-  if (members === 0) return true;
-  signalGroup(pgid, "SIGKILL");
   for (;;) {
-    members = await liveMembers(pgid);
+    // The tree first: a member's children are found while it still lives.
+    tree?.snapshot(false);
+    const members = await liveMembers(pgid);
     if (members === "unknown") return "unknown";
-    if (members === 0) return true;
+    const escaped = tree?.signalEscaped("SIGKILL") ?? 0;
+    if (members === 0 && escaped === 0) return tree?.blind === true ? "unknown" : true;
     const left = until - performance.now();
     if (left <= 0) return false;
-    signalGroup(pgid, "SIGKILL");
+    if (members > 0) signalGroup(pgid, "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_POLL_MS, left)));
   }
 }

@@ -273,6 +273,9 @@ export class Client {
     this.#latch("shutdown", `Client "${this.name}" was shut down`);
     this.#tickets.settleAll(this.#unavailable());
     if (link.closed) return Promise.resolve(err(this.#unconfirmed()));
+    // The tree as it stands while the server still lives: once it exits, its
+    // descendants are reparented and only this record finds them.
+    this.#custody.snapshot();
     this.#post({ kind: "retire", timeoutMs: timeoutMs * WORKER_RETIREMENT_SHARE });
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
