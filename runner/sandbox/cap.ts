@@ -106,6 +106,17 @@ export class ToolResult<T = JsonValue | undefined> {
     return joinText(this.content);
   }
 
+  /**
+   * How a logged result shows, wherever it is nested: as its JSON, so its
+   * text appears beside its blocks.
+   */
+  [Symbol.for("Deno.customInspect")](
+    inspect: (value: unknown, options: unknown) => string,
+    options: unknown,
+  ): string {
+    return inspect(this.toJSON(), options);
+  }
+
   /** What the result is as JSON: `{ content, structuredContent?, text }`. */
   toJSON(): { content: ContentBlock[]; structuredContent?: JsonValue; text: string } {
     if (this.structuredContent === undefined) return { content: this.content, text: this.text };

@@ -61,6 +61,16 @@ Deno.test("a logged ToolResult shows its text beside its blocks", async () => {
   assert.match(logs[0] ?? "", /text: "hi"/);
 });
 
+Deno.test("a ToolResult logged inside another value shows its text too", async () => {
+  const { logs } = await returned(
+    'import { hello } from "./mcp/w.ts";\nconsole.log({ results: [await hello({})] });',
+  );
+  assert.match(
+    logs[0] ?? "",
+    /results: \[ \{ content: \[ \{ type: "text", text: "hi" \} \], text: "hi" \} \]/,
+  );
+});
+
 Deno.test("what JSON cannot say arrives as a named marker, never as {}", async (t) => {
   const { value } = await returned(`
 class Point { constructor(public x: number, public y: number) {} toJSON() { return [this.x, this.y]; } }
