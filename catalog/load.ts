@@ -84,7 +84,7 @@ export async function openCatalog(
   const folder = options.folder ?? Deno.cwd();
   let file: string;
   if (path === undefined) {
-    const found = await findCatalog(folder);
+    const found = await findCatalog(options.folder);
     if (found === undefined) {
       return err({
         kind: "unreadable_file",

@@ -4,6 +4,8 @@
 
 import type { RetirementError, RetirementEvidence } from "../client/errors.ts";
 import type { Result } from "../codec/result.ts";
+import type { CallToolResult } from "../codec/protocol.ts";
+import { parseJson, stringifyJson } from "../codec/json.ts";
 
 // C0 and C1 controls but tab and newline, DEL, line and paragraph separators,
 // bidirectional overrides and isolates, zero-width characters, BOM.
@@ -67,4 +69,49 @@ export function retirementRow(
     : "group drain unknown";
   const status = evidence.signal === null ? `code ${evidence.code}` : `signal ${evidence.signal}`;
   return [name, "exited", status, drained, `after ${evidence.escalation}`, `pid ${evidence.pid}`];
+}
+
+/** A tool's result for a person: its text blocks, other blocks named, structured output as JSON. */
+export function renderResult(result: CallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content) {
+    switch (block.type) {
+      case "text":
+        parts.push(printable(block.text));
+        break;
+      case "image":
+      case "audio":
+        parts.push(
+          `[${block.type} ${oneLine(block.mimeType, 60)}, ${block.data.length} base64 characters]`,
+        );
+        break;
+      case "resource_link":
+        parts.push(`[resource link ${oneLine(block.uri, 200)}]`);
+        break;
+      case "resource":
+        parts.push(`[resource ${oneLine(block.resource.uri, 200)}]`);
+        break;
+      case "other":
+        parts.push(`[${oneLine(block.originalType, 60)} block]`);
+        break;
+    }
+  }
+  if (result.structuredContent !== undefined) {
+    const json = stringifyJson(result.structuredContent);
+    // Servers often send the same JSON as text too: show it once.
+    if (
+      json.ok &&
+      !result.content.some((block) => block.type === "text" && sameJson(block.text, json.value))
+    ) {
+      parts.push(`structured: ${printable(json.value)}`);
+    }
+  }
+  return parts.length === 0 ? "(no content)" : parts.join("\n");
+}
+
+function sameJson(text: string, json: string): boolean {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return false;
+  const again = stringifyJson(parsed.value);
+  return again.ok && again.value === json;
 }

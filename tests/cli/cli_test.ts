@@ -84,8 +84,10 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
 
     await t.step("--help prints the usage and exits 0", () => {
       assert.equal(help.code, 0, help.stderr);
-      assert.match(help.stdout, /^Usage: loom-mcp \[--catalog <path>\] <command>/);
-      for (const command of ["check", "surface", "module <server>", "call <server> <tool>"]) {
+      assert.match(help.stdout, /^Usage: loom-mcp \[options\] <command>/);
+      for (
+        const command of ["check", "tools", "surface", "module <server>", "call <server> <tool>"]
+      ) {
         assert.match(help.stdout, new RegExp(`\\n  ${command.replace(/[<>]/g, ".")}`));
       }
     });
@@ -150,14 +152,17 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
     await t.step("call exits 1 for an isError result, 2 for an unknown tool", () => {
       assert.equal(isError.code, 1);
       assert.equal(isError.stdout, "fail always fails\n");
+      // Each server's line as it settles, what the command does, then the error.
+      assert.match(isError.stderr, /^ {2}echo +ready +6 +2025-11-25 +\d+\.\d\d s +echo 1\.0\.0\n/);
+      assert.match(isError.stderr, /^calling fail of echo…$/m);
       assert.equal(
-        isError.stderr,
-        'error: tool "fail" of "echo" reported a failure (isError); its output is above\n',
+        isError.stderr.split("\n").at(-2),
+        'error: tool "fail" of "echo" reported a failure (isError); its output is above',
       );
       assert.equal(noTool.code, 2);
       assert.equal(
-        noTool.stderr,
-        'error: server "echo" has no tool "nope"; its tools: add, big, echo, echo_args, fail, sleep\n',
+        noTool.stderr.split("\n").at(-2),
+        'error: server "echo" has no tool "nope"; its tools: add, big, echo, echo_args, fail, sleep',
       );
     });
 
@@ -179,7 +184,7 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
         [
           ["check"],
           empty,
-          /^error: no catalog given and neither loom\.toml nor \.mcp\.json is in /,
+          /^error: no catalog given and none of loom\.toml, \.mcp\.json, \.vscode\/mcp\.json, \.cursor\/mcp\.json is in /,
         ],
         [
           ["--catalog", `${dir}/missing.toml`, "check"],

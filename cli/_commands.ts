@@ -1,0 +1,373 @@
+// Private to cli/: what each command does once its servers are known. Text
+// goes to a person (results on stdout, progress and errors on stderr); with
+// --json, one JSON document on stdout carries the same data.
+
+import { isJsonObject, type JsonObject, parseJson, stringifyJson } from "../codec/json.ts";
+import { toJson } from "../codec/interchange.ts";
+import { quote } from "../codec/quote.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import type { Harness, ServerReport } from "../client/harness.ts";
+import type { RetirementReport } from "../client/census.ts";
+import type { CliCommand } from "./_args.ts";
+import { BootLines, type Doing, retiredCleanly, withHarness } from "./_session.ts";
+import { notes, type Source } from "./_source.ts";
+import { oneLine, printable, renderResult, retirementRow, table, tailLines } from "./_render.ts";
+
+/** Exit status when everything worked. */
+export const EXIT_OK = 0;
+/** Exit status when a server failed to start, list or retire, or a call failed. */
+export const EXIT_FAILED = 1;
+/** Exit status for a usage mistake or a catalog that cannot be used. */
+export const EXIT_USAGE = 2;
+
+type FailedReport = ServerReport & { state: "failed" };
+type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;
+
+/** Prints one JSON document on stdout. */
+export function printJson(value: unknown): void {
+  const json = toJson(value);
+  const text = json.ok ? stringifyJson(json.value) : undefined;
+  console.log(text?.ok ? text.value : JSON.stringify({ error: "unrepresentable output" }));
+}
+
+function failureLines(report: FailedReport): string[] {
+  const lines = [
+    `error: server ${quote(report.name)} failed to ${report.failure.stage}: ` +
+    `${oneLine(report.message, 300)}; ${hint(report)}`,
+  ];
+  for (const line of tailLines(report.stderrTail)) lines.push(`  stderr: ${line}`);
+  return lines;
+}
+
+function hint(report: FailedReport): string {
+  switch (report.failure.stage) {
+    case "start":
+      return report.stderrTail === ""
+        ? "check its command, args and cwd"
+        : "its stderr follows; fix the server or its entry";
+    case "list":
+      return "it started but its tools/list failed; check the server";
+    case "generate":
+      return "its tools cannot become a module; check the server's tool list";
+  }
+}
+
+function reportJson(report: ServerReport): Record<string, unknown> {
+  if (report.state === "ready") {
+    return {
+      name: report.name,
+      state: "ready",
+      tools: report.tools.length,
+      protocol: report.info.protocolVersion,
+      bootMs: Math.round(report.elapsedMs),
+      serverInfo: report.info.serverInfo,
+      module: report.generated.moduleName,
+    };
+  }
+  return {
+    name: report.name,
+    state: "failed",
+    stage: report.failure.stage,
+    kind: report.failure.error.kind,
+    message: report.message,
+    bootMs: Math.round(report.elapsedMs),
+    stderr: tailLines(report.stderrTail),
+  };
+}
+
+function retirementJson(report: RetirementReport): Record<string, unknown>[] {
+  return [...report.clients].map(([name, outcome]) =>
+    outcome.ok
+      ? { name, ...outcome.value }
+      : { name, state: outcome.error.kind, message: outcome.error.message }
+  );
+}
+
+function catalogJson(source: Source): Record<string, unknown> {
+  const catalog = source.catalog;
+  return {
+    catalog: source.origin,
+    skipped: catalog?.skipped.map(({ key, reason, message }) => ({ key, reason, message })) ?? [],
+    renamed: catalog?.renamed ?? [],
+    warnings: catalog?.warnings ?? [],
+  };
+}
+
+function showFailures(harness: Harness): number {
+  let failed = 0;
+  for (const report of harness.reports.values()) {
+    if (report.state === "failed") {
+      failed++;
+      for (const line of failureLines(report)) console.error(line);
+    }
+  }
+  return failed;
+}
+
+/** The progress of a command other than check: each server's line on stderr. */
+export function progress(command: { json: boolean }): { onLine?: (line: string) => void } {
+  return command.json ? {} : { onLine: (line) => console.error(line) };
+}
+
+/** `check`: boot every server, a line each as it settles, then the retirement. */
+export async function check(
+  source: Source,
+  command: Command<"check">,
+  doing: Doing,
+): Promise<number> {
+  const { specs } = source;
+  const count = `${specs.length} server${specs.length === 1 ? "" : "s"}`;
+  if (!command.json) {
+    console.log(`Catalog ${printable(source.origin)}: ${count}`);
+    for (const line of notes(source)) console.log(line);
+  }
+  if (specs.length === 0) {
+    if (command.json) printJson({ ...catalogJson(source), servers: [], ready: 0, ok: false });
+    console.error(
+      `error: nothing to check: ${printable(source.origin)} yields no server; ` +
+        'add [mcp.<name>] tables (TOML) or "mcpServers" entries (JSON)',
+    );
+    return EXIT_USAGE;
+  }
+  const lines = new BootLines(specs);
+  if (!command.json) console.log(`\nBoot\n${lines.header()}`);
+  let ready = 0;
+  let servers: Record<string, unknown>[] = [];
+  return await withHarness(specs, doing, (harness) => {
+    const details: string[] = [];
+    servers = [...harness.reports.values()].map(reportJson);
+    for (const report of harness.reports.values()) {
+      if (report.state === "ready") ready++;
+      else details.push(...failureLines(report));
+    }
+    if (!command.json && details.length > 0) console.log(`\n${details.join("\n")}`);
+    return ready === specs.length ? EXIT_OK : EXIT_FAILED;
+  }, {
+    ...(command.json ? {} : { onLine: (line: string) => console.log(line) }),
+    onRetired: (retired) => {
+      const clean = retiredCleanly(retired);
+      if (command.json) {
+        printJson({
+          ...catalogJson(source),
+          servers,
+          retirement: retirementJson(retired),
+          ready,
+          ok: ready === specs.length && clean,
+        });
+        return;
+      }
+      const rows = [...retired.clients].map(([name, outcome]) => retirementRow(name, outcome));
+      console.log(`\nRetirement\n${table(rows)}`);
+      console.log(
+        `\n${ready} of ${count} ready; ` +
+          (clean
+            ? "every server retired with evidence that it exited"
+            : "NOT every server was confirmed retired: check for leftover processes"),
+      );
+    },
+  });
+}
+
+/** `tools [server]`: each tool's wire name, generated name, description and input schema. */
+export async function tools(
+  source: Source,
+  command: Command<"tools">,
+  doing: Doing,
+): Promise<number> {
+  const specs = command.server === undefined ? source.specs : pick(source, command.server);
+  if (specs === undefined) return EXIT_USAGE;
+  return await withHarness(specs, doing, (harness) => {
+    const failed = showFailures(harness);
+    const servers = [];
+    for (const report of harness.reports.values()) {
+      if (report.state !== "ready") continue;
+      const functions = new Map([...report.generated.manifest].map(([id, wire]) => [wire, id]));
+      servers.push({
+        name: report.name,
+        module: report.generated.moduleName,
+        tools: report.tools.map((tool) => ({
+          name: tool.name,
+          function: functions.get(tool.name) ?? null,
+          description: tool.description ?? "",
+          inputSchema: tool.inputSchema,
+        })),
+      });
+    }
+    if (command.json) {
+      printJson({
+        servers,
+        failed: [...harness.reports.values()].filter((r) => r.state === "failed").map(reportJson),
+      });
+    } else {
+      for (const server of servers) {
+        console.log(`${server.name} (${server.module}, ${server.tools.length} tools)`);
+        for (const tool of server.tools) {
+          const generated = tool.function === null
+            ? "not in the module"
+            : tool.function === tool.name
+            ? tool.function
+            : `function ${tool.function}`;
+          console.log(`  ${printable(tool.name)}  (${generated})`);
+          if (tool.description !== "") console.log(`    ${oneLine(tool.description, 300)}`);
+          const schema = stringifyJson(tool.inputSchema);
+          console.log(`    input: ${schema.ok ? oneLine(schema.value, 2_000) : "(not JSON)"}`);
+        }
+      }
+    }
+    return failed > 0 ? EXIT_FAILED : EXIT_OK;
+  }, progress(command));
+}
+
+/** `surface`: what the model reads. */
+export async function surface(
+  source: Source,
+  command: Command<"surface">,
+  doing: Doing,
+): Promise<number> {
+  return await withHarness(source.specs, doing, (harness) => {
+    const failed = showFailures(harness);
+    if (command.json) {
+      printJson({
+        surface: harness.surface,
+        failed: [...harness.reports.values()].filter((r) => r.state === "failed").map(reportJson),
+      });
+    } else {
+      console.log(harness.surface.trimEnd());
+    }
+    return failed > 0 ? EXIT_FAILED : EXIT_OK;
+  }, progress(command));
+}
+
+/** `module <server>`: one server's generated module. */
+export async function moduleOf(
+  source: Source,
+  command: Command<"module">,
+  doing: Doing,
+): Promise<number> {
+  const specs = pick(source, command.server);
+  if (specs === undefined) return EXIT_USAGE;
+  return await withHarness(specs, doing, (harness) => {
+    const generated = harness.modules.get(command.server);
+    if (generated === undefined) {
+      showFailures(harness);
+      return EXIT_FAILED;
+    }
+    if (command.json) {
+      printJson({ server: command.server, module: generated.moduleName, source: generated.source });
+    } else {
+      console.log(generated.source.trimEnd());
+    }
+    return EXIT_OK;
+  }, progress(command));
+}
+
+/** `call <server> <tool> [args]`: one tool call and its output. */
+export async function call(
+  source: Source,
+  command: Command<"call">,
+  doing: Doing,
+): Promise<number> {
+  const args = callArguments(command.args);
+  if (!args.ok) {
+    console.error(`error: ${args.error}`);
+    return EXIT_USAGE;
+  }
+  const specs = pick(source, command.server);
+  if (specs === undefined) return EXIT_USAGE;
+  return await withHarness(specs, doing, async (harness) => {
+    if (showFailures(harness) > 0) return EXIT_FAILED;
+    doing.now = `calling ${command.tool} of ${command.server}`;
+    if (!command.json) console.error(`${doing.now}…`);
+    const result = await harness.call(command.server, command.tool, args.value);
+    // After Ctrl-C the call ends because its server is being retired: nothing to say.
+    if (doing.interrupted === true) return EXIT_FAILED;
+    if (!result.ok) {
+      const error = result.error;
+      if (error.kind === "unknown_tool") {
+        const report = harness.reports.get(command.server);
+        const names = report?.state === "ready"
+          ? report.tools.map((tool) => tool.name).sort().join(", ")
+          : "";
+        const guess = error.suggestions.length === 0
+          ? ""
+          : ` (did you mean ${error.suggestions.join(" or ")}?)`;
+        console.error(
+          `error: server ${quote(command.server)} has no tool ${quote(command.tool)}${guess}; ` +
+            `its tools: ${oneLine(names === "" ? "none" : names, 600)}`,
+        );
+        return EXIT_USAGE;
+      }
+      if (error.kind === "task_required") {
+        console.error(`error: ${oneLine(error.message, 400)}; it is left out of the surface too`);
+        return EXIT_USAGE;
+      }
+      const tail = "stderrTail" in error ? tailLines(error.stderrTail, 1)[0] : undefined;
+      console.error(
+        `error: ${oneLine(error.message, 400)}` +
+          (tail === undefined ? "" : `; the server's stderr ends with: ${tail}`),
+      );
+      return EXIT_FAILED;
+    }
+    if (command.json) {
+      printJson({ server: command.server, tool: command.tool, result: result.value });
+    } else {
+      console.log(renderResult(result.value));
+    }
+    if (result.value.isError === true) {
+      console.error(
+        `error: tool ${quote(command.tool)} of ${quote(command.server)} reported a failure ` +
+          `(isError); its output is ${command.json ? "in the document" : "above"}`,
+      );
+      return EXIT_FAILED;
+    }
+    return EXIT_OK;
+  }, progress(command));
+}
+
+const PAIR = /^([^=\s]+)=([\s\S]*)$/;
+
+/**
+ * A call's arguments: none (`{}`), one JSON object, or `key=value` pairs
+ * whose values are JSON when they parse as JSON, else strings.
+ */
+export function callArguments(args: readonly string[]): Result<JsonObject, string> {
+  const [first] = args;
+  if (first === undefined) return ok({});
+  if (args.length === 1 && !PAIR.test(first)) {
+    const parsed = parseJson(first);
+    if (parsed.ok && isJsonObject(parsed.value)) return ok(parsed.value);
+    const why = parsed.ok
+      ? "are not a JSON object"
+      : `are not JSON (${oneLine(parsed.error.message.replace(/^Cannot parse JSON /, ""), 120)})`;
+    return err(
+      `the arguments ${quote(oneLine(first, 60))} ${why}; ` +
+        `pass one quoted JSON object, as in '{"text": "hi"}', or key=value pairs`,
+    );
+  }
+  const object: JsonObject = Object.create(null);
+  for (const arg of args) {
+    const pair = PAIR.exec(arg);
+    if (pair === null) {
+      return err(
+        `the argument ${quote(oneLine(arg, 60))} is not key=value; write each as key=value`,
+      );
+    }
+    const [, key = "", text = ""] = pair;
+    if (Object.hasOwn(object, key)) return err(`the key ${quote(key)} is given twice; keep one`);
+    const value = parseJson(text);
+    object[key] = value.ok ? value.value : text;
+  }
+  return ok(object);
+}
+
+function pick(source: Source, server: string): Source["specs"] | undefined {
+  const spec = source.specs.find((candidate) => candidate.name === server);
+  if (spec === undefined) {
+    const known = source.specs.length === 0
+      ? "it lists none"
+      : `its servers: ${source.specs.map((s) => s.name).join(", ")}`;
+    console.error(`error: no server ${quote(server)} in ${printable(source.origin)}; ${known}`);
+    return undefined;
+  }
+  return [spec];
+}

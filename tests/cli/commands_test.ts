@@ -1,0 +1,198 @@
+import assert from "node:assert/strict";
+import { isLive } from "../_proc.ts";
+
+const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const ECHO = new URL("../fixtures/echo_server.ts", import.meta.url).pathname;
+const ECHO_COMMAND = `${Deno.execPath()} run --quiet --no-lock ${ECHO}`;
+
+type Run = { code: number; stdout: string; stderr: string };
+
+function command(cwd: string, args: string[]): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, ...args],
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  });
+}
+
+async function cli(cwd: string, ...args: string[]): Promise<Run> {
+  const output = await command(cwd, args).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+const echoEntry = {
+  command: Deno.execPath(),
+  args: ["run", "--quiet", "--no-lock", ECHO],
+};
+
+Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=value, reads real config files", async (t) => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-cli-" }));
+  try {
+    const vscode = `${dir}/vscode`;
+    const codex = `${dir}/codex`;
+    const claude = `${dir}/claude`;
+    for (const folder of [vscode, `${vscode}/.vscode`, codex, claude]) await Deno.mkdir(folder);
+    await Deno.writeTextFile(
+      `${vscode}/.vscode/mcp.json`,
+      JSON.stringify({ servers: { Echo: { type: "stdio", ...echoEntry } } }),
+    );
+    await Deno.writeTextFile(
+      `${codex}/loom.toml`,
+      `[mcp_servers.echo]\ncommand = ${JSON.stringify(Deno.execPath())}\n`,
+    );
+    await Deno.writeTextFile(
+      `${claude}/.mcp.json`,
+      JSON.stringify({
+        mcpServers: {
+          echo: echoEntry,
+          notion: { type: "http", url: "https://mcp.notion.com/mcp" },
+          old: { ...echoEntry, disabled: true },
+        },
+      }),
+    );
+    const [checkJson, toolsText, toolsJson, stdio, pairs, empty, found, skipped] = await Promise
+      .all([
+        cli(claude, "check", "--json"),
+        cli(claude, "tools"),
+        cli(claude, "tools", "echo", "--json"),
+        cli(dir, "--stdio", ECHO_COMMAND, "--name", "e", "call", "e", "add", "a=2", "b=40"),
+        cli(claude, "call", "echo", "echo", "text=hello world", "--json"),
+        cli(codex, "check"),
+        cli(vscode, "check"),
+        cli(claude, "check"),
+      ]);
+
+    await t.step("check --json prints one document with the same data as the text", () => {
+      assert.equal(checkJson.code, 0, checkJson.stderr);
+      const document = JSON.parse(checkJson.stdout);
+      assert.equal(document.catalog, ".mcp.json");
+      assert.equal(document.ok, true);
+      assert.deepEqual(
+        document.servers.map((
+          s: { name: string; state: string; tools: number },
+        ) => [s.name, s.state, s.tools]),
+        [["echo", "ready", 6]],
+      );
+      assert.deepEqual(
+        document.skipped.map((s: { key: string; reason: string }) => [s.key, s.reason]),
+        [["notion", "remote"], ["old", "disabled"]],
+      );
+      assert.equal(document.retirement[0].kind, "exited");
+      assert.equal(isLive(document.retirement[0].pid), false);
+    });
+
+    await t.step("tools lists wire names, generated names, descriptions and input schemas", () => {
+      assert.equal(toolsText.code, 0, toolsText.stderr);
+      assert.match(toolsText.stdout, /^echo \(mcp\/echo\.ts, 6 tools\)$/m);
+      assert.match(toolsText.stdout, /^ {2}echo_args {2}\(echo_args\)$/m);
+      assert.match(toolsText.stdout, /^ {4}Returns its text\.$/m);
+      assert.match(
+        toolsText.stdout,
+        /^ {4}input: \{"type":"object","properties":\{"text":\{"type":"string"\}\}/m,
+      );
+      assert.equal(toolsJson.code, 0, toolsJson.stderr);
+      const document = JSON.parse(toolsJson.stdout);
+      const add = document.servers[0].tools.find((tool: { name: string }) => tool.name === "add");
+      assert.equal(add.function, "add");
+      assert.equal(add.inputSchema.type, "object");
+    });
+
+    await t.step("--stdio runs a server without a catalog; call takes key=value pairs", () => {
+      assert.equal(stdio.code, 0, stdio.stderr);
+      assert.equal(stdio.stdout, '42\nstructured: {"sum":42}\n');
+      assert.match(stdio.stderr, /^ {2}e +ready +6 /m);
+      assert.equal(pairs.code, 0, pairs.stderr);
+      assert.deepEqual(JSON.parse(pairs.stdout).result.content, [{
+        type: "text",
+        text: "hello world",
+      }]);
+    });
+
+    await t.step("check of a catalog with no server exits 2 and says what to write", () => {
+      assert.equal(empty.code, 2, empty.stdout);
+      assert.match(
+        empty.stdout,
+        /^warning: loom\.toml: \[mcp_servers\.echo\] is not read: server tables are \[mcp\.<name>\]; write \[mcp\.echo\]$/m,
+      );
+      assert.match(empty.stderr, /^error: nothing to check: loom\.toml yields no server; /);
+    });
+
+    await t.step("check finds .vscode/mcp.json, says so, and shows the derived name", () => {
+      assert.equal(found.code, 0, found.stderr);
+      assert.match(found.stdout, /^Catalog \.vscode\/mcp\.json: 1 server$/m);
+      assert.match(
+        found.stdout,
+        /^note: server "Echo" is named echo here \(its module is mcp\/echo\.ts\)$/m,
+      );
+      assert.match(found.stdout, /^ {2}echo +ready +6 /m);
+    });
+
+    await t.step(
+      "check reports skipped entries by name with the reason and checks the rest",
+      () => {
+        assert.equal(skipped.code, 0, skipped.stderr);
+        assert.match(
+          skipped.stdout,
+          /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/mcp"\); only stdio servers/m,
+        );
+        assert.match(
+          skipped.stdout,
+          /^skipped: \.mcp\.json: mcpServers\.old skipped: it is "disabled": true$/m,
+        );
+        assert.match(skipped.stdout, /1 of 1 server ready/);
+      },
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("Ctrl-C during a call says what it was doing, retires the server and exits 130", async () => {
+  const child = command(Deno.cwd(), [
+    "--stdio",
+    ECHO_COMMAND,
+    "--name",
+    "echo",
+    "call",
+    "echo",
+    "sleep",
+    "ms=600000",
+  ]).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let stderr = "";
+  while (!stderr.includes("calling sleep of echo…\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  child.kill("SIGINT");
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  const status = await child.status;
+  await child.stdout.cancel();
+  assert.equal(status.code, 130, stderr);
+  assert.match(
+    stderr,
+    /^interrupted while calling sleep of echo; retiring every server \(Ctrl-C again to stop at once\)$/m,
+  );
+  const row =
+    /^retired:\n {2}echo +exited +(?:code \d+|signal SIG\w+) +group drained +after \w+ +pid (\d+)$/m
+      .exec(
+        stderr,
+      );
+  assert.ok(row !== null, stderr);
+  assert.equal(isLive(Number(row[1])), false);
+  assert.doesNotMatch(stderr, /^error:/m);
+});
