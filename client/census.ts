@@ -7,6 +7,8 @@
  */
 
 import type { Result } from "../codec/result.ts";
+import { quote } from "../codec/quote.ts";
+import { moduleSegment } from "../codegen/names.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
 import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
@@ -36,6 +38,14 @@ export type RetirementReport = {
 
 const STDERR_MODES: ReadonlySet<string> = new Set(["tail", "forward"]);
 
+const ENV_NAME_RULE = "empty or holds '=' or NUL, which no environment variable name can";
+
+// A key with "=" would be split by the child ("A=B" becomes "A" holding "B=..."),
+// and one with NUL cut short: neither names the variable the catalog meant.
+function isEnvName(name: string): boolean {
+  return name !== "" && !name.includes("=") && !name.includes("\0");
+}
+
 function checkSpec(spec: ServerSpec, index: number): void {
   const where = `Cannot prepare server ${index}`;
   if (typeof spec !== "object" || spec === null) {
@@ -45,6 +55,11 @@ function checkSpec(spec: ServerSpec, index: number): void {
     throw new TypeError(
       `${where}: its name ${JSON.stringify(spec.name)} is not a non-empty string`,
     );
+  }
+  const segment = moduleSegment(spec.name);
+  if (!segment.ok) {
+    // The name is the generated module's segment: refused before anything spawns.
+    throw new TypeError(`${where}: ${segment.error.message}`);
   }
   const named = `Cannot prepare server "${spec.name}"`;
   if (typeof spec.command !== "string" || spec.command.length === 0) {
@@ -59,8 +74,18 @@ function checkSpec(spec: ServerSpec, index: number): void {
   ) {
     throw new TypeError(`${named}: its env is not a record of strings`);
   }
+  for (const key of Object.keys(spec.env)) {
+    if (!isEnvName(key)) {
+      throw new TypeError(`${named}: its env key ${quote(key)} is ${ENV_NAME_RULE}`);
+    }
+  }
   if (!Array.isArray(spec.inheritEnv) || !spec.inheritEnv.every((n) => typeof n === "string")) {
     throw new TypeError(`${named}: its inheritEnv is not a list of names`);
+  }
+  for (const key of spec.inheritEnv) {
+    if (!isEnvName(key)) {
+      throw new TypeError(`${named}: its inheritEnv name ${quote(key)} is ${ENV_NAME_RULE}`);
+    }
   }
   if (spec.cwd !== undefined && typeof spec.cwd !== "string") {
     throw new TypeError(`${named}: its cwd is not a string`);

@@ -15,7 +15,8 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts"
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { toJson } from "../codec/interchange.ts";
-import { generate, type Generated, type GenerateError } from "../codegen/generate.ts";
+import { bootSteps } from "./_boot_steps.ts";
+import { type Generated, type GenerateError } from "../codegen/generate.ts";
 import { closestNames } from "../codegen/names.ts";
 import { Census, type CensusOptions, type RetirementReport } from "./census.ts";
 import type { ClientError, ServerInfo, StartError } from "./errors.ts";
@@ -148,23 +149,53 @@ export async function boot(
   specs: readonly ServerSpec[],
   options: BootOptions = {},
 ): Promise<Harness> {
+  checkBootOptions(options);
   const census = Census.prepare(specs, options);
+  try {
+    return await wire(census, specs, options);
+  } catch (error) {
+    // Whatever threw (a progress callback, a step), nothing it started is left running.
+    await census.retire();
+    throw error;
+  }
+}
+
+function checkBootOptions(options: BootOptions): void {
+  const { listTimeoutMs, capSpecifier, onServer } = options;
+  if (
+    listTimeoutMs !== undefined &&
+    !(typeof listTimeoutMs === "number" && Number.isFinite(listTimeoutMs) && listTimeoutMs > 0)
+  ) {
+    throw new RangeError(
+      `Cannot boot: listTimeoutMs ${String(listTimeoutMs)} is not a positive number of ms`,
+    );
+  }
+  if (capSpecifier !== undefined && (typeof capSpecifier !== "string" || capSpecifier === "")) {
+    throw new TypeError("Cannot boot: capSpecifier is not a non-empty string");
+  }
+  if (onServer !== undefined && typeof onServer !== "function") {
+    throw new TypeError("Cannot boot: onServer is not a function");
+  }
+}
+
+async function wire(
+  census: Census,
+  specs: readonly ServerSpec[],
+  options: BootOptions,
+): Promise<Harness> {
   const started = performance.now();
   const reports = new Map<string, ServerReport>();
-  // A throwing progress callback must not leave servers running unowned.
-  let thrown: { error: unknown } | undefined;
-  const outcomes = await Promise.all(specs.map(async (spec) => {
+  // Every server's boot runs to its end before a throw leaves, so that the
+  // retirement that follows finds no start still under way.
+  const settled = await Promise.allSettled(specs.map(async (spec) => {
     const report = await bootOne(census, spec.name, started, options);
-    try {
-      options.onServer?.(report);
-    } catch (error) {
-      thrown ??= { error };
-    }
+    options.onServer?.(report);
     return report;
   }));
-  if (thrown !== undefined) {
-    await census.retire();
-    throw thrown.error;
+  const outcomes: ServerReport[] = [];
+  for (const outcome of settled) {
+    if (outcome.status === "rejected") throw outcome.reason;
+    outcomes.push(outcome.value);
   }
   const modules = new Map<string, Generated>();
   for (const report of outcomes) {
@@ -290,18 +321,19 @@ async function bootOne(
     stderrTail,
     elapsedMs: performance.now() - started,
   });
-  const connected = await client.connect();
+  const connected = await bootSteps.connect(client);
   if (!connected.ok) {
     return failed({ stage: "start", error: connected.error }, connected.error.stderrTail);
   }
-  const listed = await client.listTools(
+  const listed = await bootSteps.list(
+    client,
     options.listTimeoutMs === undefined ? {} : { timeoutMs: options.listTimeoutMs },
   );
   if (!listed.ok) {
     const tail = "stderrTail" in listed.error ? listed.error.stderrTail : "";
     return failed({ stage: "list", error: listed.error }, tail);
   }
-  const generated = generate(
+  const generated = bootSteps.generate(
     name,
     listed.value,
     options.capSpecifier === undefined ? {} : { capSpecifier: options.capSpecifier },
