@@ -115,7 +115,10 @@ export class ProcessTree {
       visited.add(pid);
       const children = childrenOf(pid);
       if (children === undefined) {
-        if (readProc(pid) !== undefined) this.#blind = true;
+        // Unreadable while it still runs: custody cannot be proven. A process
+        // that ended meanwhile (gone, or a zombie) has no children to hide.
+        const proc = readProc(pid);
+        if (proc !== undefined && proc.state !== "Z") this.#blind = true;
         continue;
       }
       for (const child of children) {
