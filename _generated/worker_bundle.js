@@ -1169,7 +1169,7 @@ function callTimedOut(server, method, timeoutMs, aborted) {
     method,
     timeoutMs,
     aborted,
-    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise the deadline or check the server`
+    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
   };
 }
 __name(callTimedOut, "callTimedOut");
@@ -1381,19 +1381,24 @@ function initializeParams(clientInfo) {
   }).slice(0, -1);
 }
 __name(initializeParams, "initializeParams");
+function notAnMcpServer(name, line, how) {
+  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the initialize request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering initialize it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
+}
+__name(notAnMcpServer, "notAnMcpServer");
 function handshakeFailure(error, context) {
   const { name, connectTimeoutMs, stderrTail } = context;
   switch (error.kind) {
     case "unavailable":
       return {
         kind: "handshake_failed",
-        message: `${error.message} before answering initialize`,
+        // A process that is not an MCP server is named so, with what it wrote.
+        message: error.cause === "malformed" ? error.message : `${error.message} before answering initialize`,
         stderrTail
       };
     case "call_timed_out":
       return {
         kind: "handshake_failed",
-        message: `Server "${name}" did not answer initialize within ${connectTimeoutMs} ms; check its command or raise connectTimeoutMs`,
+        message: `Server "${name}" did not answer initialize within ${connectTimeoutMs} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
         stderrTail
       };
     default:
@@ -1660,8 +1665,7 @@ var ClientMachine = class {
     const parsed = parseJson(line);
     const inbound = parsed.ok ? classify(parsed.value) : parsed;
     if (!inbound.ok) {
-      const excerpt = JSON.stringify(line.length > 80 ? `${line.slice(0, 77)}...` : line);
-      this.#die("malformed", `Server "${this.#name}" wrote a line that is not a JSON-RPC message (${inbound.error.message}): ${excerpt}`);
+      this.#die("malformed", this.#state === "connecting" ? notAnMcpServer(this.#name, line, "garbage") : `Server "${this.#name}" wrote a line that is not a JSON-RPC message (${inbound.error.message}): ${quote(line)}`);
       return;
     }
     const message = inbound.value;
@@ -1686,6 +1690,9 @@ var ClientMachine = class {
         return;
       }
       case "request":
+        if (this.#state === "connecting" && message.method === "initialize") {
+          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo"));
+        }
         this.#refuse(message.id, message.method);
         return;
       case "notification":

@@ -11,7 +11,15 @@ import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
 import { BootLines, type Doing, retiredCleanly, withHarness } from "./_session.ts";
 import { notes, type Source } from "./_source.ts";
-import { oneLine, printable, renderResult, retirementRow, table, tailLines } from "./_render.ts";
+import {
+  oneLine,
+  printable,
+  renderResult,
+  retirementRow,
+  seconds,
+  table,
+  tailLines,
+} from "./_render.ts";
 
 /** Exit status when everything worked. */
 export const EXIT_OK = 0;
@@ -31,25 +39,39 @@ export function printJson(value: unknown): void {
 }
 
 function failureLines(report: FailedReport): string[] {
+  const advice = hint(report);
   const lines = [
     `error: server ${quote(report.name)} failed to ${report.failure.stage}: ` +
-    `${oneLine(report.message, 300)}; ${hint(report)}`,
+    `${oneLine(report.message, 300)}${advice === "" ? "" : `; ${advice}`}${stopping(report)}`,
   ];
   for (const line of tailLines(report.stderrTail)) lines.push(`  stderr: ${line}`);
   return lines;
 }
 
+// What to check, said once: a message that already says it gets no hint.
 function hint(report: FailedReport): string {
   switch (report.failure.stage) {
     case "start":
-      return report.stderrTail === ""
-        ? "check its command, args and cwd"
-        : "its stderr follows; fix the server or its entry";
+      if (report.stderrTail !== "") return "its stderr follows";
+      return /\bcheck\b/.test(report.message) ? "" : "check its command, args and cwd";
     case "list":
       return "it started but its tools/list failed; check the server";
     case "generate":
       return "its tools cannot become a module; check the server's tool list";
   }
+}
+
+// A failed start is retired before it is reported, so its boot time includes
+// the stopping: say so when stopping took more than closing stdin.
+function stopping(report: FailedReport): string {
+  if (report.failure.stage !== "start") return "";
+  const error = report.failure.error;
+  const cleanup = "cleanup" in error ? error.cleanup : undefined;
+  if (cleanup === undefined || cleanup.kind !== "exited") return "";
+  if (cleanup.escalation === "none" || cleanup.escalation === "stdin_closed") return "";
+  return ` (its ${seconds(report.elapsedMs)} include stopping it, which took a ${
+    cleanup.escalation === "sigkill" ? "SIGKILL" : "SIGTERM"
+  })`;
 }
 
 function reportJson(report: ServerReport): Record<string, unknown> {

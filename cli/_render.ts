@@ -27,9 +27,25 @@ export function oneLine(text: string, limit = 160): string {
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
 
-/** The last `count` non-empty lines of a stderr tail, each made printable and capped. */
+// Terminal escape sequences (CSI, OSC, and two-character ones) as servers use
+// them for colour and progress bars: stripped from stderr, where they mean
+// nothing once captured.
+const TERMINAL_ESCAPES =
+  // deno-lint-ignore no-control-regex
+  /\u001b(?:\[[0-?]*[ -/]*[@-~]|\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|[@-Z\\-_])|\u009b[0-?]*[ -/]*[@-~]/g;
+
+/** Removes terminal escape sequences (colours, cursor moves, titles) from text. */
+export function stripEscapes(text: string): string {
+  return text.replace(TERMINAL_ESCAPES, "");
+}
+
+/**
+ * The last `count` non-empty lines of a stderr tail, each without terminal
+ * escapes, made printable and capped; a line redrawn with `\r` shows its last state.
+ */
 export function tailLines(tail: string, count = 5): string[] {
-  return tail.split("\n").map((line) => line.trimEnd()).filter((line) => line !== "")
+  return stripEscapes(tail).split("\n").map((line) => (line.split("\r").at(-1) ?? "").trimEnd())
+    .filter((line) => line !== "")
     .slice(-count).map((line) => oneLine(line, 200));
 }
 

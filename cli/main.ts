@@ -42,7 +42,7 @@ import {
 } from "./_commands.ts";
 import { type Doing, withHarness } from "./_session.ts";
 import { readProgram, runCommand } from "./_run.ts";
-import { serversOf, type Source } from "./_source.ts";
+import { serversOf } from "./_source.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./_commands.ts";
 export { EXIT_INTERRUPTED } from "./_session.ts";

@@ -2,17 +2,19 @@
 // built on the main thread, and its permissions.
 
 import type { StartMessage } from "../worker/messages.ts";
-import { ENV_ALLOWLIST, type ServerSpec } from "./spec.ts";
+import { CHILD_ENV_DEFAULTS, ENV_ALLOWLIST, type ServerSpec } from "./spec.ts";
 
 /** How client workers run: with only what they need, or inheriting everything. */
 export type WorkerPermissions = "least" | "inherit";
 
 /**
- * The child's whole environment: the allowlist and the spec's `inheritEnv`
- * names where set and readable without a prompt, then the spec's own pairs.
+ * The child's whole environment: the defaults, then the allowlist and the
+ * spec's `inheritEnv` names where set and readable without a prompt, then
+ * the spec's own pairs.
  */
 export function childEnv(spec: ServerSpec): Record<string, string> {
   const env: Record<string, string> = Object.create(null);
+  Object.assign(env, CHILD_ENV_DEFAULTS);
   for (const name of [...ENV_ALLOWLIST, ...spec.inheritEnv]) {
     const value = readEnv(name);
     if (value !== undefined) env[name] = value;

@@ -51,6 +51,12 @@ export {
  */
 export const MAX_TOOL_PAGES = 64;
 
+/**
+ * Variables every child gets unless its spec sets them: `NO_COLOR=1`, so
+ * that a server's stderr (and the tail a person reads) holds no colour codes.
+ */
+export const CHILD_ENV_DEFAULTS: Readonly<Record<string, string>> = { NO_COLOR: "1" };
+
 /** Variables a child inherits from the harness without being asked. */
 export const ENV_ALLOWLIST: readonly string[] = [
   "PATH",
@@ -61,6 +67,7 @@ export const ENV_ALLOWLIST: readonly string[] = [
   "TERM",
   "LANG",
   "TMPDIR",
+  "DENO_DIR",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
   "NODE_EXTRA_CA_CERTS",

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { boot, type Harness, parseCatalog, type ServerSpec } from "../mod.ts";
+import { boot, type Harness, loadCatalog, type ServerSpec } from "../mod.ts";
 
 const root = new URL("../", import.meta.url);
 const catalogPath = new URL("examples/catalog.toml", root);
@@ -41,7 +41,8 @@ function withThisDeno(specs: ServerSpec[], memoryFile: string): ServerSpec[] {
 }
 
 async function main(): Promise<boolean> {
-  const catalog = parseCatalog(await Deno.readTextFile(catalogPath), { file: "catalog.toml" });
+  // Loaded from its file, each server runs in the catalog's folder (examples/).
+  const catalog = await loadCatalog(catalogPath);
   if (!catalog.ok) {
     console.error(catalog.error.message);
     return false;

@@ -130,6 +130,7 @@ export function callTimedOut(
     message: aborted
       ? `Request ${method} to server "${server}" was cancelled by its caller`
       : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; ` +
-        `raise the deadline or check the server`,
+        `raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, ` +
+        `or the call's timeoutMs)`,
   };
 }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { quote } from "../codec/quote.ts";
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import { frameText } from "../codec/framing.ts";
 import {
@@ -45,6 +46,19 @@ export type HandshakeContext = {
   stderrTail: string;
 };
 
+/**
+ * Why a process that answered `initialize` with something other than MCP is
+ * not an MCP server, with the line it wrote: its input written back
+ * (`echo`, as `cat` does), or a line that is not JSON-RPC (`garbage`).
+ */
+export function notAnMcpServer(name: string, line: string, how: "echo" | "garbage"): string {
+  return how === "echo"
+    ? `Server "${name}" is not an MCP server: it wrote back the initialize request it was ` +
+      `sent (${quote(line)}); check its command`
+    : `Server "${name}" is not an MCP server: before answering initialize it wrote ` +
+      `${quote(line)}, which is not JSON-RPC; check its command`;
+}
+
 /** The start failure of an `initialize` that got no result. */
 export function handshakeFailure(error: ClientError, context: HandshakeContext): StartFailure {
   const { name, connectTimeoutMs, stderrTail } = context;
@@ -52,14 +66,18 @@ export function handshakeFailure(error: ClientError, context: HandshakeContext):
     case "unavailable":
       return {
         kind: "handshake_failed",
-        message: `${error.message} before answering initialize`,
+        // A process that is not an MCP server is named so, with what it wrote.
+        message: error.cause === "malformed"
+          ? error.message
+          : `${error.message} before answering initialize`,
         stderrTail,
       };
     case "call_timed_out":
       return {
         kind: "handshake_failed",
         message: `Server "${name}" did not answer initialize within ${connectTimeoutMs} ms; ` +
-          `check its command or raise connectTimeoutMs`,
+          `check that its command starts an MCP server on stdio, or raise connect_timeout_ms ` +
+          `in its catalog entry (connectTimeoutMs in a ServerSpec)`,
         stderrTail,
       };
     default:

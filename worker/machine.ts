@@ -28,6 +28,7 @@ import {
   METHOD_NOT_FOUND,
 } from "../codec/jsonrpc.ts";
 import { type JsonValue, parseJson } from "../codec/json.ts";
+import { quote } from "../codec/quote.ts";
 import type { Implementation } from "../codec/protocol.ts";
 import { frameRequest, frameText, LineDecoder } from "../codec/framing.ts";
 import { err, ok, type Result } from "../codec/result.ts";
@@ -49,6 +50,7 @@ import {
   handshakeFailure,
   initializeParams,
   judgeInitialize,
+  notAnMcpServer,
 } from "./handshake.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 
@@ -362,11 +364,12 @@ export class ClientMachine {
     const parsed = parseJson(line);
     const inbound = parsed.ok ? classify(parsed.value) : parsed;
     if (!inbound.ok) {
-      const excerpt = JSON.stringify(line.length > 80 ? `${line.slice(0, 77)}...` : line);
       this.#die(
         "malformed",
-        `Server "${this.#name}" wrote a line that is not a JSON-RPC message ` +
-          `(${inbound.error.message}): ${excerpt}`,
+        this.#state === "connecting"
+          ? notAnMcpServer(this.#name, line, "garbage")
+          : `Server "${this.#name}" wrote a line that is not a JSON-RPC message ` +
+            `(${inbound.error.message}): ${quote(line)}`,
       );
       return;
     }
@@ -393,6 +396,10 @@ export class ClientMachine {
         return;
       }
       case "request":
+        // A process that writes its input back (`cat`) sends our own request.
+        if (this.#state === "connecting" && message.method === "initialize") {
+          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo"));
+        }
         this.#refuse(message.id, message.method);
         return;
       case "notification":

@@ -1,0 +1,98 @@
+import assert from "node:assert/strict";
+
+const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const SILENT = new URL("../fixtures/silent.ts", import.meta.url).pathname;
+
+type Run = { code: number; stdout: string; stderr: string };
+
+async function cli(cwd: string, args: string[], env: Record<string, string> = {}): Promise<Run> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, ...args],
+    cwd,
+    stdin: "null",
+    env: { NO_COLOR: "1", ...env },
+  }).output();
+  const decoder = new TextDecoder();
+  return {
+    code: output.code,
+    stdout: decoder.decode(output.stdout),
+    stderr: decoder.decode(output.stderr),
+  };
+}
+
+function errorLine(run: Run): string {
+  return /^error: .*$/m.exec(run.stdout)?.[0] ?? "";
+}
+
+Deno.test("messages a person reads name the right knob, once, and say what happened", async (t) => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-messages-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/loom.toml`,
+      [
+        "[mcp.silent]",
+        `command = ${JSON.stringify(Deno.execPath())}`,
+        `args = ["run", "--quiet", "--no-lock", ${JSON.stringify(SILENT)}]`,
+        "connect_timeout_ms = 500",
+        "",
+      ].join("\n"),
+    );
+    const denoDir = `${dir}/deno_dir`;
+    const [timeout, cat, chatter, env] = await Promise.all([
+      cli(dir, ["check"]),
+      cli(dir, ["--stdio", "cat", "check"]),
+      cli(dir, [
+        "--stdio",
+        "sh -c 'printf \"\\033[32mDownloading\\033[0m\\n\" >&2; echo hello; sleep 30'",
+        "--name",
+        "chatty",
+        "check",
+      ]),
+      cli(dir, [
+        "--stdio",
+        `sh -c 'echo "NO_COLOR=$NO_COLOR DENO_DIR=$DENO_DIR" >&2; exec cat'`,
+        "--name",
+        "env",
+        "check",
+      ], {
+        DENO_DIR: denoDir,
+      }),
+    ]);
+
+    await t.step("a connect timeout names connect_timeout_ms and says once what to check", () => {
+      assert.equal(timeout.code, 1, timeout.stderr);
+      const line = errorLine(timeout);
+      assert.match(line, /did not answer initialize within 500 ms; /);
+      assert.match(line, /raise connect_timeout_ms in its catalog entry/);
+      assert.equal(line.match(/\bcheck\b/g)?.length, 1, line);
+    });
+
+    await t.step("a program that writes its input back is not an MCP server", () => {
+      assert.equal(cat.code, 1, cat.stderr);
+      assert.match(
+        errorLine(cat),
+        /^error: server "cat" failed to start: Server "cat" is not an MCP server: it wrote back the initialize request it was sent \("\{\\"jsonrpc\\":\\"2\.0\\",\\"id\\":0,\\"method\\":\\"initialize\\"/,
+      );
+    });
+
+    await t.step(
+      "a program that writes something else is not an MCP server, with its first line",
+      () => {
+        assert.equal(chatter.code, 1, chatter.stderr);
+        assert.match(
+          errorLine(chatter),
+          /is not an MCP server: before answering initialize it wrote "hello", which is not JSON-RPC; check its command; its stderr follows/,
+        );
+        // Colour codes are stripped from the stderr shown, not escaped.
+        assert.match(chatter.stdout, /^ {2}stderr: Downloading$/m);
+      },
+    );
+
+    await t.step("a server gets NO_COLOR=1 and the harness's DENO_DIR", () => {
+      assert.match(env.stdout, new RegExp(`^ {2}stderr: NO_COLOR=1 DENO_DIR=${denoDir}$`, "m"));
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
