@@ -196,6 +196,44 @@ function encodeUtf8(text) {
 }
 __name(encodeUtf8, "encodeUtf8");
 
+// codec/quote.ts
+var MAX_QUOTED_CHARS = 80;
+var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+function quote(text, maxChars = MAX_QUOTED_CHARS) {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
+    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
+  }
+  const points = Array.from(String(text));
+  const cut = points.length > maxChars;
+  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
+  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+  return `"${body}${cut ? "\u2026" : ""}"`;
+}
+__name(quote, "quote");
+var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+function printable(text) {
+  return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+}
+__name(printable, "printable");
+function describeValue(value) {
+  if (value === void 0) return "absent";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "bigint":
+      return `${value}`;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "string":
+      return quote(value, 57);
+    case "function":
+    case "symbol":
+      return `a ${typeof value}`;
+  }
+  return Array.isArray(value) ? "an array" : "an object";
+}
+__name(describeValue, "describeValue");
+
 // worker/clock.ts
 var systemClock = {
   now: /* @__PURE__ */ __name(() => performance.now(), "now"),
@@ -266,6 +304,7 @@ var ByteTail = class {
 var DISPOSE_GRACE_MS = 100;
 var FORWARD_LINE_BYTES = 16 * 1024;
 var encoder2 = new TextEncoder();
+var lenient = new TextDecoder();
 var NEWLINE = 10;
 var CommandTransport = class {
   static {
@@ -499,17 +538,18 @@ var CommandTransport = class {
   }
   #flushForward(partial) {
     if (this.#forwardHeldBytes === 0) return;
-    const prefix = encoder2.encode(`[${this.#options.name}] `);
-    const line = new Uint8Array(prefix.length + this.#forwardHeldBytes + (partial ? 1 : 0));
-    line.set(prefix, 0);
-    let offset = prefix.length;
+    const bytes = new Uint8Array(this.#forwardHeldBytes);
+    let offset = 0;
     for (const part of this.#forwardHeld) {
-      line.set(part, offset);
+      bytes.set(part, offset);
       offset += part.length;
     }
-    if (partial) line[offset] = NEWLINE;
     this.#forwardHeld = [];
     this.#forwardHeldBytes = 0;
+    const decoded = lenient.decode(bytes);
+    const text = partial ? decoded : decoded.replace(/\r?\n$/, "");
+    const line = encoder2.encode(`[${this.#options.name}] ${printable(text)}
+`);
     try {
       writeAll(line);
     } catch {
@@ -861,39 +901,6 @@ function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 __name(isJsonObject, "isJsonObject");
-
-// codec/quote.ts
-var MAX_QUOTED_CHARS = 80;
-var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
-function quote(text, maxChars = MAX_QUOTED_CHARS) {
-  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
-    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
-  }
-  const points = Array.from(String(text));
-  const cut = points.length > maxChars;
-  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
-  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
-  return `"${body}${cut ? "\u2026" : ""}"`;
-}
-__name(quote, "quote");
-function describeValue(value) {
-  if (value === void 0) return "absent";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "bigint":
-      return `${value}`;
-    case "number":
-    case "boolean":
-      return String(value);
-    case "string":
-      return quote(value, 57);
-    case "function":
-    case "symbol":
-      return `a ${typeof value}`;
-  }
-  return Array.isArray(value) ? "an array" : "an object";
-}
-__name(describeValue, "describeValue");
 
 // codec/jsonrpc.ts
 var METHOD_NOT_FOUND = -32601;

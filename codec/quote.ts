@@ -39,6 +39,27 @@ export function quote(text: string, maxChars: number = MAX_QUOTED_CHARS): string
   return `"${body}${cut ? "…" : ""}"`;
 }
 
+const UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+/**
+ * Makes text a peer wrote safe to show on a terminal as it is, not quoted nor
+ * cut: every code point that is invisible or moves the cursor (`\r`, escape
+ * sequences, bidirectional overrides, ...) becomes `\u{...}`; tab and
+ * newline stay.
+ *
+ * @example Show a server's stderr line
+ * ```ts
+ * import { printable } from "@loom/mcp/codec";
+ * console.log(printable("ok\r\x1b]0;title\x07")); // ok\u{d}\u{1b}]0;title\u{7}
+ * ```
+ */
+export function printable(text: string): string {
+  return String(text).replace(
+    UNPRINTABLE,
+    (point) => `\\u{${point.codePointAt(0)!.toString(16)}}`,
+  );
+}
+
 /**
  * Says briefly what a received value is, for an error message: short scalars
  * quoted, containers by kind (`an object`, `an array`), `absent` for

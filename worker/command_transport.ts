@@ -14,6 +14,7 @@
 
 import { err, ok, type Result } from "../codec/result.ts";
 import { encodeUtf8 } from "../codec/_utf8.ts";
+import { printable } from "../codec/quote.ts";
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
 import { ByteTail } from "./tail.ts";
 import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
@@ -59,6 +60,7 @@ export const DISPOSE_GRACE_MS = 100;
 export const FORWARD_LINE_BYTES = 16 * 1024;
 
 const encoder = new TextEncoder();
+const lenient = new TextDecoder();
 const NEWLINE = 0x0a;
 
 /**
@@ -293,17 +295,20 @@ export class CommandTransport implements Transport {
 
   #flushForward(partial: boolean): void {
     if (this.#forwardHeldBytes === 0) return;
-    const prefix = encoder.encode(`[${this.#options.name}] `);
-    const line = new Uint8Array(prefix.length + this.#forwardHeldBytes + (partial ? 1 : 0));
-    line.set(prefix, 0);
-    let offset = prefix.length;
+    const bytes = new Uint8Array(this.#forwardHeldBytes);
+    let offset = 0;
     for (const part of this.#forwardHeld) {
-      line.set(part, offset);
+      bytes.set(part, offset);
       offset += part.length;
     }
-    if (partial) line[offset] = NEWLINE;
     this.#forwardHeld = [];
     this.#forwardHeldBytes = 0;
+    // The server's text reaches a terminal: printable only, so that neither a
+    // `\r` (posing as another server's line) nor an escape sequence (a title,
+    // the clipboard) acts on it. The newline is ours.
+    const decoded = lenient.decode(bytes);
+    const text = partial ? decoded : decoded.replace(/\r?\n$/, "");
+    const line = encoder.encode(`[${this.#options.name}] ${printable(text)}\n`);
     try {
       writeAll(line);
     } catch {
