@@ -21,3 +21,4 @@ export * from "./protocol.ts";
 export * from "./framing.ts";
 export * from "./interchange.ts";
 export * from "./quote.ts";
+export * from "./sse.ts";
