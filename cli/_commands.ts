@@ -152,7 +152,6 @@ export async function check(
     return EXIT_USAGE;
   }
   const lines = new BootLines(specs);
-  if (!command.json) console.log(`\nBoot\n${lines.header()}`);
   let ready = 0;
   let servers: Record<string, unknown>[] = [];
   return await withHarness(specs, doing, (harness) => {
@@ -165,7 +164,10 @@ export async function check(
     if (!command.json && details.length > 0) console.log(`\n${details.join("\n")}`);
     return ready === specs.length ? EXIT_OK : EXIT_FAILED;
   }, {
-    ...(command.json ? {} : { onLine: (line: string) => console.log(line) }),
+    ...(command.json ? {} : {
+      onStart: () => console.log(`\nBoot\n${lines.header()}`),
+      onLine: (line: string) => console.log(line),
+    }),
     onRetired: (retired) => {
       const clean = retiredCleanly(retired);
       if (command.json) {

@@ -20,6 +20,8 @@ export type Doing = { now: string; interrupted?: boolean };
 
 /** How a session shows itself. */
 export type SessionOptions = {
+  /** Called once Ctrl-C is handled, just before the servers start. */
+  onStart?: () => void;
   /** Called with each server's line as its boot settles. */
   onLine?: (line: string) => void;
   /** Shows the retirement; by default only servers without evidence are shown, on stderr. */
@@ -94,6 +96,7 @@ export async function withHarness(
   for (const signal of SIGNALS) Deno.addSignalListener(signal, onSignal);
   try {
     const lines = new BootLines(specs);
+    options.onStart?.();
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
     const harness = await boot(specs, {
       onServer: (report) => options.onLine?.(lines.row(report)),

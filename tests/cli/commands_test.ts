@@ -196,3 +196,43 @@ Deno.test("Ctrl-C during a call says what it was doing, retires the server and e
   assert.equal(isLive(Number(row[1])), false);
   assert.doesNotMatch(stderr, /^error:/m);
 });
+
+Deno.test("Ctrl-C while servers start says so; a second Ctrl-C stops at once with 130", async () => {
+  const silent = new URL("../fixtures/silent.ts", import.meta.url).pathname;
+  const child = command(Deno.cwd(), [
+    "--stdio",
+    `${Deno.execPath()} run --quiet --no-lock ${silent}`,
+    "--name",
+    "silent",
+    "check",
+  ]).spawn();
+  const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let stdout = "";
+  while (!stdout.includes("server info\n")) {
+    const { done, value } = await out.read();
+    if (done) break;
+    stdout += value;
+  }
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  child.kill("SIGINT");
+  let stderr = "";
+  while (!stderr.includes("(Ctrl-C again to stop at once)\n")) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  child.kill("SIGINT");
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    stderr += value;
+  }
+  const status = await child.status;
+  await out.cancel();
+  assert.equal(status.code, 130, stderr);
+  assert.match(stderr, /^interrupted while starting 1 server; retiring every server/m);
+  assert.match(
+    stderr,
+    /^error: interrupted again: stopping now; every server is killed on the way out$/m,
+  );
+});

@@ -3,12 +3,20 @@ import { awaitGone, isLive } from "./_fixtures.ts";
 
 const HARNESS = new URL("../fixtures/exit_harness.ts", import.meta.url).pathname;
 
-type Ending = { mode: string; signal?: Deno.Signal; code: number };
+type Ending = { mode: string; signal?: Deno.Signal; code: number; listening?: boolean };
 type Ended = { code: number; signal: Deno.Signal | null; pids: number[]; output: string };
 
 async function endHarness(ending: Ending): Promise<Ended> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--no-lock", HARNESS, ending.mode],
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--no-lock",
+      HARNESS,
+      ending.mode,
+      ...(ending.listening === true ? ["listening"] : []),
+    ],
     stdout: "piped",
     stderr: "null",
     stdin: "piped",
@@ -57,6 +65,22 @@ Deno.test("when the harness ends, no server and no descendant survives", async (
       assert.equal(code, ending.code);
       // A default signal still ends the process as Deno's default does: by that signal.
       assert.equal(signal, ending.signal ?? null);
+      assert.deepEqual(await awaitGone(pids), []);
+    });
+  }
+});
+
+Deno.test("a harness with signal listeners of its own still leaves nothing behind when it ends", async (t) => {
+  const endings: Ending[] = [
+    { mode: "exit", code: 0, listening: true },
+    { mode: "throw", code: 1, listening: true },
+    { mode: "reject", code: 1, listening: true },
+    { mode: "signal", signal: "SIGKILL", code: 137, listening: true },
+  ];
+  for (const ending of endings) {
+    await t.step(`${ending.mode} ${ending.signal ?? ""}`.trim(), async () => {
+      const { code, pids } = await endHarness(ending);
+      assert.equal(code, ending.code);
       assert.deepEqual(await awaitGone(pids), []);
     });
   }
