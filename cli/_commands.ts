@@ -9,7 +9,13 @@ import { err, ok, type Result } from "../codec/result.ts";
 import type { Harness, ServerReport } from "../client/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
-import { BootLines, type Doing, retiredCleanly, withHarness } from "./_session.ts";
+import {
+  BootLines,
+  type Doing,
+  retiredCleanly,
+  type SessionOptions,
+  withHarness,
+} from "./_session.ts";
 import { notes, type Source } from "./_source.ts";
 import {
   oneLine,
@@ -126,9 +132,23 @@ function showFailures(harness: Harness): number {
   return failed;
 }
 
-/** The progress of a command other than check: each server's line on stderr. */
-export function progress(command: { json: boolean }): { onLine?: (line: string) => void } {
-  return command.json ? {} : { onLine: (line) => console.error(line) };
+/**
+ * The progress of a command other than check, on stderr: which catalog it
+ * read (and what it skipped) as the servers start, then each server's line.
+ */
+export function progress(command: { json: boolean }, source: Source): SessionOptions {
+  if (command.json) return {};
+  return {
+    onStart: () => {
+      if (source.catalog === undefined) return;
+      const count = source.catalog.servers.length;
+      console.error(
+        `Catalog ${printable(source.origin)}: ${count} server${count === 1 ? "" : "s"}`,
+      );
+      for (const line of notes(source)) console.error(line);
+    },
+    onLine: (line) => console.error(line),
+  };
 }
 
 /** `check`: boot every server, a line each as it settles, then the retirement. */
@@ -239,7 +259,7 @@ export async function tools(
       }
     }
     return failed > 0 ? EXIT_FAILED : EXIT_OK;
-  }, progress(command));
+  }, progress(command, source));
 }
 
 /** `surface`: what the model reads. */
@@ -259,7 +279,7 @@ export async function surface(
       console.log(harness.surface.trimEnd());
     }
     return failed > 0 ? EXIT_FAILED : EXIT_OK;
-  }, progress(command));
+  }, progress(command, source));
 }
 
 /** `module <server>`: one server's generated module. */
@@ -282,7 +302,7 @@ export async function moduleOf(
       console.log(generated.source.trimEnd());
     }
     return EXIT_OK;
-  }, progress(command));
+  }, progress(command, source));
 }
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
@@ -345,7 +365,7 @@ export async function call(
       return EXIT_FAILED;
     }
     return EXIT_OK;
-  }, progress(command));
+  }, progress(command, source));
 }
 
 const PAIR = /^([^=\s]+)=([\s\S]*)$/;

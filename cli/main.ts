@@ -104,7 +104,8 @@ export async function main(args: string[]): Promise<number> {
       return await runCommand(program, source.value.specs, {
         json: command.json,
         codes: { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE },
-        withHarness: (specs, body) => withHarness(specs, doing, body, progress(command)),
+        withHarness: (specs, body) =>
+          withHarness(specs, doing, body, progress(command, source.value)),
       });
   }
 }

@@ -92,6 +92,9 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
 
     await t.step("tools lists wire names, generated names, descriptions and input schemas", () => {
       assert.equal(toolsText.code, 0, toolsText.stderr);
+      // Which file was read, and what it left out, on stderr beside the progress.
+      assert.match(toolsText.stderr, /^Catalog \.mcp\.json: 1 server\n/);
+      assert.match(toolsText.stderr, /^skipped: \.mcp\.json: mcpServers\.notion skipped: /m);
       assert.match(toolsText.stdout, /^echo \(mcp\/echo\.ts, 6 tools\)$/m);
       assert.match(toolsText.stdout, /^ {2}echo_args {2}\(echo_args\)$/m);
       assert.match(toolsText.stdout, /^ {4}Returns its text\.$/m);
