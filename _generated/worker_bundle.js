@@ -902,127 +902,153 @@ function isJsonObject(value) {
 }
 __name(isJsonObject, "isJsonObject");
 
-// codec/jsonrpc.ts
-var METHOD_NOT_FOUND = -32601;
-function classify(value) {
-  if (!isJsonObject(value)) {
-    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
-  }
-  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describeValue(value.jsonrpc)}, not "2.0"`);
-  const hasId = "id" in value;
-  const id = value.id;
-  if (hasId && !isId(id)) {
-    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
-  }
-  if ("method" in value) {
-    const method = value.method;
-    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
-    if ("result" in value || "error" in value) {
-      return bad(`a message with "method" also has "result" or "error"`);
-    }
-    const params = value.params;
-    if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
-    }
-    if (hasId) {
-      return ok(params === void 0 ? {
-        kind: "request",
-        id,
-        method
-      } : {
-        kind: "request",
-        id,
-        method,
-        params
-      });
-    }
-    return ok(params === void 0 ? {
-      kind: "notification",
-      method
-    } : {
-      kind: "notification",
-      method,
-      params
-    });
-  }
-  if (!hasId) return bad(`a message has neither "method" nor "id"`);
-  const hasResult = "result" in value;
-  const hasError = "error" in value;
-  if (hasResult === hasError) {
-    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
-  }
-  if (hasResult) {
-    return ok({
-      kind: "response",
-      id,
-      outcome: ok(value.result)
-    });
-  }
-  const error = decodeRpcError(value.error);
-  if (error === void 0) {
-    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
-  }
-  return ok({
-    kind: "response",
-    id,
-    outcome: err(error)
-  });
-}
-__name(classify, "classify");
-function decodeRpcError(value) {
-  if (!isJsonObject(value)) return void 0;
-  const { code, message, data } = value;
-  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
-    return void 0;
-  }
-  return "data" in value ? {
-    code,
-    message,
-    data
-  } : {
-    code,
+// codec/protocol.ts
+var REQUESTED_VERSION = "2025-11-25";
+var MODERN_VERSIONS = [
+  "2026-07-28"
+];
+var LEGACY_VERSIONS = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05"
+];
+var SUPPORTED_VERSIONS = [
+  ...MODERN_VERSIONS,
+  ...LEGACY_VERSIONS
+];
+var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+function invalid(message, index) {
+  return err(index === void 0 ? {
+    kind: "invalid_result",
     message
-  };
-}
-__name(decodeRpcError, "decodeRpcError");
-function isId(value) {
-  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
-}
-__name(isId, "isId");
-function bad(message) {
-  return err({
-    kind: "bad_message",
-    message: `Cannot decode JSON-RPC message: ${message}`
+  } : {
+    kind: "invalid_result",
+    message,
+    index
   });
 }
-__name(bad, "bad");
-function encodeNotification(method, params) {
-  return params === void 0 ? {
-    jsonrpc: "2.0",
-    method
-  } : {
-    jsonrpc: "2.0",
-    method,
-    params
-  };
+__name(invalid, "invalid");
+function isSupportedVersion(version) {
+  return SUPPORTED_VERSIONS.includes(version);
 }
-__name(encodeNotification, "encodeNotification");
-function encodeError(id, error) {
-  const body = error.data === void 0 ? {
-    code: error.code,
-    message: error.message
-  } : {
-    code: error.code,
-    message: error.message,
-    data: error.data
+__name(isSupportedVersion, "isSupportedVersion");
+function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
+  const where = "Cannot decode initialize result";
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  const version = value.protocolVersion;
+  if (typeof version !== "string") {
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
+  }
+  if (!isSupportedVersion(version) || !accepted.includes(version)) {
+    return err({
+      kind: "version_unsupported",
+      requested,
+      received: version,
+      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${accepted.join(", ")}`
+    });
+  }
+  const capabilities = value.capabilities ?? {};
+  if (!isJsonObject(capabilities)) {
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const info = value.serverInfo;
+  if (!isJsonObject(info) || typeof info.name !== "string") {
+    return invalid(`${where}: "serverInfo" has no string "name"`);
+  }
+  const serverInfo = {
+    name: info.name,
+    version: typeof info.version === "string" ? info.version : ""
   };
+  if (typeof info.title === "string") serverInfo.title = info.title;
+  const result = {
+    protocolVersion: version,
+    capabilities,
+    serverInfo
+  };
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+}
+__name(decodeInitializeResult, "decodeInitializeResult");
+
+// codec/stateless.ts
+var DISCOVER_METHOD = "server/discover";
+var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+function requestMeta(version, clientInfo) {
   return {
-    jsonrpc: "2.0",
-    id,
-    error: body
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_INFO]: {
+      ...clientInfo
+    }
   };
 }
-__name(encodeError, "encodeError");
+__name(requestMeta, "requestMeta");
+function decodeImplementation(value) {
+  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
+  const info = {
+    name: value.name,
+    version: typeof value.version === "string" ? value.version : ""
+  };
+  if (typeof value.title === "string") info.title = value.title;
+  return info;
+}
+__name(decodeImplementation, "decodeImplementation");
+function invalid2(message) {
+  return err({
+    kind: "invalid_result",
+    message
+  });
+}
+__name(invalid2, "invalid");
+function checkResultType(method, value) {
+  const where = `Cannot decode ${method} result`;
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  const type = value.resultType;
+  if (type === "complete") return ok(void 0);
+  if (type === void 0) {
+    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
+  }
+  if (type === "input_required") {
+    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
+  }
+  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
+}
+__name(checkResultType, "checkResultType");
+function decodeDiscoverResult(value) {
+  const where = "Cannot decode server/discover result";
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  if (value.resultType !== void 0) {
+    const type = checkResultType(DISCOVER_METHOD, value);
+    if (!type.ok) return type;
+  }
+  const versions = value.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
+    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
+  }
+  const capabilities = value.capabilities;
+  if (!isJsonObject(capabilities)) {
+    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const ttl = value.ttlMs;
+  const result = {
+    supportedVersions: [
+      ...versions
+    ],
+    capabilities,
+    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
+    cacheScope: value.cacheScope === "public" ? "public" : "private"
+  };
+  const meta = value._meta;
+  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
+  if (info !== void 0) result.serverInfo = info;
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+}
+__name(decodeDiscoverResult, "decodeDiscoverResult");
 
 // codec/framing.ts
 var MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -1169,6 +1195,54 @@ function frameRequest(id, method) {
 }
 __name(frameRequest, "frameRequest");
 
+// worker/_pending.ts
+var PendingTable = class {
+  static {
+    __name(this, "PendingTable");
+  }
+  #clock;
+  #onTimeout;
+  #nextId = 0;
+  #entries = /* @__PURE__ */ new Map();
+  /** `onTimeout` receives a request whose deadline passed, already taken out. */
+  constructor(clock2, onTimeout) {
+    this.#clock = clock2;
+    this.#onTimeout = onTimeout;
+  }
+  /** Requests in flight. */
+  get size() {
+    return this.#entries.size;
+  }
+  /** Records a request and starts its timer; returns its id. */
+  add(pending) {
+    const id = this.#nextId++;
+    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
+      const taken = this.take(id);
+      if (taken !== void 0) this.#onTimeout(id, taken);
+    });
+    this.#entries.set(id, {
+      ...pending,
+      timer
+    });
+    return id;
+  }
+  /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
+  take(id) {
+    const entry = this.#entries.get(id);
+    if (entry === void 0) return void 0;
+    this.#entries.delete(id);
+    this.#clock.clearTimer(entry.timer);
+    return entry;
+  }
+  /** Takes every request out, in the order they were sent. */
+  takeAll() {
+    const all = [
+      ...this.#entries.keys()
+    ];
+    return all.map((id) => this.take(id)).filter((p) => p !== void 0);
+  }
+};
+
 // worker/errors.ts
 function callTimedOut(server, method, timeoutMs, aborted) {
   return {
@@ -1180,6 +1254,274 @@ function callTimedOut(server, method, timeoutMs, aborted) {
   };
 }
 __name(callTimedOut, "callTimedOut");
+
+// worker/handshake.ts
+var PROBE_TIMEOUT_MS = 1e4;
+var PROBE_DEADLINE_SHARE = 0.5;
+function eraPlan(mode = "auto", versions) {
+  const offered = versions ?? [
+    ...MODERN_VERSIONS,
+    ...LEGACY_VERSIONS
+  ];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  if (modern.length === 0 && legacy.length === 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
+  }
+  return {
+    modern,
+    legacy
+  };
+}
+__name(eraPlan, "eraPlan");
+function probeDeadline(plan, remainingMs) {
+  if (plan.legacy.length === 0) return remainingMs;
+  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
+}
+__name(probeDeadline, "probeDeadline");
+function initializeParams(clientInfo, version) {
+  return frameText({
+    protocolVersion: version,
+    capabilities: {},
+    clientInfo: {
+      ...clientInfo
+    }
+  }).slice(0, -1);
+}
+__name(initializeParams, "initializeParams");
+function notAnMcpServer(name, line, how, method = "initialize") {
+  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
+}
+__name(notAnMcpServer, "notAnMcpServer");
+function handshakeFailure(method, error, context) {
+  const { name, timeoutMs, stderrTail } = context;
+  switch (error.kind) {
+    case "unavailable":
+      return {
+        kind: "handshake_failed",
+        // A process that is not an MCP server is named so, with what it wrote.
+        message: error.cause === "malformed" ? error.message : `${error.message} before answering ${method}`,
+        stderrTail
+      };
+    case "call_timed_out":
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
+        stderrTail
+      };
+    default:
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" failed the handshake: ${error.message}`,
+        stderrTail
+      };
+  }
+}
+__name(handshakeFailure, "handshakeFailure");
+function noTools(name, info, stderrTail) {
+  return {
+    kind: "tools_not_declared",
+    message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
+    serverInfo: info,
+    stderrTail
+  };
+}
+__name(noTools, "noTools");
+function judgeDiscover(answer, plan, context) {
+  const { name, stderrTail } = context;
+  const legacy = /* @__PURE__ */ __name((outcome, failure) => ({
+    kind: "legacy",
+    attempt: {
+      method: DISCOVER_METHOD,
+      outcome
+    },
+    failure
+  }), "legacy");
+  if (!answer.ok) {
+    const error = answer.error;
+    const failure = handshakeFailure(DISCOVER_METHOD, error, context);
+    if (error.kind === "unavailable") return {
+      kind: "failed",
+      failure
+    };
+    if (error.kind === "server_error") {
+      const { code, data } = error.error;
+      const supported = isJsonObject(data) && Array.isArray(data.supported) ? data.supported.filter((v) => typeof v === "string") : void 0;
+      const outcome = `Server "${name}" refused server/discover: ${error.error.message} (code ${code})`;
+      if (code === UNSUPPORTED_PROTOCOL_VERSION && supported !== void 0) {
+        return legacy(outcome, {
+          kind: "version_unsupported",
+          message: `Cannot use server "${name}": it speaks ${supported.join(", ")} and this client offered ${plan.modern.join(", ")}`,
+          requested: plan.modern.join(", "),
+          received: supported.join(", "),
+          stderrTail
+        });
+      }
+      return legacy(outcome, {
+        ...failure,
+        message: outcome
+      });
+    }
+    return legacy(failure.message, failure);
+  }
+  const decoded = decodeDiscoverResult(answer.value);
+  if (!decoded.ok) {
+    const message = `Server "${name}" answered server/discover wrongly: ${decoded.error.message}`;
+    return legacy(message, {
+      kind: "handshake_failed",
+      message,
+      stderrTail
+    });
+  }
+  const discovered = decoded.value;
+  const version = plan.modern.find((v) => discovered.supportedVersions.includes(v));
+  if (version === void 0) {
+    const received = discovered.supportedVersions.join(", ");
+    const message = `Cannot use server "${name}": it lists ${received || "no versions"} and this client offered ${plan.modern.join(", ")}`;
+    return legacy(message, {
+      kind: "version_unsupported",
+      message,
+      requested: plan.modern.join(", "),
+      received,
+      stderrTail
+    });
+  }
+  const info = {
+    protocolVersion: version,
+    capabilities: discovered.capabilities,
+    serverInfo: discovered.serverInfo ?? {
+      name: "",
+      version: ""
+    },
+    era: "modern"
+  };
+  if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
+  if (!isJsonObject(info.capabilities.tools)) {
+    return {
+      kind: "failed",
+      failure: noTools(name, info, stderrTail)
+    };
+  }
+  return {
+    kind: "modern",
+    info
+  };
+}
+__name(judgeDiscover, "judgeDiscover");
+function judgeInitialize(answer, plan, context) {
+  const { name, stderrTail } = context;
+  if (!answer.ok) return err(handshakeFailure("initialize", answer.error, context));
+  const requested = plan.legacy[0] ?? "";
+  const decoded = decodeInitializeResult(answer.value, requested, plan.legacy);
+  if (!decoded.ok) {
+    const fault = decoded.error;
+    return err(fault.kind === "version_unsupported" ? {
+      kind: "version_unsupported",
+      message: `Cannot use server "${name}": ${fault.message}`,
+      requested: fault.requested,
+      received: fault.received,
+      stderrTail
+    } : {
+      kind: "handshake_failed",
+      message: `Server "${name}" answered initialize wrongly: ${fault.message}`,
+      stderrTail
+    });
+  }
+  const info = {
+    ...decoded.value,
+    era: "legacy"
+  };
+  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
+  return ok(info);
+}
+__name(judgeInitialize, "judgeInitialize");
+function withAttempts(failure, attempts) {
+  if (attempts.length === 0) return failure;
+  if (failure.kind !== "handshake_failed" && failure.kind !== "version_unsupported") {
+    return failure;
+  }
+  const all = [
+    ...attempts,
+    {
+      method: "initialize",
+      outcome: failure.message
+    }
+  ];
+  const before = attempts.map((a) => `${a.method}: ${a.outcome}`).join("; ");
+  return {
+    ...failure,
+    message: `${failure.message} (tried before it: ${before})`,
+    attempts: all
+  };
+}
+__name(withAttempts, "withAttempts");
+async function runStart(plan, io) {
+  const context = /* @__PURE__ */ __name((timeoutMs2) => ({
+    name: io.name,
+    timeoutMs: timeoutMs2,
+    stderrTail: io.stderrTail()
+  }), "context");
+  const attempts = [
+    ...io.priorAttempts
+  ];
+  const modern = plan.modern[0];
+  if (modern !== void 0) {
+    const timeoutMs2 = probeDeadline(plan, io.remaining());
+    const params = frameText({
+      _meta: requestMeta(modern, io.clientInfo)
+    }).slice(0, -1);
+    const answer2 = await io.request(DISCOVER_METHOD, params, timeoutMs2);
+    const verdict = judgeDiscover(answer2, plan, context(timeoutMs2));
+    if (verdict.kind === "modern") {
+      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
+      return {
+        ok: true,
+        info: verdict.info,
+        envelope
+      };
+    }
+    if (verdict.kind === "failed" || plan.legacy.length === 0) {
+      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
+      return {
+        ok: false,
+        failure: verdict.failure,
+        exitedOnProbe
+      };
+    }
+    attempts.push(verdict.attempt);
+  }
+  const timeoutMs = io.remaining();
+  const version = plan.legacy[0] ?? "";
+  const answer = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
+  if (!judged.ok) {
+    return {
+      ok: false,
+      failure: withAttempts(judged.error, attempts),
+      exitedOnProbe: false
+    };
+  }
+  return {
+    ok: true,
+    info: judged.value,
+    envelope: void 0
+  };
+}
+__name(runStart, "runStart");
+function startError(failure, cleanup, stderrTail) {
+  if (cleanup.ok) return {
+    ...failure,
+    cleanup: cleanup.value
+  };
+  return {
+    kind: "cleanup_unconfirmed",
+    message: `${failure.message}; its process could not be confirmed gone: ` + cleanup.error.message,
+    cause: failure,
+    retirement: cleanup.error,
+    stderrTail
+  };
+}
+__name(startError, "startError");
 
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
@@ -1316,137 +1658,199 @@ var Retirement = class {
   }
 };
 
-// codec/protocol.ts
-var REQUESTED_VERSION = "2025-11-25";
-var SUPPORTED_VERSIONS = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05"
-];
-function invalid(message, index) {
-  return err(index === void 0 ? {
-    kind: "invalid_result",
-    message
-  } : {
-    kind: "invalid_result",
-    message,
-    index
+// codec/jsonrpc.ts
+var METHOD_NOT_FOUND = -32601;
+function classify(value) {
+  if (!isJsonObject(value)) {
+    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+  }
+  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describeValue(value.jsonrpc)}, not "2.0"`);
+  const hasId = "id" in value;
+  const id = value.id;
+  if (hasId && !isId(id)) {
+    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
+  }
+  if ("method" in value) {
+    const method = value.method;
+    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
+    if ("result" in value || "error" in value) {
+      return bad(`a message with "method" also has "result" or "error"`);
+    }
+    const params = value.params;
+    if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
+      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
+    }
+    if (hasId) {
+      return ok(params === void 0 ? {
+        kind: "request",
+        id,
+        method
+      } : {
+        kind: "request",
+        id,
+        method,
+        params
+      });
+    }
+    return ok(params === void 0 ? {
+      kind: "notification",
+      method
+    } : {
+      kind: "notification",
+      method,
+      params
+    });
+  }
+  if (!hasId) return bad(`a message has neither "method" nor "id"`);
+  const hasResult = "result" in value;
+  const hasError = "error" in value;
+  if (hasResult === hasError) {
+    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
+  }
+  if (hasResult) {
+    return ok({
+      kind: "response",
+      id,
+      outcome: ok(value.result)
+    });
+  }
+  const error = decodeRpcError(value.error);
+  if (error === void 0) {
+    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
+  }
+  return ok({
+    kind: "response",
+    id,
+    outcome: err(error)
   });
 }
-__name(invalid, "invalid");
-function isSupportedVersion(version) {
-  return SUPPORTED_VERSIONS.includes(version);
-}
-__name(isSupportedVersion, "isSupportedVersion");
-function decodeInitializeResult(value, requested = REQUESTED_VERSION) {
-  const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const version = value.protocolVersion;
-  if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
+__name(classify, "classify");
+function decodeRpcError(value) {
+  if (!isJsonObject(value)) return void 0;
+  const { code, message, data } = value;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+    return void 0;
   }
-  if (!isSupportedVersion(version)) {
-    return err({
-      kind: "version_unsupported",
-      requested,
-      received: version,
-      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`
-    });
-  }
-  const capabilities = value.capabilities ?? {};
-  if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const info = value.serverInfo;
-  if (!isJsonObject(info) || typeof info.name !== "string") {
-    return invalid(`${where}: "serverInfo" has no string "name"`);
-  }
-  const serverInfo = {
-    name: info.name,
-    version: typeof info.version === "string" ? info.version : ""
+  return "data" in value ? {
+    code,
+    message,
+    data
+  } : {
+    code,
+    message
   };
-  if (typeof info.title === "string") serverInfo.title = info.title;
-  const result = {
-    protocolVersion: version,
-    capabilities,
-    serverInfo
-  };
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
 }
-__name(decodeInitializeResult, "decodeInitializeResult");
+__name(decodeRpcError, "decodeRpcError");
+function isId(value) {
+  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
+}
+__name(isId, "isId");
+function bad(message) {
+  return err({
+    kind: "bad_message",
+    message: `Cannot decode JSON-RPC message: ${message}`
+  });
+}
+__name(bad, "bad");
+function encodeNotification(method, params) {
+  return params === void 0 ? {
+    jsonrpc: "2.0",
+    method
+  } : {
+    jsonrpc: "2.0",
+    method,
+    params
+  };
+}
+__name(encodeNotification, "encodeNotification");
+function encodeError(id, error) {
+  const body = error.data === void 0 ? {
+    code: error.code,
+    message: error.message
+  } : {
+    code: error.code,
+    message: error.message,
+    data: error.data
+  };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: body
+  };
+}
+__name(encodeError, "encodeError");
 
-// worker/handshake.ts
-function initializeParams(clientInfo) {
-  return frameText({
-    protocolVersion: REQUESTED_VERSION,
-    capabilities: {},
-    clientInfo: {
-      ...clientInfo
+// worker/_lines.ts
+var OPEN_BRACE = 123;
+var LineWriter = class {
+  static {
+    __name(this, "LineWriter");
+  }
+  #write;
+  #meta = "";
+  #metaObject;
+  constructor(write2) {
+    this.#write = write2;
+  }
+  /** From now on every request and notification carries this `_meta` envelope. */
+  envelope(meta) {
+    this.#metaObject = meta;
+    this.#meta = `"_meta":${frameText(meta).slice(0, -1)}`;
+  }
+  /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
+  request(id, method, params) {
+    const empty = params === "" || params === "{}" || typeof params !== "string" && params.length === 2;
+    if (this.#meta === "") {
+      if (params === "") {
+        this.#write(frameText({
+          jsonrpc: "2.0",
+          id,
+          method
+        }));
+        return;
+      }
+      const [head2, tail2] = frameRequest(id, method);
+      this.#write(head2);
+      this.#write(params);
+      this.#write(tail2);
+      return;
     }
-  }).slice(0, -1);
-}
-__name(initializeParams, "initializeParams");
-function notAnMcpServer(name, line, how) {
-  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the initialize request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering initialize it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
-}
-__name(notAnMcpServer, "notAnMcpServer");
-function handshakeFailure(error, context) {
-  const { name, connectTimeoutMs, stderrTail } = context;
-  switch (error.kind) {
-    case "unavailable":
-      return {
-        kind: "handshake_failed",
-        // A process that is not an MCP server is named so, with what it wrote.
-        message: error.cause === "malformed" ? error.message : `${error.message} before answering initialize`,
-        stderrTail
-      };
-    case "call_timed_out":
-      return {
-        kind: "handshake_failed",
-        message: `Server "${name}" did not answer initialize within ${connectTimeoutMs} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
-        stderrTail
-      };
-    default:
-      return {
-        kind: "handshake_failed",
-        message: `Server "${name}" failed the handshake: ${error.message}`,
-        stderrTail
-      };
+    const [head, tail] = frameRequest(id, method);
+    if (empty) {
+      this.#write(`${head}{${this.#meta}}${tail}`);
+      return;
+    }
+    this.#write(`${head}{${this.#meta},`);
+    this.#write(typeof params === "string" ? params.slice(1) : params[0] === OPEN_BRACE ? params.subarray(1) : params);
+    this.#write(tail);
   }
-}
-__name(handshakeFailure, "handshakeFailure");
-function judgeInitialize(answer, context) {
-  const { name, stderrTail } = context;
-  if (!answer.ok) return err(handshakeFailure(answer.error, context));
-  const decoded = decodeInitializeResult(answer.value, REQUESTED_VERSION);
-  if (!decoded.ok) {
-    const fault = decoded.error;
-    return err(fault.kind === "version_unsupported" ? {
-      kind: "version_unsupported",
-      message: `Cannot use server "${name}": ${fault.message}`,
-      requested: fault.requested,
-      received: fault.received,
-      stderrTail
-    } : {
-      kind: "handshake_failed",
-      message: `Server "${name}" answered initialize wrongly: ${fault.message}`,
-      stderrTail
-    });
+  /** Writes a notification, with the envelope in a stateless-era session. */
+  notification(method, params) {
+    const meta = this.#metaObject;
+    const body = meta === void 0 ? params : {
+      _meta: meta,
+      ...params
+    };
+    this.#write(frameText(encodeNotification(method, body)));
   }
-  const info = decoded.value;
-  if (!isJsonObject(info.capabilities.tools)) {
-    return err({
-      kind: "tools_not_declared",
-      message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
-      serverInfo: info,
-      stderrTail
-    });
+  /** Answers a server's request: this client serves none. */
+  refuse(id, method) {
+    this.#write(frameText(encodeError(id, {
+      code: METHOD_NOT_FOUND,
+      message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
+    })));
   }
-  return ok(info);
+};
+function readServerLine(line, server) {
+  const parsed = parseJson(line);
+  const inbound = parsed.ok ? classify(parsed.value) : parsed;
+  if (inbound.ok) return inbound.value;
+  return {
+    kind: "malformed",
+    message: `Server "${server}" wrote a line that is not a JSON-RPC message (${inbound.error.message}): ${quote(line)}`
+  };
 }
-__name(judgeInitialize, "judgeInitialize");
+__name(readServerLine, "readServerLine");
 
 // worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
@@ -1464,24 +1868,33 @@ var ClientMachine = class {
   #connectTimeoutMs;
   #retirementTimeoutMs;
   #clientInfo;
+  #plan;
+  #priorAttempts;
   #onDeath;
   #retirement;
+  #lines;
   #state = "parked";
+  #era;
+  #exitedOnProbe = false;
   #opened = false;
   #pid = null;
-  #nextId = 0;
-  #pending = /* @__PURE__ */ new Map();
+  #pending;
   #decoder = new LineDecoder();
   #channelOpen = false;
   #death;
   #evidence;
+  #pendingStart;
+  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
   constructor(transport, options) {
     this.#transport = transport;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false));
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    this.#plan = eraPlan(options.era, options.versions);
+    this.#priorAttempts = options.priorAttempts ?? [];
     this.#onDeath = options.onDeath;
     this.#retirement = new Retirement({
       name: this.#name,
@@ -1489,6 +1902,7 @@ var ClientMachine = class {
       clock: this.#clock,
       pid: /* @__PURE__ */ __name(() => this.#pid, "pid")
     });
+    this.#lines = new LineWriter((data) => this.#write(data));
   }
   /** Where the machine is in its life. */
   get state() {
@@ -1506,14 +1920,25 @@ var ClientMachine = class {
   get exitStatus() {
     return this.#retirement.exit;
   }
+  /**
+   * Whether the start failed because the server exited on the probe while a
+   * handshake was still to be tried: it may be started once more, pinned to
+   * the handshake era.
+   */
+  get exitedOnProbe() {
+    return this.#exitedOnProbe;
+  }
   /** The kept tail of the server's stderr. */
   stderrTail() {
     return this.#transport.stderrTail();
   }
   /**
-   * Opens the transport and runs the handshake: `initialize` with empty
-   * client capabilities, then `notifications/initialized`. A failure after
-   * the spawn retires the process before it is returned.
+   * Opens the transport and starts the session. With a stateless era to
+   * offer, `server/discover` first (with the full envelope and empty client
+   * capabilities); a modern answer makes the session modern, and any other
+   * answer falls back at once to `initialize` (empty client capabilities),
+   * then `notifications/initialized`, when the handshake era is offered. A
+   * failure after the spawn retires the process before it is returned.
    */
   async connect() {
     if (this.#state !== "parked") {
@@ -1540,30 +1965,49 @@ var ClientMachine = class {
       });
     }
     this.#pid = opened.value.pid;
-    const answer = await this.#handshakeRequest("initialize", initializeParams(this.#clientInfo), Math.max(0, deadlineAt - this.#clock.now()));
-    const judged = judgeInitialize(answer, this.#handshakeContext());
-    if (!judged.ok) return await this.#failStart(judged.error);
-    const info = judged.value;
-    if (this.#state !== "connecting" || this.#death !== void 0) {
-      return await this.#failStart(handshakeFailure(this.#unavailable(), this.#handshakeContext()));
+    const started2 = await runStart(this.#plan, {
+      name: this.#name,
+      clientInfo: this.#clientInfo,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      priorAttempts: this.#priorAttempts,
+      remaining: /* @__PURE__ */ __name(() => Math.max(0, deadlineAt - this.#clock.now()), "remaining"),
+      request: /* @__PURE__ */ __name((method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs), "request"),
+      exited: /* @__PURE__ */ __name(() => this.#retirement.exit !== void 0, "exited"),
+      stderrTail: /* @__PURE__ */ __name(() => this.stderrTail(), "stderrTail")
+    });
+    if (!started2.ok) {
+      this.#exitedOnProbe = started2.exitedOnProbe;
+      return await this.#failStart(started2.failure);
     }
-    this.#write(frameText(encodeNotification("notifications/initialized")));
+    if (this.#state !== "connecting" || this.#death !== void 0) {
+      const method = started2.info.era === "modern" ? DISCOVER_METHOD : "initialize";
+      return await this.#failStart(handshakeFailure(method, this.#unavailable(), {
+        name: this.#name,
+        timeoutMs: this.#connectTimeoutMs,
+        stderrTail: this.stderrTail()
+      }));
+    }
+    this.#era = started2.info.era;
+    if (started2.envelope !== void 0) this.#lines.envelope(started2.envelope);
+    else this.#lines.notification("notifications/initialized");
     this.#state = "ready";
-    return ok(info);
+    return ok(started2.info);
   }
   /**
    * Sends one request whose parameters are already compact JSON of an
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once.
+   * `undefined` when it was refused at once. In a stateless-era session the
+   * request carries the envelope, and `ping` (gone from that era) is sent
+   * as `server/discover`.
    */
   send(method, params, timeoutMs, settle2) {
     if (this.#state !== "ready") {
       settle2(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, params, timeoutMs, settle2);
+    return this.#send(method, params, timeoutMs, settle2, true);
   }
   /**
    * Gives up on a request: it settles as `call_timed_out` (marked aborted)
@@ -1571,9 +2015,8 @@ var ClientMachine = class {
    * id does nothing.
    */
   cancel(id) {
-    const pending = this.#pending.get(id);
-    if (pending === void 0) return;
-    this.#expire(id, pending, true);
+    const pending = this.#pending.take(id);
+    if (pending !== void 0) this.#expire(id, pending, true);
   }
   /**
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
@@ -1606,48 +2049,43 @@ var ClientMachine = class {
     }
     return outcome;
   }
-  // ---- requests ----
-  /** The handshake's own request: sent while `connecting`, answered by its deadline. */
-  #handshakeRequest(method, paramsText, timeoutMs) {
+  // ---- start ----
+  /** A request of the start: sent while `connecting`; a probe given up is not announced. */
+  #startRequest(method, paramsText, timeoutMs) {
     if (this.#state !== "connecting" || this.#death !== void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve));
+    const tellCancel = method !== DISCOVER_METHOD;
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, tellCancel));
   }
-  #send(method, params, timeoutMs, settle2) {
-    const id = this.#nextId++;
-    const timer = this.#clock.setTimer(timeoutMs, () => {
-      const pending = this.#pending.get(id);
-      if (pending !== void 0) this.#expire(id, pending, false);
+  async #failStart(failure) {
+    if (this.#state === "connecting") this.#state = "failed";
+    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
+    const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
+      kind: "no_resource"
     });
-    this.#pending.set(id, {
+    if (cleanup.ok) this.#evidence = cleanup.value;
+    return err(startError(failure, cleanup, this.stderrTail()));
+  }
+  // ---- requests ----
+  #send(method, params, timeoutMs, settle2, tellCancel) {
+    const id = this.#pending.add({
       method,
       settle: settle2,
-      timer,
-      timeoutMs
+      timeoutMs,
+      tellCancel
     });
-    if (params === "") {
-      this.#write(frameText({
-        jsonrpc: "2.0",
-        id,
-        method
-      }));
-      return id;
-    }
-    const [head, tail] = frameRequest(id, method);
-    this.#write(head);
-    this.#write(params);
-    this.#write(tail);
+    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    this.#lines.request(id, wire, params);
     return id;
   }
+  /** A request taken out of the table is given up: the caller is told, and the server. */
   #expire(id, pending, aborted) {
-    this.#pending.delete(id);
-    this.#clock.clearTimer(pending.timer);
-    if (this.#channelOpen && this.#death === void 0) {
-      this.#write(frameText(encodeNotification("notifications/cancelled", {
+    if (pending.tellCancel && this.#channelOpen && this.#death === void 0) {
+      this.#lines.notification("notifications/cancelled", {
         requestId: id,
         reason: aborted ? "The caller cancelled the request" : "The request timed out"
-      })));
+      });
     }
     pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
   }
@@ -1669,20 +2107,15 @@ var ClientMachine = class {
     }
   }
   #onLine(line) {
-    const parsed = parseJson(line);
-    const inbound = parsed.ok ? classify(parsed.value) : parsed;
-    if (!inbound.ok) {
-      this.#die("malformed", this.#state === "connecting" ? notAnMcpServer(this.#name, line, "garbage") : `Server "${this.#name}" wrote a line that is not a JSON-RPC message (${inbound.error.message}): ${quote(line)}`);
-      return;
-    }
-    const message = inbound.value;
+    const message = readServerLine(line, this.#name);
     switch (message.kind) {
+      case "malformed":
+        this.#die("malformed", this.#state === "connecting" ? notAnMcpServer(this.#name, line, "garbage", this.#startMethod()) : message.message);
+        return;
       case "response": {
         if (typeof message.id !== "number") return;
-        const pending = this.#pending.get(message.id);
+        const pending = this.#pending.take(message.id);
         if (pending === void 0) return;
-        this.#pending.delete(message.id);
-        this.#clock.clearTimer(pending.timer);
         const outcome = message.outcome;
         if (outcome.ok) {
           pending.settle(outcome);
@@ -1697,20 +2130,14 @@ var ClientMachine = class {
         return;
       }
       case "request":
-        if (this.#state === "connecting" && message.method === "initialize") {
-          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo"));
+        if (this.#state === "connecting" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
+          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo", message.method));
         }
-        this.#refuse(message.id, message.method);
+        if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
         return;
       case "notification":
         return;
     }
-  }
-  #refuse(id, method) {
-    this.#write(frameText(encodeError(id, {
-      code: METHOD_NOT_FOUND,
-      message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
-    })));
   }
   #onEnd(cause) {
     if (cause.kind === "write_failed") {
@@ -1728,6 +2155,10 @@ var ClientMachine = class {
     if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
+  }
+  /** The start request in flight: the probe until the handshake is sent. */
+  #startMethod() {
+    return this.#pendingStart ?? "initialize";
   }
   // ---- death ----
   #unavailable() {
@@ -1752,46 +2183,11 @@ var ClientMachine = class {
     this.#channelOpen = false;
     if (this.#state === "ready") this.#state = "dead";
     const error = this.#unavailable();
-    const pending = [
-      ...this.#pending.values()
-    ];
-    this.#pending.clear();
-    for (const entry of pending) {
-      this.#clock.clearTimer(entry.timer);
-      entry.settle(err(error));
-    }
+    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
     this.#onDeath?.(error);
     if (this.#opened && options.retire !== false) {
       void this.#retirement.retire(this.#retirementTimeoutMs);
     }
-  }
-  #handshakeContext() {
-    return {
-      name: this.#name,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      stderrTail: this.stderrTail()
-    };
-  }
-  async #failStart(failure) {
-    if (this.#state === "connecting") this.#state = "failed";
-    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
-      kind: "no_resource"
-    });
-    if (cleanup.ok) {
-      this.#evidence = cleanup.value;
-      return err({
-        ...failure,
-        cleanup: cleanup.value
-      });
-    }
-    return err({
-      kind: "cleanup_unconfirmed",
-      message: `${failure.message}; its process could not be confirmed gone: ` + cleanup.error.message,
-      cause: failure,
-      retirement: cleanup.error,
-      stderrTail: this.stderrTail()
-    });
   }
 };
 
@@ -1828,7 +2224,7 @@ var METHODS = /* @__PURE__ */ new Set([
   "tools/list",
   "ping"
 ]);
-var OPEN_BRACE = 123;
+var OPEN_BRACE2 = 123;
 var CLOSE_BRACE = 125;
 var NEWLINE3 = 10;
 function decodeRequests(batch) {
@@ -1879,6 +2275,11 @@ function decodeToWorker(data) {
       if (!isDuration(connectTimeoutMs)) return bad2("bad deadline");
       if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
       if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
+      const { era, versions } = data;
+      if (era !== "auto" && era !== "modern" && era !== "legacy") return bad2("unknown era");
+      if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
+        return bad2("versions are not supported versions");
+      }
       return ok({
         kind: "start",
         name,
@@ -1892,14 +2293,18 @@ function decodeToWorker(data) {
         cwd,
         connectTimeoutMs,
         retirementTimeoutMs,
-        forwardStderr
+        forwardStderr,
+        era,
+        versions: versions === null ? null : [
+          ...versions
+        ]
       });
     }
     case "request": {
       const { ticket, timeoutMs, method, params } = data;
       if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
       if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
-      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE || params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE3)) {
+      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE2 || params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE3)) {
         return bad2("params are not the bytes of one compact JSON object");
       }
       return ok({
@@ -2005,9 +2410,7 @@ var group = {
     });
   }
 };
-function start(message) {
-  if (started) return;
-  started = true;
+function launch(message, options) {
   const transport = new CommandTransport({
     name: message.name,
     command: message.command,
@@ -2038,9 +2441,15 @@ function start(message) {
   const child = new ClientMachine(transport, {
     name: message.name,
     clock,
-    connectTimeoutMs: message.connectTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,
+    era: options.era,
+    ...message.versions === null ? {} : {
+      versions: message.versions
+    },
+    priorAttempts: options.priorAttempts,
     onDeath(error) {
+      if (child.state === "connecting" || child.state === "failed") return;
       flushStderr();
       post({
         kind: "died",
@@ -2049,12 +2458,37 @@ function start(message) {
     }
   });
   machine = child;
-  void child.connect().then((outcome) => {
-    flushStderr();
-    post({
-      kind: "started",
-      outcome: outcome.ok ? ok(outcome.value) : outcome
-    });
+  return child;
+}
+__name(launch, "launch");
+async function start(message) {
+  if (started) return;
+  started = true;
+  const deadlineAt = clock.now() + message.connectTimeoutMs;
+  const first = launch(message, {
+    connectTimeoutMs: message.connectTimeoutMs,
+    era: message.era,
+    priorAttempts: []
+  });
+  let outcome = await first.connect();
+  const left = deadlineAt - clock.now();
+  if (!outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed") {
+    const attempts = outcome.error.kind === "handshake_failed" || outcome.error.kind === "version_unsupported" ? [
+      {
+        method: "server/discover",
+        outcome: outcome.error.message
+      }
+    ] : [];
+    outcome = await launch(message, {
+      connectTimeoutMs: left,
+      era: "legacy",
+      priorAttempts: attempts
+    }).connect();
+  }
+  flushStderr();
+  post({
+    kind: "started",
+    outcome: outcome.ok ? ok(outcome.value) : outcome
   });
 }
 __name(start, "start");
@@ -2113,7 +2547,7 @@ self.onmessage = (event) => {
   const message = decoded.value;
   switch (message.kind) {
     case "start":
-      start(message);
+      void start(message);
       return;
     case "request":
       run(message);

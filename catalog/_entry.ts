@@ -5,6 +5,12 @@
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
+import {
+  eraOf,
+  isSupportedVersion,
+  SUPPORTED_VERSIONS,
+  type SupportedVersion,
+} from "../codec/protocol.ts";
 import { type CatalogError, MAX_CATALOG_SERVERS, type SkippedServer } from "./types.ts";
 import { expandSpec, refuseSubstitution, type Variables } from "./_expand.ts";
 import { isServerName, suggestName } from "./names.ts";
@@ -32,6 +38,8 @@ const KEYS = [
   "connect_timeout_ms",
   "call_timeout_ms",
   "stderr",
+  "era",
+  "versions",
 ] as const;
 const JSON_KEYS: readonly string[] = [...KEYS, "type"];
 // What the configuration files of other tools may also hold.
@@ -257,12 +265,49 @@ function readServer(
     if (!timeout.ok) return timeout;
     spec.callTimeoutMs = timeout.value;
   }
+  if (entry["era"] !== undefined) {
+    const era = entry["era"];
+    if (era !== "auto" && era !== "modern" && era !== "legacy") {
+      return err({
+        kind: "invalid_entry",
+        key: "era",
+        what: `expected "auto", "modern" or "legacy", found ${describe(era, syntax)}`,
+      });
+    }
+    spec.era = era;
+  }
+  if (entry["versions"] !== undefined) {
+    const versions = entry["versions"];
+    const bad = Array.isArray(versions)
+      ? versions.find((v) => typeof v !== "string" || !isSupportedVersion(v))
+      : versions;
+    if (!Array.isArray(versions) || bad !== undefined || versions.length === 0) {
+      return err({
+        kind: "invalid_entry",
+        key: "versions",
+        what: `expected a non-empty list of protocol versions among ` +
+          `${SUPPORTED_VERSIONS.join(", ")}, found ${describe(bad ?? versions, syntax)}`,
+      });
+    }
+    spec.versions = versions as SupportedVersion[];
+  }
+  const left = offered(spec);
+  if (left !== undefined) return err({ kind: "invalid_entry", key: "versions", what: left });
   if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
   if (syntax === "json") {
     const substitution = refuseSubstitution(spec);
     if (substitution !== undefined) return err(substitution);
   }
   return ok(spec);
+}
+
+// An era pinned with versions of the other era only leaves nothing to offer.
+function offered(spec: ServerSpec): string | undefined {
+  const era = spec.era ?? "auto";
+  if (era === "auto" || spec.versions === undefined) return undefined;
+  if (spec.versions.some((v) => eraOf(v) === era)) return undefined;
+  return `era "${era}" is pinned but none of these versions is of that era; ` +
+    `offer one or set era to "auto"`;
 }
 
 // Remote servers and VS Code's envFile are refused before the key check, so

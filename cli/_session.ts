@@ -38,19 +38,20 @@ export class BootLines {
 
   /** The header line. */
   header(): string {
-    return this.#line(["server", "state", "tools", "protocol", "boot", "server info"]);
+    return this.#line(["server", "state", "tools", "era", "protocol", "boot", "server info"]);
   }
 
   /** One server's line: state, tools, protocol era, boot time, what it said it is. */
   row(report: ServerReport): string {
     if (report.state === "failed") {
-      return this.#line([report.name, "FAILED", "-", "-", seconds(report.elapsedMs), ""]);
+      return this.#line([report.name, "FAILED", "-", "-", "-", seconds(report.elapsedMs), ""]);
     }
     const info = report.info.serverInfo;
     return this.#line([
       report.name,
       "ready",
       String(report.tools.length),
+      report.info.era,
       oneLine(report.info.protocolVersion, 20),
       seconds(report.elapsedMs),
       oneLine(`${info.name} ${info.version}`, 60),
@@ -58,7 +59,7 @@ export class BootLines {
   }
 
   #line(cells: string[]): string {
-    const widths = [this.#width, 6, 5, 10, 8];
+    const widths = [this.#width, 6, 5, 6, 10, 8];
     return table([cells.map((cell, index) => {
       const width = widths[index];
       return width === undefined ? cell : cell.padEnd(width);

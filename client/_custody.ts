@@ -54,10 +54,15 @@ export class Custody {
     guard.release();
   }
 
-  /** The worker spawned the server: its group is guarded from now on. */
+  /**
+   * The worker spawned the server: its group is guarded from now on. A
+   * second spawn (a server started once more after it exited on the era
+   * probe) is taken only once the first one's exit has been seen.
+   */
   spawned(pid: number): void {
-    if (this.#pid !== undefined) return;
+    if (this.#pid !== undefined && !this.#exitSeen) return;
     this.#pid = pid;
+    this.#exitSeen = false;
     guard.track(pid);
     const tree = new ProcessTree(pid, guarded);
     this.#tree = tree;

@@ -4,10 +4,12 @@
 // one request through the worker, so that a page is decoded exactly once.
 
 import type { JsonValue } from "../codec/json.ts";
+import { checkResultType } from "../codec/stateless.ts";
 import {
   type CallToolResult,
   decodeCallToolResult,
   decodeToolsPage,
+  type Era,
   type ToolDescriptor,
 } from "../codec/protocol.ts";
 import { frameText } from "../codec/framing.ts";
@@ -21,12 +23,17 @@ export type PageRequest = (
   timeoutMs: number,
 ) => Promise<Result<JsonValue, ClientError>>;
 
-/** Decodes a raw `tools/call` result, `result_malformed` when it lies. */
+/**
+ * Decodes a raw `tools/call` result, `result_malformed` when it lies; in a
+ * stateless-era session its `resultType` must be `complete`.
+ */
 export function decodeCallResult(
   server: string,
   value: JsonValue,
+  era: Era = "legacy",
 ): Result<CallToolResult, ClientError> {
-  const decoded = decodeCallToolResult(value);
+  const type = era === "modern" ? checkResultType("tools/call", value) : ok(undefined);
+  const decoded = type.ok ? decodeCallToolResult(value) : type;
   if (decoded.ok) return decoded;
   return err({
     kind: "result_malformed",
@@ -38,12 +45,14 @@ export function decodeCallResult(
 /**
  * Lists every tool, following `nextCursor` for at most
  * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor is
- * refused as `result_malformed`, a lying page names its number.
+ * refused as `result_malformed`, a lying page names its number. In a
+ * stateless-era session every page's `resultType` must be `complete`; its
+ * caching fields are not used (a listing is taken once per start).
  */
 export async function listAllTools(
   server: string,
   request: PageRequest,
-  options: { timeoutMs: number; now?: () => number },
+  options: { timeoutMs: number; era?: Era; now?: () => number },
 ): Promise<Result<ToolDescriptor[], ClientError>> {
   const now = options.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs;
@@ -68,7 +77,10 @@ export async function listAllTools(
         ? err(callTimedOut(server, "tools/list", timeoutMs, outcome.error.aborted))
         : outcome;
     }
-    const decoded = decodeToolsPage(outcome.value);
+    const type = options.era === "modern"
+      ? checkResultType("tools/list", outcome.value)
+      : ok(undefined);
+    const decoded = type.ok ? decodeToolsPage(outcome.value) : type;
     if (!decoded.ok) {
       return err({
         kind: "result_malformed",

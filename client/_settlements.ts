@@ -6,7 +6,7 @@
 // it as lost.
 
 import type { JsonValue } from "../codec/json.ts";
-import { decodeInitializeResult } from "../codec/protocol.ts";
+import { decodeInitializeResult, eraOf, SUPPORTED_VERSIONS } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type {
   ClientError,
@@ -14,6 +14,8 @@ import type {
   Escalation,
   RetirementError,
   RetirementEvidence,
+  ServerInfo,
+  StartAttempt,
   StartError,
   StartFailure,
 } from "../worker/errors.ts";
@@ -117,13 +119,40 @@ export function decodeRetirementError(value: unknown): RetirementError | undefin
   };
 }
 
+/** Decodes the server info of a start that crossed the boundary: its era and version included. */
+export function decodeServerInfo(value: unknown): ServerInfo | undefined {
+  if (!isRecord(value)) return undefined;
+  const era = value.era;
+  if (era !== "modern" && era !== "legacy") return undefined;
+  const version = value.protocolVersion;
+  if (!isString(version) || eraOf(version) !== era) return undefined;
+  const info = decodeInitializeResult(value as JsonValue, version, SUPPORTED_VERSIONS);
+  return info.ok ? { ...info.value, era } : undefined;
+}
+
+function decodeAttempts(value: unknown): StartAttempt[] | undefined | false {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return false;
+  const attempts: StartAttempt[] = [];
+  for (const item of value) {
+    if (!isRecord(item) || !isString(item.outcome)) return false;
+    if (item.method !== "server/discover" && item.method !== "initialize") return false;
+    attempts.push({ method: item.method, outcome: item.outcome });
+  }
+  return attempts;
+}
+
 function decodeStartFailure(value: Fields): StartFailure | undefined {
   const { message, stderrTail } = value;
   if (!isString(message) || !isString(stderrTail)) return undefined;
+  const attempts = decodeAttempts(value.attempts);
+  if (attempts === false) return undefined;
+  const tried = attempts === undefined ? {} : { attempts };
   switch (value.kind) {
     case "transport_failed":
-    case "handshake_failed":
       return { kind: value.kind, message, stderrTail };
+    case "handshake_failed":
+      return { kind: value.kind, message, stderrTail, ...tried };
     case "version_unsupported":
       return isString(value.requested) && isString(value.received)
         ? {
@@ -132,12 +161,13 @@ function decodeStartFailure(value: Fields): StartFailure | undefined {
           requested: value.requested,
           received: value.received,
           stderrTail,
+          ...tried,
         }
         : undefined;
     case "tools_not_declared": {
-      const info = decodeInitializeResult(value.serverInfo as JsonValue);
-      return info.ok
-        ? { kind: "tools_not_declared", message, serverInfo: info.value, stderrTail }
+      const info = decodeServerInfo(value.serverInfo);
+      return info !== undefined
+        ? { kind: "tools_not_declared", message, serverInfo: info, stderrTail }
         : undefined;
     }
     default:

@@ -51,6 +51,8 @@ export function startMessage(
     connectTimeoutMs,
     retirementTimeoutMs,
     forwardStderr: spec.stderr === "forward",
+    era: spec.era ?? "auto",
+    versions: spec.versions === undefined ? null : [...spec.versions],
   };
 }
 

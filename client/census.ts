@@ -11,6 +11,10 @@ import { quote } from "../codec/quote.ts";
 import { moduleSegment } from "../codegen/names.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
+import { isSupportedVersion, SUPPORTED_VERSIONS } from "../codec/protocol.ts";
+import { eraPlan } from "../worker/handshake.ts";
+
+const ERA_MODES: ReadonlySet<string> = new Set(["auto", "modern", "legacy"]);
 import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
 import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "./spec.ts";
 
@@ -95,6 +99,23 @@ function checkSpec(spec: ServerSpec, index: number): void {
       `${named}: its stderr mode ${JSON.stringify(spec.stderr)} is not "tail" or "forward"`,
     );
   }
+  if (spec.era !== undefined && !ERA_MODES.has(spec.era)) {
+    throw new TypeError(
+      `${named}: its era ${JSON.stringify(spec.era)} is not "auto", "modern" or "legacy"`,
+    );
+  }
+  if (
+    spec.versions !== undefined &&
+    (!Array.isArray(spec.versions) ||
+      !spec.versions.every((v) => typeof v === "string" && isSupportedVersion(v)))
+  ) {
+    throw new RangeError(
+      `${named}: its versions ${JSON.stringify(spec.versions)} are not all among ` +
+        `${SUPPORTED_VERSIONS.join(", ")}`,
+    );
+  }
+  // A mode left with nothing to offer is refused here, before any spawn.
+  eraPlan(spec.era, spec.versions);
   for (const key of ["connectTimeoutMs", "callTimeoutMs"] as const) {
     const value = spec[key];
     if (

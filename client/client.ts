@@ -20,7 +20,6 @@
 
 import type { JsonObject, JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { decodeInitializeResult } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type {
   ClientError,
@@ -41,6 +40,7 @@ import {
 import { callParams, checkTimeout } from "./_checks.ts";
 import { Custody } from "./_custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
+import { decodeServerInfo } from "./_settlements.ts";
 import { Tickets } from "./_tickets.ts";
 import { createWorker, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
 import { WorkerLink } from "./_worker_link.ts";
@@ -218,7 +218,7 @@ export class Client {
     return listAllTools(
       this.name,
       (params, remaining) => this.#request("tools/list", params, remaining, undefined),
-      { timeoutMs },
+      { timeoutMs, era: this.#info?.era ?? "legacy" },
     );
   }
 
@@ -235,7 +235,7 @@ export class Client {
     const params = callParams(name, args);
     const timeoutMs = this.#timeout(options.timeoutMs);
     return this.#request("tools/call", params, timeoutMs, options.signal).then((outcome) =>
-      outcome.ok ? decodeCallResult(this.name, outcome.value) : outcome
+      outcome.ok ? decodeCallResult(this.name, outcome.value, this.#info?.era ?? "legacy") : outcome
     );
   }
 
@@ -388,16 +388,14 @@ export class Client {
       settle(outcome);
       return;
     }
-    const info = decodeInitializeResult(outcome.value);
-    if (!info.ok) {
-      this.#link?.lose(
-        `The worker of "${this.name}" sent a malformed handshake: ${info.error.message}`,
-      );
+    const info = decodeServerInfo(outcome.value);
+    if (info === undefined) {
+      this.#link?.lose(`The worker of "${this.name}" sent a malformed server info`);
       return;
     }
-    this.#info = info.value;
+    this.#info = info;
     if (this.#state === "connecting") this.#state = "ready";
-    settle(ok(info.value));
+    settle(ok(info));
   }
 
   // ---- death ----

@@ -36,8 +36,25 @@ export type ServerSpec = {
   callTimeoutMs?: number;
   /** Where stderr goes besides the tail. */
   stderr: StderrMode;
+  /**
+   * How the protocol era is chosen: `auto` (the default) probes with
+   * `server/discover` and falls back to the `initialize` handshake on the
+   * same process; `modern` is the stateless era with no fallback; `legacy`
+   * is the handshake with no probe.
+   */
+  era?: EraMode;
+  /**
+   * The protocol versions offered, newest first or not (each era offers its
+   * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
+   */
+  versions?: readonly SupportedVersion[];
 };
 
+import type { SupportedVersion } from "../codec/protocol.ts";
+import type { EraMode } from "../worker/handshake.ts";
+
+export type { EraMode } from "../worker/handshake.ts";
+export { PROBE_TIMEOUT_MS } from "../worker/handshake.ts";
 export {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,

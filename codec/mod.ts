@@ -22,3 +22,4 @@ export * from "./framing.ts";
 export * from "./interchange.ts";
 export * from "./quote.ts";
 export * from "./sse.ts";
+export * from "./stateless.ts";

@@ -1,6 +1,14 @@
 /**
- * MCP messages this client reads: the initialize result, a `tools/list` page
- * and a `tools/call` result. Every decoder is total.
+ * MCP messages this client reads: the `server/discover` result of the
+ * stateless era, the initialize result of the handshake era, a `tools/list`
+ * page and a `tools/call` result, and the `resultType` every result of the
+ * stateless era carries. Every decoder is total.
+ *
+ * Two eras: `2026-07-28` and later (modern) have no handshake; every request
+ * carries its version, client capabilities and client info in
+ * `params._meta` (the envelope), `server/discover` says what a server
+ * speaks, and every result says its `resultType`. `2025-11-25` and earlier
+ * (legacy) start with `initialize`.
  *
  * Strict envelope, tolerant content: a field this library relies on is
  * checked and a wrong one refused; unknown fields are ignored; schemas,
@@ -14,19 +22,54 @@ import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { describe } from "./_describe.ts";
 
-/** The protocol revision this client asks for. */
+/** The handshake-era revision this client asks for in `initialize`. */
 export const REQUESTED_VERSION = "2025-11-25";
 
-/** Every revision this client speaks, newest first. */
-export const SUPPORTED_VERSIONS = [
+/** The stateless-era revisions this client speaks, newest first. */
+export const MODERN_VERSIONS = ["2026-07-28"] as const;
+
+/** The handshake-era revisions this client speaks, newest first. */
+export const LEGACY_VERSIONS = [
   "2025-11-25",
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",
 ] as const;
 
+/** Every revision this client speaks, newest first. */
+export const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS] as const;
+
 /** A protocol revision this client speaks. */
 export type SupportedVersion = typeof SUPPORTED_VERSIONS[number];
+
+/** Which era a revision belongs to: stateless (`modern`) or handshake (`legacy`). */
+export type Era = "modern" | "legacy";
+
+/** `params._meta` key of a request's protocol version (stateless era). */
+export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+/** `params._meta` key of a request's client capabilities (stateless era). */
+export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+/** `params._meta` key of a request's client info (stateless era). */
+export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+/** `result._meta` key of a server's info (stateless era). */
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+/** The first revision without a handshake. */
+const FIRST_MODERN_VERSION = "2026-07-28";
+
+/**
+ * The era of a revision: `2026-07-28` and later are modern. Revisions are
+ * dates, so the comparison is on the string, as the specification does.
+ *
+ * @example
+ * ```ts
+ * import { eraOf } from "@loom/mcp/codec";
+ * console.log(eraOf("2025-11-25")); // legacy
+ * ```
+ */
+export function eraOf(version: string): Era {
+  return version >= FIRST_MODERN_VERSION ? "modern" : "legacy";
+}
 
 /** Why a result from a server is refused. */
 export type ProtocolFault =
@@ -118,8 +161,9 @@ export function isSupportedVersion(version: string): version is SupportedVersion
 }
 
 /**
- * Decodes the result of `initialize`. A version outside
- * {@linkcode SUPPORTED_VERSIONS} is `version_unsupported`, carrying both sides.
+ * Decodes the result of `initialize`. A version outside `accepted` (the
+ * handshake-era {@linkcode LEGACY_VERSIONS} by default) is
+ * `version_unsupported`, carrying both sides.
  *
  * @example Decode a handshake answer
  * ```ts
@@ -135,6 +179,7 @@ export function isSupportedVersion(version: string): version is SupportedVersion
 export function decodeInitializeResult(
   value: JsonValue,
   requested: string = REQUESTED_VERSION,
+  accepted: readonly string[] = LEGACY_VERSIONS,
 ): Result<InitializeResult, ProtocolFault> {
   const where = "Cannot decode initialize result";
   if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
@@ -142,13 +187,13 @@ export function decodeInitializeResult(
   if (typeof version !== "string") {
     return invalid(`${where}: "protocolVersion" is ${describe(version)}, not a string`);
   }
-  if (!isSupportedVersion(version)) {
+  if (!isSupportedVersion(version) || !accepted.includes(version)) {
     return err({
       kind: "version_unsupported",
       requested,
       received: version,
       message: `Server answered protocol version ${describe(version)} to a request for ` +
-        `"${requested}"; this client speaks ${SUPPORTED_VERSIONS.join(", ")}`,
+        `"${requested}"; this client speaks ${accepted.join(", ")}`,
     });
   }
   const capabilities = value.capabilities ?? {};

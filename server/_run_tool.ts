@@ -23,12 +23,20 @@ export const CHILD_STDERR_DRAIN_MS = 250;
 export const STDERR_BLOCK_META_KEY = "loom/stderr";
 
 /** One call read from the wire, waiting or running. */
-export type Call = { id: WireId; tool: Tool; args: JsonObject; controller: AbortController };
+export type Call = {
+  id: WireId;
+  tool: Tool;
+  args: JsonObject;
+  controller: AbortController;
+  /** Adds what the era of the request puts in every result (`resultType`). */
+  decorate?: (result: JsonObject) => JsonObject;
+};
 
 type Pump = { done: Promise<void>; exited: boolean };
 
 // Runs one call inside a capture and renders its answer line. Never throws.
 export async function runCall(call: Call): Promise<Uint8Array> {
+  const decorate = call.decorate ?? ((result: JsonObject) => result);
   const name = call.tool.name;
   const pumps: Pump[] = [];
   let live = true;
@@ -54,7 +62,7 @@ export async function runCall(call: Call): Promise<Uint8Array> {
       live = false;
     }
   });
-  if (!captured.ok) return frame(encodeResult(call.id, failure(captured.error.message)));
+  if (!captured.ok) return frame(encodeResult(call.id, decorate(failure(captured.error.message))));
   const { value, stderr, droppedBytes } = captured.value;
   const result = value.ok ? value.value : failure(value.error);
   if (stderr !== "" || droppedBytes > 0) {
@@ -68,23 +76,25 @@ export async function runCall(call: Call): Promise<Uint8Array> {
   }
   let line: Uint8Array;
   try {
-    line = frame(encodeResult(call.id, result));
+    line = frame(encodeResult(call.id, decorate(result)));
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return frame(
       encodeResult(
         call.id,
-        failure(`Tool ${JSON.stringify(name)} returned a result JSON cannot say: ${reason}`),
+        decorate(
+          failure(`Tool ${JSON.stringify(name)} returned a result JSON cannot say: ${reason}`),
+        ),
       ),
     );
   }
   if (line.length - 1 > MAX_LINE_BYTES) {
     return frame(encodeResult(
       call.id,
-      failure(
+      decorate(failure(
         `Tool ${JSON.stringify(name)} returned a result of ${line.length - 1} bytes, ` +
           `past the ${MAX_LINE_BYTES}-byte line limit (MAX_LINE_BYTES); return less`,
-      ),
+      )),
     ));
   }
   return line;

@@ -23,7 +23,15 @@ import {
   PARSE_ERROR,
 } from "../codec/jsonrpc.ts";
 import { frame } from "../codec/framing.ts";
-import { SUPPORTED_VERSIONS } from "../codec/protocol.ts";
+import { LEGACY_VERSIONS } from "../codec/protocol.ts";
+import { DISCOVER_METHOD } from "../codec/stateless.ts";
+import {
+  type ConnectionEra,
+  discoverResult,
+  judgeRequest,
+  type ListCache,
+  modernResult,
+} from "./_era.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { type Call, runCall } from "./_run_tool.ts";
 import { describeValue as quote } from "../codec/quote.ts";
@@ -35,6 +43,13 @@ import { type LineTransport, stdioTransport, type TransportFailure } from "./tra
 export type ServeEnd =
   | { kind: "end_of_input" }
   | { kind: "channel_dead"; failure: TransportFailure };
+
+/**
+ * How long a client may reuse a stateless-era listing (`ttlMs` of
+ * `tools/list` and `server/discover`) unless the definition says otherwise:
+ * 1 hour, since the tools of a serve loop never change while it runs.
+ */
+export const LIST_TTL_MS = 3_600_000;
 
 /** Tool calls read but not yet started, past which the loop stops reading. */
 export const MAX_QUEUED_CALLS = 64;
@@ -54,7 +69,15 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * supported, else the newest), `ping`, `tools/list` (sorted by name, one
  * page), `tools/call` (sequential; a missing or non-string `name` is
  * `-32602`, an unknown tool `-32601`, a throwing tool an `isError` result).
- * Anything else is `-32601`, also before `initialize`. Notifications (no id
+ * Anything else is `-32601`, also before `initialize`.
+ *
+ * Both protocol eras on one connection: a request carrying the 2026-07-28
+ * envelope in `params._meta` is validated on its own and served statelessly
+ * (`server/discover` answers the tools capability and the versions served;
+ * results carry `resultType`, list results `ttlMs` and `cacheScope` from
+ * `listCache`); a request without one is served as the handshake era, and
+ * `initialize` keeps the connection in that era. A tool that needs the
+ * client's input (an `input_required` result) is not supported. Notifications (no id
  * or a null id) get no answer; `notifications/cancelled` drops a queued call
  * or aborts the running call's `signal`, and the cancelled call is not
  * answered. A line that is not a JSON-RPC object, a batch, or a line past
@@ -145,6 +168,11 @@ class Session {
   #tools: Map<string, Tool>;
   #transport: LineTransport;
   #listing: JsonObject;
+  #modernListing: JsonObject;
+  #info: JsonObject;
+  #cache: ListCache;
+  #instructions: string | undefined;
+  #era: ConnectionEra = "opening";
   #queue: Call[] = [];
   #running: Call | undefined;
   #inputEnded = false;
@@ -163,6 +191,17 @@ class Session {
     this.#tools = tools;
     this.#transport = transport;
     this.#listing = { tools: [...tools.values()].sort(byName).map(descriptor) };
+    this.#info = { name: server.name, version: server.version };
+    if (server.title !== undefined) this.#info.title = server.title;
+    this.#instructions = server.instructions;
+    this.#cache = {
+      ttlMs: server.listCache?.ttlMs ?? LIST_TTL_MS,
+      cacheScope: server.listCache?.cacheScope ?? "private",
+    };
+    this.#modernListing = modernResult(
+      { ...this.#listing, ttlMs: this.#cache.ttlMs, cacheScope: this.#cache.cacheScope },
+      this.#info,
+    );
     this.#deadSignal = new Promise((resolve) => this.#onDead = resolve);
   }
 
@@ -217,7 +256,7 @@ class Session {
     }
     const { id, method, params } = inbound;
     const known = method === "initialize" || method === "ping" || method === "tools/list" ||
-      method === "tools/call";
+      method === "tools/call" || method === DISCOVER_METHOD;
     if (!known) {
       this.#fail(id, METHOD_NOT_FOUND, `Method not found: ${quote(method)}`);
       return;
@@ -231,8 +270,22 @@ class Session {
       return;
     }
     const body: JsonObject = params ?? {};
+    const judged = judgeRequest(this.#era, method, body);
+    if (judged.kind === "refuse") {
+      const { code, message, data } = judged;
+      this.#reply(
+        encodeError(id, data === undefined ? { code, message } : { code, message, data }),
+      );
+      return;
+    }
+    const modern = judged.kind === "modern";
+    if (modern && method !== DISCOVER_METHOD) this.#era = "modern";
     switch (method) {
+      case DISCOVER_METHOD:
+        this.#reply(encodeResult(id, discoverResult(this.#info, this.#cache, this.#instructions)));
+        return;
       case "initialize":
+        this.#era = "legacy";
         this.#reply(encodeResult(id, this.#initialize(body)));
         return;
       case "ping":
@@ -247,10 +300,10 @@ class Session {
           );
           return;
         }
-        this.#reply(encodeResult(id, this.#listing));
+        this.#reply(encodeResult(id, modern ? this.#modernListing : this.#listing));
         return;
       case "tools/call":
-        this.#enqueue(id, body);
+        this.#enqueue(id, body, modern);
         return;
     }
   }
@@ -258,21 +311,19 @@ class Session {
   #initialize(params: JsonObject): JsonObject {
     const requested = params.protocolVersion;
     const version = typeof requested === "string" &&
-        (SUPPORTED_VERSIONS as readonly string[]).includes(requested)
+        (LEGACY_VERSIONS as readonly string[]).includes(requested)
       ? requested
-      : SUPPORTED_VERSIONS[0];
-    const info: JsonObject = { name: this.#server.name, version: this.#server.version };
-    if (this.#server.title !== undefined) info.title = this.#server.title;
+      : LEGACY_VERSIONS[0];
     const result: JsonObject = {
       protocolVersion: version,
       capabilities: { tools: { listChanged: false } },
-      serverInfo: info,
+      serverInfo: { ...this.#info },
     };
     if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
     return result;
   }
 
-  #enqueue(id: WireId, params: JsonObject): void {
+  #enqueue(id: WireId, params: JsonObject, modern: boolean): void {
     const name = params.name;
     if (typeof name !== "string") {
       this.#fail(id, INVALID_PARAMS, `Invalid params: tool "name" is ${quote(name)}, not a string`);
@@ -292,7 +343,14 @@ class Session {
       );
       return;
     }
-    this.#queue.push({ id, tool, args, controller: new AbortController() });
+    const info = this.#info;
+    this.#queue.push({
+      id,
+      tool,
+      args,
+      controller: new AbortController(),
+      ...(modern ? { decorate: (result: JsonObject) => modernResult(result, info) } : {}),
+    });
     this.#wakeWorker?.();
   }
 

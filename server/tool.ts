@@ -92,9 +92,15 @@ export type ServerDefinition = {
   name: string;
   version: string;
   title?: string;
-  /** Sent as `instructions` in the `initialize` result. */
+  /** Sent as `instructions` in the `initialize` and `server/discover` results. */
   instructions?: string;
   tools: readonly Tool[];
+  /**
+   * How long a stateless-era client may reuse the listing, and whether it
+   * may share it across users: `ttlMs` 1 hour (`LIST_TTL_MS`) and
+   * `cacheScope` `"private"` by default.
+   */
+  listCache?: { ttlMs: number; cacheScope: "public" | "private" };
 };
 
 /** Re-exported for tool authors: the JSON types arguments and results are made of. */

@@ -34,7 +34,8 @@ import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { ClientMachine } from "./machine.ts";
-import type { ClientError } from "./errors.ts";
+import type { ClientError, StartAttempt } from "./errors.ts";
+import type { EraMode } from "./handshake.ts";
 import type { Drain } from "./transport.ts";
 import {
   decodeRequests,
@@ -110,9 +111,11 @@ const group: GroupControl = {
   },
 };
 
-function start(message: StartMessage): void {
-  if (started) return;
-  started = true;
+/** Spawns the server once and makes its machine; `onExit` is wired to this child. */
+function launch(
+  message: StartMessage,
+  options: { connectTimeoutMs: number; era: EraMode; priorAttempts: StartAttempt[] },
+): ClientMachine {
   const transport = new CommandTransport({
     name: message.name,
     command: message.command,
@@ -133,21 +136,59 @@ function start(message: StartMessage): void {
       post({ kind: "exited", pid: child.pid ?? 0, code: status.code, signal: status.signal });
     },
   });
-  const child = new ClientMachine(transport, {
+  const child: ClientMachine = new ClientMachine(transport, {
     name: message.name,
     clock,
-    connectTimeoutMs: message.connectTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
     retirementTimeoutMs: message.retirementTimeoutMs,
+    era: options.era,
+    ...(message.versions === null ? {} : { versions: message.versions }),
+    priorAttempts: options.priorAttempts,
     onDeath(error) {
+      // A death during the start is told by the start's outcome; one start
+      // may be followed by another, whose client must not inherit it.
+      if (child.state === "connecting" || child.state === "failed") return;
       flushStderr();
       post({ kind: "died", error });
     },
   });
   machine = child;
-  void child.connect().then((outcome) => {
-    flushStderr();
-    post({ kind: "started", outcome: outcome.ok ? ok(outcome.value as JsonValue) : outcome });
+  return child;
+}
+
+/**
+ * Starts the server and its session. A server that exits on the
+ * `server/discover` probe, with a handshake still to try, is started once
+ * more inside what is left of the connect deadline, pinned to the handshake
+ * era; its failure then carries both attempts.
+ */
+async function start(message: StartMessage): Promise<void> {
+  if (started) return;
+  started = true;
+  const deadlineAt = clock.now() + message.connectTimeoutMs;
+  const first = launch(message, {
+    connectTimeoutMs: message.connectTimeoutMs,
+    era: message.era,
+    priorAttempts: [],
   });
+  let outcome = await first.connect();
+  const left = deadlineAt - clock.now();
+  if (
+    !outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed"
+  ) {
+    const attempts = outcome.error.kind === "handshake_failed" ||
+        outcome.error.kind === "version_unsupported"
+      ? [{ method: "server/discover" as const, outcome: outcome.error.message }]
+      : [];
+    outcome = await launch(message, {
+      connectTimeoutMs: left,
+      era: "legacy",
+      priorAttempts: attempts,
+    })
+      .connect();
+  }
+  flushStderr();
+  post({ kind: "started", outcome: outcome.ok ? ok(outcome.value as JsonValue) : outcome });
 }
 
 function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
@@ -201,7 +242,7 @@ self.onmessage = (event: MessageEvent<unknown>) => {
   const message = decoded.value;
   switch (message.kind) {
     case "start":
-      start(message);
+      void start(message);
       return;
     case "request":
       run(message);

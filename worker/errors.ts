@@ -1,16 +1,44 @@
 /**
- * What a client reports: the server's handshake, and every failure as a value
- * with a `kind`. These shapes cross the worker boundary as plain data and are
+ * What a client reports: its state, the server's info, and every failure as
+ * a value with a `kind`. These shapes cross the worker boundary as plain data and are
  * rebuilt on the main thread, so they hold only JSON-like data and strings.
  *
  * @module
  */
 
-import type { InitializeResult } from "../codec/protocol.ts";
+import type { Era, InitializeResult } from "../codec/protocol.ts";
 import type { RpcError } from "../codec/jsonrpc.ts";
 
-/** What a server said of itself when it accepted the handshake. */
-export type ServerInfo = InitializeResult;
+/**
+ * What a server said of itself when the client connected, and how they
+ * speak: the negotiated `era` and `protocolVersion`. A handshake-era server
+ * answered `initialize`; a stateless-era server answered `server/discover`,
+ * and its `serverInfo` is the identity it put in that result's `_meta`
+ * (empty strings when it gave none).
+ */
+export type ServerInfo = InitializeResult & { era: Era };
+
+/**
+ * Where a client is in its life, on either side of the worker boundary:
+ * `parked` (nothing spawned), `connecting`, `ready`, `failed` (its start),
+ * `dead` (its server was lost), `retiring`, `retired`.
+ */
+export type ClientState =
+  | "parked"
+  | "connecting"
+  | "ready"
+  | "failed"
+  | "dead"
+  | "retiring"
+  | "retired";
+
+/** One way a start tried to speak to a server, and what came of it. */
+export type StartAttempt = {
+  /** The request that was tried. */
+  method: "server/discover" | "initialize";
+  /** What came of it, in a sentence a person can act on. */
+  outcome: string;
+};
 
 /** How a client ended: why calls now answer `unavailable`. */
 export type DeathCause =
@@ -70,13 +98,21 @@ export type RetirementError =
 /** A start failure that is not about its own cleanup. */
 export type StartFailure =
   | { kind: "transport_failed"; message: string; stderrTail: string }
-  | { kind: "handshake_failed"; message: string; stderrTail: string }
+  | {
+    kind: "handshake_failed";
+    message: string;
+    stderrTail: string;
+    /** Every way the start tried, in order, when it tried more than one. */
+    attempts?: StartAttempt[];
+  }
   | {
     kind: "version_unsupported";
     message: string;
     requested: string;
     received: string;
     stderrTail: string;
+    /** Every way the start tried, in order, when it tried more than one. */
+    attempts?: StartAttempt[];
   }
   | { kind: "tools_not_declared"; message: string; serverInfo: ServerInfo; stderrTail: string };
 

@@ -1,8 +1,10 @@
 /**
  * The client state machine: one MCP server over a {@linkcode Transport},
- * with deadlines on an injected {@linkcode Clock}. It does the handshake,
- * sends requests and settles them from their answers, reads what the server
- * writes, and dies; how a server is retired is `retirement.ts`.
+ * with deadlines on an injected {@linkcode Clock}. It starts the session
+ * (the era probe, the handshake: what is said and how answers are judged is
+ * `handshake.ts`), sends requests and settles them from their answers, reads
+ * what the server writes, and dies; how a server is retired is
+ * `retirement.ts`.
  *
  * Lifecycle ({@linkcode ClientState}): `parked` → `connecting` → `ready`; a
  * start that fails ends `failed`, a ready client that loses its server ends
@@ -20,53 +22,40 @@
  * @module
  */
 
-import {
-  classify,
-  encodeError,
-  encodeNotification,
-  type Id,
-  METHOD_NOT_FOUND,
-} from "../codec/jsonrpc.ts";
-import { type JsonValue, parseJson } from "../codec/json.ts";
-import { quote } from "../codec/quote.ts";
-import type { Implementation } from "../codec/protocol.ts";
-import { frameRequest, frameText, LineDecoder } from "../codec/framing.ts";
+import type { JsonValue } from "../codec/json.ts";
+import type { Era, Implementation, SupportedVersion } from "../codec/protocol.ts";
+import { DISCOVER_METHOD } from "../codec/stateless.ts";
+import { LineDecoder } from "../codec/framing.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "./limits.ts";
-import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { type Pending, PendingTable, type Settle } from "./_pending.ts";
 import { callTimedOut } from "./errors.ts";
 import type {
   ClientError,
+  ClientState,
   DeathCause,
   RetirementError,
   RetirementEvidence,
   ServerInfo,
+  StartAttempt,
   StartError,
   StartFailure,
 } from "./errors.ts";
-import { Retirement } from "./retirement.ts";
 import {
-  type HandshakeContext,
+  type EraMode,
+  type EraPlan,
+  eraPlan,
   handshakeFailure,
-  initializeParams,
-  judgeInitialize,
   notAnMcpServer,
+  runStart,
+  startError,
 } from "./handshake.ts";
+import { Retirement } from "./retirement.ts";
+export type { Settle } from "./_pending.ts";
+export type { ClientState } from "./errors.ts";
+import { LineWriter, readServerLine } from "./_lines.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
-
-/**
- * Where a client is in its life, on either side of the worker boundary:
- * `parked` (nothing spawned), `connecting`, `ready`, `failed` (its start),
- * `dead` (its server was lost), `retiring`, `retired`.
- */
-export type ClientState =
-  | "parked"
-  | "connecting"
-  | "ready"
-  | "failed"
-  | "dead"
-  | "retiring"
-  | "retired";
 
 /** Options of a {@linkcode ClientMachine}. */
 export type MachineOptions = {
@@ -78,49 +67,45 @@ export type MachineOptions = {
   connectTimeoutMs?: number;
   /** Deadline of the retirement that follows a failed start or a death. */
   retirementTimeoutMs?: number;
-  /** What the client says of itself in `initialize`. */
+  /** What the client says of itself in `initialize` and in every envelope. */
   clientInfo?: Implementation;
+  /** How the era is chosen; `auto` by default. */
+  era?: EraMode;
+  /** The versions offered, a subset of `SUPPORTED_VERSIONS`; all by default. */
+  versions?: readonly SupportedVersion[];
+  /** What an earlier start of the same server tried, reported with a failure of this one. */
+  priorAttempts?: readonly StartAttempt[];
   /** Called once, with the latched reason, when the client dies. */
   onDeath?: (error: ClientError) => void;
 };
 
-/** Receives the outcome of a request, exactly once. */
-export type Settle = (outcome: Result<JsonValue, ClientError>) => void;
-
 /** How long an end of stdout waits for the exit status before it is the death reason. */
 export const EXIT_AFTER_EOF_GRACE_MS = 50;
 
-/** What this client calls itself in `initialize`. */
+/** What this client calls itself in `initialize` and in every envelope. */
 export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0" };
-
-type Pending = { method: string; settle: Settle; timer: TimerHandle; timeoutMs: number };
 
 /**
  * One MCP client over one transport.
  *
- * @example Talk to an in-process peer
+ * @example Talk to an in-process peer of the handshake era
  * ```ts
  * import { ChannelTransport } from "./transport.ts";
  * import { ClientMachine } from "./machine.ts";
+ * const result = {
+ *   protocolVersion: "2025-11-25",
+ *   capabilities: { tools: {} },
+ *   serverInfo: { name: "peer", version: "1" },
+ * };
  * const transport = new ChannelTransport({
  *   line(line, peer) {
- *     const message = JSON.parse(line);
- *     if (message.method === "initialize") {
- *       peer.send(JSON.stringify({
- *         jsonrpc: "2.0",
- *         id: message.id,
- *         result: {
- *           protocolVersion: "2025-11-25",
- *           capabilities: { tools: {} },
- *           serverInfo: { name: "peer", version: "1" },
- *         },
- *       }) + "\n");
- *     }
+ *     const { id } = JSON.parse(line);
+ *     if (id !== undefined) peer.send(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n");
  *   },
  * });
- * const machine = new ClientMachine(transport, { name: "peer" });
+ * const machine = new ClientMachine(transport, { name: "peer", era: "legacy" });
  * const started = await machine.connect();
- * console.log(started.ok); // true
+ * console.log(started.ok && started.value.era); // legacy
  * await machine.shutdown();
  * ```
  */
@@ -131,26 +116,35 @@ export class ClientMachine {
   #connectTimeoutMs: number;
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
+  #plan: EraPlan;
+  #priorAttempts: readonly StartAttempt[];
   #onDeath: ((error: ClientError) => void) | undefined;
   #retirement: Retirement;
+  #lines: LineWriter;
 
   #state: ClientState = "parked";
+  #era: Era | undefined;
+  #exitedOnProbe = false;
   #opened = false;
   #pid: number | null = null;
-  #nextId = 0;
-  #pending = new Map<number, Pending>();
+  #pending: PendingTable;
   #decoder = new LineDecoder();
   #channelOpen = false;
   #death: { cause: DeathCause; message: string } | undefined;
   #evidence: RetirementEvidence | undefined;
+  #pendingStart: string | undefined;
 
+  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
   constructor(transport: Transport, options: MachineOptions) {
     this.#transport = transport;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false));
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    this.#plan = eraPlan(options.era, options.versions);
+    this.#priorAttempts = options.priorAttempts ?? [];
     this.#onDeath = options.onDeath;
     this.#retirement = new Retirement({
       name: this.#name,
@@ -158,6 +152,7 @@ export class ClientMachine {
       clock: this.#clock,
       pid: () => this.#pid,
     });
+    this.#lines = new LineWriter((data) => this.#write(data));
   }
 
   /** Where the machine is in its life. */
@@ -180,15 +175,27 @@ export class ClientMachine {
     return this.#retirement.exit;
   }
 
+  /**
+   * Whether the start failed because the server exited on the probe while a
+   * handshake was still to be tried: it may be started once more, pinned to
+   * the handshake era.
+   */
+  get exitedOnProbe(): boolean {
+    return this.#exitedOnProbe;
+  }
+
   /** The kept tail of the server's stderr. */
   stderrTail(): string {
     return this.#transport.stderrTail();
   }
 
   /**
-   * Opens the transport and runs the handshake: `initialize` with empty
-   * client capabilities, then `notifications/initialized`. A failure after
-   * the spawn retires the process before it is returned.
+   * Opens the transport and starts the session. With a stateless era to
+   * offer, `server/discover` first (with the full envelope and empty client
+   * capabilities); a modern answer makes the session modern, and any other
+   * answer falls back at once to `initialize` (empty client capabilities),
+   * then `notifications/initialized`, when the handshake era is offered. A
+   * failure after the spawn retires the process before it is returned.
    */
   async connect(): Promise<Result<ServerInfo, StartError>> {
     if (this.#state !== "parked") {
@@ -217,20 +224,33 @@ export class ClientMachine {
       });
     }
     this.#pid = opened.value.pid;
-    const answer = await this.#handshakeRequest(
-      "initialize",
-      initializeParams(this.#clientInfo),
-      Math.max(0, deadlineAt - this.#clock.now()),
-    );
-    const judged = judgeInitialize(answer, this.#handshakeContext());
-    if (!judged.ok) return await this.#failStart(judged.error);
-    const info = judged.value;
-    if (this.#state !== "connecting" || this.#death !== undefined) {
-      return await this.#failStart(handshakeFailure(this.#unavailable(), this.#handshakeContext()));
+    const started = await runStart(this.#plan, {
+      name: this.#name,
+      clientInfo: this.#clientInfo,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      priorAttempts: this.#priorAttempts,
+      remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
+      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      exited: () => this.#retirement.exit !== undefined,
+      stderrTail: () => this.stderrTail(),
+    });
+    if (!started.ok) {
+      this.#exitedOnProbe = started.exitedOnProbe;
+      return await this.#failStart(started.failure);
     }
-    this.#write(frameText(encodeNotification("notifications/initialized")));
+    if (this.#state !== "connecting" || this.#death !== undefined) {
+      const method = started.info.era === "modern" ? DISCOVER_METHOD : "initialize";
+      return await this.#failStart(handshakeFailure(method, this.#unavailable(), {
+        name: this.#name,
+        timeoutMs: this.#connectTimeoutMs,
+        stderrTail: this.stderrTail(),
+      }));
+    }
+    this.#era = started.info.era;
+    if (started.envelope !== undefined) this.#lines.envelope(started.envelope);
+    else this.#lines.notification("notifications/initialized");
     this.#state = "ready";
-    return ok(info);
+    return ok(started.info);
   }
 
   /**
@@ -238,7 +258,9 @@ export class ClientMachine {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once.
+   * `undefined` when it was refused at once. In a stateless-era session the
+   * request carries the envelope, and `ping` (gone from that era) is sent
+   * as `server/discover`.
    */
   send(
     method: string,
@@ -250,7 +272,7 @@ export class ClientMachine {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return this.#send(method, params, timeoutMs, settle);
+    return this.#send(method, params, timeoutMs, settle, true);
   }
 
   /**
@@ -259,9 +281,8 @@ export class ClientMachine {
    * id does nothing.
    */
   cancel(id: number): void {
-    const pending = this.#pending.get(id);
-    if (pending === undefined) return;
-    this.#expire(id, pending, true);
+    const pending = this.#pending.take(id);
+    if (pending !== undefined) this.#expire(id, pending, true);
   }
 
   /**
@@ -294,10 +315,10 @@ export class ClientMachine {
     return outcome;
   }
 
-  // ---- requests ----
+  // ---- start ----
 
-  /** The handshake's own request: sent while `connecting`, answered by its deadline. */
-  #handshakeRequest(
+  /** A request of the start: sent while `connecting`; a probe given up is not announced. */
+  #startRequest(
     method: string,
     paramsText: string,
     timeoutMs: number,
@@ -305,37 +326,42 @@ export class ClientMachine {
     if (this.#state !== "connecting" || this.#death !== undefined) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve));
+    const tellCancel = method !== DISCOVER_METHOD;
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, tellCancel));
   }
 
-  #send(method: string, params: string | Uint8Array, timeoutMs: number, settle: Settle): number {
-    const id = this.#nextId++;
-    const timer = this.#clock.setTimer(timeoutMs, () => {
-      const pending = this.#pending.get(id);
-      if (pending !== undefined) this.#expire(id, pending, false);
-    });
-    this.#pending.set(id, { method, settle, timer, timeoutMs });
-    if (params === "") {
-      this.#write(frameText({ jsonrpc: "2.0", id, method }));
-      return id;
-    }
-    // The parameters go to the pipe as they came, text or bytes, between the
-    // line's head and tail.
-    const [head, tail] = frameRequest(id, method);
-    this.#write(head);
-    this.#write(params);
-    this.#write(tail);
+  async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
+    if (this.#state === "connecting") this.#state = "failed";
+    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
+    const cleanup = this.#opened
+      ? await this.#retirement.retire(this.#retirementTimeoutMs)
+      : ok({ kind: "no_resource" as const });
+    if (cleanup.ok) this.#evidence = cleanup.value;
+    return err(startError(failure, cleanup, this.stderrTail()));
+  }
+
+  // ---- requests ----
+
+  #send(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+    tellCancel: boolean,
+  ): number {
+    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel });
+    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    this.#lines.request(id, wire, params);
     return id;
   }
 
+  /** A request taken out of the table is given up: the caller is told, and the server. */
   #expire(id: number, pending: Pending, aborted: boolean): void {
-    this.#pending.delete(id);
-    this.#clock.clearTimer(pending.timer);
-    if (this.#channelOpen && this.#death === undefined) {
-      this.#write(frameText(encodeNotification("notifications/cancelled", {
+    if (pending.tellCancel && this.#channelOpen && this.#death === undefined) {
+      this.#lines.notification("notifications/cancelled", {
         requestId: id,
         reason: aborted ? "The caller cancelled the request" : "The request timed out",
-      })));
+      });
     }
     pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
   }
@@ -361,26 +387,20 @@ export class ClientMachine {
   }
 
   #onLine(line: string): void {
-    const parsed = parseJson(line);
-    const inbound = parsed.ok ? classify(parsed.value) : parsed;
-    if (!inbound.ok) {
-      this.#die(
-        "malformed",
-        this.#state === "connecting"
-          ? notAnMcpServer(this.#name, line, "garbage")
-          : `Server "${this.#name}" wrote a line that is not a JSON-RPC message ` +
-            `(${inbound.error.message}): ${quote(line)}`,
-      );
-      return;
-    }
-    const message = inbound.value;
+    const message = readServerLine(line, this.#name);
     switch (message.kind) {
+      case "malformed":
+        this.#die(
+          "malformed",
+          this.#state === "connecting"
+            ? notAnMcpServer(this.#name, line, "garbage", this.#startMethod())
+            : message.message,
+        );
+        return;
       case "response": {
         if (typeof message.id !== "number") return;
-        const pending = this.#pending.get(message.id);
+        const pending = this.#pending.take(message.id);
         if (pending === undefined) return;
-        this.#pending.delete(message.id);
-        this.#clock.clearTimer(pending.timer);
         const outcome = message.outcome;
         if (outcome.ok) {
           pending.settle(outcome);
@@ -397,21 +417,19 @@ export class ClientMachine {
       }
       case "request":
         // A process that writes its input back (`cat`) sends our own request.
-        if (this.#state === "connecting" && message.method === "initialize") {
-          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo"));
+        if (
+          this.#state === "connecting" &&
+          (message.method === "initialize" || message.method === DISCOVER_METHOD)
+        ) {
+          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo", message.method));
         }
-        this.#refuse(message.id, message.method);
+        // The stateless era has no server-to-client requests, and a client
+        // there must not answer one: it is dropped.
+        if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
         return;
       case "notification":
         return;
     }
-  }
-
-  #refuse(id: Id, method: string): void {
-    this.#write(frameText(encodeError(id, {
-      code: METHOD_NOT_FOUND,
-      message: `Method not found: this client serves no requests (${method.slice(0, 100)})`,
-    })));
   }
 
   #onEnd(cause: ChannelEnd): void {
@@ -433,6 +451,11 @@ export class ClientMachine {
     if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
+  }
+
+  /** The start request in flight: the probe until the handshake is sent. */
+  #startMethod(): string {
+    return this.#pendingStart ?? "initialize";
   }
 
   // ---- death ----
@@ -457,44 +480,11 @@ export class ClientMachine {
     this.#channelOpen = false;
     if (this.#state === "ready") this.#state = "dead";
     const error = this.#unavailable();
-    const pending = [...this.#pending.values()];
-    this.#pending.clear();
-    for (const entry of pending) {
-      this.#clock.clearTimer(entry.timer);
-      entry.settle(err(error));
-    }
+    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
     this.#onDeath?.(error);
     // A dead channel is never reopened: the server is retired at once.
     if (this.#opened && options.retire !== false) {
       void this.#retirement.retire(this.#retirementTimeoutMs);
     }
-  }
-
-  #handshakeContext(): HandshakeContext {
-    return {
-      name: this.#name,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      stderrTail: this.stderrTail(),
-    };
-  }
-
-  async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
-    if (this.#state === "connecting") this.#state = "failed";
-    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = this.#opened
-      ? await this.#retirement.retire(this.#retirementTimeoutMs)
-      : ok({ kind: "no_resource" as const });
-    if (cleanup.ok) {
-      this.#evidence = cleanup.value;
-      return err({ ...failure, cleanup: cleanup.value });
-    }
-    return err({
-      kind: "cleanup_unconfirmed",
-      message: `${failure.message}; its process could not be confirmed gone: ` +
-        cleanup.error.message,
-      cause: failure,
-      retirement: cleanup.error,
-      stderrTail: this.stderrTail(),
-    });
   }
 }

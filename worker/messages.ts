@@ -17,6 +17,8 @@ import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, RetirementError, RetirementEvidence, StartError } from "./errors.ts";
 import type { Drain, GroupSignal } from "./transport.ts";
+import { isSupportedVersion, type SupportedVersion } from "../codec/protocol.ts";
+import type { EraMode } from "./handshake.ts";
 import { isCount, isDrain, isDuration, isRecord, isString, isStringRecord } from "./guards.ts";
 
 /** The methods a main thread may ask a worker to run. */
@@ -60,6 +62,10 @@ export type StartMessage = {
   connectTimeoutMs: number;
   retirementTimeoutMs: number;
   forwardStderr: boolean;
+  /** How the era is chosen. */
+  era: EraMode;
+  /** The versions offered, or `null` for all. */
+  versions: SupportedVersion[] | null;
 };
 
 /**
@@ -173,6 +179,14 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
       if (!isDuration(connectTimeoutMs)) return bad("bad deadline");
       if (!isDuration(retirementTimeoutMs)) return bad("bad retirement deadline");
       if (typeof forwardStderr !== "boolean") return bad("forwardStderr is not a boolean");
+      const { era, versions } = data;
+      if (era !== "auto" && era !== "modern" && era !== "legacy") return bad("unknown era");
+      if (
+        versions !== null &&
+        (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))
+      ) {
+        return bad("versions are not supported versions");
+      }
       return ok({
         kind: "start",
         name,
@@ -183,6 +197,8 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
         connectTimeoutMs,
         retirementTimeoutMs,
         forwardStderr,
+        era,
+        versions: versions === null ? null : [...versions] as SupportedVersion[],
       });
     }
     case "request": {

@@ -15,7 +15,7 @@ const DATA = new URL("./data/", import.meta.url);
 const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS =
-  "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr";
+  "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr, era, versions";
 
 type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
 
@@ -414,6 +414,24 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       'catalog.toml: [mcp.github] key "stderr": expected "tail" or "forward", found a string ("inherit")',
     ],
     [
+      "an unknown era",
+      github('era = "future"'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "era": expected "auto", "modern" or "legacy", found a string ("future")',
+    ],
+    [
+      "a version this client does not speak",
+      github('versions = ["2026-07-28", "2099-01-01"]'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "versions": expected a non-empty list of protocol versions among 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05, found a string ("2099-01-01")',
+    ],
+    [
+      "a pinned era with none of its versions",
+      github('era = "modern"\nversions = ["2025-11-25"]'),
+      "invalid_entry",
+      'catalog.toml: [mcp.github] key "versions": era "modern" is pinned but none of these versions is of that era; offer one or set era to "auto"',
+    ],
+    [
       "more servers than MAX_CATALOG_SERVERS",
       Array.from({ length: MAX_CATALOG_SERVERS + 1 }, (_, i) => `[mcp.s${i}]\ncommand = "x"`)
         .join("\n"),
@@ -429,6 +447,18 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       assert.equal(error.file, "catalog.toml");
     });
   }
+});
+
+Deno.test("parseCatalog() reads the era and the versions offered of a server", () => {
+  const parsed = parseCatalog(
+    '[mcp.a]\ncommand = "x"\nera = "legacy"\nversions = ["2025-06-18"]\n' +
+      '[mcp.b]\ncommand = "y"\n',
+  );
+  assert.ok(parsed.ok, JSON.stringify(parsed));
+  assert.equal(parsed.value[0]?.era, "legacy");
+  assert.deepEqual(parsed.value[0]?.versions, ["2025-06-18"]);
+  assert.equal(parsed.value[1]?.era, undefined);
+  assert.equal(parsed.value[1]?.versions, undefined);
 });
 
 Deno.test("parseCatalog() reports the table and key of a mistake as fields", () => {

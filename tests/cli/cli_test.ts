@@ -96,8 +96,11 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
       assert.equal(check.code, 0, check.stderr);
       assert.equal(check.stderr, "");
       assert.match(check.stdout, /^Catalog loom\.toml: 1 server\n/);
-      assert.match(check.stdout, /^ {2}server +state +tools +protocol +boot +server info$/m);
-      assert.match(check.stdout, /^ {2}echo +ready +6 +2025-11-25 +\d+\.\d\d s +echo 1\.0\.0$/m);
+      assert.match(check.stdout, /^ {2}server +state +tools +era +protocol +boot +server info$/m);
+      assert.match(
+        check.stdout,
+        /^ {2}echo +ready +6 +modern +2026-07-28 +\d+\.\d\d s +echo 1\.0\.0$/m,
+      );
       assertRetired(check.stdout, ["echo"]);
       assert.match(check.stdout, /1 of 1 server ready; every server retired with evidence/);
     });
@@ -105,10 +108,10 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
     await t.step("check exits 1 for a server that failed, with its stderr, and retires all", () => {
       assert.equal(failing.code, 1, failing.stderr);
       assert.match(failing.stdout, /^ {2}first +ready +6 /m);
-      assert.match(failing.stdout, /^ {2}broken +FAILED +- +- +\d+\.\d\d s$/m);
+      assert.match(failing.stdout, /^ {2}broken +FAILED +- +- +- +\d+\.\d\d s$/m);
       assert.match(
         failing.stdout,
-        /^error: server "broken" failed to start: Server "broken" exited with code 2 before answering initialize; /m,
+        /^error: server "broken" failed to start: Server "broken" exited with code 2 before answering initialize \(tried before it: server\/discover: .*\); /m,
       );
       assert.match(failing.stdout, /^ {2}stderr: fatal: GITHUB_TOKEN is not set$/m);
       assertRetired(failing.stdout, ["first", "broken", "second", "hostile"]);

@@ -14,7 +14,11 @@ import { type Handlers, mcpPeer } from "../worker/_peer.ts";
 // an in-process peer: the same code the client runs, without the worker hop.
 async function ready(handlers: Handlers) {
   const transport = new ChannelTransport(mcpPeer(handlers), { pid: 4242, drain: true });
-  const machine = new ClientMachine(transport, { name: "peer", clock: new ManualClock() });
+  const machine = new ClientMachine(transport, {
+    name: "peer",
+    clock: new ManualClock(),
+    era: "legacy",
+  });
   const started = await machine.connect();
   assert.ok(started.ok, JSON.stringify(started));
   const page: PageRequest = (params, timeoutMs) =>

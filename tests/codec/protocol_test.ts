@@ -7,6 +7,8 @@ import {
   decodeToolsPage,
   isSupportedVersion,
   type JsonValue,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
   parseJson,
   REQUESTED_VERSION,
   stringifyJson,
@@ -25,15 +27,17 @@ function wire(value: unknown): JsonValue {
 
 const INFO = { name: "echo", version: "1.0.0" };
 
-Deno.test("decodeInitializeResult() accepts every supported version", async (t) => {
+Deno.test("decodeInitializeResult() accepts every handshake-era version", async (t) => {
   assert.equal(REQUESTED_VERSION, "2025-11-25");
   assert.deepStrictEqual([...SUPPORTED_VERSIONS], [
+    "2026-07-28",
     "2025-11-25",
     "2025-06-18",
     "2025-03-26",
     "2024-11-05",
   ]);
-  for (const version of SUPPORTED_VERSIONS) {
+  assert.deepStrictEqual([...SUPPORTED_VERSIONS], [...MODERN_VERSIONS, ...LEGACY_VERSIONS]);
+  for (const version of LEGACY_VERSIONS) {
     await t.step(version, () => {
       const result = decodeInitializeResult(
         wire({

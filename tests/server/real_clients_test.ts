@@ -79,7 +79,7 @@ Deno.test("the official SDK client lists and calls tools of a server built on se
   assert.doesNotMatch(stderrChunks.join(""), /noisy:/);
 });
 
-Deno.test("the SDK v2 client in automatic mode falls back to initialize and calls a tool", async () => {
+Deno.test("the SDK v2 client in automatic mode speaks 2026-07-28 and calls a tool", async () => {
   const transport = new StdioClientTransportV2({
     command: DENO,
     args: ["run", "--no-prompt", FIXTURE],
@@ -90,7 +90,7 @@ Deno.test("the SDK v2 client in automatic mode falls back to initialize and call
   });
   await client.connect(transport);
   try {
-    assert.equal(client.getProtocolEra(), "legacy");
+    assert.equal(client.getProtocolEra(), "modern");
     const result = await client.callTool({ name: "echo", arguments: { text: "v2" } });
     assert.deepEqual(result.content, [{ type: "text", text: "v2" }]);
   } finally {

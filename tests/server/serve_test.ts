@@ -127,7 +127,7 @@ Deno.test("serve() answers each method", async (t) => {
     },
     {
       name: "an unknown method is -32601 before initialize",
-      line: request(1, "server/discover", {}),
+      line: request(1, "resources/list", {}),
       expect: (reply) => assert.equal(reply.error?.code, -32601),
     },
   ];

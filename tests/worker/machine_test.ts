@@ -23,6 +23,8 @@ function machine(
     clock,
     connectTimeoutMs: 1_000,
     retirementTimeoutMs: 1_000,
+    // The handshake era's own behaviour; the era probe is tested in era_test.ts.
+    era: "legacy",
   });
   return { clock, transport, peer: transport.peer, client };
 }

@@ -1,0 +1,100 @@
+// Private to worker/: the lines a machine reads from its server, decoded as
+// JSON-RPC or refused with a message a person can act on, and the lines it
+// writes to its server, rendered by
+// the codec's one wire writer (`frameText`, `frameRequest`). In a
+// stateless-era session every request and notification carries the `_meta`
+// envelope, rendered once per session and put first in the parameters, which
+// otherwise reach the pipe as they came (text or UTF-8 bytes).
+
+import {
+  classify,
+  encodeError,
+  encodeNotification,
+  type Id,
+  type Inbound,
+  METHOD_NOT_FOUND,
+} from "../codec/jsonrpc.ts";
+import { type JsonObject, parseJson } from "../codec/json.ts";
+import { quote } from "../codec/quote.ts";
+import { frameRequest, frameText } from "../codec/framing.ts";
+
+const OPEN_BRACE = 0x7b;
+
+/** Renders a machine's outgoing lines into a sink that writes them in order. */
+export class LineWriter {
+  #write: (data: string | Uint8Array) => void;
+  #meta = "";
+  #metaObject: JsonObject | undefined;
+
+  constructor(write: (data: string | Uint8Array) => void) {
+    this.#write = write;
+  }
+
+  /** From now on every request and notification carries this `_meta` envelope. */
+  envelope(meta: JsonObject): void {
+    this.#metaObject = meta;
+    this.#meta = `"_meta":${frameText(meta).slice(0, -1)}`;
+  }
+
+  /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
+  request(id: number, method: string, params: string | Uint8Array): void {
+    const empty = params === "" || params === "{}" ||
+      (typeof params !== "string" && params.length === 2);
+    if (this.#meta === "") {
+      if (params === "") {
+        this.#write(frameText({ jsonrpc: "2.0", id, method }));
+        return;
+      }
+      const [head, tail] = frameRequest(id, method);
+      this.#write(head);
+      this.#write(params);
+      this.#write(tail);
+      return;
+    }
+    const [head, tail] = frameRequest(id, method);
+    if (empty) {
+      this.#write(`${head}{${this.#meta}}${tail}`);
+      return;
+    }
+    // The envelope goes first; the parameters follow without their opening brace.
+    this.#write(`${head}{${this.#meta},`);
+    this.#write(
+      typeof params === "string"
+        ? params.slice(1)
+        : params[0] === OPEN_BRACE
+        ? params.subarray(1)
+        : params,
+    );
+    this.#write(tail);
+  }
+
+  /** Writes a notification, with the envelope in a stateless-era session. */
+  notification(method: string, params?: JsonObject): void {
+    const meta = this.#metaObject;
+    const body = meta === undefined ? params : { _meta: meta, ...params };
+    this.#write(frameText(encodeNotification(method, body)));
+  }
+
+  /** Answers a server's request: this client serves none. */
+  refuse(id: Id, method: string): void {
+    this.#write(frameText(encodeError(id, {
+      code: METHOD_NOT_FOUND,
+      message: `Method not found: this client serves no requests (${method.slice(0, 100)})`,
+    })));
+  }
+}
+
+/** One line from a server: a JSON-RPC message, or why it is not one. */
+export type ServerLine = Inbound | { kind: "malformed"; message: string };
+
+/** Decodes one line a server wrote; `server` names it in the message of a bad line. */
+export function readServerLine(line: string, server: string): ServerLine {
+  const parsed = parseJson(line);
+  const inbound = parsed.ok ? classify(parsed.value) : parsed;
+  if (inbound.ok) return inbound.value;
+  return {
+    kind: "malformed",
+    message: `Server "${server}" wrote a line that is not a JSON-RPC message ` +
+      `(${inbound.error.message}): ${quote(line)}`,
+  };
+}

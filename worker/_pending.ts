@@ -1,0 +1,66 @@
+// Private to worker/: a machine's requests waiting for their answers, by id,
+// each under a timer on the machine's clock. Ids are minted here, integers
+// from 0; an id leaves the table exactly once (answered, expired, or settled
+// by a death), and its timer is cleared when it does.
+
+import type { JsonValue } from "../codec/json.ts";
+import type { Result } from "../codec/result.ts";
+import type { Clock, TimerHandle } from "./clock.ts";
+import type { ClientError } from "./errors.ts";
+
+/** Receives the outcome of a request, exactly once. */
+export type Settle = (outcome: Result<JsonValue, ClientError>) => void;
+
+/** One request waiting for its answer. */
+export type Pending = {
+  method: string;
+  settle: Settle;
+  timeoutMs: number;
+  /** Whether the server is told when the request is given up (not for a probe). */
+  tellCancel: boolean;
+};
+
+/** The requests in flight, by id. */
+export class PendingTable {
+  #clock: Clock;
+  #onTimeout: (id: number, pending: Pending) => void;
+  #nextId = 0;
+  #entries = new Map<number, Pending & { timer: TimerHandle }>();
+
+  /** `onTimeout` receives a request whose deadline passed, already taken out. */
+  constructor(clock: Clock, onTimeout: (id: number, pending: Pending) => void) {
+    this.#clock = clock;
+    this.#onTimeout = onTimeout;
+  }
+
+  /** Requests in flight. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Records a request and starts its timer; returns its id. */
+  add(pending: Pending): number {
+    const id = this.#nextId++;
+    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
+      const taken = this.take(id);
+      if (taken !== undefined) this.#onTimeout(id, taken);
+    });
+    this.#entries.set(id, { ...pending, timer });
+    return id;
+  }
+
+  /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
+  take(id: number): Pending | undefined {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(id);
+    this.#clock.clearTimer(entry.timer);
+    return entry;
+  }
+
+  /** Takes every request out, in the order they were sent. */
+  takeAll(): Pending[] {
+    const all = [...this.#entries.keys()];
+    return all.map((id) => this.take(id)).filter((p): p is Pending => p !== undefined);
+  }
+}
