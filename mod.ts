@@ -40,6 +40,7 @@ export type {
   Annotated,
   CallToolResult,
   ContentBlock,
+  Era,
   Implementation,
   InitializeResult,
   ResourceContents,

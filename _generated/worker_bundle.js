@@ -2050,13 +2050,12 @@ var ClientMachine = class {
     return outcome;
   }
   // ---- start ----
-  /** A request of the start: sent while `connecting`; a probe given up is not announced. */
+  /** A request of the start: sent while `connecting`. */
   #startRequest(method, paramsText, timeoutMs) {
     if (this.#state !== "connecting" || this.#death !== void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    const tellCancel = method !== DISCOVER_METHOD;
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, tellCancel));
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, false));
   }
   async #failStart(failure) {
     if (this.#state === "connecting") this.#state = "failed";

@@ -16,6 +16,7 @@ export type {
   RetirementError,
   RetirementEvidence,
   ServerInfo,
+  StartAttempt,
   StartError,
   StartFailure,
 } from "../worker/errors.ts";

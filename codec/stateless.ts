@@ -24,7 +24,7 @@ import {
 export const DISCOVER_METHOD = "server/discover";
 
 /** JSON-RPC error code of a protocol version a server does not serve: -32022. */
-export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
+export const UNSUPPORTED_PROTOCOL_VERSION: number = -32022;
 
 /** How long a result may be reused, and by whom (stateless era; lists and discover). */
 export type CacheScope = "public" | "private";

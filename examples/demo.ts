@@ -59,7 +59,7 @@ async function main(): Promise<boolean> {
         const info = report.info;
         console.log(
           `  ${report.name.padEnd(8)} ready   ${seconds} s  ${info.serverInfo.name} ` +
-            `${info.serverInfo.version}, protocol ${info.protocolVersion}, ` +
+            `${info.serverInfo.version}, ${info.era} era, protocol ${info.protocolVersion}, ` +
             `${report.tools.length} tools`,
         );
       } else {

@@ -317,7 +317,7 @@ export class ClientMachine {
 
   // ---- start ----
 
-  /** A request of the start: sent while `connecting`; a probe given up is not announced. */
+  /** A request of the start: sent while `connecting`. */
   #startRequest(
     method: string,
     paramsText: string,
@@ -326,8 +326,9 @@ export class ClientMachine {
     if (this.#state !== "connecting" || this.#death !== undefined) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    const tellCancel = method !== DISCOVER_METHOD;
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, tellCancel));
+    // Never announced when given up: `initialize` must not be cancelled (the
+    // specification says so), and a legacy server must hear nothing of a probe.
+    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, false));
   }
 
   async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {

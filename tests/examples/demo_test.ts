@@ -28,11 +28,11 @@ Deno.test("deno task demo boots both servers, calls, runs a program and retires 
   // A ready line per server, in the order they became ready.
   assert.match(
     stdout,
-    /^ {2}echo +ready +\d+\.\d\d s +echo-example 1\.0\.0, protocol 2025-11-25, 4 tools$/m,
+    /^ {2}echo +ready +\d+\.\d\d s +echo-example 1\.0\.0, modern era, protocol 2026-07-28, 4 tools$/m,
   );
   assert.match(
     stdout,
-    /^ {2}memory +ready +\d+\.\d\d s +memory-server .+, protocol 2025-\d\d-\d\d, 9 tools$/m,
+    /^ {2}memory +ready +\d+\.\d\d s +memory-server .+, legacy era, protocol 2025-\d\d-\d\d, 9 tools$/m,
   );
   assert.doesNotMatch(stdout, /FAILED/);
   // The surface and the module.

@@ -52,7 +52,7 @@ async function bootOnce(names: readonly ServerName[]): Promise<Map<string, Sampl
       samples.set(name, {
         elapsedMs: report.elapsedMs,
         tools: report.tools.length,
-        protocol: report.info.protocolVersion,
+        protocol: `${report.info.protocolVersion} (${report.info.era})`,
         serverInfo: `${report.info.serverInfo.name} ${report.info.serverInfo.version}`,
         retirement,
       });

@@ -1,0 +1,50 @@
+// This client against a server built on the official SDK v2 and served with
+// its dual-era `serveStdio`: the probe finds 2026-07-28, and the session is
+// stateless; pinned to the handshake era, the same server speaks 2025-11-25.
+
+import assert from "node:assert/strict";
+import { Client } from "../../client/client.ts";
+import type { EraMode, ServerSpec } from "../../client/spec.ts";
+
+const SERVER = new URL("../fixtures/sdk_v2_server.ts", import.meta.url).pathname;
+
+function spec(era: EraMode): ServerSpec {
+  return {
+    name: "sdk-v2",
+    command: Deno.execPath(),
+    args: ["run", "--quiet", "--no-prompt", "-A", SERVER],
+    env: {},
+    inheritEnv: ["DENO_DIR"],
+    stderr: "tail",
+    connectTimeoutMs: 60_000,
+    era,
+  };
+}
+
+Deno.test("the SDK v2 server over stdio: modern in auto mode, legacy when pinned", async (t) => {
+  for (
+    const [era, expected] of [["auto", ["modern", "2026-07-28"]], [
+      "legacy",
+      ["legacy", "2025-11-25"],
+    ]] as const
+  ) {
+    await t.step(era, async () => {
+      const client = new Client(spec(era));
+      try {
+        const started = await client.connect();
+        assert.ok(started.ok, JSON.stringify(started));
+        assert.deepEqual([started.value.era, started.value.protocolVersion], expected);
+        assert.equal(started.value.serverInfo.name, "sdk-v2");
+        const tools = await client.listTools();
+        assert.deepEqual(tools.ok && tools.value.map((tool) => tool.name), ["echo"]);
+        const called = await client.callTool("echo", { text: "both eras" });
+        assert.ok(called.ok, JSON.stringify(called));
+        assert.deepEqual(called.value.content, [{ type: "text", text: "both eras" }]);
+        assert.ok((await client.ping()).ok);
+      } finally {
+        const retired = await client.shutdown();
+        assert.ok(retired.ok && retired.value.kind === "exited", JSON.stringify(retired));
+      }
+    });
+  }
+});
