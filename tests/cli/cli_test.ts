@@ -157,7 +157,10 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
       assert.equal(isError.stdout, "fail always fails\n");
       // The catalog read, each server's line as it settles, what the command does, the error.
       assert.match(isError.stderr, /^Catalog loom\.toml: 1 server\n/);
-      assert.match(isError.stderr, /^ {2}echo +ready +6 +2025-11-25 +\d+\.\d\d s +echo 1\.0\.0$/m);
+      assert.match(
+        isError.stderr,
+        /^ {2}echo +ready +6 +modern +2026-07-28 +\d+\.\d\d s +echo 1\.0\.0$/m,
+      );
       assert.match(isError.stderr, /^calling fail of echo…$/m);
       assert.equal(
         isError.stderr.split("\n").at(-2),
