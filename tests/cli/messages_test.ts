@@ -72,7 +72,8 @@ Deno.test("messages a person reads name the right knob, once, and say what happe
       assert.equal(cat.code, 1, cat.stderr);
       assert.match(
         errorLine(cat),
-        /^error: server "cat" failed to start: Server "cat" is not an MCP server: it wrote back the initialize request it was sent \("\{\\"jsonrpc\\":\\"2\.0\\",\\"id\\":0,\\"method\\":\\"initialize\\"/,
+        // The era probe is the first request a server gets (era "auto").
+        /^error: server "cat" failed to start: Server "cat" is not an MCP server: it wrote back the server\/discover request it was sent \("\{\\"jsonrpc\\":\\"2\.0\\",\\"id\\":0,\\"method\\":\\"server\/discover\\"/,
       );
     });
 
