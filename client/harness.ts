@@ -16,7 +16,7 @@ import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { toJson } from "../codec/interchange.ts";
 import { bootSteps } from "./_boot_steps.ts";
-import { type Generated, type GenerateError } from "../codegen/generate.ts";
+import type { Generated, GenerateError } from "../codegen/generate.ts";
 import { closestNames } from "../codegen/names.ts";
 import { Census, type CensusOptions, type RetirementReport } from "./census.ts";
 import type { ClientError, ServerInfo, StartError } from "./errors.ts";
