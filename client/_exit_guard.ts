@@ -89,23 +89,33 @@ function startCustodian(): Custodian | null {
     }).spawn();
     // It must never keep the harness alive, nor count as its work.
     child.unref();
-    child.status.catch(() => {});
     const writer = child.stdin.getWriter();
-    return {
+    const started: Custodian = {
       tell(line) {
         writer.write(encoder.encode(`${line}\n`)).catch(() => {
-          custodian = null;
+          // It died (killed from outside): the next change starts another.
+          if (custodian === started) custodian = undefined;
         });
       },
     };
+    // Killed from outside while this process lives: another takes its place.
+    child.status.then(() => {
+      if (custodian !== started) return;
+      custodian = undefined;
+      if (live.size > 0) custodian = startCustodian();
+    }, () => {});
+    // A new custodian learns every live server at once.
+    for (const pid of live) started.tell(`+${pid}`);
+    return started;
   } catch {
     return null; // No sh, or no permission to run it: the in-process paths remain.
   }
 }
 
+// Tells the custodian of a change; starting one tells it the whole live set.
 function tell(line: string): void {
   if (custodian === undefined) custodian = startCustodian();
-  custodian?.tell(line);
+  else custodian?.tell(line);
 }
 
 /** Whether the custodian process runs (for tests); starts none. */

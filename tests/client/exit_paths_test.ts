@@ -58,6 +58,8 @@ Deno.test("when the harness ends, no server and no descendant survives", async (
     { mode: "signal", signal: "SIGTERM", code: 143 },
     { mode: "signal", signal: "SIGHUP", code: 129 },
     { mode: "signal", signal: "SIGKILL", code: 137 },
+    // The custodian killed from outside is replaced, and the replacement acts.
+    { mode: "custodian", signal: "SIGKILL", code: 137 },
   ];
   for (const ending of endings) {
     await t.step(`${ending.mode} ${ending.signal ?? ""}`.trim(), async () => {
