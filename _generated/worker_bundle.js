@@ -585,7 +585,7 @@ function syntaxErrorOffset(text) {
   const n = text.length;
   const stack = [];
   let i = 0;
-  const skipSpace = /* @__PURE__ */ __name(() => {
+  const skipSpace2 = /* @__PURE__ */ __name(() => {
     while (i < n) {
       const c = text.charCodeAt(i);
       if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return;
@@ -645,18 +645,18 @@ function syntaxErrorOffset(text) {
     return true;
   }, "number");
   for (; ; ) {
-    skipSpace();
+    skipSpace2();
     const c = text[i];
     if (c === "{" || c === "[") {
       i++;
-      skipSpace();
+      skipSpace2();
       if (text[i] === (c === "{" ? "}" : "]")) {
         i++;
       } else {
         stack.push(c === "{" ? OBJECT : ARRAY);
         if (c === "{") {
           if (!string()) return i;
-          skipSpace();
+          skipSpace2();
           if (text[i] !== ":") return i;
           i++;
         }
@@ -676,7 +676,7 @@ function syntaxErrorOffset(text) {
       return i;
     }
     for (; ; ) {
-      skipSpace();
+      skipSpace2();
       const top = stack[stack.length - 1];
       if (top === void 0) return i;
       const close = top === OBJECT ? "}" : "]";
@@ -688,9 +688,9 @@ function syntaxErrorOffset(text) {
       if (text[i] !== ",") return i;
       i++;
       if (top === OBJECT) {
-        skipSpace();
+        skipSpace2();
         if (!string()) return i;
-        skipSpace();
+        skipSpace2();
         if (text[i] !== ":") return i;
         i++;
       }
@@ -704,7 +704,8 @@ __name(syntaxErrorOffset, "syntaxErrorOffset");
 var MAX_JSON_DEPTH = 256;
 var POSITION = /position (\d+)/;
 var INTEGER_SOURCE = /^-?\d+$/;
-function parseJson(text) {
+function parseJson(text, options = {}) {
+  const strip = options.keepPrototypes !== true;
   let value;
   try {
     value = JSON.parse(text);
@@ -715,7 +716,7 @@ function parseJson(text) {
     fault: void 0,
     inexact: false
   };
-  inspect(value, 0, scan, true);
+  inspect(value, 0, scan, strip);
   if (scan.fault !== void 0) return err(scan.fault);
   if (!scan.inexact) return ok(value);
   try {
@@ -726,7 +727,7 @@ function parseJson(text) {
   inspect(value, 0, {
     fault: void 0,
     inexact: false
-  }, true);
+  }, strip);
   return ok(value);
 }
 __name(parseJson, "parseJson");
@@ -1195,6 +1196,120 @@ function frameRequest(id, method) {
 }
 __name(frameRequest, "frameRequest");
 
+// codec/peek.ts
+var QUOTE = 34;
+var BACKSLASH = 92;
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
+var OPEN_BRACKET = 91;
+var CLOSE_BRACKET = 93;
+var COMMA = 44;
+var COLON = 58;
+var ZERO = 48;
+var NINE = 57;
+var MAX_ID_DIGITS = 15;
+var STRUCTURE = /["[\]{}]/g;
+function peekResponseId(line) {
+  const end = line.length;
+  let at = skipSpace(line, 0);
+  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
+  at = skipSpace(line, at + 1);
+  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
+  let id;
+  let answered = false;
+  for (; ; ) {
+    if (line.charCodeAt(at) !== QUOTE) return void 0;
+    const keyEnd = line.indexOf('"', at + 1);
+    if (keyEnd === -1) return void 0;
+    const key = line.slice(at + 1, keyEnd);
+    if (key.includes("\\")) return void 0;
+    at = skipSpace(line, keyEnd + 1);
+    if (line.charCodeAt(at) !== COLON) return void 0;
+    at = skipSpace(line, at + 1);
+    if (key === "method") return void 0;
+    if (key === "id") {
+      const start2 = at;
+      while (at < end && at - start2 <= MAX_ID_DIGITS) {
+        const code = line.charCodeAt(at);
+        if (code < ZERO || code > NINE) break;
+        at++;
+      }
+      const digits = at - start2;
+      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
+      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
+      id = Number(line.slice(start2, at));
+    } else {
+      if (key === "result" || key === "error") answered = true;
+      at = skipValue(line, at);
+      if (at === -1) return void 0;
+    }
+    at = skipSpace(line, at);
+    const next = line.charCodeAt(at);
+    if (next === COMMA) {
+      at = skipSpace(line, at + 1);
+      continue;
+    }
+    if (next !== CLOSE_BRACE) return void 0;
+    if (skipSpace(line, at + 1) !== end) return void 0;
+    return answered ? id : void 0;
+  }
+}
+__name(peekResponseId, "peekResponseId");
+function skipSpace(line, at) {
+  for (; ; ) {
+    const code = line.charCodeAt(at);
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
+    at++;
+  }
+}
+__name(skipSpace, "skipSpace");
+function skipString(line, at) {
+  let from = at + 1;
+  for (; ; ) {
+    const quote2 = line.indexOf('"', from);
+    if (quote2 === -1) return -1;
+    let slashes = 0;
+    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote2 + 1;
+    from = quote2 + 1;
+  }
+}
+__name(skipString, "skipString");
+function skipValue(line, at) {
+  const first = line.charCodeAt(at);
+  if (first === QUOTE) return skipString(line, at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    let next = at;
+    while (next < line.length) {
+      const code = line.charCodeAt(next);
+      if (code === COMMA || code === CLOSE_BRACE) break;
+      next++;
+    }
+    return next === at ? -1 : next;
+  }
+  let depth = 0;
+  STRUCTURE.lastIndex = at;
+  for (; ; ) {
+    const found = STRUCTURE.exec(line);
+    if (found === null) return -1;
+    const index = found.index;
+    const code = line.charCodeAt(index);
+    if (code === QUOTE) {
+      const after = skipString(line, index);
+      if (after === -1) return -1;
+      STRUCTURE.lastIndex = after;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+}
+__name(skipValue, "skipValue");
+
 // worker/_pending.ts
 var PendingTable = class {
   static {
@@ -1234,6 +1349,10 @@ var PendingTable = class {
     this.#clock.clearTimer(entry.timer);
     return entry;
   }
+  /** Takes a request out only if it wants its response undecoded (`raw`). */
+  takeRaw(id) {
+    return this.#entries.get(id)?.raw === void 0 ? void 0 : this.take(id);
+  }
   /** Takes every request out, in the order they were sent. */
   takeAll() {
     const all = [
@@ -1254,6 +1373,19 @@ function callTimedOut(server, method, timeoutMs, aborted) {
   };
 }
 __name(callTimedOut, "callTimedOut");
+function serverError(server, method, error) {
+  return {
+    kind: "server_error",
+    method,
+    error,
+    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+  };
+}
+__name(serverError, "serverError");
+function malformedLine(server, line, reason) {
+  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason}): ${quote(line)}`;
+}
+__name(malformedLine, "malformedLine");
 
 // worker/handshake.ts
 var PROBE_TIMEOUT_MS = 1e4;
@@ -1327,7 +1459,7 @@ function noTools(name, info, stderrTail) {
   };
 }
 __name(noTools, "noTools");
-function judgeDiscover(answer, plan, context) {
+function judgeDiscover(answer2, plan, context) {
   const { name, stderrTail } = context;
   const legacy = /* @__PURE__ */ __name((outcome, failure) => ({
     kind: "legacy",
@@ -1337,8 +1469,8 @@ function judgeDiscover(answer, plan, context) {
     },
     failure
   }), "legacy");
-  if (!answer.ok) {
-    const error = answer.error;
+  if (!answer2.ok) {
+    const error = answer2.error;
     const failure = handshakeFailure(DISCOVER_METHOD, error, context);
     if (error.kind === "unavailable") return {
       kind: "failed",
@@ -1364,7 +1496,7 @@ function judgeDiscover(answer, plan, context) {
     }
     return legacy(failure.message, failure);
   }
-  const decoded = decodeDiscoverResult(answer.value);
+  const decoded = decodeDiscoverResult(answer2.value);
   if (!decoded.ok) {
     const message = `Server "${name}" answered server/discover wrongly: ${decoded.error.message}`;
     return legacy(message, {
@@ -1408,11 +1540,11 @@ function judgeDiscover(answer, plan, context) {
   };
 }
 __name(judgeDiscover, "judgeDiscover");
-function judgeInitialize(answer, plan, context) {
+function judgeInitialize(answer2, plan, context) {
   const { name, stderrTail } = context;
-  if (!answer.ok) return err(handshakeFailure("initialize", answer.error, context));
+  if (!answer2.ok) return err(handshakeFailure("initialize", answer2.error, context));
   const requested = plan.legacy[0] ?? "";
-  const decoded = decodeInitializeResult(answer.value, requested, plan.legacy);
+  const decoded = decodeInitializeResult(answer2.value, requested, plan.legacy);
   if (!decoded.ok) {
     const fault = decoded.error;
     return err(fault.kind === "version_unsupported" ? {
@@ -1470,8 +1602,8 @@ async function runStart(plan, io) {
     const params = frameText({
       _meta: requestMeta(modern, io.clientInfo)
     }).slice(0, -1);
-    const answer2 = await io.request(DISCOVER_METHOD, params, timeoutMs2);
-    const verdict = judgeDiscover(answer2, plan, context(timeoutMs2));
+    const answer3 = await io.request(DISCOVER_METHOD, params, timeoutMs2);
+    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
     if (verdict.kind === "modern") {
       const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
       return {
@@ -1492,8 +1624,8 @@ async function runStart(plan, io) {
   }
   const timeoutMs = io.remaining();
   const version = plan.legacy[0] ?? "";
-  const answer = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
-  const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
+  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
   if (!judged.ok) {
     return {
       ok: false,
@@ -1781,7 +1913,7 @@ function encodeError(id, error) {
 __name(encodeError, "encodeError");
 
 // worker/_lines.ts
-var OPEN_BRACE = 123;
+var OPEN_BRACE2 = 123;
 var LineWriter = class {
   static {
     __name(this, "LineWriter");
@@ -1821,7 +1953,7 @@ var LineWriter = class {
       return;
     }
     this.#write(`${head}{${this.#meta},`);
-    this.#write(typeof params === "string" ? params.slice(1) : params[0] === OPEN_BRACE ? params.subarray(1) : params);
+    this.#write(typeof params === "string" ? params.slice(1) : params[0] === OPEN_BRACE2 ? params.subarray(1) : params);
     this.#write(tail);
   }
   /** Writes a notification, with the envelope in a stateless-era session. */
@@ -1847,7 +1979,7 @@ function readServerLine(line, server) {
   if (inbound.ok) return inbound.value;
   return {
     kind: "malformed",
-    message: `Server "${server}" wrote a line that is not a JSON-RPC message (${inbound.error.message}): ${quote(line)}`
+    message: malformedLine(server, line, inbound.error.message)
   };
 }
 __name(readServerLine, "readServerLine");
@@ -2000,14 +2132,18 @@ var ClientMachine = class {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. In a stateless-era session the
    * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`.
+   * as `server/discover`. `raw`: see the module doc.
    */
-  send(method, params, timeoutMs, settle2) {
+  send(method, params, timeoutMs, settle2, options = {}) {
     if (this.#state !== "ready") {
       settle2(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, params, timeoutMs, settle2, true);
+    return this.#send(method, params, timeoutMs, settle2, true, options.raw);
+  }
+  /** A line handed on raw was not the response it looked like: the client dies of it. */
+  malformed(message) {
+    this.#die("malformed", message);
   }
   /**
    * Gives up on a request: it settles as `call_timed_out` (marked aborted)
@@ -2067,12 +2203,13 @@ var ClientMachine = class {
     return err(startError(failure, cleanup, this.stderrTail()));
   }
   // ---- requests ----
-  #send(method, params, timeoutMs, settle2, tellCancel) {
+  #send(method, params, timeoutMs, settle2, tellCancel, raw) {
     const id = this.#pending.add({
       method,
       settle: settle2,
       timeoutMs,
-      tellCancel
+      tellCancel,
+      raw
     });
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#lines.request(id, wire, params);
@@ -2106,6 +2243,9 @@ var ClientMachine = class {
     }
   }
   #onLine(line) {
+    const peeked = peekResponseId(line) ?? -1;
+    const wanted = this.#pending.takeRaw(peeked);
+    if (wanted?.raw !== void 0) return wanted.raw(peeked, line);
     const message = readServerLine(line, this.#name);
     switch (message.kind) {
       case "malformed":
@@ -2119,12 +2259,7 @@ var ClientMachine = class {
         if (outcome.ok) {
           pending.settle(outcome);
         } else {
-          pending.settle(err({
-            kind: "server_error",
-            method: pending.method,
-            error: outcome.error,
-            message: `Server "${this.#name}" refused ${pending.method}: ${outcome.error.message} (code ${outcome.error.code})`
-          }));
+          pending.settle(err(serverError(this.#name, pending.method, outcome.error)));
         }
         return;
       }
@@ -2223,8 +2358,8 @@ var METHODS = /* @__PURE__ */ new Set([
   "tools/list",
   "ping"
 ]);
-var OPEN_BRACE2 = 123;
-var CLOSE_BRACE = 125;
+var OPEN_BRACE3 = 123;
+var CLOSE_BRACE2 = 125;
 var NEWLINE3 = 10;
 function decodeRequests(batch) {
   const requests = [];
@@ -2303,7 +2438,7 @@ function decodeToWorker(data) {
       const { ticket, timeoutMs, method, params } = data;
       if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
       if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
-      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE2 || params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE3)) {
+      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE3)) {
         return bad2("params are not the bytes of one compact JSON object");
       }
       return ok({
@@ -2319,6 +2454,11 @@ function decodeToWorker(data) {
         kind: "cancel",
         ticket: data.ticket
       }) : bad2("bad ticket");
+    case "malformed":
+      return isString(data.message) ? ok({
+        kind: "malformed",
+        message: data.message
+      }) : bad2("message is not a string");
     case "retire":
       return isDuration(data.timeoutMs) ? ok({
         kind: "retire",
@@ -2341,6 +2481,7 @@ var STDERR_FLUSH_MS = 50;
 var machine;
 var started = false;
 var outbox = [];
+var answers;
 var flushQueued = false;
 var stderrHeld = [];
 var stderrHeldBytes = 0;
@@ -2350,6 +2491,7 @@ var tickets = /* @__PURE__ */ new Map();
 var drains = /* @__PURE__ */ new Map();
 var nextDrain = 0;
 function post(event) {
+  answers = void 0;
   outbox.push(event);
   if (!flushQueued) {
     flushQueued = true;
@@ -2359,6 +2501,7 @@ function post(event) {
 __name(post, "post");
 function flush() {
   flushQueued = false;
+  answers = void 0;
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
@@ -2500,6 +2643,23 @@ function settle(ticket, outcome) {
   });
 }
 __name(settle, "settle");
+function answer(ticket, id, line) {
+  tickets.delete(ticket);
+  if (answers === void 0) {
+    const batch = {
+      kind: "answers",
+      tickets: [],
+      ids: [],
+      lines: []
+    };
+    post(batch);
+    answers = batch;
+  }
+  answers.tickets.push(ticket);
+  answers.ids.push(id);
+  answers.lines.push(line);
+}
+__name(answer, "answer");
 function refuse(ticket, message) {
   settle(ticket, err({
     kind: "unavailable",
@@ -2521,7 +2681,9 @@ function run(request) {
     }));
     return;
   }
-  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome));
+  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
+    raw: /* @__PURE__ */ __name((id2, line) => answer(ticket, id2, line), "raw")
+  });
   if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
 }
 __name(run, "run");
@@ -2556,6 +2718,9 @@ self.onmessage = (event) => {
       if (id !== void 0) machine?.cancel(id);
       return;
     }
+    case "malformed":
+      machine?.malformed(message.message);
+      return;
     case "retire": {
       const client = machine;
       if (client === void 0) {

@@ -235,6 +235,18 @@ function decodeEvent(value: unknown): FromWorker | undefined {
         ? undefined
         : { kind: "settled", ticket: value.ticket, outcome };
     }
+    case "answers": {
+      const { tickets, ids, lines } = value;
+      if (!Array.isArray(tickets) || !Array.isArray(ids) || !Array.isArray(lines)) return undefined;
+      const count = tickets.length;
+      if (ids.length !== count || lines.length !== count) return undefined;
+      for (let index = 0; index < count; index++) {
+        if (!isCount(tickets[index]) || !isCount(ids[index]) || !isString(lines[index])) {
+          return undefined;
+        }
+      }
+      return { kind: "answers", tickets, ids, lines };
+    }
     case "died": {
       const error = decodeClientError(value.error);
       return error === undefined ? undefined : { kind: "died", error };

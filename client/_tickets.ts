@@ -5,18 +5,23 @@
 // Hot path: requests cross as strings, batched per microtask (a string
 // crosses the boundary far cheaper than an object, and 64 batched cost about
 // 0.6 µs each against 16 µs alone); parameters past
-// TRANSFER_PARAMS_CHARS cross as transferred UTF-8 bytes instead.
+// TRANSFER_PARAMS_CHARS cross as transferred UTF-8 bytes instead. Responses
+// come back as their lines, routed by the id the worker peeked, and are
+// decoded here, once (`answered`).
 
 import type { JsonValue } from "../codec/json.ts";
-import { err, type Result } from "../codec/result.ts";
+import { decodeInbound } from "../codec/jsonrpc.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import { encodeUtf8 } from "../codec/_utf8.ts";
-import { callTimedOut, type ClientError } from "../worker/errors.ts";
+import { callTimedOut, type ClientError, malformedLine, serverError } from "../worker/errors.ts";
 import {
   renderRequest,
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
 } from "../worker/messages.ts";
+
+const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 
 /** How a ticket table reaches the worker; each call does nothing once the worker is gone. */
 export type WorkerPost = {
@@ -101,6 +106,33 @@ export class Tickets {
   /** The worker settled a ticket; a ticket already settled is ignored. */
   settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {
     this.#take(ticket)?.resolve(outcome);
+  }
+
+  /**
+   * The worker handed on the line it routed to a ticket as the response of
+   * `id`: decoded here, whole, and settled. Returns why the client must die
+   * when the line is not that response (it is decoded even when the ticket
+   * was already settled: no line goes unchecked); the ticket is then left
+   * for the death to settle.
+   */
+  answered(ticket: number, id: number, line: string): string | undefined {
+    // Results reach callers as plain data, on Object.prototype, as they
+    // did when they crossed as structured clones.
+    const inbound = decodeInbound(line, KEEP_PROTOTYPES);
+    if (!inbound.ok) return malformedLine(this.#server, line, inbound.error.message);
+    const message = inbound.value;
+    if (message.kind !== "response" || message.id !== id) {
+      return malformedLine(this.#server, line, `it is not the response ${id} it was routed as`);
+    }
+    const pending = this.#take(ticket);
+    if (pending === undefined) return undefined;
+    const outcome = message.outcome;
+    pending.resolve(
+      outcome.ok
+        ? ok(outcome.value)
+        : err(serverError(this.#server, pending.method, outcome.error)),
+    );
+    return undefined;
   }
 
   /** Settles every request in flight with one error. */

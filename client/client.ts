@@ -326,6 +326,21 @@ export class Client {
       case "settled":
         this.#tickets.settled(event.ticket, event.outcome);
         return;
+      case "answers": {
+        const { tickets, ids, lines } = event;
+        for (let index = 0; index < lines.length; index++) {
+          const fault = this.#tickets.answered(
+            tickets[index] as number,
+            ids[index] as number,
+            lines[index] as string,
+          );
+          if (fault !== undefined) {
+            this.#malformed(fault);
+            return;
+          }
+        }
+        return;
+      }
       case "stderr":
         this.#tail.append(event.bytes);
         return;
@@ -423,6 +438,17 @@ export class Client {
       message: `The worker of "${this.name}" was lost before the exit of its server was seen; ` +
         `its process group was killed, but its exit is unconfirmed`,
     };
+  }
+
+  /**
+   * A response line decoded here was malformed: the client dies of it as the
+   * worker would have, and the worker is told, so that it retires the server.
+   */
+  #malformed(message: string): void {
+    this.#death ??= { kind: "unavailable", cause: "malformed", message, stderrTail: "" };
+    if (this.#state === "ready") this.#state = "dead";
+    this.#tickets.settleAll(this.#unavailable());
+    this.#post({ kind: "malformed", message });
   }
 
   /** The worker crashed, broke protocol or hung: everything waiting settles now. */

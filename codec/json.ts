@@ -37,12 +37,23 @@ const INTEGER_SOURCE = /^-?\d+$/;
 
 type Scan = { fault: JsonFault | undefined; inexact: boolean };
 
+/** Options of {@linkcode parseJson}. */
+export type ParseOptions = {
+  /**
+   * Leave objects on `Object.prototype`, as `JSON.parse` and a structured
+   * clone make them, instead of removing their prototype: for values handed
+   * to callers as plain data. A `"__proto__"` key is an own property either
+   * way. `false` by default.
+   */
+  keepPrototypes?: boolean;
+};
+
 /**
  * Parses one JSON text. Never throws: a syntax error, nesting deeper than
  * {@linkcode MAX_JSON_DEPTH} or a number past the range of a double is a
  * {@linkcode JsonFault}. Integers outside the safe range come back as exact
- * `bigint`s; objects come back without a prototype; of duplicate keys the last
- * one wins.
+ * `bigint`s; objects come back without a prototype (unless
+ * `keepPrototypes`); of duplicate keys the last one wins.
  *
  * @example Parse an id past 2^53 exactly
  * ```ts
@@ -51,7 +62,8 @@ type Scan = { fault: JsonFault | undefined; inexact: boolean };
  * if (result.ok) console.log(result.value); // { id: 12345678901234567890n }
  * ```
  */
-export function parseJson(text: string): Result<JsonValue, JsonFault> {
+export function parseJson(text: string, options: ParseOptions = {}): Result<JsonValue, JsonFault> {
+  const strip = options.keepPrototypes !== true;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -59,7 +71,7 @@ export function parseJson(text: string): Result<JsonValue, JsonFault> {
     return err(syntaxFault(text, error));
   }
   const scan: Scan = { fault: undefined, inexact: false };
-  inspect(value, 0, scan, true);
+  inspect(value, 0, scan, strip);
   if (scan.fault !== undefined) return err(scan.fault);
   if (!scan.inexact) return ok(value as JsonValue);
   // Depth is known to be bounded now, so the recursive reviver is safe.
@@ -68,7 +80,7 @@ export function parseJson(text: string): Result<JsonValue, JsonFault> {
   } catch (error) {
     return err(syntaxFault(text, error));
   }
-  inspect(value, 0, { fault: undefined, inexact: false }, true);
+  inspect(value, 0, { fault: undefined, inexact: false }, strip);
   return ok(value as JsonValue);
 }
 

@@ -8,7 +8,13 @@
  * @module
  */
 
-import { isJsonObject, type JsonObject, type JsonValue, parseJson } from "./json.ts";
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  parseJson,
+  type ParseOptions,
+} from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { describe } from "./_describe.ts";
 
@@ -45,7 +51,8 @@ export type MessageFault =
 
 /**
  * Classifies one line received from a peer. Total: any text yields an
- * {@linkcode Inbound} or a {@linkcode MessageFault}.
+ * {@linkcode Inbound} or a {@linkcode MessageFault}. `options` are
+ * {@linkcode parseJson}'s.
  *
  * @example Decode a response with id 0
  * ```ts
@@ -54,8 +61,11 @@ export type MessageFault =
  * if (result.ok && result.value.kind === "response") console.log(result.value.id); // 0
  * ```
  */
-export function decodeInbound(line: string): Result<Inbound, MessageFault> {
-  const parsed = parseJson(line);
+export function decodeInbound(
+  line: string,
+  options: ParseOptions = {},
+): Result<Inbound, MessageFault> {
+  const parsed = parseJson(line, options);
   if (!parsed.ok) {
     const fault = parsed.error;
     return err({

@@ -17,6 +17,7 @@
 export * from "./result.ts";
 export * from "./json.ts";
 export * from "./jsonrpc.ts";
+export * from "./peek.ts";
 export * from "./protocol.ts";
 export * from "./framing.ts";
 export * from "./interchange.ts";

@@ -15,7 +15,7 @@ import {
   METHOD_NOT_FOUND,
 } from "../codec/jsonrpc.ts";
 import { type JsonObject, parseJson } from "../codec/json.ts";
-import { quote } from "../codec/quote.ts";
+import { malformedLine } from "./errors.ts";
 import { frameRequest, frameText } from "../codec/framing.ts";
 
 const OPEN_BRACE = 0x7b;
@@ -92,9 +92,5 @@ export function readServerLine(line: string, server: string): ServerLine {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
   if (inbound.ok) return inbound.value;
-  return {
-    kind: "malformed",
-    message: `Server "${server}" wrote a line that is not a JSON-RPC message ` +
-      `(${inbound.error.message}): ${quote(line)}`,
-  };
+  return { kind: "malformed", message: malformedLine(server, line, inbound.error.message) };
 }

@@ -18,6 +18,11 @@ export type Pending = {
   timeoutMs: number;
   /** Whether the server is told when the request is given up (not for a probe). */
   tellCancel: boolean;
+  /**
+   * Receives the response undecoded instead of `settle`: the id
+   * `peekResponseId` found and the whole line, for the receiver to decode.
+   */
+  raw: ((id: number, line: string) => void) | undefined;
 };
 
 /** The requests in flight, by id. */
@@ -56,6 +61,11 @@ export class PendingTable {
     this.#entries.delete(id);
     this.#clock.clearTimer(entry.timer);
     return entry;
+  }
+
+  /** Takes a request out only if it wants its response undecoded (`raw`). */
+  takeRaw(id: number): Pending | undefined {
+    return this.#entries.get(id)?.raw === undefined ? undefined : this.take(id);
   }
 
   /** Takes every request out, in the order they were sent. */

@@ -38,6 +38,7 @@ import type { ClientError, StartAttempt } from "./errors.ts";
 import type { EraMode } from "./handshake.ts";
 import type { Drain } from "./transport.ts";
 import {
+  type Answers,
   decodeRequests,
   decodeToWorker,
   type FromWorker,
@@ -51,6 +52,8 @@ export const STDERR_FLUSH_MS = 50;
 let machine: ClientMachine | undefined;
 let started = false;
 let outbox: FromWorker[] = [];
+// The responses handed on since the last other event, so that order is kept.
+let answers: Answers | undefined;
 let flushQueued = false;
 let stderrHeld: Uint8Array[] = [];
 let stderrHeldBytes = 0;
@@ -62,6 +65,7 @@ const drains = new Map<number, (drained: Drain) => void>();
 let nextDrain = 0;
 
 function post(event: FromWorker): void {
+  answers = undefined;
   outbox.push(event);
   if (!flushQueued) {
     flushQueued = true;
@@ -71,6 +75,7 @@ function post(event: FromWorker): void {
 
 function flush(): void {
   flushQueued = false;
+  answers = undefined;
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
@@ -196,6 +201,18 @@ function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
   post({ kind: "settled", ticket, outcome });
 }
 
+function answer(ticket: number, id: number, line: string): void {
+  tickets.delete(ticket);
+  if (answers === undefined) {
+    const batch: Answers = { kind: "answers", tickets: [], ids: [], lines: [] };
+    post(batch);
+    answers = batch;
+  }
+  answers.tickets.push(ticket);
+  answers.ids.push(id);
+  answers.lines.push(line);
+}
+
 /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
 function refuse(ticket: number, message: string): void {
   settle(ticket, err({ kind: "unavailable", cause: "worker_lost", message, stderrTail: "" }));
@@ -216,7 +233,9 @@ function run(request: WorkerRequest): void {
     );
     return;
   }
-  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome));
+  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
+    raw: (id, line) => answer(ticket, id, line),
+  });
   if (id !== undefined && !tickets.has(ticket)) tickets.set(ticket, id);
 }
 
@@ -252,6 +271,9 @@ self.onmessage = (event: MessageEvent<unknown>) => {
       if (id !== undefined) machine?.cancel(id);
       return;
     }
+    case "malformed":
+      machine?.malformed(message.message);
+      return;
     case "retire": {
       const client = machine;
       if (client === undefined) {

@@ -8,6 +8,7 @@
 
 import type { Era, InitializeResult } from "../codec/protocol.ts";
 import type { RpcError } from "../codec/jsonrpc.ts";
+import { quote } from "../codec/quote.ts";
 
 /**
  * What a server said of itself when the client connected, and how they
@@ -169,4 +170,30 @@ export function callTimedOut(
         `raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, ` +
         `or the call's timeoutMs)`,
   };
+}
+
+/**
+ * The error of a request the server answered with a JSON-RPC error. Built in
+ * one place for the worker and for the main thread, which decodes the
+ * responses handed on to it whole.
+ */
+export function serverError(server: string, method: string, error: RpcError): ClientError {
+  return {
+    kind: "server_error",
+    method,
+    error,
+    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`,
+  };
+}
+
+/**
+ * Why a client died of a line that is not a JSON-RPC message (cause
+ * `malformed`), with an excerpt of the line. Built in one place for the
+ * worker and for the main thread, which decodes the responses handed on to
+ * it whole.
+ */
+export function malformedLine(server: string, line: string, reason: string): string {
+  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason}): ${
+    quote(line)
+  }`;
 }

@@ -16,8 +16,10 @@
  * been seen. Only that real exit, or never having opened, is retirement
  * evidence.
  *
- * The machine hands back raw results: what a result means is decoded once,
- * on the main thread, by the code that answers the caller.
+ * The machine hands back raw results, or with `send`'s `raw` the response
+ * lines themselves (routed by `peekResponseId`, for the receiver to decode
+ * whole and report with `malformed`): a result is decoded once, on the main
+ * thread, by the code that answers the caller.
  *
  * @module
  */
@@ -26,11 +28,12 @@ import type { JsonValue } from "../codec/json.ts";
 import type { Era, Implementation, SupportedVersion } from "../codec/protocol.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import { LineDecoder } from "../codec/framing.ts";
+import { peekResponseId } from "../codec/peek.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "./limits.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { type Pending, PendingTable, type Settle } from "./_pending.ts";
-import { callTimedOut } from "./errors.ts";
+import { callTimedOut, serverError } from "./errors.ts";
 import type {
   ClientError,
   ClientState,
@@ -260,19 +263,25 @@ export class ClientMachine {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. In a stateless-era session the
    * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`.
+   * as `server/discover`. `raw`: see the module doc.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
+    options: { raw?: Pending["raw"] } = {},
   ): number | undefined {
     if (this.#state !== "ready") {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return this.#send(method, params, timeoutMs, settle, true);
+    return this.#send(method, params, timeoutMs, settle, true, options.raw);
+  }
+
+  /** A line handed on raw was not the response it looked like: the client dies of it. */
+  malformed(message: string): void {
+    this.#die("malformed", message);
   }
 
   /**
@@ -349,8 +358,9 @@ export class ClientMachine {
     timeoutMs: number,
     settle: Settle,
     tellCancel: boolean,
+    raw?: Pending["raw"],
   ): number {
-    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel });
+    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel, raw });
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#lines.request(id, wire, params);
     return id;
@@ -388,6 +398,9 @@ export class ClientMachine {
   }
 
   #onLine(line: string): void {
+    const peeked = peekResponseId(line) ?? -1;
+    const wanted = this.#pending.takeRaw(peeked);
+    if (wanted?.raw !== undefined) return wanted.raw(peeked, line);
     const message = readServerLine(line, this.#name);
     switch (message.kind) {
       case "malformed":
@@ -406,13 +419,7 @@ export class ClientMachine {
         if (outcome.ok) {
           pending.settle(outcome);
         } else {
-          pending.settle(err({
-            kind: "server_error",
-            method: pending.method,
-            error: outcome.error,
-            message: `Server "${this.#name}" refused ${pending.method}: ` +
-              `${outcome.error.message} (code ${outcome.error.code})`,
-          }));
+          pending.settle(err(serverError(this.#name, pending.method, outcome.error)));
         }
         return;
       }

@@ -8,7 +8,10 @@
  * method|params`), several joined by `\n` in one message: a string crosses
  * the boundary far cheaper than an object, and the rendered parameters reach
  * the pipe without being parsed again. Everything the worker sends is an
- * array of events, batched per turn of its event loop.
+ * array of events, batched per turn of its event loop; the responses to
+ * those requests travel as their lines (`answers`), routed by the id the
+ * worker peeked and decoded once, on the main thread: a line crosses far
+ * cheaper than the objects parsed from it.
  *
  * @module
  */
@@ -77,14 +80,24 @@ export type ToWorker =
   | StartMessage
   | BytesRequest
   | { kind: "cancel"; ticket: number }
+  | { kind: "malformed"; message: string }
   | { kind: "retire"; timeoutMs: number }
   | { kind: "drained"; seq: number; drained: Drain };
+
+/**
+ * Responses handed on undecoded, in the order they arrived: for each, the
+ * ticket of its request, the id the worker found by `peekResponseId`, and
+ * the line, which the main thread decodes whole (and reports with a
+ * `malformed` message when it is not the response of that id).
+ */
+export type Answers = { kind: "answers"; tickets: number[]; ids: number[]; lines: string[] };
 
 /** One event from a worker. */
 export type FromWorker =
   | { kind: "spawned"; pid: number }
   | { kind: "started"; outcome: Result<JsonValue, StartError> }
   | { kind: "settled"; ticket: number; outcome: Result<JsonValue, ClientError> }
+  | Answers
   | { kind: "died"; error: ClientError }
   | { kind: "exited"; pid: number; code: number; signal: string | null }
   | { kind: "stderr"; bytes: Uint8Array }
@@ -216,6 +229,10 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
     }
     case "cancel":
       return isCount(data.ticket) ? ok({ kind: "cancel", ticket: data.ticket }) : bad("bad ticket");
+    case "malformed":
+      return isString(data.message)
+        ? ok({ kind: "malformed", message: data.message })
+        : bad("message is not a string");
     case "retire":
       return isDuration(data.timeoutMs)
         ? ok({ kind: "retire", timeoutMs: data.timeoutMs })

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { Census } from "../../client/census.ts";
 import { STDERR_TAIL_BYTES } from "../../client/spec.ts";
-import { fixture, isLive, survivors } from "./_fixtures.ts";
+import { awaitGone, fixture, isLive, survivors } from "./_fixtures.ts";
 // The text tests/fixtures/split_utf8.ts sends one byte per write.
 const TEXT = "héllo — 世界 😀";
 
@@ -80,6 +80,27 @@ Deno.test("a server that breaks the wire kills its client, each with its reason"
       await retired(client);
     });
   }
+});
+
+Deno.test("a hostile line among good ones in one read kills the client at that line", async () => {
+  const client = new Client(fixture("hostile_batch", "hostile_batch.ts"), QUICK);
+  await ready(client);
+  const [first, second, third] = await Promise.all(
+    [1, 2, 3].map(() => client.callTool("go", {})),
+  );
+  assert.ok(first?.ok, JSON.stringify(first));
+  assert.deepEqual(first.value.content, [{ type: "text", text: "first" }]);
+  for (const call of [second, third]) {
+    assert.ok(call !== undefined && !call.ok && call.error.kind === "unavailable");
+    assert.equal(call.error.cause, "malformed");
+    assert.match(call.error.message, /"jsonrpc" is "1\.0"/);
+  }
+  assert.equal(client.state, "dead");
+  const later = await client.callTool("go", {});
+  assert.ok(!later.ok && later.error.kind === "unavailable" && later.error.cause === "malformed");
+  // The worker was told, and retired the server on its own.
+  assert.deepEqual(await awaitGone([client.pid ?? -1]), []);
+  await retired(client);
 });
 
 Deno.test("multi-byte characters cut across writes arrive whole", async () => {

@@ -20,6 +20,7 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       },
     },
     { kind: "exited", pid: 12, code: 0, signal: null },
+    { kind: "answers", tickets: [3, 4], ids: [5, 6], lines: ["{}", "[]"] },
     {
       kind: "retired",
       outcome: {
@@ -35,7 +36,7 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       },
     },
   ]);
-  assert.ok(good.ok && good.value.length === 5);
+  assert.ok(good.ok && good.value.length === 6);
   const bad: unknown[] = [
     { kind: "spawned", pid: "12" },
     { kind: "signal", pid: 0, signal: "SIGKILL" },
@@ -47,6 +48,10 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       kind: "started",
       outcome: { ok: false, error: { kind: "tools_not_declared", message: "", stderrTail: "" } },
     },
+    { kind: "answers", tickets: [3, 4], ids: [5], lines: ["{}", "[]"] },
+    { kind: "answers", tickets: [3], ids: [-5], lines: ["{}"] },
+    { kind: "answers", tickets: [3], ids: [5], lines: [{}] },
+    { kind: "answers", tickets: "3", ids: [5], lines: ["{}"] },
     { kind: "mystery" },
   ];
   for (const event of bad) {

@@ -289,3 +289,16 @@ Deno.test("the syntax scan agrees with every position the built-in parser names"
     { numRuns: RUNS },
   );
 });
+
+Deno.test("parseJson() with keepPrototypes leaves objects plain, a __proto__ key still own", () => {
+  const parsed = parseJson('{"a":{"__proto__":{"polluted":true}},"n":12345678901234567890}', {
+    keepPrototypes: true,
+  });
+  assert.ok(parsed.ok);
+  const value = parsed.value as { a: object; n: bigint };
+  assert.equal(Object.getPrototypeOf(value), Object.prototype);
+  assert.equal(Object.getPrototypeOf(value.a), Object.prototype);
+  assert.ok(Object.hasOwn(value.a, "__proto__"));
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(value.n, 12345678901234567890n);
+});

@@ -221,6 +221,45 @@ Deno.test("send() with parameter bytes writes one whole line and settles from it
   assert.ok((await client.shutdown()).ok);
 });
 
+Deno.test("send() with raw hands a plain response on undecoded, by its peeked id", async () => {
+  const held: (number | string | undefined)[] = [];
+  const { client, peer } = await ready({
+    "tools/call": (m) => {
+      held.push(m.id);
+      return undefined;
+    },
+  });
+  const raw: [number, string][] = [];
+  const settled: Result<JsonValue, ClientError>[] = [];
+  const options = { raw: (id: number, line: string) => raw.push([id, line]) };
+  const first = client.send("tools/call", "{}", 500, (o) => settled.push(o), options);
+  const second = client.send("tools/call", "{}", 500, (o) => settled.push(o), options);
+  await settle();
+  const plain = reply(held[0], { result: { content: [] } });
+  peer.send(plain);
+  // A response whose id is not plain digits is decoded here, as always.
+  peer.send(`{"jsonrpc":"2.0","id":${held[1]}.0,"result":{"content":[]}}\n`);
+  await settle();
+  assert.deepEqual(raw, [[first, plain.trimEnd()]]);
+  assert.equal(settled.length, 1);
+  assert.ok(settled[0]?.ok);
+  assert.equal(client.inFlight, 0);
+  assert.ok(second !== undefined);
+  assert.ok((await client.shutdown()).ok);
+});
+
+Deno.test("malformed() kills the client as a malformed line would, settling every call", async () => {
+  const { client, peer } = await ready({ "tools/call": () => undefined });
+  const call = request(client, "tools/call", "{}");
+  client.malformed('Server "peer" wrote a line that is not a JSON-RPC message');
+  const outcome = await call.outcome;
+  assert.ok(!outcome.ok && outcome.error.kind === "unavailable");
+  assert.equal(outcome.error.cause, "malformed");
+  assert.equal(client.state, "dead");
+  assert.ok(peer.stdinClosed, "the server is being retired");
+  assert.ok((await client.shutdown()).ok);
+});
+
 Deno.test("responses out of order reach their own callers", async () => {
   const held: { id: number | string | undefined; n: unknown }[] = [];
   const { client, peer } = await ready({

@@ -59,6 +59,7 @@ Deno.test("a request with transferred parameter bytes decodes only as one compac
 Deno.test("control messages are decoded defensively in the worker", () => {
   assert.ok(decodeToWorker({ kind: "retire", timeoutMs: 10 }).ok);
   assert.ok(decodeToWorker({ kind: "cancel", ticket: 3 }).ok);
+  assert.ok(decodeToWorker({ kind: "malformed", message: "Server wrote junk" }).ok);
   for (
     const bad of [
       null,
@@ -66,6 +67,7 @@ Deno.test("control messages are decoded defensively in the worker", () => {
       { kind: "start" },
       { kind: "cancel", ticket: -1 },
       { kind: "retire" },
+      { kind: "malformed", message: 3 },
       {
         kind: "drained",
         seq: 1,
