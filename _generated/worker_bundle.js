@@ -354,9 +354,9 @@ var CommandTransport = class {
         detached: true
       }).spawn();
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason2 = error instanceof Error ? error.message : String(error);
       return Promise.resolve(err({
-        message: `${JSON.stringify(options.command)} could not be spawned: ${reason}`
+        message: `${JSON.stringify(options.command)} could not be spawned: ${reason2}`
       }));
     }
     this.#child = child;
@@ -411,10 +411,10 @@ var CommandTransport = class {
     } catch (error) {
       this.#stdinOpen = false;
       this.#queue = [];
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason2 = error instanceof Error ? error.message : String(error);
       this.#sink?.end({
         kind: "write_failed",
-        message: reason
+        message: reason2
       });
       return;
     } finally {
@@ -499,10 +499,10 @@ var CommandTransport = class {
       });
     } catch (error) {
       this.#stdoutEnded = true;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason2 = error instanceof Error ? error.message : String(error);
       sink.end({
         kind: "stdout_closed",
-        message: `reading failed: ${reason}`
+        message: `reading failed: ${reason2}`
       });
     }
   }
@@ -903,154 +903,6 @@ function isJsonObject(value) {
 }
 __name(isJsonObject, "isJsonObject");
 
-// codec/protocol.ts
-var REQUESTED_VERSION = "2025-11-25";
-var MODERN_VERSIONS = [
-  "2026-07-28"
-];
-var LEGACY_VERSIONS = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05"
-];
-var SUPPORTED_VERSIONS = [
-  ...MODERN_VERSIONS,
-  ...LEGACY_VERSIONS
-];
-var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-function invalid(message, index) {
-  return err(index === void 0 ? {
-    kind: "invalid_result",
-    message
-  } : {
-    kind: "invalid_result",
-    message,
-    index
-  });
-}
-__name(invalid, "invalid");
-function isSupportedVersion(version) {
-  return SUPPORTED_VERSIONS.includes(version);
-}
-__name(isSupportedVersion, "isSupportedVersion");
-function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
-  const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const version = value.protocolVersion;
-  if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
-  }
-  if (!isSupportedVersion(version) || !accepted.includes(version)) {
-    return err({
-      kind: "version_unsupported",
-      requested,
-      received: version,
-      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${accepted.join(", ")}`
-    });
-  }
-  const capabilities = value.capabilities ?? {};
-  if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const info = value.serverInfo;
-  if (!isJsonObject(info) || typeof info.name !== "string") {
-    return invalid(`${where}: "serverInfo" has no string "name"`);
-  }
-  const serverInfo = {
-    name: info.name,
-    version: typeof info.version === "string" ? info.version : ""
-  };
-  if (typeof info.title === "string") serverInfo.title = info.title;
-  const result = {
-    protocolVersion: version,
-    capabilities,
-    serverInfo
-  };
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-}
-__name(decodeInitializeResult, "decodeInitializeResult");
-
-// codec/stateless.ts
-var DISCOVER_METHOD = "server/discover";
-var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-function requestMeta(version, clientInfo) {
-  return {
-    [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
-    [META_CLIENT_INFO]: {
-      ...clientInfo
-    }
-  };
-}
-__name(requestMeta, "requestMeta");
-function decodeImplementation(value) {
-  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
-  const info = {
-    name: value.name,
-    version: typeof value.version === "string" ? value.version : ""
-  };
-  if (typeof value.title === "string") info.title = value.title;
-  return info;
-}
-__name(decodeImplementation, "decodeImplementation");
-function invalid2(message) {
-  return err({
-    kind: "invalid_result",
-    message
-  });
-}
-__name(invalid2, "invalid");
-function checkResultType(method, value) {
-  const where = `Cannot decode ${method} result`;
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  const type = value.resultType;
-  if (type === "complete") return ok(void 0);
-  if (type === void 0) {
-    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
-  }
-  if (type === "input_required") {
-    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
-  }
-  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
-}
-__name(checkResultType, "checkResultType");
-function decodeDiscoverResult(value) {
-  const where = "Cannot decode server/discover result";
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  if (value.resultType !== void 0) {
-    const type = checkResultType(DISCOVER_METHOD, value);
-    if (!type.ok) return type;
-  }
-  const versions = value.supportedVersions;
-  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
-    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
-  }
-  const capabilities = value.capabilities;
-  if (!isJsonObject(capabilities)) {
-    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const ttl = value.ttlMs;
-  const result = {
-    supportedVersions: [
-      ...versions
-    ],
-    capabilities,
-    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
-    cacheScope: value.cacheScope === "public" ? "public" : "private"
-  };
-  const meta = value._meta;
-  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
-  if (info !== void 0) result.serverInfo = info;
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-}
-__name(decodeDiscoverResult, "decodeDiscoverResult");
-
 // codec/framing.ts
 var MAX_LINE_BYTES = 16 * 1024 * 1024;
 var NEWLINE2 = 10;
@@ -1196,196 +1048,465 @@ function frameRequest(id, method) {
 }
 __name(frameRequest, "frameRequest");
 
-// codec/peek.ts
-var QUOTE = 34;
-var BACKSLASH = 92;
-var OPEN_BRACE = 123;
-var CLOSE_BRACE = 125;
-var OPEN_BRACKET = 91;
-var CLOSE_BRACKET = 93;
-var COMMA = 44;
-var COLON = 58;
-var ZERO = 48;
-var NINE = 57;
-var MAX_ID_DIGITS = 15;
-var STRUCTURE = /["[\]{}]/g;
-function peekResponseId(line) {
-  const end = line.length;
-  let at = skipSpace(line, 0);
-  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
-  at = skipSpace(line, at + 1);
-  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
-  let id;
-  let answered = false;
-  for (; ; ) {
-    if (line.charCodeAt(at) !== QUOTE) return void 0;
-    const keyEnd = line.indexOf('"', at + 1);
-    if (keyEnd === -1) return void 0;
-    const key = line.slice(at + 1, keyEnd);
-    if (key.includes("\\")) return void 0;
-    at = skipSpace(line, keyEnd + 1);
-    if (line.charCodeAt(at) !== COLON) return void 0;
-    at = skipSpace(line, at + 1);
-    if (key === "method") return void 0;
-    if (key === "id") {
-      const start2 = at;
-      while (at < end && at - start2 <= MAX_ID_DIGITS) {
-        const code = line.charCodeAt(at);
-        if (code < ZERO || code > NINE) break;
-        at++;
-      }
-      const digits = at - start2;
-      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
-      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
-      id = Number(line.slice(start2, at));
-    } else {
-      if (key === "result" || key === "error") answered = true;
-      at = skipValue(line, at);
-      if (at === -1) return void 0;
-    }
-    at = skipSpace(line, at);
-    const next = line.charCodeAt(at);
-    if (next === COMMA) {
-      at = skipSpace(line, at + 1);
-      continue;
-    }
-    if (next !== CLOSE_BRACE) return void 0;
-    if (skipSpace(line, at + 1) !== end) return void 0;
-    return answered ? id : void 0;
-  }
-}
-__name(peekResponseId, "peekResponseId");
-function skipSpace(line, at) {
-  for (; ; ) {
-    const code = line.charCodeAt(at);
-    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
-    at++;
-  }
-}
-__name(skipSpace, "skipSpace");
-function skipString(line, at) {
-  let from = at + 1;
-  for (; ; ) {
-    const quote2 = line.indexOf('"', from);
-    if (quote2 === -1) return -1;
-    let slashes = 0;
-    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote2 + 1;
-    from = quote2 + 1;
-  }
-}
-__name(skipString, "skipString");
-function skipValue(line, at) {
-  const first = line.charCodeAt(at);
-  if (first === QUOTE) return skipString(line, at);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-    let next = at;
-    while (next < line.length) {
-      const code = line.charCodeAt(next);
-      if (code === COMMA || code === CLOSE_BRACE) break;
-      next++;
-    }
-    return next === at ? -1 : next;
-  }
-  let depth = 0;
-  STRUCTURE.lastIndex = at;
-  for (; ; ) {
-    const found = STRUCTURE.exec(line);
-    if (found === null) return -1;
-    const index = found.index;
-    const code = line.charCodeAt(index);
-    if (code === QUOTE) {
-      const after = skipString(line, index);
-      if (after === -1) return -1;
-      STRUCTURE.lastIndex = after;
-      continue;
-    }
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth++;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) return index + 1;
-    }
-  }
-}
-__name(skipValue, "skipValue");
-
-// worker/_pending.ts
-var PendingTable = class {
+// codec/sse.ts
+var MAX_EVENT_BYTES = 16 * 1024 * 1024;
+var LINE_SLACK = 16;
+var LF = 10;
+var CR = 13;
+var BOM = "\uFEFF";
+var SseDecoder = class {
   static {
-    __name(this, "PendingTable");
+    __name(this, "SseDecoder");
   }
-  #clock;
-  #onTimeout;
-  #nextId = 0;
-  #entries = /* @__PURE__ */ new Map();
-  /** `onTimeout` receives a request whose deadline passed, already taken out. */
-  constructor(clock2, onTimeout) {
-    this.#clock = clock2;
-    this.#onTimeout = onTimeout;
+  #parts = [];
+  #pending = 0;
+  #afterCr = false;
+  #first = true;
+  #type = "";
+  #data = [];
+  #dataBytes = 0;
+  #eventBytes = 0;
+  #lastEventId = "";
+  #retryMs;
+  #fault;
+  #text = new TextDecoder("utf-8", {
+    fatal: true,
+    ignoreBOM: true
+  });
+  /** The last event id seen (`""` before any): what a resumption sends as `Last-Event-ID`. */
+  get lastEventId() {
+    return this.#lastEventId;
   }
-  /** Requests in flight. */
-  get size() {
-    return this.#entries.size;
+  /** The reconnection delay the server asked for with `retry`, in ms, if it did. */
+  get retryMs() {
+    return this.#retryMs;
   }
-  /** Records a request and starts its timer; returns its id. */
-  add(pending) {
-    const id = this.#nextId++;
-    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
-      const taken = this.take(id);
-      if (taken !== void 0) this.#onTimeout(id, taken);
+  /** The fault that ended the stream, if one did. */
+  get fault() {
+    return this.#fault;
+  }
+  /** Feeds one chunk; returns the events it completed, or the fault met with those before it. */
+  push(chunk) {
+    if (this.#fault !== void 0) return err({
+      ...this.#fault,
+      events: []
     });
-    this.#entries.set(id, {
-      ...pending,
-      timer
-    });
-    return id;
+    const events = [];
+    let start2 = 0;
+    if (this.#afterCr && chunk.length > 0) {
+      this.#afterCr = false;
+      if (chunk[0] === LF) start2 = 1;
+    }
+    while (start2 < chunk.length) {
+      const end = lineEnd(chunk, start2);
+      if (end === -1) {
+        const rest = chunk.length - start2;
+        if (this.#pending + rest > MAX_EVENT_BYTES + LINE_SLACK) {
+          return this.#fail(tooLarge(this.#pending + rest, events));
+        }
+        this.#parts.push(chunk.slice(start2));
+        this.#pending += rest;
+        break;
+      }
+      const piece = chunk.subarray(start2, end);
+      const size = this.#pending + piece.length;
+      if (size > MAX_EVENT_BYTES + LINE_SLACK) return this.#fail(tooLarge(size, events));
+      let line = piece;
+      if (this.#parts.length > 0) {
+        this.#parts.push(piece);
+        line = joinBytes(this.#parts, size);
+        this.#parts = [];
+        this.#pending = 0;
+      }
+      if (chunk[end] === CR) {
+        if (end + 1 < chunk.length) {
+          start2 = chunk[end + 1] === LF ? end + 2 : end + 1;
+        } else {
+          this.#afterCr = true;
+          start2 = end + 1;
+        }
+      } else {
+        start2 = end + 1;
+      }
+      const fault = this.#line(line, events);
+      if (fault !== void 0) return this.#fail(fault);
+    }
+    return ok(events);
   }
-  /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
-  take(id) {
-    const entry = this.#entries.get(id);
-    if (entry === void 0) return void 0;
-    this.#entries.delete(id);
-    this.#clock.clearTimer(entry.timer);
-    return entry;
+  /**
+   * Ends the stream. An event not completed by a blank line is discarded,
+   * as the format says; how many bytes it held is returned.
+   */
+  end() {
+    const discardedBytes = this.#fault === void 0 ? this.#eventBytes + this.#pending : 0;
+    this.#parts = [];
+    this.#pending = 0;
+    this.#resetEvent();
+    return {
+      discardedBytes
+    };
   }
-  /** Takes a request out only if it wants its response undecoded (`raw`). */
-  takeRaw(id) {
-    return this.#entries.get(id)?.raw === void 0 ? void 0 : this.take(id);
+  #fail(fault) {
+    this.#fault = fault;
+    this.#parts = [];
+    this.#pending = 0;
+    this.#resetEvent();
+    return err(fault);
   }
-  /** Takes every request out, in the order they were sent. */
-  takeAll() {
-    const all = [
-      ...this.#entries.keys()
-    ];
-    return all.map((id) => this.take(id)).filter((p) => p !== void 0);
+  #resetEvent() {
+    this.#type = "";
+    this.#data = [];
+    this.#dataBytes = 0;
+    this.#eventBytes = 0;
+  }
+  /** Interprets one line; returns a fault when the line is refused. */
+  #line(bytes, events) {
+    const first = this.#first;
+    this.#first = false;
+    if (bytes.length === 0) {
+      this.#dispatch(events);
+      return void 0;
+    }
+    this.#eventBytes += bytes.length + 1;
+    if (bytes[0] === 58 && !first) return void 0;
+    let text;
+    try {
+      text = this.#text.decode(bytes);
+    } catch {
+      return {
+        kind: "not_utf8",
+        bytes: bytes.length,
+        message: `Cannot decode an event stream line of ${bytes.length} bytes: it is not valid UTF-8`,
+        events
+      };
+    }
+    if (first) {
+      if (text.startsWith(BOM)) text = text.slice(1);
+      if (text.length === 0) {
+        this.#dispatch(events);
+        return void 0;
+      }
+    }
+    if (text.startsWith(":")) return void 0;
+    const colon = text.indexOf(":");
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? "" : text.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    switch (field) {
+      case "data": {
+        const size = this.#dataBytes + (this.#data.length > 0 ? 1 : 0) + bytes.length;
+        if (size > MAX_EVENT_BYTES + LINE_SLACK) return tooLarge(size, events);
+        this.#data.push(value);
+        this.#dataBytes = size;
+        return void 0;
+      }
+      case "event":
+        this.#type = value;
+        return void 0;
+      case "id":
+        if (!value.includes("\0")) this.#lastEventId = value;
+        return void 0;
+      case "retry":
+        if (/^[0-9]+$/.test(value)) {
+          const ms = Number(value);
+          if (Number.isSafeInteger(ms)) this.#retryMs = ms;
+        }
+        return void 0;
+      default:
+        return void 0;
+    }
+  }
+  #dispatch(events) {
+    if (this.#data.length > 0) {
+      events.push({
+        type: this.#type === "" ? "message" : this.#type,
+        data: this.#data.join("\n"),
+        lastEventId: this.#lastEventId
+      });
+    }
+    this.#resetEvent();
   }
 };
+function lineEnd(chunk, from) {
+  const lf = chunk.indexOf(LF, from);
+  const limit = lf === -1 ? chunk.length : lf;
+  const cr = chunk.subarray(from, limit).indexOf(CR);
+  return cr === -1 ? lf : from + cr;
+}
+__name(lineEnd, "lineEnd");
+function tooLarge(bytes, events) {
+  return {
+    kind: "event_too_large",
+    bytes,
+    limit: MAX_EVENT_BYTES,
+    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    events
+  };
+}
+__name(tooLarge, "tooLarge");
 
-// worker/errors.ts
-function callTimedOut(server, method, timeoutMs, aborted) {
+// codec/protocol.ts
+var REQUESTED_VERSION = "2025-11-25";
+var MODERN_VERSIONS = [
+  "2026-07-28"
+];
+var LEGACY_VERSIONS = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05"
+];
+var SUPPORTED_VERSIONS = [
+  ...MODERN_VERSIONS,
+  ...LEGACY_VERSIONS
+];
+var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+function invalid(message, index) {
+  return err(index === void 0 ? {
+    kind: "invalid_result",
+    message
+  } : {
+    kind: "invalid_result",
+    message,
+    index
+  });
+}
+__name(invalid, "invalid");
+function isSupportedVersion(version) {
+  return SUPPORTED_VERSIONS.includes(version);
+}
+__name(isSupportedVersion, "isSupportedVersion");
+function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
+  const where = "Cannot decode initialize result";
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  const version = value.protocolVersion;
+  if (typeof version !== "string") {
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
+  }
+  if (!isSupportedVersion(version) || !accepted.includes(version)) {
+    return err({
+      kind: "version_unsupported",
+      requested,
+      received: version,
+      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${accepted.join(", ")}`
+    });
+  }
+  const capabilities = value.capabilities ?? {};
+  if (!isJsonObject(capabilities)) {
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const info = value.serverInfo;
+  if (!isJsonObject(info) || typeof info.name !== "string") {
+    return invalid(`${where}: "serverInfo" has no string "name"`);
+  }
+  const serverInfo = {
+    name: info.name,
+    version: typeof info.version === "string" ? info.version : ""
+  };
+  if (typeof info.title === "string") serverInfo.title = info.title;
+  const result = {
+    protocolVersion: version,
+    capabilities,
+    serverInfo
+  };
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+}
+__name(decodeInitializeResult, "decodeInitializeResult");
+
+// codec/streamable_http.ts
+var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+var METHOD_HEADER = "Mcp-Method";
+var NAME_HEADER = "Mcp-Name";
+var SESSION_HEADER = "Mcp-Session-Id";
+var LAST_EVENT_ID_HEADER = "Last-Event-ID";
+var ACCEPT_BOTH = "application/json, text/event-stream";
+var BODY_EXCERPT_BYTES = 512;
+var BASE64_PREFIX = "=?base64?";
+var BASE64_SUFFIX = "?=";
+var NAME_SOURCE = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri"
+};
+function readOutgoing(text) {
+  const parsed = parseJson(text);
+  if (!parsed.ok || !isJsonObject(parsed.value)) return {
+    kind: "unreadable"
+  };
+  const message = parsed.value;
+  const id = message.id;
+  const hasId = typeof id === "number" || typeof id === "string";
+  const method = message.method;
+  if (typeof method !== "string") {
+    return hasId ? {
+      kind: "response",
+      id
+    } : {
+      kind: "unreadable"
+    };
+  }
+  const out = {
+    kind: hasId ? "request" : "notification",
+    method
+  };
+  if (hasId) out.id = id;
+  const params = message.params;
+  if (!isJsonObject(params)) return out;
+  const meta = params._meta;
+  if (isJsonObject(meta) && typeof meta[META_PROTOCOL_VERSION] === "string") {
+    out.version = meta[META_PROTOCOL_VERSION];
+  }
+  const source = NAME_SOURCE[method];
+  const name = source === void 0 ? void 0 : params[source];
+  if (typeof name === "string") out.name = name;
+  const cancels = params.requestId;
+  if (method === "notifications/cancelled" && (typeof cancels === "number" || typeof cancels === "string")) {
+    out.cancels = cancels;
+  }
+  return out;
+}
+__name(readOutgoing, "readOutgoing");
+function encodeHeaderValue(value) {
+  if (!needsBase64(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
+}
+__name(encodeHeaderValue, "encodeHeaderValue");
+function needsBase64(value) {
+  if (value.length === 0 || value !== value.trim()) return true;
+  if (value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) return true;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code !== 9 && (code < 32 || code > 126)) return true;
+  }
+  return false;
+}
+__name(needsBase64, "needsBase64");
+function modernHeaders(message) {
+  if (message.version === void 0 || message.method === void 0) return [];
+  const headers = [
+    [
+      PROTOCOL_VERSION_HEADER,
+      encodeHeaderValue(message.version)
+    ],
+    [
+      METHOD_HEADER,
+      encodeHeaderValue(message.method)
+    ]
+  ];
+  if (message.name !== void 0) headers.push([
+    NAME_HEADER,
+    encodeHeaderValue(message.name)
+  ]);
+  return headers;
+}
+__name(modernHeaders, "modernHeaders");
+function bodyExcerpt(bytes) {
+  const cut = bytes.length > BODY_EXCERPT_BYTES;
+  const text = new TextDecoder().decode(bytes.subarray(0, BODY_EXCERPT_BYTES));
+  let out = "";
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    out += code < 32 || code >= 127 && code < 160 || code === 8232 || code === 8233 ? `\\u{${code.toString(16)}}` : char;
+  }
+  return cut ? `${out}...` : out;
+}
+__name(bodyExcerpt, "bodyExcerpt");
+function isMediaType(contentType, type) {
+  if (contentType === null) return false;
+  return contentType.split(";")[0]?.trim().toLowerCase() === type;
+}
+__name(isMediaType, "isMediaType");
+function displayUrl(url) {
+  return `${url.origin}${url.pathname}`;
+}
+__name(displayUrl, "displayUrl");
+function jsonOnOneLine(text) {
+  return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
+}
+__name(jsonOnOneLine, "jsonOnOneLine");
+
+// codec/stateless.ts
+var DISCOVER_METHOD = "server/discover";
+var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+function requestMeta(version, clientInfo) {
   return {
-    kind: "call_timed_out",
-    method,
-    timeoutMs,
-    aborted,
-    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_INFO]: {
+      ...clientInfo
+    }
   };
 }
-__name(callTimedOut, "callTimedOut");
-function serverError(server, method, error) {
-  return {
-    kind: "server_error",
-    method,
-    error,
-    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+__name(requestMeta, "requestMeta");
+function decodeImplementation(value) {
+  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
+  const info = {
+    name: value.name,
+    version: typeof value.version === "string" ? value.version : ""
   };
+  if (typeof value.title === "string") info.title = value.title;
+  return info;
 }
-__name(serverError, "serverError");
-function malformedLine(server, line, reason) {
-  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason}): ${quote(line)}`;
+__name(decodeImplementation, "decodeImplementation");
+function invalid2(message) {
+  return err({
+    kind: "invalid_result",
+    message
+  });
 }
-__name(malformedLine, "malformedLine");
+__name(invalid2, "invalid");
+function checkResultType(method, value) {
+  const where = `Cannot decode ${method} result`;
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  const type = value.resultType;
+  if (type === "complete") return ok(void 0);
+  if (type === void 0) {
+    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
+  }
+  if (type === "input_required") {
+    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
+  }
+  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
+}
+__name(checkResultType, "checkResultType");
+function decodeDiscoverResult(value) {
+  const where = "Cannot decode server/discover result";
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  if (value.resultType !== void 0) {
+    const type = checkResultType(DISCOVER_METHOD, value);
+    if (!type.ok) return type;
+  }
+  const versions = value.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
+    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
+  }
+  const capabilities = value.capabilities;
+  if (!isJsonObject(capabilities)) {
+    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const ttl = value.ttlMs;
+  const result = {
+    supportedVersions: [
+      ...versions
+    ],
+    capabilities,
+    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
+    cacheScope: value.cacheScope === "public" ? "public" : "private"
+  };
+  const meta = value._meta;
+  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
+  if (info !== void 0) result.serverInfo = info;
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+}
+__name(decodeDiscoverResult, "decodeDiscoverResult");
 
 // worker/handshake.ts
 var PROBE_TIMEOUT_MS = 1e4;
@@ -1450,6 +1571,19 @@ function handshakeFailure(method, error, context) {
   }
 }
 __name(handshakeFailure, "handshakeFailure");
+function httpFailure(message, http) {
+  return http === void 0 ? {
+    kind: "transport_failed",
+    message,
+    stderrTail: ""
+  } : {
+    kind: "transport_failed",
+    message,
+    stderrTail: "",
+    http
+  };
+}
+__name(httpFailure, "httpFailure");
 function noTools(name, info, stderrTail) {
   return {
     kind: "tools_not_declared",
@@ -1655,6 +1789,859 @@ function startError(failure, cleanup, stderrTail) {
 }
 __name(startError, "startError");
 
+// worker/_http_read.ts
+var MAX_REDIRECTS = 5;
+async function readBody(body, limit) {
+  const parts = [];
+  let size = 0;
+  if (body === null) return {
+    kind: "whole",
+    bytes: new Uint8Array()
+  };
+  const reader = body.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > limit) {
+        parts.push(value.subarray(0, limit - size));
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "too_large",
+          bytes: joinBytes(parts, limit),
+          limit
+        };
+      }
+      parts.push(value);
+      size += value.length;
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      bytes: joinBytes(parts, size),
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+  return {
+    kind: "whole",
+    bytes: joinBytes(parts, size)
+  };
+}
+__name(readBody, "readBody");
+async function readEvents(body, decoder4, onEvent) {
+  if (body === null) return {
+    kind: "ended"
+  };
+  const reader = body.getReader();
+  const stop = /* @__PURE__ */ __name(() => {
+    reader.cancel().catch(() => {
+    });
+    return {
+      kind: "stopped"
+    };
+  }, "stop");
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) {
+        decoder4.end();
+        return {
+          kind: "ended"
+        };
+      }
+      const pushed = decoder4.push(value);
+      const events = pushed.ok ? pushed.value : pushed.error.events;
+      for (const event of events) if (!onEvent(event)) return stop();
+      if (!pushed.ok) {
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "fault",
+          fault: pushed.error
+        };
+      }
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+}
+__name(readEvents, "readEvents");
+async function send(url, init) {
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    let response;
+    try {
+      response = await fetch(target, {
+        ...init,
+        redirect: "manual"
+      });
+    } catch (error) {
+      if (init.signal.aborted) return {
+        kind: "aborted"
+      };
+      return {
+        kind: "unreachable",
+        message: reason(error)
+      };
+    }
+    if (response.status < 300 || response.status > 399 || response.status === 304) {
+      return {
+        kind: "answer",
+        response
+      };
+    }
+    const location = response.headers.get("location") ?? "";
+    response.body?.cancel().catch(() => {
+    });
+    let next;
+    try {
+      next = new URL(location, target);
+    } catch {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location
+      };
+    }
+    const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
+    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: next.origin
+      };
+    }
+    target = next;
+  }
+}
+__name(send, "send");
+function reason(error) {
+  return error instanceof Error ? error.message : String(error);
+}
+__name(reason, "reason");
+
+// worker/_http_session.ts
+var encoder3 = new TextEncoder();
+var decoder2 = new TextDecoder();
+var HttpSession = class {
+  static {
+    __name(this, "HttpSession");
+  }
+  #url;
+  #headers;
+  #id;
+  #version;
+  #initialize;
+  #renewing;
+  constructor(url, headers) {
+    this.#url = url;
+    this.#headers = headers;
+  }
+  /** The id the server gave the session, if it gave one. */
+  get id() {
+    return this.#id;
+  }
+  /** Keeps the `initialize` request, to open a session again with it. */
+  initializing(body) {
+    this.#initialize = body;
+  }
+  /** Keeps the session id of an answer to `initialize`. */
+  opened(response) {
+    this.#id = response.headers.get(SESSION_HEADER) ?? void 0;
+  }
+  /** Keeps the version an `initialize` result negotiated, for the header of what follows. */
+  negotiated(text) {
+    const parsed = parseJson(text);
+    if (!parsed.ok || !isJsonObject(parsed.value)) return;
+    const result = parsed.value.result;
+    if (isJsonObject(result) && typeof result.protocolVersion === "string") {
+      this.#version = result.protocolVersion;
+    }
+  }
+  /**
+   * The headers of the request carrying `message` (`undefined`: a GET or a
+   * DELETE of the session): a stateless-era message says its own version,
+   * method and name; a handshake-era one the session and the version.
+   */
+  headers(message) {
+    const headers = new Headers(this.#headers);
+    headers.set("Content-Type", "application/json");
+    headers.set("Accept", ACCEPT_BOTH);
+    if (message !== void 0 && message.version !== void 0) {
+      for (const [name, value] of modernHeaders(message)) headers.set(name, value);
+      return headers;
+    }
+    if (message?.method === "initialize") return headers;
+    if (this.#id !== void 0) headers.set(SESSION_HEADER, this.#id);
+    if (this.#version !== void 0) headers.set(PROTOCOL_VERSION_HEADER, this.#version);
+    return headers;
+  }
+  /**
+   * Opens a new session after the server forgot this one; concurrent
+   * callers share one attempt. Resolves `undefined` when it is open, or
+   * why it could not be.
+   */
+  renew(signal) {
+    this.#renewing ??= this.#reinitialize(signal).finally(() => this.#renewing = void 0);
+    return this.#renewing;
+  }
+  async #reinitialize(signal) {
+    const body = this.#initialize;
+    const stale = this.#id;
+    if (body === void 0) return `it forgot session ${stale} before any initialize`;
+    this.#id = void 0;
+    const sent = await send(this.#url, {
+      method: "POST",
+      headers: this.headers({
+        kind: "request",
+        method: "initialize"
+      }),
+      body,
+      signal
+    });
+    if (sent.kind !== "answer" || sent.response.status !== 200) {
+      if (sent.kind === "answer") sent.response.body?.cancel().catch(() => {
+      });
+      const how = sent.kind === "answer" ? `HTTP ${sent.response.status}` : sent.kind;
+      return `it forgot session ${stale} and refused a new one (${how})`;
+    }
+    this.opened(sent.response);
+    const read = await readBody(sent.response.body, MAX_LINE_BYTES);
+    const type = sent.response.headers.get("content-type");
+    const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder2.decode(read.bytes);
+    const before = this.#version;
+    this.negotiated(text);
+    if (this.#version !== before) {
+      return `it opened a new session with version ${this.#version} instead of ${before}`;
+    }
+    const told = await send(this.#url, {
+      method: "POST",
+      headers: this.headers({
+        kind: "notification",
+        method: "notifications/initialized"
+      }),
+      body: encoder3.encode('{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+      signal
+    });
+    if (told.kind === "answer") told.response.body?.cancel().catch(() => {
+    });
+    return void 0;
+  }
+};
+function firstEventData(bytes) {
+  const events = new SseDecoder();
+  const pushed = events.push(bytes);
+  const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
+  return first?.data ?? "";
+}
+__name(firstEventData, "firstEventData");
+
+// worker/http_transport.ts
+var DEFAULT_RESUME_DELAY_MS = 1e3;
+var MAX_RESUME_DELAY_MS = 1e4;
+var MAX_RESUMPTIONS = 5;
+var HTTP_ANSWER_ERROR = -32e3;
+var encoder4 = new TextEncoder();
+var decoder3 = new TextDecoder();
+var NEWLINE3 = 10;
+var RETURN2 = 13;
+var SPACE = 32;
+var HttpTransport = class {
+  static {
+    __name(this, "HttpTransport");
+  }
+  #name;
+  #url;
+  #clock;
+  #sink;
+  #parts = [];
+  #partBytes = 0;
+  #all = new AbortController();
+  #inflight = /* @__PURE__ */ new Map();
+  #ended = false;
+  #refused;
+  #session;
+  /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
+  constructor(options) {
+    this.#name = options.name;
+    this.#url = new URL(options.url);
+    if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
+      throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
+    }
+    this.#session = new HttpSession(this.#url, options.headers);
+    this.#clock = options.clock ?? systemClock;
+  }
+  /** The endpoint as it may be shown (no credentials, no query). */
+  get endpoint() {
+    return displayUrl(this.#url);
+  }
+  /** Nothing to start: the first request opens the conversation. */
+  open(sink) {
+    if (this.#sink !== void 0) throw new TypeError("Cannot open an HttpTransport twice");
+    this.#sink = sink;
+    return Promise.resolve(ok({
+      pid: null
+    }));
+  }
+  /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
+  write(data) {
+    if (this.#ended) return;
+    const bytes = typeof data === "string" ? encoder4.encode(data) : data.slice();
+    this.#parts.push(bytes);
+    this.#partBytes += bytes.length;
+    if (bytes[bytes.length - 1] !== NEWLINE3) return;
+    const whole = joinBytes(this.#parts, this.#partBytes);
+    const line = whole.subarray(0, whole.length - 1);
+    this.#parts = [];
+    this.#partBytes = 0;
+    void this.#dispatch(line);
+  }
+  /** The machine needs nothing more for request `id`: its stream, if open, is closed. */
+  done(id) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return;
+    this.#inflight.delete(id);
+    controller.abort();
+  }
+  /** No stdin: a remote session ends with {@linkcode HttpTransport.prototype.release}. */
+  closeStdin() {
+  }
+  /** No process group to signal. */
+  signal(_signal) {
+  }
+  /** No process group to drain. */
+  drain(_deadlineMs) {
+    return Promise.resolve("unknown");
+  }
+  /**
+   * Ends the session: every open request is abandoned, and a handshake-era
+   * session the server gave an id is deleted (`DELETE` with its id) within
+   * `deadlineMs`. Says what was done; a stateless session has nothing to end.
+   */
+  async release(deadlineMs) {
+    this.#abortAll();
+    const url = this.endpoint;
+    const session = this.#session.id;
+    if (session === void 0) return {
+      kind: "remote",
+      url,
+      session: "stateless"
+    };
+    const controller = new AbortController();
+    const timer = this.#clock.setTimer(deadlineMs, () => controller.abort());
+    try {
+      const sent = await send(this.#url, {
+        method: "DELETE",
+        headers: this.#session.headers(void 0),
+        signal: controller.signal
+      });
+      if (sent.kind !== "answer") {
+        const message2 = sent.kind === "aborted" ? `no answer to DELETE within ${deadlineMs} ms` : sent.kind === "unreachable" ? sent.message : `DELETE was redirected to ${sent.location}`;
+        return {
+          kind: "remote",
+          url,
+          session: "unconfirmed",
+          message: message2
+        };
+      }
+      const status = sent.response.status;
+      sent.response.body?.cancel().catch(() => {
+      });
+      if (status >= 200 && status < 300) return {
+        kind: "remote",
+        url,
+        session: "deleted",
+        status
+      };
+      if (status === 404) return {
+        kind: "remote",
+        url,
+        session: "already_ended",
+        status
+      };
+      if (status === 405) return {
+        kind: "remote",
+        url,
+        session: "not_deletable",
+        status
+      };
+      const message = `DELETE answered HTTP ${status}`;
+      return {
+        kind: "remote",
+        url,
+        session: "unconfirmed",
+        status,
+        message
+      };
+    } finally {
+      this.#clock.clearTimer(timer);
+    }
+  }
+  /** Aborts every request still open. */
+  dispose() {
+    this.#abortAll();
+    return Promise.resolve();
+  }
+  /** A remote server has no stderr. */
+  stderrTail() {
+    return "";
+  }
+  #abortAll() {
+    this.#ended = true;
+    this.#inflight.clear();
+    this.#all.abort();
+  }
+  async #dispatch(body) {
+    const message = readOutgoing(decoder3.decode(body));
+    if (message.kind === "unreadable") return;
+    if (message.kind === "request" && message.id !== void 0) {
+      if (message.method === "initialize") this.#session.initializing(body);
+      await this.#request(message, message.id, body);
+      return;
+    }
+    if (message.version !== void 0) return;
+    const sent = await send(this.#url, {
+      method: "POST",
+      headers: this.#session.headers(message),
+      body,
+      signal: this.#all.signal
+    });
+    if (sent.kind === "answer") await this.#refusal(sent.response, message);
+    else if (sent.kind !== "aborted") this.#failSent(sent, message);
+  }
+  async #request(message, id, body) {
+    const controller = new AbortController();
+    this.#inflight.set(id, controller);
+    const signal = AbortSignal.any([
+      this.#all.signal,
+      controller.signal
+    ]);
+    let sent = await send(this.#url, {
+      method: "POST",
+      headers: this.#session.headers(message),
+      body,
+      signal
+    });
+    if (sent.kind === "answer" && sent.response.status === 404 && this.#session.id !== void 0 && message.version === void 0 && message.method !== "initialize") {
+      sent.response.body?.cancel().catch(() => {
+      });
+      const refused = await this.#session.renew(this.#all.signal);
+      if (refused !== void 0) {
+        this.#fail(`Server "${this.#name}" at ${this.endpoint}: ${refused}`);
+        return;
+      }
+      if (this.#ended) return;
+      sent = await send(this.#url, {
+        method: "POST",
+        headers: this.#session.headers(message),
+        body,
+        signal
+      });
+    }
+    if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
+    if (sent.kind !== "answer") {
+      this.#failSent(sent, message);
+      return;
+    }
+    await this.#answer(sent.response, message, id);
+    this.#inflight.delete(id);
+  }
+  async #answer(response, message, id) {
+    if (await this.#refusal(response, message)) return;
+    const status = response.status;
+    const type = response.headers.get("content-type");
+    if (message.method === "initialize" && status >= 200 && status < 300) {
+      this.#session.opened(response);
+    }
+    if (status >= 200 && status < 300 && isMediaType(type, "text/event-stream")) {
+      await this.#stream(response.body, message, id);
+      return;
+    }
+    const read = await readBody(response.body, MAX_LINE_BYTES);
+    if (read.kind === "broken") {
+      if (this.#inflight.has(id)) this.#fail(`${this.#what(message)} broke: ${read.message}`);
+      return;
+    }
+    if (read.kind === "too_large") {
+      this.#fail(`${this.#what(message)} was a body of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES)`);
+      return;
+    }
+    const json = isMediaType(type, "application/json");
+    if (status >= 200 && status < 300 && json) {
+      if (message.method === "initialize") this.#session.negotiated(decoder3.decode(read.bytes));
+      this.#deliverBytes(read.bytes);
+      return;
+    }
+    if (json && this.#isAnswer(read.bytes)) {
+      this.#deliverBytes(read.bytes);
+      return;
+    }
+    const what = status === 202 || read.bytes.length === 0 ? `HTTP ${status} ${response.statusText} without an answer` : `HTTP ${status} ${response.statusText}: ${bodyExcerpt(read.bytes)}`;
+    this.#madeUpAnswer(id, `Server "${this.#name}" answered ${message.method} with ${what}`, {
+      status,
+      body: bodyExcerpt(read.bytes)
+    });
+  }
+  /** Reads an answer's event stream, resuming it where the server allows. */
+  async #stream(body, message, id) {
+    let lastEventId = "";
+    let retryMs;
+    for (let resumptions = 0; ; resumptions++) {
+      const events = new SseDecoder();
+      const end = await readEvents(body, events, (event) => {
+        if (event.type === "message" && event.data !== "") {
+          if (message.method === "initialize") this.#session.negotiated(event.data);
+          this.#deliverText(jsonOnOneLine(event.data));
+        }
+        return this.#inflight.has(id) && !this.#ended;
+      });
+      if (events.lastEventId !== "") lastEventId = events.lastEventId;
+      retryMs = events.retryMs ?? retryMs;
+      if (!this.#inflight.has(id) || this.#ended || end.kind === "stopped") return;
+      if (end.kind === "fault") {
+        this.#fail(`${this.#what(message)} broke its event stream: ${end.fault.message}`);
+        return;
+      }
+      if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
+      const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
+      if (!await this.#sleep(delay, id)) return;
+      const headers = this.#session.headers(void 0);
+      headers.set("Accept", "text/event-stream");
+      headers.set(LAST_EVENT_ID_HEADER, lastEventId);
+      const controller = this.#inflight.get(id);
+      if (controller === void 0) return;
+      const sent = await send(this.#url, {
+        method: "GET",
+        headers,
+        signal: AbortSignal.any([
+          this.#all.signal,
+          controller.signal
+        ])
+      });
+      if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
+      if (sent.kind !== "answer" || sent.response.status !== 200 || !isMediaType(sent.response.headers.get("content-type"), "text/event-stream")) {
+        if (sent.kind === "answer") sent.response.body?.cancel().catch(() => {
+        });
+        break;
+      }
+      body = sent.response.body;
+    }
+    const how = lastEventId === "" ? "" : ` (resumed after event ${JSON.stringify(lastEventId)})`;
+    this.#madeUpAnswer(id, `Server "${this.#name}" ended its event stream without answering ${message.method}${how}`, {
+      status: 200
+    });
+  }
+  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
+  #sleep(ms, id) {
+    return new Promise((resolve) => {
+      const controller = this.#inflight.get(id);
+      if (controller === void 0) return resolve(false);
+      const signal = AbortSignal.any([
+        this.#all.signal,
+        controller.signal
+      ]);
+      const wake = /* @__PURE__ */ __name(() => {
+        this.#clock.clearTimer(timer);
+        resolve(false);
+      }, "wake");
+      const timer = this.#clock.setTimer(ms, () => {
+        signal.removeEventListener("abort", wake);
+        resolve(this.#inflight.has(id) && !this.#ended);
+      });
+      signal.addEventListener("abort", wake, {
+        once: true
+      });
+    });
+  }
+  /**
+   * A 401 or 403 ends the client: it is about credentials, never about the
+   * era, and no retry can fix it. Answers whether it was one.
+   */
+  async #refusal(response, message) {
+    const status = response.status;
+    if (status !== 401 && status !== 403) {
+      if (message.kind !== "request") response.body?.cancel().catch(() => {
+      });
+      return false;
+    }
+    const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
+    const http = {
+      status,
+      statusText: response.statusText,
+      body: bodyExcerpt(read.bytes)
+    };
+    const challenge = response.headers.get("www-authenticate");
+    if (challenge !== null) http.wwwAuthenticate = challenge;
+    const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
+    this.#fail(`${this.#what(message)} was refused with HTTP ${status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`, http);
+    return true;
+  }
+  #isAnswer(bytes) {
+    const parsed = parseJson(decoder3.decode(bytes));
+    return parsed.ok && isJsonObject(parsed.value) && ("error" in parsed.value || "result" in parsed.value);
+  }
+  #what(message) {
+    return `The answer of server "${this.#name}" at ${this.endpoint} to ${message.method ?? "a response"}`;
+  }
+  #failSent(sent, m) {
+    if (sent.kind === "unreachable") {
+      this.#fail(`Cannot reach server "${this.#name}" at ${this.endpoint}: ${sent.message}`);
+      return;
+    }
+    this.#fail(`Server "${this.#name}" at ${this.endpoint} redirected ${m.method ?? "a response"} (HTTP ${sent.status}) to ${sent.location}; only redirects within its origin that keep the request are followed`);
+  }
+  /** A made-up JSON-RPC error for a request the server answered without one. */
+  #madeUpAnswer(id, message, data) {
+    if (!this.#inflight.has(id) || this.#ended) return;
+    const error = {
+      code: HTTP_ANSWER_ERROR,
+      message,
+      data
+    };
+    this.#deliverText(JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      error
+    }));
+  }
+  #deliverText(line) {
+    if (this.#ended) return;
+    this.#sink?.bytes(encoder4.encode(`${line}
+`));
+  }
+  /** Hands a JSON body to the machine as one line (its raw line breaks are whitespace). */
+  #deliverBytes(bytes) {
+    if (this.#ended) return;
+    const line = new Uint8Array(bytes.length + 1);
+    line.set(bytes);
+    for (let i = line.indexOf(NEWLINE3); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE3, i)) {
+      line[i] = SPACE;
+    }
+    for (let i = line.indexOf(RETURN2); i !== -1; i = line.indexOf(RETURN2, i)) line[i] = SPACE;
+    line[bytes.length] = NEWLINE3;
+    this.#sink?.bytes(line);
+  }
+  #fail(message, http) {
+    if (this.#ended) return;
+    this.#abortAll();
+    this.#refused = httpFailure(message, http);
+    this.#sink?.end({
+      kind: "http_failed",
+      message
+    });
+  }
+  /** Why the transport failed, when it did: the start fails with this. */
+  refused() {
+    return this.#refused;
+  }
+};
+
+// codec/peek.ts
+var QUOTE = 34;
+var BACKSLASH = 92;
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
+var OPEN_BRACKET = 91;
+var CLOSE_BRACKET = 93;
+var COMMA = 44;
+var COLON = 58;
+var ZERO = 48;
+var NINE = 57;
+var MAX_ID_DIGITS = 15;
+var STRUCTURE = /["[\]{}]/g;
+function peekResponseId(line) {
+  const end = line.length;
+  let at = skipSpace(line, 0);
+  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
+  at = skipSpace(line, at + 1);
+  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
+  let id;
+  let answered = false;
+  for (; ; ) {
+    if (line.charCodeAt(at) !== QUOTE) return void 0;
+    const keyEnd = line.indexOf('"', at + 1);
+    if (keyEnd === -1) return void 0;
+    const key = line.slice(at + 1, keyEnd);
+    if (key.includes("\\")) return void 0;
+    at = skipSpace(line, keyEnd + 1);
+    if (line.charCodeAt(at) !== COLON) return void 0;
+    at = skipSpace(line, at + 1);
+    if (key === "method") return void 0;
+    if (key === "id") {
+      const start2 = at;
+      while (at < end && at - start2 <= MAX_ID_DIGITS) {
+        const code = line.charCodeAt(at);
+        if (code < ZERO || code > NINE) break;
+        at++;
+      }
+      const digits = at - start2;
+      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
+      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
+      id = Number(line.slice(start2, at));
+    } else {
+      if (key === "result" || key === "error") answered = true;
+      at = skipValue(line, at);
+      if (at === -1) return void 0;
+    }
+    at = skipSpace(line, at);
+    const next = line.charCodeAt(at);
+    if (next === COMMA) {
+      at = skipSpace(line, at + 1);
+      continue;
+    }
+    if (next !== CLOSE_BRACE) return void 0;
+    if (skipSpace(line, at + 1) !== end) return void 0;
+    return answered ? id : void 0;
+  }
+}
+__name(peekResponseId, "peekResponseId");
+function skipSpace(line, at) {
+  for (; ; ) {
+    const code = line.charCodeAt(at);
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
+    at++;
+  }
+}
+__name(skipSpace, "skipSpace");
+function skipString(line, at) {
+  let from = at + 1;
+  for (; ; ) {
+    const quote2 = line.indexOf('"', from);
+    if (quote2 === -1) return -1;
+    let slashes = 0;
+    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote2 + 1;
+    from = quote2 + 1;
+  }
+}
+__name(skipString, "skipString");
+function skipValue(line, at) {
+  const first = line.charCodeAt(at);
+  if (first === QUOTE) return skipString(line, at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    let next = at;
+    while (next < line.length) {
+      const code = line.charCodeAt(next);
+      if (code === COMMA || code === CLOSE_BRACE) break;
+      next++;
+    }
+    return next === at ? -1 : next;
+  }
+  let depth = 0;
+  STRUCTURE.lastIndex = at;
+  for (; ; ) {
+    const found = STRUCTURE.exec(line);
+    if (found === null) return -1;
+    const index = found.index;
+    const code = line.charCodeAt(index);
+    if (code === QUOTE) {
+      const after = skipString(line, index);
+      if (after === -1) return -1;
+      STRUCTURE.lastIndex = after;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+}
+__name(skipValue, "skipValue");
+
+// worker/_pending.ts
+var PendingTable = class {
+  static {
+    __name(this, "PendingTable");
+  }
+  #clock;
+  #onTimeout;
+  #transport;
+  #nextId = 0;
+  #entries = /* @__PURE__ */ new Map();
+  /**
+   * `onTimeout` receives a request whose deadline passed, already taken out;
+   * `transport` is told of every id that leaves, however it does (a
+   * transport with a stream per request closes it then).
+   */
+  constructor(clock2, onTimeout, transport) {
+    this.#clock = clock2;
+    this.#onTimeout = onTimeout;
+    this.#transport = transport;
+  }
+  /** Requests in flight. */
+  get size() {
+    return this.#entries.size;
+  }
+  /** Records a request and starts its timer; returns its id. */
+  add(pending) {
+    const id = this.#nextId++;
+    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
+      const taken = this.take(id);
+      if (taken !== void 0) this.#onTimeout(id, taken);
+    });
+    this.#entries.set(id, {
+      ...pending,
+      timer
+    });
+    return id;
+  }
+  /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
+  take(id) {
+    const entry = this.#entries.get(id);
+    if (entry === void 0) return void 0;
+    this.#entries.delete(id);
+    this.#clock.clearTimer(entry.timer);
+    this.#transport?.done?.(id);
+    return entry;
+  }
+  /** Takes a request out only if it wants its response undecoded (`raw`). */
+  takeRaw(id) {
+    return this.#entries.get(id)?.raw === void 0 ? void 0 : this.take(id);
+  }
+  /** Takes every request out, in the order they were sent. */
+  takeAll() {
+    const all = [
+      ...this.#entries.keys()
+    ];
+    return all.map((id) => this.take(id)).filter((p) => p !== void 0);
+  }
+};
+
+// worker/errors.ts
+function callTimedOut(server, method, timeoutMs, aborted) {
+  return {
+    kind: "call_timed_out",
+    method,
+    timeoutMs,
+    aborted,
+    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
+  };
+}
+__name(callTimedOut, "callTimedOut");
+function serverError(server, method, error) {
+  return {
+    kind: "server_error",
+    method,
+    error,
+    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+  };
+}
+__name(serverError, "serverError");
+function malformedLine(server, line, reason2) {
+  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
+}
+__name(malformedLine, "malformedLine");
+
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
@@ -1751,6 +2738,12 @@ var Retirement = class {
     });
   }
   async #escalate(timeoutMs) {
+    const release = this.#transport.release;
+    if (release !== void 0) {
+      const evidence = await release.call(this.#transport, timeoutMs);
+      await this.#transport.dispose();
+      return ok(evidence);
+    }
     const start2 = this.#clock.now();
     const deadlineAt = start2 + timeoutMs;
     if (this.#exit === void 0) {
@@ -2021,7 +3014,7 @@ var ClientMachine = class {
     this.#transport = transport;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
-    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false));
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
@@ -2195,6 +3188,7 @@ var ClientMachine = class {
   }
   async #failStart(failure) {
     if (this.#state === "connecting") this.#state = "failed";
+    failure = this.#transport.refused?.() ?? failure;
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
     const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
       kind: "no_resource"
@@ -2274,6 +3268,7 @@ var ClientMachine = class {
     }
   }
   #onEnd(cause) {
+    if (cause.kind === "http_failed") return this.#die("http_failed", cause.message);
     if (cause.kind === "write_failed") {
       this.#die("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
       return;
@@ -2360,7 +3355,7 @@ var METHODS = /* @__PURE__ */ new Set([
 ]);
 var OPEN_BRACE3 = 123;
 var CLOSE_BRACE2 = 125;
-var NEWLINE3 = 10;
+var NEWLINE4 = 10;
 function decodeRequests(batch) {
   const requests = [];
   for (const line of batch.split("\n")) {
@@ -2414,6 +3409,8 @@ function decodeToWorker(data) {
       if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
         return bad2("versions are not supported versions");
       }
+      const remote = readRemote(data.remote);
+      if (remote === void 0) return bad2("remote is not a URL with string headers");
       return ok({
         kind: "start",
         name,
@@ -2431,14 +3428,15 @@ function decodeToWorker(data) {
         era,
         versions: versions === null ? null : [
           ...versions
-        ]
+        ],
+        remote
       });
     }
     case "request": {
       const { ticket, timeoutMs, method, params } = data;
       if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
       if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
-      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE3)) {
+      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE4)) {
         return bad2("params are not the bytes of one compact JSON object");
       }
       return ok({
@@ -2475,6 +3473,19 @@ function decodeToWorker(data) {
   }
 }
 __name(decodeToWorker, "decodeToWorker");
+function readRemote(value) {
+  if (value === null) return null;
+  if (!isRecord(value)) return void 0;
+  const { url, headers } = value;
+  if (!isString(url) || !isStringRecord(headers)) return void 0;
+  return {
+    url,
+    headers: {
+      ...headers
+    }
+  };
+}
+__name(readRemote, "readRemote");
 
 // worker/entry.ts
 var STDERR_FLUSH_MS = 50;
@@ -2552,8 +3563,18 @@ var group = {
     });
   }
 };
+function remoteTransport(message) {
+  if (message.remote === null) return void 0;
+  return new HttpTransport({
+    name: message.name,
+    url: message.remote.url,
+    headers: message.remote.headers,
+    clock
+  });
+}
+__name(remoteTransport, "remoteTransport");
 function launch(message, options) {
-  const transport = new CommandTransport({
+  const transport = remoteTransport(message) ?? new CommandTransport({
     name: message.name,
     command: message.command,
     args: message.args,

@@ -4,7 +4,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import type { ServerSpec, StdioServerSpec } from "../client/spec.ts";
 import {
   eraOf,
   isSupportedVersion,
@@ -242,7 +242,7 @@ function readServer(
   if (!inheritEnv.ok) return inheritEnv;
   const stderr = readStderr(entry["stderr"], syntax);
   if (!stderr.ok) return stderr;
-  const spec: ServerSpec = {
+  const spec: StdioServerSpec = {
     name,
     command: command.value,
     args: args.value,

@@ -6,7 +6,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import { isRemote, type ServerSpec } from "../client/spec.ts";
 import type { Problem } from "./_fields.ts";
 
 /** Where the values of variables come from. */
@@ -22,8 +22,22 @@ const SUBSTITUTIONS = /\$\{([^}]*)\}/g;
 const WHOLE_SUBSTITUTION = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$/;
 const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)$/;
 
-/** Expands every variable of a spec's command, args, cwd and env values. */
+/**
+ * Expands every variable of a spec's command, args, cwd and env values, or
+ * of a remote spec's URL and header values.
+ */
 export function expandSpec(spec: ServerSpec, variables: Variables): Result<ServerSpec, Problem> {
+  if (isRemote(spec)) {
+    const url = expand("url", spec.url, variables);
+    if (!url.ok) return url;
+    const headers: Record<string, string> = Object.create(null);
+    for (const [name, raw] of Object.entries(spec.headers)) {
+      const value = expand("headers", raw, variables);
+      if (!value.ok) return value;
+      headers[name] = value.value;
+    }
+    return ok({ ...spec, url: url.value, headers });
+  }
   const command = expand("command", spec.command, variables);
   if (!command.ok) return command;
   const args: string[] = [];
@@ -107,6 +121,13 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
     key,
     what: `variable substitution is not supported, found ${quote(value)}; write the value itself`,
   });
+  if (isRemote(spec)) {
+    if (SUBSTITUTION.test(spec.url)) return found("url", spec.url);
+    for (const value of Object.values(spec.headers)) {
+      if (SUBSTITUTION.test(value)) return found("headers", value);
+    }
+    return undefined;
+  }
   if (SUBSTITUTION.test(spec.command)) return found("command", spec.command);
   for (const arg of spec.args) if (SUBSTITUTION.test(arg)) return found("args", arg);
   if (spec.cwd !== undefined && SUBSTITUTION.test(spec.cwd)) return found("cwd", spec.cwd);

@@ -10,7 +10,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import { isRemote, type ServerSpec } from "../client/spec.ts";
 import type { Catalog, CatalogError, ReadCatalogOptions } from "./types.ts";
 import { parseCatalog } from "./toml.ts";
 import { parseMcpServersJson } from "./mcp_json.ts";
@@ -135,7 +135,7 @@ export async function findCatalog(folder?: string): Promise<string | undefined> 
 // next to the file.
 function inFolder(specs: ServerSpec[], folder: string): ServerSpec[] {
   return specs.map((spec) =>
-    spec.cwd !== undefined && isAbsolute(spec.cwd)
+    isRemote(spec) || spec.cwd !== undefined && isAbsolute(spec.cwd)
       ? spec
       : { ...spec, cwd: spec.cwd === undefined ? folder : join(folder, spec.cwd) }
   );

@@ -2,7 +2,7 @@
 // (names, messages, stderr, tool output) may hold terminal escapes or
 // direction overrides, so it is made printable before it reaches a terminal.
 
-import type { RetirementError, RetirementEvidence } from "../client/errors.ts";
+import type { RemoteEvidence, RetirementError, RetirementEvidence } from "../client/errors.ts";
 import type { Result } from "../codec/result.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import { parseJson, stringifyJson } from "../codec/json.ts";
@@ -78,6 +78,7 @@ export function retirementRow(
   if (!outcome.ok) return [name, outcome.error.kind, oneLine(outcome.error.message)];
   const evidence = outcome.value;
   if (evidence.kind === "no_resource") return [name, "never started", "no process to retire"];
+  if (evidence.kind === "remote") return [name, "remote", remoteOutcome(evidence), evidence.url];
   const drained = evidence.drained === true
     ? "group drained"
     : evidence.drained === false
@@ -85,6 +86,22 @@ export function retirementRow(
     : "group drain unknown";
   const status = evidence.signal === null ? `code ${evidence.code}` : `signal ${evidence.signal}`;
   return [name, "exited", status, drained, `after ${evidence.escalation}`, `pid ${evidence.pid}`];
+}
+
+/** What a remote server's retirement did with its session, in a few words. */
+function remoteOutcome(evidence: RemoteEvidence): string {
+  switch (evidence.session) {
+    case "stateless":
+      return "stateless: nothing to end";
+    case "deleted":
+      return "session deleted";
+    case "already_ended":
+      return "session had already ended";
+    case "not_deletable":
+      return "session left to expire (DELETE not allowed)";
+    case "unconfirmed":
+      return `session end unconfirmed: ${oneLine(evidence.message ?? "")}`;
+  }
 }
 
 /** A tool's result for a person: its text blocks, other blocks named, structured output as JSON. */

@@ -128,7 +128,8 @@ export async function withHarness(
 /** Whether every server retired with evidence and a drained (or unknowable) group. */
 export function retiredCleanly(report: RetirementReport): boolean {
   return [...report.clients.values()].every((outcome) =>
-    outcome.ok && (outcome.value.kind === "no_resource" || outcome.value.drained !== false)
+    outcome.ok &&
+    (outcome.value.kind !== "exited" || outcome.value.drained !== false)
   );
 }
 

@@ -12,6 +12,8 @@ import type {
   ClientError,
   DeathCause,
   Escalation,
+  HttpFailure,
+  RemoteEvidence,
   RetirementError,
   RetirementEvidence,
   ServerInfo,
@@ -30,6 +32,7 @@ const DEATH_CAUSES: ReadonlySet<string> = new Set([
   "stdout_closed",
   "framing",
   "malformed",
+  "http_failed",
   "worker_lost",
   "shutdown",
 ]);
@@ -87,6 +90,7 @@ export function decodeClientError(value: unknown): ClientError | undefined {
 export function decodeEvidence(value: unknown): RetirementEvidence | undefined {
   if (!isRecord(value)) return undefined;
   if (value.kind === "no_resource") return { kind: "no_resource" };
+  if (value.kind === "remote") return decodeRemoteEvidence(value);
   if (value.kind !== "exited") return undefined;
   const { pid, code, signal, drained, escalation } = value;
   if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(code)) return undefined;
@@ -100,6 +104,40 @@ export function decodeEvidence(value: unknown): RetirementEvidence | undefined {
     drained,
     escalation: escalation as Escalation,
   };
+}
+
+const SESSION_ENDS: ReadonlySet<string> = new Set([
+  "stateless",
+  "deleted",
+  "already_ended",
+  "not_deletable",
+  "unconfirmed",
+]);
+
+function decodeRemoteEvidence(value: Fields): RemoteEvidence | undefined {
+  const { url, session, status, message } = value;
+  if (!isString(url) || !isString(session) || !SESSION_ENDS.has(session)) return undefined;
+  if (status !== undefined && !isCount(status)) return undefined;
+  if (message !== undefined && !isString(message)) return undefined;
+  const evidence: RemoteEvidence = {
+    kind: "remote",
+    url,
+    session: session as RemoteEvidence["session"],
+  };
+  if (status !== undefined) evidence.status = status;
+  if (message !== undefined) evidence.message = message;
+  return evidence;
+}
+
+function decodeHttpFailure(value: unknown): HttpFailure | undefined | false {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return false;
+  const { status, statusText, body, wwwAuthenticate } = value;
+  if (!isCount(status) || !isString(statusText) || !isString(body)) return false;
+  if (wwwAuthenticate !== undefined && !isString(wwwAuthenticate)) return false;
+  const http: HttpFailure = { status, statusText, body };
+  if (wwwAuthenticate !== undefined) http.wwwAuthenticate = wwwAuthenticate;
+  return http;
 }
 
 /** Decodes a retirement error that crossed the boundary. */
@@ -149,8 +187,13 @@ function decodeStartFailure(value: Fields): StartFailure | undefined {
   if (attempts === false) return undefined;
   const tried = attempts === undefined ? {} : { attempts };
   switch (value.kind) {
-    case "transport_failed":
-      return { kind: value.kind, message, stderrTail };
+    case "transport_failed": {
+      const http = decodeHttpFailure(value.http);
+      if (http === false) return undefined;
+      return http === undefined
+        ? { kind: value.kind, message, stderrTail }
+        : { kind: value.kind, message, stderrTail, http };
+    }
     case "handshake_failed":
       return { kind: value.kind, message, stderrTail, ...tried };
     case "version_unsupported":

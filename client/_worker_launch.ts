@@ -2,7 +2,13 @@
 // built on the main thread, and its permissions.
 
 import type { StartMessage } from "../worker/messages.ts";
-import { CHILD_ENV_DEFAULTS, ENV_ALLOWLIST, type ServerSpec } from "./spec.ts";
+import {
+  CHILD_ENV_DEFAULTS,
+  ENV_ALLOWLIST,
+  isRemote,
+  type ServerSpec,
+  type StdioServerSpec,
+} from "./spec.ts";
 
 /** How client workers run: with only what they need, or inheriting everything. */
 export type WorkerPermissions = "least" | "inherit";
@@ -12,7 +18,7 @@ export type WorkerPermissions = "least" | "inherit";
  * spec's `inheritEnv` names where set and readable without a prompt, then
  * the spec's own pairs.
  */
-export function childEnv(spec: ServerSpec): Record<string, string> {
+export function childEnv(spec: StdioServerSpec): Record<string, string> {
   const env: Record<string, string> = Object.create(null);
   Object.assign(env, CHILD_ENV_DEFAULTS);
   for (const name of [...ENV_ALLOWLIST, ...spec.inheritEnv]) {
@@ -41,18 +47,33 @@ export function startMessage(
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
 ): StartMessage {
-  return {
-    kind: "start",
+  const common = {
+    kind: "start" as const,
     name: spec.name,
+    connectTimeoutMs,
+    retirementTimeoutMs,
+    era: spec.era ?? "auto",
+    versions: spec.versions === undefined ? null : [...spec.versions],
+  };
+  if (isRemote(spec)) {
+    return {
+      ...common,
+      command: "",
+      args: [],
+      env: {},
+      cwd: null,
+      forwardStderr: false,
+      remote: { url: spec.url, headers: { ...spec.headers } },
+    };
+  }
+  return {
+    ...common,
     command: spec.command,
     args: [...spec.args],
     env: childEnv(spec),
     cwd: spec.cwd ?? null,
-    connectTimeoutMs,
-    retirementTimeoutMs,
     forwardStderr: spec.stderr === "forward",
-    era: spec.era ?? "auto",
-    versions: spec.versions === undefined ? null : [...spec.versions],
+    remote: null,
   };
 }
 
@@ -89,11 +110,22 @@ export function workerUrl(): URL {
   return new URL("../_generated/worker_bundle.js", import.meta.url);
 }
 
+/**
+ * What a worker is granted under least privilege: running its one command,
+ * or, for a remote server, the network to its one host (`host:port`).
+ */
+export type WorkerGrant = { run: string } | { net: string };
+
+/** The grant a spec's worker needs. */
+export function grantOf(spec: ServerSpec): WorkerGrant {
+  return isRemote(spec) ? { net: new URL(spec.url).host } : { run: spec.command };
+}
+
 /** Starts a client's worker with the given permissions. */
 export function createWorker(
   name: string,
   permissions: WorkerPermissions,
-  command: string,
+  grant: WorkerGrant,
 ): Worker {
   const url = workerUrl();
   if (permissions === "inherit") return new Worker(url, { type: "module", name });
@@ -103,14 +135,15 @@ export function createWorker(
     name,
     deno: {
       permissions: {
-        // Spawning its one command is all the worker does itself; signals and
-        // drain checks are relayed to the main thread.
-        run: [command],
+        // Spawning its one command is all a local server's worker does
+        // itself (signals and drain checks are relayed to the main thread);
+        // a remote server's worker reaches its one host and nothing else.
+        run: "run" in grant ? [grant.run] : false,
         // Module loads are checked against the process's permissions, not
         // the worker's (measured), so a local worker needs no read access.
         read: false,
         write: false,
-        net: false,
+        net: "net" in grant ? [grant.net] : false,
         env: false,
         sys: false,
         ffi: false,

@@ -16,7 +16,12 @@ import { eraPlan } from "../worker/handshake.ts";
 
 const ERA_MODES: ReadonlySet<string> = new Set(["auto", "modern", "legacy"]);
 import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
-import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "./spec.ts";
+import {
+  DEFAULT_RETIREMENT_TIMEOUT_MS,
+  type RemoteServerSpec,
+  type ServerSpec,
+  type StdioServerSpec,
+} from "./spec.ts";
 
 /** Options of {@linkcode Census.prepare}. */
 export type CensusOptions = {
@@ -50,22 +55,7 @@ function isEnvName(name: string): boolean {
   return name !== "" && !name.includes("=") && !name.includes("\0");
 }
 
-function checkSpec(spec: ServerSpec, index: number): void {
-  const where = `Cannot prepare server ${index}`;
-  if (typeof spec !== "object" || spec === null) {
-    throw new TypeError(`${where}: it is not an object`);
-  }
-  if (typeof spec.name !== "string" || spec.name.length === 0) {
-    throw new TypeError(
-      `${where}: its name ${JSON.stringify(spec.name)} is not a non-empty string`,
-    );
-  }
-  const segment = moduleSegment(spec.name);
-  if (!segment.ok) {
-    // The name is the generated module's segment: refused before anything spawns.
-    throw new TypeError(`${where}: ${segment.error.message}`);
-  }
-  const named = `Cannot prepare server "${spec.name}"`;
+function checkStdio(spec: StdioServerSpec, named: string): void {
   if (typeof spec.command !== "string" || spec.command.length === 0) {
     throw new TypeError(`${named}: its command is not a non-empty string`);
   }
@@ -99,6 +89,53 @@ function checkSpec(spec: ServerSpec, index: number): void {
       `${named}: its stderr mode ${JSON.stringify(spec.stderr)} is not "tail" or "forward"`,
     );
   }
+}
+
+function checkRemote(spec: RemoteServerSpec, named: string): void {
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch {
+    throw new TypeError(`${named}: its url ${quote(String(spec.url))} is not a URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`${named}: its url ${quote(spec.url)} is not http or https`);
+  }
+  if (
+    typeof spec.headers !== "object" || spec.headers === null ||
+    !Object.values(spec.headers).every((value) => typeof value === "string")
+  ) {
+    throw new TypeError(`${named}: its headers are not a record of strings`);
+  }
+  for (const [name, value] of Object.entries(spec.headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      throw new TypeError(
+        `${named}: its header ${quote(name)} is not a valid HTTP header name and value`,
+      );
+    }
+  }
+}
+
+function checkSpec(spec: ServerSpec, index: number): void {
+  const where = `Cannot prepare server ${index}`;
+  if (typeof spec !== "object" || spec === null) {
+    throw new TypeError(`${where}: it is not an object`);
+  }
+  if (typeof spec.name !== "string" || spec.name.length === 0) {
+    throw new TypeError(
+      `${where}: its name ${JSON.stringify(spec.name)} is not a non-empty string`,
+    );
+  }
+  const segment = moduleSegment(spec.name);
+  if (!segment.ok) {
+    // The name is the generated module's segment: refused before anything spawns.
+    throw new TypeError(`${where}: ${segment.error.message}`);
+  }
+  const named = `Cannot prepare server "${spec.name}"`;
+  if (spec.url !== undefined) checkRemote(spec, named);
+  else checkStdio(spec, named);
   if (spec.era !== undefined && !ERA_MODES.has(spec.era)) {
     throw new TypeError(
       `${named}: its era ${JSON.stringify(spec.era)} is not "auto", "modern" or "legacy"`,

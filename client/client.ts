@@ -42,7 +42,7 @@ import { Custody } from "./_custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
 import { decodeServerInfo } from "./_settlements.ts";
 import { Tickets } from "./_tickets.ts";
-import { createWorker, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
+import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
 import { WorkerLink } from "./_worker_link.ts";
 
 export type { ClientState } from "../worker/machine.ts";
@@ -184,7 +184,7 @@ export class Client {
     this.#custody.hold();
     let worker: Worker;
     try {
-      worker = createWorker(this.name, this.#permissions, spec.command);
+      worker = createWorker(this.name, this.#permissions, grantOf(spec));
     } catch (error) {
       this.#custody.release();
       this.#state = "failed";

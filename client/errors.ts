@@ -13,6 +13,8 @@ export type {
   ClientError,
   DeathCause,
   Escalation,
+  HttpFailure,
+  RemoteEvidence,
   RetirementError,
   RetirementEvidence,
   ServerInfo,

@@ -12,10 +12,30 @@ export type StderrMode =
   /** Also forwarded to the harness's stderr, each line prefixed with `[name] `. */
   | "forward";
 
-/** One MCP server to run over stdio. */
-export type ServerSpec = {
+/** What every server spec says, whether the server runs here or is remote. */
+export type SpecCommon = {
   /** The server's name: the census key and the generated module's segment. */
   name: string;
+  /** Deadline for start (spawn or first request, and the handshake), in milliseconds. */
+  connectTimeoutMs?: number;
+  /** Default deadline of each call, in milliseconds. */
+  callTimeoutMs?: number;
+  /**
+   * How the protocol era is chosen: `auto` (the default) probes with
+   * `server/discover` and falls back to the `initialize` handshake on the
+   * same process (or endpoint); `modern` is the stateless era with no
+   * fallback; `legacy` is the handshake with no probe.
+   */
+  era?: EraMode;
+  /**
+   * The protocol versions offered, newest first or not (each era offers its
+   * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
+   */
+  versions?: readonly SupportedVersion[];
+};
+
+/** One MCP server to run over stdio. */
+export type StdioServerSpec = SpecCommon & {
   /** The executable, never a shell string. */
   command: string;
   /** Its arguments, one element each. */
@@ -30,25 +50,33 @@ export type ServerSpec = {
   inheritEnv: readonly string[];
   /** The child's working directory; the harness's when absent. */
   cwd?: string;
-  /** Deadline for start (spawn, initialize, initialized), in milliseconds. */
-  connectTimeoutMs?: number;
-  /** Default deadline of each call, in milliseconds. */
-  callTimeoutMs?: number;
   /** Where stderr goes besides the tail. */
   stderr: StderrMode;
-  /**
-   * How the protocol era is chosen: `auto` (the default) probes with
-   * `server/discover` and falls back to the `initialize` handshake on the
-   * same process; `modern` is the stateless era with no fallback; `legacy`
-   * is the handshake with no probe.
-   */
-  era?: EraMode;
-  /**
-   * The protocol versions offered, newest first or not (each era offers its
-   * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
-   */
-  versions?: readonly SupportedVersion[];
+  url?: never;
 };
+
+/**
+ * One remote MCP server, reached over Streamable HTTP: its client's worker
+ * owns the HTTP session instead of a child process.
+ */
+export type RemoteServerSpec = SpecCommon & {
+  /** The MCP endpoint, `http:` or `https:`. */
+  url: string;
+  /**
+   * Headers every request carries, an `Authorization` for example (a
+   * bearer token; OAuth sign-in is not supported).
+   */
+  headers: Readonly<Record<string, string>>;
+  command?: never;
+};
+
+/** One MCP server: run here over stdio, or remote over Streamable HTTP. */
+export type ServerSpec = StdioServerSpec | RemoteServerSpec;
+
+/** Whether a spec names a remote server. */
+export function isRemote(spec: ServerSpec): spec is RemoteServerSpec {
+  return typeof spec.url === "string";
+}
 
 import type { SupportedVersion } from "../codec/protocol.ts";
 import type { EraMode } from "../worker/handshake.ts";

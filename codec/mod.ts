@@ -24,3 +24,4 @@ export * from "./interchange.ts";
 export * from "./quote.ts";
 export * from "./sse.ts";
 export * from "./stateless.ts";
+export * from "./streamable_http.ts";

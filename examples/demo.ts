@@ -10,7 +10,7 @@
  * @module
  */
 
-import { boot, type Harness, loadCatalog, type ServerSpec } from "../mod.ts";
+import { boot, type Harness, isRemote, loadCatalog, type ServerSpec } from "../mod.ts";
 
 const root = new URL("../", import.meta.url);
 const catalogPath = new URL("examples/catalog.toml", root);
@@ -32,12 +32,14 @@ function short(text: string, limit = 160): string {
 // The catalog says "deno"; the demo runs its servers with the very Deno that
 // runs it, so it works where `deno` is not on PATH (started through npx).
 function withThisDeno(specs: ServerSpec[], memoryFile: string): ServerSpec[] {
-  return specs.map((spec) => ({
-    ...spec,
-    command: spec.command === "deno" ? Deno.execPath() : spec.command,
-    cwd: spec.cwd ?? root.pathname,
-    env: spec.name === "memory" ? { ...spec.env, MEMORY_FILE_PATH: memoryFile } : spec.env,
-  }));
+  return specs.map((spec) =>
+    isRemote(spec) ? spec : {
+      ...spec,
+      command: spec.command === "deno" ? Deno.execPath() : spec.command,
+      cwd: spec.cwd ?? root.pathname,
+      env: spec.name === "memory" ? { ...spec.env, MEMORY_FILE_PATH: memoryFile } : spec.env,
+    }
+  );
 }
 
 async function main(): Promise<boolean> {

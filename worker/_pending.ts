@@ -29,13 +29,23 @@ export type Pending = {
 export class PendingTable {
   #clock: Clock;
   #onTimeout: (id: number, pending: Pending) => void;
+  #transport: { done?(id: number): void } | undefined;
   #nextId = 0;
   #entries = new Map<number, Pending & { timer: TimerHandle }>();
 
-  /** `onTimeout` receives a request whose deadline passed, already taken out. */
-  constructor(clock: Clock, onTimeout: (id: number, pending: Pending) => void) {
+  /**
+   * `onTimeout` receives a request whose deadline passed, already taken out;
+   * `transport` is told of every id that leaves, however it does (a
+   * transport with a stream per request closes it then).
+   */
+  constructor(
+    clock: Clock,
+    onTimeout: (id: number, pending: Pending) => void,
+    transport?: { done?(id: number): void },
+  ) {
     this.#clock = clock;
     this.#onTimeout = onTimeout;
+    this.#transport = transport;
   }
 
   /** Requests in flight. */
@@ -60,6 +70,7 @@ export class PendingTable {
     if (entry === undefined) return undefined;
     this.#entries.delete(id);
     this.#clock.clearTimer(entry.timer);
+    this.#transport?.done?.(id);
     return entry;
   }
 

@@ -33,6 +33,7 @@ import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
+import { HttpTransport } from "./http_transport.ts";
 import { ClientMachine } from "./machine.ts";
 import type { ClientError, StartAttempt } from "./errors.ts";
 import type { EraMode } from "./handshake.ts";
@@ -116,12 +117,23 @@ const group: GroupControl = {
   },
 };
 
+/** The transport of a remote server: its HTTP session, owned by this worker. */
+function remoteTransport(message: StartMessage): HttpTransport | undefined {
+  if (message.remote === null) return undefined;
+  return new HttpTransport({
+    name: message.name,
+    url: message.remote.url,
+    headers: message.remote.headers,
+    clock,
+  });
+}
+
 /** Spawns the server once and makes its machine; `onExit` is wired to this child. */
 function launch(
   message: StartMessage,
   options: { connectTimeoutMs: number; era: EraMode; priorAttempts: StartAttempt[] },
 ): ClientMachine {
-  const transport = new CommandTransport({
+  const transport = remoteTransport(message) ?? new CommandTransport({
     name: message.name,
     command: message.command,
     args: message.args,

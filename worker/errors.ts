@@ -55,6 +55,8 @@ export type DeathCause =
   | "framing"
   /** A line was not JSON, or not a JSON-RPC message. */
   | "malformed"
+  /** A remote server could not be reached, refused the client, or broke the wire. */
+  | "http_failed"
   /** The worker that hosted the client crashed or stopped answering. */
   | "worker_lost"
   /** The client is shutting down or was retired. */
@@ -80,7 +82,41 @@ export type RetirementEvidence =
     drained: boolean | "unknown";
     /** The last step taken before the exit was seen. */
     escalation: Escalation;
-  };
+  }
+  /** A remote server: what was done with its session. */
+  | RemoteEvidence;
+
+/**
+ * How a remote server's retirement ended its session. No process is
+ * involved, so no exit is ever claimed: `stateless` (no session was
+ * opened: nothing to end), `deleted` (the server confirmed the `DELETE` of
+ * the session), `already_ended` (the server no longer knew it),
+ * `not_deletable` (the server does not let clients end sessions: it
+ * expires them), `unconfirmed` (the `DELETE` failed; `message` says how).
+ * Nothing of the client's is left open in any case.
+ */
+export type RemoteEvidence = {
+  kind: "remote";
+  /** The endpoint, origin and path only. */
+  url: string;
+  session: "stateless" | "deleted" | "already_ended" | "not_deletable" | "unconfirmed";
+  /** The status the `DELETE` was answered with, when it was. */
+  status?: number;
+  /** What went wrong, for `unconfirmed`. */
+  message?: string;
+};
+
+/** The HTTP answer that refused a remote client. */
+export type HttpFailure = {
+  /** The HTTP status. */
+  status: number;
+  /** Its reason phrase, as the server sent it. */
+  statusText: string;
+  /** The first bytes of the body, printable. */
+  body: string;
+  /** The `WWW-Authenticate` header of a 401, telling what the server wants. */
+  wwwAuthenticate?: string;
+};
 
 /** Steps of a retirement, in order: none yet, stdin closed, SIGTERM sent, SIGKILL sent. */
 export type Escalation = "none" | "stdin_closed" | "sigterm" | "sigkill";
@@ -98,7 +134,13 @@ export type RetirementError =
 
 /** A start failure that is not about its own cleanup. */
 export type StartFailure =
-  | { kind: "transport_failed"; message: string; stderrTail: string }
+  | {
+    kind: "transport_failed";
+    message: string;
+    stderrTail: string;
+    /** For a remote server refused over HTTP: the answer that refused it. */
+    http?: HttpFailure;
+  }
   | {
     kind: "handshake_failed";
     message: string;

@@ -34,6 +34,7 @@ import {
 import { err, ok, type Result } from "../codec/result.ts";
 import type {
   ClientError,
+  HttpFailure,
   RetirementError,
   RetirementEvidence,
   ServerInfo,
@@ -177,6 +178,17 @@ export function handshakeFailure(
         stderrTail,
       };
   }
+}
+
+/**
+ * The start failure of a remote server that could not be reached or
+ * refused the client: the transport failed, whatever the start was asking
+ * at the time, with the HTTP answer that refused it when there was one.
+ */
+export function httpFailure(message: string, http: HttpFailure | undefined): StartFailure {
+  return http === undefined
+    ? { kind: "transport_failed", message, stderrTail: "" }
+    : { kind: "transport_failed", message, stderrTail: "", http };
 }
 
 /** What the answer to a probe means. */

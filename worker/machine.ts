@@ -142,7 +142,7 @@ export class ClientMachine {
     this.#transport = transport;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
-    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false));
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
@@ -342,6 +342,7 @@ export class ClientMachine {
 
   async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
     if (this.#state === "connecting") this.#state = "failed";
+    failure = this.#transport.refused?.() ?? failure;
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
     const cleanup = this.#opened
       ? await this.#retirement.retire(this.#retirementTimeoutMs)
@@ -441,6 +442,7 @@ export class ClientMachine {
   }
 
   #onEnd(cause: ChannelEnd): void {
+    if (cause.kind === "http_failed") return this.#die("http_failed", cause.message);
     if (cause.kind === "write_failed") {
       this.#die("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
       return;

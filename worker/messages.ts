@@ -69,7 +69,16 @@ export type StartMessage = {
   era: EraMode;
   /** The versions offered, or `null` for all. */
   versions: SupportedVersion[] | null;
+  /**
+   * A remote server's endpoint and the headers every request carries; the
+   * worker then owns an HTTP session instead of a child, and `command`,
+   * `args`, `env` and `cwd` are unused.
+   */
+  remote: RemoteTarget | null;
 };
+
+/** Where a remote server is, and what every request to it carries. */
+export type RemoteTarget = { url: string; headers: Record<string, string> };
 
 /**
  * A message from the main thread other than a batch of requests (those are
@@ -200,6 +209,8 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
       ) {
         return bad("versions are not supported versions");
       }
+      const remote = readRemote(data.remote);
+      if (remote === undefined) return bad("remote is not a URL with string headers");
       return ok({
         kind: "start",
         name,
@@ -212,6 +223,7 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
         forwardStderr,
         era,
         versions: versions === null ? null : [...versions] as SupportedVersion[],
+        remote,
       });
     }
     case "request": {
@@ -244,4 +256,12 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
     default:
       return bad("unknown kind");
   }
+}
+
+function readRemote(value: unknown): RemoteTarget | null | undefined {
+  if (value === null) return null;
+  if (!isRecord(value)) return undefined;
+  const { url, headers } = value;
+  if (!isString(url) || !isStringRecord(headers)) return undefined;
+  return { url, headers: { ...headers } };
 }

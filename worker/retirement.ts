@@ -10,6 +10,10 @@
  * signal is sent (the transport refuses: pids are recycled). The machine
  * starts a retirement on any death; this module decides only how it runs.
  *
+ * A transport with no process (a remote server) has `release` instead: its
+ * session is ended within the deadline and the evidence says how, never
+ * claiming an exit.
+ *
  * Who does what: the worker owns the pipes and this order; the signals and
  * the drain check go through the transport, which asks the main thread for
  * them (a least-privilege worker cannot signal a process group).
@@ -164,6 +168,13 @@ export class Retirement {
   }
 
   async #escalate(timeoutMs: number): Promise<Result<RetirementEvidence, RetirementError>> {
+    const release = this.#transport.release;
+    if (release !== undefined) {
+      // A remote server: no process, no signal; its session is ended instead.
+      const evidence = await release.call(this.#transport, timeoutMs);
+      await this.#transport.dispose();
+      return ok(evidence);
+    }
     const start = this.#clock.now();
     const deadlineAt = start + timeoutMs;
     if (this.#exit === undefined) {

@@ -13,6 +13,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
+import type { RemoteEvidence, StartFailure } from "./errors.ts";
 
 /** A real exit status. */
 export type ExitStatus = { code: number; signal: string | null };
@@ -20,7 +21,9 @@ export type ExitStatus = { code: number; signal: string | null };
 /** Why the channel to a server broke. */
 export type ChannelEnd =
   | { kind: "stdout_closed"; message: string }
-  | { kind: "write_failed"; message: string };
+  | { kind: "write_failed"; message: string }
+  /** A remote server could not be reached, refused the client, or broke the wire. */
+  | { kind: "http_failed"; message: string };
 
 /** Where a transport delivers what happens; set once by `open`. */
 export interface TransportSink {
@@ -70,6 +73,23 @@ export interface Transport {
   dispose(): Promise<void>;
   /** The kept tail of the server's stderr, decoded leniently. */
   stderrTail(): string;
+  /**
+   * Told when request `id` needs nothing more (answered, given up, or its
+   * client died): a transport with a stream per request closes it.
+   */
+  done?(id: number): void;
+  /**
+   * Present on a transport with no process (a remote server): retirement
+   * ends its session this way instead of closing stdin and signalling, and
+   * the evidence says what was done.
+   */
+  release?(deadlineMs: number): Promise<RemoteEvidence>;
+  /**
+   * The start failure a transport met that no answer can explain (a remote
+   * server unreachable, refusing the client's credentials, or breaking the
+   * wire): a failed start reports it instead of what the start was asking.
+   */
+  refused?(): StartFailure | undefined;
 }
 
 /** What a {@linkcode ChannelPeer} does when the client acts on it. */

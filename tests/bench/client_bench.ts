@@ -11,7 +11,7 @@
 
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import { drainGroup, signalGroup } from "../../client/_process_group.ts";
 import { CommandTransport } from "../../worker/command_transport.ts";
 import { ClientMachine } from "../../worker/machine.ts";
@@ -24,7 +24,7 @@ const IN_FLIGHT = 64;
 const PIPELINED = 30_000;
 const SERVERS = 16;
 
-function spec(name: string): ServerSpec {
+function spec(name: string): StdioServerSpec {
   return {
     name,
     command: Deno.execPath(),

@@ -18,7 +18,7 @@
 // spawn, and the session start); every client is retired between rounds.
 
 import { Client } from "../../client/client.ts";
-import type { EraMode, ServerSpec } from "../../client/spec.ts";
+import type { EraMode, StdioServerSpec } from "../../client/spec.ts";
 import { drainGroup, signalGroup } from "../../client/_process_group.ts";
 import { ClientMachine } from "../../worker/machine.ts";
 import { CommandTransport } from "../../worker/command_transport.ts";
@@ -28,7 +28,7 @@ const ROUNDS = Number(Deno.args[0] ?? 8);
 const root = new URL("../../", import.meta.url).pathname;
 const scratch = await Deno.makeTempDir({ prefix: "loom-era-bench-" });
 
-function spec(name: string, args: string[], cwd?: string): ServerSpec {
+function spec(name: string, args: string[], cwd?: string): StdioServerSpec {
   return {
     name,
     command: Deno.execPath(),
@@ -80,7 +80,11 @@ class SettledTransport implements Transport {
 }
 
 /** Milliseconds from a started server's readiness to its session's start, in `era`. */
-async function sessionStartMs(base: ServerSpec, era: EraMode, settleMs: number): Promise<number> {
+async function sessionStartMs(
+  base: StdioServerSpec,
+  era: EraMode,
+  settleMs: number,
+): Promise<number> {
   const transport = new SettledTransport(
     new CommandTransport({
       name: base.name,
@@ -103,7 +107,7 @@ async function sessionStartMs(base: ServerSpec, era: EraMode, settleMs: number):
 
 const SERVERS: {
   label: string;
-  spec: ServerSpec;
+  spec: StdioServerSpec;
   a: EraMode;
   b: EraMode;
   rounds: number;
@@ -153,7 +157,7 @@ const SERVERS: {
   },
 ];
 
-async function connectMs(base: ServerSpec, era: EraMode): Promise<[number, string]> {
+async function connectMs(base: StdioServerSpec, era: EraMode): Promise<[number, string]> {
   const client = new Client({ ...base, era });
   const start = performance.now();
   const started = await client.connect();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   type CatalogError,
+  isRemote,
   isServerName,
   loadCatalog,
   MAX_CATALOG_BYTES,
@@ -9,6 +10,7 @@ import {
   parseCatalog,
   parseMcpServersJson,
   type ServerSpec,
+  type StdioServerSpec,
 } from "../../mod.ts";
 
 const DATA = new URL("./data/", import.meta.url);
@@ -28,13 +30,21 @@ function refusal(
   return result.error;
 }
 
-function spec(name: string, fields: Partial<ServerSpec> & { command: string }): ServerSpec {
-  return { name, args: [], env: {}, inheritEnv: [], stderr: "tail", ...fields };
+function spec(name: string, fields: Partial<StdioServerSpec> & { command: string }): ServerSpec {
+  const base: StdioServerSpec = {
+    name,
+    args: [],
+    env: {},
+    inheritEnv: [],
+    stderr: "tail",
+    ...fields,
+  };
+  return base;
 }
 
 // Specs carry prototype-free env records; compare them as plain data.
 function plain(specs: ServerSpec[]): ServerSpec[] {
-  return specs.map((item) => ({ ...item, env: { ...item.env } }));
+  return specs.map((item) => isRemote(item) ? item : { ...item, env: { ...item.env } });
 }
 
 /** A TOML catalog holding one `[mcp.github]` table with these extra lines. */
@@ -509,7 +519,8 @@ Deno.test("parseCatalog() reads what a harness may legitimately write", async (t
 Deno.test("parseCatalog() keeps an env variable named __proto__ as an own property", () => {
   const result = parseCatalog(github('[mcp.github.env]\n__proto__ = "1"\nconstructor = "2"'));
   assert.ok(result.ok);
-  const env = result.value[0]?.env ?? {};
+  const first = result.value[0];
+  const env = first === undefined || isRemote(first) ? {} : first.env;
   assert.deepEqual(Object.entries(env), [["__proto__", "1"], ["constructor", "2"]]);
   assert.equal(Object.getPrototypeOf(env), null);
 });
@@ -785,7 +796,10 @@ Deno.test("loadCatalog() resolves a relative cwd against the catalog's folder", 
     );
     const result = await loadCatalog(file);
     assert.ok(result.ok);
-    assert.deepEqual(result.value.map((spec) => spec.cwd), [`${folder}/servers/a`, "/srv/b"]);
+    assert.deepEqual(
+      result.value.map((spec) => isRemote(spec) ? undefined : spec.cwd),
+      [`${folder}/servers/a`, "/srv/b"],
+    );
   } finally {
     await Deno.remove(folder, { recursive: true });
   }

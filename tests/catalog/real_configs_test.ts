@@ -1,5 +1,21 @@
 import assert from "node:assert/strict";
-import { type Catalog, CATALOG_FILES, openCatalog, readCatalog } from "../../mod.ts";
+import {
+  type Catalog,
+  CATALOG_FILES,
+  isRemote,
+  openCatalog,
+  readCatalog,
+  type ServerSpec,
+  type StdioServerSpec,
+} from "../../mod.ts";
+
+/** The specs of a catalog of stdio servers only, as such. */
+function stdio(specs: readonly ServerSpec[]): StdioServerSpec[] {
+  return specs.map((spec) => {
+    assert.ok(!isRemote(spec), `${spec.name} is remote`);
+    return spec;
+  });
+}
 
 const REAL = new URL("./data/real/", import.meta.url);
 const ENV = {
@@ -27,7 +43,7 @@ Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a 
   const value = catalog(await read("claude_desktop_config.json"));
   assert.deepEqual(value.servers.map((spec) => spec.name), ["github", "filesystem"]);
   assert.deepEqual(value.renamed, [{ key: "GitHub", name: "github" }]);
-  assert.equal(value.servers[0]?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_example");
+  assert.equal(stdio(value.servers)[0]?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_example");
   assert.deepEqual(skipped(value), [["puppeteer", "disabled"]]);
   assert.equal(
     value.skipped[0]?.message,
@@ -38,7 +54,7 @@ Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a 
 Deno.test("readCatalog() reads a Claude Code .mcp.json: a remote entry and a malformed one are skipped alone, by name", async () => {
   const value = catalog(await read("claude_code.mcp.json", { env: { HOME: "/home/me" } }));
   assert.deepEqual(value.servers.map((spec) => spec.name), ["memory"]);
-  assert.equal(value.servers[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
+  assert.equal(stdio(value.servers)[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
   assert.deepEqual(skipped(value), [["sentry", "remote"], ["db", "invalid"], [
     "broken",
     "invalid",
@@ -70,7 +86,7 @@ Deno.test("readCatalog() with strict refuses the file at its first malformed ent
 
 Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} expand, the URL entry is skipped", async () => {
   const value = catalog(await read("cursor_mcp.json"));
-  assert.deepEqual(value.servers.map((spec) => [spec.name, spec.args, { ...spec.env }]), [
+  assert.deepEqual(stdio(value.servers).map((spec) => [spec.name, spec.args, { ...spec.env }]), [
     ["project-tools", ["/work/app/tools/server.js"], { API_KEY: "k-123" }],
   ]);
   assert.deepEqual(skipped(value), [["linear", "remote"]]);
@@ -78,7 +94,7 @@ Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} 
 
 Deno.test("readCatalog() reads a VS Code mcp.json: servers, inputs it cannot prompt for, ${env:VAR}", async () => {
   const value = catalog(await read("vscode_mcp.json"));
-  assert.deepEqual(value.servers.map((spec) => [spec.name, { ...spec.env }]), [
+  assert.deepEqual(stdio(value.servers).map((spec) => [spec.name, { ...spec.env }]), [
     ["fetch", { FETCH_CACHE: "/work/app/.cache", TOKEN: "f-456" }],
   ]);
   assert.deepEqual(value.renamed, [{ key: "Fetch", name: "fetch" }]);
@@ -140,7 +156,7 @@ Deno.test("openCatalog() finds the catalog in the usual places and says which fi
       const result = await openCatalog(undefined, { folder: dir });
       assert.ok(result.ok, result.ok ? "" : result.error.message);
       assert.equal(result.value.file, `${dir}/.vscode/mcp.json`);
-      assert.deepEqual(result.value.servers.map((spec) => [spec.args, spec.cwd]), [
+      assert.deepEqual(stdio(result.value.servers).map((spec) => [spec.args, spec.cwd]), [
         [[`${dir}/s.js`], dir],
       ]);
     });
@@ -155,7 +171,7 @@ Deno.test("openCatalog() finds the catalog in the usual places and says which fi
         const result = await openCatalog(undefined, { folder: dir });
         assert.ok(result.ok, result.ok ? "" : result.error.message);
         assert.equal(result.value.file, `${dir}/loom.toml`);
-        assert.deepEqual(result.value.servers.map((spec) => spec.cwd), [dir, `${dir}/sub`]);
+        assert.deepEqual(stdio(result.value.servers).map((spec) => spec.cwd), [dir, `${dir}/sub`]);
       },
     );
   } finally {

@@ -1,6 +1,6 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import { groupMembers } from "../../client/_process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
@@ -9,8 +9,8 @@ export { isLive };
 export function fixture(
   name: string,
   file: string,
-  extra: Partial<ServerSpec> & { flags?: string[] } = {},
-): ServerSpec {
+  extra: Partial<StdioServerSpec> & { flags?: string[] } = {},
+): StdioServerSpec {
   const { flags = [], ...rest } = extra;
   return {
     name,

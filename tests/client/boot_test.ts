@@ -6,11 +6,15 @@ import { boot } from "../../client/harness.ts";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { bootSteps } from "../../client/_boot_steps.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import { fixture, isLive, survivors } from "./_fixtures.ts";
 
 /** A spec that would leave a file behind if it ever ran. */
-function marking(name: string, marker: string, extra: Partial<ServerSpec> = {}): ServerSpec {
+function marking(
+  name: string,
+  marker: string,
+  extra: Partial<StdioServerSpec> = {},
+): StdioServerSpec {
   return {
     name,
     command: "sh",
@@ -45,7 +49,7 @@ Deno.test("boot() refuses a server name that cannot be a module segment, spawnin
 });
 
 Deno.test("Census.prepare() refuses env keys no environment can hold", async (t) => {
-  const cases: [string, Partial<ServerSpec>][] = [
+  const cases: [string, Partial<StdioServerSpec>][] = [
     ["a key with '='", { env: { "A=B": "y" } }],
     ["a key with NUL", { env: { "A\0B": "y" } }],
     ["an empty key", { env: { "": "y" } }],

@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import { listening } from "../../client/_exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 3_000 };
 
-function echo(name: string, extra: Partial<ServerSpec> = {}): ServerSpec {
+function echo(name: string, extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
   return fixture(name, "echo_server.ts", extra);
 }
 
@@ -38,7 +38,9 @@ Deno.test("Census.prepare() publishes every client parked and refuses bad specs"
       { ...echo("x"), env: { A: 1 } },
       { ...echo("x"), stderr: "merge" },
     ];
-    for (const spec of bad) assert.throws(() => Census.prepare([spec as ServerSpec]), TypeError);
+    for (const spec of bad) {
+      assert.throws(() => Census.prepare([spec as StdioServerSpec]), TypeError);
+    }
     assert.throws(() => Census.prepare([{ ...echo("x"), callTimeoutMs: -1 }]), RangeError);
   });
 });

@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import { fixture } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 2_000 };
 
-function peer(mode: string, extra: Partial<ServerSpec> = {}): ServerSpec {
+function peer(mode: string, extra: Partial<StdioServerSpec> = {}): StdioServerSpec {
   const spec = fixture(mode, "era_peer.ts", extra);
   return { ...spec, args: [...spec.args, mode] };
 }
@@ -21,7 +21,7 @@ async function received(client: Client): Promise<string[]> {
 }
 
 /** Connects in the handshake era, calls, retires; the lines received. */
-async function connected(spec: ServerSpec): Promise<string[]> {
+async function connected(spec: StdioServerSpec): Promise<string[]> {
   const client = new Client(spec, QUICK);
   const started = await client.connect();
   assert.ok(started.ok, JSON.stringify(started));

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import { isRemote, type StdioServerSpec } from "../../client/spec.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
@@ -73,7 +73,7 @@ export async function makeScratch(): Promise<Scratch> {
  * and lockfile `deno run` would otherwise pick up), filesystem gets its
  * allowed folder, memory its file, and every server the run's marker.
  */
-export function localize(specs: readonly ServerSpec[], scratch: Scratch): ServerSpec[] {
+export function localize(specs: readonly StdioServerSpec[], scratch: Scratch): StdioServerSpec[] {
   return specs.map((spec) => {
     const args = spec.name === "filesystem" ? [...spec.args, scratch.allowed] : [...spec.args];
     const env: Record<string, string> = { ...spec.env, [MARKER_VARIABLE]: scratch.marker };
@@ -89,19 +89,19 @@ export function localize(specs: readonly ServerSpec[], scratch: Scratch): Server
 }
 
 /** The specs of the TOML catalog, as parsed. */
-export function tomlCatalogSpecs(): ServerSpec[] {
+export function tomlCatalogSpecs(): StdioServerSpec[] {
   const parsed = parseCatalog(tomlCatalog(), { file: "official.toml" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
   assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);
-  return parsed.value;
+  return parsed.value.filter((spec) => !isRemote(spec));
 }
 
 /** The specs of the JSON `mcpServers` catalog, as parsed. */
-export function jsonCatalogSpecs(): ServerSpec[] {
+export function jsonCatalogSpecs(): StdioServerSpec[] {
   const parsed = parseMcpServersJson(jsonCatalog(), { file: "official.json" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
   assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);
-  return parsed.value;
+  return parsed.value.filter((spec) => !isRemote(spec));
 }
 
 /** The tool names of a server's listing recorded at {@linkcode SERVER_VERSION}. */

@@ -15,7 +15,7 @@
  */
 
 import { boot } from "../../client/harness.ts";
-import type { ServerSpec } from "../../client/spec.ts";
+import type { StdioServerSpec } from "../../client/spec.ts";
 import {
   localize,
   makeScratch,
@@ -72,7 +72,7 @@ function median(values: number[]): number {
 }
 
 // What a server needed beyond `deno run -A npm:<package>@<version>`.
-function needs(spec: ServerSpec): { args: string; env: string } {
+function needs(spec: StdioServerSpec): { args: string; env: string } {
   const extra = spec.args.slice(spec.args.findIndex((arg) => arg.startsWith("npm:")) + 1);
   const args = extra.map((arg) => arg.startsWith("/") ? "(a temporary folder)" : arg);
   const env = Object.keys(spec.env).filter((name) => name !== MARKER_VARIABLE).map((name) =>

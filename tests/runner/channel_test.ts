@@ -3,8 +3,7 @@ import { toJson } from "../../codec/interchange.ts";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { ok } from "../../codec/result.ts";
 import { PendingHead } from "../../runner/_channel.ts";
-import type { RunModule } from "../../runner/run.ts";
-import { runProgram } from "../../runner/runner.ts";
+import { type RunModule, runProgram } from "../../runner/run.ts";
 
 const ECHO: RunModule = {
   segment: "echo",

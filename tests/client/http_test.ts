@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { Client } from "../../client/client.ts";
+import type { RemoteServerSpec } from "../../client/spec.ts";
+import { serveFixture } from "./_http_servers.ts";
+
+function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {
+  return { name: "remote", url, headers: {}, connectTimeoutMs: 20_000, ...extra };
+}
+
+async function stats(origin: string): Promise<Record<string, number>> {
+  return await (await fetch(`${origin}/stats`)).json();
+}
+
+Deno.test("a remote SDK v2 server speaks the stateless era over HTTP", async () => {
+  const server = await serveFixture("sdk_v2_http.ts");
+  try {
+    const client = new Client(remote(`${server.origin}/mcp`));
+    const started = await client.connect();
+    assert.ok(started.ok, JSON.stringify(started));
+    assert.equal(started.value.era, "modern");
+    assert.equal(started.value.protocolVersion, "2026-07-28");
+    const tools = await client.listTools();
+    assert.ok(tools.ok, JSON.stringify(tools));
+    assert.deepEqual(tools.value.map((t) => t.name).sort(), ["add", "echo", "now"]);
+    const called = await client.callTool("add", { a: 2, b: 3 });
+    assert.ok(called.ok, JSON.stringify(called));
+    assert.deepEqual(called.value.content, [{ type: "text", text: "5" }]);
+    const retired = await client.shutdown();
+    assert.deepEqual(retired, {
+      ok: true,
+      value: { kind: "remote", url: `${server.origin}/mcp`, session: "stateless" },
+    });
+    const seen = await stats(server.origin);
+    assert.equal(seen.legacyRequests, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a remote SDK v2 server pinned to the handshake era keeps a session and deletes it", async () => {
+  const server = await serveFixture("sdk_v2_http.ts");
+  try {
+    const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
+    const started = await client.connect();
+    assert.ok(started.ok, JSON.stringify(started));
+    assert.equal(started.value.era, "legacy");
+    assert.equal(started.value.protocolVersion, "2025-11-25");
+    const called = await client.callTool("echo", { text: "hé" });
+    assert.ok(called.ok, JSON.stringify(called));
+    assert.deepEqual(called.value.content, [{ type: "text", text: "hé" }]);
+    const retired = await client.shutdown();
+    assert.ok(retired.ok && retired.value.kind === "remote", JSON.stringify(retired));
+    assert.equal(retired.value.session, "deleted");
+    const seen = await stats(server.origin);
+    assert.equal(seen.opened, 1);
+    assert.equal(seen.deleted, 1);
+    assert.equal(seen.modernRequests, 0);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a handshake-era session the server forgot (404) is opened again, and the call goes through", async () => {
+  const server = await serveFixture("sdk_v2_http.ts");
+  try {
+    const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
+    assert.ok((await client.connect()).ok);
+    assert.ok((await client.callTool("now", {})).ok);
+    await fetch(`${server.origin}/forget`).then((r) => r.body?.cancel());
+    const called = await client.callTool("echo", { text: "again" });
+    assert.ok(called.ok, JSON.stringify(called));
+    assert.deepEqual(called.value.content, [{ type: "text", text: "again" }]);
+    const seen = await stats(server.origin);
+    assert.equal(seen.opened, 2);
+    const retired = await client.shutdown();
+    assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
+  } finally {
+    await server.close();
+  }
+});

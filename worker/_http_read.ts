@@ -1,0 +1,140 @@
+// Private to worker/: reading an HTTP answer's body within a byte cap, as one
+// JSON body or as an event stream, and the POST that follows a redirect only
+// within the endpoint's origin. Every read can be aborted; an aborted or
+// broken read is a value, never an exception.
+
+import type { SseDecoder, SseEvent, SseFault } from "../codec/sse.ts";
+import { joinBytes } from "../codec/_bytes.ts";
+
+/** The most redirects one request follows, each within the endpoint's origin: 5. */
+export const MAX_REDIRECTS = 5;
+
+/** How a bounded body read ended. */
+export type BodyRead =
+  | { kind: "whole"; bytes: Uint8Array }
+  | { kind: "too_large"; bytes: Uint8Array; limit: number }
+  | { kind: "broken"; bytes: Uint8Array; message: string };
+
+/** Reads a body up to `limit` bytes; past it, the read stops and the body is cancelled. */
+export async function readBody(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+): Promise<BodyRead> {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  if (body === null) return { kind: "whole", bytes: new Uint8Array() };
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > limit) {
+        parts.push(value.subarray(0, limit - size));
+        reader.cancel().catch(() => {});
+        return { kind: "too_large", bytes: joinBytes(parts, limit), limit };
+      }
+      parts.push(value);
+      size += value.length;
+    }
+  } catch (error) {
+    return { kind: "broken", bytes: joinBytes(parts, size), message: reason(error) };
+  } finally {
+    reader.releaseLock();
+  }
+  return { kind: "whole", bytes: joinBytes(parts, size) };
+}
+
+/** How reading an event stream ended. */
+export type StreamEnd =
+  | { kind: "ended" }
+  | { kind: "fault"; fault: SseFault }
+  | { kind: "broken"; message: string }
+  | { kind: "stopped" };
+
+/**
+ * Reads an event stream into `decoder`, handing each event to `onEvent`
+ * as it completes. `onEvent` answers false to stop reading (the body is
+ * then cancelled).
+ */
+export async function readEvents(
+  body: ReadableStream<Uint8Array> | null,
+  decoder: SseDecoder,
+  onEvent: (event: SseEvent) => boolean,
+): Promise<StreamEnd> {
+  if (body === null) return { kind: "ended" };
+  const reader = body.getReader();
+  const stop = (): StreamEnd => {
+    reader.cancel().catch(() => {});
+    return { kind: "stopped" };
+  };
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        decoder.end();
+        return { kind: "ended" };
+      }
+      const pushed = decoder.push(value);
+      const events = pushed.ok ? pushed.value : pushed.error.events;
+      for (const event of events) if (!onEvent(event)) return stop();
+      if (!pushed.ok) {
+        reader.cancel().catch(() => {});
+        return { kind: "fault", fault: pushed.error };
+      }
+    }
+  } catch (error) {
+    return { kind: "broken", message: reason(error) };
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+/** What a request's POST came to: an answer, or why there is none. */
+export type Sent =
+  | { kind: "answer"; response: Response }
+  | { kind: "refused_redirect"; status: number; location: string }
+  | { kind: "unreachable"; message: string }
+  | { kind: "aborted" };
+
+/**
+ * Sends a request to `url`, following a redirect only to the same origin
+ * (307 and 308 keep the method and body; a redirect to another origin, or
+ * one that would drop the body, is refused, as is one redirect too many).
+ */
+export async function send(
+  url: URL,
+  init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+): Promise<Sent> {
+  let target = url;
+  for (let hop = 0;; hop++) {
+    let response: Response;
+    try {
+      response = await fetch(target, { ...init, redirect: "manual" });
+    } catch (error) {
+      if (init.signal.aborted) return { kind: "aborted" };
+      return { kind: "unreachable", message: reason(error) };
+    }
+    if (response.status < 300 || response.status > 399 || response.status === 304) {
+      return { kind: "answer", response };
+    }
+    const location = response.headers.get("location") ?? "";
+    response.body?.cancel().catch(() => {});
+    let next: URL;
+    try {
+      next = new URL(location, target);
+    } catch {
+      return { kind: "refused_redirect", status: response.status, location };
+    }
+    const keepsBody = response.status === 307 || response.status === 308 ||
+      init.method === "GET" || init.method === "DELETE";
+    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
+      return { kind: "refused_redirect", status: response.status, location: next.origin };
+    }
+    target = next;
+  }
+}
+
+/** An error's message, whatever was thrown. */
+export function reason(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
