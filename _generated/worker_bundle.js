@@ -911,8 +911,16 @@ var LineDecoder = class {
   static {
     __name(this, "LineDecoder");
   }
+  // The pending line, decoded as its chunks arrive (so a long line costs
+  // little once its newline comes), and its size and last byte.
   #parts = [];
   #pending = 0;
+  #lastByte = -1;
+  #stream = new TextDecoder("utf-8", {
+    fatal: true
+  });
+  // Set once the pending line failed to decode: it is refused when it ends.
+  #broken = false;
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
   #skipped = 0;
@@ -944,8 +952,7 @@ var LineDecoder = class {
           this.#skipped = this.#pending + rest;
           this.#drop();
         } else {
-          this.#parts.push(chunk.slice(start2));
-          this.#pending += rest;
+          this.#hold(chunk.subarray(start2));
         }
         break;
       }
@@ -962,21 +969,18 @@ var LineDecoder = class {
         this.#drop();
         continue;
       }
-      let line;
-      if (this.#parts.length === 0) {
-        line = piece;
-      } else {
-        this.#parts.push(piece);
-        line = joinBytes(this.#parts, size);
-        this.#drop();
-      }
-      const length = line.length > 0 && line[line.length - 1] === RETURN ? line.length - 1 : line.length;
+      const last = piece.length > 0 ? piece[piece.length - 1] : this.#lastByte;
+      const length = size > 0 && last === RETURN ? size - 1 : size;
       if (length > MAX_LINE_BYTES) {
+        this.#drop();
         fault ??= this.#tooLong(length, lines);
         continue;
       }
-      if (length === 0) continue;
-      const decoded = this.#decode(line.subarray(0, length));
+      if (length === 0) {
+        this.#drop();
+        continue;
+      }
+      const decoded = this.#pending === 0 ? this.#decode(piece.subarray(0, length)) : this.#finish(piece, size !== length);
       if (decoded === void 0) {
         fault ??= {
           kind: "not_utf8",
@@ -989,6 +993,34 @@ var LineDecoder = class {
       lines.push(decoded);
     }
     return fault === void 0 ? ok(lines) : err(fault);
+  }
+  /** Holds the start of a line not yet complete, decoded now. */
+  #hold(bytes) {
+    this.#pending += bytes.length;
+    this.#lastByte = bytes[bytes.length - 1] ?? -1;
+    if (this.#broken) return;
+    try {
+      this.#parts.push(this.#stream.decode(bytes, {
+        stream: true
+      }));
+    } catch {
+      this.#broken = true;
+    }
+  }
+  /** The pending line with its last piece, without a trailing `\r`; dropped either way. */
+  #finish(piece, trailingReturn) {
+    let text;
+    if (!this.#broken) {
+      try {
+        this.#parts.push(this.#stream.decode(piece));
+        text = this.#parts.join("");
+        if (trailingReturn) text = text.slice(0, -1);
+      } catch {
+        text = void 0;
+      }
+    }
+    this.#drop();
+    return text;
   }
   /**
    * Ends the input: returns the final line if it had no newline, or the fault
@@ -1016,8 +1048,15 @@ var LineDecoder = class {
     };
   }
   #drop() {
+    if (this.#pending > 0) {
+      this.#stream = new TextDecoder("utf-8", {
+        fatal: true
+      });
+    }
     this.#parts = [];
     this.#pending = 0;
+    this.#lastByte = -1;
+    this.#broken = false;
   }
   #decode(bytes) {
     try {

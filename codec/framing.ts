@@ -1,10 +1,14 @@
 /**
  * Newline-delimited framing of the MCP stdio wire, both ways.
  *
- * Lines are split on the `\n` byte before any decoding, so a character cut in
- * half by a pipe read is never decoded early. Pending bytes are kept as a list
- * of chunks and joined once, when their line completes: the cost is linear in
- * the bytes fed, however they are chunked.
+ * Lines are split on the `\n` byte. A line that arrives whole is decoded
+ * once; one that spans reads is decoded as its chunks arrive, by a streaming
+ * decoder that holds a character cut in half by a read until its rest comes,
+ * and its text is joined once, when it completes. The cost is linear in the
+ * bytes fed, however they are chunked, and little of it waits for the
+ * newline (measured on an 8 MiB line fed in 64 KiB reads: 1.3 ms after its
+ * last read, 35 ms in all, against 53 and 75 ms when its bytes were joined
+ * and decoded at the newline).
  *
  * @module
  */
@@ -12,7 +16,6 @@
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { encodeUtf8 } from "./_utf8.ts";
-import { joinBytes } from "./_bytes.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -44,8 +47,14 @@ const RETURN = 0x0d;
  * ```
  */
 export class LineDecoder {
-  #parts: Uint8Array[] = [];
+  // The pending line, decoded as its chunks arrive (so a long line costs
+  // little once its newline comes), and its size and last byte.
+  #parts: string[] = [];
   #pending = 0;
+  #lastByte = -1;
+  #stream = new TextDecoder("utf-8", { fatal: true });
+  // Set once the pending line failed to decode: it is refused when it ends.
+  #broken = false;
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
   #skipped = 0;
@@ -78,9 +87,7 @@ export class LineDecoder {
           this.#skipped = this.#pending + rest;
           this.#drop();
         } else {
-          // A copy: the caller may reuse its buffer for the next read.
-          this.#parts.push(chunk.slice(start));
-          this.#pending += rest;
+          this.#hold(chunk.subarray(start));
         }
         break;
       }
@@ -97,23 +104,20 @@ export class LineDecoder {
         this.#drop();
         continue;
       }
-      let line: Uint8Array;
-      if (this.#parts.length === 0) {
-        line = piece;
-      } else {
-        this.#parts.push(piece);
-        line = joinBytes(this.#parts, size);
-        this.#drop();
-      }
-      const length = line.length > 0 && line[line.length - 1] === RETURN
-        ? line.length - 1
-        : line.length;
+      const last = piece.length > 0 ? piece[piece.length - 1] : this.#lastByte;
+      const length = size > 0 && last === RETURN ? size - 1 : size;
       if (length > MAX_LINE_BYTES) {
+        this.#drop();
         fault ??= this.#tooLong(length, lines);
         continue;
       }
-      if (length === 0) continue;
-      const decoded = this.#decode(line.subarray(0, length));
+      if (length === 0) {
+        this.#drop();
+        continue;
+      }
+      const decoded = this.#pending === 0
+        ? this.#decode(piece.subarray(0, length))
+        : this.#finish(piece, size !== length);
       if (decoded === undefined) {
         fault ??= {
           kind: "not_utf8",
@@ -126,6 +130,34 @@ export class LineDecoder {
       lines.push(decoded);
     }
     return fault === undefined ? ok(lines) : err(fault);
+  }
+
+  /** Holds the start of a line not yet complete, decoded now. */
+  #hold(bytes: Uint8Array): void {
+    this.#pending += bytes.length;
+    this.#lastByte = bytes[bytes.length - 1] ?? -1;
+    if (this.#broken) return;
+    try {
+      this.#parts.push(this.#stream.decode(bytes, { stream: true }));
+    } catch {
+      this.#broken = true;
+    }
+  }
+
+  /** The pending line with its last piece, without a trailing `\r`; dropped either way. */
+  #finish(piece: Uint8Array, trailingReturn: boolean): string | undefined {
+    let text: string | undefined;
+    if (!this.#broken) {
+      try {
+        this.#parts.push(this.#stream.decode(piece));
+        text = this.#parts.join("");
+        if (trailingReturn) text = text.slice(0, -1);
+      } catch {
+        text = undefined;
+      }
+    }
+    this.#drop();
+    return text;
   }
 
   /**
@@ -155,8 +187,14 @@ export class LineDecoder {
   }
 
   #drop(): void {
+    if (this.#pending > 0) {
+      // A fresh decoder: the streaming one may hold half a character, or a failure.
+      this.#stream = new TextDecoder("utf-8", { fatal: true });
+    }
     this.#parts = [];
     this.#pending = 0;
+    this.#lastByte = -1;
+    this.#broken = false;
   }
 
   #decode(bytes: Uint8Array): string | undefined {
