@@ -1581,10 +1581,6 @@ function initializeParams(clientInfo, version) {
   }).slice(0, -1);
 }
 __name(initializeParams, "initializeParams");
-function notAnMcpServer(name, line, how, method = "initialize") {
-  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
-}
-__name(notAnMcpServer, "notAnMcpServer");
 function handshakeFailure(method, error, context) {
   const { name, timeoutMs, stderrTail } = context;
   switch (error.kind) {
@@ -3005,16 +3001,35 @@ var LineWriter = class {
     })));
   }
 };
-function readServerLine(line, server) {
+function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
-  if (inbound.ok) return inbound.value;
+  if (inbound.ok) {
+    const message = inbound.value;
+    if (starting !== void 0 && message.kind === "request" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
+      return {
+        kind: "malformed",
+        message: notAnMcpServer(server, line, "echo", message.method)
+      };
+    }
+    return message;
+  }
+  if (starting !== void 0) {
+    return {
+      kind: "malformed",
+      message: notAnMcpServer(server, line, "garbage", starting)
+    };
+  }
   return {
     kind: "malformed",
     message: malformedLine(server, line, inbound.error.message)
   };
 }
 __name(readServerLine, "readServerLine");
+function notAnMcpServer(name, line, how, method = "initialize") {
+  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
+}
+__name(notAnMcpServer, "notAnMcpServer");
 
 // worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
@@ -3047,7 +3062,8 @@ var ClientMachine = class {
   #channelOpen = false;
   #death;
   #evidence;
-  #pendingStart;
+  /** The start request in flight: the probe until the handshake is sent. */
+  #starting;
   /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
   constructor(transport, options) {
     this.#transport = transport;
@@ -3079,10 +3095,6 @@ var ClientMachine = class {
   /** Requests still waiting for an answer. */
   get inFlight() {
     return this.#pending.size;
-  }
-  /** The real exit status, once seen. */
-  get exitStatus() {
-    return this.#retirement.exit;
   }
   /**
    * Whether the start failed because the server exited on the probe while a
@@ -3279,27 +3291,18 @@ var ClientMachine = class {
     const peeked = peekResponseId(line) ?? -1;
     const wanted = this.#pending.takeRaw(peeked);
     if (wanted?.raw !== void 0) return wanted.raw(peeked, line);
-    const message = readServerLine(line, this.#name);
+    const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : void 0;
+    const message = readServerLine(line, this.#name, starting);
     switch (message.kind) {
       case "malformed":
-        this.#die("malformed", this.#state === "connecting" ? notAnMcpServer(this.#name, line, "garbage", this.#startMethod()) : message.message);
+        this.#die("malformed", message.message);
         return;
       case "response": {
-        if (typeof message.id !== "number") return;
-        const pending = this.#pending.take(message.id);
-        if (pending === void 0) return;
-        const outcome = message.outcome;
-        if (outcome.ok) {
-          pending.settle(outcome);
-        } else {
-          pending.settle(err(serverError(this.#name, pending.method, outcome.error)));
-        }
+        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : void 0;
+        pending?.settle(message.outcome.ok ? message.outcome : err(serverError(this.#name, pending.method, message.outcome.error)));
         return;
       }
       case "request":
-        if (this.#state === "connecting" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
-          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo", message.method));
-        }
         if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
         return;
       case "notification":
@@ -3323,10 +3326,6 @@ var ClientMachine = class {
     if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
-  }
-  /** The start request in flight: the probe until the handshake is sent. */
-  #startMethod() {
-    return this.#pendingStart ?? "initialize";
   }
   // ---- death ----
   #unavailable() {

@@ -1,5 +1,6 @@
 // Private to worker/: the lines a machine reads from its server, decoded as
-// JSON-RPC or refused with a message a person can act on, and the lines it
+// JSON-RPC or refused with a message a person can act on (a process that is
+// not an MCP server is named so), and the lines it
 // writes to its server, rendered by
 // the codec's one wire writer (`frameText`, `frameRequest`). In a
 // stateless-era session every request and notification carries the `_meta`
@@ -15,6 +16,8 @@ import {
   METHOD_NOT_FOUND,
 } from "../codec/jsonrpc.ts";
 import { type JsonObject, parseJson } from "../codec/json.ts";
+import { quote } from "../codec/quote.ts";
+import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import { malformedLine } from "./errors.ts";
 import { frameRequest, frameText } from "../codec/framing.ts";
 
@@ -87,10 +90,50 @@ export class LineWriter {
 /** One line from a server: a JSON-RPC message, or why it is not one. */
 export type ServerLine = Inbound | { kind: "malformed"; message: string };
 
-/** Decodes one line a server wrote; `server` names it in the message of a bad line. */
-export function readServerLine(line: string, server: string): ServerLine {
+/**
+ * Decodes one line a server wrote; `server` names it in the message of a bad
+ * line. While a start request is waiting (`starting` names it), a line that
+ * is not JSON-RPC, or that request written back, says the process is not an
+ * MCP server.
+ */
+export function readServerLine(
+  line: string,
+  server: string,
+  starting: string | undefined,
+): ServerLine {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
-  if (inbound.ok) return inbound.value;
+  if (inbound.ok) {
+    const message = inbound.value;
+    // A process that writes its input back (`cat`) sends our own request.
+    if (
+      starting !== undefined && message.kind === "request" &&
+      (message.method === "initialize" || message.method === DISCOVER_METHOD)
+    ) {
+      return { kind: "malformed", message: notAnMcpServer(server, line, "echo", message.method) };
+    }
+    return message;
+  }
+  if (starting !== undefined) {
+    return { kind: "malformed", message: notAnMcpServer(server, line, "garbage", starting) };
+  }
   return { kind: "malformed", message: malformedLine(server, line, inbound.error.message) };
+}
+
+/**
+ * Why a process that answered a start request with something other than MCP
+ * is not an MCP server, with the line it wrote: its input written back
+ * (`echo`, as `cat` does), or a line that is not JSON-RPC (`garbage`).
+ */
+function notAnMcpServer(
+  name: string,
+  line: string,
+  how: "echo" | "garbage",
+  method = "initialize",
+): string {
+  return how === "echo"
+    ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was ` +
+      `sent (${quote(line)}); check its command`
+    : `Server "${name}" is not an MCP server: before answering ${method} it wrote ` +
+      `${quote(line)}, which is not JSON-RPC; check its command`;
 }

@@ -15,7 +15,6 @@
  * @module
  */
 
-import { quote } from "../codec/quote.ts";
 import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import { frameText } from "../codec/framing.ts";
 import {
@@ -127,24 +126,6 @@ export type HandshakeContext = {
   /** The server's stderr tail now. */
   stderrTail: string;
 };
-
-/**
- * Why a process that answered a start request with something other than MCP
- * is not an MCP server, with the line it wrote: its input written back
- * (`echo`, as `cat` does), or a line that is not JSON-RPC (`garbage`).
- */
-export function notAnMcpServer(
-  name: string,
-  line: string,
-  how: "echo" | "garbage",
-  method = "initialize",
-): string {
-  return how === "echo"
-    ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was ` +
-      `sent (${quote(line)}); check its command`
-    : `Server "${name}" is not an MCP server: before answering ${method} it wrote ` +
-      `${quote(line)}, which is not JSON-RPC; check its command`;
-}
 
 /** The start failure of a start request that got no result. */
 export function handshakeFailure(

@@ -50,7 +50,6 @@ import {
   type EraPlan,
   eraPlan,
   handshakeFailure,
-  notAnMcpServer,
   runStart,
   startError,
 } from "./handshake.ts";
@@ -135,7 +134,8 @@ export class ClientMachine {
   #channelOpen = false;
   #death: { cause: DeathCause; message: string } | undefined;
   #evidence: RetirementEvidence | undefined;
-  #pendingStart: string | undefined;
+  /** The start request in flight: the probe until the handshake is sent. */
+  #starting: string | undefined;
 
   /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
   constructor(transport: Transport, options: MachineOptions) {
@@ -171,11 +171,6 @@ export class ClientMachine {
   /** Requests still waiting for an answer. */
   get inFlight(): number {
     return this.#pending.size;
-  }
-
-  /** The real exit status, once seen. */
-  get exitStatus(): ExitStatus | undefined {
-    return this.#retirement.exit;
   }
 
   /**
@@ -402,36 +397,22 @@ export class ClientMachine {
     const peeked = peekResponseId(line) ?? -1;
     const wanted = this.#pending.takeRaw(peeked);
     if (wanted?.raw !== undefined) return wanted.raw(peeked, line);
-    const message = readServerLine(line, this.#name);
+    const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : undefined;
+    const message = readServerLine(line, this.#name, starting);
     switch (message.kind) {
       case "malformed":
-        this.#die(
-          "malformed",
-          this.#state === "connecting"
-            ? notAnMcpServer(this.#name, line, "garbage", this.#startMethod())
-            : message.message,
-        );
+        this.#die("malformed", message.message);
         return;
       case "response": {
-        if (typeof message.id !== "number") return;
-        const pending = this.#pending.take(message.id);
-        if (pending === undefined) return;
-        const outcome = message.outcome;
-        if (outcome.ok) {
-          pending.settle(outcome);
-        } else {
-          pending.settle(err(serverError(this.#name, pending.method, outcome.error)));
-        }
+        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : undefined;
+        pending?.settle(
+          message.outcome.ok
+            ? message.outcome
+            : err(serverError(this.#name, pending.method, message.outcome.error)),
+        );
         return;
       }
       case "request":
-        // A process that writes its input back (`cat`) sends our own request.
-        if (
-          this.#state === "connecting" &&
-          (message.method === "initialize" || message.method === DISCOVER_METHOD)
-        ) {
-          return this.#die("malformed", notAnMcpServer(this.#name, line, "echo", message.method));
-        }
         // The stateless era has no server-to-client requests, and a client
         // there must not answer one: it is dropped.
         if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
@@ -461,11 +442,6 @@ export class ClientMachine {
     if (!this.#retirement.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
-  }
-
-  /** The start request in flight: the probe until the handshake is sent. */
-  #startMethod(): string {
-    return this.#pendingStart ?? "initialize";
   }
 
   // ---- death ----
