@@ -2315,8 +2315,10 @@ var HttpTransport = class {
       this.#deliverBytes(read.bytes);
       return;
     }
-    if (json && this.#isAnswer(read.bytes)) {
-      this.#deliverBytes(read.bytes);
+    const answer2 = json ? answerOf(read.bytes, id) : void 0;
+    if (answer2 !== void 0) {
+      if (answer2 === "as_is") this.#deliverBytes(read.bytes);
+      else this.#deliverText(answer2);
       return;
     }
     const what = status === 202 || read.bytes.length === 0 ? `HTTP ${status} ${response.statusText} without an answer` : `HTTP ${status} ${response.statusText}: ${bodyExcerpt(read.bytes)}`;
@@ -2419,10 +2421,6 @@ var HttpTransport = class {
     this.#fail(`${this.#what(message)} was refused with HTTP ${status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`, http);
     return true;
   }
-  #isAnswer(bytes) {
-    const parsed = parseJson(decoder3.decode(bytes));
-    return parsed.ok && isJsonObject(parsed.value) && ("error" in parsed.value || "result" in parsed.value);
-  }
   #what(message) {
     return `The answer of server "${this.#name}" at ${this.endpoint} to ${message.method ?? "a response"}`;
   }
@@ -2478,6 +2476,21 @@ var HttpTransport = class {
     return this.#refused;
   }
 };
+function answerOf(bytes, id) {
+  const parsed = parseJson(decoder3.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
+    return frameText({
+      jsonrpc: "2.0",
+      id,
+      error: body.error
+    }).slice(0, -1);
+  }
+  return void 0;
+}
+__name(answerOf, "answerOf");
 
 // codec/peek.ts
 var QUOTE = 34;

@@ -4,16 +4,28 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec, StdioServerSpec } from "../client/spec.ts";
+import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from "../client/spec.ts";
 import {
   eraOf,
   isSupportedVersion,
   SUPPORTED_VERSIONS,
   type SupportedVersion,
 } from "../codec/protocol.ts";
-import { type CatalogError, MAX_CATALOG_SERVERS, type SkippedServer } from "./types.ts";
-import { expandSpec, refuseSubstitution, type Variables } from "./_expand.ts";
+import {
+  type CatalogError,
+  type CatalogOptions,
+  MAX_CATALOG_SERVERS,
+  type SkippedServer,
+} from "./types.ts";
+import { expandSpec, refuseSubstitution, type Variables, variablesOf } from "./_expand.ts";
 import { isServerName, suggestName } from "./names.ts";
+import {
+  checkRemote,
+  isRemoteEntry,
+  readRemote,
+  REMOTE_KEYS,
+  unservableRemote,
+} from "./_remote.ts";
 import {
   isTable,
   type Problem,
@@ -45,15 +57,6 @@ const JSON_KEYS: readonly string[] = [...KEYS, "type"];
 // What the configuration files of other tools may also hold.
 const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled"];
 const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
-const REMOTE_TYPES: readonly string[] = [
-  "http",
-  "sse",
-  "streamable-http",
-  "streamable_http",
-  "streamableHttp",
-  "ws",
-  "websocket",
-];
 
 /** Where the servers of a document are: its file, its syntax, the key holding them. */
 export type Place = { file: string; syntax: Syntax; root: string };
@@ -70,12 +73,20 @@ export type Mode = {
   skipUnservable: boolean;
   /** Expand variables from here (else refuse any `${...}`, JSON only). */
   variables?: Variables;
+  /** Expand the URL and headers of remote entries from here (when `variables` is not given). */
+  remoteVariables?: Variables;
   /** Derive a server name from a name that is not one ("GitHub": github). */
   deriveNames: boolean;
 };
 
 /** The strict, literal mode of {@linkcode parseCatalog}. */
 export const LITERAL: Mode = { strict: true, skipUnservable: false, deriveNames: false };
+
+/** The literal mode, with remote entries' URL and headers expanded from `options.env`. */
+export function literal(options: CatalogOptions): Mode {
+  const variables = variablesOf({ env: options.env });
+  return variables === undefined ? LITERAL : { ...LITERAL, remoteVariables: variables };
+}
 
 /** The servers of one document, and what was left out or renamed. */
 export type Collected = {
@@ -159,15 +170,8 @@ function skipReason(
   entry: Record<string, unknown>,
 ): { reason: "disabled" | "remote"; what: string } | undefined {
   if (entry["disabled"] === true) return { reason: "disabled", what: 'it is "disabled": true' };
-  const type = entry["type"];
-  if (entry["url"] !== undefined || (typeof type === "string" && REMOTE_TYPES.includes(type))) {
-    const url = typeof entry["url"] === "string" ? ` (${quote(entry["url"])})` : "";
-    return {
-      reason: "remote",
-      what: `a remote server${url}; only stdio servers started from a "command" run here`,
-    };
-  }
-  return undefined;
+  const remote = isRemoteEntry(entry) ? unservableRemote(entry) : undefined;
+  return remote === undefined ? undefined : { reason: "remote", what: remote.what };
 }
 
 function tableName(root: string, syntax: Syntax): string {
@@ -205,15 +209,21 @@ function readServer(
       }`,
     });
   }
-  if (syntax === "json") {
-    const refusal = refuseUnsupported(entry);
-    if (refusal !== undefined) return err(refusal);
-  }
-  const known = mode.skipUnservable
-    ? syntax === "toml" ? TOML_KEYS_READ : JSON_KEYS_READ
-    : syntax === "toml"
-    ? KEYS as readonly string[]
-    : JSON_KEYS;
+  const remote = isRemoteEntry(entry);
+  const refusal = remote
+    ? unservableRemote(entry)
+    : syntax === "json"
+    ? refuseUnsupported(entry)
+    : undefined;
+  if (refusal !== undefined) return err(refusal);
+  const known = [
+    ...(mode.skipUnservable
+      ? syntax === "toml" ? TOML_KEYS_READ : JSON_KEYS_READ
+      : syntax === "toml"
+      ? KEYS as readonly string[]
+      : JSON_KEYS),
+    ...(remote ? REMOTE_KEYS : []),
+  ];
   for (const key of Object.keys(entry)) {
     if (known.includes(key)) continue;
     const near = nearKey(key, known);
@@ -232,6 +242,51 @@ function readServer(
       what: `expected true or false, found ${describe(entry["disabled"], syntax)}`,
     });
   }
+  const base = remote ? readRemote(name, entry, syntax) : readStdio(name, entry, syntax);
+  if (!base.ok) return base;
+  const spec: ServerSpec = base.value;
+  const common = readCommon(spec, entry, syntax);
+  if (common !== undefined) return err(common);
+  const left = offered(spec);
+  if (left !== undefined) return err({ kind: "invalid_entry", key: "versions", what: left });
+  if (remote) return remoteVariables(spec as RemoteServerSpec, mode);
+  if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
+  if (syntax === "json") {
+    const substitution = refuseSubstitution(spec);
+    if (substitution !== undefined) return err(substitution);
+  }
+  return ok(spec);
+}
+
+// A remote entry's URL and headers expand from the environment given (a
+// token is read from the harness's environment, never written in the
+// file); with none, a variable is refused, naming where to give one.
+function remoteVariables(spec: RemoteServerSpec, mode: Mode): Result<ServerSpec, Problem> {
+  const variables = mode.variables ?? mode.remoteVariables;
+  let expanded: RemoteServerSpec = spec;
+  if (variables !== undefined) {
+    const done = expandSpec(spec, variables);
+    if (!done.ok) return done;
+    expanded = done.value as RemoteServerSpec;
+  } else {
+    const substitution = refuseSubstitution(spec);
+    if (substitution !== undefined) {
+      return err({
+        ...substitution,
+        what: `${substitution.what}, or read the catalog with loadCatalog or openCatalog ` +
+          `(or give options.env), which expand it from the harness's environment`,
+      });
+    }
+  }
+  const problem = checkRemote(expanded);
+  return problem === undefined ? ok(expanded) : err(problem);
+}
+
+function readStdio(
+  name: string,
+  entry: Record<string, unknown>,
+  syntax: Syntax,
+): Result<StdioServerSpec, Problem> {
   const args = readArgs(entry["args"], syntax);
   if (!args.ok) return args;
   const command = readCommand(entry["command"], args.value, syntax);
@@ -255,24 +310,33 @@ function readServer(
     if (!cwd.ok) return cwd;
     spec.cwd = cwd.value;
   }
+  return ok(spec);
+}
+
+// The keys every server may hold, read onto its spec.
+function readCommon(
+  spec: ServerSpec,
+  entry: Record<string, unknown>,
+  syntax: Syntax,
+): Problem | undefined {
   if (entry["connect_timeout_ms"] !== undefined) {
     const timeout = readTimeout("connect_timeout_ms", entry["connect_timeout_ms"], syntax);
-    if (!timeout.ok) return timeout;
+    if (!timeout.ok) return timeout.error;
     spec.connectTimeoutMs = timeout.value;
   }
   if (entry["call_timeout_ms"] !== undefined) {
     const timeout = readTimeout("call_timeout_ms", entry["call_timeout_ms"], syntax);
-    if (!timeout.ok) return timeout;
+    if (!timeout.ok) return timeout.error;
     spec.callTimeoutMs = timeout.value;
   }
   if (entry["era"] !== undefined) {
     const era = entry["era"];
     if (era !== "auto" && era !== "modern" && era !== "legacy") {
-      return err({
+      return {
         kind: "invalid_entry",
         key: "era",
         what: `expected "auto", "modern" or "legacy", found ${describe(era, syntax)}`,
-      });
+      };
     }
     spec.era = era;
   }
@@ -282,23 +346,16 @@ function readServer(
       ? versions.find((v) => typeof v !== "string" || !isSupportedVersion(v))
       : versions;
     if (!Array.isArray(versions) || bad !== undefined || versions.length === 0) {
-      return err({
+      return {
         kind: "invalid_entry",
         key: "versions",
         what: `expected a non-empty list of protocol versions among ` +
           `${SUPPORTED_VERSIONS.join(", ")}, found ${describe(bad ?? versions, syntax)}`,
-      });
+      };
     }
     spec.versions = versions as SupportedVersion[];
   }
-  const left = offered(spec);
-  if (left !== undefined) return err({ kind: "invalid_entry", key: "versions", what: left });
-  if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
-  if (syntax === "json") {
-    const substitution = refuseSubstitution(spec);
-    if (substitution !== undefined) return err(substitution);
-  }
-  return ok(spec);
+  return undefined;
 }
 
 // An era pinned with versions of the other era only leaves nothing to offer.
@@ -310,18 +367,10 @@ function offered(spec: ServerSpec): string | undefined {
     `offer one or set era to "auto"`;
 }
 
-// Remote servers and VS Code's envFile are refused before the key check, so
-// that they get a message about what they are rather than "unknown key".
+// VS Code's envFile is refused before the key check, so that it gets a
+// message about what it is rather than "unknown key".
 function refuseUnsupported(entry: Record<string, unknown>): Problem | undefined {
   const type = entry["type"];
-  if (entry["url"] !== undefined || (typeof type === "string" && REMOTE_TYPES.includes(type))) {
-    return {
-      kind: "unsupported_entry",
-      key: entry["url"] !== undefined ? "url" : "type",
-      what:
-        `remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally`,
-    };
-  }
   if (entry["envFile"] !== undefined) {
     return {
       kind: "unsupported_entry",

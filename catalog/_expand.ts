@@ -8,6 +8,7 @@ import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isRemote, type ServerSpec } from "../client/spec.ts";
 import type { Problem } from "./_fields.ts";
+import type { CatalogOptions } from "./types.ts";
 
 /** Where the values of variables come from. */
 export type Variables = {
@@ -147,4 +148,18 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
     };
   }
   return undefined;
+}
+
+/** The variables of a reading's options: its environment and workspace folder, if given. */
+export function variablesOf(
+  options: { env?: CatalogOptions["env"]; workspaceFolder?: string },
+): Variables | undefined {
+  const env = options.env;
+  if (env === undefined && options.workspaceFolder === undefined) return undefined;
+  const lookup = typeof env === "function"
+    ? env
+    : (name: string) => env !== undefined && Object.hasOwn(env, name) ? env[name] : undefined;
+  const variables: Variables = { env: lookup };
+  if (options.workspaceFolder !== undefined) variables.workspaceFolder = options.workspaceFolder;
+  return variables;
 }

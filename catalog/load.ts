@@ -35,8 +35,10 @@ export const CATALOG_FILES: readonly string[] = [
  * ({@linkcode parseCatalog}), refusing the whole file at the first mistake.
  * A file that cannot be read, is not a regular file, is larger than
  * `MAX_CATALOG_BYTES` or is not UTF-8 is a {@linkcode CatalogError}. A URL
- * other than `file:` throws a `TypeError`. For the files other tools write
- * (remote and disabled entries, variables), use {@linkcode openCatalog}.
+ * other than `file:` throws a `TypeError`. The `url` and `headers` of a
+ * remote server expand `${VAR}` from the harness's environment. For the
+ * files other tools write (disabled entries, variables everywhere), use
+ * {@linkcode openCatalog}.
  *
  * @example Load a catalog
  * ```ts ignore
@@ -50,8 +52,8 @@ export async function loadCatalog(path: string | URL): Promise<Result<ServerSpec
   const text = await readText(file);
   if (!text.ok) return text;
   const parsed = /\.json$/i.test(file)
-    ? parseMcpServersJson(text.value, { file })
-    : parseCatalog(text.value, { file });
+    ? parseMcpServersJson(text.value, { file, env: harnessEnv })
+    : parseCatalog(text.value, { file, env: harnessEnv });
   if (!parsed.ok) return parsed;
   return ok(inFolder(parsed.value, dirname(resolve(file))));
 }

@@ -10,7 +10,7 @@ import { parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
-import { type Collected, DEFAULT_FILE, LITERAL, type Mode, readServers } from "./_entry.ts";
+import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { findDuplicateKey } from "./_duplicate_key.ts";
 import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
@@ -21,8 +21,10 @@ const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
 /**
  * Reads the JSON `mcpServers` form (`.mcp.json`, Claude Desktop) or VS Code's
  * `servers` form as server specs, with the same validation as
- * {@linkcode parseCatalog}. Only stdio entries are accepted: an entry with a
- * `url`, or a `type` other than `"stdio"`, is refused as `unsupported_entry`.
+ * {@linkcode parseCatalog}. An entry with a `url` (and a `type` of `"http"`
+ * or absent) is a remote server reached over Streamable HTTP, with optional
+ * `headers`; the older `"sse"` transport, WebSocket and OAuth entries are
+ * refused as `unsupported_entry`, as is any other `type` but `"stdio"`.
  * Entries may also use the TOML catalog's keys (`inherit_env`, the timeouts,
  * `stderr`). A repeated key is refused rather than silently dropped.
  *
@@ -41,7 +43,7 @@ export function parseMcpServersJson(
   options: CatalogOptions = {},
 ): Result<ServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseMcpServersJson() expects the JSON text");
-  const read = readMcpJson(text, options.file ?? DEFAULT_FILE, LITERAL);
+  const read = readMcpJson(text, options.file ?? DEFAULT_FILE, literal(options));
   return read.ok ? ok(read.value.servers) : read;
 }
 

@@ -2,7 +2,8 @@
  * Reading the configuration files people already have: the `.mcp.json` of
  * Claude Code, Claude Desktop's and Cursor's files, VS Code's `mcp.json`
  * (`servers`, `inputs`, `${env:VAR}`, `${workspaceFolder}`), and the TOML
- * catalog. An entry that cannot be served (remote, disabled) is skipped and
+ * catalog. An entry that cannot be served (disabled, or remote over a
+ * transport or with a sign-in this library does not speak) is skipped and
  * reported by name; a malformed one is skipped alone unless `strict`.
  *
  * @module
@@ -11,7 +12,7 @@
 import { err, ok, type Result } from "../codec/result.ts";
 import type { Catalog, CatalogError, CatalogFormat, ReadCatalogOptions } from "./types.ts";
 import { DEFAULT_FILE, type Mode } from "./_entry.ts";
-import type { Variables } from "./_expand.ts";
+import { variablesOf } from "./_expand.ts";
 import { readToml } from "./toml.ts";
 import { readMcpJson } from "./mcp_json.ts";
 
@@ -21,18 +22,18 @@ import { readMcpJson } from "./mcp_json.ts";
  * and warnings. Variables expand from `options.env` only (none by default):
  * reading text stays pure.
  *
- * @example Read a Claude Desktop file with a remote entry
+ * @example Read a file with a remote entry that needs an OAuth sign-in
  * ```ts
  * import { readCatalog } from "@loom/mcp";
  * const result = readCatalog(JSON.stringify({
  *   mcpServers: {
  *     GitHub: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] },
- *     notion: { url: "https://mcp.notion.com/mcp" },
+ *     notion: { type: "http", url: "https://mcp.notion.com/mcp", oauth: { clientId: "x" } },
  *   },
  * }), { file: "claude_desktop_config.json" });
  * if (result.ok) {
  *   console.log(result.value.servers.map((s) => s.name)); // ["github"]
- *   console.log(result.value.skipped[0]?.message); // ... notion skipped: a remote server ...
+ *   console.log(result.value.skipped[0]?.message); // ... notion skipped: ... OAuth ...
  * }
  * ```
  */
@@ -54,15 +55,4 @@ export function readCatalog(
   if (!read.ok) return err(read.error);
   const { servers, skipped, renamed, warnings } = read.value;
   return ok({ file, format, servers, skipped, renamed, warnings });
-}
-
-function variablesOf(options: ReadCatalogOptions): Variables | undefined {
-  const env = options.env;
-  if (env === undefined && options.workspaceFolder === undefined) return undefined;
-  const lookup = typeof env === "function"
-    ? env
-    : (name: string) => env !== undefined && Object.hasOwn(env, name) ? env[name] : undefined;
-  const variables: Variables = { env: lookup };
-  if (options.workspaceFolder !== undefined) variables.workspaceFolder = options.workspaceFolder;
-  return variables;
 }

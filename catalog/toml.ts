@@ -9,7 +9,7 @@ import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ServerSpec } from "../client/spec.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
-import { type Collected, DEFAULT_FILE, LITERAL, type Mode, readServers } from "./_entry.ts";
+import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { describe, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
@@ -40,7 +40,7 @@ export function parseCatalog(
   options: CatalogOptions = {},
 ): Result<ServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseCatalog() expects the TOML text");
-  const read = readToml(text, options.file ?? DEFAULT_FILE, LITERAL);
+  const read = readToml(text, options.file ?? DEFAULT_FILE, literal(options));
   return read.ok ? ok(read.value.servers) : read;
 }
 

@@ -55,6 +55,16 @@ export type CatalogError = {
 export type CatalogOptions = {
   /** The file name used in messages; `"catalog"` when absent. */
   file?: string;
+  /**
+   * The environment `${VAR}` and `${env:VAR}` read. {@linkcode openCatalog}
+   * and {@linkcode loadCatalog} default to the harness's own (`Deno.env`),
+   * {@linkcode readCatalog}, {@linkcode parseCatalog} and
+   * {@linkcode parseMcpServersJson} to none. The two parsers expand only the
+   * `url` and `headers` of remote servers (a token is read from the
+   * environment, never written in the file); a variable there with no
+   * environment given is refused, named.
+   */
+  env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
 };
 
 /** The two syntaxes a catalog may be written in. */
@@ -64,7 +74,10 @@ export type CatalogFormat = "toml" | "json";
 export type SkipReason =
   /** The entry says `"disabled": true`. */
   | "disabled"
-  /** A remote server (`url`, or an HTTP or SSE `type`): only stdio servers run here. */
+  /**
+   * A remote server that cannot be served: over the older HTTP+SSE transport
+   * or WebSocket, or needing an OAuth sign-in or a command to make its headers.
+   */
   | "remote"
   /** The entry is malformed; its {@linkcode CatalogError} says how. */
   | "invalid";
@@ -110,11 +123,6 @@ export type ReadCatalogOptions = CatalogOptions & {
    * alone and reported.
    */
   strict?: boolean;
-  /**
-   * The environment `${VAR}` and `${env:VAR}` read; {@linkcode openCatalog}
-   * defaults to the harness's own (`Deno.env`), {@linkcode readCatalog} to none.
-   */
-  env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
   /** What `${workspaceFolder}` stands for; by default the folder the file belongs to. */
   workspaceFolder?: string;
 };

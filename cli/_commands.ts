@@ -59,12 +59,20 @@ function hint(report: FailedReport): string {
   switch (report.failure.stage) {
     case "start":
       if (report.stderrTail !== "") return "its stderr follows";
-      return /\bcheck\b/.test(report.message) ? "" : "check its command, args and cwd";
+      if (/\bcheck\b/.test(report.message)) return "";
+      return remote(report) ? "check its url and headers" : "check its command, args and cwd";
     case "list":
       return "it started but its tools/list failed; check the server";
     case "generate":
       return "its tools cannot become a module; check the server's tool list";
   }
+}
+
+// A remote server's failed start says so in the evidence of its cleanup.
+function remote(report: FailedReport): boolean {
+  if (report.failure.stage !== "start") return false;
+  const error = report.failure.error;
+  return "cleanup" in error && error.cleanup?.kind === "remote";
 }
 
 // A failed start is retired before it is reported, so its boot time includes

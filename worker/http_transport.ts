@@ -24,7 +24,7 @@
  * @module
  */
 
-import { MAX_LINE_BYTES } from "../codec/framing.ts";
+import { frameText, MAX_LINE_BYTES } from "../codec/framing.ts";
 import { ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { isJsonObject, parseJson } from "../codec/json.ts";
@@ -301,8 +301,10 @@ export class HttpTransport implements Transport {
     }
     // An error status may still carry the JSON-RPC answer (a stateless-era
     // server answers an unknown method with 404 and -32601, for example).
-    if (json && this.#isAnswer(read.bytes)) {
-      this.#deliverBytes(read.bytes);
+    const answer = json ? answerOf(read.bytes, id) : undefined;
+    if (answer !== undefined) {
+      if (answer === "as_is") this.#deliverBytes(read.bytes);
+      else this.#deliverText(answer);
       return;
     }
     const what = status === 202 || read.bytes.length === 0
@@ -415,12 +417,6 @@ export class HttpTransport implements Transport {
     return true;
   }
 
-  #isAnswer(bytes: Uint8Array): boolean {
-    const parsed = parseJson(decoder.decode(bytes));
-    return parsed.ok && isJsonObject(parsed.value) &&
-      ("error" in parsed.value || "result" in parsed.value);
-  }
-
   #what(message: OutgoingMessage): string {
     return `The answer of server "${this.#name}" at ${this.endpoint} to ${
       message.method ?? "a response"
@@ -479,4 +475,21 @@ export class HttpTransport implements Transport {
   refused(): StartFailure | undefined {
     return this.#refused;
   }
+}
+
+/**
+ * Whether an error status's JSON body is the answer to request `id`: as it
+ * is, or, when the server gave its error no id (`null`, as servers do for a
+ * request they refused before reading it), that error answering `id`: the
+ * HTTP exchange says which request it answers.
+ */
+function answerOf(bytes: Uint8Array, id: number | string): "as_is" | string | undefined {
+  const parsed = parseJson(decoder.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return undefined;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === undefined) && isJsonObject(body.error)) {
+    return frameText({ jsonrpc: "2.0", id, error: body.error }).slice(0, -1);
+  }
+  return undefined;
 }

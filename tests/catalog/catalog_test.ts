@@ -112,7 +112,7 @@ Deno.test("loadCatalog() refuses the bad catalog files with a message naming the
     [
       "remote.json",
       "unsupported_entry",
-      `${dir}remote.json: mcpServers.linear key "url": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally`,
+      `${dir}remote.json: mcpServers.linear key "type": a remote server ("https://mcp.linear.app/sse") over the older HTTP+SSE transport, which is not supported; if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"`,
     ],
     [
       "missing.toml",
@@ -594,22 +594,22 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       '.mcp.json: key "P" appears twice in mcpServers.a.env (again at line 1, column 57); keep one',
     ],
     [
-      "a remote entry by url",
-      githubJson({ url: "https://api.githubcopilot.com/mcp/" }),
-      "unsupported_entry",
-      '.mcp.json: mcpServers.github key "url": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+      "a remote entry with a command too",
+      githubJson({ url: "https://api.githubcopilot.com/mcp/", command: "x" }),
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "command": a server is either started from a "command" or reached at a "url", not both',
     ],
     [
-      "a remote entry by type",
+      "a remote entry by type, with a command",
       githubJson({ type: "streamable-http", command: "x" }),
-      "unsupported_entry",
-      '.mcp.json: mcpServers.github key "type": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+      "invalid_entry",
+      '.mcp.json: mcpServers.github key "command": a server is either started from a "command" or reached at a "url", not both',
     ],
     [
       "an sse entry",
       githubJson({ type: "sse" }),
       "unsupported_entry",
-      '.mcp.json: mcpServers.github key "type": remote (URL) servers are not supported, only stdio servers started from a "command"; remove this entry or give the command that runs the server locally',
+      '.mcp.json: mcpServers.github key "type": a remote server over the older HTTP+SSE transport, which is not supported; if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"',
     ],
     [
       "an unknown type",

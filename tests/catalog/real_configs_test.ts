@@ -51,18 +51,22 @@ Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a 
   );
 });
 
-Deno.test("readCatalog() reads a Claude Code .mcp.json: a remote entry and a malformed one are skipped alone, by name", async () => {
+Deno.test("readCatalog() reads a Claude Code .mcp.json: an OAuth entry and malformed ones are skipped alone, by name", async () => {
   const value = catalog(await read("claude_code.mcp.json", { env: { HOME: "/home/me" } }));
   assert.deepEqual(value.servers.map((spec) => spec.name), ["memory"]);
   assert.equal(stdio(value.servers)[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
-  assert.deepEqual(skipped(value), [["sentry", "remote"], ["db", "invalid"], [
-    "broken",
+  assert.deepEqual(skipped(value), [["sentry", "invalid"], ["notion", "remote"], [
+    "db",
     "invalid",
-  ]]);
-  const [sentry, db, broken] = value.skipped;
+  ], ["broken", "invalid"]]);
+  const [sentry, notion, db, broken] = value.skipped;
   assert.equal(
     sentry?.message,
-    'claude_code.mcp.json: mcpServers.sentry skipped: a remote server ("https://mcp.sentry.dev/mcp"); only stdio servers started from a "command" run here',
+    `claude_code.mcp.json: mcpServers.sentry key "headers": "\${SENTRY_TOKEN}" names the variable SENTRY_TOKEN, which is not set in the harness's environment; set it, or write the value itself`,
+  );
+  assert.equal(
+    notion?.message,
+    'claude_code.mcp.json: mcpServers.notion skipped: a remote server ("https://mcp.notion.com/mcp") that signs in with OAuth, which is not supported; give a token in "headers" ("Authorization": "Bearer ${TOKEN}") instead',
   );
   assert.equal(
     db?.message,
@@ -75,8 +79,21 @@ Deno.test("readCatalog() reads a Claude Code .mcp.json: a remote entry and a mal
   );
 });
 
+Deno.test("readCatalog() serves a remote entry with its headers' variables from the environment", async () => {
+  const value = catalog(
+    await read("claude_code.mcp.json", { env: { HOME: "/home/me", SENTRY_TOKEN: "s-1" } }),
+  );
+  const sentry = value.servers.filter(isRemote).find((spec) => spec.name === "sentry");
+  assert.deepEqual(sentry && { ...sentry, headers: { ...sentry.headers } }, {
+    name: "sentry",
+    url: "https://mcp.sentry.dev/mcp",
+    headers: { Authorization: "Bearer s-1" },
+  });
+});
+
 Deno.test("readCatalog() with strict refuses the file at its first malformed entry; remote ones are still only skipped", async () => {
-  const result = await read("claude_code.mcp.json", { env: { HOME: "/home/me" }, strict: true });
+  const env = { HOME: "/home/me", SENTRY_TOKEN: "s-1" };
+  const result = await read("claude_code.mcp.json", { env, strict: true });
   assert.equal(result.ok, false);
   if (!result.ok) {
     assert.equal(result.error.kind, "invalid_entry");
@@ -84,21 +101,27 @@ Deno.test("readCatalog() with strict refuses the file at its first malformed ent
   }
 });
 
-Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} expand, the URL entry is skipped", async () => {
+Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} expand, the URL entry is served", async () => {
   const value = catalog(await read("cursor_mcp.json"));
-  assert.deepEqual(stdio(value.servers).map((spec) => [spec.name, spec.args, { ...spec.env }]), [
+  const [linear, ...local] = value.servers;
+  assert.deepEqual(linear && isRemote(linear) && linear.url, "https://mcp.linear.app/sse");
+  assert.deepEqual(stdio(local).map((spec) => [spec.name, spec.args, { ...spec.env }]), [
     ["project-tools", ["/work/app/tools/server.js"], { API_KEY: "k-123" }],
   ]);
-  assert.deepEqual(skipped(value), [["linear", "remote"]]);
+  assert.deepEqual(skipped(value), []);
 });
 
 Deno.test("readCatalog() reads a VS Code mcp.json: servers, inputs it cannot prompt for, ${env:VAR}", async () => {
   const value = catalog(await read("vscode_mcp.json"));
-  assert.deepEqual(stdio(value.servers).map((spec) => [spec.name, { ...spec.env }]), [
+  const local = value.servers.filter((spec) => !isRemote(spec));
+  assert.deepEqual(stdio(local).map((spec) => [spec.name, { ...spec.env }]), [
     ["fetch", { FETCH_CACHE: "/work/app/.cache", TOKEN: "f-456" }],
   ]);
+  assert.deepEqual(value.servers.filter(isRemote).map((spec) => [spec.name, spec.url]), [
+    ["remote", "https://api.githubcopilot.com/mcp/"],
+  ]);
   assert.deepEqual(value.renamed, [{ key: "Fetch", name: "fetch" }]);
-  assert.deepEqual(skipped(value), [["github", "invalid"], ["remote", "remote"]]);
+  assert.deepEqual(skipped(value), [["github", "invalid"]]);
   assert.equal(value.skipped[0]?.error?.kind, "unsupported_entry");
   assert.match(
     value.skipped[0]?.message ?? "",

@@ -54,7 +54,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
       JSON.stringify({
         mcpServers: {
           echo: echoEntry,
-          notion: { type: "http", url: "https://mcp.notion.com/mcp" },
+          notion: { type: "http", url: "https://mcp.notion.com/mcp", oauth: { clientId: "x" } },
           old: { ...echoEntry, disabled: true },
         },
       }),
@@ -145,7 +145,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
         assert.equal(skipped.code, 0, skipped.stderr);
         assert.match(
           skipped.stdout,
-          /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/mcp"\); only stdio servers/m,
+          /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/mcp"\) that signs in with OAuth, which is not supported/m,
         );
         assert.match(
           skipped.stdout,

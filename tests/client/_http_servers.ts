@@ -11,9 +11,13 @@ export type Served = {
 };
 
 /** Runs `tests/fixtures/<file>` with this Deno and waits until it listens. */
-export function serveFixture(file: string, args: string[] = []): Promise<Served> {
+export function serveFixture(
+  file: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
   const path = new URL(`../fixtures/${file}`, import.meta.url).pathname;
-  return serveCommand(Deno.execPath(), ["run", "-A", "--quiet", "--no-lock", path, ...args]);
+  return serveCommand(Deno.execPath(), ["run", "-A", "--quiet", "--no-lock", path, ...args], env);
 }
 
 /**
@@ -45,7 +49,7 @@ export async function serveCommand(
         held = parts.pop() ?? "";
         for (const line of parts) {
           seen.push(line);
-          const match = /listening (\d+)/.exec(line) ??
+          const match = /listening (?:on port )?(\d+)/.exec(line) ??
             /(?:127\.0\.0\.1|localhost):(\d+)/.exec(line);
           if (match !== null && !found) {
             found = true;

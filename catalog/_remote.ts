@@ -1,0 +1,172 @@
+// Private to catalog/: entries that name a remote server. A `url` (TOML and
+// JSON alike; JSON also says `"type": "http"` or its spellings, as Claude
+// Code, Cursor and VS Code write it) is a server reached over Streamable
+// HTTP, with optional `headers` whose values expand `${VAR}` and
+// `${env:VAR}` from the harness's environment. What still cannot be served
+// is said, with the reason: the older HTTP+SSE transport, WebSockets, and
+// entries that need an OAuth sign-in or a command to make their headers.
+
+import { quote } from "../codec/quote.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import type { RemoteServerSpec } from "../client/spec.ts";
+import type { Problem } from "./_fields.ts";
+import { isTable } from "./_fields.ts";
+import { describe, type Syntax } from "./_text.ts";
+
+/** The `type` values that name Streamable HTTP. */
+const HTTP_TYPES: readonly string[] = [
+  "http",
+  "streamable-http",
+  "streamable_http",
+  "streamableHttp",
+];
+/** The `type` values of remote transports that are not served. */
+const OTHER_REMOTE_TYPES: readonly string[] = ["sse", "ws", "websocket"];
+
+/** The keys a remote entry may hold, besides the common ones read by the caller. */
+export const REMOTE_KEYS: readonly string[] = ["url", "headers", "type"];
+
+/** Whether an entry names a remote server (served or not). */
+export function isRemoteEntry(entry: Record<string, unknown>): boolean {
+  const type = entry["type"];
+  return entry["url"] !== undefined ||
+    (typeof type === "string" && (HTTP_TYPES.includes(type) || OTHER_REMOTE_TYPES.includes(type)));
+}
+
+/** Why a remote entry cannot be served, when it cannot: said before any other check. */
+export function unservableRemote(entry: Record<string, unknown>): Problem | undefined {
+  const type = entry["type"];
+  const url = typeof entry["url"] === "string" ? ` (${quote(entry["url"])})` : "";
+  if (type === "sse") {
+    return {
+      kind: "unsupported_entry",
+      key: "type",
+      what: `a remote server${url} over the older HTTP+SSE transport, which is not supported; ` +
+        `if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"`,
+    };
+  }
+  if (type === "ws" || type === "websocket") {
+    return {
+      kind: "unsupported_entry",
+      key: "type",
+      what: `a remote server${url} over WebSocket, which is not supported; only Streamable HTTP is`,
+    };
+  }
+  if (entry["oauth"] !== undefined) {
+    return {
+      kind: "unsupported_entry",
+      key: "oauth",
+      what: `a remote server${url} that signs in with OAuth, which is not supported; ` +
+        `give a token in "headers" ("Authorization": "Bearer \${TOKEN}") instead`,
+    };
+  }
+  if (entry["headersHelper"] !== undefined) {
+    return {
+      kind: "unsupported_entry",
+      key: "headersHelper",
+      what: `a remote server${url} whose headers a command makes, which is not supported; ` +
+        `give them in "headers", with \${VAR} for secrets`,
+    };
+  }
+  return undefined;
+}
+
+/** Reads a remote entry's `url`, `type` and `headers` into a spec named `name`. */
+export function readRemote(
+  name: string,
+  entry: Record<string, unknown>,
+  syntax: Syntax,
+): Result<RemoteServerSpec, Problem> {
+  if (entry["command"] !== undefined || entry["args"] !== undefined) {
+    return err({
+      kind: "invalid_entry",
+      key: entry["command"] !== undefined ? "command" : "args",
+      what: `a server is either started from a "command" or reached at a "url", not both`,
+    });
+  }
+  for (const key of ["env", "inherit_env", "cwd", "stderr"]) {
+    if (entry[key] !== undefined) {
+      return err({
+        kind: "invalid_entry",
+        key,
+        what: `a remote server (at a "url") has no process, so "${key}" means nothing for it`,
+      });
+    }
+  }
+  const type = entry["type"];
+  if (type !== undefined && !(typeof type === "string" && HTTP_TYPES.includes(type))) {
+    return err({
+      kind: "invalid_entry",
+      key: "type",
+      what: `expected "http" for a server at a "url", found ${describe(type, syntax)}`,
+    });
+  }
+  const url = entry["url"];
+  if (typeof url !== "string") {
+    return err({
+      kind: "invalid_entry",
+      key: "url",
+      what: `expected the server's URL as a string, found ${describe(url, syntax)}`,
+    });
+  }
+  const headers = readHeaders(entry["headers"], syntax);
+  if (!headers.ok) return headers;
+  return ok({ name, url, headers: headers.value });
+}
+
+/**
+ * Checks a remote spec once its variables are expanded: an http or https
+ * URL, header names and values HTTP can carry.
+ */
+export function checkRemote(spec: RemoteServerSpec): Problem | undefined {
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch {
+    return { kind: "invalid_entry", key: "url", what: `${quote(spec.url)} is not a URL` };
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    return {
+      kind: "invalid_entry",
+      key: "url",
+      what: `${quote(spec.url)} is not an http or https URL`,
+    };
+  }
+  for (const [name, value] of Object.entries(spec.headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return {
+        kind: "invalid_entry",
+        key: "headers",
+        what: `the header ${quote(name)} is not one HTTP can carry (a name of letters, digits ` +
+          `and -, a value on one line)`,
+      };
+    }
+  }
+  return undefined;
+}
+
+function readHeaders(value: unknown, syntax: Syntax): Result<Record<string, string>, Problem> {
+  const headers: Record<string, string> = Object.create(null);
+  if (value === undefined) return ok(headers);
+  if (!isTable(value)) {
+    return err({
+      kind: "invalid_entry",
+      key: "headers",
+      what: `expected ${syntax === "toml" ? "a table" : "an object"} of header names and values, ` +
+        `found ${describe(value, syntax)}`,
+    });
+  }
+  for (const [name, item] of Object.entries(value)) {
+    if (typeof item !== "string") {
+      return err({
+        kind: "invalid_entry",
+        key: "headers",
+        what: `the value of header ${quote(name)} is ${describe(item, syntax)}, not a string`,
+      });
+    }
+    headers[name] = item;
+  }
+  return ok(headers);
+}
