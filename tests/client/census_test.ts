@@ -106,6 +106,21 @@ Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
     assert.ok(!call.ok && call.error.kind === "call_timed_out" && !call.error.aborted);
     assert.equal(call.error.timeoutMs, 100);
   });
+  await t.step("each call times out at its own deadline, the earlier first", async () => {
+    const controller = new AbortController();
+    const long = client.callTool("sleep", { ms: 5_000 }, {
+      timeoutMs: 30_000,
+      signal: controller.signal,
+    });
+    let longSettled = false;
+    void long.then(() => longSettled = true);
+    const short = await client.callTool("sleep", { ms: 5_000 }, { timeoutMs: 100 });
+    assert.ok(!short.ok && short.error.kind === "call_timed_out" && short.error.timeoutMs === 100);
+    assert.equal(longSettled, false);
+    controller.abort();
+    const ended = await long;
+    assert.ok(!ended.ok && ended.error.kind === "call_timed_out" && ended.error.aborted);
+  });
   await t.step("an abort settles the call at once", async () => {
     const controller = new AbortController();
     const call = client.callTool("sleep", { ms: 5_000 }, { signal: controller.signal });

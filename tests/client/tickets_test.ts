@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { Tickets } from "../../client/_tickets.ts";
+import type { ToWorker } from "../../worker/messages.ts";
+
+function table() {
+  const batches: string[] = [];
+  const messages: ToWorker[] = [];
+  const tickets = new Tickets("peer", {
+    batch: (text) => batches.push(text),
+    message: (message) => messages.push(message),
+  });
+  return { tickets, batches, messages };
+}
+
+Deno.test("Tickets times each request out at its own deadline, with no worker answering", async () => {
+  const { tickets, messages } = table();
+  const long = tickets.request("ping", "", 5_000, undefined);
+  const started = performance.now();
+  const short = await tickets.request("ping", "", 50, undefined);
+  assert.ok(performance.now() - started < 4_000);
+  assert.ok(!short.ok && short.error.kind === "call_timed_out" && short.error.timeoutMs === 50);
+  assert.deepEqual(messages, [{ kind: "cancel", ticket: 1 }]);
+  // The worker answers the other: the table empties and keeps no timer.
+  assert.equal(
+    tickets.answered(0, 0, '{"jsonrpc":"2.0","id":0,"result":{}}'),
+    undefined,
+  );
+  const answered = await long;
+  assert.ok(answered.ok);
+});
+
+Deno.test("Tickets refuses a routed line that is not the response it was routed as", async () => {
+  const { tickets } = table();
+  const call = tickets.request("ping", "", 5_000, undefined);
+  assert.match(
+    tickets.answered(0, 0, '{"jsonrpc":"2.0","id":1,"result":{}}') ?? "",
+    /not the response 0 it was routed as/,
+  );
+  assert.match(tickets.answered(0, 0, "{") ?? "", /not a JSON-RPC message/);
+  tickets.settleAll({ kind: "unavailable", cause: "malformed", message: "x", stderrTail: "" });
+  const settled = await call;
+  assert.ok(!settled.ok && settled.error.kind === "unavailable");
+});
