@@ -38,12 +38,13 @@ const live = new Set<number>();
 let holds = 0;
 let installed = false;
 
-// The custodian's script. Lines on stdin: "+<pid>" a server started, "-<pid>"
+// The custodian's script. Its arguments: the servers live when it starts.
+// Lines on stdin: "+<pid>" a server started, "-<pid>"
 // its exit was seen (never signal it again: pids are recycled). At the end of
 // stdin, while the process tree still holds, every descendant is collected
 // from /proc, then all are killed, then every group.
 const CUSTODIAN_SCRIPT = `trap '' INT TERM HUP QUIT
-pids=
+pids="$*"
 while IFS= read -r line; do
   case $line in
     +*) pids="$pids \${line#+}" ;;
@@ -79,7 +80,8 @@ const encoder = new TextEncoder();
 function startCustodian(): Custodian | null {
   try {
     const child = new Deno.Command("sh", {
-      args: ["-c", CUSTODIAN_SCRIPT],
+      // The live set travels in argv, so it is the custodian's from its first instruction.
+      args: ["-c", CUSTODIAN_SCRIPT, "custodian", ...[...live].map(String)],
       stdin: "piped",
       stdout: "null",
       stderr: "null",
@@ -104,8 +106,6 @@ function startCustodian(): Custodian | null {
       custodian = undefined;
       if (live.size > 0) custodian = startCustodian();
     }, () => {});
-    // A new custodian learns every live server at once.
-    for (const pid of live) started.tell(`+${pid}`);
     return started;
   } catch {
     return null; // No sh, or no permission to run it: the in-process paths remain.
