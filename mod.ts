@@ -31,7 +31,7 @@
 
 export * from "./catalog/mod.ts";
 export * from "./client/mod.ts";
-export * from "./runner/run.ts";
+export * from "./runner/mod.ts";
 export type { Generated, GenerateError, OmissionReason } from "./codegen/generate.ts";
 // The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
 export type { Result } from "./codec/result.ts";

@@ -22,7 +22,9 @@ import { Census, type CensusOptions, type RetirementReport } from "./census.ts";
 import type { ClientError, ServerInfo, StartError } from "./errors.ts";
 import type { CallOptions } from "./client.ts";
 import type { ServerSpec } from "./spec.ts";
-import { PROGRAM_CONVENTION, type RunOptions, runProgram, type RunReport } from "../runner/run.ts";
+import { PROGRAM_CONVENTION, type RunOptions, type RunReport } from "../runner/run.ts";
+import { ResidentChecker } from "../runner/checker.ts";
+import { Runner, type RunnerStats } from "../runner/runner.ts";
 
 /** Why a call was refused before it reached a server. */
 export type CallDenial =
@@ -91,6 +93,13 @@ export type BootOptions = CensusOptions & {
    * then rethrows the first such error.
    */
   onServer?: (report: ServerReport) => void;
+  /**
+   * Start code mode's resident checker while the servers start, and the
+   * first sandbox once their modules exist, instead of at the first
+   * {@linkcode Harness.run} (default `false`: a harness that never runs a
+   * program starts neither).
+   */
+  prepareRunner?: boolean;
 };
 
 /** Options of {@linkcode Harness.run}: those of `runProgram` but the modules and the call. */
@@ -120,9 +129,17 @@ export type Harness = {
     args: unknown,
     options?: CallOptions,
   ): Promise<Result<CallToolResult, CallDenial | ClientError>>;
-  /** Runs one model-written program against the ready servers' modules. */
+  /**
+   * Runs one model-written program against the ready servers' modules, with
+   * the harness's resident checker and a sandbox started ahead.
+   */
   run(source: string, options?: HarnessRunOptions): Promise<RunReport>;
-  /** Retires every server of the census, with evidence for each. */
+  /** What the harness's code mode holds: its checker, its waiting sandbox, its runs. */
+  runnerStats(): RunnerStats;
+  /**
+   * Retires code mode (runs in flight, the waiting sandbox, the checker),
+   * then every server of the census, with evidence for each.
+   */
   retire(options?: { timeoutMs?: number }): Promise<RetirementReport>;
 };
 
@@ -151,10 +168,14 @@ export async function boot(
 ): Promise<Harness> {
   checkBootOptions(options);
   const census = Census.prepare(specs, options);
+  // Code mode's checker, started now when asked: it loads while the servers start.
+  const checker = new ResidentChecker();
+  if (options.prepareRunner) checker.start();
   try {
-    return await wire(census, specs, options);
+    return await wire(census, checker, specs, options);
   } catch (error) {
     // Whatever threw (a progress callback, a step), nothing it started is left running.
+    await checker.retire();
     await census.retire();
     throw error;
   }
@@ -176,10 +197,14 @@ function checkBootOptions(options: BootOptions): void {
   if (onServer !== undefined && typeof onServer !== "function") {
     throw new TypeError("Cannot boot: onServer is not a function");
   }
+  if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
+    throw new TypeError("Cannot boot: prepareRunner is not a boolean");
+  }
 }
 
 async function wire(
   census: Census,
+  checker: ResidentChecker,
   specs: readonly ServerSpec[],
   options: BootOptions,
 ): Promise<Harness> {
@@ -258,19 +283,25 @@ async function wire(
     return await client.callTool(wire, json.value as JsonObject, callOptions);
   }
 
+  const runner = new Runner({
+    modules,
+    call: (server, tool, args) => call(server, tool, args),
+    checker,
+  });
+  if (options.prepareRunner) runner.prepare();
+
   return {
     census,
     surface,
     modules,
     reports,
     call,
-    run: (source, runOptions = {}) =>
-      runProgram(source, {
-        ...runOptions,
-        modules,
-        call: (server, tool, args) => call(server, tool, args),
-      }),
-    retire: (retireOptions) => census.retire(retireOptions),
+    run: (source, runOptions = {}) => runner.run(source, runOptions),
+    runnerStats: () => runner.stats(),
+    retire: async (retireOptions) => {
+      await runner.retire();
+      return await census.retire(retireOptions);
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * One sandbox process of the code-mode runner, from spawn to exit: the
+ * One sandbox process of the code-mode runner, from the handover of its program to its exit: the
  * channel on its stdin and stdout, its stderr, the deadline, the caps, and
  * the tool calls it asks for.
  *
- * Lifecycle: {@linkcode runSession} spawns the process and owns it. The first
+ * Lifecycle: {@linkcode runSession} takes a started process (its program
+ * already written into the build root) and owns it from then on. The first
  * decisive event (a final frame, a limit, a channel fault, an abort, the
  * process's own exit) fixes the outcome; every event but a normal end kills
  * the process with SIGKILL. It returns only after the process has exited, both
@@ -69,9 +70,8 @@ export type SessionOutcome =
 
 /** What a session needs. */
 export type SessionOptions = {
-  deno: string;
-  args: string[];
-  env: Record<string, string>;
+  /** The sandbox process, started (perhaps ahead) and waiting for its nonce. */
+  child: Deno.ChildProcess;
   nonce: string;
   /** The build root as a `file:` URL ending in `/`, and as a path ending in `/`. */
   rootUrl: string;
@@ -162,14 +162,7 @@ class Session {
     this.#options = options;
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
-    this.#child = new Deno.Command(options.deno, {
-      args: options.args,
-      env: options.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    this.#child = options.child;
     this.#writer = this.#child.stdin.getWriter();
     this.#send(`${options.nonce}\n`);
   }
@@ -484,7 +477,7 @@ class Session {
   }
 }
 
-/** Spawns one sandbox process and runs it to its end (see the module doc). */
+/** Hands the nonce to one sandbox process and runs it to its end (see the module doc). */
 export function runSession(options: SessionOptions): Promise<SessionReport> {
   return new Session(options).run();
 }

@@ -1,52 +1,8 @@
 /**
- * The code-mode runner: runs one model-written TypeScript program against the
- * generated `mcp/<segment>.ts` modules, in a separate Deno process with no
- * permission but reading its own build root, and reports what happened as a
- * value.
- *
- * How a run goes:
- *
- * 1. The program's imports are scanned. It may import `./mcp/<segment>.ts`
- *    for a server of the harness, and `@loom/mcp/cap`; anything else (another
- *    path, a remote URL, `npm:`, `node:`, a computed dynamic import, a comment
- *    directive that makes the checker read a file) is rejected before anything
- *    runs.
- * 2. A fresh temporary directory gets a build root holding the program, only
- *    the modules it imports, `cap.ts`, and the sandbox's bootstrap, worker
- *    prelude and tag vocabulary (`runner/sandbox/`), all written from source text this module carries (so it works
- *    when the library itself is loaded from a remote URL). Beside the root: the
- *    import map (`@loom/mcp/cap` to the root's `cap.ts`) and a private
- *    `DENO_DIR` for the type check, so nothing persists between runs. The
- *    sandbox's own `DENO_DIR` cannot be created (a run needs no cache, and
- *    the Cache API writes there without any permission), and the prelude
- *    removes `caches`. The directory is removed at the end. A source past
- *    `MAX_PROGRAM_BYTES` is refused before this, before any scan.
- * 3. Unless skipped, `deno check` type-checks the program with the modules;
- *    type errors come back as diagnostics and the program does not run.
- * 4. The sandbox process starts: `deno run --no-prompt --no-remote --no-npm
- *    --no-config --no-lock --allow-read=<root>` with
- *    `--disallow-code-generation-from-strings` and a V8 heap cap, and an
- *    empty environment. The string-eval ban is defence in depth only: code
- *    built from a string still runs through a `data:` worker or `import()`
- *    of a `data:` URL (the scan refuses both in the program's own text), and
- *    runs there with the same permissions, so the boundary is the read
- *    permission, not the ban. Its main module, the bootstrap, reads a per-execution
- *    nonce from stdin and starts the program in a Worker (a main module could
- *    import any local JSON file with no permission; a Worker's loads are
- *    checked against the read permission). Tool calls, console output and the
- *    end of the program travel to the host as nonce-authenticated lines on
- *    stdout; anything else the program prints is a log line, and nothing it
- *    prints can pose as a frame.
- * 5. Each call goes through the `call` of the options (the harness's), with
- *    the arguments rebuilt as the program passed them, so that the harness's
- *    interchange rules refuse what JSON cannot say, with its path. Calls run
- *    concurrently.
- *
- * Lifecycle: {@linkcode runProgram} owns everything it creates, the type
- * check's process, the sandbox process and the temporary directory; it
- * returns only after both processes have exited and every tool call it
- * started has settled (a call is bounded by the harness's own deadlines), and
- * it removes the directory on every path.
+ * The code-mode runner's vocabulary: what a run is given (its options and
+ * limits, with their defaults), what it reports, and what a model is told a
+ * program looks like. The runner itself is `Runner` and the one-shot
+ * `runProgram`, in `runner.ts`.
  *
  * @module
  */
@@ -55,17 +11,8 @@ import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { NAMING_RULE } from "../codegen/names.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
-import { type Diagnostic, typeCheck } from "./_check.ts";
-import { explainDiagnostics } from "./_explain.ts";
-import { scanImports } from "./_imports.ts";
-import { type CallFailure, type CallRecord, type KillReason, runSession } from "./_session.ts";
-import {
-  BOOTSTRAP_SOURCE,
-  CAP_SOURCE,
-  PRELUDE_SOURCE,
-  TAGS_SOURCE,
-} from "../_generated/sandbox_sources.ts";
-import { MAX_PROGRAM_BYTES } from "./limits.ts";
+import type { Diagnostic } from "./compiler/_protocol.ts";
+import type { CallFailure, CallRecord, KillReason } from "./_session.ts";
 
 export type { CallFailure, CallRecord, Diagnostic, KillReason };
 export * from "./limits.ts";
@@ -80,8 +27,13 @@ export const MIN_RUN_MEMORY_MB = 16;
 export const DEFAULT_MAX_CALLS = 100;
 /** Default cap on what a program prints, in UTF-8 bytes: 256 KiB. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
-/** Default deadline of the type check, in milliseconds: 60 s. */
-export const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+/**
+ * Default deadline of the type check (and of the import scan before it), in
+ * milliseconds: 10 s. A warm check takes milliseconds; the first one of a
+ * runner also waits for the compiler to load, which this deadline does not
+ * count.
+ */
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 /**
  * The largest message the sandbox may send the host (a call's arguments, a
  * result): the codec's line cap, which the decoder of the channel enforces.
@@ -130,7 +82,7 @@ export const PROGRAM_CONVENTION: string = [
  */
 export type RunModule = { segment: string; source: string; manifest?: ReadonlyMap<string, string> };
 
-/** What {@linkcode runProgram} needs: the modules, the call, and the limits. */
+/** What `runProgram` needs: the modules, the call, and the limits. */
 export type RunOptions = {
   /** Server name to its generated module; a program imports `./mcp/<segment>.ts`. */
   modules: ReadonlyMap<string, RunModule>;
@@ -199,47 +151,14 @@ export type RunReport = {
   };
 };
 
-const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
-const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
-  }
-  return value;
-}
-
-function exportsOf(module: RunModule): string[] {
-  if (module.manifest !== undefined) return [...module.manifest.keys()];
-  return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
-    m[1] as string
-  );
-}
-
-function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
-
-function nonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-function aborted(limits: RunReport["limits"]): RunReport {
-  const message = "The run was aborted by its caller";
-  return { outcome: { kind: "killed", reason: "aborted", message }, logs: [], calls: [], limits };
-}
-
-function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
-  return { outcome: { kind: "rejected", diagnostics }, logs: [], calls: [], limits };
-}
+const NAMED_MODULE = /["'`]\.\/mcp\/([A-Za-z0-9_-]{1,128})\.ts["'`]/g;
 
 /**
- * The module segments a program imports as `./mcp/<segment>.ts`, each once,
- * in the order first imported: the servers it needs, so that a caller can
- * boot only those. Anything else the program imports is left to
- * {@linkcode runProgram} to refuse.
+ * The module segments a program names as `"./mcp/<segment>.ts"`, each once,
+ * in the order first named: the servers it may need, so that a caller can
+ * boot only those. It reads the text, not the syntax, so it may name more
+ * than the program imports (a specifier in a string or a comment), never
+ * fewer; which imports a program may have is decided when it runs.
  *
  * @example Boot only what a program uses
  * ```ts
@@ -250,196 +169,6 @@ function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunRe
  */
 export function importedSegments(source: string): string[] {
   const segments = new Set<string>();
-  for (const { specifier } of scanImports(String(source)).imports) {
-    const segment = MODULE_PATH.exec(specifier)?.[1];
-    if (segment !== undefined) segments.add(segment);
-  }
+  for (const match of String(source).matchAll(NAMED_MODULE)) segments.add(match[1] as string);
   return [...segments];
-}
-
-/**
- * Runs one program in the sandbox and reports its outcome, its logs, its tool
- * calls and the limits it hit. Never throws for anything the program does;
- * throws `TypeError` or `RangeError` only for bad options.
- *
- * @example Run a program against one server
- * ```ts ignore
- * import { runProgram } from "@loom/mcp";
- * const report = await runProgram(
- *   'import { echo } from "./mcp/echo.ts";\nexport default (await echo({ text: "hi" })).text;',
- *   { modules: harness.modules, call: harness.call },
- * );
- * if (report.outcome.kind === "returned") console.log(report.outcome.value);
- * ```
- */
-export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  if (typeof source !== "string") {
-    throw new TypeError(`Cannot run the program: it is ${typeof source}, not a string`);
-  }
-  if (typeof options?.call !== "function") {
-    throw new TypeError("Cannot run the program: options.call is not a function");
-  }
-  const limits: RunReport["limits"] = {
-    timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
-    memoryMb: positiveInteger("memoryMb", options.memoryMb, DEFAULT_RUN_MEMORY_MB),
-    maxCalls: positiveInteger("maxCalls", options.maxCalls, DEFAULT_MAX_CALLS),
-    maxOutputBytes: positiveInteger(
-      "maxOutputBytes",
-      options.maxOutputBytes,
-      DEFAULT_MAX_OUTPUT_BYTES,
-    ),
-    hit: [],
-  };
-  if (limits.memoryMb < MIN_RUN_MEMORY_MB) {
-    throw new RangeError(
-      `Cannot run the program: "memoryMb" is ${limits.memoryMb}, less than ${MIN_RUN_MEMORY_MB}`,
-    );
-  }
-  const checkTimeoutMs = positiveInteger(
-    "checkTimeoutMs",
-    options.checkTimeoutMs,
-    DEFAULT_CHECK_TIMEOUT_MS,
-  );
-  const bySegment = new Map<string, RunModule>();
-  for (const [server, module] of options.modules) {
-    if (!SEGMENT.test(module.segment)) {
-      throw new TypeError(
-        `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
-      );
-    }
-    if (bySegment.has(module.segment)) {
-      throw new TypeError(
-        `Cannot run the program: two servers share the segment "${module.segment}"`,
-      );
-    }
-    bySegment.set(module.segment, module);
-  }
-
-  // A UTF-8 text holds at least as many bytes as UTF-16 code units.
-  if (source.length > MAX_PROGRAM_BYTES || utf8Bytes(source) > MAX_PROGRAM_BYTES) {
-    return rejected([{
-      file: "program.ts",
-      line: 1,
-      column: 1,
-      message: `Cannot run the program: its source is larger than ${MAX_PROGRAM_BYTES} bytes ` +
-        `(at least ${source.length}); write a shorter program`,
-    }], limits);
-  }
-
-  const scan = scanImports(source);
-  const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
-    file: "program.ts",
-    ...problem,
-  }));
-  const used = new Map<string, RunModule>();
-  for (const { specifier, line, column } of scan.imports) {
-    if (specifier === CAP_SPECIFIER) continue;
-    const segment = MODULE_PATH.exec(specifier)?.[1];
-    const module = segment === undefined ? undefined : bySegment.get(segment);
-    if (segment !== undefined && module !== undefined) {
-      used.set(segment, module);
-      continue;
-    }
-    const known = [...bySegment.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
-    diagnostics.push({
-      file: "program.ts",
-      line,
-      column,
-      message: segment !== undefined
-        ? `Cannot import "${specifier}": no server of this harness has that module ` +
-          `(available: ${known || "none"})`
-        : `Cannot import "${specifier}": a program may import only its servers' modules ` +
-          `(${known || "none"}) and "${CAP_SPECIFIER}"`,
-    });
-  }
-  if (diagnostics.length > 0) return rejected(diagnostics, limits);
-
-  if (options.signal?.aborted) return aborted(limits);
-  const deno = options.denoExecutable ?? Deno.execPath();
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({
-      prefix: "loom-run-",
-      ...(options.tempDir === undefined ? {} : { dir: options.tempDir }),
-    }),
-  );
-  try {
-    const rootPath = `${base}/root/`;
-    const rootUrl = new URL(`file://${rootPath}`).href;
-    const importMap = `${base}/import_map.json`;
-    await Deno.mkdir(`${rootPath}mcp`, { recursive: true });
-    await Deno.writeTextFile(`${rootPath}program.ts`, source);
-    await Deno.writeTextFile(`${rootPath}cap.ts`, CAP_SOURCE);
-    await Deno.writeTextFile(`${rootPath}bootstrap.ts`, BOOTSTRAP_SOURCE);
-    await Deno.writeTextFile(`${rootPath}prelude.ts`, PRELUDE_SOURCE);
-    await Deno.writeTextFile(`${rootPath}tags.ts`, TAGS_SOURCE);
-    for (const [segment, module] of used) {
-      await Deno.writeTextFile(`${rootPath}mcp/${segment}.ts`, module.source);
-    }
-    await Deno.writeTextFile(
-      importMap,
-      JSON.stringify({ imports: { [CAP_SPECIFIER]: `${rootUrl}cap.ts` } }),
-    );
-    const env = { DENO_DIR: `${base}/cache`, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" };
-    // The sandbox needs no cache; its DENO_DIR lies below a regular file, so
-    // nothing (the Cache API included) can create it.
-    await Deno.writeTextFile(`${base}/sealed`, "");
-    const sandboxEnv = { ...env, DENO_DIR: `${base}/sealed/deno_dir` };
-    const closed = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--quiet"];
-
-    if (options.typeCheck ?? true) {
-      const checked = await typeCheck({
-        deno,
-        args: ["check", ...closed, `--import-map=${importMap}`, `${rootPath}program.ts`],
-        env,
-        rootUrl,
-        timeoutMs: checkTimeoutMs,
-        signal: options.signal,
-      });
-      if (checked.kind === "failed") {
-        const exports = new Map([...used].map(([segment, module]) => [segment, exportsOf(module)]));
-        const hostRoots = [rootUrl, rootPath, `file://${base}/`, `${base}/`];
-        return rejected(explainDiagnostics(checked.diagnostics, { exports, hostRoots }), limits);
-      }
-      if (checked.kind === "timed_out") {
-        return rejected([{
-          file: "program.ts",
-          line: 1,
-          column: 1,
-          message: `Cannot type-check the program: the check ran past ${checkTimeoutMs} ms`,
-        }], limits);
-      }
-      if (checked.kind === "aborted") return aborted(limits);
-    }
-
-    const session = await runSession({
-      deno,
-      args: [
-        "run",
-        "--no-prompt",
-        ...closed,
-        "--no-code-cache",
-        `--allow-read=${rootPath}`,
-        `--import-map=${importMap}`,
-        `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${limits.memoryMb}`,
-        `${rootPath}bootstrap.ts`,
-      ],
-      env: sandboxEnv,
-      nonce: nonce(),
-      rootUrl,
-      rootPath,
-      call: options.call,
-      timeoutMs: limits.timeoutMs,
-      memoryMb: limits.memoryMb,
-      maxCalls: limits.maxCalls,
-      maxOutputBytes: limits.maxOutputBytes,
-      signal: options.signal,
-    });
-    const { outcome } = session;
-    if (outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted") {
-      limits.hit.push(outcome.reason);
-    }
-    return { outcome, logs: session.logs, calls: session.calls, limits };
-  } finally {
-    await Deno.remove(base, { recursive: true }).catch(() => {});
-  }
 }

@@ -1,15 +1,22 @@
 /**
  * The sandbox room's main module: the one trusted module of the sandbox
- * process, started by `runner/run.ts` with no permission but reading the
+ * process, started by `runner/_sandbox.ts` with no permission but reading the
  * build root.
  *
  * Why a bootstrap at all: a main module may import any local JSON file with
  * no permission, while a Worker's module loads are checked against the
  * process's read permission. So the program runs in a Worker started here.
  *
- * The channel: the host writes one line to stdin first, the per-execution
- * nonce, which this module reads before the Worker exists (argv and the
- * environment are visible to the program; consumed stdin is not). Every frame
+ * Started ahead: the host may start this process before its program exists
+ * (a warm sandbox). The Worker is created at once, so its prelude and
+ * `cap.ts` are loaded while the process waits; the program itself is imported
+ * only after the Worker is told `start`.
+ *
+ * The channel: the host writes `program.ts` into the build root, then one
+ * line to stdin, the per-execution nonce, which this module reads before the
+ * Worker is told to start, so no program code runs before it is consumed
+ * (argv and the environment are visible to the program; consumed stdin is
+ * not). Every frame
  * this module writes to stdout is that nonce, a space, and one JSON object;
  * the program can write to stdout too, but cannot know the nonce, so the host
  * tells frames from noise. Every later stdin line is a reply from the host,
@@ -53,35 +60,35 @@ async function writeAll(bytes: Uint8Array): Promise<void> {
   while (offset < bytes.length) offset += await Deno.stdout.write(bytes.subarray(offset));
 }
 
-const nonce = await readLine();
-if (nonce === undefined || !NONCE.test(nonce)) Deno.exit(2);
+const worker = new Worker(new URL("./prelude.ts", import.meta.url), { type: "module" });
 
-let writing: Promise<void> = Promise.resolve();
+// Every frame waits for the nonce; nothing the Worker posts before it (a load
+// failure) is lost or written unauthenticated.
+const nonceLine = readLine().then((line) => {
+  if (line === undefined || !NONCE.test(line)) Deno.exit(2);
+  return line;
+});
+let writing: Promise<unknown> = nonceLine;
 let ending = false;
 
 function send(frame: Record<string, unknown>): void {
   if (ending) return;
-  let text: string;
+  let body: string;
   try {
-    text = `${nonce} ${JSON.stringify(frame)}\n`;
+    body = JSON.stringify(frame);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    text = `${nonce} ${
-      JSON.stringify({
-        kind: "fault",
-        message: `Cannot encode a message of the program: ${reason}`,
-      })
-    }\n`;
+    body = JSON.stringify({
+      kind: "fault",
+      message: `Cannot encode a message of the program: ${reason}`,
+    });
     frame = { kind: "fault" };
   }
-  const bytes = encoder.encode(text);
   const final = FINAL.has(String(frame.kind));
   if (final) ending = true;
-  writing = writing.then(() => writeAll(bytes));
+  writing = writing.then(async () => writeAll(encoder.encode(`${await nonceLine} ${body}\n`)));
   if (final) writing.then(() => Deno.exit(0), () => Deno.exit(1));
 }
-
-const worker = new Worker(new URL("./prelude.ts", import.meta.url), { type: "module" });
 
 worker.onmessage = (event: MessageEvent) => {
   const data: unknown = event.data;
@@ -111,6 +118,9 @@ worker.onerror = (event: ErrorEvent) => {
   const message = parts?.[2] ?? text;
   send({ kind: "threw", name, message, stack: `${name}: ${message}${where}` });
 };
+
+await nonceLine;
+worker.postMessage({ kind: "start" });
 
 while (true) {
   const line = await readLine();

@@ -1,8 +1,9 @@
 /**
  * The sandbox room's worker prelude: the module the bootstrap starts as a Web
  * Worker inside the sandbox process. It installs the capability channel,
- * routes the program's console to the bootstrap, imports the program and
- * reports how it ended.
+ * routes the program's console to the bootstrap, waits for the bootstrap's
+ * `start` (it is loaded before its program exists), then imports the program
+ * and reports how it ended.
  *
  * It runs only inside the sandbox: the runner writes its text (carried in
  * `_generated/sandbox_sources.ts`) into the build root beside `cap.ts` and
@@ -277,9 +278,14 @@ function channel(server: string, tool: string, args: JsonObject): Promise<CapRep
   return reply;
 }
 
+let start: () => void = () => {};
+const started = new Promise<void>((resolve) => start = resolve);
+
 scope.addEventListener("message", (event: MessageEvent) => {
   const data = event.data as { kind?: unknown; id?: unknown; reply?: unknown } | null;
-  if (data === null || typeof data !== "object" || data.kind !== "reply") return;
+  if (data === null || typeof data !== "object") return;
+  if (data.kind === "start") return start();
+  if (data.kind !== "reply") return;
   if (typeof data.id !== "number") return;
   const resolve = pending.get(data.id);
   if (resolve === undefined) return;
@@ -365,6 +371,9 @@ function errorFields(error: unknown): { name: string; message: string; stack: st
   return { name: "NonErrorThrown", message: render([error]), stack: "" };
 }
 
+// Started ahead of its program: the bootstrap says "start" once the host has
+// written `program.ts` into the build root and handed over the nonce.
+await started;
 try {
   // A variable specifier: the program exists only in the build root.
   const entry = "./program.ts";

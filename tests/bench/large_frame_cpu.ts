@@ -3,7 +3,7 @@
 // decodes that line. Reports the main thread's CPU time (from
 // /proc/self/task/<pid>/stat, Linux only, 10 ms ticks) and the longest stall
 // of the host's event loop, per run, for five runs.
-// Run: deno run -A tests/bench/large_frame_cpu.ts [path/to/runner/run.ts]
+// Run: deno run -A tests/bench/large_frame_cpu.ts [path/to/a/module/exporting/runProgram]
 // (the optional path measures another checkout's runner, for a before/after).
 
 import { ok } from "../../codec/result.ts";
@@ -11,9 +11,9 @@ import { ok } from "../../codec/result.ts";
 const RUNS = 5;
 const SIZE = 15 * 1024 * 1024;
 const target = Deno.args[0] === undefined
-  ? new URL("../../runner/run.ts", import.meta.url).href
+  ? new URL("../../runner/runner.ts", import.meta.url).href
   : new URL(Deno.args[0], `file://${Deno.cwd()}/`).href;
-const { runProgram } = await import(target) as typeof import("../../runner/run.ts");
+const { runProgram } = await import(target) as typeof import("../../runner/runner.ts");
 
 const ticksPerSecond = 100;
 

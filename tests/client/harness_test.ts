@@ -222,6 +222,38 @@ Deno.test("harness.run() runs a program whose calls reach two servers", async ()
   }
 });
 
+Deno.test("boot() starts code mode only when asked, and retire() ends it", async (t) => {
+  await t.step("by default, nothing of code mode runs before the first program", async () => {
+    const harness = await boot([fixture("echo", "echo_server.ts")], QUICK);
+    try {
+      assert.deepEqual(harness.runnerStats().checker.state, "idle");
+      assert.equal(harness.runnerStats().warm, false);
+    } finally {
+      await retireAll(harness);
+    }
+    assert.equal(harness.runnerStats().checker.state, "retired");
+  });
+  await t.step("with prepareRunner, the checker and a sandbox start at boot", async () => {
+    const harness = await boot([fixture("echo", "echo_server.ts")], {
+      ...QUICK,
+      prepareRunner: true,
+    });
+    try {
+      assert.notEqual(harness.runnerStats().checker.state, "idle");
+      assert.equal(harness.runnerStats().warm, true);
+      const report = await harness.run(
+        'import { add } from "./mcp/echo.ts";\nexport default (await add({ a: 2, b: 3 })).text;',
+      );
+      assert.deepEqual(report.outcome, { kind: "returned", value: "5" });
+      assert.equal(harness.runnerStats().warmRuns, 1);
+    } finally {
+      await retireAll(harness);
+    }
+    assert.equal(harness.runnerStats().checker.state, "retired");
+    assert.equal(harness.runnerStats().warm, false);
+  });
+});
+
 Deno.test("boot() turns hostile tool names and descriptions into a safe module", async () => {
   const harness = await boot([fixture("hostile", "hostile_tools.ts")], QUICK);
   try {

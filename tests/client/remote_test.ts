@@ -136,6 +136,7 @@ console.log(JSON.stringify({
         "/mod.ts",
         "/_generated/worker_bundle.js",
         "/runner/run.ts",
+        "/runner/compiler/entry.ts",
         "/client/_worker_launch.ts",
       ]
     ) {

@@ -3,7 +3,8 @@ import { toJson } from "../../codec/interchange.ts";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { ok } from "../../codec/result.ts";
 import { PendingHead } from "../../runner/_channel.ts";
-import { type RunModule, runProgram } from "../../runner/run.ts";
+import type { RunModule } from "../../runner/run.ts";
+import { runProgram } from "../../runner/runner.ts";
 
 const ECHO: RunModule = {
   segment: "echo",

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { ok } from "../../codec/result.ts";
 import { decodeResult } from "../../runner/_tagged.ts";
-import { type RunModule, runProgram } from "../../runner/run.ts";
+import type { RunModule } from "../../runner/run.ts";
+import { runProgram } from "../../runner/runner.ts";
 import { TAG, TAGS, UNREPRESENTABLE } from "../../runner/sandbox/tags.ts";
 
 const MODULES: ReadonlyMap<string, RunModule> = new Map([["w", {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { decodeToolsPage, parseJson } from "../../codec/mod.ts";
 import { generate } from "../../codegen/mod.ts";
 import { explainDiagnostics, MAX_LISTED_EXPORTS, unrootText } from "../../runner/_explain.ts";
-import { type RunModule, runProgram } from "../../runner/run.ts";
+import type { RunModule } from "../../runner/run.ts";
+import { runProgram } from "../../runner/runner.ts";
 
 const EXPORTS = new Map([["everything", ["echo", "get_env", "get_sum"]]]);
 

@@ -12,10 +12,10 @@ import {
   MAX_REPORT_ARGS_BYTES,
   type RunModule,
   type RunOptions,
-  runProgram,
   type RunReport,
   TRUNCATION_MARKER,
 } from "../../runner/run.ts";
+import { runProgram } from "../../runner/runner.ts";
 
 const ECHO: RunModule = {
   segment: "echo",

@@ -2,10 +2,9 @@ import assert from "node:assert/strict";
 import { toJson } from "../../codec/interchange.ts";
 import type { CallToolResult } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
-import { scanImports } from "../../runner/_imports.ts";
 import { decodeTagged, encodeTagged } from "../../runner/_tagged.ts";
-import { parseDiagnostics } from "../../runner/_check.ts";
-import { type RunModule, type RunOptions, type RunOutcome, runProgram } from "../../runner/run.ts";
+import type { RunModule, RunOptions, RunOutcome } from "../../runner/run.ts";
+import { runProgram } from "../../runner/runner.ts";
 
 // Hand-written modules in the shape `generate()` produces: one function per
 // tool, each passing the wire name to `invoke`.
@@ -68,61 +67,6 @@ function expectKind<K extends RunOutcome["kind"]>(
   return outcome as RunOutcome & { kind: K };
 }
 
-Deno.test("scanImports() finds every module a program names", async (t) => {
-  const table: [string, string, string[]][] = [
-    ["static", 'import { a } from "./mcp/a.ts";', ["./mcp/a.ts"]],
-    ["bare", 'import "./x.ts"', ["./x.ts"]],
-    ["type only", 'import type { T } from "../t.ts";', ["../t.ts"]],
-    ["default and namespace", 'import d, * as n from "npm:x";', ["npm:x"]],
-    ["json attribute", 'import s from "/etc/s.json" with { type: "json" };', ["/etc/s.json"]],
-    ["re-export", 'export { a } from "./b.ts"; export * from "./c.ts";', ["./b.ts", "./c.ts"]],
-    ["export type from", 'export type { T } from "./t.ts";', ["./t.ts"]],
-    ["dynamic", 'const m = await import("https://x.test/m.ts");', ["https://x.test/m.ts"]],
-    [
-      "dynamic with attributes",
-      'await import("./s.json", { with: { type: "json" } });',
-      ["./s.json"],
-    ],
-    ["template dynamic", "await import(`./t.ts`);", ["./t.ts"]],
-    ["escaped", 'import "\\u002e/x.ts";', ["./x.ts"]],
-    ["in a string", 'const s = "import x from \\"./no.ts\\"";', []],
-    ["in a comment", '// import "./no.ts"\n/* import("./no.ts") */', []],
-    ["in a template", 'const s = `import "./no.ts" ${"x"} import("./no.ts")`;', []],
-    ["after a regex", 'const r = /["]/; import "./yes.ts";', ["./yes.ts"]],
-    ["a division", 'const d = a / b; import "./yes.ts"; const e = c / d;', ["./yes.ts"]],
-    ["import.meta", "const u = import.meta.url;", []],
-    ["a method named import", 'loader.import("./no.ts");', []],
-    ["export of a declaration", 'export const s = "./no.ts";', []],
-    ["export default string", 'export default "./no.ts";', []],
-    ["nested template", 'const s = `${`${"a"}`}`; import "./yes.ts";', ["./yes.ts"]],
-  ];
-  for (const [name, source, expected] of table) {
-    await t.step(name, () => {
-      const scan = scanImports(source);
-      assert.deepEqual(scan.problems, []);
-      assert.deepEqual(scan.imports.map((found) => found.specifier), expected);
-    });
-  }
-  await t.step("positions are 1-based lines and columns", () => {
-    const scan = scanImports('const a = 1;\n  import("./x.ts");');
-    assert.deepEqual(scan.imports, [{ specifier: "./x.ts", line: 2, column: 10 }]);
-  });
-  const refused: [string, string][] = [
-    ["a computed dynamic import", "const s = './x.ts'; await import(s);"],
-    ["a template with a substitution", "await import(`./${name}.ts`);"],
-    ["a reference directive", '/// <reference path="/etc/x.d.ts" />'],
-    ["a types directive", '// @ts-types="/etc/x.d.ts"\nimport "./mcp/a.ts";'],
-    ["a deno-types directive", '// @deno-types="/etc/x.d.ts"'],
-    ["a jsx pragma", "/** @jsxImportSource https://x.test */"],
-    ["import = require", 'import fs = require("fs");'],
-  ];
-  for (const [name, source] of refused) {
-    await t.step(`refuses ${name}`, () => {
-      assert.equal(scanImports(source).problems.length, 1);
-    });
-  }
-});
-
 Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees", async (t) => {
   const TAG = "\u0000";
   await t.step("a bigint, undefined, NaN and a Map come back as themselves", () => {
@@ -160,38 +104,6 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
   for (const [name, node] of malformed) {
     await t.step(`refuses ${name}`, () => assert.ok(!decodeTagged(node).ok));
   }
-});
-
-Deno.test("parseDiagnostics() reads file, line, column and message from deno check", () => {
-  const root = "file:///tmp/r/root/";
-  const output = [
-    "TS2322 [ERROR]: Type 'string' is not assignable to type 'number'.",
-    'const n: number = "x";',
-    "      ^",
-    "    at file:///tmp/r/root/program.ts:2:7",
-    "",
-    "TS2345 [ERROR]: Argument of type '{ a: number; }' is not assignable.",
-    "  Property 'b' is missing.",
-    "echo({ a: 1 });",
-    "     ~~~~~~~~",
-    "    at file:///tmp/r/root/mcp/echo.ts:4:6",
-    "",
-    "Found 2 errors.",
-  ].join("\n");
-  assert.deepEqual(parseDiagnostics(output, root), [
-    {
-      file: "program.ts",
-      line: 2,
-      column: 7,
-      message: "Type 'string' is not assignable to type 'number'.",
-    },
-    {
-      file: "mcp/echo.ts",
-      line: 4,
-      column: 6,
-      message: "Argument of type '{ a: number; }' is not assignable. Property 'b' is missing.",
-    },
-  ]);
 });
 
 Deno.test("runProgram() rejects imports outside the harness's modules before running", async () => {

@@ -1,0 +1,175 @@
+/**
+ * The compiler inside the checker's worker: TypeScript's own checker over a
+ * build root held in memory (see `_host.ts` for the closed world), reporting
+ * diagnostics as `deno check` prints them (file, line, column, message).
+ *
+ * Hot path (figures measured while it was built, on the shared 2-core
+ * machine; `tests/bench/runner_bench.ts` measures the whole check):
+ * library files are parsed and bound once per worker (about 120 ms), and
+ * build-root files are reused while their text is unchanged, so a check
+ * parses only what changed, usually the program alone. A new program and
+ * type checker are still built for every check (about 3 ms with the
+ * libraries' globals), and checking `cap.ts` and one generated module in
+ * full cost about 6 ms more per check; their verdicts are therefore kept
+ * while they and every other dependency are unchanged and the program
+ * cannot reach into them (it augments no global or module, and nothing
+ * imports it), which halves a warm check.
+ *
+ * @module
+ */
+
+import "./_no_node_system.ts";
+import ts from "npm:typescript@6.0.3";
+import { AMBIENT_DECLARATIONS, AMBIENT_LIB_NAME } from "./_ambient.ts";
+import {
+  COMPILER_OPTIONS,
+  createHost,
+  displayName,
+  type HostTrace,
+  parse,
+  PROGRAM_PATH,
+  VIRTUAL_LIB,
+  VIRTUAL_ROOT,
+} from "./_host.ts";
+import { LIB_FILES } from "./_libs.ts";
+import type { Diagnostic } from "./_protocol.ts";
+
+/** The most diagnostics reported, as the runner's `deno check` parser keeps. */
+export const MAX_DIAGNOSTICS = 50;
+
+const NO_HINT = "Cannot find name '{0}'.";
+
+// Hints that send a model to npm, a tsconfig or lib.dom, none of which a
+// program can reach, say only what is missing (Deno does so for node's).
+// `setLocalizedDiagnosticMessages` is public at run time but not declared.
+const localized = ts as unknown as {
+  setLocalizedDiagnosticMessages(messages: Record<string, string>): void;
+};
+localized.setLocalizedDiagnosticMessages({
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_node_Try_npm_i_save_dev_types_Slashno_2580:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_jQuery_Try_npm_i_save_dev_types_Slash_2581:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_a_test_runner_Try_npm_i_save_dev_type_2582:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_change_your_target_library_Try_changing_the_lib_compiler_option_to_2584:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_node_Try_npm_i_save_dev_types_Slashno_2591:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_jQuery_Try_npm_i_save_dev_types_Slash_2592:
+    NO_HINT,
+  Cannot_find_name_0_Do_you_need_to_install_type_definitions_for_a_test_runner_Try_npm_i_save_dev_type_2593:
+    NO_HINT,
+});
+
+/**
+ * One diagnostic as `deno check` prints it and the runner's parser reads it:
+ * the message chain's lines trimmed and joined by spaces, at the 1-based line
+ * and column of its start (`program.ts:1:1` when it has no place).
+ */
+function toDiagnostic(diagnostic: ts.Diagnostic): Diagnostic {
+  const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")
+    .split("\n").map((line) => line.trim()).filter((line) => line !== "").join(" ");
+  if (diagnostic.file === undefined || diagnostic.start === undefined) {
+    return { file: "program.ts", line: 1, column: 1, message };
+  }
+  const place = diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start);
+  return {
+    file: displayName(diagnostic.file.fileName),
+    line: place.line + 1,
+    column: place.character + 1,
+    message,
+  };
+}
+
+/** Whether a file pulls in nothing by a comment directive, which the host does not trace. */
+function directiveFree(file: ts.SourceFile): boolean {
+  return file.referencedFiles.length === 0 && file.typeReferenceDirectives.length === 0 &&
+    file.libReferenceDirectives.length === 0;
+}
+
+/**
+ * Whether the program may change how its dependencies check: `declare global`
+ * and `declare module` (top-level by the grammar), or a namespace, which is
+ * harmless but costs nothing to treat alike.
+ */
+function reachesOut(program: ts.SourceFile): boolean {
+  return !directiveFree(program) || program.statements.some(ts.isModuleDeclaration);
+}
+
+/** Checks build roots held in memory; one instance lives as long as its worker. */
+export class ClosedWorldCompiler {
+  readonly #libs = new Map<string, ts.SourceFile>();
+  readonly #ids = new WeakMap<ts.SourceFile, number>();
+  #nextId = 0;
+  #root = new Map<string, ts.SourceFile>();
+  /** The dependencies (by id) whose verdicts {@linkcode #verdicts} holds. */
+  #world = "";
+  #verdicts = new Map<ts.SourceFile, readonly ts.Diagnostic[]>();
+
+  /** Parses every library file once. */
+  constructor() {
+    for (const [name, text] of [...LIB_FILES, [AMBIENT_LIB_NAME, AMBIENT_DECLARATIONS] as const]) {
+      const path = `${VIRTUAL_LIB}${name}`;
+      this.#libs.set(path, parse(path, text));
+    }
+  }
+
+  /**
+   * Type-checks `program.ts` of `files` (build-root relative path to text)
+   * and returns its diagnostics, at most {@linkcode MAX_DIAGNOSTICS}, in
+   * `deno check`'s order: syntax, options, global, then semantic.
+   */
+  check(files: readonly (readonly [string, string])[]): Diagnostic[] {
+    const root = new Map<string, ts.SourceFile>();
+    for (const [relative, text] of files) {
+      const path = `${VIRTUAL_ROOT}${relative}`;
+      const previous = this.#root.get(path);
+      root.set(path, previous?.text === text ? previous : this.#parse(path, text));
+    }
+    this.#root = root;
+    const trace: HostTrace = { programImported: false };
+    const program = ts.createProgram({
+      rootNames: [PROGRAM_PATH],
+      options: COMPILER_OPTIONS,
+      host: createHost(this.#libs, root, trace),
+    });
+    const found = [
+      ...program.getSyntacticDiagnostics(),
+      ...program.getOptionsDiagnostics(),
+      ...program.getGlobalDiagnostics(),
+      ...this.#semantic(program, trace),
+    ];
+    return found.slice(0, MAX_DIAGNOSTICS).map(toDiagnostic);
+  }
+
+  #parse(path: string, text: string): ts.SourceFile {
+    const file = parse(path, text);
+    this.#ids.set(file, this.#nextId++);
+    return file;
+  }
+
+  /** Semantic diagnostics of the build root's files, in program order. */
+  #semantic(program: ts.Program, trace: HostTrace): ts.Diagnostic[] {
+    const files = program.getSourceFiles().filter((file) => file.fileName.startsWith(VIRTUAL_ROOT));
+    const entry = program.getSourceFile(PROGRAM_PATH);
+    const world = files.filter((file) => file !== entry).map((file) => this.#ids.get(file))
+      .join(",");
+    if (world !== this.#world) {
+      this.#world = world;
+      this.#verdicts = new Map();
+    }
+    const shared = entry !== undefined && !trace.programImported && !reachesOut(entry);
+    const found: ts.Diagnostic[] = [];
+    for (const file of files) {
+      const reusable = shared && file !== entry && directiveFree(file);
+      let diagnostics = reusable ? this.#verdicts.get(file) : undefined;
+      if (diagnostics === undefined) {
+        diagnostics = program.getSemanticDiagnostics(file);
+        if (reusable) this.#verdicts.set(file, diagnostics);
+      }
+      found.push(...diagnostics);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The messages between the resident checker (main thread, `runner/checker.ts`)
+ * and its Worker (`entry.ts`), and the decoders each side runs on what it
+ * receives. Messages are plain data with a `kind`; anything else decodes to a
+ * `bad_message` fault, which the receiver reports rather than trusts.
+ *
+ * @module
+ */
+
+import { err, ok, type Result } from "../../codec/result.ts";
+import type { ImportProblem, ImportScan, NamedImport } from "./_scan.ts";
+
+/** Where the build root lives in the compiler's virtual file system. */
+export const VIRTUAL_ROOT = "/sandbox/";
+
+/** One problem found before a program runs, at a 1-based line and column of `file`. */
+export type Diagnostic = {
+  /** The module it is in, relative to the build root: `program.ts`, `mcp/echo.ts`. */
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+};
+
+/** Main thread to Worker. */
+export type CheckerRequest =
+  /** Find the modules a program names. */
+  | { kind: "scan"; id: number; source: string }
+  /** Check these build-root files (relative path, text); `program.ts` is the root. */
+  | { kind: "check"; id: number; files: [string, string][] };
+
+/** Worker to main thread. */
+export type CheckerReply =
+  /** The compiler is loaded and its libraries parsed. */
+  | { kind: "ready" }
+  /** A scan finished. */
+  | { kind: "scanned"; id: number; scan: ImportScan }
+  /** A check finished; `heapBytes` is the Worker's heap after it. */
+  | { kind: "checked"; id: number; diagnostics: Diagnostic[]; heapBytes: number }
+  /** The compiler threw; the Worker is not trusted further. */
+  | { kind: "fault"; id: number; message: string };
+
+/** A message that is not one this protocol knows. */
+export type ProtocolFault = { kind: "bad_message"; message: string };
+
+type Fields = Record<string, unknown>;
+
+function isFields(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0;
+}
+
+function isPosition(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 1;
+}
+
+function isDiagnostic(value: unknown): value is Diagnostic {
+  return isFields(value) && typeof value.file === "string" && isPosition(value.line) &&
+    isPosition(value.column) && typeof value.message === "string";
+}
+
+function isProblem(value: unknown): value is ImportProblem {
+  return isFields(value) && isPosition(value.line) && isPosition(value.column) &&
+    typeof value.message === "string";
+}
+
+function isImport(value: unknown): value is NamedImport {
+  return isFields(value) && isPosition(value.line) && isPosition(value.column) &&
+    typeof value.specifier === "string";
+}
+
+function isFile(value: unknown): value is [string, string] {
+  return Array.isArray(value) && value.length === 2 && typeof value[0] === "string" &&
+    typeof value[1] === "string";
+}
+
+function fault(what: string): { ok: false; error: ProtocolFault } {
+  return err({ kind: "bad_message", message: `Cannot decode a checker message: ${what}` });
+}
+
+/** Decodes what the Worker posted. */
+export function decodeReply(data: unknown): Result<CheckerReply, ProtocolFault> {
+  if (!isFields(data)) return fault("it is not an object");
+  switch (data.kind) {
+    case "ready":
+      return ok({ kind: "ready" });
+    case "scanned": {
+      const scan = data.scan;
+      if (!isId(data.id)) return fault('"scanned" has no id');
+      if (
+        !isFields(scan) || !Array.isArray(scan.imports) || !scan.imports.every(isImport) ||
+        !Array.isArray(scan.problems) || !scan.problems.every(isProblem)
+      ) {
+        return fault('"scanned" has a malformed scan');
+      }
+      return ok({
+        kind: "scanned",
+        id: data.id,
+        scan: { imports: scan.imports, problems: scan.problems },
+      });
+    }
+    case "checked":
+      if (!isId(data.id)) return fault('"checked" has no id');
+      if (!Array.isArray(data.diagnostics) || !data.diagnostics.every(isDiagnostic)) {
+        return fault('"checked" has malformed diagnostics');
+      }
+      if (typeof data.heapBytes !== "number") return fault('"checked" has no "heapBytes"');
+      return ok({
+        kind: "checked",
+        id: data.id,
+        diagnostics: data.diagnostics,
+        heapBytes: data.heapBytes,
+      });
+    case "fault":
+      if (!isId(data.id) || typeof data.message !== "string") return fault('"fault" is malformed');
+      return ok({ kind: "fault", id: data.id, message: data.message });
+    default:
+      return fault(`unknown kind "${String(data.kind).slice(0, 40)}"`);
+  }
+}
+
+/** Decodes what the main thread posted. */
+export function decodeRequest(data: unknown): Result<CheckerRequest, ProtocolFault> {
+  if (!isFields(data)) return fault("it is not an object");
+  if (!isId(data.id)) return fault("a request has no id");
+  if (data.kind === "scan") {
+    if (typeof data.source !== "string") return fault('"scan" has no source');
+    return ok({ kind: "scan", id: data.id, source: data.source });
+  }
+  if (data.kind === "check") {
+    if (!Array.isArray(data.files) || !data.files.every(isFile)) {
+      return fault('"check" has malformed files');
+    }
+    return ok({ kind: "check", id: data.id, files: data.files });
+  }
+  return fault("it is neither a scan nor a check");
+}

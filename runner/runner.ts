@@ -1,0 +1,534 @@
+/**
+ * The code-mode runner: runs model-written TypeScript programs against the
+ * generated `mcp/<segment>.ts` modules, each in a separate Deno process with
+ * no permission but reading its own build root, and reports what happened as
+ * a value. A {@linkcode Runner} lives as long as its harness and keeps two
+ * things warm between runs; {@linkcode runProgram} is the same run, one-shot.
+ *
+ * How a run goes:
+ *
+ * 1. The program's imports are found by the resident checker's TypeScript
+ *    parser. It may import `./mcp/<segment>.ts` for a server of the harness,
+ *    and `@loom/mcp/cap`; anything else (another path, a remote URL, `npm:`,
+ *    `node:`, a computed dynamic import, a comment directive that names a
+ *    file) is rejected before anything runs.
+ * 2. Unless skipped, the resident checker type-checks the program against
+ *    `cap.ts` and the generated modules, all held in memory: its compiler
+ *    reads no file of the host but its own library declarations, and its
+ *    world matches the sandbox's (no `Deno`). Type errors come back as
+ *    diagnostics, with paths relative to the build root, and the program does
+ *    not run.
+ * 3. A sandbox takes the program: a build root in a fresh temporary directory
+ *    (`cap.ts`, every generated module, the bootstrap, worker prelude and tag
+ *    vocabulary of `runner/sandbox/`, written from text this library carries,
+ *    so it works when loaded from a remote URL; an import map and a private
+ *    `DENO_DIR` beside the root), and a `deno run --no-prompt --no-remote
+ *    --no-npm --no-config --no-lock --allow-read=<root>` process with
+ *    `--disallow-code-generation-from-strings`, a V8 heap cap and an empty
+ *    environment. Its main module, the bootstrap, starts the program's
+ *    Worker (a main module could import any local JSON file with no
+ *    permission; a Worker's loads are checked against the read permission).
+ *    The sandbox for the next run is started ahead, so a run usually finds
+ *    one waiting: its process started, its Worker loaded, only `program.ts`
+ *    left to write. Each sandbox serves exactly one program.
+ * 4. The host hands over a per-execution nonce on stdin; the program runs.
+ *    Tool calls, console output and the end of the program travel to the
+ *    host as nonce-authenticated lines on stdout; anything else the program
+ *    prints is a log line, and nothing it prints can pose as a frame.
+ * 5. Each call goes through the `call` of the options (the harness's), with
+ *    the arguments rebuilt as the program passed them, so that the harness's
+ *    interchange rules refuse what JSON cannot say, with its path. Calls run
+ *    concurrently.
+ *
+ * Lifecycle: a run owns its sandbox from the handover: it returns only after
+ * the sandbox's process has exited and every tool call it started has
+ * settled (a call is bounded by the harness's own deadlines), and it removes
+ * the sandbox's directory on every path. The runner owns the resident
+ * checker's Worker and the sandbox waiting for the next run; nothing starts
+ * before the first run or {@linkcode Runner.prepare}, and
+ * {@linkcode Runner.retire} aborts the runs in flight, waits for them, kills
+ * the waiting sandbox, removes its directory and terminates the checker.
+ *
+ * @module
+ */
+
+import {
+  type CheckerStats,
+  type CheckOutcome,
+  ResidentChecker,
+  type ScanOutcome,
+} from "./checker.ts";
+import { VIRTUAL_ROOT } from "./compiler/_protocol.ts";
+import type { ImportScan } from "./compiler/_scan.ts";
+import { explainDiagnostics } from "./_explain.ts";
+import { runSession } from "./_session.ts";
+import { type Sandbox, startSandbox } from "./_sandbox.ts";
+import {
+  CAP_SPECIFIER,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_MAX_CALLS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_RUN_MEMORY_MB,
+  DEFAULT_RUN_TIMEOUT_MS,
+  type Diagnostic,
+  MAX_PROGRAM_BYTES,
+  MIN_RUN_MEMORY_MB,
+  type RunModule,
+  type RunOptions,
+  type RunReport,
+} from "./run.ts";
+import { CAP_SOURCE } from "../_generated/sandbox_sources.ts";
+
+/** What a {@linkcode Runner} is built with. */
+export type RunnerOptions = {
+  /** Server name to its generated module; a program imports `./mcp/<segment>.ts`. */
+  modules: ReadonlyMap<string, RunModule>;
+  /** Carries one tool call; a harness passes its own `call`. */
+  call: RunOptions["call"];
+  /**
+   * Keep the next sandbox started ahead, waiting for a program (default
+   * `true`). A runner that never runs a program starts none.
+   */
+  warm?: boolean;
+  /**
+   * The heap cap of sandboxes started ahead, in MiB;
+   * {@linkcode DEFAULT_RUN_MEMORY_MB}. A run asking for another cap starts
+   * its own sandbox.
+   */
+  memoryMb?: number;
+  /** The Deno executable of the sandboxes; `Deno.execPath()` by default. */
+  denoExecutable?: string;
+  /**
+   * The folder each sandbox's temporary directory is made in (a `loom-run-`
+   * directory per sandbox, removed with it); the system's temporary folder
+   * by default.
+   */
+  tempDir?: string;
+  /**
+   * A checker made (and perhaps started) earlier, for instance while the
+   * servers started; the runner owns it from then on and retires it. A
+   * runner makes its own by default.
+   */
+  checker?: ResidentChecker;
+};
+
+/** Options of {@linkcode Runner.run}: those of {@linkcode runProgram} but the modules and the call. */
+export type RunnerRunOptions = Omit<RunOptions, "modules" | "call">;
+
+/** What a runner holds and has done, for reports and benchmarks. */
+export type RunnerStats = {
+  /** The resident checker. */
+  checker: CheckerStats;
+  /** Whether a sandbox is started ahead, waiting for a program. */
+  warm: boolean;
+  /** Runs started, and how many of them found a sandbox waiting. */
+  runs: number;
+  warmRuns: number;
+};
+
+const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
+const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
+  }
+  return value;
+}
+
+function memoryCap(value: number | undefined): number {
+  const memoryMb = positiveInteger("memoryMb", value, DEFAULT_RUN_MEMORY_MB);
+  if (memoryMb < MIN_RUN_MEMORY_MB) {
+    throw new RangeError(
+      `Cannot run the program: "memoryMb" is ${memoryMb}, less than ${MIN_RUN_MEMORY_MB}`,
+    );
+  }
+  return memoryMb;
+}
+
+function exportsOf(module: RunModule): string[] {
+  if (module.manifest !== undefined) return [...module.manifest.keys()];
+  return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
+    m[1] as string
+  );
+}
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+function nonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function report(outcome: RunReport["outcome"], limits: RunReport["limits"]): RunReport {
+  return { outcome, logs: [], calls: [], limits };
+}
+
+function aborted(limits: RunReport["limits"]): RunReport {
+  const message = "The run was aborted by its caller";
+  return report({ kind: "killed", reason: "aborted", message }, limits);
+}
+
+function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
+  return report({ kind: "rejected", diagnostics }, limits);
+}
+
+function checkerProblem(
+  what: string,
+  outcome: CheckOutcome | ScanOutcome,
+  timeoutMs: number,
+): Diagnostic {
+  const why = outcome.kind === "timed_out"
+    ? `it ran past ${timeoutMs} ms`
+    : outcome.kind === "too_large"
+    ? "it took more memory than the checker allows"
+    : outcome.kind === "unavailable"
+    ? outcome.message
+    : outcome.kind;
+  return { file: "program.ts", line: 1, column: 1, message: `Cannot ${what}: ${why}` };
+}
+
+/** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
+export class Runner {
+  readonly #bySegment = new Map<string, RunModule>();
+  readonly #call: RunOptions["call"];
+  readonly #warm: boolean;
+  readonly #memoryMb: number;
+  readonly #deno: string;
+  readonly #tempDir: string | undefined;
+  readonly #checker: ResidentChecker;
+  readonly #inflight = new Set<Promise<RunReport>>();
+  readonly #stop = new AbortController();
+  #waiting: Promise<Sandbox | undefined> | undefined;
+  #retired = false;
+  #runs = 0;
+  #warmRuns = 0;
+
+  /**
+   * Makes a runner for these modules. Starts nothing; throws `TypeError` for
+   * a module with an unusable segment or two modules sharing one.
+   *
+   * @example Run two programs, then retire
+   * ```ts ignore
+   * import { Runner } from "@loom/mcp";
+   * const runner = new Runner({ modules: harness.modules, call: harness.call });
+   * const first = await runner.run('export default 1 + 1;');
+   * const second = await runner.run('export default "warm";');
+   * await runner.retire();
+   * ```
+   */
+  constructor(options: RunnerOptions) {
+    if (typeof options?.call !== "function") {
+      throw new TypeError("Cannot run the program: options.call is not a function");
+    }
+    for (const [server, module] of options.modules) {
+      if (!SEGMENT.test(module.segment)) {
+        throw new TypeError(
+          `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
+        );
+      }
+      if (this.#bySegment.has(module.segment)) {
+        throw new TypeError(
+          `Cannot run the program: two servers share the segment "${module.segment}"`,
+        );
+      }
+      this.#bySegment.set(module.segment, module);
+    }
+    this.#call = options.call;
+    this.#warm = options.warm ?? true;
+    this.#memoryMb = memoryCap(options.memoryMb);
+    this.#deno = options.denoExecutable ?? Deno.execPath();
+    this.#tempDir = options.tempDir;
+    this.#checker = options.checker ?? new ResidentChecker();
+  }
+
+  /** Starts the checker and, when warm, the first sandbox now rather than at the first run. */
+  prepare(): void {
+    if (this.#retired) return;
+    this.#checker.start();
+    if (this.#warm) this.#waiting ??= this.#startAhead();
+    // A check of a program importing every module parses them all and warms
+    // the compiler's paths for imports, so the first real check is a warm one.
+    const imports = [...this.#bySegment.keys()].map((segment) => `import "./mcp/${segment}.ts";\n`);
+    this.#checker.check(this.#files(`${imports.join("")}export {};\n`), {
+      timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
+      signal: this.#stop.signal,
+    }).catch(() => {});
+  }
+
+  /** The checker's state, whether a sandbox waits, and how many runs found one. */
+  stats(): RunnerStats {
+    return {
+      checker: this.#checker.stats(),
+      warm: this.#waiting !== undefined,
+      runs: this.#runs,
+      warmRuns: this.#warmRuns,
+    };
+  }
+
+  /**
+   * Runs one program in a sandbox and reports its outcome, its logs, its
+   * tool calls and the limits it hit. Never throws for anything the program
+   * does; throws `TypeError` or `RangeError` only for bad options, and
+   * `TypeError` once the runner is retired.
+   */
+  async run(source: string, options: RunnerRunOptions = {}): Promise<RunReport> {
+    if (typeof source !== "string") {
+      throw new TypeError(`Cannot run the program: it is ${typeof source}, not a string`);
+    }
+    if (this.#retired) throw new TypeError("Cannot run the program: the runner is retired");
+    const limits: RunReport["limits"] = {
+      timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
+      memoryMb: memoryCap(options.memoryMb),
+      maxCalls: positiveInteger("maxCalls", options.maxCalls, DEFAULT_MAX_CALLS),
+      maxOutputBytes: positiveInteger(
+        "maxOutputBytes",
+        options.maxOutputBytes,
+        DEFAULT_MAX_OUTPUT_BYTES,
+      ),
+      hit: [],
+    };
+    const checkTimeoutMs = positiveInteger(
+      "checkTimeoutMs",
+      options.checkTimeoutMs,
+      DEFAULT_CHECK_TIMEOUT_MS,
+    );
+    this.#runs++;
+    // A UTF-8 text holds at least as many bytes as UTF-16 code units.
+    if (source.length > MAX_PROGRAM_BYTES || utf8Bytes(source) > MAX_PROGRAM_BYTES) {
+      return rejected([{
+        file: "program.ts",
+        line: 1,
+        column: 1,
+        message: `Cannot run the program: its source is larger than ${MAX_PROGRAM_BYTES} bytes ` +
+          `(at least ${source.length}); write a shorter program`,
+      }], limits);
+    }
+    const signal = options.signal === undefined
+      ? this.#stop.signal
+      : AbortSignal.any([options.signal, this.#stop.signal]);
+    const running = this.#run(source, {
+      limits,
+      checkTimeoutMs,
+      typeCheck: options.typeCheck ?? true,
+      signal,
+      deno: options.denoExecutable ?? this.#deno,
+      tempDir: options.tempDir ?? this.#tempDir,
+    });
+    this.#inflight.add(running);
+    try {
+      return await running;
+    } finally {
+      this.#inflight.delete(running);
+    }
+  }
+
+  /**
+   * Aborts the runs in flight and waits for them, kills the sandbox waiting
+   * for a program and removes its directory, and terminates the checker.
+   * Idempotent.
+   */
+  async retire(): Promise<void> {
+    this.#retired = true;
+    this.#stop.abort();
+    await Promise.allSettled([...this.#inflight]);
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    const sandbox = await waiting?.catch(() => undefined);
+    await Promise.all([sandbox?.dispose(), this.#checker.retire()]);
+  }
+
+  async #run(
+    source: string,
+    run: {
+      limits: RunReport["limits"];
+      checkTimeoutMs: number;
+      typeCheck: boolean;
+      signal: AbortSignal;
+      deno: string;
+      tempDir: string | undefined;
+    },
+  ): Promise<RunReport> {
+    const { limits, signal } = run;
+    if (signal.aborted) return aborted(limits);
+    const scanned = await this.#checker.scan(source, { timeoutMs: run.checkTimeoutMs, signal });
+    if (scanned.kind === "aborted") return aborted(limits);
+    if (scanned.kind !== "scanned") {
+      return rejected(
+        [checkerProblem("find the program's imports", scanned, run.checkTimeoutMs)],
+        limits,
+      );
+    }
+    const diagnostics = this.#gate(scanned.scan);
+    if (diagnostics.length > 0) return rejected(diagnostics, limits);
+
+    // A sandbox waiting with the same heap cap and executable is taken after
+    // the check passes; without one, a sandbox starts beside the check.
+    const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
+      run.tempDir === this.#tempDir;
+    let pending: Promise<Sandbox | undefined> | undefined;
+    if (!fits || this.#waiting === undefined) {
+      pending = this.#start(run.deno, limits.memoryMb, run.tempDir);
+      // Awaited below; a failure to start is the run's to report.
+      pending.catch(() => {});
+    }
+    let sandbox: Sandbox | undefined;
+    try {
+      if (run.typeCheck) {
+        const checked = await this.#checker.check(this.#files(source), {
+          timeoutMs: run.checkTimeoutMs,
+          signal,
+        });
+        if (checked.kind === "aborted") return aborted(limits);
+        if (checked.kind === "failed") return rejected(this.#explain(checked.diagnostics), limits);
+        if (checked.kind !== "passed") {
+          return rejected(
+            [checkerProblem("type-check the program", checked, run.checkTimeoutMs)],
+            limits,
+          );
+        }
+      }
+      if (signal.aborted) return aborted(limits);
+      sandbox = await (pending ?? this.#takeWaiting());
+      if (sandbox === undefined) {
+        sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
+      }
+      if (fits) this.#waiting ??= this.#startAhead();
+      await sandbox.hand(source);
+      const session = await runSession({
+        child: sandbox.child,
+        nonce: nonce(),
+        rootUrl: sandbox.rootUrl,
+        rootPath: sandbox.rootPath,
+        call: this.#call,
+        timeoutMs: limits.timeoutMs,
+        memoryMb: limits.memoryMb,
+        maxCalls: limits.maxCalls,
+        maxOutputBytes: limits.maxOutputBytes,
+        signal,
+      });
+      const { outcome } = session;
+      if (
+        outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted"
+      ) {
+        limits.hit.push(outcome.reason);
+      }
+      return { outcome, logs: session.logs, calls: session.calls, limits };
+    } finally {
+      if (sandbox === undefined && pending !== undefined) {
+        sandbox = await pending.catch(() => undefined);
+      }
+      await sandbox?.dispose();
+    }
+  }
+
+  /** The build root the checker sees for `program`: it, `cap.ts` and every module. */
+  #files(program: string): [string, string][] {
+    const files: [string, string][] = [["program.ts", program], ["cap.ts", CAP_SOURCE]];
+    for (const [segment, module] of this.#bySegment) {
+      files.push([`mcp/${segment}.ts`, module.source]);
+    }
+    return files;
+  }
+
+  /** The scan's problems, then every import that is not a module of this runner. */
+  #gate(scan: ImportScan): Diagnostic[] {
+    const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
+      file: "program.ts",
+      ...problem,
+    }));
+    for (const { specifier, line, column } of scan.imports) {
+      if (specifier === CAP_SPECIFIER) continue;
+      const segment = MODULE_PATH.exec(specifier)?.[1];
+      if (segment !== undefined && this.#bySegment.has(segment)) continue;
+      const known = [...this.#bySegment.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
+      diagnostics.push({
+        file: "program.ts",
+        line,
+        column,
+        message: segment !== undefined
+          ? `Cannot import "${specifier}": no server of this harness has that module ` +
+            `(available: ${known || "none"})`
+          : `Cannot import "${specifier}": a program may import only its servers' modules ` +
+            `(${known || "none"}) and "${CAP_SPECIFIER}"`,
+      });
+    }
+    return diagnostics;
+  }
+
+  /** The sandbox waiting for a program, if it is still usable; the caller owns it. */
+  async #takeWaiting(): Promise<Sandbox | undefined> {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    const sandbox = await waiting?.catch(() => undefined);
+    if (sandbox === undefined) return undefined;
+    if (sandbox.usable) {
+      this.#warmRuns++;
+      return sandbox;
+    }
+    await sandbox.dispose();
+    return undefined;
+  }
+
+  /** Diagnostics for the model: a missing export named with the closest ones of its module. */
+  #explain(diagnostics: Diagnostic[]): Diagnostic[] {
+    const exports = new Map(
+      [...this.#bySegment].map(([segment, module]) => [segment, exportsOf(module)]),
+    );
+    // The checker's virtual root; its paths already come relative.
+    return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
+  }
+
+  #start(deno: string, memoryMb: number, tempDir: string | undefined): Promise<Sandbox> {
+    const modules = new Map(
+      [...this.#bySegment].map(([segment, module]) => [segment, module.source]),
+    );
+    return startSandbox({
+      deno,
+      memoryMb,
+      modules,
+      capSpecifier: CAP_SPECIFIER,
+      tempDir,
+    });
+  }
+
+  /** Starts the next sandbox ahead; a failure leaves none waiting (the next run starts its own). */
+  #startAhead(): Promise<Sandbox | undefined> {
+    return this.#start(this.#deno, this.#memoryMb, this.#tempDir).then(
+      (sandbox) => {
+        if (!this.#retired) return sandbox;
+        return sandbox.dispose().then(() => undefined);
+      },
+      () => undefined,
+    );
+  }
+}
+
+/**
+ * Runs one program in a sandbox of its own and reports its outcome, its
+ * logs, its tool calls and the limits it hit: a {@linkcode Runner} made for
+ * this one run, retired before it returns. Never throws for anything the
+ * program does; throws `TypeError` or `RangeError` only for bad options.
+ *
+ * @example Run a program against one server
+ * ```ts ignore
+ * import { runProgram } from "@loom/mcp";
+ * const report = await runProgram(
+ *   'import { echo } from "./mcp/echo.ts";\nexport default (await echo({ text: "hi" })).text;',
+ *   { modules: harness.modules, call: harness.call },
+ * );
+ * if (report.outcome.kind === "returned") console.log(report.outcome.value);
+ * ```
+ */
+export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
+  const { modules, call, ...rest } = options ?? {};
+  const runner = new Runner({ modules, call, warm: false });
+  try {
+    return await runner.run(source, rest);
+  } finally {
+    await runner.retire();
+  }
+}
