@@ -24,7 +24,7 @@
  */
 
 import { type CheckerReply, decodeReply, type Diagnostic } from "./compiler/_protocol.ts";
-import type { ImportScan } from "./compiler/_scan.ts";
+import type { ImportScan } from "./compiler/_protocol.ts";
 
 /** The most heap the checker's Worker may keep between checks: 768 MiB. */
 export const MAX_CHECKER_HEAP_BYTES = 768 * 1024 * 1024;

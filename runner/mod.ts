@@ -27,4 +27,4 @@ export {
   ResidentChecker,
   type ScanOutcome,
 } from "./checker.ts";
-export type { ImportProblem, ImportScan, NamedImport } from "./compiler/_scan.ts";
+export type { ImportProblem, ImportScan, NamedImport } from "./compiler/_protocol.ts";

@@ -52,15 +52,19 @@
  * @module
  */
 
+import { type CheckerStats, ResidentChecker } from "./checker.ts";
 import {
-  type CheckerStats,
-  type CheckOutcome,
-  ResidentChecker,
-  type ScanOutcome,
-} from "./checker.ts";
-import { VIRTUAL_ROOT } from "./compiler/_protocol.ts";
-import type { ImportScan } from "./compiler/_scan.ts";
-import { explainDiagnostics } from "./_explain.ts";
+  aborted,
+  bySegment,
+  checkerProblem,
+  explain,
+  gateImports,
+  memoryCap,
+  nonce,
+  oversize,
+  positiveInteger,
+  rejected,
+} from "./_admission.ts";
 import { runSession } from "./_session.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import {
@@ -68,11 +72,7 @@ import {
   DEFAULT_CHECK_TIMEOUT_MS,
   DEFAULT_MAX_CALLS,
   DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_RUN_MEMORY_MB,
   DEFAULT_RUN_TIMEOUT_MS,
-  type Diagnostic,
-  MAX_PROGRAM_BYTES,
-  MIN_RUN_MEMORY_MB,
   type RunModule,
   type RunOptions,
   type RunReport,
@@ -92,7 +92,7 @@ export type RunnerOptions = {
   warm?: boolean;
   /**
    * The heap cap of sandboxes started ahead, in MiB;
-   * {@linkcode DEFAULT_RUN_MEMORY_MB}. A run asking for another cap starts
+   * `DEFAULT_RUN_MEMORY_MB`. A run asking for another cap starts
    * its own sandbox.
    */
   memoryMb?: number;
@@ -126,74 +126,9 @@ export type RunnerStats = {
   warmRuns: number;
 };
 
-const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
-const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
-  }
-  return value;
-}
-
-function memoryCap(value: number | undefined): number {
-  const memoryMb = positiveInteger("memoryMb", value, DEFAULT_RUN_MEMORY_MB);
-  if (memoryMb < MIN_RUN_MEMORY_MB) {
-    throw new RangeError(
-      `Cannot run the program: "memoryMb" is ${memoryMb}, less than ${MIN_RUN_MEMORY_MB}`,
-    );
-  }
-  return memoryMb;
-}
-
-function exportsOf(module: RunModule): string[] {
-  if (module.manifest !== undefined) return [...module.manifest.keys()];
-  return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
-    m[1] as string
-  );
-}
-
-function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
-
-function nonce(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-function report(outcome: RunReport["outcome"], limits: RunReport["limits"]): RunReport {
-  return { outcome, logs: [], calls: [], limits };
-}
-
-function aborted(limits: RunReport["limits"]): RunReport {
-  const message = "The run was aborted by its caller";
-  return report({ kind: "killed", reason: "aborted", message }, limits);
-}
-
-function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
-  return report({ kind: "rejected", diagnostics }, limits);
-}
-
-function checkerProblem(
-  what: string,
-  outcome: CheckOutcome | ScanOutcome,
-  timeoutMs: number,
-): Diagnostic {
-  const why = outcome.kind === "timed_out"
-    ? `it ran past ${timeoutMs} ms`
-    : outcome.kind === "too_large"
-    ? "it took more memory than the checker allows"
-    : outcome.kind === "unavailable"
-    ? outcome.message
-    : outcome.kind;
-  return { file: "program.ts", line: 1, column: 1, message: `Cannot ${what}: ${why}` };
-}
-
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
-  readonly #bySegment = new Map<string, RunModule>();
+  readonly #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -224,19 +159,7 @@ export class Runner {
     if (typeof options?.call !== "function") {
       throw new TypeError("Cannot run the program: options.call is not a function");
     }
-    for (const [server, module] of options.modules) {
-      if (!SEGMENT.test(module.segment)) {
-        throw new TypeError(
-          `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
-        );
-      }
-      if (this.#bySegment.has(module.segment)) {
-        throw new TypeError(
-          `Cannot run the program: two servers share the segment "${module.segment}"`,
-        );
-      }
-      this.#bySegment.set(module.segment, module);
-    }
+    this.#bySegment = bySegment(options.modules);
     this.#call = options.call;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -297,16 +220,8 @@ export class Runner {
       DEFAULT_CHECK_TIMEOUT_MS,
     );
     this.#runs++;
-    // A UTF-8 text holds at least as many bytes as UTF-16 code units.
-    if (source.length > MAX_PROGRAM_BYTES || utf8Bytes(source) > MAX_PROGRAM_BYTES) {
-      return rejected([{
-        file: "program.ts",
-        line: 1,
-        column: 1,
-        message: `Cannot run the program: its source is larger than ${MAX_PROGRAM_BYTES} bytes ` +
-          `(at least ${source.length}); write a shorter program`,
-      }], limits);
-    }
+    const tooLarge = oversize(source);
+    if (tooLarge !== undefined) return rejected([tooLarge], limits);
     const signal = options.signal === undefined
       ? this.#stop.signal
       : AbortSignal.any([options.signal, this.#stop.signal]);
@@ -362,7 +277,7 @@ export class Runner {
         limits,
       );
     }
-    const diagnostics = this.#gate(scanned.scan);
+    const diagnostics = gateImports(scanned.scan, this.#bySegment);
     if (diagnostics.length > 0) return rejected(diagnostics, limits);
 
     // A sandbox waiting with the same heap cap and executable is taken after
@@ -383,7 +298,9 @@ export class Runner {
           signal,
         });
         if (checked.kind === "aborted") return aborted(limits);
-        if (checked.kind === "failed") return rejected(this.#explain(checked.diagnostics), limits);
+        if (checked.kind === "failed") {
+          return rejected(explain(checked.diagnostics, this.#bySegment), limits);
+        }
         if (checked.kind !== "passed") {
           return rejected(
             [checkerProblem("type-check the program", checked, run.checkTimeoutMs)],
@@ -434,31 +351,6 @@ export class Runner {
     return files;
   }
 
-  /** The scan's problems, then every import that is not a module of this runner. */
-  #gate(scan: ImportScan): Diagnostic[] {
-    const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
-      file: "program.ts",
-      ...problem,
-    }));
-    for (const { specifier, line, column } of scan.imports) {
-      if (specifier === CAP_SPECIFIER) continue;
-      const segment = MODULE_PATH.exec(specifier)?.[1];
-      if (segment !== undefined && this.#bySegment.has(segment)) continue;
-      const known = [...this.#bySegment.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
-      diagnostics.push({
-        file: "program.ts",
-        line,
-        column,
-        message: segment !== undefined
-          ? `Cannot import "${specifier}": no server of this harness has that module ` +
-            `(available: ${known || "none"})`
-          : `Cannot import "${specifier}": a program may import only its servers' modules ` +
-            `(${known || "none"}) and "${CAP_SPECIFIER}"`,
-      });
-    }
-    return diagnostics;
-  }
-
   /** The sandbox waiting for a program, if it is still usable; the caller owns it. */
   async #takeWaiting(): Promise<Sandbox | undefined> {
     const waiting = this.#waiting;
@@ -471,15 +363,6 @@ export class Runner {
     }
     await sandbox.dispose();
     return undefined;
-  }
-
-  /** Diagnostics for the model: a missing export named with the closest ones of its module. */
-  #explain(diagnostics: Diagnostic[]): Diagnostic[] {
-    const exports = new Map(
-      [...this.#bySegment].map(([segment, module]) => [segment, exportsOf(module)]),
-    );
-    // The checker's virtual root; its paths already come relative.
-    return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
   }
 
   #start(deno: string, memoryMb: number, tempDir: string | undefined): Promise<Sandbox> {

@@ -8,10 +8,18 @@
  */
 
 import { err, ok, type Result } from "../../codec/result.ts";
-import type { ImportProblem, ImportScan, NamedImport } from "./_scan.ts";
 
 /** Where the build root lives in the compiler's virtual file system. */
 export const VIRTUAL_ROOT = "/sandbox/";
+
+/** One module specifier a program names, with where it is (1-based). */
+export type NamedImport = { specifier: string; line: number; column: number };
+
+/** A construct the runner refuses, with where it is (1-based). */
+export type ImportProblem = { line: number; column: number; message: string };
+
+/** What a program imports, and what it does that the runner refuses. */
+export type ImportScan = { imports: NamedImport[]; problems: ImportProblem[] };
 
 /** One problem found before a program runs, at a 1-based line and column of `file`. */
 export type Diagnostic = {

@@ -17,15 +17,9 @@
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
 import { parse } from "./_host.ts";
+import type { ImportProblem, ImportScan, NamedImport } from "./_protocol.ts";
 
-/** One module specifier a program names, with where it is (1-based). */
-export type NamedImport = { specifier: string; line: number; column: number };
-
-/** A construct the runner refuses, with where it is (1-based). */
-export type ImportProblem = { line: number; column: number; message: string };
-
-/** What a program imports, and what it does that the runner refuses. */
-export type ImportScan = { imports: NamedImport[]; problems: ImportProblem[] };
+export type { ImportProblem, ImportScan, NamedImport };
 
 const PRAGMA = /@(?:ts-types|deno-types|jsxImportSource(?:Types)?)\b/;
 const TRIPLE_SLASH = /^\/\/\/\s*<(?:reference|amd-module|amd-dependency)\b/;

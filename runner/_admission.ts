@@ -1,0 +1,168 @@
+/**
+ * What a run is admitted with: its options checked into limits, the modules
+ * checked into segments, the imports a program may have (the gate over the
+ * checker's scan), and the diagnostics a run is rejected with. Private to
+ * the runner; all pure but `nonce`.
+ *
+ * @module
+ */
+
+import type { ImportScan } from "./compiler/_protocol.ts";
+import { VIRTUAL_ROOT } from "./compiler/_protocol.ts";
+import type { CheckOutcome, ScanOutcome } from "./checker.ts";
+import { explainDiagnostics } from "./_explain.ts";
+import {
+  CAP_SPECIFIER,
+  DEFAULT_RUN_MEMORY_MB,
+  type Diagnostic,
+  MAX_PROGRAM_BYTES,
+  MIN_RUN_MEMORY_MB,
+  type RunModule,
+  type RunReport,
+} from "./run.ts";
+
+const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
+const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
+
+/** A positive integer option, or its default; anything else is caller misuse. */
+export function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
+  }
+  return value;
+}
+
+/** The heap cap option, or its default; below the least is caller misuse. */
+export function memoryCap(value: number | undefined): number {
+  const memoryMb = positiveInteger("memoryMb", value, DEFAULT_RUN_MEMORY_MB);
+  if (memoryMb < MIN_RUN_MEMORY_MB) {
+    throw new RangeError(
+      `Cannot run the program: "memoryMb" is ${memoryMb}, less than ${MIN_RUN_MEMORY_MB}`,
+    );
+  }
+  return memoryMb;
+}
+
+function exportsOf(module: RunModule): string[] {
+  if (module.manifest !== undefined) return [...module.manifest.keys()];
+  return [...module.source.matchAll(/^export function ([A-Za-z_][A-Za-z0-9_]*)\(/gm)].map((m) =>
+    m[1] as string
+  );
+}
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** A fresh per-execution nonce: 32 hex digits. */
+export function nonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function report(outcome: RunReport["outcome"], limits: RunReport["limits"]): RunReport {
+  return { outcome, logs: [], calls: [], limits };
+}
+
+/** The report of a run aborted before it ran. */
+export function aborted(limits: RunReport["limits"]): RunReport {
+  const message = "The run was aborted by its caller";
+  return report({ kind: "killed", reason: "aborted", message }, limits);
+}
+
+/** The report of a run rejected before it ran. */
+export function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
+  return report({ kind: "rejected", diagnostics }, limits);
+}
+
+/** The one diagnostic of a scan or check that gave no verdict. */
+export function checkerProblem(
+  what: string,
+  outcome: CheckOutcome | ScanOutcome,
+  timeoutMs: number,
+): Diagnostic {
+  const why = outcome.kind === "timed_out"
+    ? `it ran past ${timeoutMs} ms`
+    : outcome.kind === "too_large"
+    ? "it took more memory than the checker allows"
+    : outcome.kind === "unavailable"
+    ? outcome.message
+    : outcome.kind;
+  return { file: "program.ts", line: 1, column: 1, message: `Cannot ${what}: ${why}` };
+}
+
+/**
+ * Each module by its segment; throws `TypeError` for an unusable segment or
+ * two modules sharing one.
+ */
+export function bySegment(modules: ReadonlyMap<string, RunModule>): Map<string, RunModule> {
+  const out = new Map<string, RunModule>();
+  for (const [server, module] of modules) {
+    if (!SEGMENT.test(module.segment)) {
+      throw new TypeError(
+        `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
+      );
+    }
+    if (out.has(module.segment)) {
+      throw new TypeError(
+        `Cannot run the program: two servers share the segment "${module.segment}"`,
+      );
+    }
+    out.set(module.segment, module);
+  }
+  return out;
+}
+
+/** The rejection of a source past {@linkcode MAX_PROGRAM_BYTES}, if it is. */
+export function oversize(source: string): Diagnostic | undefined {
+  // A UTF-8 text holds at least as many bytes as UTF-16 code units.
+  if (source.length <= MAX_PROGRAM_BYTES && utf8Bytes(source) <= MAX_PROGRAM_BYTES) {
+    return undefined;
+  }
+  return {
+    file: "program.ts",
+    line: 1,
+    column: 1,
+    message: `Cannot run the program: its source is larger than ${MAX_PROGRAM_BYTES} bytes ` +
+      `(at least ${source.length}); write a shorter program`,
+  };
+}
+
+/** The scan's problems, then every import that is not one of `modules` or the cap. */
+export function gateImports(
+  scan: ImportScan,
+  modules: ReadonlyMap<string, RunModule>,
+): Diagnostic[] {
+  const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
+    file: "program.ts",
+    ...problem,
+  }));
+  for (const { specifier, line, column } of scan.imports) {
+    if (specifier === CAP_SPECIFIER) continue;
+    const segment = MODULE_PATH.exec(specifier)?.[1];
+    if (segment !== undefined && modules.has(segment)) continue;
+    const known = [...modules.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
+    diagnostics.push({
+      file: "program.ts",
+      line,
+      column,
+      message: segment !== undefined
+        ? `Cannot import "${specifier}": no server of this harness has that module ` +
+          `(available: ${known || "none"})`
+        : `Cannot import "${specifier}": a program may import only its servers' modules ` +
+          `(${known || "none"}) and "${CAP_SPECIFIER}"`,
+    });
+  }
+  return diagnostics;
+}
+
+/** Diagnostics for the model: a missing export named with the closest ones of its module. */
+export function explain(
+  diagnostics: Diagnostic[],
+  modules: ReadonlyMap<string, RunModule>,
+): Diagnostic[] {
+  const exports = new Map([...modules].map(([segment, module]) => [segment, exportsOf(module)]));
+  // The checker's virtual root; its paths already come relative.
+  return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
+}
