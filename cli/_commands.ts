@@ -2,10 +2,9 @@
 // goes to a person (results on stdout, progress and errors on stderr); with
 // --json, one JSON document on stdout carries the same data.
 
-import { isJsonObject, type JsonObject, parseJson, stringifyJson } from "../codec/json.ts";
+import { stringifyJson } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { quote } from "../codec/quote.ts";
-import { err, ok, type Result } from "../codec/result.ts";
 import type { Harness, ServerReport } from "../client/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
@@ -17,15 +16,7 @@ import {
   withHarness,
 } from "./_session.ts";
 import { notes, type Source } from "./_source.ts";
-import {
-  oneLine,
-  printable,
-  renderResult,
-  retirementRow,
-  seconds,
-  table,
-  tailLines,
-} from "./_render.ts";
+import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
 
 /** Exit status when everything worked. */
 export const EXIT_OK = 0;
@@ -36,6 +27,21 @@ export const EXIT_USAGE = 2;
 
 type FailedReport = ServerReport & { state: "failed" };
 type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;
+
+/**
+ * Says why a command failed: one line on stderr and, with --json, the
+ * document `{ "ok": false, "error": { kind, message } }` on stdout, so that a
+ * program reading stdout always gets one document. Returns `status`.
+ */
+export function fail(
+  json: boolean,
+  error: { kind: string; message: string },
+  status: number,
+): number {
+  console.error(`error: ${error.message}`);
+  if (json) printJson({ ok: false, error });
+  return status;
+}
 
 /** Prints one JSON document on stdout. */
 export function printJson(value: unknown): void {
@@ -129,7 +135,18 @@ function catalogJson(source: Source): Record<string, unknown> {
   };
 }
 
-function showFailures(harness: Harness): number {
+/** The --json error of a command whose server failed at boot. */
+export function failedJson(harness: Harness): Record<string, unknown> {
+  const failed = [...harness.reports.values()].filter((report) => report.state === "failed");
+  return {
+    kind: "server_failed",
+    message: failed.map((report) => `${report.name}: ${report.message}`).join("; "),
+    servers: failed.map(reportJson),
+  };
+}
+
+/** Prints each server that failed at boot, with its stderr; returns how many. */
+export function showFailures(harness: Harness): number {
   let failed = 0;
   for (const report of harness.reports.values()) {
     if (report.state === "failed") {
@@ -226,7 +243,9 @@ export async function tools(
   command: Command<"tools">,
   doing: Doing,
 ): Promise<number> {
-  const specs = command.server === undefined ? source.specs : pick(source, command.server);
+  const specs = command.server === undefined
+    ? source.specs
+    : pick(source, command.server, command.json);
   if (specs === undefined) return EXIT_USAGE;
   return await withHarness(specs, doing, (harness) => {
     const failed = showFailures(harness);
@@ -296,12 +315,13 @@ export async function moduleOf(
   command: Command<"module">,
   doing: Doing,
 ): Promise<number> {
-  const specs = pick(source, command.server);
+  const specs = pick(source, command.server, command.json);
   if (specs === undefined) return EXIT_USAGE;
   return await withHarness(specs, doing, (harness) => {
     const generated = harness.modules.get(command.server);
     if (generated === undefined) {
       showFailures(harness);
+      if (command.json) printJson({ ok: false, error: failedJson(harness) });
       return EXIT_FAILED;
     }
     if (command.json) {
@@ -313,112 +333,17 @@ export async function moduleOf(
   }, progress(command, source));
 }
 
-/** `call <server> <tool> [args]`: one tool call and its output. */
-export async function call(
-  source: Source,
-  command: Command<"call">,
-  doing: Doing,
-): Promise<number> {
-  const args = callArguments(command.args);
-  if (!args.ok) {
-    console.error(`error: ${args.error}`);
-    return EXIT_USAGE;
-  }
-  const specs = pick(source, command.server);
-  if (specs === undefined) return EXIT_USAGE;
-  return await withHarness(specs, doing, async (harness) => {
-    if (showFailures(harness) > 0) return EXIT_FAILED;
-    doing.now = `calling ${command.tool} of ${command.server}`;
-    if (!command.json) console.error(`${doing.now}…`);
-    const result = await harness.call(command.server, command.tool, args.value);
-    // After Ctrl-C the call ends because its server is being retired: nothing to say.
-    if (doing.interrupted === true) return EXIT_FAILED;
-    if (!result.ok) {
-      const error = result.error;
-      if (error.kind === "unknown_tool") {
-        const report = harness.reports.get(command.server);
-        const names = report?.state === "ready"
-          ? report.tools.map((tool) => tool.name).sort().join(", ")
-          : "";
-        const guess = error.suggestions.length === 0
-          ? ""
-          : ` (did you mean ${error.suggestions.join(" or ")}?)`;
-        console.error(
-          `error: server ${quote(command.server)} has no tool ${quote(command.tool)}${guess}; ` +
-            `its tools: ${oneLine(names === "" ? "none" : names, 600)}`,
-        );
-        return EXIT_USAGE;
-      }
-      if (error.kind === "task_required") {
-        console.error(`error: ${oneLine(error.message, 400)}; it is left out of the surface too`);
-        return EXIT_USAGE;
-      }
-      const tail = "stderrTail" in error ? tailLines(error.stderrTail, 1)[0] : undefined;
-      console.error(
-        `error: ${oneLine(error.message, 400)}` +
-          (tail === undefined ? "" : `; the server's stderr ends with: ${tail}`),
-      );
-      return EXIT_FAILED;
-    }
-    if (command.json) {
-      printJson({ server: command.server, tool: command.tool, result: result.value });
-    } else {
-      console.log(renderResult(result.value));
-    }
-    if (result.value.isError === true) {
-      console.error(
-        `error: tool ${quote(command.tool)} of ${quote(command.server)} reported a failure ` +
-          `(isError); its output is ${command.json ? "in the document" : "above"}`,
-      );
-      return EXIT_FAILED;
-    }
-    return EXIT_OK;
-  }, progress(command, source));
-}
-
-const PAIR = /^([^=\s]+)=([\s\S]*)$/;
-
-/**
- * A call's arguments: none (`{}`), one JSON object, or `key=value` pairs
- * whose values are JSON when they parse as JSON, else strings.
- */
-export function callArguments(args: readonly string[]): Result<JsonObject, string> {
-  const [first] = args;
-  if (first === undefined) return ok({});
-  if (args.length === 1 && !PAIR.test(first)) {
-    const parsed = parseJson(first);
-    if (parsed.ok && isJsonObject(parsed.value)) return ok(parsed.value);
-    const why = parsed.ok
-      ? "are not a JSON object"
-      : `are not JSON (${oneLine(parsed.error.message.replace(/^Cannot parse JSON /, ""), 120)})`;
-    return err(
-      `the arguments ${quote(oneLine(first, 60))} ${why}; ` +
-        `pass one quoted JSON object, as in '{"text": "hi"}', or key=value pairs`,
-    );
-  }
-  const object: JsonObject = Object.create(null);
-  for (const arg of args) {
-    const pair = PAIR.exec(arg);
-    if (pair === null) {
-      return err(
-        `the argument ${quote(oneLine(arg, 60))} is not key=value; write each as key=value`,
-      );
-    }
-    const [, key = "", text = ""] = pair;
-    if (Object.hasOwn(object, key)) return err(`the key ${quote(key)} is given twice; keep one`);
-    const value = parseJson(text);
-    object[key] = value.ok ? value.value : text;
-  }
-  return ok(object);
-}
-
-function pick(source: Source, server: string): Source["specs"] | undefined {
+/** The spec of one server of the source; `undefined` (after saying why) when there is none. */
+export function pick(source: Source, server: string, json: boolean): Source["specs"] | undefined {
   const spec = source.specs.find((candidate) => candidate.name === server);
   if (spec === undefined) {
     const known = source.specs.length === 0
       ? "it lists none"
       : `its servers: ${source.specs.map((s) => s.name).join(", ")}`;
-    console.error(`error: no server ${quote(server)} in ${printable(source.origin)}; ${known}`);
+    fail(json, {
+      kind: "unknown_server",
+      message: `no server ${quote(server)} in ${printable(source.origin)}; ${known}`,
+    }, EXIT_USAGE);
     return undefined;
   }
   return [spec];

@@ -29,12 +29,13 @@
 
 import { oneLine } from "./_render.ts";
 import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
+import { call } from "./_call.ts";
 import {
-  call,
   check,
   EXIT_FAILED,
   EXIT_OK,
   EXIT_USAGE,
+  fail,
   moduleOf,
   progress,
   surface,
@@ -76,15 +77,13 @@ export async function main(args: string[]): Promise<number> {
   if (command.command === "run") {
     const read = await readProgram(command.program);
     if ("error" in read) {
-      console.error(`error: ${read.error}`);
-      return EXIT_USAGE;
+      return fail(command.json, { kind: "usage", message: read.error }, EXIT_USAGE);
     }
     program = read.source;
   }
   const source = await serversOf(command);
   if (!source.ok) {
-    console.error(`error: ${oneLine(source.error, 400)}`);
-    return EXIT_USAGE;
+    return fail(command.json, { kind: "catalog", message: oneLine(source.error, 400) }, EXIT_USAGE);
   }
   const doing: Doing = { now: "reading the catalog" };
   // One case per command of the table in _args.ts.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseArgs, USAGE } from "../../cli/_args.ts";
-import { callArguments } from "../../cli/_commands.ts";
+import { callArguments } from "../../cli/_call.ts";
 import { splitWords } from "../../cli/_source.ts";
 
 Deno.test("parseArgs() reads options anywhere and pairs each --name with its --stdio", async (t) => {

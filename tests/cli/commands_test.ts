@@ -239,3 +239,35 @@ Deno.test("Ctrl-C while servers start says so; a second Ctrl-C stops at once wit
     /^error: interrupted again: stopping now; every server is killed on the way out$/m,
   );
 });
+
+Deno.test("with --json a failing command still prints one document, saying why", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-cli-json-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/.mcp.json`,
+      JSON.stringify({ mcpServers: { echo: echoEntry } }),
+    );
+    const [noTool, noServer, badArgs] = await Promise.all([
+      cli(dir, "call", "echo", "nope", "--json"),
+      cli(dir, "module", "nope", "--json"),
+      cli(dir, "call", "echo", "echo", "[1]", "--json"),
+    ]);
+    const cases: [Run, string][] = [
+      [noTool, "unknown_tool"],
+      [noServer, "unknown_server"],
+      [badArgs, "invalid_arguments"],
+    ];
+    for (const [run, kind] of cases) {
+      assert.equal(run.code, 2, run.stderr);
+      const document = JSON.parse(run.stdout);
+      assert.equal(document.ok, false);
+      assert.equal(document.error.kind, kind);
+      assert.equal(
+        `error: ${document.error.message}\n`,
+        run.stderr.slice(run.stderr.lastIndexOf("error: ")),
+      );
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
