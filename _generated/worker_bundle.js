@@ -1756,6 +1756,14 @@ function withAttempts(failure, attempts) {
   };
 }
 __name(withAttempts, "withAttempts");
+function correctedVersion(answer2, plan) {
+  if (answer2.ok || answer2.error.kind !== "server_error") return void 0;
+  const { code, data } = answer2.error.error;
+  if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return void 0;
+  const supported = Array.isArray(data.supported) ? data.supported : [];
+  return plan.modern.find((version) => supported.includes(version));
+}
+__name(correctedVersion, "correctedVersion");
 async function runStart(plan, io) {
   const context = /* @__PURE__ */ __name((timeoutMs2) => ({
     name: io.name,
@@ -1767,11 +1775,16 @@ async function runStart(plan, io) {
   ];
   const modern = plan.modern[0];
   if (modern !== void 0) {
-    const timeoutMs2 = probeDeadline(plan, io.remaining());
-    const params = frameText({
-      _meta: requestMeta(modern, io.clientInfo)
-    }).slice(0, -1);
-    const answer3 = await io.request(DISCOVER_METHOD, params, timeoutMs2);
+    const probe = /* @__PURE__ */ __name((version2) => frameText({
+      _meta: requestMeta(version2, io.clientInfo)
+    }), "probe");
+    let timeoutMs2 = probeDeadline(plan, io.remaining());
+    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
+    const corrected = correctedVersion(answer3, plan);
+    if (corrected !== void 0) {
+      timeoutMs2 = probeDeadline(plan, io.remaining());
+      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
+    }
     const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
     if (verdict.kind === "modern") {
       const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);

@@ -333,6 +333,22 @@ export function withAttempts(failure: StartFailure, attempts: StartAttempt[]): S
   return { ...failure, message: `${failure.message} (tried before it: ${before})`, attempts: all };
 }
 
+/**
+ * The version to probe with again after an unsupported-version refusal
+ * (-32022) that lists a stateless-era version this client offers: the
+ * newest of them.
+ */
+export function correctedVersion(
+  answer: Result<JsonValue, ClientError>,
+  plan: EraPlan,
+): string | undefined {
+  if (answer.ok || answer.error.kind !== "server_error") return undefined;
+  const { code, data } = answer.error.error;
+  if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return undefined;
+  const supported = Array.isArray(data.supported) ? data.supported : [];
+  return plan.modern.find((version) => supported.includes(version));
+}
+
 /** What a start needs of the machine that runs it. */
 export type StartIo = {
   /** The server's name, for messages. */
@@ -382,9 +398,16 @@ export async function runStart(plan: EraPlan, io: StartIo): Promise<StartOutcome
   const attempts: StartAttempt[] = [...io.priorAttempts];
   const modern = plan.modern[0];
   if (modern !== undefined) {
-    const timeoutMs = probeDeadline(plan, io.remaining());
-    const params = frameText({ _meta: requestMeta(modern, io.clientInfo) }).slice(0, -1);
-    const answer = await io.request(DISCOVER_METHOD, params, timeoutMs);
+    const probe = (version: string) => frameText({ _meta: requestMeta(version, io.clientInfo) });
+    let timeoutMs = probeDeadline(plan, io.remaining());
+    let answer = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs);
+    // A refused version whose refusal lists one offered is asked again, once,
+    // with it (even the same one: the server said which it serves).
+    const corrected = correctedVersion(answer, plan);
+    if (corrected !== undefined) {
+      timeoutMs = probeDeadline(plan, io.remaining());
+      answer = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs);
+    }
     const verdict = judgeDiscover(answer, plan, context(timeoutMs));
     if (verdict.kind === "modern") {
       const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);

@@ -1,0 +1,90 @@
+// The client under test of the MCP conformance suite's client scenarios: the
+// suite runs this with the scenario's server URL as the last argument and
+// the scenario and protocol version in MCP_CONFORMANCE_SCENARIO and
+// MCP_CONFORMANCE_PROTOCOL_VERSION. It connects as a harness would (one
+// remote server, its era pinned to the version's era, that version offered
+// first), lists the tools, calls each with arguments made from its input
+// schema, and retires the server. It says what happened on stderr and exits
+// 0 when every step worked.
+
+import { Census } from "../../client/census.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
+import { eraOf, isSupportedVersion, SUPPORTED_VERSIONS } from "../../codec/protocol.ts";
+
+const url = Deno.args.at(-1) ?? "";
+const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
+const wanted = Deno.env.get("MCP_CONFORMANCE_PROTOCOL_VERSION") ?? "2025-11-25";
+const version = isSupportedVersion(wanted) ? wanted : "2025-11-25";
+const era = eraOf(version);
+const versions = [version, ...SUPPORTED_VERSIONS.filter((v) => v !== version && eraOf(v) === era)];
+
+/** An argument of each property's type, from a tool's input schema. */
+function argumentsFor(schema: JsonValue): JsonObject {
+  const args: JsonObject = {};
+  const properties = typeof schema === "object" && schema !== null && !Array.isArray(schema)
+    ? schema.properties
+    : undefined;
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) {
+    return args;
+  }
+  let n = 1;
+  for (const [key, property] of Object.entries(properties)) {
+    const type = typeof property === "object" && property !== null && !Array.isArray(property)
+      ? property.type
+      : undefined;
+    args[key] = type === "number" || type === "integer"
+      ? n++
+      : type === "boolean"
+      ? true
+      : type === "array"
+      ? []
+      : type === "object"
+      ? {}
+      : "conformance";
+  }
+  return args;
+}
+
+const census = Census.prepare([{
+  name: "conformance",
+  url,
+  headers: {},
+  era,
+  versions,
+  connectTimeoutMs: 15_000,
+  callTimeoutMs: 10_000,
+}]);
+let failed = false;
+const client = census.clients.get("conformance");
+const started = await client?.connect();
+console.error(`[${scenario}] connect ${version}: ${JSON.stringify(started)}`);
+if (client !== undefined && started?.ok) {
+  const tools = await client.listTools();
+  console.error(
+    `[${scenario}] tools/list: ${
+      JSON.stringify(tools.ok ? tools.value.map((t) => t.name) : tools)
+    }`,
+  );
+  if (!tools.ok) failed = true;
+  const listed = tools.ok ? tools.value : [];
+  for (const tool of listed) {
+    // A tool that echoes a schema is given the schema of the tool listed
+    // beside it, as this client decoded it: what comes back shows what it kept.
+    const echoed = tool.name === "json_schema_echo"
+      ? listed.find((other) => other.name !== tool.name)?.inputSchema
+      : undefined;
+    const args = echoed === undefined ? argumentsFor(tool.inputSchema) : { schema: echoed };
+    const called = await client.callTool(tool.name, args);
+    console.error(`[${scenario}] tools/call ${tool.name}: ${JSON.stringify(called).slice(0, 300)}`);
+    // A server's refusal is an answer: the client did its part.
+    if (!called.ok && called.error.kind !== "server_error") failed = true;
+  }
+} else if (started !== undefined && !started.ok && started.error.kind === "tools_not_declared") {
+  // The handshake completed; a server without tools is refused by design.
+  console.error(`[${scenario}] the server declares no tools: nothing to call`);
+} else {
+  failed = true;
+}
+const retired = await census.retire();
+console.error(`[${scenario}] retired: ${JSON.stringify([...retired.clients.values()])}`);
+Deno.exit(failed || !retired.confirmed ? 1 : 0);

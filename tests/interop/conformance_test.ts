@@ -1,0 +1,23 @@
+// A fast subset of the conformance suite's client scenarios, natively over
+// HTTP; `deno run -A tests/interop/conformance.ts` runs them all.
+
+import assert from "node:assert/strict";
+import { runScenario, type ScenarioRun } from "./conformance.ts";
+
+const FAST: readonly ScenarioRun[] = [
+  { suite: "0.2.0-alpha.12", scenario: "tools_call" },
+  { suite: "0.2.0-alpha.12", scenario: "tools_call", flags: ["--spec-version", "2026-07-28"] },
+  { suite: "0.2.0-alpha.12", scenario: "request-metadata" },
+  { suite: "0.2.0-alpha.12", scenario: "sse-retry" },
+  { suite: "0.2.0-alpha.12", scenario: "http-standard-headers" },
+];
+
+Deno.test("the conformance suite's client scenarios pass over HTTP (fast subset)", async (t) => {
+  for (const run of FAST) {
+    await t.step(`${run.scenario} ${run.flags?.join(" ") ?? ""}`.trim(), async () => {
+      const outcome = await runScenario(run);
+      assert.ok(outcome.overall, outcome.output);
+      assert.equal(outcome.passed, outcome.total);
+    });
+  }
+});
