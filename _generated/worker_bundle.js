@@ -1402,6 +1402,7 @@ function readOutgoing(text) {
   const source = NAME_SOURCE[method];
   const name = source === void 0 ? void 0 : params[source];
   if (typeof name === "string") out.name = name;
+  if (method === "tools/call" && params.arguments !== void 0) out.arguments = params.arguments;
   const cancels = params.requestId;
   if (method === "notifications/cancelled" && (typeof cancels === "number" || typeof cancels === "string")) {
     out.cancels = cancels;
@@ -1838,6 +1839,7 @@ function startError(failure, cleanup, stderrTail) {
 __name(startError, "startError");
 
 // worker/_http_read.ts
+var decoder2 = new TextDecoder();
 var MAX_REDIRECTS = 5;
 async function readBody(body, limit) {
   const parts = [];
@@ -1879,7 +1881,7 @@ async function readBody(body, limit) {
   };
 }
 __name(readBody, "readBody");
-async function readEvents(body, decoder4, onEvent) {
+async function readEvents(body, decoder5, onEvent) {
   if (body === null) return {
     kind: "ended"
   };
@@ -1895,12 +1897,12 @@ async function readEvents(body, decoder4, onEvent) {
     for (; ; ) {
       const { done, value } = await reader.read();
       if (done) {
-        decoder4.end();
+        decoder5.end();
         return {
           kind: "ended"
         };
       }
-      const pushed = decoder4.push(value);
+      const pushed = decoder5.push(value);
       const events = pushed.ok ? pushed.value : pushed.error.events;
       for (const event of events) if (!onEvent(event)) return stop();
       if (!pushed.ok) {
@@ -1975,10 +1977,25 @@ function reason(error) {
   return error instanceof Error ? error.message : String(error);
 }
 __name(reason, "reason");
+function answerOf(bytes, id) {
+  const parsed = parseJson(decoder2.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
+    return frameText({
+      jsonrpc: "2.0",
+      id,
+      error: body.error
+    }).slice(0, -1);
+  }
+  return void 0;
+}
+__name(answerOf, "answerOf");
 
 // worker/_http_session.ts
 var encoder3 = new TextEncoder();
-var decoder2 = new TextDecoder();
+var decoder3 = new TextDecoder();
 var HttpSession = class {
   static {
     __name(this, "HttpSession");
@@ -2033,6 +2050,69 @@ var HttpSession = class {
     return headers;
   }
   /**
+   * Ends the session within `deadlineMs`: a `DELETE` with its id when the
+   * server gave one. Says what was done; a stateless session has nothing
+   * to end.
+   */
+  async end(deadlineMs, clock2) {
+    const url = displayUrl(this.#url);
+    const session = this.#id;
+    if (session === void 0) return {
+      kind: "remote",
+      url,
+      session: "stateless"
+    };
+    const controller = new AbortController();
+    const timer = clock2.setTimer(deadlineMs, () => controller.abort());
+    try {
+      const sent = await send(this.#url, {
+        method: "DELETE",
+        headers: this.headers(void 0),
+        signal: controller.signal
+      });
+      if (sent.kind !== "answer") {
+        const message2 = sent.kind === "aborted" ? `no answer to DELETE within ${deadlineMs} ms` : sent.kind === "unreachable" ? sent.message : `DELETE was redirected to ${sent.location}`;
+        return {
+          kind: "remote",
+          url,
+          session: "unconfirmed",
+          message: message2
+        };
+      }
+      const status = sent.response.status;
+      sent.response.body?.cancel().catch(() => {
+      });
+      if (status >= 200 && status < 300) return {
+        kind: "remote",
+        url,
+        session: "deleted",
+        status
+      };
+      if (status === 404) return {
+        kind: "remote",
+        url,
+        session: "already_ended",
+        status
+      };
+      if (status === 405) return {
+        kind: "remote",
+        url,
+        session: "not_deletable",
+        status
+      };
+      const message = `DELETE answered HTTP ${status}`;
+      return {
+        kind: "remote",
+        url,
+        session: "unconfirmed",
+        status,
+        message
+      };
+    } finally {
+      clock2.clearTimer(timer);
+    }
+  }
+  /**
    * Opens a new session after the server forgot this one; concurrent
    * callers share one attempt. Resolves `undefined` when it is open, or
    * why it could not be.
@@ -2064,7 +2144,7 @@ var HttpSession = class {
     this.opened(sent.response);
     const read = await readBody(sent.response.body, MAX_LINE_BYTES);
     const type = sent.response.headers.get("content-type");
-    const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder2.decode(read.bytes);
+    const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder3.decode(read.bytes);
     const before = this.#version;
     this.negotiated(text);
     if (this.#version !== before) {
@@ -2092,13 +2172,170 @@ function firstEventData(bytes) {
 }
 __name(firstEventData, "firstEventData");
 
+// codec/param_headers.ts
+var PARAM_HEADER_PREFIX = "Mcp-Param-";
+var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+var MARK = "x-mcp-header";
+var PRIMITIVE = /* @__PURE__ */ new Set([
+  "string",
+  "integer",
+  "boolean"
+]);
+var ELSEWHERE = [
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "patternProperties",
+  "dependentSchemas",
+  "propertyNames",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions"
+];
+var MAPS = /* @__PURE__ */ new Set([
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions"
+]);
+function scanParamHeaders(schema) {
+  const headers = [];
+  const seen = /* @__PURE__ */ new Map();
+  const visit = /* @__PURE__ */ __name((node, path, reachable) => {
+    if (!isJsonObject(node)) return void 0;
+    if (MARK in node) {
+      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      if (!reachable || path.length === 0) {
+        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
+      }
+      const name = node[MARK];
+      if (typeof name !== "string" || name.length === 0) {
+        return `${where}: ${MARK} must be a non-empty string`;
+      }
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      const type = node.type;
+      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
+        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
+      }
+      const prior = seen.get(name.toLowerCase());
+      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), JSON.stringify(name));
+      headers.push({
+        path: [
+          ...path
+        ],
+        name
+      });
+    }
+    const properties = node.properties;
+    if (isJsonObject(properties)) {
+      for (const key of Object.keys(properties)) {
+        const fault2 = visit(properties[key] ?? null, [
+          ...path,
+          key
+        ], reachable);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    for (const keyword of ELSEWHERE) {
+      const sub = node[keyword];
+      if (sub === void 0) continue;
+      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
+        sub
+      ];
+      for (const branch of branches) {
+        const fault2 = visit(branch, [
+          ...path,
+          `<${keyword}>`
+        ], false);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    return void 0;
+  }, "visit");
+  const fault = visit(schema, [], true);
+  return fault === void 0 ? {
+    ok: true,
+    headers
+  } : {
+    ok: false,
+    reason: fault
+  };
+}
+__name(scanParamHeaders, "scanParamHeaders");
+function paramHeaders(marks, args) {
+  const out = [];
+  for (const mark of marks) {
+    let value = args;
+    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
+    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
+    if (text !== void 0) {
+      out.push([
+        `${PARAM_HEADER_PREFIX}${mark.name}`,
+        encodeHeaderValue(text)
+      ]);
+    }
+  }
+  return out;
+}
+__name(paramHeaders, "paramHeaders");
+
+// worker/_http_tools.ts
+var ToolMarks = class {
+  static {
+    __name(this, "ToolMarks");
+  }
+  #marks = /* @__PURE__ */ new Map();
+  /**
+   * Reads the text of a `tools/list` answer: keeps each tool's marks and
+   * returns the answer without the tools whose marks break the rules (the
+   * text as it came when nothing was taken out).
+   */
+  listed(text) {
+    const parsed = parseJson(text);
+    if (!parsed.ok || !isJsonObject(parsed.value)) return text;
+    const result = parsed.value.result;
+    if (!isJsonObject(result) || !Array.isArray(result.tools)) return text;
+    const kept = result.tools.filter((tool) => {
+      if (!isJsonObject(tool) || typeof tool.name !== "string") return true;
+      const scan = scanParamHeaders(tool.inputSchema ?? null);
+      if (!scan.ok) return false;
+      if (scan.headers.length > 0) this.#marks.set(tool.name, scan.headers);
+      else this.#marks.delete(tool.name);
+      return true;
+    });
+    if (kept.length === result.tools.length) return text;
+    return frameText({
+      ...parsed.value,
+      result: {
+        ...result,
+        tools: kept
+      }
+    }).slice(0, -1);
+  }
+  /** The `Mcp-Param-*` headers of a stateless-era `tools/call`. */
+  headers(message) {
+    if (message.method !== "tools/call" || message.name === void 0) return [];
+    const marks = this.#marks.get(message.name);
+    return marks === void 0 ? [] : paramHeaders(marks, message.arguments);
+  }
+};
+
 // worker/http_transport.ts
 var DEFAULT_RESUME_DELAY_MS = 1e3;
 var MAX_RESUME_DELAY_MS = 1e4;
 var MAX_RESUMPTIONS = 5;
 var HTTP_ANSWER_ERROR = -32e3;
 var encoder4 = new TextEncoder();
-var decoder3 = new TextDecoder();
+var decoder4 = new TextDecoder();
 var NEWLINE3 = 10;
 var RETURN2 = 13;
 var SPACE = 32;
@@ -2117,6 +2354,7 @@ var HttpTransport = class {
   #ended = false;
   #refused;
   #session;
+  #tools = new ToolMarks();
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
@@ -2176,62 +2414,7 @@ var HttpTransport = class {
    */
   async release(deadlineMs) {
     this.#abortAll();
-    const url = this.endpoint;
-    const session = this.#session.id;
-    if (session === void 0) return {
-      kind: "remote",
-      url,
-      session: "stateless"
-    };
-    const controller = new AbortController();
-    const timer = this.#clock.setTimer(deadlineMs, () => controller.abort());
-    try {
-      const sent = await send(this.#url, {
-        method: "DELETE",
-        headers: this.#session.headers(void 0),
-        signal: controller.signal
-      });
-      if (sent.kind !== "answer") {
-        const message2 = sent.kind === "aborted" ? `no answer to DELETE within ${deadlineMs} ms` : sent.kind === "unreachable" ? sent.message : `DELETE was redirected to ${sent.location}`;
-        return {
-          kind: "remote",
-          url,
-          session: "unconfirmed",
-          message: message2
-        };
-      }
-      const status = sent.response.status;
-      sent.response.body?.cancel().catch(() => {
-      });
-      if (status >= 200 && status < 300) return {
-        kind: "remote",
-        url,
-        session: "deleted",
-        status
-      };
-      if (status === 404) return {
-        kind: "remote",
-        url,
-        session: "already_ended",
-        status
-      };
-      if (status === 405) return {
-        kind: "remote",
-        url,
-        session: "not_deletable",
-        status
-      };
-      const message = `DELETE answered HTTP ${status}`;
-      return {
-        kind: "remote",
-        url,
-        session: "unconfirmed",
-        status,
-        message
-      };
-    } finally {
-      this.#clock.clearTimer(timer);
-    }
+    return await this.#session.end(deadlineMs, this.#clock);
   }
   /** Aborts every request still open. */
   dispose() {
@@ -2248,7 +2431,7 @@ var HttpTransport = class {
     this.#all.abort();
   }
   async #dispatch(body) {
-    const message = readOutgoing(decoder3.decode(body));
+    const message = readOutgoing(decoder4.decode(body));
     if (message.kind === "unreadable") return;
     if (message.kind === "request" && message.id !== void 0) {
       if (message.method === "initialize") this.#session.initializing(body);
@@ -2258,7 +2441,7 @@ var HttpTransport = class {
     if (message.version !== void 0) return;
     const sent = await send(this.#url, {
       method: "POST",
-      headers: this.#session.headers(message),
+      headers: this.#headers(message),
       body,
       signal: this.#all.signal
     });
@@ -2274,7 +2457,7 @@ var HttpTransport = class {
     ]);
     let sent = await send(this.#url, {
       method: "POST",
-      headers: this.#session.headers(message),
+      headers: this.#headers(message),
       body,
       signal
     });
@@ -2289,7 +2472,7 @@ var HttpTransport = class {
       if (this.#ended) return;
       sent = await send(this.#url, {
         method: "POST",
-        headers: this.#session.headers(message),
+        headers: this.#headers(message),
         body,
         signal
       });
@@ -2324,8 +2507,9 @@ var HttpTransport = class {
     }
     const json = isMediaType(type, "application/json");
     if (status >= 200 && status < 300 && json) {
-      if (message.method === "initialize") this.#session.negotiated(decoder3.decode(read.bytes));
-      this.#deliverBytes(read.bytes);
+      if (message.method === "initialize") this.#session.negotiated(decoder4.decode(read.bytes));
+      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder4.decode(read.bytes)));
+      else this.#deliverBytes(read.bytes);
       return;
     }
     const answer2 = json ? answerOf(read.bytes, id) : void 0;
@@ -2349,7 +2533,8 @@ var HttpTransport = class {
       const end = await readEvents(body, events, (event) => {
         if (event.type === "message" && event.data !== "") {
           if (message.method === "initialize") this.#session.negotiated(event.data);
-          this.#deliverText(jsonOnOneLine(event.data));
+          const line = jsonOnOneLine(event.data);
+          this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
         }
         return this.#inflight.has(id) && !this.#ended;
       });
@@ -2434,6 +2619,13 @@ var HttpTransport = class {
     this.#fail(`${this.#what(message)} was refused with HTTP ${status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`, http);
     return true;
   }
+  /** The headers of the POST carrying `message`, its parameter headers included. */
+  #headers(message) {
+    const headers = this.#session.headers(message);
+    if (message.version === void 0) return headers;
+    for (const [name, value] of this.#tools.headers(message)) headers.set(name, value);
+    return headers;
+  }
   #what(message) {
     return `The answer of server "${this.#name}" at ${this.endpoint} to ${message.method ?? "a response"}`;
   }
@@ -2489,21 +2681,10 @@ var HttpTransport = class {
     return this.#refused;
   }
 };
-function answerOf(bytes, id) {
-  const parsed = parseJson(decoder3.decode(bytes));
-  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
-  const body = parsed.value;
-  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
-  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
-    return frameText({
-      jsonrpc: "2.0",
-      id,
-      error: body.error
-    }).slice(0, -1);
-  }
-  return void 0;
+function isModernList(message) {
+  return message.method === "tools/list" && message.version !== void 0;
 }
-__name(answerOf, "answerOf");
+__name(isModernList, "isModernList");
 
 // codec/peek.ts
 var QUOTE = 34;

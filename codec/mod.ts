@@ -25,3 +25,4 @@ export * from "./quote.ts";
 export * from "./sse.ts";
 export * from "./stateless.ts";
 export * from "./streamable_http.ts";
+export * from "./param_headers.ts";

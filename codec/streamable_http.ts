@@ -16,7 +16,7 @@
  * @module
  */
 
-import { isJsonObject, parseJson } from "./json.ts";
+import { isJsonObject, type JsonValue, parseJson } from "./json.ts";
 import { META_PROTOCOL_VERSION } from "./protocol.ts";
 
 /** The header naming a request's protocol version. */
@@ -59,6 +59,8 @@ export type OutgoingMessage = {
   version?: string;
   /** `params.requestId` of a `notifications/cancelled`. */
   cancels?: number | string;
+  /** `params.arguments` of a `tools/call`. */
+  arguments?: JsonValue;
 };
 
 /**
@@ -94,6 +96,7 @@ export function readOutgoing(text: string): OutgoingMessage {
   const source = NAME_SOURCE[method];
   const name = source === undefined ? undefined : params[source];
   if (typeof name === "string") out.name = name;
+  if (method === "tools/call" && params.arguments !== undefined) out.arguments = params.arguments;
   const cancels = params.requestId;
   if (
     method === "notifications/cancelled" &&

@@ -5,6 +5,10 @@
 
 import type { SseDecoder, SseEvent, SseFault } from "../codec/sse.ts";
 import { joinBytes } from "../codec/_bytes.ts";
+import { frameText } from "../codec/framing.ts";
+import { isJsonObject, parseJson } from "../codec/json.ts";
+
+const decoder = new TextDecoder();
 
 /** The most redirects one request follows, each within the endpoint's origin: 5. */
 export const MAX_REDIRECTS = 5;
@@ -137,4 +141,21 @@ export async function send(
 /** An error's message, whatever was thrown. */
 export function reason(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Whether an error status's JSON body is the answer to request `id`: as it
+ * is, or, when the server gave its error no id (`null`, as servers do for a
+ * request they refused before reading it), that error answering `id`: the
+ * HTTP exchange says which request it answers.
+ */
+export function answerOf(bytes: Uint8Array, id: number | string): "as_is" | string | undefined {
+  const parsed = parseJson(decoder.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return undefined;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === undefined) && isJsonObject(body.error)) {
+    return frameText({ jsonrpc: "2.0", id, error: body.error }).slice(0, -1);
+  }
+  return undefined;
 }

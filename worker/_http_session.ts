@@ -11,6 +11,7 @@ import { isJsonObject, parseJson } from "../codec/json.ts";
 import { SseDecoder } from "../codec/sse.ts";
 import {
   ACCEPT_BOTH,
+  displayUrl,
   isMediaType,
   modernHeaders,
   type OutgoingMessage,
@@ -18,6 +19,8 @@ import {
   SESSION_HEADER,
 } from "../codec/streamable_http.ts";
 import { readBody, send } from "./_http_read.ts";
+import type { Clock } from "./clock.ts";
+import type { RemoteEvidence } from "./errors.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -78,6 +81,43 @@ export class HttpSession {
     if (this.#id !== undefined) headers.set(SESSION_HEADER, this.#id);
     if (this.#version !== undefined) headers.set(PROTOCOL_VERSION_HEADER, this.#version);
     return headers;
+  }
+
+  /**
+   * Ends the session within `deadlineMs`: a `DELETE` with its id when the
+   * server gave one. Says what was done; a stateless session has nothing
+   * to end.
+   */
+  async end(deadlineMs: number, clock: Clock): Promise<RemoteEvidence> {
+    const url = displayUrl(this.#url);
+    const session = this.#id;
+    if (session === undefined) return { kind: "remote", url, session: "stateless" };
+    const controller = new AbortController();
+    const timer = clock.setTimer(deadlineMs, () => controller.abort());
+    try {
+      const sent = await send(this.#url, {
+        method: "DELETE",
+        headers: this.headers(undefined),
+        signal: controller.signal,
+      });
+      if (sent.kind !== "answer") {
+        const message = sent.kind === "aborted"
+          ? `no answer to DELETE within ${deadlineMs} ms`
+          : sent.kind === "unreachable"
+          ? sent.message
+          : `DELETE was redirected to ${sent.location}`;
+        return { kind: "remote", url, session: "unconfirmed", message };
+      }
+      const status = sent.response.status;
+      sent.response.body?.cancel().catch(() => {});
+      if (status >= 200 && status < 300) return { kind: "remote", url, session: "deleted", status };
+      if (status === 404) return { kind: "remote", url, session: "already_ended", status };
+      if (status === 405) return { kind: "remote", url, session: "not_deletable", status };
+      const message = `DELETE answered HTTP ${status}`;
+      return { kind: "remote", url, session: "unconfirmed", status, message };
+    } finally {
+      clock.clearTimer(timer);
+    }
   }
 
   /**

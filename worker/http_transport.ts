@@ -24,10 +24,9 @@
  * @module
  */
 
-import { frameText, MAX_LINE_BYTES } from "../codec/framing.ts";
+import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
-import { isJsonObject, parseJson } from "../codec/json.ts";
 import { SseDecoder } from "../codec/sse.ts";
 import {
   BODY_EXCERPT_BYTES,
@@ -42,8 +41,9 @@ import {
 import { type Clock, systemClock } from "./clock.ts";
 import type { HttpFailure, RemoteEvidence, StartFailure } from "./errors.ts";
 import { httpFailure } from "./handshake.ts";
-import { readBody, readEvents, send, type Sent } from "./_http_read.ts";
+import { answerOf, readBody, readEvents, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";
+import { ToolMarks } from "./_http_tools.ts";
 import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
 
 /** How long a resumption waits when the server named no `retry`, in ms: 1 s. */
@@ -100,6 +100,7 @@ export class HttpTransport implements Transport {
   #ended = false;
   #refused: StartFailure | undefined;
   #session: HttpSession;
+  #tools = new ToolMarks();
 
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
@@ -164,35 +165,7 @@ export class HttpTransport implements Transport {
    */
   async release(deadlineMs: number): Promise<RemoteEvidence> {
     this.#abortAll();
-    const url = this.endpoint;
-    const session = this.#session.id;
-    if (session === undefined) return { kind: "remote", url, session: "stateless" };
-    const controller = new AbortController();
-    const timer = this.#clock.setTimer(deadlineMs, () => controller.abort());
-    try {
-      const sent = await send(this.#url, {
-        method: "DELETE",
-        headers: this.#session.headers(undefined),
-        signal: controller.signal,
-      });
-      if (sent.kind !== "answer") {
-        const message = sent.kind === "aborted"
-          ? `no answer to DELETE within ${deadlineMs} ms`
-          : sent.kind === "unreachable"
-          ? sent.message
-          : `DELETE was redirected to ${sent.location}`;
-        return { kind: "remote", url, session: "unconfirmed", message };
-      }
-      const status = sent.response.status;
-      sent.response.body?.cancel().catch(() => {});
-      if (status >= 200 && status < 300) return { kind: "remote", url, session: "deleted", status };
-      if (status === 404) return { kind: "remote", url, session: "already_ended", status };
-      if (status === 405) return { kind: "remote", url, session: "not_deletable", status };
-      const message = `DELETE answered HTTP ${status}`;
-      return { kind: "remote", url, session: "unconfirmed", status, message };
-    } finally {
-      this.#clock.clearTimer(timer);
-    }
+    return await this.#session.end(deadlineMs, this.#clock);
   }
 
   /** Aborts every request still open. */
@@ -224,7 +197,7 @@ export class HttpTransport implements Transport {
     if (message.version !== undefined) return;
     const sent = await send(this.#url, {
       method: "POST",
-      headers: this.#session.headers(message),
+      headers: this.#headers(message),
       body,
       signal: this.#all.signal,
     });
@@ -238,7 +211,7 @@ export class HttpTransport implements Transport {
     const signal = AbortSignal.any([this.#all.signal, controller.signal]);
     let sent = await send(this.#url, {
       method: "POST",
-      headers: this.#session.headers(message),
+      headers: this.#headers(message),
       body,
       signal,
     });
@@ -256,7 +229,7 @@ export class HttpTransport implements Transport {
       if (this.#ended) return;
       sent = await send(this.#url, {
         method: "POST",
-        headers: this.#session.headers(message),
+        headers: this.#headers(message),
         body,
         signal,
       });
@@ -296,7 +269,8 @@ export class HttpTransport implements Transport {
     const json = isMediaType(type, "application/json");
     if (status >= 200 && status < 300 && json) {
       if (message.method === "initialize") this.#session.negotiated(decoder.decode(read.bytes));
-      this.#deliverBytes(read.bytes);
+      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder.decode(read.bytes)));
+      else this.#deliverBytes(read.bytes);
       return;
     }
     // An error status may still carry the JSON-RPC answer (a stateless-era
@@ -329,7 +303,8 @@ export class HttpTransport implements Transport {
       const end = await readEvents(body, events, (event) => {
         if (event.type === "message" && event.data !== "") {
           if (message.method === "initialize") this.#session.negotiated(event.data);
-          this.#deliverText(jsonOnOneLine(event.data));
+          const line = jsonOnOneLine(event.data);
+          this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
         }
         // The machine tells, synchronously, when this was the answer.
         return this.#inflight.has(id) && !this.#ended;
@@ -417,6 +392,14 @@ export class HttpTransport implements Transport {
     return true;
   }
 
+  /** The headers of the POST carrying `message`, its parameter headers included. */
+  #headers(message: OutgoingMessage): Headers {
+    const headers = this.#session.headers(message);
+    if (message.version === undefined) return headers;
+    for (const [name, value] of this.#tools.headers(message)) headers.set(name, value);
+    return headers;
+  }
+
   #what(message: OutgoingMessage): string {
     return `The answer of server "${this.#name}" at ${this.endpoint} to ${
       message.method ?? "a response"
@@ -477,19 +460,7 @@ export class HttpTransport implements Transport {
   }
 }
 
-/**
- * Whether an error status's JSON body is the answer to request `id`: as it
- * is, or, when the server gave its error no id (`null`, as servers do for a
- * request they refused before reading it), that error answering `id`: the
- * HTTP exchange says which request it answers.
- */
-function answerOf(bytes: Uint8Array, id: number | string): "as_is" | string | undefined {
-  const parsed = parseJson(decoder.decode(bytes));
-  if (!parsed.ok || !isJsonObject(parsed.value)) return undefined;
-  const body = parsed.value;
-  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
-  if ((body.id === null || body.id === undefined) && isJsonObject(body.error)) {
-    return frameText({ jsonrpc: "2.0", id, error: body.error }).slice(0, -1);
-  }
-  return undefined;
+/** Whether a message is a stateless-era `tools/list`, whose answer may mark parameters. */
+function isModernList(message: OutgoingMessage): boolean {
+  return message.method === "tools/list" && message.version !== undefined;
 }

@@ -45,6 +45,22 @@ function argumentsFor(schema: JsonValue): JsonObject {
   return args;
 }
 
+/** The calls MCP_CONFORMANCE_CONTEXT asks for, if any. */
+function contextCalls(): Array<{ name: string; arguments: JsonObject }> {
+  let context: unknown;
+  try {
+    context = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "null");
+  } catch {
+    return [];
+  }
+  const calls = (context as { toolCalls?: unknown } | null)?.toolCalls;
+  if (!Array.isArray(calls)) return [];
+  return calls.filter((call) => typeof call?.name === "string").map((call) => ({
+    name: call.name,
+    arguments: call.arguments ?? {},
+  }));
+}
+
 const census = Census.prepare([{
   name: "conformance",
   url,
@@ -67,7 +83,13 @@ if (client !== undefined && started?.ok) {
   );
   if (!tools.ok) failed = true;
   const listed = tools.ok ? tools.value : [];
-  for (const tool of listed) {
+  // A scenario may say which calls to make, with which arguments.
+  for (const call of contextCalls()) {
+    const called = await client.callTool(call.name, call.arguments);
+    console.error(`[${scenario}] tools/call ${call.name}: ${JSON.stringify(called).slice(0, 300)}`);
+    if (!called.ok && called.error.kind !== "server_error") failed = true;
+  }
+  for (const tool of contextCalls().length > 0 ? [] : listed) {
     // A tool that echoes a schema is given the schema of the tool listed
     // beside it, as this client decoded it: what comes back shows what it kept.
     const echoed = tool.name === "json_schema_echo"

@@ -10,6 +10,8 @@ const FAST: readonly ScenarioRun[] = [
   { suite: "0.2.0-alpha.12", scenario: "request-metadata" },
   { suite: "0.2.0-alpha.12", scenario: "sse-retry" },
   { suite: "0.2.0-alpha.12", scenario: "http-standard-headers" },
+  { suite: "0.2.0-alpha.12", scenario: "http-custom-headers" },
+  { suite: "0.2.0-alpha.12", scenario: "http-invalid-tool-headers" },
 ];
 
 Deno.test("the conformance suite's client scenarios pass over HTTP (fast subset)", async (t) => {
