@@ -1075,17 +1075,19 @@ function frameText(message) {
 __name(frameText, "frameText");
 function frameRequest(id, method) {
   if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
-  const head = frameText({
-    jsonrpc: "2.0",
-    id,
-    method
-  });
+  let quoted = METHOD_TEXT.get(method);
+  if (quoted === void 0) {
+    quoted = frameText(method).slice(0, -1);
+    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
+  }
   return [
-    `${head.slice(0, -2)},"params":`,
+    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
     "}\n"
   ];
 }
 __name(frameRequest, "frameRequest");
+var METHOD_TEXT = /* @__PURE__ */ new Map();
+var METHODS_KEPT = 64;
 
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;

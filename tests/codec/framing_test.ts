@@ -394,6 +394,13 @@ Deno.test("frameRequest() around rendered parameters is the line frameText() ren
     });
   }
   assert.throws(() => frameRequest(0.5, "ping"), RangeError);
+  fc.assert(
+    fc.property(fc.maxSafeInteger(), fc.string(), (id, method) => {
+      const [head, tail] = frameRequest(id, method);
+      assert.equal(head + "{}" + tail, frameText({ jsonrpc: "2.0", id, method, params: {} }));
+    }),
+    { numRuns: 2_000 },
+  );
 });
 
 Deno.test("frame() is frameText() as UTF-8 bytes", () => {
