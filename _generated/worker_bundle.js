@@ -2508,6 +2508,7 @@ var HttpTransport = class {
       return;
     }
     const json = isMediaType(type, "application/json");
+    if (!this.#inflight.delete(id)) return;
     if (status >= 200 && status < 300 && json) {
       if (message.method === "initialize") this.#session.negotiated(decoder4.decode(read.bytes));
       if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder4.decode(read.bytes)));
@@ -2640,7 +2641,7 @@ var HttpTransport = class {
   }
   /** A made-up JSON-RPC error for a request the server answered without one. */
   #madeUpAnswer(id, message, data) {
-    if (!this.#inflight.has(id) || this.#ended) return;
+    if (this.#ended) return;
     const error = {
       code: HTTP_ANSWER_ERROR,
       message,

@@ -267,6 +267,9 @@ export class HttpTransport implements Transport {
       return;
     }
     const json = isMediaType(type, "application/json");
+    // The body is read whole: nothing is left to close, and aborting a
+    // finished fetch would cost the pooled connection.
+    if (!this.#inflight.delete(id)) return;
     if (status >= 200 && status < 300 && json) {
       if (message.method === "initialize") this.#session.negotiated(decoder.decode(read.bytes));
       if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder.decode(read.bytes)));
@@ -420,7 +423,7 @@ export class HttpTransport implements Transport {
 
   /** A made-up JSON-RPC error for a request the server answered without one. */
   #madeUpAnswer(id: number | string, message: string, data: Record<string, string | number>) {
-    if (!this.#inflight.has(id) || this.#ended) return;
+    if (this.#ended) return;
     const error = { code: HTTP_ANSWER_ERROR, message, data };
     this.#deliverText(JSON.stringify({ jsonrpc: "2.0", id, error }));
   }
