@@ -24,6 +24,7 @@ import type { CallOptions } from "./client.ts";
 import type { ServerSpec } from "./spec.ts";
 import { PROGRAM_CONVENTION, type RunOptions, type RunReport } from "../runner/run.ts";
 import { ResidentChecker } from "../runner/checker.ts";
+import * as guard from "./_exit_guard.ts";
 import { Runner, type RunnerStats } from "../runner/runner.ts";
 
 /** Why a call was refused before it reached a server. */
@@ -169,7 +170,11 @@ export async function boot(
   checkBootOptions(options);
   const census = Census.prepare(specs, options);
   // Code mode's checker, started now when asked: it loads while the servers start.
-  const checker = new ResidentChecker();
+  // Its process is in the exit guard's custody like a server's, so a harness
+  // that dies mid-check leaves no compiler running.
+  const checker = new ResidentChecker({
+    custody: { started: guard.track, exited: guard.untrack },
+  });
   if (options.prepareRunner) checker.start();
   try {
     return await wire(census, checker, specs, options);

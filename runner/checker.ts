@@ -1,39 +1,52 @@
 /**
- * The resident checker, main-thread side: one Worker holding TypeScript's
- * compiler over a closed, in-memory world (`runner/compiler/`), kept for the
- * life of a runner, answering import scans and type checks one at a time.
+ * The resident checker, host side: one process holding TypeScript's compiler
+ * over a closed, in-memory world (`runner/compiler/`), kept for the life of a
+ * runner, answering import scans and type checks one at a time. Why a process
+ * and not a Web Worker, and how it is started without any permission, is
+ * written in `_checker_process.ts`.
  *
  * Guarantees:
  * - A check has a deadline. A program written to make the compiler work
- *   without end is stopped by terminating the Worker (V8 interrupts even a
- *   synchronous loop); the check reports `timed_out` and a fresh Worker
- *   replaces the old one. The host never waits on a stuck compiler.
- * - Its memory is measured and bounded: after every check the Worker reports
- *   its heap, and one past {@linkcode MAX_CHECKER_HEAP_BYTES} is replaced;
- *   during a check the process's resident memory is sampled, and a check that
- *   grows it past {@linkcode MAX_CHECK_GROWTH_BYTES} is stopped like a
- *   timeout.
- * - A Worker that crashes, faults or posts what the protocol does not know
+ *   without end is stopped by killing the process (SIGKILL: gone in about
+ *   10 ms, where a terminated Worker would keep computing); the check reports
+ *   `timed_out` and a fresh process replaces the old one. The host never
+ *   waits on a stuck compiler, and nothing of it keeps running.
+ * - Its memory is measured and bounded: after every check the process
+ *   reports its heap, and one past {@linkcode MAX_CHECKER_HEAP_BYTES} is
+ *   replaced; the process runs with a V8 heap cap of that plus
+ *   {@linkcode MAX_CHECK_GROWTH_BYTES}, and a check that reaches it ends as
+ *   `too_large`, its process with it.
+ * - A process that exits, faults or writes what the protocol does not know
  *   fails the request in flight with `unavailable` and is replaced.
  *
  * Lifecycle: nothing starts until {@linkcode ResidentChecker.start} or the
- * first request. {@linkcode ResidentChecker.retire} terminates the Worker,
- * fails every queued request with `unavailable`, and refuses later ones.
+ * first request. {@linkcode ResidentChecker.retire} kills the process, fails
+ * every queued request with `unavailable`, refuses later ones, and resolves
+ * once every process the checker started has exited. The `custody` option
+ * hears of every pid (the harness gives its exit guard's), so that a process
+ * left mid-check by a harness that dies is killed with its servers.
  *
  * @module
  */
 
+import { CheckerProcess, type ProcessCustody } from "./_checker_process.ts";
 import { type CheckerReply, decodeReply, type Diagnostic } from "./compiler/_protocol.ts";
 import type { ImportScan } from "./compiler/_protocol.ts";
 
-/** The most heap the checker's Worker may keep between checks: 768 MiB. */
+export type { ProcessCustody };
+
+/** The most heap the checker's process may keep between checks: 768 MiB. */
 export const MAX_CHECKER_HEAP_BYTES = 768 * 1024 * 1024;
-/** The most the process's resident memory may grow during one check: 1 GiB. */
+/**
+ * The most one check may grow the checker's heap past
+ * {@linkcode MAX_CHECKER_HEAP_BYTES}: 1 GiB. The process's V8 heap cap is
+ * the sum of the two.
+ */
 export const MAX_CHECK_GROWTH_BYTES = 1024 * 1024 * 1024;
-/** How long the Worker may take to load the compiler and parse its libraries: 60 s. */
+/** How long the process may take to load the compiler and parse its libraries: 60 s. */
 export const CHECKER_START_TIMEOUT_MS = 60_000;
-/** How often the process's memory is sampled during a check, in milliseconds. */
-const MEMORY_SAMPLE_MS = 50;
+
+const HEAP_CAP_MB = (MAX_CHECKER_HEAP_BYTES + MAX_CHECK_GROWTH_BYTES) / (1024 * 1024);
 
 /** How a scan ended. */
 export type ScanOutcome =
@@ -55,12 +68,22 @@ export type CheckOutcome =
 /** The checker's state and what it has cost, for reports and benchmarks. */
 export type CheckerStats = {
   state: "idle" | "starting" | "ready" | "retired";
-  /** The Worker's heap after its last check, in bytes; 0 before the first. */
+  /** The process's heap after its last check, in bytes; 0 before the first. */
   heapBytes: number;
   /** Checks and scans answered. */
   answered: number;
-  /** Workers replaced (deadline, memory, crash). */
+  /** Processes replaced (deadline, memory, crash). */
   replaced: number;
+  /** The pid of the current process; undefined when none runs. */
+  pid: number | undefined;
+};
+
+/** How a {@linkcode ResidentChecker} runs its process. */
+export type ResidentCheckerOptions = {
+  /** The Deno executable the process runs on; `Deno.execPath()` by default. */
+  denoExecutable?: string | undefined;
+  /** Told each process's pid when it starts and when its exit is seen. */
+  custody?: ProcessCustody | undefined;
 };
 
 type Settled =
@@ -78,7 +101,8 @@ type Job = {
 };
 
 type Current = {
-  worker: Worker;
+  /** Undefined when the process could not be spawned. */
+  process: CheckerProcess | undefined;
   ready: Promise<boolean>;
   /** Set while a request is in flight: how to settle it from outside. */
   inflight: ((settled: Settled) => void) | undefined;
@@ -86,9 +110,9 @@ type Current = {
 
 /** Deadline and abort of one scan or check. */
 export type CheckerRequestOptions = {
-  /** From the request's start in the Worker to its answer, in milliseconds. */
+  /** From the request's start in the process to its answer, in milliseconds. */
   timeoutMs: number;
-  /** Aborting settles the request as `aborted` (and replaces a Worker busy with it). */
+  /** Aborting settles the request as `aborted` (and replaces a process busy with it). */
   signal?: AbortSignal | undefined;
 };
 
@@ -108,7 +132,11 @@ export type CheckerRequestOptions = {
  */
 export class ResidentChecker {
   readonly #url: URL;
+  readonly #deno: string | undefined;
+  readonly #custody: ProcessCustody | undefined;
   readonly #queue: Job[] = [];
+  /** Every process killed or exited whose end is still to be awaited by `retire()`. */
+  readonly #ending = new Set<Promise<void>>();
   #current: Current | undefined;
   #busy = false;
   #retired = false;
@@ -120,12 +148,24 @@ export class ResidentChecker {
   #state: "starting" | "ready" = "starting";
 
   /** Makes a checker; nothing starts until {@linkcode ResidentChecker.start} or a request. */
-  constructor() {
+  constructor(options: ResidentCheckerOptions = {}) {
+    if (options.denoExecutable !== undefined && typeof options.denoExecutable !== "string") {
+      throw new TypeError("Cannot make the checker: denoExecutable is not a string");
+    }
+    const custody = options.custody;
+    if (
+      custody !== undefined &&
+      (typeof custody?.started !== "function" || typeof custody.exited !== "function")
+    ) {
+      throw new TypeError("Cannot make the checker: custody has no started and exited functions");
+    }
     // Resolved beside this module: a file or a remote URL alike.
     this.#url = new URL("./compiler/entry.ts", import.meta.url);
+    this.#deno = options.denoExecutable;
+    this.#custody = custody;
   }
 
-  /** Starts the Worker now (it loads the compiler in the background). */
+  /** Starts the process now (it loads the compiler in the background). */
   start(): void {
     if (this.#retired) return;
     this.#current ??= this.#spawn();
@@ -138,6 +178,7 @@ export class ResidentChecker {
       heapBytes: this.#heapBytes,
       answered: this.#answered,
       replaced: this.#replaced,
+      pid: this.#current?.process?.pid,
     };
   }
 
@@ -163,16 +204,20 @@ export class ResidentChecker {
       : { kind: "failed", diagnostics: reply.diagnostics };
   }
 
-  /** Terminates the Worker and fails every waiting request; later requests are refused. */
-  retire(): Promise<void> {
-    if (this.#retired) return Promise.resolve();
-    this.#retired = true;
-    const unavailable: Settled = { kind: "unavailable", message: "The checker was retired" };
-    for (const job of this.#queue.splice(0)) job.settle(unavailable);
-    this.#current?.inflight?.(unavailable);
-    this.#current?.worker.terminate();
-    this.#current = undefined;
-    return Promise.resolve();
+  /**
+   * Kills the process and fails every waiting request; later requests are
+   * refused. Resolves once every process this checker started has exited.
+   */
+  async retire(): Promise<void> {
+    if (!this.#retired) {
+      this.#retired = true;
+      const unavailable: Settled = { kind: "unavailable", message: "The checker was retired" };
+      for (const job of this.#queue.splice(0)) job.settle(unavailable);
+      this.#current?.inflight?.(unavailable);
+      this.#current?.process?.kill();
+      this.#current = undefined;
+    }
+    await Promise.all(this.#ending);
   }
 
   #unexpected(reply: CheckerReply): { kind: "unavailable"; message: string } {
@@ -222,7 +267,12 @@ export class ResidentChecker {
         const job = this.#queue.shift() as Job;
         this.#current ??= this.#spawn();
         const current = this.#current;
-        if (!await current.ready) {
+        const started = await current.ready;
+        if (this.#retired) {
+          job.settle({ kind: "unavailable", message: "The checker was retired" });
+          continue;
+        }
+        if (!started) {
           job.settle({
             kind: "unavailable",
             message: `The checker could not start: ${this.#startFailure}`,
@@ -244,55 +294,77 @@ export class ResidentChecker {
 
   #spawn(): Current {
     this.#state = "starting";
-    const worker = new Worker(this.#url, { type: "module", name: "loom-checker" });
-    const current: Current = { worker, ready: Promise.resolve(false), inflight: undefined };
-    current.ready = new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.#startFailure = `it did not load within ${CHECKER_START_TIMEOUT_MS} ms`;
-        worker.terminate();
-        resolve(false);
-      }, CHECKER_START_TIMEOUT_MS);
-      worker.onmessage = (event: MessageEvent) => {
-        const reply = decodeReply(event.data);
+    const ready = Promise.withResolvers<boolean>();
+    const current: Current = { process: undefined, ready: ready.promise, inflight: undefined };
+    let child: CheckerProcess | undefined;
+    const timer = setTimeout(() => {
+      this.#startFailure = `it did not load within ${CHECKER_START_TIMEOUT_MS} ms`;
+      void child?.kill();
+      ready.resolve(false);
+    }, CHECKER_START_TIMEOUT_MS);
+    const events = {
+      reply: (data: unknown) => {
+        const reply = decodeReply(data);
         if (reply.ok && reply.value.kind === "ready") {
           clearTimeout(timer);
           if (this.#current === current) this.#state = "ready";
-          resolve(true);
+          ready.resolve(true);
           return;
         }
-        if (current.inflight !== undefined) {
-          current.inflight(
-            reply.ok ? { kind: "answer", reply: reply.value } : {
-              kind: "unavailable",
-              message: reply.error.message,
-            },
-          );
-        }
-      };
-      worker.onerror = (event: ErrorEvent) => {
-        event.preventDefault();
+        current.inflight?.(
+          reply.ok
+            ? { kind: "answer", reply: reply.value }
+            : { kind: "unavailable", message: reply.error.message },
+        );
+      },
+      fault: (message: string) => {
+        current.inflight?.({ kind: "unavailable", message: `The checker failed: ${message}` });
+      },
+      exit: (message: string, outOfMemory: boolean) => {
         clearTimeout(timer);
-        const message = String(event.message ?? "the checker's Worker crashed");
         this.#startFailure = message;
-        resolve(false);
-        current.inflight?.({ kind: "unavailable", message: `The checker crashed: ${message}` });
+        ready.resolve(false);
+        current.inflight?.(
+          outOfMemory
+            ? { kind: "too_large" }
+            : { kind: "unavailable", message: `The checker crashed: ${message}` },
+        );
         if (this.#current === current) this.#current = undefined;
-        worker.terminate();
-      };
+      },
+    };
+    try {
+      child = new CheckerProcess(this.#url, events, {
+        deno: this.#deno ?? Deno.execPath(),
+        heapMb: HEAP_CAP_MB,
+        custody: this.#custody,
+      });
+    } catch (error) {
+      clearTimeout(timer);
+      this.#startFailure = `its process could not be spawned: ${
+        error instanceof Error ? error.message : String(error)
+      }`;
+      ready.resolve(false);
+      return current;
+    }
+    current.process = child;
+    const ending: Promise<void> = child.exited.then(() => {
+      // Killed before it was ready, or gone: nothing waits on it any more.
+      clearTimeout(timer);
+      ready.resolve(false);
+      this.#ending.delete(ending);
     });
+    this.#ending.add(ending);
     return current;
   }
 
-  /** Sends one request and waits for its answer, its deadline, its memory bound or an abort. */
+  /** Sends one request and waits for its answer, its deadline or an abort. */
   #send(current: Current, job: Job): Promise<Settled> {
     const id = this.#nextId++;
     return new Promise<Settled>((resolve) => {
-      const baseline = Deno.memoryUsage().rss;
       const finish = (settled: Settled): void => {
         if (current.inflight !== finish) return;
         current.inflight = undefined;
         clearTimeout(timer);
-        clearInterval(sampler);
         job.signal?.removeEventListener("abort", onAbort);
         if (settled.kind === "answer") {
           this.#answered++;
@@ -307,24 +379,21 @@ export class ResidentChecker {
         resolve(settled);
       };
       const timer = setTimeout(() => finish({ kind: "timed_out" }), job.timeoutMs);
-      const sampler = setInterval(() => {
-        if (Deno.memoryUsage().rss - baseline > MAX_CHECK_GROWTH_BYTES) {
-          finish({ kind: "too_large" });
-        }
-      }, MEMORY_SAMPLE_MS);
       const onAbort = (): void => finish({ kind: "aborted" });
       job.signal?.addEventListener("abort", onAbort, { once: true });
       current.inflight = finish;
-      current.worker.postMessage({ ...job.request, id });
+      // Aborted while the process was starting: the listener came too late.
+      if (job.signal?.aborted) return finish({ kind: "aborted" });
+      current.process?.send({ ...job.request, id });
     });
   }
 
-  /** Terminates the current Worker and starts its replacement. */
+  /** Kills the current process and starts its replacement. */
   #replace(): void {
     const old = this.#current;
     this.#current = undefined;
     if (old === undefined) return;
-    old.worker.terminate();
+    old.process?.kill();
     this.#replaced++;
     if (!this.#retired) this.#current = this.#spawn();
   }

@@ -44,10 +44,10 @@
  * the sandbox's process has exited and every tool call it started has
  * settled (a call is bounded by the harness's own deadlines), and it removes
  * the sandbox's directory on every path. The runner owns the resident
- * checker's Worker and the sandbox waiting for the next run; nothing starts
+ * checker's process and the sandbox waiting for the next run; nothing starts
  * before the first run or {@linkcode Runner.prepare}, and
  * {@linkcode Runner.retire} aborts the runs in flight, waits for them, kills
- * the waiting sandbox, removes its directory and terminates the checker.
+ * the waiting sandbox, removes its directory and kills the checker's process.
  *
  * @module
  */
@@ -243,7 +243,7 @@ export class Runner {
 
   /**
    * Aborts the runs in flight and waits for them, kills the sandbox waiting
-   * for a program and removes its directory, and terminates the checker.
+   * for a program and removes its directory, and kills the checker's process.
    * Idempotent.
    */
   async retire(): Promise<void> {

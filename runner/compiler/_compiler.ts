@@ -1,11 +1,11 @@
 /**
- * The compiler inside the checker's worker: TypeScript's own checker over a
+ * The compiler inside the checker's process: TypeScript's own checker over a
  * build root held in memory (see `_host.ts` for the closed world), reporting
  * diagnostics as `deno check` prints them (file, line, column, message).
  *
  * Hot path (figures measured while it was built, on the shared 2-core
  * machine; `tests/bench/runner_bench.ts` measures the whole check):
- * library files are parsed and bound once per worker (about 120 ms), and
+ * library files are parsed and bound once per process (about 120 ms), and
  * build-root files are reused while their text is unchanged, so a check
  * parses only what changed, usually the program alone. A new program and
  * type checker are still built for every check (about 3 ms with the
@@ -97,7 +97,7 @@ function reachesOut(program: ts.SourceFile): boolean {
   return !directiveFree(program) || program.statements.some(ts.isModuleDeclaration);
 }
 
-/** Checks build roots held in memory; one instance lives as long as its worker. */
+/** Checks build roots held in memory; one instance lives as long as its process. */
 export class ClosedWorldCompiler {
   readonly #libs = new Map<string, ts.SourceFile>();
   readonly #ids = new WeakMap<ts.SourceFile, number>();

@@ -2,7 +2,7 @@
  * Keeps the TypeScript compiler from building its Node system (`ts.sys`, the
  * file system, environment and process access `tsc` uses). The compiler only
  * builds it when the host looks like Node, which includes `!process.browser`;
- * this module marks the worker's `process` as a browser's and must be
+ * this module marks the checker process's `process` as a browser's and must be
  * evaluated before `npm:typescript` (imported ahead of it).
  *
  * Without `ts.sys` no code path of the compiler can read a file or an

@@ -1,8 +1,9 @@
 /**
- * The messages between the resident checker (main thread, `runner/checker.ts`)
- * and its Worker (`entry.ts`), and the decoders each side runs on what it
- * receives. Messages are plain data with a `kind`; anything else decodes to a
- * `bad_message` fault, which the receiver reports rather than trusts.
+ * The messages between the resident checker (host side, `runner/checker.ts`)
+ * and its process (`entry.ts`), one JSON object per line each way, and the
+ * decoders each side runs on what it receives. Messages are plain data with a
+ * `kind`; anything else decodes to a `bad_message` fault, which the receiver
+ * reports rather than trusts.
  *
  * @module
  */
@@ -30,22 +31,22 @@ export type Diagnostic = {
   message: string;
 };
 
-/** Main thread to Worker. */
+/** Host to checker process. */
 export type CheckerRequest =
   /** Find the modules a program names. */
   | { kind: "scan"; id: number; source: string }
   /** Check these build-root files (relative path, text); `program.ts` is the root. */
   | { kind: "check"; id: number; files: [string, string][] };
 
-/** Worker to main thread. */
+/** Checker process to host. */
 export type CheckerReply =
   /** The compiler is loaded and its libraries parsed. */
   | { kind: "ready" }
   /** A scan finished. */
   | { kind: "scanned"; id: number; scan: ImportScan }
-  /** A check finished; `heapBytes` is the Worker's heap after it. */
+  /** A check finished; `heapBytes` is the process's heap after it. */
   | { kind: "checked"; id: number; diagnostics: Diagnostic[]; heapBytes: number }
-  /** The compiler threw; the Worker is not trusted further. */
+  /** The compiler threw; the process is not trusted further. */
   | { kind: "fault"; id: number; message: string };
 
 /** A message that is not one this protocol knows. */
@@ -89,7 +90,7 @@ function fault(what: string): { ok: false; error: ProtocolFault } {
   return err({ kind: "bad_message", message: `Cannot decode a checker message: ${what}` });
 }
 
-/** Decodes what the Worker posted. */
+/** Decodes what the checker process wrote. */
 export function decodeReply(data: unknown): Result<CheckerReply, ProtocolFault> {
   if (!isFields(data)) return fault("it is not an object");
   switch (data.kind) {
@@ -130,7 +131,7 @@ export function decodeReply(data: unknown): Result<CheckerReply, ProtocolFault> 
   }
 }
 
-/** Decodes what the main thread posted. */
+/** Decodes what the host wrote. */
 export function decodeRequest(data: unknown): Result<CheckerRequest, ProtocolFault> {
   if (!isFields(data)) return fault("it is not an object");
   if (!isId(data.id)) return fault("a request has no id");

@@ -109,6 +109,18 @@ function cpu(): { self: number; children: number } {
   };
 }
 
+/** The CPU time a process has spent, in ms, from `/proc`; 0 when it cannot be read. */
+function processCpu(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+    return ((fields[11] ?? 0) + (fields[12] ?? 0)) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 function row(name: string, samples: number[], floor: number): string {
   const p50 = median(samples);
   const ratio = Number.isFinite(floor) ? `${(p50 / floor).toFixed(2)}x` : "";
@@ -135,7 +147,7 @@ async function steady(official: boolean, empty: string): Promise<string[]> {
       unchecked: [] as number[],
       check: [] as number[],
     };
-    const cpuChecked = { self: 0, children: 0 };
+    const cpuChecked = { self: 0, children: 0, checker: 0 };
     const cpuUnchecked = { self: 0, children: 0 };
     let rssWarm = 0;
     for (let round = 0; round < WARMUP + ROUNDS; round++) {
@@ -143,15 +155,19 @@ async function steady(official: boolean, empty: string): Promise<string[]> {
       if (round === WARMUP) rssWarm = Deno.memoryUsage().rss;
       const floor = await bare(empty);
       await pause();
+      const checkerPid = harness.runnerStats().checker.pid;
+      const checkerBefore = processCpu(checkerPid);
       let before = cpu();
       let started = performance.now();
       const checked = await harness.run(source);
       const checkedMs = performance.now() - started;
       let after = cpu();
+      const checkerAfter = processCpu(checkerPid);
       if (checked.outcome.kind !== "returned") throw new Error(JSON.stringify(checked.outcome));
       if (measuring) {
         cpuChecked.self += after.self - before.self;
         cpuChecked.children += after.children - before.children;
+        cpuChecked.checker += Math.max(0, checkerAfter - checkerBefore);
       }
       await pause();
       before = cpu();
@@ -175,6 +191,7 @@ async function steady(official: boolean, empty: string): Promise<string[]> {
       samples.check.push(checkMs);
     }
     const rssEnd = Deno.memoryUsage().rss;
+    const checkerRss = processRss(harness.runnerStats().checker.pid);
     await checker.retire();
     const floor = median(samples.bare);
     const label = `${
@@ -193,8 +210,10 @@ async function steady(official: boolean, empty: string): Promise<string[]> {
       `- harness RSS: ${mb(rssBoot)} MiB after boot, ${mb(rssWarm)} MiB with the checker loaded ` +
         `and warm, ${mb(rssEnd)} MiB after ${2 * ROUNDS} more runs ` +
         `(${((rssEnd - rssWarm) / 1024 / (2 * ROUNDS)).toFixed(1)} KiB per run)`,
+      `- the harness's checker process (not in the harness's RSS): ${mb(checkerRss)} MiB RSS`,
       `- CPU per run, type-checked: harness ${(cpuChecked.self / ROUNDS).toFixed(1)} ms, ` +
-        `sandbox ${(cpuChecked.children / ROUNDS).toFixed(1)} ms`,
+        `sandbox ${(cpuChecked.children / ROUNDS).toFixed(1)} ms, ` +
+        `checker process ${(cpuChecked.checker / ROUNDS).toFixed(1)} ms`,
       `- CPU per run, unchecked: harness ${(cpuUnchecked.self / ROUNDS).toFixed(1)} ms, ` +
         `sandbox ${(cpuUnchecked.children / ROUNDS).toFixed(1)} ms`,
       `- runs that found a sandbox waiting: ${harness.runnerStats().warmRuns} of ${harness.runnerStats().runs}`,
@@ -205,6 +224,17 @@ async function steady(official: boolean, empty: string): Promise<string[]> {
     await cleanup();
   }
   return out;
+}
+
+/** A process's resident memory in bytes, from `/proc`; 0 when it cannot be read. */
+function processRss(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const pages = Number(Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ")[1]);
+    return pages * 4096;
+  } catch {
+    return 0;
+  }
 }
 
 function mb(bytes: number): string {

@@ -13,6 +13,7 @@ type Summary = {
   state: string;
   call: string;
   run: unknown;
+  typeError: unknown;
   retired: {
     confirmed: boolean;
     clients: [string, { kind: string; pid: number; drained: boolean }][];
@@ -89,11 +90,14 @@ const run = await harness.run(
   'import { add } from "./mcp/echo.ts";\\nexport default (await add({ a: 1, b: 2 })).text;',
   { timeoutMs: 30_000 },
 );
+// The checker's process, started from the same URL, finds a type error.
+const typeError = await harness.run('const n: number = "x";\\nexport default n;\\n');
 const retired = await harness.retire();
 console.log(JSON.stringify({
   state: harness.reports.get("echo")?.state,
   call: call.ok ? call.value.content.map((block) => block.type === "text" ? block.text : "").join("") : call.error.message,
   run: run.outcome,
+  typeError: typeError.outcome,
   retired: { confirmed: retired.confirmed, clients: [...retired.clients].map(([name, outcome]) => [name, outcome.ok ? outcome.value : outcome.error]) },
 }));
 `,
@@ -122,6 +126,15 @@ console.log(JSON.stringify({
     assert.equal(summary.state, "ready", stdout);
     assert.equal(summary.call, "over http");
     assert.deepEqual(summary.run, { kind: "returned", value: "3" });
+    assert.deepEqual(summary.typeError, {
+      kind: "rejected",
+      diagnostics: [{
+        file: "program.ts",
+        line: 1,
+        column: 7,
+        message: "Type 'string' is not assignable to type 'number'.",
+      }],
+    });
     assert.equal(summary.retired.confirmed, true, stdout);
     const [[name, evidence]] = summary.retired.clients as [
       [string, Summary["retired"]["clients"][0][1]],
@@ -130,7 +143,8 @@ console.log(JSON.stringify({
     assert.equal(evidence.kind, "exited");
     assert.equal(evidence.drained, true);
     assert.equal(isLive(evidence.pid), false);
-    // The client's worker and the runner were loaded over HTTP, not from disk.
+    // The client's worker, the runner and the checker's process (which has no
+    // read permission) were loaded over HTTP, not from disk.
     for (
       const path of [
         "/mod.ts",

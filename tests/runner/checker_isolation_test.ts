@@ -115,7 +115,7 @@ const b: F<Exclude<N, "0000">> = a;
 export {};
 `;
 
-Deno.test("a check past its deadline is stopped, reported, and its Worker replaced", async () => {
+Deno.test("a check past its deadline is stopped, reported, and its process replaced", async () => {
   const runner = new Runner({ modules: new Map(), call, warm: false });
   try {
     const slow = await runner.run(SLOW, { checkTimeoutMs: 300 });
