@@ -3034,20 +3034,22 @@ function classify(value) {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
-  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describeValue(value.jsonrpc)}, not "2.0"`);
-  const hasId = "id" in value;
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
+  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
+  const hasId = Object.hasOwn(value, "id");
   const id = value.id;
   if (hasId && !isId(id)) {
     return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }
-  if ("method" in value) {
+  if (Object.hasOwn(value, "method")) {
     const method = value.method;
     if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
-    if ("result" in value || "error" in value) {
+    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
       return bad(`a message with "method" also has "result" or "error"`);
     }
-    const params = value.params;
-    if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
+    const hasParams = Object.hasOwn(value, "params");
+    const params = hasParams ? value.params : void 0;
+    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
       return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
     }
     if (hasId) {
@@ -3072,8 +3074,8 @@ function classify(value) {
     });
   }
   if (!hasId) return bad(`a message has neither "method" nor "id"`);
-  const hasResult = "result" in value;
-  const hasError = "error" in value;
+  const hasResult = Object.hasOwn(value, "result");
+  const hasError = Object.hasOwn(value, "error");
   if (hasResult === hasError) {
     return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
   }
@@ -3096,12 +3098,14 @@ function classify(value) {
 }
 __name(classify, "classify");
 function decodeRpcError(value) {
-  if (!isJsonObject(value)) return void 0;
+  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
+    return void 0;
+  }
   const { code, message, data } = value;
   if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
     return void 0;
   }
-  return "data" in value ? {
+  return Object.hasOwn(value, "data") ? {
     code,
     message,
     data

@@ -92,20 +92,22 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
-  if (value.jsonrpc !== "2.0") return bad(`"jsonrpc" is ${describe(value.jsonrpc)}, not "2.0"`);
-  const hasId = "id" in value;
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : undefined;
+  if (version !== "2.0") return bad(`"jsonrpc" is ${describe(version)}, not "2.0"`);
+  const hasId = Object.hasOwn(value, "id");
   const id = value.id;
   if (hasId && !isId(id)) {
     return bad(`"id" is ${describe(id)}; it must be an integer or a string`);
   }
-  if ("method" in value) {
+  if (Object.hasOwn(value, "method")) {
     const method = value.method;
     if (typeof method !== "string") return bad(`"method" is ${describe(method)}, not a string`);
-    if ("result" in value || "error" in value) {
+    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
       return bad(`a message with "method" also has "result" or "error"`);
     }
-    const params = value.params;
-    if ("params" in value && !isJsonObject(params) && !Array.isArray(params)) {
+    const hasParams = Object.hasOwn(value, "params");
+    const params = hasParams ? value.params : undefined;
+    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
       return bad(`"params" of ${JSON.stringify(method)} is ${describe(params)}, not an object`);
     }
     if (hasId) {
@@ -122,8 +124,8 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
     );
   }
   if (!hasId) return bad(`a message has neither "method" nor "id"`);
-  const hasResult = "result" in value;
-  const hasError = "error" in value;
+  const hasResult = Object.hasOwn(value, "result");
+  const hasError = Object.hasOwn(value, "error");
   if (hasResult === hasError) {
     return bad(`response ${describe(id)} must have exactly one of "result" and "error"`);
   }
@@ -142,12 +144,16 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
 }
 
 function decodeRpcError(value: JsonValue): RpcError | undefined {
-  if (!isJsonObject(value)) return undefined;
+  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
+    return undefined;
+  }
   const { code, message, data } = value;
   if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
     return undefined;
   }
-  return "data" in value ? { code, message, data: data as JsonValue } : { code, message };
+  return Object.hasOwn(value, "data")
+    ? { code, message, data: data as JsonValue }
+    : { code, message };
 }
 
 function isId(value: JsonValue | undefined): value is Id {

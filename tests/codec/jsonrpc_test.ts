@@ -281,3 +281,15 @@ Deno.test("decodeInbound() never throws on arbitrary text", () => {
     { numRuns: RUNS },
   );
 });
+
+Deno.test("classify() reads only a message's own members, never inherited ones", () => {
+  const inherited = Object.assign(Object.create({ result: {}, jsonrpc: "2.0" }), { id: 1 });
+  assert.ok(!classify(inherited).ok);
+  const own = Object.assign(Object.create({ error: { code: 1, message: "x" } }), {
+    jsonrpc: "2.0",
+    id: 1,
+    result: {},
+  });
+  const decoded = classify(own);
+  assert.ok(decoded.ok && decoded.value.kind === "response" && decoded.value.outcome.ok);
+});
