@@ -68,9 +68,14 @@ function checkStdio(spec: StdioServerSpec, named: string): void {
   ) {
     throw new TypeError(`${named}: its env is not a record of strings`);
   }
-  for (const key of Object.keys(spec.env)) {
+  for (const [key, value] of Object.entries(spec.env)) {
     if (!isEnvName(key)) {
       throw new TypeError(`${named}: its env key ${quote(key)} is ${ENV_NAME_RULE}`);
+    }
+    if (value.includes("\0")) {
+      throw new TypeError(
+        `${named}: its env value of ${quote(key)} holds NUL, which no environment can carry`,
+      );
     }
   }
   if (!Array.isArray(spec.inheritEnv) || !spec.inheritEnv.every((n) => typeof n === "string")) {

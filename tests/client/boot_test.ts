@@ -53,6 +53,7 @@ Deno.test("Census.prepare() refuses env keys no environment can hold", async (t)
     ["a key with '='", { env: { "A=B": "y" } }],
     ["a key with NUL", { env: { "A\0B": "y" } }],
     ["an empty key", { env: { "": "y" } }],
+    ["a value with NUL", { env: { A: "x\0y" } }],
     ["an inherited name with '='", { inheritEnv: ["PATH=x"] }],
   ];
   for (const [name, extra] of cases) {
@@ -111,4 +112,38 @@ Deno.test("boot() retires every server it started when any step throws", async (
       }
     });
   }
+});
+
+Deno.test("boot() refuses bad options before spawning anything", async (t) => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const marker = `${dir}/ran`;
+    const cases: [string, Record<string, unknown>, typeof Error][] = [
+      ["maxSandboxes 0", { maxSandboxes: 0 }, RangeError],
+      ["listTimeoutMs -1", { listTimeoutMs: -1 }, RangeError],
+      ["an empty capSpecifier", { capSpecifier: "" }, TypeError],
+    ];
+    for (const [name, options, kind] of cases) {
+      await t.step(name, async () => {
+        await assert.rejects(boot([marking("ok", marker)], options), kind);
+        assert.equal(await exists(marker), false);
+      });
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("two retire() at once both confirm the same exit, and nothing survives", async () => {
+  const census = Census.prepare([fixture("echo", "echo_server.ts")], {
+    retirementTimeoutMs: 5_000,
+  });
+  const started = await census.connectAll();
+  assert.ok(started.get("echo")?.ok);
+  const pid = census.clients.get("echo")?.pid ?? -1;
+  const [first, second] = await Promise.all([census.retire(), census.retire()]);
+  assert.ok(first.confirmed && second.confirmed);
+  assert.deepEqual(first.clients.get("echo"), second.clients.get("echo"));
+  assert.equal(isLive(pid), false);
+  assert.deepEqual(survivors(pid), []);
 });

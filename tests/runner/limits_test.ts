@@ -251,3 +251,19 @@ Deno.test("the scan refuses import() of a data: URL in the program's text", asyn
   const report = await run('await import("data:text/javascript,export default 1");');
   assert.equal(report.outcome.kind, "rejected", show(report));
 });
+
+Deno.test("Deno.permissions.request in the sandbox is denied without a prompt", async () => {
+  const report = await run(
+    'const status = await Deno.permissions.request({ name: "read", path: "/" });\n' +
+      "export default status.state;",
+  );
+  assert.deepEqual(report.outcome, { kind: "returned", value: "denied" });
+});
+
+Deno.test("Atomics.wait blocking the program's thread still ends at the deadline", async () => {
+  const report = await run(
+    "Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);",
+    { timeoutMs: 1_000 },
+  );
+  assert.equal(report.outcome.kind === "killed" && report.outcome.reason, "timeout", show(report));
+});
