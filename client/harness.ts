@@ -26,6 +26,7 @@ import { PROGRAM_CONVENTION, type RunOptions, type RunReport } from "../runner/r
 import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "./_exit_guard.ts";
 import { Runner, type RunnerStats } from "../runner/runner.ts";
+import { SandboxSlots } from "../runner/slots.ts";
 
 /** Why a call was refused before it reached a server. */
 export type CallDenial =
@@ -101,6 +102,11 @@ export type BootOptions = CensusOptions & {
    * program starts neither).
    */
   prepareRunner?: boolean;
+  /**
+   * How many of this harness's runs hold a sandbox at once; more wait their
+   * turn, within their own deadline. `DEFAULT_MAX_SANDBOXES` by default.
+   */
+  maxSandboxes?: number;
 };
 
 /** Options of {@linkcode Harness.run}: those of `runProgram` but the modules and the call. */
@@ -205,6 +211,8 @@ function checkBootOptions(options: BootOptions): void {
   if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
     throw new TypeError("Cannot boot: prepareRunner is not a boolean");
   }
+  // Throws RangeError for a limit that is not a positive integer.
+  if (options.maxSandboxes !== undefined) new SandboxSlots(options.maxSandboxes);
 }
 
 async function wire(
@@ -290,7 +298,10 @@ async function wire(
 
   const runner = new Runner({
     modules,
-    call: (server, tool, args) => call(server, tool, args),
+    // A run that ends cancels its calls still in flight: the signal reaches the client.
+    call: (server, tool, args, callOptions) =>
+      call(server, tool, args, callOptions?.signal ? { signal: callOptions.signal } : {}),
+    ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     checker,
   });
   if (options.prepareRunner) runner.prepare();

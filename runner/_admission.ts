@@ -71,6 +71,13 @@ export function aborted(limits: RunReport["limits"]): RunReport {
   return report({ kind: "killed", reason: "aborted", message }, limits);
 }
 
+/** The report of a run that reached its deadline before its program started. */
+export function pastDeadline(limits: RunReport["limits"], stage: string): RunReport {
+  limits.hit.push("timeout");
+  const message = `The run reached its deadline of ${limits.timeoutMs} ms while ${stage}`;
+  return report({ kind: "killed", reason: "timeout", message }, limits);
+}
+
 /** The report of a run rejected before it ran. */
 export function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
   return report({ kind: "rejected", diagnostics }, limits);

@@ -8,55 +8,24 @@
  * decisive event (a final frame, a limit, a channel fault, an abort, the
  * process's own exit) fixes the outcome; every event but a normal end kills
  * the process with SIGKILL. It returns only after the process has exited, both
- * of its output streams have ended, its stdin is closed, every timer is
- * cleared, and every tool call it started has settled.
+ * of its output streams have ended, its stdin is closed, and every timer is
+ * cleared. Tool calls still in flight then are cancelled through the signal
+ * the harness's call was given; one that does not settle within
+ * `RUN_GRACE_MS` is recorded as `call_abandoned` and its late outcome dropped.
  *
  * @module
  */
 
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { JsonValue } from "../codec/json.ts";
-import { err, type Result } from "../codec/result.ts";
+import type { Result } from "../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../codec/framing.ts";
 import { decodeFrame, type Frame, PendingHead } from "./_channel.ts";
-import { decodeResult, decodeTagged, encodeTagged, visibleValue } from "./_tagged.ts";
-import {
-  MAX_CALL_ARGS_BYTES,
-  MAX_LOG_ENTRIES,
-  MAX_REPORT_ARGS_BYTES,
-  TRUNCATION_MARKER,
-} from "./limits.ts";
+import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
+import { type CallFailure, type CallFunction, CallLedger, type CallRecord } from "./_calls.ts";
+import { MAX_LOG_ENTRIES } from "./limits.ts";
 
-/** How one tool call failed, as the harness's `call` reports it. */
-export type CallFailure = { kind: string; message: string };
-
-/** The harness's call, as the runner uses it. */
-export type CallFunction = (
-  server: string,
-  tool: string,
-  args: unknown,
-) => Promise<Result<CallToolResult, CallFailure>>;
-
-/** One tool call a program made, and how it went. */
-export type CallRecord = {
-  server: string;
-  tool: string;
-  /**
-   * The arguments as the program passed them, as a report shows a value
-   * (plain data, exact bigints, a `$unrepresentable` marker for what JSON
-   * cannot say); when their JSON text is past {@linkcode MAX_CALL_ARGS_BYTES}
-   * or the report's room, a string: a prefix of that text ending in
-   * {@linkcode TRUNCATION_MARKER}.
-   */
-  args: unknown;
-  /** The bytes of the arguments' JSON text, whether kept whole or not. */
-  argsBytes: number;
-  /** Whether `args` is a truncated prefix rather than the arguments. */
-  argsTruncated: boolean;
-  outcome: Result<CallToolResult, CallFailure>;
-  /** From the host receiving the call to its settlement, in milliseconds. */
-  durationMs: number;
-};
+export type { CallFailure, CallFunction, CallRecord };
 
 /** Why a run was stopped before the program finished. */
 export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
@@ -77,7 +46,10 @@ export type SessionOptions = {
   rootUrl: string;
   rootPath: string;
   call: CallFunction;
+  /** What is left of the run's deadline for the program, in milliseconds. */
   timeoutMs: number;
+  /** The run's whole deadline, as messages name it. */
+  runTimeoutMs: number;
   memoryMb: number;
   maxCalls: number;
   maxOutputBytes: number;
@@ -102,11 +74,6 @@ const STDERR_TAIL_CHARS = 8192;
 
 const encoder = new TextEncoder();
 const lenient = new TextDecoder();
-const MARKER_BYTES = encoder.encode(TRUNCATION_MARKER).length;
-
-function exactBigints(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? value.toString() : value;
-}
 
 function canSampleMemory(): boolean {
   if (Deno.build.os !== "linux") return false;
@@ -152,14 +119,12 @@ class Session {
   #outcome: SessionOutcome | undefined;
   readonly logs: string[] = [];
   #logBytes = 0;
-  readonly calls: CallRecord[] = [];
-  #argsBytes = 0;
-  readonly #inflight = new Set<Promise<void>>();
-  readonly #pendingIds = new Set<number>();
+  readonly #calls: CallLedger;
   #stderrTail = "";
 
   constructor(options: SessionOptions) {
     this.#options = options;
+    this.#calls = new CallLedger(options.call);
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = options.child;
@@ -168,9 +133,9 @@ class Session {
   }
 
   async run(): Promise<SessionReport> {
-    const { signal, timeoutMs } = this.#options;
+    const { signal, timeoutMs, runTimeoutMs } = this.#options;
     const timer = setTimeout(
-      () => this.#kill("timeout", `The program ran past its deadline of ${timeoutMs} ms`),
+      () => this.#kill("timeout", `The program ran past its deadline of ${runTimeoutMs} ms`),
       timeoutMs,
     );
     const sampler = canSampleMemory()
@@ -192,10 +157,14 @@ class Session {
       signal?.removeEventListener("abort", onAbort);
     }
     this.#outcome ??= this.#exitOutcome(status);
+    // The program is gone: what it still waits for is cancelled (the harness's
+    // client tells the server), and a call that does not settle within the
+    // grace is given up, so the run ends within its deadline plus the grace.
+    const ended = this.#calls.end();
     await this.#writing;
     await this.#writer.close().catch(() => {});
-    while (this.#inflight.size > 0) await Promise.all(this.#inflight);
-    return { outcome: this.#outcome, logs: this.logs, calls: this.calls };
+    await ended;
+    return { outcome: this.#outcome, logs: this.logs, calls: this.#calls.records };
   }
 
   #exitOutcome(status: Deno.CommandStatus): SessionOutcome {
@@ -405,64 +374,26 @@ class Session {
   }
 
   #call(frame: Frame & { kind: "call" }): void {
-    const { maxCalls, call } = this.#options;
-    if (this.#pendingIds.has(frame.id)) {
+    const { maxCalls } = this.#options;
+    if (this.#calls.pending(frame.id)) {
       return this.#kill("channel", `The sandbox's channel broke: call ${frame.id} was sent twice`);
     }
-    if (this.calls.length >= maxCalls) {
+    if (this.#calls.records.length >= maxCalls) {
       return this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
     }
     const args = decodeTagged(frame.args);
     if (!args.ok) {
       return this.#kill("channel", `Cannot read the arguments of a call: ${args.error}`);
     }
-    const record: CallRecord = {
-      server: frame.server,
-      tool: frame.tool,
-      ...this.#keepArgs(args.value),
-      outcome: err({ kind: "call_pending", message: "The call has not settled" }),
-      durationMs: 0,
-    };
-    this.calls.push(record);
-    this.#pendingIds.add(frame.id);
-    const started = performance.now();
-    const settled = (async () => {
-      try {
-        record.outcome = await call(frame.server, frame.tool, args.value);
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        record.outcome = err({
-          kind: "call_failed",
-          message: `The harness's call threw: ${reason}`,
-        });
-      }
-      record.durationMs = performance.now() - started;
-      this.#pendingIds.delete(frame.id);
+    this.#calls.start({ ...frame, args: args.value }, (outcome) => {
       if (this.#outcome !== undefined) return;
       const reply = JSON.stringify({
         kind: "reply",
         id: frame.id,
-        reply: encodeTagged(toReply(record.outcome)),
+        reply: encodeTagged(toReply(outcome)),
       });
       this.#send(`${reply}\n`);
-    })();
-    this.#inflight.add(settled);
-    settled.finally(() => this.#inflight.delete(settled));
-  }
-
-  /** What the report keeps of one call's arguments: plain data, within both caps. */
-  #keepArgs(value: unknown): Pick<CallRecord, "args" | "argsBytes" | "argsTruncated"> {
-    const args = visibleValue(value);
-    const bytes = encoder.encode(JSON.stringify(args, exactBigints) ?? "undefined");
-    const room = Math.min(MAX_CALL_ARGS_BYTES, MAX_REPORT_ARGS_BYTES - this.#argsBytes);
-    if (bytes.length <= room) {
-      this.#argsBytes += bytes.length;
-      return { args, argsBytes: bytes.length, argsTruncated: false };
-    }
-    const keep = Math.max(0, room - MARKER_BYTES);
-    const prefix = lenient.decode(bytes.subarray(0, keep)).replace(/\uFFFD$/, "");
-    this.#argsBytes += keep + MARKER_BYTES;
-    return { args: prefix + TRUNCATION_MARKER, argsBytes: bytes.length, argsTruncated: true };
+    });
   }
 
   #unroot(text: string): string {

@@ -17,6 +17,7 @@
 
 export * from "./run.ts";
 export * from "./runner.ts";
+export * from "./slots.ts";
 export {
   CHECKER_START_TIMEOUT_MS,
   type CheckerRequestOptions,

@@ -91,8 +91,15 @@ export type RunOptions = {
     server: string,
     tool: string,
     args: unknown,
+    options?: { signal?: AbortSignal },
   ) => Promise<Result<CallToolResult, { kind: string; message: string }>>;
-  /** Wall-clock deadline of the program, in milliseconds; {@linkcode DEFAULT_RUN_TIMEOUT_MS}. */
+  /**
+   * Wall-clock deadline of the run, in milliseconds, counting the wait for a
+   * sandbox slot and the program's own run (the type check has its own
+   * deadline, `checkTimeoutMs`); {@linkcode DEFAULT_RUN_TIMEOUT_MS}. Past it
+   * the calls still in flight are cancelled through the signal `call` was
+   * given, and the run returns within `RUN_GRACE_MS`.
+   */
   timeoutMs?: number;
   /** V8 heap cap in MiB; {@linkcode DEFAULT_RUN_MEMORY_MB}. */
   memoryMb?: number;

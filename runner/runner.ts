@@ -62,9 +62,11 @@ import {
   memoryCap,
   nonce,
   oversize,
+  pastDeadline,
   positiveInteger,
   rejected,
 } from "./_admission.ts";
+import { DEFAULT_MAX_SANDBOXES, SandboxSlots } from "./slots.ts";
 import { runSession } from "./_session.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import {
@@ -110,6 +112,12 @@ export type RunnerOptions = {
    * runner makes its own by default.
    */
   checker?: ResidentChecker;
+  /**
+   * How many of this runner's runs hold a sandbox at once; more wait their
+   * turn, the wait counted in their deadline. {@linkcode DEFAULT_MAX_SANDBOXES}
+   * by default (the sandbox started ahead is one more).
+   */
+  maxSandboxes?: number;
 };
 
 /** Options of {@linkcode Runner.run}: those of {@linkcode runProgram} but the modules and the call. */
@@ -135,6 +143,7 @@ export class Runner {
   readonly #deno: string;
   readonly #tempDir: string | undefined;
   readonly #checker: ResidentChecker;
+  readonly #slots: SandboxSlots;
   readonly #inflight = new Set<Promise<RunReport>>();
   readonly #stop = new AbortController();
   #waiting: Promise<Sandbox | undefined> | undefined;
@@ -166,6 +175,7 @@ export class Runner {
     this.#deno = options.denoExecutable ?? Deno.execPath();
     this.#tempDir = options.tempDir;
     this.#checker = options.checker ?? new ResidentChecker();
+    this.#slots = new SandboxSlots(options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES);
   }
 
   /** Starts the checker and, when warm, the first sandbox now rather than at the first run. */
@@ -280,6 +290,33 @@ export class Runner {
     const diagnostics = gateImports(scanned.scan, this.#bySegment);
     if (diagnostics.length > 0) return rejected(diagnostics, limits);
 
+    // A slot before any sandbox: the wait counts in the run's deadline.
+    const waitStarted = performance.now();
+    const grant = await this.#slots.acquire(limits.timeoutMs, signal);
+    if (grant.kind === "aborted") return aborted(limits);
+    if (grant.kind === "timed_out") return pastDeadline(limits, "waiting for a sandbox slot");
+    const programMs = Math.max(1, Math.ceil(limits.timeoutMs - (performance.now() - waitStarted)));
+    try {
+      return await this.#runAdmitted(source, run, programMs);
+    } finally {
+      grant.release();
+    }
+  }
+
+  async #runAdmitted(
+    source: string,
+    run: {
+      limits: RunReport["limits"];
+      checkTimeoutMs: number;
+      typeCheck: boolean;
+      signal: AbortSignal;
+      deno: string;
+      tempDir: string | undefined;
+    },
+    programMs: number,
+  ): Promise<RunReport> {
+    const { limits, signal } = run;
+
     // A sandbox waiting with the same heap cap and executable is taken after
     // the check passes; without one, a sandbox starts beside the check.
     const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
@@ -321,7 +358,8 @@ export class Runner {
         rootUrl: sandbox.rootUrl,
         rootPath: sandbox.rootPath,
         call: this.#call,
-        timeoutMs: limits.timeoutMs,
+        timeoutMs: programMs,
+        runTimeoutMs: limits.timeoutMs,
         memoryMb: limits.memoryMb,
         maxCalls: limits.maxCalls,
         maxOutputBytes: limits.maxOutputBytes,

@@ -1,0 +1,159 @@
+/**
+ * The tool calls of one sandbox session: what the report keeps of each
+ * (bounded arguments, the outcome, the time), the calls still in flight, and
+ * their end. Private to the runner.
+ *
+ * Lifecycle: {@linkcode CallLedger.start} runs each call through the
+ * harness's `call` with the ledger's signal; {@linkcode CallLedger.end}
+ * aborts that signal (the harness's client cancels the request and tells
+ * the server), waits up to `RUN_GRACE_MS` for the calls to settle, records
+ * those that did not as `call_abandoned`, and freezes the records: a late
+ * outcome changes nothing.
+ *
+ * @module
+ */
+
+import type { CallToolResult } from "../codec/protocol.ts";
+import { err, type Result } from "../codec/result.ts";
+import { visibleValue } from "./_tagged.ts";
+import {
+  MAX_CALL_ARGS_BYTES,
+  MAX_REPORT_ARGS_BYTES,
+  RUN_GRACE_MS,
+  TRUNCATION_MARKER,
+} from "./limits.ts";
+
+/** How one tool call failed, as the harness's `call` reports it. */
+export type CallFailure = { kind: string; message: string };
+
+/** The harness's call, as the runner uses it. */
+export type CallFunction = (
+  server: string,
+  tool: string,
+  args: unknown,
+  options?: { signal?: AbortSignal },
+) => Promise<Result<CallToolResult, CallFailure>>;
+
+/** One tool call a program made, and how it went. */
+export type CallRecord = {
+  server: string;
+  tool: string;
+  /**
+   * The arguments as the program passed them, as a report shows a value
+   * (plain data, exact bigints, a `$unrepresentable` marker for what JSON
+   * cannot say); when their JSON text is past {@linkcode MAX_CALL_ARGS_BYTES}
+   * or the report's room, a string: a prefix of that text ending in
+   * {@linkcode TRUNCATION_MARKER}.
+   */
+  args: unknown;
+  /** The bytes of the arguments' JSON text, whether kept whole or not. */
+  argsBytes: number;
+  /** Whether `args` is a truncated prefix rather than the arguments. */
+  argsTruncated: boolean;
+  outcome: Result<CallToolResult, CallFailure>;
+  /** From the host receiving the call to its settlement, in milliseconds. */
+  durationMs: number;
+};
+
+const encoder = new TextEncoder();
+const lenient = new TextDecoder();
+const MARKER_BYTES = encoder.encode(TRUNCATION_MARKER).length;
+
+function exactBigints(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
+
+/** Every call of one session (see the module doc). */
+export class CallLedger {
+  readonly records: CallRecord[] = [];
+  readonly #call: CallFunction;
+  readonly #end = new AbortController();
+  readonly #inflight = new Set<Promise<void>>();
+  readonly #pending = new Set<number>();
+  #argsBytes = 0;
+  #closed = false;
+
+  constructor(call: CallFunction) {
+    this.#call = call;
+  }
+
+  /** Whether a call with this id is still in flight. */
+  pending(id: number): boolean {
+    return this.#pending.has(id);
+  }
+
+  /**
+   * Records one call and runs it; `settled` gets its outcome unless the
+   * ledger has ended by then.
+   */
+  start(
+    call: { id: number; server: string; tool: string; args: unknown },
+    settled: (outcome: Result<CallToolResult, CallFailure>) => void,
+  ): void {
+    const record: CallRecord = {
+      server: call.server,
+      tool: call.tool,
+      ...this.#keepArgs(call.args),
+      outcome: err({ kind: "call_pending", message: "The call has not settled" }),
+      durationMs: 0,
+    };
+    this.records.push(record);
+    this.#pending.add(call.id);
+    const started = performance.now();
+    const done = (async () => {
+      let outcome: Result<CallToolResult, CallFailure>;
+      try {
+        outcome = await this.#call(call.server, call.tool, call.args, { signal: this.#end.signal });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });
+      }
+      // Past the grace the report is returned: it is not changed any more.
+      if (this.#closed) return;
+      record.outcome = outcome;
+      record.durationMs = performance.now() - started;
+      this.#pending.delete(call.id);
+      settled(outcome);
+    })();
+    this.#inflight.add(done);
+    done.finally(() => this.#inflight.delete(done));
+  }
+
+  /** Cancels what is in flight and waits for it, at most `RUN_GRACE_MS`. */
+  async end(): Promise<void> {
+    this.#end.abort();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<false>((resolve) => timer = setTimeout(resolve, RUN_GRACE_MS, false));
+    try {
+      while (this.#inflight.size > 0) {
+        const all = Promise.all(this.#inflight).then(() => true);
+        if (!await Promise.race([all, grace])) break;
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    this.#closed = true;
+    for (const record of this.records) {
+      if (record.outcome.ok || record.outcome.error.kind !== "call_pending") continue;
+      record.outcome = err({
+        kind: "call_abandoned",
+        message: `The call did not settle within ${RUN_GRACE_MS} ms of the run's end`,
+      });
+    }
+  }
+
+  /** What the report keeps of one call's arguments: plain data, within both caps. */
+  #keepArgs(value: unknown): Pick<CallRecord, "args" | "argsBytes" | "argsTruncated"> {
+    const args = visibleValue(value);
+    const bytes = encoder.encode(JSON.stringify(args, exactBigints) ?? "undefined");
+    const room = Math.min(MAX_CALL_ARGS_BYTES, MAX_REPORT_ARGS_BYTES - this.#argsBytes);
+    if (bytes.length <= room) {
+      this.#argsBytes += bytes.length;
+      return { args, argsBytes: bytes.length, argsTruncated: false };
+    }
+    const keep = Math.max(0, room - MARKER_BYTES);
+    const prefix = lenient.decode(bytes.subarray(0, keep)).replace(/\uFFFD$/, "");
+    this.#argsBytes += keep + MARKER_BYTES;
+    return { args: prefix + TRUNCATION_MARKER, argsBytes: bytes.length, argsTruncated: true };
+  }
+}
