@@ -1994,6 +1994,22 @@ function answerOf(bytes, id) {
   return void 0;
 }
 __name(answerOf, "answerOf");
+async function refusal(response) {
+  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
+  const http = {
+    status: response.status,
+    statusText: response.statusText,
+    body: bodyExcerpt(read.bytes)
+  };
+  const challenge = response.headers.get("www-authenticate");
+  if (challenge !== null) http.wwwAuthenticate = challenge;
+  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
+  return {
+    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`,
+    http
+  };
+}
+__name(refusal, "refusal");
 
 // worker/_http_session.ts
 var encoder3 = new TextEncoder();
@@ -2610,16 +2626,8 @@ var HttpTransport = class {
       });
       return false;
     }
-    const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
-    const http = {
-      status,
-      statusText: response.statusText,
-      body: bodyExcerpt(read.bytes)
-    };
-    const challenge = response.headers.get("www-authenticate");
-    if (challenge !== null) http.wwwAuthenticate = challenge;
-    const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
-    this.#fail(`${this.#what(message)} was refused with HTTP ${status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`, http);
+    const refused = await refusal(response);
+    this.#fail(`${this.#what(message)} ${refused.message}`, refused.http);
     return true;
   }
   /** The headers of the POST carrying `message`, its parameter headers included. */

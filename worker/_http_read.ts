@@ -7,6 +7,8 @@ import type { SseDecoder, SseEvent, SseFault } from "../codec/sse.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { frameText } from "../codec/framing.ts";
 import { isJsonObject, parseJson } from "../codec/json.ts";
+import { BODY_EXCERPT_BYTES, bodyExcerpt } from "../codec/streamable_http.ts";
+import type { HttpFailure } from "./errors.ts";
 
 const decoder = new TextDecoder();
 
@@ -158,4 +160,25 @@ export function answerOf(bytes: Uint8Array, id: number | string): "as_is" | stri
     return frameText({ jsonrpc: "2.0", id, error: body.error }).slice(0, -1);
   }
   return undefined;
+}
+
+/**
+ * What a 401 or 403 says: its status, the first bytes of its body, and the
+ * `WWW-Authenticate` challenge that tells what the server wants.
+ */
+export async function refusal(response: Response): Promise<{ message: string; http: HttpFailure }> {
+  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
+  const http: HttpFailure = {
+    status: response.status,
+    statusText: response.statusText,
+    body: bodyExcerpt(read.bytes),
+  };
+  const challenge = response.headers.get("www-authenticate");
+  if (challenge !== null) http.wwwAuthenticate = challenge;
+  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
+  return {
+    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; ` +
+      `check the credentials in its headers (OAuth sign-in is not supported)`,
+    http,
+  };
 }

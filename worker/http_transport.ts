@@ -29,7 +29,6 @@ import { ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { SseDecoder } from "../codec/sse.ts";
 import {
-  BODY_EXCERPT_BYTES,
   bodyExcerpt,
   displayUrl,
   isMediaType,
@@ -41,7 +40,7 @@ import {
 import { type Clock, systemClock } from "./clock.ts";
 import type { HttpFailure, RemoteEvidence, StartFailure } from "./errors.ts";
 import { httpFailure } from "./handshake.ts";
-import { answerOf, readBody, readEvents, send, type Sent } from "./_http_read.ts";
+import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";
 import { ToolMarks } from "./_http_tools.ts";
 import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
@@ -378,20 +377,8 @@ export class HttpTransport implements Transport {
       if (message.kind !== "request") response.body?.cancel().catch(() => {});
       return false;
     }
-    const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
-    const http: HttpFailure = {
-      status,
-      statusText: response.statusText,
-      body: bodyExcerpt(read.bytes),
-    };
-    const challenge = response.headers.get("www-authenticate");
-    if (challenge !== null) http.wwwAuthenticate = challenge;
-    const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
-    this.#fail(
-      `${this.#what(message)} was refused with HTTP ${status} ${response.statusText}${asks}` +
-        `; check the credentials in its headers (OAuth sign-in is not supported)`,
-      http,
-    );
+    const refused = await refusal(response);
+    this.#fail(`${this.#what(message)} ${refused.message}`, refused.http);
     return true;
   }
 
