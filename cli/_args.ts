@@ -103,7 +103,8 @@ function usageText(): string {
   return `Usage: loom-mcp [options] <command> [arguments]
 
 Boots MCP servers, shows what a model would read, calls tools, and retires
-every server with evidence that it exited.
+every server with evidence that it exited (or what was done with the
+session of a remote one).
 
 Commands:
 ${rows.map((row) => `  ${row.usage.padEnd(width)}${row.summary}`).join("\n")}

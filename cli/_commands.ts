@@ -230,11 +230,20 @@ export async function check(
       console.log(
         `\n${ready} of ${count} ready; ` +
           (clean
-            ? "every server retired with evidence that it exited"
+            ? `every server retired with evidence (${evidenceWords(retired)})`
             : "NOT every server was confirmed retired: check for leftover processes"),
       );
     },
   });
+}
+
+/** What the evidence of a clean retirement shows: exits, ended remote sessions, or both. */
+function evidenceWords(report: RetirementReport): string {
+  const kinds = new Set([...report.clients.values()].map((o) => o.ok ? o.value.kind : ""));
+  const words = [];
+  if (kinds.has("exited") || kinds.has("no_resource")) words.push("that it exited");
+  if (kinds.has("remote")) words.push("what was done with its remote session");
+  return words.join(", or ") || "that it exited";
 }
 
 /** `tools [server]`: each tool's wire name, generated name, description and input schema. */
