@@ -6,20 +6,9 @@ import type { RemoteEvidence, RetirementError, RetirementEvidence } from "../cli
 import type { Result } from "../codec/result.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import { parseJson, stringifyJson } from "../codec/json.ts";
+import { printable } from "../codec/quote.ts";
 
-// C0 and C1 controls but tab and newline, DEL, line and paragraph separators,
-// bidirectional overrides and isolates, zero-width characters, BOM.
-const UNPRINTABLE =
-  // deno-lint-ignore no-control-regex
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
-
-/** Escapes every code point that could act on a terminal; tab and newline are kept. */
-export function printable(text: string): string {
-  return text.replace(
-    UNPRINTABLE,
-    (char) => `\\u{${(char.codePointAt(0) ?? 0).toString(16)}}`,
-  );
-}
+export { printable };
 
 /** One line of at most `limit` characters: printable, whitespace runs collapsed. */
 export function oneLine(text: string, limit = 160): string {

@@ -134,6 +134,16 @@ export type RunnerStats = {
   warmRuns: number;
 };
 
+// What one run is held to, settled from its options before it starts.
+type RunSettings = {
+  limits: RunReport["limits"];
+  checkTimeoutMs: number;
+  typeCheck: boolean;
+  signal: AbortSignal;
+  deno: string;
+  tempDir: string | undefined;
+};
+
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
   readonly #bySegment: ReadonlyMap<string, RunModule>;
@@ -268,14 +278,7 @@ export class Runner {
 
   async #run(
     source: string,
-    run: {
-      limits: RunReport["limits"];
-      checkTimeoutMs: number;
-      typeCheck: boolean;
-      signal: AbortSignal;
-      deno: string;
-      tempDir: string | undefined;
-    },
+    run: RunSettings,
   ): Promise<RunReport> {
     const { limits, signal } = run;
     if (signal.aborted) return aborted(limits);
@@ -305,14 +308,7 @@ export class Runner {
 
   async #runAdmitted(
     source: string,
-    run: {
-      limits: RunReport["limits"];
-      checkTimeoutMs: number;
-      typeCheck: boolean;
-      signal: AbortSignal;
-      deno: string;
-      tempDir: string | undefined;
-    },
+    run: RunSettings,
     programMs: number,
   ): Promise<RunReport> {
     const { limits, signal } = run;
