@@ -52,7 +52,11 @@ Deno.test("a Runner's next run finds a sandbox waiting, and no run sees another'
       assert.deepEqual(second.outcome, { kind: "returned", value: "fresh" });
       assert.equal(runner.stats().warmRuns, 1);
     });
-    await t.step("between runs only the waiting sandbox lives", () => {
+    await t.step("between runs only the waiting sandbox lives", async () => {
+      // The next sandbox starts once the run's own is gone; give it time to appear.
+      for (let tries = 0; tries < 200 && sandboxProcesses(tempDir).length === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
       assert.equal(sandboxProcesses(tempDir).length, 1);
       assert.equal(sandboxDirs(tempDir).length, 1);
     });
