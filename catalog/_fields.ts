@@ -93,8 +93,7 @@ export function readArgs(value: unknown, syntax: Syntax): Result<string[], Probl
   const args: string[] = [];
   for (const [index, item] of value.entries()) {
     if (typeof item !== "string") {
-      const scalar = typeof item === "number" || typeof item === "bigint" ||
-        typeof item === "boolean";
+      const scalar = isScalar(item);
       return err({
         kind: "invalid_entry",
         key,
@@ -126,8 +125,7 @@ export function readEnv(value: unknown, syntax: Syntax): Result<Record<string, s
   for (const [name, item] of Object.entries(value)) {
     if (!ENV_NAME.test(name)) return err(envNameProblem(key, name));
     if (typeof item !== "string") {
-      const scalar = typeof item === "number" || typeof item === "bigint" ||
-        typeof item === "boolean";
+      const scalar = isScalar(item);
       return err({
         kind: "invalid_entry",
         key,
@@ -240,4 +238,9 @@ function envNameProblem(key: string, name: string): Problem {
 export function isTable(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value) &&
     !(value instanceof Date);
+}
+
+// A number or boolean where a string was wanted: quoting it is the fix.
+function isScalar(value: unknown): boolean {
+  return typeof value === "number" || typeof value === "bigint" || typeof value === "boolean";
 }

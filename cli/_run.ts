@@ -3,6 +3,7 @@
 // sandbox, prints its result, logs and calls (or, with --json, the whole
 // report), and retires every server it booted.
 
+import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
 import type { Harness, ServerReport } from "../client/harness.ts";
 import type { ServerSpec } from "../client/spec.ts";
@@ -60,13 +61,7 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Arra
     if (total > MAX_PROGRAM_BYTES) throw new RangeError("too large");
     chunks.push(chunk);
   }
-  const all = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return all;
+  return joinBytes(chunks, total);
 }
 
 /**
