@@ -2,9 +2,6 @@
 // The client worker, worker/entry.ts and every module it imports, as one file:
 // what client/_worker_launch.ts starts.
 
-var __defProp = Object.defineProperty;
-var __name = (target, value) => __defProp(target, "name", { value, configurable: true });
-
 // codec/result.ts
 function ok(value) {
   return {
@@ -12,14 +9,12 @@ function ok(value) {
     value
   };
 }
-__name(ok, "ok");
 function err(error) {
   return {
     ok: false,
     error
   };
 }
-__name(err, "err");
 
 // codec/_bytes.ts
 function joinBytes(parts, size) {
@@ -31,7 +26,464 @@ function joinBytes(parts, size) {
   }
   return out;
 }
-__name(joinBytes, "joinBytes");
+
+// codec/_syntax.ts
+var OBJECT = 1;
+var ARRAY = 2;
+function syntaxErrorOffset(text) {
+  const n = text.length;
+  const stack = [];
+  let i = 0;
+  const skipSpace2 = () => {
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return;
+      i++;
+    }
+  };
+  const string = () => {
+    if (text.charCodeAt(i) !== 34) return false;
+    i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        return true;
+      }
+      if (c < 32) return false;
+      if (c === 92) {
+        const e = text[i + 1];
+        if (e === "u") {
+          for (let k = 2; k < 6; k++) {
+            if (!/[0-9a-fA-F]/.test(text[i + k] ?? "")) {
+              i += k;
+              return false;
+            }
+          }
+          i += 6;
+        } else if (e !== void 0 && '"\\/bfnrt'.includes(e)) {
+          i += 2;
+        } else {
+          i++;
+          return false;
+        }
+      } else {
+        i++;
+      }
+    }
+    return false;
+  };
+  const digits = () => {
+    const start2 = i;
+    while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
+    return i > start2;
+  };
+  const number = () => {
+    if (text[i] === "-") i++;
+    if (text[i] === "0") i++;
+    else if (!digits()) return false;
+    if (text[i] === ".") {
+      i++;
+      if (!digits()) return false;
+    }
+    if (text[i] === "e" || text[i] === "E") {
+      i++;
+      if (text[i] === "+" || text[i] === "-") i++;
+      if (!digits()) return false;
+    }
+    return true;
+  };
+  for (; ; ) {
+    skipSpace2();
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      i++;
+      skipSpace2();
+      if (text[i] === (c === "{" ? "}" : "]")) {
+        i++;
+      } else {
+        stack.push(c === "{" ? OBJECT : ARRAY);
+        if (c === "{") {
+          if (!string()) return i;
+          skipSpace2();
+          if (text[i] !== ":") return i;
+          i++;
+        }
+        continue;
+      }
+    } else if (c === '"') {
+      if (!string()) return i;
+    } else if (c === "-" || c !== void 0 && c >= "0" && c <= "9") {
+      if (!number()) return i;
+    } else if (c === "t" || c === "f" || c === "n") {
+      const literal = c === "t" ? "true" : c === "f" ? "false" : "null";
+      for (let k = 0; k < literal.length; k++) {
+        if (text[i + k] !== literal[k]) return i + k;
+      }
+      i += literal.length;
+    } else {
+      return i;
+    }
+    for (; ; ) {
+      skipSpace2();
+      const top = stack[stack.length - 1];
+      if (top === void 0) return i;
+      const close = top === OBJECT ? "}" : "]";
+      if (text[i] === close) {
+        stack.pop();
+        i++;
+        continue;
+      }
+      if (text[i] !== ",") return i;
+      i++;
+      if (top === OBJECT) {
+        skipSpace2();
+        if (!string()) return i;
+        skipSpace2();
+        if (text[i] !== ":") return i;
+        i++;
+      }
+      break;
+    }
+  }
+}
+
+// codec/json.ts
+var MAX_JSON_DEPTH = 256;
+var POSITION = /position (\d+)/;
+var INTEGER_SOURCE = /^-?\d+$/;
+function parseJson(text, options = {}) {
+  const strip = options.keepPrototypes !== true;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return err(syntaxFault(text, error));
+  }
+  const scan = {
+    fault: void 0,
+    inexact: false
+  };
+  inspect(value, 0, scan, strip);
+  if (scan.fault !== void 0) return err(scan.fault);
+  if (!scan.inexact) return ok(value);
+  try {
+    value = JSON.parse(text, exactIntegers);
+  } catch (error) {
+    return err(syntaxFault(text, error));
+  }
+  inspect(value, 0, {
+    fault: void 0,
+    inexact: false
+  }, strip);
+  return ok(value);
+}
+function syntaxFault(text, error) {
+  const message = error instanceof Error ? error.message : String(error);
+  const match = POSITION.exec(message);
+  const offset = match?.[1] !== void 0 ? Number(match[1]) : syntaxErrorOffset(text);
+  return {
+    kind: "syntax",
+    offset,
+    message: `Cannot parse JSON at offset ${offset}: ${message}`
+  };
+}
+function exactIntegers(_key, value, context) {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context?.source !== void 0 && INTEGER_SOURCE.test(context.source)) {
+    return BigInt(context.source);
+  }
+  return value;
+}
+function inspect(value, depth, scan, strip) {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) {
+      scan.fault = {
+        kind: "number_out_of_range",
+        message: "Cannot parse JSON: a number is too large for a double"
+      };
+    } else if (!Number.isSafeInteger(value) && Number.isInteger(value)) {
+      scan.inexact = true;
+    }
+    return;
+  }
+  if (typeof value !== "object" || value === null) return;
+  if (depth >= MAX_JSON_DEPTH) {
+    scan.fault = {
+      kind: "too_deep",
+      message: `Cannot parse JSON: nesting is deeper than ${MAX_JSON_DEPTH}`
+    };
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      inspect(item, depth + 1, scan, strip);
+      if (scan.fault !== void 0) return;
+    }
+    return;
+  }
+  if (strip) Object.setPrototypeOf(value, null);
+  const record = value;
+  for (const key in record) {
+    inspect(record[key], depth + 1, scan, strip);
+    if (scan.fault !== void 0) return;
+  }
+}
+function stringifyJson(value) {
+  const check = validate(value, 0, "$");
+  if (check.fault !== void 0) return err(check.fault);
+  if (!check.bigint) return ok(JSON.stringify(value));
+  const out = [];
+  write(value, out);
+  return ok(out.join(""));
+}
+function validate(value, depth, path) {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return {
+        fault: void 0,
+        bigint: false
+      };
+    case "bigint":
+      return {
+        fault: void 0,
+        bigint: true
+      };
+    case "number":
+      return Number.isFinite(value) ? {
+        fault: void 0,
+        bigint: Number.isInteger(value) && !Number.isSafeInteger(value)
+      } : {
+        fault: {
+          kind: "not_representable",
+          path,
+          message: `Cannot render JSON: ${value} at ${path} is not a JSON number`
+        },
+        bigint: false
+      };
+    case "object": {
+      if (value === null) return {
+        fault: void 0,
+        bigint: false
+      };
+      if (depth >= MAX_JSON_DEPTH) {
+        return {
+          fault: {
+            kind: "too_deep",
+            message: `Cannot render JSON: nesting at ${path} is deeper than ${MAX_JSON_DEPTH} (or the value holds a cycle)`
+          },
+          bigint: false
+        };
+      }
+      let bigint = false;
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+          const inner = validate(value[index], depth + 1, `${path}[${index}]`);
+          if (inner.fault !== void 0) return inner;
+          bigint ||= inner.bigint;
+        }
+        return {
+          fault: void 0,
+          bigint
+        };
+      }
+      const record = value;
+      for (const key of Object.keys(record)) {
+        const item = record[key];
+        if (item === void 0) continue;
+        const inner = validate(item, depth + 1, `${path}.${key}`);
+        if (inner.fault !== void 0) return inner;
+        bigint ||= inner.bigint;
+      }
+      return {
+        fault: void 0,
+        bigint
+      };
+    }
+    default:
+      return {
+        fault: {
+          kind: "not_representable",
+          path,
+          message: `Cannot render JSON: a ${typeof value} at ${path} is not a JSON value`
+        },
+        bigint: false
+      };
+  }
+}
+function write(value, out) {
+  if (typeof value === "bigint") {
+    out.push(value.toString());
+  } else if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    out.push(BigInt(value).toString());
+  } else if (typeof value !== "object" || value === null) {
+    out.push(JSON.stringify(value));
+  } else if (Array.isArray(value)) {
+    out.push("[");
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) out.push(",");
+      write(value[index], out);
+    }
+    out.push("]");
+  } else {
+    out.push("{");
+    let first = true;
+    for (const key of Object.keys(value)) {
+      const item = value[key];
+      if (item === void 0) continue;
+      if (!first) out.push(",");
+      first = false;
+      out.push(JSON.stringify(key), ":");
+      write(item, out);
+    }
+    out.push("}");
+  }
+}
+function isJsonObject(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// codec/_utf8.ts
+var encoder = new TextEncoder();
+var SHORT_TEXT = 4096;
+function encodeUtf8(text) {
+  if (text.length < SHORT_TEXT) return encoder.encode(text);
+  const first = new Uint8Array(text.length);
+  const { read, written } = encoder.encodeInto(text, first);
+  if (read === text.length) return first.subarray(0, written);
+  const rest = text.length - read;
+  const whole = new Uint8Array(written + rest * 3);
+  whole.set(first.subarray(0, written));
+  const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
+  return whole.subarray(0, written + tail.written);
+}
+
+// codec/framing.ts
+var MAX_LINE_BYTES = 16 * 1024 * 1024;
+var NEWLINE = 10;
+var RETURN = 13;
+var LineSplitter = class {
+  // Copies of the pieces of the line not yet complete, and their size.
+  #parts = [];
+  #pending = 0;
+  // Set while the rest of an over-long line is being discarded.
+  #skipping = false;
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes() {
+    return this.#pending;
+  }
+  /** Whether `line` is a buffer of its own (it spanned chunks), which its receiver may keep or transfer. */
+  static owns(line) {
+    return line.byteOffset === 0 && line.byteLength === line.buffer.byteLength;
+  }
+  /**
+   * Feeds one chunk; returns the lines it completed, or the first fault met
+   * with every intact line of the chunk beside it.
+   */
+  push(chunk) {
+    const lines = [];
+    let fault;
+    let start2 = 0;
+    while (start2 < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start2);
+      if (end === -1) {
+        const rest = chunk.length - start2;
+        if (this.#skipping) break;
+        if (this.#pending + rest > MAX_LINE_BYTES + 1) {
+          fault ??= splitTooLong(this.#pending + rest, lines);
+          this.#skipping = true;
+          this.#drop();
+        } else {
+          this.#parts.push(chunk.slice(start2));
+          this.#pending += rest;
+        }
+        break;
+      }
+      const piece = chunk.subarray(start2, end);
+      start2 = end + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        continue;
+      }
+      const size = this.#pending + piece.length;
+      if (size > MAX_LINE_BYTES + 1) {
+        fault ??= splitTooLong(size, lines);
+        this.#drop();
+        continue;
+      }
+      let line = piece;
+      if (this.#pending > 0) {
+        this.#parts.push(piece);
+        line = joinParts(this.#parts, size);
+        this.#drop();
+      }
+      const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
+      if (length > MAX_LINE_BYTES) {
+        fault ??= splitTooLong(length, lines);
+        continue;
+      }
+      if (length === 0) continue;
+      lines.push(length === size ? line : line.subarray(0, length));
+    }
+    return fault === void 0 ? ok(lines) : err(fault);
+  }
+  /**
+   * Ends the input: returns the final line if it had no newline, or the fault
+   * it makes. The splitter is empty afterwards and may be reused.
+   */
+  end() {
+    if (this.#skipping || this.#pending === 0) {
+      this.#skipping = false;
+      this.#drop();
+      return ok([]);
+    }
+    return this.push(new Uint8Array([
+      NEWLINE
+    ]));
+  }
+  #drop() {
+    this.#parts = [];
+    this.#pending = 0;
+  }
+};
+function joinParts(parts, size) {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+function splitTooLong(bytes, lines) {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_LINE_BYTES,
+    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
+    lines
+  };
+}
+function frameText(message) {
+  const text = stringifyJson(message);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return `${text.value}
+`;
+}
+function frameRequest(id, method) {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  let quoted = METHOD_TEXT.get(method);
+  if (quoted === void 0) {
+    quoted = frameText(method).slice(0, -1);
+    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
+  }
+  return [
+    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
+    "}\n"
+  ];
+}
+var METHOD_TEXT = /* @__PURE__ */ new Map();
+var METHODS_KEPT = 64;
 
 // worker/limits.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
@@ -43,11 +495,7 @@ var SLACK = 64;
 function earlier(a, b) {
   return a.at < b.at || a.at === b.at && a.id < b.id;
 }
-__name(earlier, "earlier");
 var WaitClock = class {
-  static {
-    __name(this, "WaitClock");
-  }
   #cell = new Int32Array(new SharedArrayBuffer(4));
   #heap = [];
   #live = /* @__PURE__ */ new Map();
@@ -180,22 +628,6 @@ var WaitClock = class {
   }
 };
 
-// codec/_utf8.ts
-var encoder = new TextEncoder();
-var SHORT_TEXT = 4096;
-function encodeUtf8(text) {
-  if (text.length < SHORT_TEXT) return encoder.encode(text);
-  const first = new Uint8Array(text.length);
-  const { read, written } = encoder.encodeInto(text, first);
-  if (read === text.length) return first.subarray(0, written);
-  const rest = text.length - read;
-  const whole = new Uint8Array(written + rest * 3);
-  whole.set(first.subarray(0, written));
-  const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
-  return whole.subarray(0, written + tail.written);
-}
-__name(encodeUtf8, "encodeUtf8");
-
 // codec/quote.ts
 var MAX_QUOTED_CHARS = 80;
 var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
@@ -209,12 +641,10 @@ function quote(text, maxChars = MAX_QUOTED_CHARS) {
   const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
   return `"${body}${cut ? "\u2026" : ""}"`;
 }
-__name(quote, "quote");
 var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
 function printable(text) {
   return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
 }
-__name(printable, "printable");
 function describeValue(value) {
   if (value === void 0) return "absent";
   if (value === null) return "null";
@@ -232,23 +662,19 @@ function describeValue(value) {
   }
   return Array.isArray(value) ? "an array" : "an object";
 }
-__name(describeValue, "describeValue");
 
 // worker/clock.ts
 var systemClock = {
-  now: /* @__PURE__ */ __name(() => performance.now(), "now"),
-  setTimer: /* @__PURE__ */ __name((delayMs, callback) => ({
+  now: () => performance.now(),
+  setTimer: (delayMs, callback) => ({
     id: setTimeout(callback, Math.max(0, delayMs))
-  }), "setTimer"),
-  clearTimer: /* @__PURE__ */ __name((handle) => clearTimeout(handle.id), "clearTimer")
+  }),
+  clearTimer: (handle) => clearTimeout(handle.id)
 };
 
 // worker/tail.ts
 var decoder = new TextDecoder();
 var ByteTail = class {
-  static {
-    __name(this, "ByteTail");
-  }
   #limit;
   #chunks = [];
   #size = 0;
@@ -305,11 +731,8 @@ var DISPOSE_GRACE_MS = 100;
 var FORWARD_LINE_BYTES = 16 * 1024;
 var encoder2 = new TextEncoder();
 var lenient = new TextDecoder();
-var NEWLINE = 10;
+var NEWLINE2 = 10;
 var CommandTransport = class {
-  static {
-    __name(this, "CommandTransport");
-  }
   #options;
   #child;
   #writer;
@@ -523,7 +946,7 @@ var CommandTransport = class {
   #forward(chunk) {
     let start2 = 0;
     for (; ; ) {
-      const end = chunk.indexOf(NEWLINE, start2);
+      const end = chunk.indexOf(NEWLINE2, start2);
       if (end === -1) break;
       this.#forwardHeld.push(chunk.subarray(start2, end + 1));
       this.#forwardHeldBytes += end + 1 - start2;
@@ -571,523 +994,10 @@ function chunks(queued) {
   if (text.length > 0) out.push(encodeUtf8(text.join("")));
   return out;
 }
-__name(chunks, "chunks");
 function writeAll(bytes) {
   let offset = 0;
   while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
 }
-__name(writeAll, "writeAll");
-
-// codec/_syntax.ts
-var OBJECT = 1;
-var ARRAY = 2;
-function syntaxErrorOffset(text) {
-  const n = text.length;
-  const stack = [];
-  let i = 0;
-  const skipSpace2 = /* @__PURE__ */ __name(() => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return;
-      i++;
-    }
-  }, "skipSpace");
-  const string = /* @__PURE__ */ __name(() => {
-    if (text.charCodeAt(i) !== 34) return false;
-    i++;
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 34) {
-        i++;
-        return true;
-      }
-      if (c < 32) return false;
-      if (c === 92) {
-        const e = text[i + 1];
-        if (e === "u") {
-          for (let k = 2; k < 6; k++) {
-            if (!/[0-9a-fA-F]/.test(text[i + k] ?? "")) {
-              i += k;
-              return false;
-            }
-          }
-          i += 6;
-        } else if (e !== void 0 && '"\\/bfnrt'.includes(e)) {
-          i += 2;
-        } else {
-          i++;
-          return false;
-        }
-      } else {
-        i++;
-      }
-    }
-    return false;
-  }, "string");
-  const digits = /* @__PURE__ */ __name(() => {
-    const start2 = i;
-    while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-    return i > start2;
-  }, "digits");
-  const number = /* @__PURE__ */ __name(() => {
-    if (text[i] === "-") i++;
-    if (text[i] === "0") i++;
-    else if (!digits()) return false;
-    if (text[i] === ".") {
-      i++;
-      if (!digits()) return false;
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++;
-      if (text[i] === "+" || text[i] === "-") i++;
-      if (!digits()) return false;
-    }
-    return true;
-  }, "number");
-  for (; ; ) {
-    skipSpace2();
-    const c = text[i];
-    if (c === "{" || c === "[") {
-      i++;
-      skipSpace2();
-      if (text[i] === (c === "{" ? "}" : "]")) {
-        i++;
-      } else {
-        stack.push(c === "{" ? OBJECT : ARRAY);
-        if (c === "{") {
-          if (!string()) return i;
-          skipSpace2();
-          if (text[i] !== ":") return i;
-          i++;
-        }
-        continue;
-      }
-    } else if (c === '"') {
-      if (!string()) return i;
-    } else if (c === "-" || c !== void 0 && c >= "0" && c <= "9") {
-      if (!number()) return i;
-    } else if (c === "t" || c === "f" || c === "n") {
-      const literal = c === "t" ? "true" : c === "f" ? "false" : "null";
-      for (let k = 0; k < literal.length; k++) {
-        if (text[i + k] !== literal[k]) return i + k;
-      }
-      i += literal.length;
-    } else {
-      return i;
-    }
-    for (; ; ) {
-      skipSpace2();
-      const top = stack[stack.length - 1];
-      if (top === void 0) return i;
-      const close = top === OBJECT ? "}" : "]";
-      if (text[i] === close) {
-        stack.pop();
-        i++;
-        continue;
-      }
-      if (text[i] !== ",") return i;
-      i++;
-      if (top === OBJECT) {
-        skipSpace2();
-        if (!string()) return i;
-        skipSpace2();
-        if (text[i] !== ":") return i;
-        i++;
-      }
-      break;
-    }
-  }
-}
-__name(syntaxErrorOffset, "syntaxErrorOffset");
-
-// codec/json.ts
-var MAX_JSON_DEPTH = 256;
-var POSITION = /position (\d+)/;
-var INTEGER_SOURCE = /^-?\d+$/;
-function parseJson(text, options = {}) {
-  const strip = options.keepPrototypes !== true;
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    return err(syntaxFault(text, error));
-  }
-  const scan = {
-    fault: void 0,
-    inexact: false
-  };
-  inspect(value, 0, scan, strip);
-  if (scan.fault !== void 0) return err(scan.fault);
-  if (!scan.inexact) return ok(value);
-  try {
-    value = JSON.parse(text, exactIntegers);
-  } catch (error) {
-    return err(syntaxFault(text, error));
-  }
-  inspect(value, 0, {
-    fault: void 0,
-    inexact: false
-  }, strip);
-  return ok(value);
-}
-__name(parseJson, "parseJson");
-function syntaxFault(text, error) {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = POSITION.exec(message);
-  const offset = match?.[1] !== void 0 ? Number(match[1]) : syntaxErrorOffset(text);
-  return {
-    kind: "syntax",
-    offset,
-    message: `Cannot parse JSON at offset ${offset}: ${message}`
-  };
-}
-__name(syntaxFault, "syntaxFault");
-function exactIntegers(_key, value, context) {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context?.source !== void 0 && INTEGER_SOURCE.test(context.source)) {
-    return BigInt(context.source);
-  }
-  return value;
-}
-__name(exactIntegers, "exactIntegers");
-function inspect(value, depth, scan, strip) {
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) {
-      scan.fault = {
-        kind: "number_out_of_range",
-        message: "Cannot parse JSON: a number is too large for a double"
-      };
-    } else if (!Number.isSafeInteger(value) && Number.isInteger(value)) {
-      scan.inexact = true;
-    }
-    return;
-  }
-  if (typeof value !== "object" || value === null) return;
-  if (depth >= MAX_JSON_DEPTH) {
-    scan.fault = {
-      kind: "too_deep",
-      message: `Cannot parse JSON: nesting is deeper than ${MAX_JSON_DEPTH}`
-    };
-    return;
-  }
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      inspect(item, depth + 1, scan, strip);
-      if (scan.fault !== void 0) return;
-    }
-    return;
-  }
-  if (strip) Object.setPrototypeOf(value, null);
-  const record = value;
-  for (const key in record) {
-    inspect(record[key], depth + 1, scan, strip);
-    if (scan.fault !== void 0) return;
-  }
-}
-__name(inspect, "inspect");
-function stringifyJson(value) {
-  const check = validate(value, 0, "$");
-  if (check.fault !== void 0) return err(check.fault);
-  if (!check.bigint) return ok(JSON.stringify(value));
-  const out = [];
-  write(value, out);
-  return ok(out.join(""));
-}
-__name(stringifyJson, "stringifyJson");
-function validate(value, depth, path) {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-      return {
-        fault: void 0,
-        bigint: false
-      };
-    case "bigint":
-      return {
-        fault: void 0,
-        bigint: true
-      };
-    case "number":
-      return Number.isFinite(value) ? {
-        fault: void 0,
-        bigint: Number.isInteger(value) && !Number.isSafeInteger(value)
-      } : {
-        fault: {
-          kind: "not_representable",
-          path,
-          message: `Cannot render JSON: ${value} at ${path} is not a JSON number`
-        },
-        bigint: false
-      };
-    case "object": {
-      if (value === null) return {
-        fault: void 0,
-        bigint: false
-      };
-      if (depth >= MAX_JSON_DEPTH) {
-        return {
-          fault: {
-            kind: "too_deep",
-            message: `Cannot render JSON: nesting at ${path} is deeper than ${MAX_JSON_DEPTH} (or the value holds a cycle)`
-          },
-          bigint: false
-        };
-      }
-      let bigint = false;
-      if (Array.isArray(value)) {
-        for (let index = 0; index < value.length; index++) {
-          const inner = validate(value[index], depth + 1, `${path}[${index}]`);
-          if (inner.fault !== void 0) return inner;
-          bigint ||= inner.bigint;
-        }
-        return {
-          fault: void 0,
-          bigint
-        };
-      }
-      const record = value;
-      for (const key of Object.keys(record)) {
-        const item = record[key];
-        if (item === void 0) continue;
-        const inner = validate(item, depth + 1, `${path}.${key}`);
-        if (inner.fault !== void 0) return inner;
-        bigint ||= inner.bigint;
-      }
-      return {
-        fault: void 0,
-        bigint
-      };
-    }
-    default:
-      return {
-        fault: {
-          kind: "not_representable",
-          path,
-          message: `Cannot render JSON: a ${typeof value} at ${path} is not a JSON value`
-        },
-        bigint: false
-      };
-  }
-}
-__name(validate, "validate");
-function write(value, out) {
-  if (typeof value === "bigint") {
-    out.push(value.toString());
-  } else if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    out.push(BigInt(value).toString());
-  } else if (typeof value !== "object" || value === null) {
-    out.push(JSON.stringify(value));
-  } else if (Array.isArray(value)) {
-    out.push("[");
-    for (let index = 0; index < value.length; index++) {
-      if (index > 0) out.push(",");
-      write(value[index], out);
-    }
-    out.push("]");
-  } else {
-    out.push("{");
-    let first = true;
-    for (const key of Object.keys(value)) {
-      const item = value[key];
-      if (item === void 0) continue;
-      if (!first) out.push(",");
-      first = false;
-      out.push(JSON.stringify(key), ":");
-      write(item, out);
-    }
-    out.push("}");
-  }
-}
-__name(write, "write");
-function isJsonObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-__name(isJsonObject, "isJsonObject");
-
-// codec/framing.ts
-var MAX_LINE_BYTES = 16 * 1024 * 1024;
-var NEWLINE2 = 10;
-var RETURN = 13;
-var LineDecoder = class {
-  static {
-    __name(this, "LineDecoder");
-  }
-  // The pending line, decoded as its chunks arrive (so a long line costs
-  // little once its newline comes), and its size and last byte.
-  #parts = [];
-  #pending = 0;
-  #lastByte = -1;
-  #stream = new TextDecoder("utf-8", {
-    fatal: true
-  });
-  // Set once the pending line failed to decode: it is refused when it ends.
-  #broken = false;
-  // Set while the rest of an over-long line is being discarded.
-  #skipping = false;
-  #skipped = 0;
-  #text = new TextDecoder("utf-8", {
-    fatal: true
-  });
-  /** Bytes held for the line not yet completed. */
-  get pendingBytes() {
-    return this.#pending;
-  }
-  /**
-   * Feeds one chunk; returns the lines it completed, or the first fault met
-   * with every intact line of the chunk beside it.
-   */
-  push(chunk) {
-    const lines = [];
-    let fault;
-    let start2 = 0;
-    while (start2 <= chunk.length) {
-      const end = chunk.indexOf(NEWLINE2, start2);
-      if (end === -1) {
-        const rest = chunk.length - start2;
-        if (rest === 0) break;
-        if (this.#skipping) {
-          this.#skipped += rest;
-        } else if (this.#pending + rest > MAX_LINE_BYTES + 1) {
-          fault ??= this.#tooLong(this.#pending + rest, lines);
-          this.#skipping = true;
-          this.#skipped = this.#pending + rest;
-          this.#drop();
-        } else {
-          this.#hold(chunk.subarray(start2));
-        }
-        break;
-      }
-      const piece = chunk.subarray(start2, end);
-      start2 = end + 1;
-      if (this.#skipping) {
-        this.#skipping = false;
-        this.#skipped = 0;
-        continue;
-      }
-      const size = this.#pending + piece.length;
-      if (size > MAX_LINE_BYTES + 1) {
-        fault ??= this.#tooLong(size, lines);
-        this.#drop();
-        continue;
-      }
-      const last = piece.length > 0 ? piece[piece.length - 1] : this.#lastByte;
-      const length = size > 0 && last === RETURN ? size - 1 : size;
-      if (length > MAX_LINE_BYTES) {
-        this.#drop();
-        fault ??= this.#tooLong(length, lines);
-        continue;
-      }
-      if (length === 0) {
-        this.#drop();
-        continue;
-      }
-      const decoded = this.#pending === 0 ? this.#decode(piece.subarray(0, length)) : this.#finish(piece, size !== length);
-      if (decoded === void 0) {
-        fault ??= {
-          kind: "not_utf8",
-          bytes: length,
-          message: `Cannot decode a line of ${length} bytes: it is not valid UTF-8`,
-          lines
-        };
-        continue;
-      }
-      lines.push(decoded);
-    }
-    return fault === void 0 ? ok(lines) : err(fault);
-  }
-  /** Holds the start of a line not yet complete, decoded now. */
-  #hold(bytes) {
-    this.#pending += bytes.length;
-    this.#lastByte = bytes[bytes.length - 1] ?? -1;
-    if (this.#broken) return;
-    try {
-      this.#parts.push(this.#stream.decode(bytes, {
-        stream: true
-      }));
-    } catch {
-      this.#broken = true;
-    }
-  }
-  /** The pending line with its last piece, without a trailing `\r`; dropped either way. */
-  #finish(piece, trailingReturn) {
-    let text;
-    if (!this.#broken) {
-      try {
-        this.#parts.push(this.#stream.decode(piece));
-        text = this.#parts.join("");
-        if (trailingReturn) text = text.slice(0, -1);
-      } catch {
-        text = void 0;
-      }
-    }
-    this.#drop();
-    return text;
-  }
-  /**
-   * Ends the input: returns the final line if it had no newline, or the fault
-   * it makes. The decoder is empty afterwards and may be reused.
-   */
-  end() {
-    if (this.#skipping || this.#pending === 0) {
-      this.#skipping = false;
-      this.#skipped = 0;
-      this.#drop();
-      return ok([]);
-    }
-    const newline = new Uint8Array([
-      NEWLINE2
-    ]);
-    return this.push(newline);
-  }
-  #tooLong(bytes, lines) {
-    return {
-      kind: "line_too_long",
-      bytes,
-      limit: MAX_LINE_BYTES,
-      message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
-      lines
-    };
-  }
-  #drop() {
-    if (this.#pending > 0) {
-      this.#stream = new TextDecoder("utf-8", {
-        fatal: true
-      });
-    }
-    this.#parts = [];
-    this.#pending = 0;
-    this.#lastByte = -1;
-    this.#broken = false;
-  }
-  #decode(bytes) {
-    try {
-      return this.#text.decode(bytes);
-    } catch {
-      return void 0;
-    }
-  }
-};
-function frameText(message) {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}
-`;
-}
-__name(frameText, "frameText");
-function frameRequest(id, method) {
-  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
-  let quoted = METHOD_TEXT.get(method);
-  if (quoted === void 0) {
-    quoted = frameText(method).slice(0, -1);
-    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
-  }
-  return [
-    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
-    "}\n"
-  ];
-}
-__name(frameRequest, "frameRequest");
-var METHOD_TEXT = /* @__PURE__ */ new Map();
-var METHODS_KEPT = 64;
 
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -1096,9 +1006,6 @@ var LF = 10;
 var CR = 13;
 var BOM = "\uFEFF";
 var SseDecoder = class {
-  static {
-    __name(this, "SseDecoder");
-  }
   #parts = [];
   #pending = 0;
   #afterCr = false;
@@ -1274,7 +1181,6 @@ function lineEnd(chunk, from) {
   const cr = chunk.subarray(from, limit).indexOf(CR);
   return cr === -1 ? lf : from + cr;
 }
-__name(lineEnd, "lineEnd");
 function tooLarge(bytes, events) {
   return {
     kind: "event_too_large",
@@ -1284,7 +1190,6 @@ function tooLarge(bytes, events) {
     events
   };
 }
-__name(tooLarge, "tooLarge");
 
 // codec/protocol.ts
 var REQUESTED_VERSION = "2025-11-25";
@@ -1315,11 +1220,9 @@ function invalid(message, index) {
     index
   });
 }
-__name(invalid, "invalid");
 function isSupportedVersion(version) {
   return SUPPORTED_VERSIONS.includes(version);
 }
-__name(isSupportedVersion, "isSupportedVersion");
 function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
   const where = "Cannot decode initialize result";
   if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
@@ -1356,7 +1259,6 @@ function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted =
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 }
-__name(decodeInitializeResult, "decodeInitializeResult");
 
 // codec/streamable_http.ts
 var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
@@ -1411,7 +1313,6 @@ function readOutgoing(text) {
   }
   return out;
 }
-__name(readOutgoing, "readOutgoing");
 function encodeHeaderValue(value) {
   if (!needsBase64(value)) return value;
   const bytes = new TextEncoder().encode(value);
@@ -1419,7 +1320,6 @@ function encodeHeaderValue(value) {
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
 }
-__name(encodeHeaderValue, "encodeHeaderValue");
 function needsBase64(value) {
   if (value.length === 0 || value !== value.trim()) return true;
   if (value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) return true;
@@ -1429,7 +1329,6 @@ function needsBase64(value) {
   }
   return false;
 }
-__name(needsBase64, "needsBase64");
 function modernHeaders(message) {
   if (message.version === void 0 || message.method === void 0) return [];
   const headers = [
@@ -1448,7 +1347,6 @@ function modernHeaders(message) {
   ]);
   return headers;
 }
-__name(modernHeaders, "modernHeaders");
 function bodyExcerpt(bytes) {
   const cut = bytes.length > BODY_EXCERPT_BYTES;
   const text = new TextDecoder().decode(bytes.subarray(0, BODY_EXCERPT_BYTES));
@@ -1459,20 +1357,16 @@ function bodyExcerpt(bytes) {
   }
   return cut ? `${out}...` : out;
 }
-__name(bodyExcerpt, "bodyExcerpt");
 function isMediaType(contentType, type) {
   if (contentType === null) return false;
   return contentType.split(";")[0]?.trim().toLowerCase() === type;
 }
-__name(isMediaType, "isMediaType");
 function displayUrl(url) {
   return `${url.origin}${url.pathname}`;
 }
-__name(displayUrl, "displayUrl");
 function jsonOnOneLine(text) {
   return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
 }
-__name(jsonOnOneLine, "jsonOnOneLine");
 
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
@@ -1486,7 +1380,6 @@ function requestMeta(version, clientInfo) {
     }
   };
 }
-__name(requestMeta, "requestMeta");
 function decodeImplementation(value) {
   if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
   const info = {
@@ -1496,14 +1389,12 @@ function decodeImplementation(value) {
   if (typeof value.title === "string") info.title = value.title;
   return info;
 }
-__name(decodeImplementation, "decodeImplementation");
 function invalid2(message) {
   return err({
     kind: "invalid_result",
     message
   });
 }
-__name(invalid2, "invalid");
 function checkResultType(method, value) {
   const where = `Cannot decode ${method} result`;
   if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
@@ -1517,7 +1408,6 @@ function checkResultType(method, value) {
   }
   return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
 }
-__name(checkResultType, "checkResultType");
 function decodeDiscoverResult(value) {
   const where = "Cannot decode server/discover result";
   if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
@@ -1548,7 +1438,6 @@ function decodeDiscoverResult(value) {
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 }
-__name(decodeDiscoverResult, "decodeDiscoverResult");
 
 // worker/handshake.ts
 var PROBE_TIMEOUT_MS = 1e4;
@@ -1568,12 +1457,10 @@ function eraPlan(mode = "auto", versions) {
     legacy
   };
 }
-__name(eraPlan, "eraPlan");
 function probeDeadline(plan, remainingMs) {
   if (plan.legacy.length === 0) return remainingMs;
   return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
 }
-__name(probeDeadline, "probeDeadline");
 function initializeParams(clientInfo, version) {
   return frameText({
     protocolVersion: version,
@@ -1583,7 +1470,6 @@ function initializeParams(clientInfo, version) {
     }
   }).slice(0, -1);
 }
-__name(initializeParams, "initializeParams");
 function handshakeFailure(method, error, context) {
   const { name, timeoutMs, stderrTail } = context;
   switch (error.kind) {
@@ -1608,7 +1494,6 @@ function handshakeFailure(method, error, context) {
       };
   }
 }
-__name(handshakeFailure, "handshakeFailure");
 function httpFailure(message, http) {
   return http === void 0 ? {
     kind: "transport_failed",
@@ -1621,7 +1506,6 @@ function httpFailure(message, http) {
     http
   };
 }
-__name(httpFailure, "httpFailure");
 function noTools(name, info, stderrTail) {
   return {
     kind: "tools_not_declared",
@@ -1630,17 +1514,16 @@ function noTools(name, info, stderrTail) {
     stderrTail
   };
 }
-__name(noTools, "noTools");
 function judgeDiscover(answer2, plan, context) {
   const { name, stderrTail } = context;
-  const legacy = /* @__PURE__ */ __name((outcome, failure) => ({
+  const legacy = (outcome, failure) => ({
     kind: "legacy",
     attempt: {
       method: DISCOVER_METHOD,
       outcome
     },
     failure
-  }), "legacy");
+  });
   if (!answer2.ok) {
     const error = answer2.error;
     const failure = handshakeFailure(DISCOVER_METHOD, error, context);
@@ -1711,7 +1594,6 @@ function judgeDiscover(answer2, plan, context) {
     info
   };
 }
-__name(judgeDiscover, "judgeDiscover");
 function judgeInitialize(answer2, plan, context) {
   const { name, stderrTail } = context;
   if (!answer2.ok) return err(handshakeFailure("initialize", answer2.error, context));
@@ -1738,7 +1620,6 @@ function judgeInitialize(answer2, plan, context) {
   if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
   return ok(info);
 }
-__name(judgeInitialize, "judgeInitialize");
 function withAttempts(failure, attempts) {
   if (attempts.length === 0) return failure;
   if (failure.kind !== "handshake_failed" && failure.kind !== "version_unsupported") {
@@ -1758,7 +1639,6 @@ function withAttempts(failure, attempts) {
     attempts: all
   };
 }
-__name(withAttempts, "withAttempts");
 function correctedVersion(answer2, plan) {
   if (answer2.ok || answer2.error.kind !== "server_error") return void 0;
   const { code, data } = answer2.error.error;
@@ -1766,21 +1646,20 @@ function correctedVersion(answer2, plan) {
   const supported = Array.isArray(data.supported) ? data.supported : [];
   return plan.modern.find((version) => supported.includes(version));
 }
-__name(correctedVersion, "correctedVersion");
 async function runStart(plan, io) {
-  const context = /* @__PURE__ */ __name((timeoutMs2) => ({
+  const context = (timeoutMs2) => ({
     name: io.name,
     timeoutMs: timeoutMs2,
     stderrTail: io.stderrTail()
-  }), "context");
+  });
   const attempts = [
     ...io.priorAttempts
   ];
   const modern = plan.modern[0];
   if (modern !== void 0) {
-    const probe = /* @__PURE__ */ __name((version2) => frameText({
+    const probe = (version2) => frameText({
       _meta: requestMeta(version2, io.clientInfo)
-    }), "probe");
+    });
     let timeoutMs2 = probeDeadline(plan, io.remaining());
     let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
     const corrected = correctedVersion(answer3, plan);
@@ -1824,7 +1703,6 @@ async function runStart(plan, io) {
     envelope: void 0
   };
 }
-__name(runStart, "runStart");
 function startError(failure, cleanup, stderrTail) {
   if (cleanup.ok) return {
     ...failure,
@@ -1838,7 +1716,6 @@ function startError(failure, cleanup, stderrTail) {
     stderrTail
   };
 }
-__name(startError, "startError");
 
 // worker/_http_read.ts
 var decoder2 = new TextDecoder();
@@ -1882,19 +1759,18 @@ async function readBody(body, limit) {
     bytes: joinBytes(parts, size)
   };
 }
-__name(readBody, "readBody");
 async function readEvents(body, decoder5, onEvent) {
   if (body === null) return {
     kind: "ended"
   };
   const reader = body.getReader();
-  const stop = /* @__PURE__ */ __name(() => {
+  const stop = () => {
     reader.cancel().catch(() => {
     });
     return {
       kind: "stopped"
     };
-  }, "stop");
+  };
   try {
     for (; ; ) {
       const { done, value } = await reader.read();
@@ -1925,7 +1801,6 @@ async function readEvents(body, decoder5, onEvent) {
     reader.releaseLock();
   }
 }
-__name(readEvents, "readEvents");
 async function send(url, init) {
   let target = url;
   for (let hop = 0; ; hop++) {
@@ -1974,11 +1849,9 @@ async function send(url, init) {
     target = next;
   }
 }
-__name(send, "send");
 function reason(error) {
   return error instanceof Error ? error.message : String(error);
 }
-__name(reason, "reason");
 function answerOf(bytes, id) {
   const parsed = parseJson(decoder2.decode(bytes));
   if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
@@ -1993,7 +1866,6 @@ function answerOf(bytes, id) {
   }
   return void 0;
 }
-__name(answerOf, "answerOf");
 async function refusal(response) {
   const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
   const http = {
@@ -2009,15 +1881,11 @@ async function refusal(response) {
     http
   };
 }
-__name(refusal, "refusal");
 
 // worker/_http_session.ts
 var encoder3 = new TextEncoder();
 var decoder3 = new TextDecoder();
 var HttpSession = class {
-  static {
-    __name(this, "HttpSession");
-  }
   #url;
   #headers;
   #id;
@@ -2188,7 +2056,6 @@ function firstEventData(bytes) {
   const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
   return first?.data ?? "";
 }
-__name(firstEventData, "firstEventData");
 
 // codec/param_headers.ts
 var PARAM_HEADER_PREFIX = "Mcp-Param-";
@@ -2227,7 +2094,7 @@ var MAPS = /* @__PURE__ */ new Set([
 function scanParamHeaders(schema) {
   const headers = [];
   const seen = /* @__PURE__ */ new Map();
-  const visit = /* @__PURE__ */ __name((node, path, reachable) => {
+  const visit = (node, path, reachable) => {
     if (!isJsonObject(node)) return void 0;
     if (MARK in node) {
       const where = path.length === 0 ? "the schema itself" : path.join(".");
@@ -2278,7 +2145,7 @@ function scanParamHeaders(schema) {
       }
     }
     return void 0;
-  }, "visit");
+  };
   const fault = visit(schema, [], true);
   return fault === void 0 ? {
     ok: true,
@@ -2288,7 +2155,6 @@ function scanParamHeaders(schema) {
     reason: fault
   };
 }
-__name(scanParamHeaders, "scanParamHeaders");
 function paramHeaders(marks, args) {
   const out = [];
   for (const mark of marks) {
@@ -2304,13 +2170,9 @@ function paramHeaders(marks, args) {
   }
   return out;
 }
-__name(paramHeaders, "paramHeaders");
 
 // worker/_http_tools.ts
 var ToolMarks = class {
-  static {
-    __name(this, "ToolMarks");
-  }
   #marks = /* @__PURE__ */ new Map();
   /**
    * Reads the text of a `tools/list` answer: keeps each tool's marks and
@@ -2358,9 +2220,6 @@ var NEWLINE3 = 10;
 var RETURN2 = 13;
 var SPACE = 32;
 var HttpTransport = class {
-  static {
-    __name(this, "HttpTransport");
-  }
   #name;
   #url;
   #clock;
@@ -2602,10 +2461,10 @@ var HttpTransport = class {
         this.#all.signal,
         controller.signal
       ]);
-      const wake = /* @__PURE__ */ __name(() => {
+      const wake = () => {
         this.#clock.clearTimer(timer);
         resolve(false);
-      }, "wake");
+      };
       const timer = this.#clock.setTimer(ms, () => {
         signal.removeEventListener("abort", wake);
         resolve(this.#inflight.has(id) && !this.#ended);
@@ -2695,127 +2554,9 @@ var HttpTransport = class {
 function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
 }
-__name(isModernList, "isModernList");
-
-// codec/peek.ts
-var QUOTE = 34;
-var BACKSLASH = 92;
-var OPEN_BRACE = 123;
-var CLOSE_BRACE = 125;
-var OPEN_BRACKET = 91;
-var CLOSE_BRACKET = 93;
-var COMMA = 44;
-var COLON = 58;
-var ZERO = 48;
-var NINE = 57;
-var MAX_ID_DIGITS = 15;
-var STRUCTURE = /["[\]{}]/g;
-function peekResponseId(line) {
-  const end = line.length;
-  let at = skipSpace(line, 0);
-  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
-  at = skipSpace(line, at + 1);
-  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
-  let id;
-  let answered = false;
-  for (; ; ) {
-    if (line.charCodeAt(at) !== QUOTE) return void 0;
-    const keyEnd = line.indexOf('"', at + 1);
-    if (keyEnd === -1) return void 0;
-    const key = line.slice(at + 1, keyEnd);
-    if (key.includes("\\")) return void 0;
-    at = skipSpace(line, keyEnd + 1);
-    if (line.charCodeAt(at) !== COLON) return void 0;
-    at = skipSpace(line, at + 1);
-    if (key === "method") return void 0;
-    if (key === "id") {
-      const start2 = at;
-      while (at < end && at - start2 <= MAX_ID_DIGITS) {
-        const code = line.charCodeAt(at);
-        if (code < ZERO || code > NINE) break;
-        at++;
-      }
-      const digits = at - start2;
-      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
-      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
-      id = Number(line.slice(start2, at));
-    } else {
-      if (key === "result" || key === "error") answered = true;
-      at = skipValue(line, at);
-      if (at === -1) return void 0;
-    }
-    at = skipSpace(line, at);
-    const next = line.charCodeAt(at);
-    if (next === COMMA) {
-      at = skipSpace(line, at + 1);
-      continue;
-    }
-    if (next !== CLOSE_BRACE) return void 0;
-    if (skipSpace(line, at + 1) !== end) return void 0;
-    return answered ? id : void 0;
-  }
-}
-__name(peekResponseId, "peekResponseId");
-function skipSpace(line, at) {
-  for (; ; ) {
-    const code = line.charCodeAt(at);
-    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
-    at++;
-  }
-}
-__name(skipSpace, "skipSpace");
-function skipString(line, at) {
-  let from = at + 1;
-  for (; ; ) {
-    const quote2 = line.indexOf('"', from);
-    if (quote2 === -1) return -1;
-    let slashes = 0;
-    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote2 + 1;
-    from = quote2 + 1;
-  }
-}
-__name(skipString, "skipString");
-function skipValue(line, at) {
-  const first = line.charCodeAt(at);
-  if (first === QUOTE) return skipString(line, at);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-    let next = at;
-    while (next < line.length) {
-      const code = line.charCodeAt(next);
-      if (code === COMMA || code === CLOSE_BRACE) break;
-      next++;
-    }
-    return next === at ? -1 : next;
-  }
-  let depth = 0;
-  STRUCTURE.lastIndex = at;
-  for (; ; ) {
-    const found = STRUCTURE.exec(line);
-    if (found === null) return -1;
-    const index = found.index;
-    const code = line.charCodeAt(index);
-    if (code === QUOTE) {
-      const after = skipString(line, index);
-      if (after === -1) return -1;
-      STRUCTURE.lastIndex = after;
-      continue;
-    }
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth++;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) return index + 1;
-    }
-  }
-}
-__name(skipValue, "skipValue");
 
 // worker/_pending.ts
 var PendingTable = class {
-  static {
-    __name(this, "PendingTable");
-  }
   #clock;
   #onTimeout;
   #transport;
@@ -2835,17 +2576,23 @@ var PendingTable = class {
   get size() {
     return this.#entries.size;
   }
-  /** Records a request and starts its timer; returns its id. */
+  /** Records a request and starts its timer (when `timed`); returns its id. */
   add(pending) {
     const id = this.#nextId++;
-    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
+    const timer = pending.timed ? this.#clock.setTimer(pending.timeoutMs, () => {
       const taken = this.take(id);
       if (taken !== void 0) this.#onTimeout(id, taken);
-    });
-    this.#entries.set(id, {
-      ...pending,
+    }) : void 0;
+    const entry = {
+      method: pending.method,
+      settle: pending.settle,
+      timeoutMs: pending.timeoutMs,
+      tellCancel: pending.tellCancel,
+      raw: pending.raw,
+      timed: pending.timed,
       timer
-    });
+    };
+    this.#entries.set(id, entry);
     return id;
   }
   /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
@@ -2853,7 +2600,7 @@ var PendingTable = class {
     const entry = this.#entries.get(id);
     if (entry === void 0) return void 0;
     this.#entries.delete(id);
-    this.#clock.clearTimer(entry.timer);
+    if (entry.timer !== void 0) this.#clock.clearTimer(entry.timer);
     this.#transport?.done?.(id);
     return entry;
   }
@@ -2880,7 +2627,6 @@ function callTimedOut(server, method, timeoutMs, aborted) {
     message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
   };
 }
-__name(callTimedOut, "callTimedOut");
 function serverError(server, method, error) {
   return {
     kind: "server_error",
@@ -2889,19 +2635,14 @@ function serverError(server, method, error) {
     message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
   };
 }
-__name(serverError, "serverError");
 function malformedLine(server, line, reason2) {
   return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
 }
-__name(malformedLine, "malformedLine");
 
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
 var Retirement = class {
-  static {
-    __name(this, "Retirement");
-  }
   #name;
   #transport;
   #clock;
@@ -2944,10 +2685,10 @@ var Retirement = class {
       then(true);
       return;
     }
-    const wake = /* @__PURE__ */ __name(() => {
+    const wake = () => {
       this.#clock.clearTimer(timer);
       then(true);
-    }, "wake");
+    };
     const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
       this.#exitWaiters.delete(wake);
       then(false);
@@ -3104,7 +2845,6 @@ function classify(value) {
     outcome: err(error)
   });
 }
-__name(classify, "classify");
 function decodeRpcError(value) {
   if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
     return void 0;
@@ -3122,18 +2862,15 @@ function decodeRpcError(value) {
     message
   };
 }
-__name(decodeRpcError, "decodeRpcError");
 function isId(value) {
   return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
 }
-__name(isId, "isId");
 function bad(message) {
   return err({
     kind: "bad_message",
     message: `Cannot decode JSON-RPC message: ${message}`
   });
 }
-__name(bad, "bad");
 function encodeNotification(method, params) {
   return params === void 0 ? {
     jsonrpc: "2.0",
@@ -3144,7 +2881,6 @@ function encodeNotification(method, params) {
     params
   };
 }
-__name(encodeNotification, "encodeNotification");
 function encodeError(id, error) {
   const body = error.data === void 0 ? {
     code: error.code,
@@ -3160,14 +2896,179 @@ function encodeError(id, error) {
     error: body
   };
 }
-__name(encodeError, "encodeError");
+
+// codec/peek.ts
+var QUOTE = 34;
+var BACKSLASH = 92;
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
+var OPEN_BRACKET = 91;
+var CLOSE_BRACKET = 93;
+var COMMA = 44;
+var COLON = 58;
+var ZERO = 48;
+var NINE = 57;
+var MAX_ID_DIGITS = 15;
+var STRUCTURE = /["[\]{}]/g;
+function peekResponseId(line) {
+  const end = line.length;
+  let at = skipSpace(line, 0);
+  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
+  at = skipSpace(line, at + 1);
+  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
+  let id;
+  let answered = false;
+  for (; ; ) {
+    if (line.charCodeAt(at) !== QUOTE) return void 0;
+    const keyEnd = line.indexOf('"', at + 1);
+    if (keyEnd === -1) return void 0;
+    const key = line.slice(at + 1, keyEnd);
+    if (key.includes("\\")) return void 0;
+    at = skipSpace(line, keyEnd + 1);
+    if (line.charCodeAt(at) !== COLON) return void 0;
+    at = skipSpace(line, at + 1);
+    if (key === "method") return void 0;
+    if (key === "id") {
+      const start2 = at;
+      while (at < end && at - start2 <= MAX_ID_DIGITS) {
+        const code = line.charCodeAt(at);
+        if (code < ZERO || code > NINE) break;
+        at++;
+      }
+      const digits = at - start2;
+      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
+      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
+      id = Number(line.slice(start2, at));
+    } else {
+      if (key === "result" || key === "error") answered = true;
+      at = skipValue(line, at);
+      if (at === -1) return void 0;
+    }
+    at = skipSpace(line, at);
+    const next = line.charCodeAt(at);
+    if (next === COMMA) {
+      at = skipSpace(line, at + 1);
+      continue;
+    }
+    if (next !== CLOSE_BRACE) return void 0;
+    if (skipSpace(line, at + 1) !== end) return void 0;
+    return answered ? id : void 0;
+  }
+}
+function skipSpace(line, at) {
+  for (; ; ) {
+    const code = line.charCodeAt(at);
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
+    at++;
+  }
+}
+function skipString(line, at) {
+  let from = at + 1;
+  for (; ; ) {
+    const quote2 = line.indexOf('"', from);
+    if (quote2 === -1) return -1;
+    let slashes = 0;
+    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote2 + 1;
+    from = quote2 + 1;
+  }
+}
+function skipValue(line, at) {
+  const first = line.charCodeAt(at);
+  if (first === QUOTE) return skipString(line, at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    let next = at;
+    while (next < line.length) {
+      const code = line.charCodeAt(next);
+      if (code === COMMA || code === CLOSE_BRACE) break;
+      next++;
+    }
+    return next === at ? -1 : next;
+  }
+  let depth = 0;
+  STRUCTURE.lastIndex = at;
+  for (; ; ) {
+    const found = STRUCTURE.exec(line);
+    if (found === null) return -1;
+    const index = found.index;
+    const code = line.charCodeAt(index);
+    if (code === QUOTE) {
+      const after = skipString(line, index);
+      if (after === -1) return -1;
+      STRUCTURE.lastIndex = after;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+}
+var ascii = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+var HEAD_ID = ascii('{"jsonrpc":"2.0","id":');
+var AFTER_ID = [
+  ascii(',"result":'),
+  ascii(',"error":')
+];
+var HEADS_ANSWER = [
+  ascii('{"result":'),
+  ascii('{"error":'),
+  ascii('{"jsonrpc":"2.0","result":'),
+  ascii('{"jsonrpc":"2.0","error":')
+];
+var TAIL_ID = ascii(',"id":');
+function startsWith(line, at, part) {
+  if (at + part.length > line.length) return false;
+  for (let index = 0; index < part.length; index++) {
+    if (line[at + index] !== part[index]) return false;
+  }
+  return true;
+}
+function digitsAt(line, start2, end) {
+  const count = end - start2;
+  if (count < 1 || count > MAX_ID_DIGITS) return -1;
+  if (count > 1 && line[start2] === ZERO) return -1;
+  let id = 0;
+  for (let at = start2; at < end; at++) {
+    const code = line[at];
+    if (code < ZERO || code > NINE) return -1;
+    id = id * 10 + code - ZERO;
+  }
+  return id;
+}
+function peekResponseIdBytes(line) {
+  if (startsWith(line, 0, HEAD_ID)) {
+    let end = HEAD_ID.length;
+    while (end < line.length && end - HEAD_ID.length <= MAX_ID_DIGITS) {
+      const code = line[end];
+      if (code < ZERO || code > NINE) break;
+      end++;
+    }
+    const id2 = digitsAt(line, HEAD_ID.length, end);
+    if (id2 === -1) return void 0;
+    for (const after of AFTER_ID) if (startsWith(line, end, after)) return id2;
+    return void 0;
+  }
+  const last = line.length - 1;
+  if (line[last] !== CLOSE_BRACE || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
+    return void 0;
+  }
+  let start2 = last;
+  while (start2 > 0 && last - start2 <= MAX_ID_DIGITS) {
+    const code = line[start2 - 1];
+    if (code < ZERO || code > NINE) break;
+    start2--;
+  }
+  const id = digitsAt(line, start2, last);
+  if (id === -1 || start2 < TAIL_ID.length) return void 0;
+  return startsWith(line, start2 - TAIL_ID.length, TAIL_ID) ? id : void 0;
+}
 
 // worker/_lines.ts
 var OPEN_BRACE2 = 123;
 var LineWriter = class {
-  static {
-    __name(this, "LineWriter");
-  }
   #write;
   #meta = "";
   #metaObject;
@@ -3223,6 +3124,50 @@ var LineWriter = class {
     })));
   }
 };
+var LineReader = class {
+  #splitter = new LineSplitter();
+  #utf8 = new TextDecoder("utf-8", {
+    fatal: true
+  });
+  /** Feeds one chunk; see `LineSplitter.push`. */
+  push(chunk) {
+    return this.#splitter.push(chunk);
+  }
+  /** Routes one line; `takeRaw` takes the request of an id out if it wants its answer raw. */
+  route(bytes, takeRaw) {
+    const quick = peekResponseIdBytes(bytes);
+    if (quick !== void 0) {
+      const pending = takeRaw(quick);
+      if (pending !== void 0) return {
+        kind: "raw",
+        id: quick,
+        pending
+      };
+    }
+    let line;
+    try {
+      line = this.#utf8.decode(bytes);
+    } catch {
+      return {
+        kind: "not_utf8",
+        message: `Cannot decode a line of ${bytes.length} bytes: it is not valid UTF-8`
+      };
+    }
+    if (quick === void 0) {
+      const id = peekResponseId(line);
+      const pending = id === void 0 ? void 0 : takeRaw(id);
+      if (pending !== void 0 && id !== void 0) return {
+        kind: "raw",
+        id,
+        pending
+      };
+    }
+    return {
+      kind: "text",
+      line
+    };
+  }
+};
 function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
@@ -3247,11 +3192,9 @@ function readServerLine(line, server, starting) {
     message: malformedLine(server, line, inbound.error.message)
   };
 }
-__name(readServerLine, "readServerLine");
 function notAnMcpServer(name, line, how, method = "initialize") {
   return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
 }
-__name(notAnMcpServer, "notAnMcpServer");
 
 // worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
@@ -3260,9 +3203,6 @@ var CLIENT_INFO = {
   version: "0.1.0"
 };
 var ClientMachine = class {
-  static {
-    __name(this, "ClientMachine");
-  }
   #transport;
   #name;
   #clock;
@@ -3280,7 +3220,8 @@ var ClientMachine = class {
   #opened = false;
   #pid = null;
   #pending;
-  #decoder = new LineDecoder();
+  #reader = new LineReader();
+  #takeRaw = (id) => this.#pending.takeRaw(id);
   #channelOpen = false;
   #death;
   #evidence;
@@ -3302,7 +3243,7 @@ var ClientMachine = class {
       name: this.#name,
       transport,
       clock: this.#clock,
-      pid: /* @__PURE__ */ __name(() => this.#pid, "pid")
+      pid: () => this.#pid
     });
     this.#lines = new LineWriter((data) => this.#write(data));
   }
@@ -3347,9 +3288,9 @@ var ClientMachine = class {
     this.#opened = true;
     this.#channelOpen = true;
     const opened = await this.#transport.open({
-      bytes: /* @__PURE__ */ __name((chunk) => this.#onBytes(chunk), "bytes"),
-      end: /* @__PURE__ */ __name((cause) => this.#onEnd(cause), "end"),
-      exit: /* @__PURE__ */ __name((status) => this.#onExit(status), "exit")
+      bytes: (chunk) => this.#onBytes(chunk),
+      end: (cause) => this.#onEnd(cause),
+      exit: (status) => this.#onExit(status)
     });
     if (!opened.ok) {
       this.#opened = false;
@@ -3368,10 +3309,10 @@ var ClientMachine = class {
       clientInfo: this.#clientInfo,
       connectTimeoutMs: this.#connectTimeoutMs,
       priorAttempts: this.#priorAttempts,
-      remaining: /* @__PURE__ */ __name(() => Math.max(0, deadlineAt - this.#clock.now()), "remaining"),
-      request: /* @__PURE__ */ __name((method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs), "request"),
-      exited: /* @__PURE__ */ __name(() => this.#retirement.exit !== void 0, "exited"),
-      stderrTail: /* @__PURE__ */ __name(() => this.stderrTail(), "stderrTail")
+      remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
+      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      exited: () => this.#retirement.exit !== void 0,
+      stderrTail: () => this.stderrTail()
     });
     if (!started2.ok) {
       this.#exitedOnProbe = started2.exitedOnProbe;
@@ -3398,27 +3339,32 @@ var ClientMachine = class {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. In a stateless-era session the
    * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`. `raw`: see the module doc.
+   * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
+   * the deadline to the caller, who says `cancel(id, true)` when it passes.
    */
   send(method, params, timeoutMs, settle2, options = {}) {
     if (this.#state !== "ready") {
       settle2(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, params, timeoutMs, settle2, true, options.raw);
-  }
-  /** A line handed on raw was not the response it looked like: the client dies of it. */
-  malformed(message) {
-    this.#die("malformed", message);
+    return this.#send(method, params, timeoutMs, settle2, true, options.raw, options.timed ?? true);
   }
   /**
-   * Gives up on a request: it settles as `call_timed_out` (marked aborted)
-   * and the server is sent `notifications/cancelled`. An unknown or settled
-   * id does nothing.
+   * A line handed on raw was not the response it looked like (`malformed`),
+   * or not UTF-8 (`framing`): the client dies of it.
    */
-  cancel(id) {
+  malformed(message, cause = "malformed") {
+    this.#die(cause, message);
+  }
+  /**
+   * Gives up on a request: it settles as `call_timed_out` (marked aborted,
+   * unless `timedOut` says its deadline passed where it was kept) and the
+   * server is sent `notifications/cancelled` with the reason. An unknown or
+   * settled id does nothing.
+   */
+  cancel(id, timedOut = false) {
     const pending = this.#pending.take(id);
-    if (pending !== void 0) this.#expire(id, pending, true);
+    if (pending !== void 0) this.#expire(id, pending, !timedOut);
   }
   /**
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
@@ -3470,13 +3416,14 @@ var ClientMachine = class {
     return err(startError(failure, cleanup, this.stderrTail()));
   }
   // ---- requests ----
-  #send(method, params, timeoutMs, settle2, tellCancel, raw) {
+  #send(method, params, timeoutMs, settle2, tellCancel, raw, timed = true) {
     const id = this.#pending.add({
       method,
       settle: settle2,
       timeoutMs,
       tellCancel,
-      raw
+      raw,
+      timed
     });
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#lines.request(id, wire, params);
@@ -3499,7 +3446,7 @@ var ClientMachine = class {
   // ---- inbound ----
   #onBytes(chunk) {
     if (!this.#channelOpen) return;
-    const pushed = this.#decoder.push(chunk);
+    const pushed = this.#reader.push(chunk);
     const lines = pushed.ok ? pushed.value : pushed.error.lines;
     for (const line of lines) {
       if (!this.#channelOpen) return;
@@ -3509,10 +3456,14 @@ var ClientMachine = class {
       this.#die("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
     }
   }
-  #onLine(line) {
-    const peeked = peekResponseId(line) ?? -1;
-    const wanted = this.#pending.takeRaw(peeked);
-    if (wanted?.raw !== void 0) return wanted.raw(peeked, line);
+  #onLine(bytes) {
+    const read = this.#reader.route(bytes, this.#takeRaw);
+    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
+    if (read.kind === "not_utf8") {
+      this.#die("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
+      return;
+    }
+    const line = read.line;
     const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : void 0;
     const message = readServerLine(line, this.#name, starting);
     switch (message.kind) {
@@ -3584,27 +3535,21 @@ var ClientMachine = class {
 function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
-__name(isRecord, "isRecord");
 function isString(value) {
   return typeof value === "string";
 }
-__name(isString, "isString");
 function isCount(value) {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 }
-__name(isCount, "isCount");
 function isDuration(value) {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
-__name(isDuration, "isDuration");
 function isDrain(value) {
   return value === true || value === false || value === "unknown";
 }
-__name(isDrain, "isDrain");
 function isStringRecord(value) {
   return isRecord(value) && Object.values(value).every(isString);
 }
-__name(isStringRecord, "isStringRecord");
 
 // worker/messages.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
@@ -3649,10 +3594,9 @@ function decodeRequests(batch) {
     requests
   };
 }
-__name(decodeRequests, "decodeRequests");
 function decodeToWorker(data) {
   if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
-  const bad2 = /* @__PURE__ */ __name((what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`), "bad");
+  const bad2 = (what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`);
   switch (data.kind) {
     case "start": {
       const { name, command, args, env, cwd } = data;
@@ -3708,15 +3652,17 @@ function decodeToWorker(data) {
       });
     }
     case "cancel":
-      return isCount(data.ticket) ? ok({
+      return isCount(data.ticket) && typeof data.timedOut === "boolean" ? ok({
         kind: "cancel",
-        ticket: data.ticket
+        ticket: data.ticket,
+        timedOut: data.timedOut
       }) : bad2("bad ticket");
     case "malformed":
-      return isString(data.message) ? ok({
+      return isString(data.message) && (data.cause === "malformed" || data.cause === "framing") ? ok({
         kind: "malformed",
-        message: data.message
-      }) : bad2("message is not a string");
+        message: data.message,
+        cause: data.cause
+      }) : bad2("message is not a string or cause unknown");
     case "retire":
       return isDuration(data.timeoutMs) ? ok({
         kind: "retire",
@@ -3732,7 +3678,6 @@ function decodeToWorker(data) {
       return bad2("unknown kind");
   }
 }
-__name(decodeToWorker, "decodeToWorker");
 function readRemote(value) {
   if (value === null) return null;
   if (!isRecord(value)) return void 0;
@@ -3745,14 +3690,17 @@ function readRemote(value) {
     }
   };
 }
-__name(readRemote, "readRemote");
 
 // worker/entry.ts
 var STDERR_FLUSH_MS = 50;
+var ANSWER_BUFFER_BYTES = 16 * 1024;
+var EMPTY = new Uint8Array(0);
+var NEWLINE5 = 10;
 var machine;
 var started = false;
 var outbox = [];
 var answers;
+var scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
 var flushQueued = false;
 var stderrHeld = [];
 var stderrHeldBytes = 0;
@@ -3762,23 +3710,32 @@ var tickets = /* @__PURE__ */ new Map();
 var drains = /* @__PURE__ */ new Map();
 var nextDrain = 0;
 function post(event) {
-  answers = void 0;
+  sealAnswers();
   outbox.push(event);
   if (!flushQueued) {
     flushQueued = true;
     queueMicrotask(flush);
   }
 }
-__name(post, "post");
 function flush() {
   flushQueued = false;
-  answers = void 0;
+  sealAnswers();
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
-  self.postMessage(batch);
+  const transfer = [];
+  for (const event of batch) {
+    if (event.kind === "answers") transfer.push(event.bytes.buffer);
+  }
+  self.postMessage(batch, transfer);
 }
-__name(flush, "flush");
+function sealAnswers() {
+  const batch = answers;
+  answers = void 0;
+  if (batch === void 0) return;
+  batch.event.bytes = batch.whole ?? scratch.slice(0, batch.size);
+  if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
+}
 function flushStderr() {
   if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
   stderrTimer = void 0;
@@ -3791,7 +3748,6 @@ function flushStderr() {
     bytes
   });
 }
-__name(flushStderr, "flushStderr");
 function holdStderr(chunk) {
   stderrHeld.push(chunk.slice());
   stderrHeldBytes += chunk.length;
@@ -3800,7 +3756,6 @@ function holdStderr(chunk) {
   }
   stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
 }
-__name(holdStderr, "holdStderr");
 var group = {
   signal(pid, signal) {
     post({
@@ -3832,7 +3787,6 @@ function remoteTransport(message) {
     clock
   });
 }
-__name(remoteTransport, "remoteTransport");
 function launch(message, options) {
   const transport = remoteTransport(message) ?? new CommandTransport({
     name: message.name,
@@ -3883,7 +3837,6 @@ function launch(message, options) {
   machine = child;
   return child;
 }
-__name(launch, "launch");
 async function start(message) {
   if (started) return;
   started = true;
@@ -3914,7 +3867,6 @@ async function start(message) {
     outcome: outcome.ok ? ok(outcome.value) : outcome
   });
 }
-__name(start, "start");
 function settle(ticket, outcome) {
   tickets.delete(ticket);
   post({
@@ -3923,24 +3875,52 @@ function settle(ticket, outcome) {
     outcome
   });
 }
-__name(settle, "settle");
 function answer(ticket, id, line) {
   tickets.delete(ticket);
-  if (answers === void 0) {
-    const batch = {
+  let batch = answers;
+  if (batch === void 0) {
+    const event = {
       kind: "answers",
       tickets: [],
       ids: [],
-      lines: []
+      bytes: EMPTY
     };
-    post(batch);
+    post(event);
+    batch = {
+      event,
+      size: 0,
+      whole: void 0
+    };
     answers = batch;
+    if (LineSplitter.owns(line)) {
+      batch.whole = line;
+      batch.size = line.length;
+      batch.event.tickets.push(ticket);
+      batch.event.ids.push(id);
+      return;
+    }
   }
-  answers.tickets.push(ticket);
-  answers.ids.push(id);
-  answers.lines.push(line);
+  if (batch.whole !== void 0) {
+    const whole = batch.whole;
+    batch.whole = void 0;
+    batch.size = 0;
+    append(batch, whole, false);
+  }
+  append(batch, line, batch.event.tickets.length > 0);
+  batch.event.tickets.push(ticket);
+  batch.event.ids.push(id);
 }
-__name(answer, "answer");
+function append(batch, line, separated) {
+  const needed = batch.size + line.length + (separated ? 1 : 0);
+  if (needed > scratch.length) {
+    const grown = new Uint8Array(Math.max(needed, scratch.length * 2));
+    grown.set(scratch.subarray(0, batch.size));
+    scratch = grown;
+  }
+  if (separated) scratch[batch.size++] = NEWLINE5;
+  scratch.set(line, batch.size);
+  batch.size += line.length;
+}
 function refuse(ticket, message) {
   settle(ticket, err({
     kind: "unavailable",
@@ -3949,7 +3929,6 @@ function refuse(ticket, message) {
     stderrTail: ""
   }));
 }
-__name(refuse, "refuse");
 function run(request) {
   const { ticket, timeoutMs, method, params } = request;
   const client = machine;
@@ -3963,11 +3942,11 @@ function run(request) {
     return;
   }
   const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
-    raw: /* @__PURE__ */ __name((id2, line) => answer(ticket, id2, line), "raw")
+    raw: (id2, line) => answer(ticket, id2, line),
+    timed: false
   });
   if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
 }
-__name(run, "run");
 self.onmessage = (event) => {
   const data = event.data;
   if (typeof data === "string") {
@@ -3996,11 +3975,11 @@ self.onmessage = (event) => {
       return;
     case "cancel": {
       const id = tickets.get(message.ticket);
-      if (id !== void 0) machine?.cancel(id);
+      if (id !== void 0) machine?.cancel(id, message.timedOut);
       return;
     }
     case "malformed":
-      machine?.malformed(message.message);
+      machine?.malformed(message.message, message.cause);
       return;
     case "retire": {
       const client = machine;

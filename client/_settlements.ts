@@ -279,16 +279,16 @@ function decodeEvent(value: unknown): FromWorker | undefined {
         : { kind: "settled", ticket: value.ticket, outcome };
     }
     case "answers": {
-      const { tickets, ids, lines } = value;
-      if (!Array.isArray(tickets) || !Array.isArray(ids) || !Array.isArray(lines)) return undefined;
-      const count = tickets.length;
-      if (ids.length !== count || lines.length !== count) return undefined;
-      for (let index = 0; index < count; index++) {
-        if (!isCount(tickets[index]) || !isCount(ids[index]) || !isString(lines[index])) {
-          return undefined;
-        }
+      const { tickets, ids, bytes } = value;
+      if (!Array.isArray(tickets) || !Array.isArray(ids) || !(bytes instanceof Uint8Array)) {
+        return undefined;
       }
-      return { kind: "answers", tickets, ids, lines };
+      const count = tickets.length;
+      if (ids.length !== count || count === 0) return undefined;
+      for (let index = 0; index < count; index++) {
+        if (!isCount(tickets[index]) || !isCount(ids[index])) return undefined;
+      }
+      return { kind: "answers", tickets, ids, bytes };
     }
     case "died": {
       const error = decodeClientError(value.error);

@@ -7,8 +7,9 @@
 // crosses the boundary far cheaper than an object, and 64 batched cost about
 // 0.6 µs each against 16 µs alone); parameters past
 // TRANSFER_PARAMS_CHARS cross as transferred UTF-8 bytes instead. Responses
-// come back as their lines, routed by the id the worker peeked, and are
-// decoded here, once (`answered`).
+// come back as the bytes of their lines, a turn's worth in one transferred
+// buffer, routed by the id the worker peeked, and are decoded here, once:
+// UTF-8 for the whole buffer, then each line (`answers`).
 
 import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
@@ -23,6 +24,11 @@ import {
 } from "../worker/messages.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
+
+/** Why a batch of answers ends the client: a line's fault, or the worker's. */
+export type AnswerFault = { cause: "malformed" | "framing" | "worker"; message: string };
+
+const NEWLINE = 0x0a;
 
 /** How a ticket table reaches the worker; each call does nothing once the worker is gone. */
 export type WorkerPost = {
@@ -55,6 +61,7 @@ export class Tickets {
   // call. It is cleared whenever the table empties, so nothing outlives it.
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
+  #utf8 = new TextDecoder("utf-8", { fatal: true });
 
   constructor(server: string, post: WorkerPost) {
     this.#server = server;
@@ -114,6 +121,72 @@ export class Tickets {
   /** The worker settled a ticket; a ticket already settled is ignored. */
   settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {
     this.#take(ticket)?.resolve(outcome);
+  }
+
+  /**
+   * The worker handed on, as one buffer of lines joined by `\n`, the lines it
+   * routed to `tickets` as the responses of `ids`: each is decoded and
+   * settled in order, up to the first that must end the client (a line that
+   * is not UTF-8 or not its response, or a batch the worker got wrong).
+   */
+  answers(
+    tickets: readonly number[],
+    ids: readonly number[],
+    bytes: Uint8Array,
+  ): AnswerFault | undefined {
+    let text: string | undefined;
+    try {
+      text = this.#utf8.decode(bytes);
+    } catch {
+      return this.#answerEach(tickets, ids, bytes);
+    }
+    const lines = tickets.length === 1 ? [text] : text.split("\n");
+    if (lines.length !== tickets.length) return this.#miscounted(tickets.length, lines.length);
+    for (let index = 0; index < lines.length; index++) {
+      const fault = this.answered(
+        tickets[index] as number,
+        ids[index] as number,
+        lines[index] as string,
+      );
+      if (fault !== undefined) return { cause: "malformed", message: fault };
+    }
+    return undefined;
+  }
+
+  /** The slow path of a batch holding a line that is not UTF-8: line by line, to find it. */
+  #answerEach(
+    tickets: readonly number[],
+    ids: readonly number[],
+    bytes: Uint8Array,
+  ): AnswerFault | undefined {
+    let start = 0;
+    for (let index = 0; index < tickets.length; index++) {
+      let end = bytes.indexOf(NEWLINE, start);
+      if (end === -1) end = bytes.length;
+      const line = bytes.subarray(start, end);
+      start = end + 1;
+      let text: string;
+      try {
+        text = this.#utf8.decode(line);
+      } catch {
+        return {
+          cause: "framing",
+          message: `Server "${this.#server}" broke the framing: Cannot decode a line of ` +
+            `${line.length} bytes: it is not valid UTF-8`,
+        };
+      }
+      const fault = this.answered(tickets[index] as number, ids[index] as number, text);
+      if (fault !== undefined) return { cause: "malformed", message: fault };
+    }
+    return start === bytes.length + 1 ? undefined : this.#miscounted(tickets.length, NaN);
+  }
+
+  #miscounted(tickets: number, lines: number): AnswerFault {
+    return {
+      cause: "worker",
+      message: `The worker of "${this.#server}" broke protocol: it sent ` +
+        `${Number.isNaN(lines) ? "more" : lines} answer lines for ${tickets} tickets`,
+    };
   }
 
   /**
@@ -192,7 +265,7 @@ export class Tickets {
     const pending = this.#take(ticket);
     if (pending === undefined) return;
     this.flush();
-    this.#post.message({ kind: "cancel", ticket });
+    this.#post.message({ kind: "cancel", ticket, timedOut: !aborted });
     pending.resolve(
       err(callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
     );

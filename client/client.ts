@@ -327,18 +327,10 @@ export class Client {
         this.#tickets.settled(event.ticket, event.outcome);
         return;
       case "answers": {
-        const { tickets, ids, lines } = event;
-        for (let index = 0; index < lines.length; index++) {
-          const fault = this.#tickets.answered(
-            tickets[index] as number,
-            ids[index] as number,
-            lines[index] as string,
-          );
-          if (fault !== undefined) {
-            this.#malformed(fault);
-            return;
-          }
-        }
+        const fault = this.#tickets.answers(event.tickets, event.ids, event.bytes);
+        if (fault === undefined) return;
+        if (fault.cause === "worker") this.#link?.lose(fault.message);
+        else this.#malformed(fault.message, fault.cause);
         return;
       }
       case "stderr":
@@ -444,11 +436,11 @@ export class Client {
    * A response line decoded here was malformed: the client dies of it as the
    * worker would have, and the worker is told, so that it retires the server.
    */
-  #malformed(message: string): void {
-    this.#death ??= { kind: "unavailable", cause: "malformed", message, stderrTail: "" };
+  #malformed(message: string, cause: "malformed" | "framing"): void {
+    this.#death ??= { kind: "unavailable", cause, message, stderrTail: "" };
     if (this.#state === "ready") this.#state = "dead";
     this.#tickets.settleAll(this.#unavailable());
-    this.#post({ kind: "malformed", message });
+    this.#post({ kind: "malformed", message, cause });
   }
 
   /** The worker crashed, broke protocol or hung: everything waiting settles now. */

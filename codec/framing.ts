@@ -207,6 +207,150 @@ export class LineDecoder {
 }
 
 /**
+ * Why a {@linkcode LineSplitter} refused a line: it ran past
+ * {@linkcode MAX_LINE_BYTES}. `lines` holds every line that completed in the
+ * same chunk, in order, so no good message is lost to a bad neighbour.
+ */
+export type SplitFault = {
+  kind: "line_too_long";
+  bytes: number;
+  limit: number;
+  message: string;
+  lines: Uint8Array[];
+};
+
+/**
+ * Splits a byte stream into lines as bytes, decoding nothing: for a reader
+ * that hands most lines on undecoded and decodes the rest itself (the
+ * client's worker). The same lines as {@linkcode LineDecoder}'s (empty lines
+ * skipped, a trailing `\r` dropped, {@linkcode MAX_LINE_BYTES} enforced), but
+ * UTF-8 is left for whoever decodes them.
+ *
+ * A line that arrived in one chunk is a view into that chunk, valid while the
+ * chunk is; a line that spanned chunks is a fresh buffer of its own, exactly
+ * as long as the line ({@linkcode LineSplitter.owns} tells them apart).
+ *
+ * @example Split lines across chunks
+ * ```ts
+ * import { LineSplitter } from "@loom/mcp/codec";
+ * const splitter = new LineSplitter();
+ * const bytes = new TextEncoder().encode('{"a":1}\n{"b":');
+ * const lines = splitter.push(bytes);
+ * console.log(lines.ok && lines.value.length, splitter.pendingBytes); // 1 5
+ * ```
+ */
+export class LineSplitter {
+  // Copies of the pieces of the line not yet complete, and their size.
+  #parts: Uint8Array[] = [];
+  #pending = 0;
+  // Set while the rest of an over-long line is being discarded.
+  #skipping = false;
+
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes(): number {
+    return this.#pending;
+  }
+
+  /** Whether `line` is a buffer of its own (it spanned chunks), which its receiver may keep or transfer. */
+  static owns(line: Uint8Array): boolean {
+    return line.byteOffset === 0 && line.byteLength === line.buffer.byteLength;
+  }
+
+  /**
+   * Feeds one chunk; returns the lines it completed, or the first fault met
+   * with every intact line of the chunk beside it.
+   */
+  push(chunk: Uint8Array): Result<Uint8Array[], SplitFault> {
+    const lines: Uint8Array[] = [];
+    let fault: SplitFault | undefined;
+    let start = 0;
+    while (start < chunk.length) {
+      const end = chunk.indexOf(NEWLINE, start);
+      if (end === -1) {
+        const rest = chunk.length - start;
+        // While skipping, the rest of an over-long line is dropped.
+        if (this.#skipping) break;
+        if (this.#pending + rest > MAX_LINE_BYTES + 1) {
+          // One byte of slack: a line of exactly the cap may still end in `\r\n`.
+          fault ??= splitTooLong(this.#pending + rest, lines);
+          this.#skipping = true;
+          this.#drop();
+        } else {
+          this.#parts.push(chunk.slice(start));
+          this.#pending += rest;
+        }
+        break;
+      }
+      const piece = chunk.subarray(start, end);
+      start = end + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        continue;
+      }
+      const size = this.#pending + piece.length;
+      if (size > MAX_LINE_BYTES + 1) {
+        fault ??= splitTooLong(size, lines);
+        this.#drop();
+        continue;
+      }
+      let line = piece;
+      if (this.#pending > 0) {
+        this.#parts.push(piece);
+        line = joinParts(this.#parts, size);
+        this.#drop();
+      }
+      const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
+      if (length > MAX_LINE_BYTES) {
+        fault ??= splitTooLong(length, lines);
+        continue;
+      }
+      if (length === 0) continue;
+      lines.push(length === size ? line : line.subarray(0, length));
+    }
+    return fault === undefined ? ok(lines) : err(fault);
+  }
+
+  /**
+   * Ends the input: returns the final line if it had no newline, or the fault
+   * it makes. The splitter is empty afterwards and may be reused.
+   */
+  end(): Result<Uint8Array[], SplitFault> {
+    if (this.#skipping || this.#pending === 0) {
+      this.#skipping = false;
+      this.#drop();
+      return ok([]);
+    }
+    return this.push(new Uint8Array([NEWLINE]));
+  }
+
+  #drop(): void {
+    this.#parts = [];
+    this.#pending = 0;
+  }
+}
+
+function joinParts(parts: readonly Uint8Array[], size: number): Uint8Array {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function splitTooLong(bytes: number, lines: Uint8Array[]): SplitFault {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_LINE_BYTES,
+    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); ` +
+      `at least ${bytes} bytes arrived before a newline`,
+    lines,
+  };
+}
+
+/**
  * Renders one message as its wire line, as text: compact JSON plus `\n`. The
  * only place the shape of a line on the wire is decided; {@linkcode frame}
  * and {@linkcode frameRequest} are this line as bytes and in parts. Throws

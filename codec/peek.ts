@@ -145,3 +145,84 @@ function skipValue(line: string, at: number): number {
     }
   }
 }
+
+const ascii = (text: string) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+const HEAD_ID = ascii('{"jsonrpc":"2.0","id":');
+const AFTER_ID = [ascii(',"result":'), ascii(',"error":')];
+const HEADS_ANSWER = [
+  ascii('{"result":'),
+  ascii('{"error":'),
+  ascii('{"jsonrpc":"2.0","result":'),
+  ascii('{"jsonrpc":"2.0","error":'),
+];
+const TAIL_ID = ascii(',"id":');
+
+function startsWith(line: Uint8Array, at: number, part: Uint8Array): boolean {
+  if (at + part.length > line.length) return false;
+  for (let index = 0; index < part.length; index++) {
+    if (line[at + index] !== part[index]) return false;
+  }
+  return true;
+}
+
+/** The id written as plain digits from `start` to `end`, or -1. */
+function digitsAt(line: Uint8Array, start: number, end: number): number {
+  const count = end - start;
+  if (count < 1 || count > MAX_ID_DIGITS) return -1;
+  if (count > 1 && line[start] === ZERO) return -1;
+  let id = 0;
+  for (let at = start; at < end; at++) {
+    const code = line[at] as number;
+    if (code < ZERO || code > NINE) return -1;
+    id = id * 10 + code - ZERO;
+  }
+  return id;
+}
+
+/**
+ * The id of a response line, read from its ends only, as UTF-8 bytes: for a
+ * line in one of the two compact shapes servers write,
+ * `{"jsonrpc":"2.0","id":7,"result":…}` (or `"error"`) and
+ * `{"result":…,"jsonrpc":"2.0","id":7}` (`"result"` or `"error"` first, the
+ * id last), or `undefined` for any other line, whose id only
+ * {@linkcode peekResponseId} on its text can find. Constant time whatever the
+ * line's length, and it never throws. It validates nothing in between, and a
+ * line of the first shape with a second `"id"` key is read by its first, where
+ * {@linkcode decodeInbound} reads the last: whoever routes a line by it must
+ * decode the line whole and compare the ids, and refuse the line when they
+ * differ.
+ *
+ * @example Find the id of a response from its bytes
+ * ```ts
+ * import { peekResponseIdBytes } from "@loom/mcp/codec";
+ * const line = new TextEncoder().encode('{"result":{},"jsonrpc":"2.0","id":7}');
+ * console.log(peekResponseIdBytes(line)); // 7
+ * ```
+ */
+export function peekResponseIdBytes(line: Uint8Array): number | undefined {
+  if (startsWith(line, 0, HEAD_ID)) {
+    let end = HEAD_ID.length;
+    while (end < line.length && end - HEAD_ID.length <= MAX_ID_DIGITS) {
+      const code = line[end] as number;
+      if (code < ZERO || code > NINE) break;
+      end++;
+    }
+    const id = digitsAt(line, HEAD_ID.length, end);
+    if (id === -1) return undefined;
+    for (const after of AFTER_ID) if (startsWith(line, end, after)) return id;
+    return undefined;
+  }
+  const last = line.length - 1;
+  if (line[last] !== CLOSE_BRACE || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
+    return undefined;
+  }
+  let start = last;
+  while (start > 0 && last - start <= MAX_ID_DIGITS) {
+    const code = line[start - 1] as number;
+    if (code < ZERO || code > NINE) break;
+    start--;
+  }
+  const id = digitsAt(line, start, last);
+  if (id === -1 || start < TAIL_ID.length) return undefined;
+  return startsWith(line, start - TAIL_ID.length, TAIL_ID) ? id : undefined;
+}

@@ -47,7 +47,6 @@ export async function bundleWorker(): Promise<string> {
         "--quiet",
         "--platform",
         "deno",
-        "--keep-names",
         "-o",
         out,
         "worker/entry.ts",

@@ -1,4 +1,5 @@
-// Private to worker/: the lines a machine reads from its server, decoded as
+// Private to worker/: the lines a machine reads from its server, split and
+// routed (`LineReader`: answers wanted raw leave as bytes), decoded as
 // JSON-RPC or refused with a message a person can act on (a process that is
 // not an MCP server is named so), and the lines it
 // writes to its server, rendered by
@@ -19,7 +20,10 @@ import { type JsonObject, parseJson } from "../codec/json.ts";
 import { quote } from "../codec/quote.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import { malformedLine } from "./errors.ts";
-import { frameRequest, frameText } from "../codec/framing.ts";
+import { frameRequest, frameText, LineSplitter, type SplitFault } from "../codec/framing.ts";
+import { peekResponseId, peekResponseIdBytes } from "../codec/peek.ts";
+import type { Result } from "../codec/result.ts";
+import type { Pending } from "./_pending.ts";
 
 const OPEN_BRACE = 0x7b;
 
@@ -84,6 +88,52 @@ export class LineWriter {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`,
     })));
+  }
+}
+
+/** How a line read from a server goes on: handed on raw, as text, or refused. */
+export type Read =
+  | { kind: "raw"; id: number; pending: Pending }
+  | { kind: "text"; line: string }
+  | { kind: "not_utf8"; message: string };
+
+/**
+ * Splits what a server writes into lines, and routes each: a response whose
+ * request wants it raw is handed on as its bytes (found from the line's ends
+ * by `peekResponseIdBytes`, or once decoded by `peekResponseId`), undecoded
+ * even as UTF-8; any other line is decoded to text here.
+ */
+export class LineReader {
+  #splitter = new LineSplitter();
+  #utf8 = new TextDecoder("utf-8", { fatal: true });
+
+  /** Feeds one chunk; see `LineSplitter.push`. */
+  push(chunk: Uint8Array): Result<Uint8Array[], SplitFault> {
+    return this.#splitter.push(chunk);
+  }
+
+  /** Routes one line; `takeRaw` takes the request of an id out if it wants its answer raw. */
+  route(bytes: Uint8Array, takeRaw: (id: number) => Pending | undefined): Read {
+    const quick = peekResponseIdBytes(bytes);
+    if (quick !== undefined) {
+      const pending = takeRaw(quick);
+      if (pending !== undefined) return { kind: "raw", id: quick, pending };
+    }
+    let line: string;
+    try {
+      line = this.#utf8.decode(bytes);
+    } catch {
+      return {
+        kind: "not_utf8",
+        message: `Cannot decode a line of ${bytes.length} bytes: it is not valid UTF-8`,
+      };
+    }
+    if (quick === undefined) {
+      const id = peekResponseId(line);
+      const pending = id === undefined ? undefined : takeRaw(id);
+      if (pending !== undefined && id !== undefined) return { kind: "raw", id, pending };
+    }
+    return { kind: "text", line };
   }
 }
 

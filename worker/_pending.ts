@@ -19,11 +19,20 @@ export type Pending = {
   /** Whether the server is told when the request is given up (not for a probe). */
   tellCancel: boolean;
   /**
-   * Receives the response undecoded instead of `settle`: the id
-   * `peekResponseId` found and the whole line, for the receiver to decode.
+   * Receives the response undecoded instead of `settle`: the id the line was
+   * routed by and the whole line as the server wrote it (UTF-8 not yet
+   * checked), for the receiver to decode. The bytes may be a view into a
+   * read's chunk: copy them before the current task ends.
    */
-  raw: ((id: number, line: string) => void) | undefined;
+  raw: ((id: number, line: Uint8Array) => void) | undefined;
+  /**
+   * Whether the table keeps the deadline (`timeoutMs`); `false` when the
+   * sender keeps it and says `cancel` at it (the main thread, for its calls).
+   */
+  timed: boolean;
 };
+
+type Entry = Pending & { timer: TimerHandle | undefined };
 
 /** The requests in flight, by id. */
 export class PendingTable {
@@ -31,7 +40,7 @@ export class PendingTable {
   #onTimeout: (id: number, pending: Pending) => void;
   #transport: { done?(id: number): void } | undefined;
   #nextId = 0;
-  #entries = new Map<number, Pending & { timer: TimerHandle }>();
+  #entries = new Map<number, Entry>();
 
   /**
    * `onTimeout` receives a request whose deadline passed, already taken out;
@@ -53,14 +62,25 @@ export class PendingTable {
     return this.#entries.size;
   }
 
-  /** Records a request and starts its timer; returns its id. */
+  /** Records a request and starts its timer (when `timed`); returns its id. */
   add(pending: Pending): number {
     const id = this.#nextId++;
-    const timer = this.#clock.setTimer(pending.timeoutMs, () => {
-      const taken = this.take(id);
-      if (taken !== undefined) this.#onTimeout(id, taken);
-    });
-    this.#entries.set(id, { ...pending, timer });
+    const timer = pending.timed
+      ? this.#clock.setTimer(pending.timeoutMs, () => {
+        const taken = this.take(id);
+        if (taken !== undefined) this.#onTimeout(id, taken);
+      })
+      : undefined;
+    const entry: Entry = {
+      method: pending.method,
+      settle: pending.settle,
+      timeoutMs: pending.timeoutMs,
+      tellCancel: pending.tellCancel,
+      raw: pending.raw,
+      timed: pending.timed,
+      timer,
+    };
+    this.#entries.set(id, entry);
     return id;
   }
 
@@ -69,7 +89,7 @@ export class PendingTable {
     const entry = this.#entries.get(id);
     if (entry === undefined) return undefined;
     this.#entries.delete(id);
-    this.#clock.clearTimer(entry.timer);
+    if (entry.timer !== undefined) this.#clock.clearTimer(entry.timer);
     this.#transport?.done?.(id);
     return entry;
   }

@@ -29,6 +29,7 @@
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
+import { LineSplitter } from "../codec/framing.ts";
 import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
@@ -50,11 +51,25 @@ import {
 /** How long stderr bytes may wait before they are sent to the main thread, in ms. */
 export const STDERR_FLUSH_MS = 50;
 
+/** The first size of the buffer a turn's answers are gathered in, in bytes. */
+const ANSWER_BUFFER_BYTES = 16 * 1024;
+const EMPTY = new Uint8Array(0);
+const NEWLINE = 0x0a;
+
 let machine: ClientMachine | undefined;
 let started = false;
 let outbox: FromWorker[] = [];
-// The responses handed on since the last other event, so that order is kept.
-let answers: Answers | undefined;
+// The responses handed on since the last other event, so that order is kept:
+// their lines are copied into `scratch` as they come (a line may be a view
+// into a read's chunk) and leave in a copy of their own, or a line that is a
+// buffer of its own leaves whole while it is the only one.
+let answers: AnswerBatch | undefined;
+type AnswerBatch = {
+  event: Answers;
+  size: number;
+  whole: Uint8Array | undefined;
+};
+let scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
 let flushQueued = false;
 let stderrHeld: Uint8Array[] = [];
 let stderrHeldBytes = 0;
@@ -66,7 +81,7 @@ const drains = new Map<number, (drained: Drain) => void>();
 let nextDrain = 0;
 
 function post(event: FromWorker): void {
-  answers = undefined;
+  sealAnswers();
   outbox.push(event);
   if (!flushQueued) {
     flushQueued = true;
@@ -76,11 +91,25 @@ function post(event: FromWorker): void {
 
 function flush(): void {
   flushQueued = false;
-  answers = undefined;
+  sealAnswers();
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
-  self.postMessage(batch);
+  const transfer: ArrayBuffer[] = [];
+  for (const event of batch) {
+    if (event.kind === "answers") transfer.push(event.bytes.buffer as ArrayBuffer);
+  }
+  self.postMessage(batch, transfer);
+}
+
+/** Ends the batch of answers being gathered: its bytes are final. */
+function sealAnswers(): void {
+  const batch = answers;
+  answers = undefined;
+  if (batch === undefined) return;
+  batch.event.bytes = batch.whole ?? scratch.slice(0, batch.size);
+  // A buffer grown for one large answer is not kept for the small ones.
+  if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
 }
 
 /** Sends held stderr ahead of whatever is posted next. */
@@ -213,16 +242,44 @@ function settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
   post({ kind: "settled", ticket, outcome });
 }
 
-function answer(ticket: number, id: number, line: string): void {
+function answer(ticket: number, id: number, line: Uint8Array): void {
   tickets.delete(ticket);
-  if (answers === undefined) {
-    const batch: Answers = { kind: "answers", tickets: [], ids: [], lines: [] };
-    post(batch);
+  let batch = answers;
+  if (batch === undefined) {
+    const event: Answers = { kind: "answers", tickets: [], ids: [], bytes: EMPTY };
+    post(event);
+    batch = { event, size: 0, whole: undefined };
     answers = batch;
+    if (LineSplitter.owns(line)) {
+      batch.whole = line;
+      batch.size = line.length;
+      batch.event.tickets.push(ticket);
+      batch.event.ids.push(id);
+      return;
+    }
   }
-  answers.tickets.push(ticket);
-  answers.ids.push(id);
-  answers.lines.push(line);
+  if (batch.whole !== undefined) {
+    const whole = batch.whole;
+    batch.whole = undefined;
+    batch.size = 0;
+    append(batch, whole, false);
+  }
+  append(batch, line, batch.event.tickets.length > 0);
+  batch.event.tickets.push(ticket);
+  batch.event.ids.push(id);
+}
+
+/** Copies a line into the batch's buffer, after a newline when it is not the first. */
+function append(batch: AnswerBatch, line: Uint8Array, separated: boolean): void {
+  const needed = batch.size + line.length + (separated ? 1 : 0);
+  if (needed > scratch.length) {
+    const grown = new Uint8Array(Math.max(needed, scratch.length * 2));
+    grown.set(scratch.subarray(0, batch.size));
+    scratch = grown;
+  }
+  if (separated) scratch[batch.size++] = NEWLINE;
+  scratch.set(line, batch.size);
+  batch.size += line.length;
 }
 
 /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
@@ -245,8 +302,10 @@ function run(request: WorkerRequest): void {
     );
     return;
   }
+  // The main thread keeps the deadline and says `cancel` at it.
   const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
     raw: (id, line) => answer(ticket, id, line),
+    timed: false,
   });
   if (id !== undefined && !tickets.has(ticket)) tickets.set(ticket, id);
 }
@@ -280,11 +339,11 @@ self.onmessage = (event: MessageEvent<unknown>) => {
       return;
     case "cancel": {
       const id = tickets.get(message.ticket);
-      if (id !== undefined) machine?.cancel(id);
+      if (id !== undefined) machine?.cancel(id, message.timedOut);
       return;
     }
     case "malformed":
-      machine?.malformed(message.message);
+      machine?.malformed(message.message, message.cause);
       return;
     case "retire": {
       const client = machine;

@@ -17,9 +17,11 @@
  * evidence.
  *
  * The machine hands back raw results, or with `send`'s `raw` the response
- * lines themselves (routed by `peekResponseId`, for the receiver to decode
- * whole and report with `malformed`): a result is decoded once, on the main
- * thread, by the code that answers the caller.
+ * lines themselves, as the bytes the server wrote (routed by
+ * `peekResponseIdBytes`, or by `peekResponseId` once decoded, for the
+ * receiver to decode whole and report with `malformed`): a result is decoded
+ * once, on the main thread, by the code that answers the caller, and the
+ * lines handed on are not even decoded as UTF-8 here.
  *
  * @module
  */
@@ -27,8 +29,6 @@
 import type { JsonValue } from "../codec/json.ts";
 import type { Era, Implementation, SupportedVersion } from "../codec/protocol.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
-import { LineDecoder } from "../codec/framing.ts";
-import { peekResponseId } from "../codec/peek.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "./limits.ts";
 import { type Clock, systemClock } from "./clock.ts";
@@ -56,7 +56,7 @@ import {
 import { Retirement } from "./retirement.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "./errors.ts";
-import { LineWriter, readServerLine } from "./_lines.ts";
+import { LineReader, LineWriter, readServerLine } from "./_lines.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 
 /** Options of a {@linkcode ClientMachine}. */
@@ -130,7 +130,8 @@ export class ClientMachine {
   #opened = false;
   #pid: number | null = null;
   #pending: PendingTable;
-  #decoder = new LineDecoder();
+  #reader = new LineReader();
+  #takeRaw = (id: number) => this.#pending.takeRaw(id);
   #channelOpen = false;
   #death: { cause: DeathCause; message: string } | undefined;
   #evidence: RetirementEvidence | undefined;
@@ -258,35 +259,40 @@ export class ClientMachine {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. In a stateless-era session the
    * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`. `raw`: see the module doc.
+   * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
+   * the deadline to the caller, who says `cancel(id, true)` when it passes.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
-    options: { raw?: Pending["raw"] } = {},
+    options: { raw?: Pending["raw"]; timed?: boolean } = {},
   ): number | undefined {
     if (this.#state !== "ready") {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return this.#send(method, params, timeoutMs, settle, true, options.raw);
-  }
-
-  /** A line handed on raw was not the response it looked like: the client dies of it. */
-  malformed(message: string): void {
-    this.#die("malformed", message);
+    return this.#send(method, params, timeoutMs, settle, true, options.raw, options.timed ?? true);
   }
 
   /**
-   * Gives up on a request: it settles as `call_timed_out` (marked aborted)
-   * and the server is sent `notifications/cancelled`. An unknown or settled
-   * id does nothing.
+   * A line handed on raw was not the response it looked like (`malformed`),
+   * or not UTF-8 (`framing`): the client dies of it.
    */
-  cancel(id: number): void {
+  malformed(message: string, cause: "malformed" | "framing" = "malformed"): void {
+    this.#die(cause, message);
+  }
+
+  /**
+   * Gives up on a request: it settles as `call_timed_out` (marked aborted,
+   * unless `timedOut` says its deadline passed where it was kept) and the
+   * server is sent `notifications/cancelled` with the reason. An unknown or
+   * settled id does nothing.
+   */
+  cancel(id: number, timedOut = false): void {
     const pending = this.#pending.take(id);
-    if (pending !== undefined) this.#expire(id, pending, true);
+    if (pending !== undefined) this.#expire(id, pending, !timedOut);
   }
 
   /**
@@ -355,8 +361,9 @@ export class ClientMachine {
     settle: Settle,
     tellCancel: boolean,
     raw?: Pending["raw"],
+    timed = true,
   ): number {
-    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel, raw });
+    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel, raw, timed });
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#lines.request(id, wire, params);
     return id;
@@ -382,7 +389,7 @@ export class ClientMachine {
 
   #onBytes(chunk: Uint8Array): void {
     if (!this.#channelOpen) return;
-    const pushed = this.#decoder.push(chunk);
+    const pushed = this.#reader.push(chunk);
     const lines = pushed.ok ? pushed.value : pushed.error.lines;
     for (const line of lines) {
       if (!this.#channelOpen) return;
@@ -393,10 +400,14 @@ export class ClientMachine {
     }
   }
 
-  #onLine(line: string): void {
-    const peeked = peekResponseId(line) ?? -1;
-    const wanted = this.#pending.takeRaw(peeked);
-    if (wanted?.raw !== undefined) return wanted.raw(peeked, line);
+  #onLine(bytes: Uint8Array): void {
+    const read = this.#reader.route(bytes, this.#takeRaw);
+    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
+    if (read.kind === "not_utf8") {
+      this.#die("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
+      return;
+    }
+    const line = read.line;
     const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : undefined;
     const message = readServerLine(line, this.#name, starting);
     switch (message.kind) {

@@ -88,18 +88,20 @@ export type RemoteTarget = { url: string; headers: Record<string, string> };
 export type ToWorker =
   | StartMessage
   | BytesRequest
-  | { kind: "cancel"; ticket: number }
-  | { kind: "malformed"; message: string }
+  | { kind: "cancel"; ticket: number; timedOut: boolean }
+  | { kind: "malformed"; message: string; cause: "malformed" | "framing" }
   | { kind: "retire"; timeoutMs: number }
   | { kind: "drained"; seq: number; drained: Drain };
 
 /**
  * Responses handed on undecoded, in the order they arrived: for each, the
- * ticket of its request, the id the worker found by `peekResponseId`, and
- * the line, which the main thread decodes whole (and reports with a
- * `malformed` message when it is not the response of that id).
+ * ticket of its request and the id the worker routed it by; `bytes` holds
+ * their lines as the server wrote them, joined by `\n` (transferred, never
+ * decoded in the worker), which the main thread decodes whole (and reports
+ * with a `malformed` message when a line is not UTF-8 or not the response of
+ * its id).
  */
-export type Answers = { kind: "answers"; tickets: number[]; ids: number[]; lines: string[] };
+export type Answers = { kind: "answers"; tickets: number[]; ids: number[]; bytes: Uint8Array };
 
 /** One event from a worker. */
 export type FromWorker =
@@ -240,11 +242,13 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
       return ok({ kind: "request", ticket, timeoutMs, method: method as RequestMethod, params });
     }
     case "cancel":
-      return isCount(data.ticket) ? ok({ kind: "cancel", ticket: data.ticket }) : bad("bad ticket");
+      return isCount(data.ticket) && typeof data.timedOut === "boolean"
+        ? ok({ kind: "cancel", ticket: data.ticket, timedOut: data.timedOut })
+        : bad("bad ticket");
     case "malformed":
-      return isString(data.message)
-        ? ok({ kind: "malformed", message: data.message })
-        : bad("message is not a string");
+      return isString(data.message) && (data.cause === "malformed" || data.cause === "framing")
+        ? ok({ kind: "malformed", message: data.message, cause: data.cause })
+        : bad("message is not a string or cause unknown");
     case "retire":
       return isDuration(data.timeoutMs)
         ? ok({ kind: "retire", timeoutMs: data.timeoutMs })

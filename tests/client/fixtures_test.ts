@@ -68,6 +68,13 @@ Deno.test("a server that breaks the wire kills its client, each with its reason"
     { file: "garbage_stdout.ts", cause: "malformed", text: /Server starting\.\.\./ },
     { file: "long_line.ts", cause: "framing", text: /MAX_LINE_BYTES/ },
     { file: "invalid_utf8.ts", cause: "framing", text: /not valid UTF-8/ },
+    // Shaped like a response, so handed to the main thread undecoded: refused there alike.
+    { file: "answer_not_utf8.ts", cause: "framing", text: /not valid UTF-8/ },
+    {
+      file: "answer_two_ids.ts",
+      cause: "malformed",
+      text: /not the response \d+ it was routed as/,
+    },
   ];
   for (const c of cases) {
     await t.step(c.file, async () => {
@@ -100,6 +107,43 @@ Deno.test("a hostile line among good ones in one read kills the client at that l
   assert.ok(!later.ok && later.error.kind === "unavailable" && later.error.cause === "malformed");
   // The worker was told, and retired the server on its own.
   assert.deepEqual(await awaitGone([client.pid ?? -1]), []);
+  await retired(client);
+});
+
+Deno.test("responses with the id written last reach their own callers", async () => {
+  const client = new Client(fixture("id_last", "answer_id_last.ts"), QUICK);
+  await ready(client);
+  const calls = await Promise.all([0, 1, 2, 3].map(() => client.callTool("go", {})));
+  const texts = calls.map((call) => {
+    assert.ok(call.ok, JSON.stringify(call));
+    const block = call.value.content[0];
+    return block?.type === "text" ? block.text : "";
+  });
+  // Calls sent in order got consecutive ids: each answer reached the call it names.
+  const ids = texts.map((text) => Number(/^call (\d+)$/.exec(text)?.[1]));
+  assert.deepEqual(ids, ids.map((_, index) => (ids[0] ?? NaN) + index));
+  await retired(client);
+});
+
+Deno.test("a call given up is cancelled at the server, with whether it timed out or was aborted", async () => {
+  const client = new Client(fixture("witness", "cancel_witness.ts"), QUICK);
+  await ready(client);
+  const timedOut = await client.callTool("hang", {}, { timeoutMs: 50 });
+  assert.ok(!timedOut.ok && timedOut.error.kind === "call_timed_out" && !timedOut.error.aborted);
+  const controller = new AbortController();
+  const aborted = client.callTool("hang", {}, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 20);
+  const abortedOutcome = await aborted;
+  assert.ok(!abortedOutcome.ok && abortedOutcome.error.kind === "call_timed_out");
+  assert.ok(abortedOutcome.error.aborted);
+  const witness = await client.callTool("witness", {});
+  assert.ok(witness.ok, JSON.stringify(witness));
+  const block = witness.value.content[0];
+  const seen = JSON.parse(block?.type === "text" ? block.text : "[]") as { reason: string }[];
+  assert.deepEqual(seen.map((params) => params.reason), [
+    "The request timed out",
+    "The caller cancelled the request",
+  ]);
   await retired(client);
 });
 

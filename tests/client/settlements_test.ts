@@ -20,7 +20,7 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       },
     },
     { kind: "exited", pid: 12, code: 0, signal: null },
-    { kind: "answers", tickets: [3, 4], ids: [5, 6], lines: ["{}", "[]"] },
+    { kind: "answers", tickets: [3, 4], ids: [5, 6], bytes: new TextEncoder().encode("{}\n[]") },
     {
       kind: "retired",
       outcome: {
@@ -48,10 +48,11 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       kind: "started",
       outcome: { ok: false, error: { kind: "tools_not_declared", message: "", stderrTail: "" } },
     },
-    { kind: "answers", tickets: [3, 4], ids: [5], lines: ["{}", "[]"] },
-    { kind: "answers", tickets: [3], ids: [-5], lines: ["{}"] },
-    { kind: "answers", tickets: [3], ids: [5], lines: [{}] },
-    { kind: "answers", tickets: "3", ids: [5], lines: ["{}"] },
+    { kind: "answers", tickets: [3, 4], ids: [5], bytes: new Uint8Array(4) },
+    { kind: "answers", tickets: [3], ids: [-5], bytes: new Uint8Array(2) },
+    { kind: "answers", tickets: [3], ids: [5], bytes: ["{}"] },
+    { kind: "answers", tickets: "3", ids: [5], bytes: new Uint8Array(2) },
+    { kind: "answers", tickets: [], ids: [], bytes: new Uint8Array(0) },
     { kind: "mystery" },
   ];
   for (const event of bad) {

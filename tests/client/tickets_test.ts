@@ -19,7 +19,7 @@ Deno.test("Tickets times each request out at its own deadline, with no worker an
   const short = await tickets.request("ping", "", 50, undefined);
   assert.ok(performance.now() - started < 4_000);
   assert.ok(!short.ok && short.error.kind === "call_timed_out" && short.error.timeoutMs === 50);
-  assert.deepEqual(messages, [{ kind: "cancel", ticket: 1 }]);
+  assert.deepEqual(messages, [{ kind: "cancel", ticket: 1, timedOut: true }]);
   // The worker answers the other: the table empties and keeps no timer.
   assert.equal(
     tickets.answered(0, 0, '{"jsonrpc":"2.0","id":0,"result":{}}'),

@@ -231,7 +231,9 @@ Deno.test("send() with raw hands a plain response on undecoded, by its peeked id
   });
   const raw: [number, string][] = [];
   const settled: Result<JsonValue, ClientError>[] = [];
-  const options = { raw: (id: number, line: string) => raw.push([id, line]) };
+  const options = {
+    raw: (id: number, line: Uint8Array) => raw.push([id, new TextDecoder().decode(line)]),
+  };
   const first = client.send("tools/call", "{}", 500, (o) => settled.push(o), options);
   const second = client.send("tools/call", "{}", 500, (o) => settled.push(o), options);
   await settle();

@@ -58,16 +58,20 @@ Deno.test("a request with transferred parameter bytes decodes only as one compac
 
 Deno.test("control messages are decoded defensively in the worker", () => {
   assert.ok(decodeToWorker({ kind: "retire", timeoutMs: 10 }).ok);
-  assert.ok(decodeToWorker({ kind: "cancel", ticket: 3 }).ok);
-  assert.ok(decodeToWorker({ kind: "malformed", message: "Server wrote junk" }).ok);
+  assert.ok(decodeToWorker({ kind: "cancel", ticket: 3, timedOut: false }).ok);
+  assert.ok(
+    decodeToWorker({ kind: "malformed", message: "Server wrote junk", cause: "malformed" }).ok,
+  );
   for (
     const bad of [
       null,
       [],
       { kind: "start" },
-      { kind: "cancel", ticket: -1 },
+      { kind: "cancel", ticket: -1, timedOut: false },
+      { kind: "cancel", ticket: 3 },
       { kind: "retire" },
-      { kind: "malformed", message: 3 },
+      { kind: "malformed", message: 3, cause: "malformed" },
+      { kind: "malformed", message: "junk", cause: "bored" },
       {
         kind: "drained",
         seq: 1,

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { LineDecoder, LineSplitter, MAX_LINE_BYTES, type SplitFault } from "../../codec/mod.ts";
+import { anyString, RUNS } from "./_helpers.ts";
+
+const encoder = new TextEncoder();
+const NEWLINE = 0x0a;
+
+function bytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((cut) => Math.min(cut, data.length)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(data.subarray(start, point));
+    start = point;
+  }
+  chunks.push(data.subarray(start));
+  return chunks;
+}
+
+/** Every line a run of pushes yields, copied, and the number of faults met. */
+function feed(chunks: Uint8Array[]): { lines: number[][]; faults: number } {
+  const splitter = new LineSplitter();
+  const out = { lines: [] as number[][], faults: 0 };
+  const take = (result: ReturnType<LineSplitter["push"]>) => {
+    const lines = result.ok ? result.value : result.error.lines;
+    if (!result.ok) out.faults++;
+    for (const line of lines) out.lines.push([...line]);
+  };
+  for (const chunk of chunks) take(splitter.push(chunk));
+  take(splitter.end());
+  return out;
+}
+
+Deno.test("LineSplitter splits lines as bytes, as a table of byte streams says", async (t) => {
+  const cases: [string, string[], string[]][] = [
+    ["one line", ['{"a":1}\n'], ['{"a":1}']],
+    ["two lines in one chunk", ["a\nb\n"], ["a", "b"]],
+    ["a line across three chunks", ["ab", "cd", "e\n"], ["abcde"]],
+    ["CRLF endings", ["a\r\nb\r", "\n"], ["a", "b"]],
+    ["empty lines skipped", ["\n\r\n\na\n\n"], ["a"]],
+    ["a final line without newline, through end()", ["a\nlast"], ["a", "last"]],
+    ["a lone CR inside a line is kept", ["a\rb\n"], ["a\rb"]],
+  ];
+  for (const [name, chunks, lines] of cases) {
+    await t.step(name, () => {
+      const out = feed(chunks.map(bytes));
+      assert.deepStrictEqual(out.lines.map((line) => String.fromCharCode(...line)), lines);
+      assert.equal(out.faults, 0);
+    });
+  }
+});
+
+Deno.test("LineSplitter leaves UTF-8 alone: bytes that are not UTF-8 are a line like any other", () => {
+  const result = new LineSplitter().push(new Uint8Array([0xff, 0xfe, NEWLINE, 0x61, NEWLINE]));
+  assert.ok(result.ok);
+  assert.deepStrictEqual(result.value.map((line) => [...line]), [[0xff, 0xfe], [0x61]]);
+});
+
+Deno.test("LineSplitter: a line in one chunk is a view, one across chunks a buffer of its own", () => {
+  const splitter = new LineSplitter();
+  const chunk = bytes("one\ntw");
+  const first = splitter.push(chunk);
+  assert.ok(first.ok && first.value[0] !== undefined);
+  assert.equal(first.value[0].buffer, chunk.buffer);
+  assert.ok(!LineSplitter.owns(first.value[0]));
+  // The caller may reuse its buffer: what the splitter keeps is copied.
+  chunk.fill(0x7a);
+  const second = splitter.push(bytes("o\n"));
+  assert.ok(second.ok && second.value[0] !== undefined);
+  assert.equal(new TextDecoder().decode(second.value[0]), "two");
+  assert.ok(LineSplitter.owns(second.value[0]));
+  // A line across chunks that ends in CRLF is a view of its own buffer, not the whole of it.
+  splitter.push(bytes("x"));
+  const crlf = splitter.push(bytes("y\r\n"));
+  assert.ok(crlf.ok && crlf.value[0] !== undefined);
+  assert.equal(new TextDecoder().decode(crlf.value[0]), "xy");
+  assert.ok(!LineSplitter.owns(crlf.value[0]));
+});
+
+Deno.test("LineSplitter enforces MAX_LINE_BYTES as LineDecoder does", async (t) => {
+  const exact = new Uint8Array(MAX_LINE_BYTES).fill(0x61);
+  const over = new Uint8Array(MAX_LINE_BYTES + 1).fill(0x61);
+  await t.step("accepts a line of exactly MAX_LINE_BYTES across chunks, ending in CRLF", () => {
+    const splitter = new LineSplitter();
+    assert.deepStrictEqual(splitter.push(exact), { ok: true, value: [] });
+    assert.deepStrictEqual(splitter.push(bytes("\r")), { ok: true, value: [] });
+    const result = splitter.push(bytes("\n"));
+    assert.ok(result.ok);
+    assert.equal(result.value[0]?.length, MAX_LINE_BYTES);
+  });
+  await t.step("refuses one byte more; the lines beside it in the chunk are kept", () => {
+    const result = new LineSplitter().push(concat(bytes("before\n"), over, bytes("\nafter\n")));
+    assert.ok(!result.ok);
+    const fault: SplitFault = result.error;
+    assert.equal(fault.kind, "line_too_long");
+    assert.equal(fault.bytes, MAX_LINE_BYTES + 1);
+    assert.match(fault.message, /MAX_LINE_BYTES/);
+    assert.deepStrictEqual(fault.lines.map((line) => line.length), [6, 5]);
+  });
+  await t.step("refuses a pending line once it passes the cap, then skips its rest", () => {
+    const splitter = new LineSplitter();
+    splitter.push(exact);
+    const result = splitter.push(bytes("bc"));
+    assert.ok(!result.ok && result.error.kind === "line_too_long");
+    assert.equal(splitter.pendingBytes, 0);
+    assert.deepStrictEqual(splitter.push(bytes("more of it")), { ok: true, value: [] });
+    const after = splitter.push(bytes("tail\nafter\n"));
+    assert.ok(after.ok);
+    assert.deepStrictEqual(after.value.map((line) => line.length), [5]);
+    assert.deepStrictEqual(splitter.end(), { ok: true, value: [] });
+  });
+});
+
+Deno.test("LineSplitter yields the same lines however the same bytes are split, and never throws", () => {
+  const piece = fc.oneof(
+    fc.uint8Array({ maxLength: 8 }),
+    anyString.map(bytes),
+    fc.constantFrom(bytes("\n"), bytes("\r\n"), bytes("\r"), new Uint8Array([0xe2, 0x82])),
+  );
+  const input = fc.array(piece, { maxLength: 8 }).chain((pieces) => {
+    const data = concat(...pieces);
+    return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 6 }));
+  });
+  fc.assert(
+    fc.property(input, ([data, cuts]) => {
+      const whole = feed([data]);
+      const split = feed(splitAt(data, cuts));
+      assert.deepStrictEqual(split.lines, whole.lines);
+      for (const line of whole.lines) assert.ok(line.length > 0);
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+Deno.test("LineSplitter's lines, decoded, are LineDecoder's lines for any UTF-8 stream", () => {
+  const input = fc.array(fc.oneof(anyString, fc.constantFrom("\n", "\r\n")), { maxLength: 10 })
+    .chain((pieces) => {
+      const data = bytes(pieces.join(""));
+      return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 6 }));
+    });
+  fc.assert(
+    fc.property(input, ([data, cuts]) => {
+      const chunks = splitAt(data, cuts);
+      const decoder = new LineDecoder();
+      const expected: string[] = [];
+      for (const chunk of chunks) {
+        const pushed = decoder.push(chunk);
+        if (pushed.ok) expected.push(...pushed.value);
+      }
+      const ended = decoder.end();
+      if (ended.ok) expected.push(...ended.value);
+      const got = feed(chunks).lines.map((line) => new TextDecoder().decode(new Uint8Array(line)));
+      assert.deepStrictEqual(got, expected);
+    }),
+    { numRuns: RUNS },
+  );
+});
