@@ -3694,7 +3694,11 @@ function readRemote(value) {
 // worker/entry.ts
 var STDERR_FLUSH_MS = 50;
 var ANSWER_BUFFER_BYTES = 16 * 1024;
-var EMPTY = new Uint8Array(0);
+var ANSWER_TEXT_BYTES = 64 * 1024;
+var EMPTY = "";
+var utf8 = new TextDecoder("utf-8", {
+  fatal: true
+});
 var NEWLINE5 = 10;
 var machine;
 var started = false;
@@ -3725,7 +3729,9 @@ function flush() {
   outbox = [];
   const transfer = [];
   for (const event of batch) {
-    if (event.kind === "answers") transfer.push(event.bytes.buffer);
+    if (event.kind === "answers" && typeof event.lines !== "string") {
+      transfer.push(event.lines.buffer);
+    }
   }
   self.postMessage(batch, transfer);
 }
@@ -3733,7 +3739,7 @@ function sealAnswers() {
   const batch = answers;
   answers = void 0;
   if (batch === void 0) return;
-  batch.event.bytes = batch.whole ?? scratch.slice(0, batch.size);
+  batch.event.lines = batch.whole ?? textOrBytes(scratch.subarray(0, batch.size));
   if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
 }
 function flushStderr() {
@@ -3883,7 +3889,7 @@ function answer(ticket, id, line) {
       kind: "answers",
       tickets: [],
       ids: [],
-      bytes: EMPTY
+      lines: EMPTY
     };
     post(event);
     batch = {
@@ -3909,6 +3915,15 @@ function answer(ticket, id, line) {
   append(batch, line, batch.event.tickets.length > 0);
   batch.event.tickets.push(ticket);
   batch.event.ids.push(id);
+}
+function textOrBytes(bytes) {
+  if (bytes.length <= ANSWER_TEXT_BYTES) {
+    try {
+      return utf8.decode(bytes);
+    } catch {
+    }
+  }
+  return bytes.slice();
 }
 function append(batch, line, separated) {
   const needed = batch.size + line.length + (separated ? 1 : 0);
@@ -4012,5 +4027,6 @@ self.onmessage = (event) => {
   }
 };
 export {
+  ANSWER_TEXT_BYTES,
   STDERR_FLUSH_MS
 };

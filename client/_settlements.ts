@@ -279,16 +279,15 @@ function decodeEvent(value: unknown): FromWorker | undefined {
         : { kind: "settled", ticket: value.ticket, outcome };
     }
     case "answers": {
-      const { tickets, ids, bytes } = value;
-      if (!Array.isArray(tickets) || !Array.isArray(ids) || !(bytes instanceof Uint8Array)) {
-        return undefined;
-      }
+      const { tickets, ids, lines } = value;
+      if (!Array.isArray(tickets) || !Array.isArray(ids)) return undefined;
+      if (!isString(lines) && !(lines instanceof Uint8Array)) return undefined;
       const count = tickets.length;
       if (ids.length !== count || count === 0) return undefined;
       for (let index = 0; index < count; index++) {
         if (!isCount(tickets[index]) || !isCount(ids[index])) return undefined;
       }
-      return { kind: "answers", tickets, ids, bytes };
+      return { kind: "answers", tickets, ids, lines };
     }
     case "died": {
       const error = decodeClientError(value.error);

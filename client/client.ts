@@ -327,7 +327,7 @@ export class Client {
         this.#tickets.settled(event.ticket, event.outcome);
         return;
       case "answers": {
-        const fault = this.#tickets.answers(event.tickets, event.ids, event.bytes);
+        const fault = this.#tickets.answers(event.tickets, event.ids, event.lines);
         if (fault === undefined) return;
         if (fault.cause === "worker") this.#link?.lose(fault.message);
         else this.#malformed(fault.message, fault.cause);

@@ -21,7 +21,7 @@
  * `peekResponseIdBytes`, or by `peekResponseId` once decoded, for the
  * receiver to decode whole and report with `malformed`): a result is decoded
  * once, on the main thread, by the code that answers the caller, and the
- * lines handed on are not even decoded as UTF-8 here.
+ * lines handed on are not decoded as UTF-8 one by one here.
  *
  * @module
  */

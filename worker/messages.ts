@@ -95,13 +95,19 @@ export type ToWorker =
 
 /**
  * Responses handed on undecoded, in the order they arrived: for each, the
- * ticket of its request and the id the worker routed it by; `bytes` holds
- * their lines as the server wrote them, joined by `\n` (transferred, never
- * decoded in the worker), which the main thread decodes whole (and reports
- * with a `malformed` message when a line is not UTF-8 or not the response of
- * its id).
+ * ticket of its request and the id the worker routed it by; `lines` holds
+ * their lines joined by `\n`, as text (a small batch, decoded in one call),
+ * or as the bytes the server wrote (a large one, transferred, or one that is
+ * not UTF-8), which the main thread decodes whole (and reports with a
+ * `malformed` message when a line is not UTF-8 or not the response of its
+ * id).
  */
-export type Answers = { kind: "answers"; tickets: number[]; ids: number[]; bytes: Uint8Array };
+export type Answers = {
+  kind: "answers";
+  tickets: number[];
+  ids: number[];
+  lines: string | Uint8Array;
+};
 
 /** One event from a worker. */
 export type FromWorker =

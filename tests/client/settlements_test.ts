@@ -20,7 +20,8 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       },
     },
     { kind: "exited", pid: 12, code: 0, signal: null },
-    { kind: "answers", tickets: [3, 4], ids: [5, 6], bytes: new TextEncoder().encode("{}\n[]") },
+    { kind: "answers", tickets: [3, 4], ids: [5, 6], lines: new TextEncoder().encode("{}\n[]") },
+    { kind: "answers", tickets: [3, 4], ids: [5, 6], lines: "{}\n[]" },
     {
       kind: "retired",
       outcome: {
@@ -36,7 +37,7 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       },
     },
   ]);
-  assert.ok(good.ok && good.value.length === 6);
+  assert.ok(good.ok && good.value.length === 7);
   const bad: unknown[] = [
     { kind: "spawned", pid: "12" },
     { kind: "signal", pid: 0, signal: "SIGKILL" },
@@ -48,11 +49,11 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
       kind: "started",
       outcome: { ok: false, error: { kind: "tools_not_declared", message: "", stderrTail: "" } },
     },
-    { kind: "answers", tickets: [3, 4], ids: [5], bytes: new Uint8Array(4) },
-    { kind: "answers", tickets: [3], ids: [-5], bytes: new Uint8Array(2) },
-    { kind: "answers", tickets: [3], ids: [5], bytes: ["{}"] },
-    { kind: "answers", tickets: "3", ids: [5], bytes: new Uint8Array(2) },
-    { kind: "answers", tickets: [], ids: [], bytes: new Uint8Array(0) },
+    { kind: "answers", tickets: [3, 4], ids: [5], lines: new Uint8Array(4) },
+    { kind: "answers", tickets: [3], ids: [-5], lines: "{}" },
+    { kind: "answers", tickets: [3], ids: [5], lines: ["{}"] },
+    { kind: "answers", tickets: "3", ids: [5], lines: new Uint8Array(2) },
+    { kind: "answers", tickets: [], ids: [], lines: "" },
     { kind: "mystery" },
   ];
   for (const event of bad) {
