@@ -3733,7 +3733,8 @@ function flush() {
       transfer.push(event.lines.buffer);
     }
   }
-  self.postMessage(batch, transfer);
+  if (transfer.length === 0) self.postMessage(batch);
+  else self.postMessage(batch, transfer);
 }
 function sealAnswers() {
   const batch = answers;

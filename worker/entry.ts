@@ -109,7 +109,9 @@ function flush(): void {
       transfer.push(event.lines.buffer as ArrayBuffer);
     }
   }
-  self.postMessage(batch, transfer);
+  // Without buffers to transfer the runtime takes its faster path.
+  if (transfer.length === 0) self.postMessage(batch);
+  else self.postMessage(batch, transfer);
 }
 
 /** Ends the batch of answers being gathered: its bytes are final. */
