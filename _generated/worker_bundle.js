@@ -27,6 +27,34 @@ function joinBytes(parts, size) {
   return out;
 }
 
+// codec/_utf8.ts
+var encoder = new TextEncoder();
+var SHORT_TEXT = 4096;
+function encodeUtf8(text) {
+  if (text.length < SHORT_TEXT) return encoder.encode(text);
+  const first = new Uint8Array(text.length);
+  const { read, written } = encoder.encodeInto(text, first);
+  if (read === text.length) return first.subarray(0, written);
+  const rest = text.length - read;
+  const whole = new Uint8Array(written + rest * 3);
+  whole.set(first.subarray(0, written));
+  const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
+  return whole.subarray(0, written + tail.written);
+}
+var lenient = new TextDecoder();
+var strict = new TextDecoder("utf-8", {
+  fatal: true
+});
+function decodeUtf8(bytes) {
+  const text = lenient.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return void 0;
+  }
+}
+
 // codec/_syntax.ts
 var OBJECT = 1;
 var ARRAY = 2;
@@ -341,21 +369,6 @@ function write(value, out) {
 }
 function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// codec/_utf8.ts
-var encoder = new TextEncoder();
-var SHORT_TEXT = 4096;
-function encodeUtf8(text) {
-  if (text.length < SHORT_TEXT) return encoder.encode(text);
-  const first = new Uint8Array(text.length);
-  const { read, written } = encoder.encodeInto(text, first);
-  if (read === text.length) return first.subarray(0, written);
-  const rest = text.length - read;
-  const whole = new Uint8Array(written + rest * 3);
-  whole.set(first.subarray(0, written));
-  const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
-  return whole.subarray(0, written + tail.written);
 }
 
 // codec/framing.ts
@@ -730,7 +743,7 @@ var ByteTail = class {
 var DISPOSE_GRACE_MS = 100;
 var FORWARD_LINE_BYTES = 16 * 1024;
 var encoder2 = new TextEncoder();
-var lenient = new TextDecoder();
+var lenient2 = new TextDecoder();
 var NEWLINE2 = 10;
 var CommandTransport = class {
   #options;
@@ -969,7 +982,7 @@ var CommandTransport = class {
     }
     this.#forwardHeld = [];
     this.#forwardHeldBytes = 0;
-    const decoded = lenient.decode(bytes);
+    const decoded = lenient2.decode(bytes);
     const text = partial ? decoded : decoded.replace(/\r?\n$/, "");
     const line = encoder2.encode(`[${this.#options.name}] ${printable(text)}
 `);
@@ -3126,9 +3139,6 @@ var LineWriter = class {
 };
 var LineReader = class {
   #splitter = new LineSplitter();
-  #utf8 = new TextDecoder("utf-8", {
-    fatal: true
-  });
   /** Feeds one chunk; see `LineSplitter.push`. */
   push(chunk) {
     return this.#splitter.push(chunk);
@@ -3144,10 +3154,8 @@ var LineReader = class {
         pending
       };
     }
-    let line;
-    try {
-      line = this.#utf8.decode(bytes);
-    } catch {
+    const line = decodeUtf8(bytes);
+    if (line === void 0) {
       return {
         kind: "not_utf8",
         message: `Cannot decode a line of ${bytes.length} bytes: it is not valid UTF-8`
@@ -3696,9 +3704,6 @@ var STDERR_FLUSH_MS = 50;
 var ANSWER_BUFFER_BYTES = 16 * 1024;
 var ANSWER_TEXT_BYTES = 64 * 1024;
 var EMPTY = "";
-var utf8 = new TextDecoder("utf-8", {
-  fatal: true
-});
 var NEWLINE5 = 10;
 var machine;
 var started = false;
@@ -3899,7 +3904,7 @@ function answer(ticket, id, line) {
       whole: void 0
     };
     answers = batch;
-    if (LineSplitter.owns(line)) {
+    if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
       batch.whole = line;
       batch.size = line.length;
       batch.event.tickets.push(ticket);
@@ -3918,13 +3923,8 @@ function answer(ticket, id, line) {
   batch.event.ids.push(id);
 }
 function textOrBytes(bytes) {
-  if (bytes.length <= ANSWER_TEXT_BYTES) {
-    try {
-      return utf8.decode(bytes);
-    } catch {
-    }
-  }
-  return bytes.slice();
+  const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
+  return text ?? bytes.slice();
 }
 function append(batch, line, separated) {
   const needed = batch.size + line.length + (separated ? 1 : 0);

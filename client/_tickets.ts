@@ -14,7 +14,7 @@
 import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { encodeUtf8 } from "../codec/_utf8.ts";
+import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "../worker/errors.ts";
 import {
   renderRequest,
@@ -65,7 +65,6 @@ export class Tickets {
   // every end of a client calls, so nothing outlives it.
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
-  #utf8 = new TextDecoder("utf-8", { fatal: true });
 
   constructor(server: string, post: WorkerPost) {
     this.#server = server;
@@ -139,16 +138,8 @@ export class Tickets {
     ids: readonly number[],
     lines: string | Uint8Array,
   ): AnswerFault | undefined {
-    let text: string;
-    if (typeof lines === "string") {
-      text = lines;
-    } else {
-      try {
-        text = this.#utf8.decode(lines);
-      } catch {
-        return this.#answerEach(tickets, ids, lines);
-      }
-    }
+    const text = typeof lines === "string" ? lines : decodeUtf8(lines);
+    if (text === undefined) return this.#answerEach(tickets, ids, lines as Uint8Array);
     const each = tickets.length === 1 ? [text] : text.split("\n");
     if (each.length !== tickets.length) return this.#miscounted(tickets.length, each.length);
     for (let index = 0; index < each.length; index++) {
@@ -174,10 +165,8 @@ export class Tickets {
       if (end === -1) end = bytes.length;
       const line = bytes.subarray(start, end);
       start = end + 1;
-      let text: string;
-      try {
-        text = this.#utf8.decode(line);
-      } catch {
+      const text = decodeUtf8(line);
+      if (text === undefined) {
         return {
           cause: "framing",
           message: `Server "${this.#server}" broke the framing: Cannot decode a line of ` +

@@ -21,3 +21,24 @@ export function encodeUtf8(text: string): Uint8Array<ArrayBuffer> {
   const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
   return whole.subarray(0, written + tail.written);
 }
+
+const lenient = new TextDecoder();
+const strict = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Decodes UTF-8, or `undefined` where the bytes are not UTF-8. Deno's
+ * replacing decoder is 4 to 6 times faster than its fatal one (0.16 against
+ * 0.71 µs for a 220-byte line; 1.2 against 6.5 ms for 8 MiB of ASCII), so
+ * the bytes are decoded with it, and only a text that then holds U+FFFD,
+ * which a replaced sequence or a real U+FFFD gives, is decoded again
+ * strictly to tell the two apart.
+ */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  const text = lenient.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}

@@ -15,7 +15,7 @@
 
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { encodeUtf8 } from "./_utf8.ts";
+import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -58,7 +58,6 @@ export class LineDecoder {
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
   #skipped = 0;
-  #text = new TextDecoder("utf-8", { fatal: true });
 
   /** Bytes held for the line not yet completed. */
   get pendingBytes(): number {
@@ -198,11 +197,7 @@ export class LineDecoder {
   }
 
   #decode(bytes: Uint8Array): string | undefined {
-    try {
-      return this.#text.decode(bytes);
-    } catch {
-      return undefined;
-    }
+    return decodeUtf8(bytes);
   }
 }
 

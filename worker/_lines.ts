@@ -23,6 +23,7 @@ import { malformedLine } from "./errors.ts";
 import { frameRequest, frameText, LineSplitter, type SplitFault } from "../codec/framing.ts";
 import { peekResponseId, peekResponseIdBytes } from "../codec/peek.ts";
 import type { Result } from "../codec/result.ts";
+import { decodeUtf8 } from "../codec/_utf8.ts";
 import type { Pending } from "./_pending.ts";
 
 const OPEN_BRACE = 0x7b;
@@ -105,7 +106,6 @@ export type Read =
  */
 export class LineReader {
   #splitter = new LineSplitter();
-  #utf8 = new TextDecoder("utf-8", { fatal: true });
 
   /** Feeds one chunk; see `LineSplitter.push`. */
   push(chunk: Uint8Array): Result<Uint8Array[], SplitFault> {
@@ -119,10 +119,8 @@ export class LineReader {
       const pending = takeRaw(quick);
       if (pending !== undefined) return { kind: "raw", id: quick, pending };
     }
-    let line: string;
-    try {
-      line = this.#utf8.decode(bytes);
-    } catch {
+    const line = decodeUtf8(bytes);
+    if (line === undefined) {
       return {
         kind: "not_utf8",
         message: `Cannot decode a line of ${bytes.length} bytes: it is not valid UTF-8`,

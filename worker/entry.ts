@@ -29,6 +29,7 @@
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
+import { decodeUtf8 } from "../codec/_utf8.ts";
 import { LineSplitter } from "../codec/framing.ts";
 import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
@@ -61,7 +62,6 @@ const ANSWER_BUFFER_BYTES = 16 * 1024;
  */
 export const ANSWER_TEXT_BYTES = 64 * 1024;
 const EMPTY = "";
-const utf8 = new TextDecoder("utf-8", { fatal: true });
 const NEWLINE = 0x0a;
 
 let machine: ClientMachine | undefined;
@@ -262,7 +262,7 @@ function answer(ticket: number, id: number, line: Uint8Array): void {
     post(event);
     batch = { event, size: 0, whole: undefined };
     answers = batch;
-    if (LineSplitter.owns(line)) {
+    if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
       batch.whole = line;
       batch.size = line.length;
       batch.event.tickets.push(ticket);
@@ -287,14 +287,9 @@ function answer(ticket: number, id: number, line: Uint8Array): void {
  * UTF-8, with the framing fault a worker-side decode would have given).
  */
 function textOrBytes(bytes: Uint8Array): string | Uint8Array {
-  if (bytes.length <= ANSWER_TEXT_BYTES) {
-    try {
-      return utf8.decode(bytes);
-    } catch {
-      // Handed on as bytes: the main thread finds the line.
-    }
-  }
-  return bytes.slice();
+  // Bytes that are not UTF-8 are handed on as they are: the main thread finds the line.
+  const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : undefined;
+  return text ?? bytes.slice();
 }
 
 /** Copies a line into the batch's buffer, after a newline when it is not the first. */

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeUtf8 } from "../../codec/_utf8.ts";
+import { decodeUtf8, encodeUtf8 } from "../../codec/_utf8.ts";
+import { RUNS } from "./_helpers.ts";
 
 const encoder = new TextEncoder();
 
@@ -30,4 +31,30 @@ Deno.test("encodeUtf8 agrees with TextEncoder on any string (property)", () => {
     ),
     { numRuns: 2_000 },
   );
+});
+
+Deno.test("decodeUtf8() decodes what a fatal decoder decodes and refuses what it refuses", async (t) => {
+  await t.step("a real U+FFFD is text, not a fault", () => {
+    const text = "a \uFFFD b — 😀";
+    assert.equal(decodeUtf8(new TextEncoder().encode(text)), text);
+  });
+  await t.step("bytes that are not UTF-8 are undefined", () => {
+    assert.equal(decodeUtf8(new Uint8Array([0x7b, 0xff, 0x7d])), undefined);
+    assert.equal(decodeUtf8(new Uint8Array([0xef, 0xbf, 0xbd, 0xc3])), undefined);
+  });
+  await t.step("any bytes: the same answer as the fatal decoder", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 40 }), (bytes) => {
+        let expected: string | undefined;
+        try {
+          expected = fatal.decode(bytes);
+        } catch {
+          expected = undefined;
+        }
+        assert.equal(decodeUtf8(bytes), expected);
+      }),
+      { numRuns: RUNS },
+    );
+  });
 });
