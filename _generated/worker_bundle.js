@@ -993,6 +993,10 @@ var CommandTransport = class {
   }
 };
 function chunks(queued) {
+  const only = queued.length === 1 ? queued[0] : void 0;
+  if (typeof only === "string") return [
+    encodeUtf8(only)
+  ];
   const out = [];
   let text = [];
   for (const item of queued) {
@@ -3106,6 +3110,10 @@ var LineWriter = class {
         return;
       }
       const [head2, tail2] = frameRequest(id, method);
+      if (typeof params === "string") {
+        this.#write(head2 + params + tail2);
+        return;
+      }
       this.#write(head2);
       this.#write(params);
       this.#write(tail2);
@@ -3116,8 +3124,12 @@ var LineWriter = class {
       this.#write(`${head}{${this.#meta}}${tail}`);
       return;
     }
+    if (typeof params === "string") {
+      this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
     this.#write(`${head}{${this.#meta},`);
-    this.#write(typeof params === "string" ? params.slice(1) : params[0] === OPEN_BRACE2 ? params.subarray(1) : params);
+    this.#write(params[0] === OPEN_BRACE2 ? params.subarray(1) : params);
     this.#write(tail);
   }
   /** Writes a notification, with the envelope in a stateless-era session. */

@@ -54,6 +54,11 @@ export class LineWriter {
         return;
       }
       const [head, tail] = frameRequest(id, method);
+      // Text goes to the transport as one piece; bytes between head and tail.
+      if (typeof params === "string") {
+        this.#write(head + params + tail);
+        return;
+      }
       this.#write(head);
       this.#write(params);
       this.#write(tail);
@@ -65,14 +70,12 @@ export class LineWriter {
       return;
     }
     // The envelope goes first; the parameters follow without their opening brace.
+    if (typeof params === "string") {
+      this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
     this.#write(`${head}{${this.#meta},`);
-    this.#write(
-      typeof params === "string"
-        ? params.slice(1)
-        : params[0] === OPEN_BRACE
-        ? params.subarray(1)
-        : params,
-    );
+    this.#write(params[0] === OPEN_BRACE ? params.subarray(1) : params);
     this.#write(tail);
   }
 

@@ -319,6 +319,8 @@ export class CommandTransport implements Transport {
 
 /** What is queued, as byte chunks: each run of adjacent text joined and encoded once. */
 function chunks(queued: ReadonlyArray<string | Uint8Array>): Uint8Array[] {
+  const only = queued.length === 1 ? queued[0] : undefined;
+  if (typeof only === "string") return [encodeUtf8(only)];
   const out: Uint8Array[] = [];
   let text: string[] = [];
   for (const item of queued) {

@@ -7,14 +7,24 @@
 
 import type { JsonObject } from "../../codec/json.ts";
 import { isLive } from "../_proc.ts";
+import { envelopeText } from "../../worker/handshake.ts";
+import { CLIENT_INFO } from "../../worker/machine.ts";
+import { MODERN_VERSIONS } from "../../codec/protocol.ts";
 export { isLive };
 
-/** A server to run: executable, argv, extra environment. */
+/**
+ * A server to run: executable, argv, extra environment; and, for a server our
+ * client speaks the stateless era with, the `_meta` envelope our client puts
+ * first in every request's parameters, which the floors then send too, so
+ * that every way of calling puts the same bytes on the wire and the server
+ * does the same work for each.
+ */
 export type Target = {
   name: string;
   command: string;
   args: string[];
   env: Record<string, string>;
+  envelope?: string;
 };
 
 /** What the benchmark asks of a client, whichever it is. */
@@ -37,9 +47,15 @@ export const MEMORY_SERVER = "npm:@modelcontextprotocol/server-memory@2026.8.31"
 
 const ECHO_SERVER = new URL("../fixtures/echo_server.ts", import.meta.url).pathname;
 
-/** The fixture echo server, built on our server transport. */
+/** The fixture echo server, built on our server transport (both eras: ours speaks 2026-07-28). */
 export function echoTarget(name: string): Target {
-  return { name, command: Deno.execPath(), args: ["run", "--no-lock", ECHO_SERVER], env: {} };
+  return {
+    name,
+    command: Deno.execPath(),
+    args: ["run", "--no-lock", ECHO_SERVER],
+    env: {},
+    envelope: envelopeText(MODERN_VERSIONS[0], CLIENT_INFO),
+  };
 }
 
 /** The official memory server, its graph file in `dir`. */
@@ -168,6 +184,7 @@ export class Pipe {
   #lineBytes = 0;
   #nextId = 1;
   #reading: Promise<void>;
+  #envelope: string | undefined;
 
   constructor(target: Target) {
     this.#child = new Deno.Command(target.command, {
@@ -179,6 +196,7 @@ export class Pipe {
     }).spawn();
     this.#writer = this.#child.stdin.getWriter();
     this.#reading = this.#read();
+    this.#envelope = target.envelope;
   }
 
   async #read(): Promise<void> {
@@ -198,10 +216,16 @@ export class Pipe {
     }
   }
 
-  /** Writes one request (its params already rendered) and resolves with its reply's size. */
+  /**
+   * Writes one request (its params already rendered, the target's envelope
+   * put first, as our client does) and resolves with its reply's size.
+   */
   request(method: string, paramsText: string): Promise<number> {
     const id = this.#nextId++;
-    const line = `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${paramsText}}\n`;
+    const params = this.#envelope === undefined || method === "initialize"
+      ? paramsText
+      : `{"_meta":${this.#envelope},${paramsText.slice(1)}`;
+    const line = `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${params}}\n`;
     return this.send(encoder.encode(line));
   }
 
