@@ -38,10 +38,14 @@ export type WorkerPost = {
   message(message: ToWorker, transfer?: ArrayBuffer[]): void;
 };
 
+/** What a caller makes of a raw result, in the same step that settles its call. */
+export type Decode<T> = (value: JsonValue) => Result<T, ClientError>;
+
 type Pending = {
   method: RequestMethod;
   timeoutMs: number;
-  resolve: (outcome: Result<JsonValue, ClientError>) => void;
+  resolve: (outcome: Result<unknown, ClientError>) => void;
+  decode: Decode<unknown> | undefined;
   /** When the request expires, on `performance.now()`'s scale. */
   deadline: number;
   signal: AbortSignal | undefined;
@@ -76,19 +80,28 @@ export class Tickets {
    * settlement, `call_timed_out` at the deadline or on abort (the worker is
    * told to cancel), or whatever {@linkcode settleAll} says.
    */
-  request(
+  request<T = JsonValue>(
     method: RequestMethod,
     paramsText: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<Result<JsonValue, ClientError>> {
+    decode?: Decode<T>,
+  ): Promise<Result<T, ClientError>> {
     if (signal?.aborted) {
       return Promise.resolve(err(callTimedOut(this.#server, method, timeoutMs, true)));
     }
     const ticket = this.#nextTicket++;
     return new Promise((resolve) => {
       const deadline = performance.now() + timeoutMs;
-      const pending: Pending = { method, timeoutMs, resolve, deadline, signal, onAbort: undefined };
+      const pending: Pending = {
+        method,
+        timeoutMs,
+        resolve: resolve as Pending["resolve"],
+        decode,
+        deadline,
+        signal,
+        onAbort: undefined,
+      };
       if (deadline < this.#timerAt) this.#arm(deadline);
       if (signal !== undefined) {
         pending.onAbort = () => this.#expire(ticket, true);
@@ -124,7 +137,11 @@ export class Tickets {
 
   /** The worker settled a ticket; a ticket already settled is ignored. */
   settled(ticket: number, outcome: Result<JsonValue, ClientError>): void {
-    this.#take(ticket)?.resolve(outcome);
+    const pending = this.#take(ticket);
+    if (pending === undefined) return;
+    pending.resolve(
+      outcome.ok && pending.decode !== undefined ? pending.decode(outcome.value) : outcome,
+    );
   }
 
   /**
@@ -206,11 +223,11 @@ export class Tickets {
     const pending = this.#take(ticket);
     if (pending === undefined) return undefined;
     const outcome = message.outcome;
-    pending.resolve(
-      outcome.ok
-        ? ok(outcome.value)
-        : err(serverError(this.#server, pending.method, outcome.error)),
-    );
+    if (!outcome.ok) {
+      pending.resolve(err(serverError(this.#server, pending.method, outcome.error)));
+    } else {
+      pending.resolve(pending.decode === undefined ? outcome : pending.decode(outcome.value));
+    }
     return undefined;
   }
 

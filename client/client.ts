@@ -41,7 +41,7 @@ import { callParams, checkTimeout } from "./_checks.ts";
 import { Custody } from "./_custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
 import { decodeServerInfo } from "./_settlements.ts";
-import { Tickets } from "./_tickets.ts";
+import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
 import { WorkerLink } from "./_worker_link.ts";
 
@@ -72,6 +72,9 @@ export const WORKER_GRACE_MS = 2_000;
 
 /** Share of a retirement deadline the worker gets, so its answer beats the caller's timer. */
 const WORKER_RETIREMENT_SHARE = 0.95;
+
+/** A ping's answer, whatever its result. */
+const PONG: Decode<void> = () => ok(undefined);
 
 /**
  * One MCP server, run in its own worker. Usually made by
@@ -234,17 +237,17 @@ export class Client {
   ): Promise<Result<CallToolResult, ClientError>> {
     const params = callParams(name, args);
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("tools/call", params, timeoutMs, options.signal).then((outcome) =>
-      outcome.ok ? decodeCallResult(this.name, outcome.value, this.#info?.era ?? "legacy") : outcome
-    );
+    return this.#request("tools/call", params, timeoutMs, options.signal, this.#decodeCall);
   }
+
+  // Decodes a tools/call result in the step that settles the call.
+  #decodeCall = (value: JsonValue) =>
+    decodeCallResult(this.name, value, this.#info?.era ?? "legacy");
 
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("ping", "", timeoutMs, options.signal).then((outcome) =>
-      outcome.ok ? ok(undefined) : outcome
-    );
+    return this.#request("ping", "", timeoutMs, options.signal, PONG);
   }
 
   /**
@@ -302,16 +305,17 @@ export class Client {
     return checkTimeout(value ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, "timeoutMs");
   }
 
-  #request(
+  #request<T = JsonValue>(
     method: "tools/call" | "tools/list" | "ping",
     paramsText: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
-  ): Promise<Result<JsonValue, ClientError>> {
+    decode?: Decode<T>,
+  ): Promise<Result<T, ClientError>> {
     if (this.#state !== "ready" || this.#link === undefined || this.#link.closed) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return this.#tickets.request(method, paramsText, timeoutMs, signal);
+    return this.#tickets.request(method, paramsText, timeoutMs, signal, decode);
   }
 
   // ---- events ----
