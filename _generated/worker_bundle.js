@@ -3573,6 +3573,10 @@ function isStringRecord(value) {
 
 // worker/messages.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
+function renderAnswers(tickets2, ids, lines) {
+  return `${tickets2.join(",")} ${ids.join(",")}
+${lines}`;
+}
 var METHODS = /* @__PURE__ */ new Set([
   "tools/call",
   "tools/list",
@@ -3744,6 +3748,11 @@ function flush() {
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
+  const only = batch.length === 1 ? batch[0] : void 0;
+  if (only?.kind === "answers" && typeof only.lines === "string") {
+    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
+    return;
+  }
   const transfer = [];
   for (const event of batch) {
     if (event.kind === "answers" && typeof event.lines !== "string") {

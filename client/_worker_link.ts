@@ -4,7 +4,7 @@
 // be received or one that breaks protocol loses the worker, once. Who closes
 // what: `end` terminates the worker; a lost worker is terminated at once.
 
-import type { FromWorker, ToWorker } from "../worker/messages.ts";
+import { decodeAnswers, type FromWorker, type ToWorker } from "../worker/messages.ts";
 import { decodeFromWorker } from "./_settlements.ts";
 
 /** What a link reports. */
@@ -68,11 +68,12 @@ export class WorkerLink {
   }
 
   #onMessage(data: unknown): void {
-    const decoded = decodeFromWorker(data);
+    const decoded = typeof data === "string" ? decodeAnswers(data) : decodeFromWorker(data);
     if (!decoded.ok) {
       this.lose(`The worker of "${this.#name}" broke protocol: ${decoded.error}`);
       return;
     }
-    for (const event of decoded.value) this.#handlers.event(event);
+    if (!Array.isArray(decoded.value)) this.#handlers.event(decoded.value);
+    else for (const event of decoded.value) this.#handlers.event(event);
   }
 }

@@ -45,6 +45,7 @@ import {
   decodeRequests,
   decodeToWorker,
   type FromWorker,
+  renderAnswers,
   type StartMessage,
   type WorkerRequest,
 } from "./messages.ts";
@@ -103,6 +104,13 @@ function flush(): void {
   if (outbox.length === 0) return;
   const batch = outbox;
   outbox = [];
+  const only = batch.length === 1 ? batch[0] : undefined;
+  if (only?.kind === "answers" && typeof only.lines === "string") {
+    // The common message, answers as text alone, crosses as one string:
+    // the runtime posts a string without its structured serializer.
+    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
+    return;
+  }
   const transfer: ArrayBuffer[] = [];
   for (const event of batch) {
     if (event.kind === "answers" && typeof event.lines !== "string") {

@@ -122,6 +122,57 @@ export type FromWorker =
   | { kind: "drain"; seq: number; pid: number; deadlineMs: number }
   | { kind: "retired"; outcome: Result<RetirementEvidence, RetirementError> };
 
+/**
+ * Renders answers whose lines are text as one string, the cheapest message
+ * to post: the tickets and the ids, comma-separated, a space between the two
+ * lists, then a newline and the lines.
+ *
+ * @example Two answers
+ * ```ts
+ * import { renderAnswers } from "./messages.ts";
+ * console.log(renderAnswers([4, 5], [7, 8], "{}\n{}")); // 4,5 7,8\n{}\n{}
+ * ```
+ */
+export function renderAnswers(tickets: number[], ids: number[], lines: string): string {
+  return `${tickets.join(",")} ${ids.join(",")}\n${lines}`;
+}
+
+/**
+ * Decodes answers rendered by {@linkcode renderAnswers}, or says why they
+ * are not.
+ *
+ * @example
+ * ```ts
+ * import { decodeAnswers } from "./messages.ts";
+ * const answers = decodeAnswers("4 7\n{}");
+ * console.log(answers.ok && answers.value.ids); // [7]
+ * ```
+ */
+export function decodeAnswers(text: string): Result<Answers, string> {
+  const end = text.indexOf("\n");
+  const space = text.indexOf(" ");
+  if (end === -1 || space === -1 || space > end) {
+    return err("Cannot decode answers from the worker: no header");
+  }
+  const tickets = counts(text.slice(0, space));
+  const ids = counts(text.slice(space + 1, end));
+  if (tickets === undefined || ids === undefined || tickets.length !== ids.length) {
+    return err("Cannot decode answers from the worker: the header is not two lists of counts");
+  }
+  return ok({ kind: "answers", tickets, ids, lines: text.slice(end + 1) });
+}
+
+/** A non-empty comma-separated list of counts, or `undefined`. */
+function counts(list: string): number[] | undefined {
+  const out: number[] = [];
+  for (const item of list.split(",")) {
+    const value = item === "" ? NaN : Number(item);
+    if (!Number.isSafeInteger(value) || value < 0) return undefined;
+    out.push(value);
+  }
+  return out;
+}
+
 const METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list", "ping"]);
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeRequests, decodeToWorker, renderRequest } from "../../worker/messages.ts";
+import {
+  decodeAnswers,
+  decodeRequests,
+  decodeToWorker,
+  renderAnswers,
+  renderRequest,
+} from "../../worker/messages.ts";
 
 Deno.test("requests render and decode as compact strings, in batches", () => {
   const params = '{"name":"a|b\\nc","arguments":{"x":"|"}}';
@@ -91,4 +97,28 @@ Deno.test("the worker's message decoders never throw", () => {
   fc.assert(fc.property(fc.string(), (text) => {
     decodeRequests(text);
   }));
+});
+
+Deno.test("answers rendered as one string decode back, and a bad header is refused", async (t) => {
+  await t.step("round trip", () => {
+    const text = renderAnswers([4, 5], [7, 8], '{"a":"x y"}\n{"b":[1,2]}');
+    assert.deepEqual(decodeAnswers(text), {
+      ok: true,
+      value: { kind: "answers", tickets: [4, 5], ids: [7, 8], lines: '{"a":"x y"}\n{"b":[1,2]}' },
+    });
+  });
+  for (
+    const bad of [
+      "",
+      "4 7",
+      "4,5 7\n{}",
+      " 7\n{}",
+      "4 \n{}",
+      "4,x 7,8\n{}",
+      "-1 7\n{}",
+      "4 7.5\n{}",
+    ]
+  ) {
+    await t.step(JSON.stringify(bad), () => assert.ok(!decodeAnswers(bad).ok));
+  }
 });
