@@ -3,21 +3,19 @@
 // what client/_worker_launch.ts starts.
 
 // codec/result.ts
-function ok(value) {
+var ok = (function ok(value) {
   return {
     ok: true,
     value
   };
-}
-function err(error) {
+});
+var err = (function err(error) {
   return {
     ok: false,
     error
   };
-}
-
-// codec/_bytes.ts
-function joinBytes(parts, size) {
+});
+var joinBytes = (function joinBytes(parts, size) {
   const out = new Uint8Array(size);
   let offset = 0;
   for (const part of parts) {
@@ -25,12 +23,8 @@ function joinBytes(parts, size) {
     offset += part.length;
   }
   return out;
-}
-
-// codec/_utf8.ts
-var encoder = new TextEncoder();
-var SHORT_TEXT = 4096;
-function encodeUtf8(text) {
+});
+var encodeUtf8 = (function encodeUtf8(text) {
   if (text.length < SHORT_TEXT) return encoder.encode(text);
   const first = new Uint8Array(text.length);
   const { read, written } = encoder.encodeInto(text, first);
@@ -40,12 +34,8 @@ function encodeUtf8(text) {
   whole.set(first.subarray(0, written));
   const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
   return whole.subarray(0, written + tail.written);
-}
-var lenient = new TextDecoder();
-var strict = new TextDecoder("utf-8", {
-  fatal: true
 });
-function decodeUtf8(bytes) {
+var decodeUtf8 = (function decodeUtf8(bytes) {
   const text = lenient.decode(bytes);
   if (!text.includes("\uFFFD")) return text;
   try {
@@ -53,12 +43,8 @@ function decodeUtf8(bytes) {
   } catch {
     return void 0;
   }
-}
-
-// codec/_syntax.ts
-var OBJECT = 1;
-var ARRAY = 2;
-function syntaxErrorOffset(text) {
+});
+var syntaxErrorOffset = (function syntaxErrorOffset(text) {
   const n = text.length;
   const stack = [];
   let i = 0;
@@ -174,13 +160,8 @@ function syntaxErrorOffset(text) {
       break;
     }
   }
-}
-
-// codec/json.ts
-var MAX_JSON_DEPTH = 256;
-var POSITION = /position (\d+)/;
-var INTEGER_SOURCE = /^-?\d+$/;
-function parseJson(text, options = {}) {
+});
+var parseJson = (function parseJson(text, options = {}) {
   const strip = options.keepPrototypes !== true;
   let value;
   try {
@@ -205,8 +186,8 @@ function parseJson(text, options = {}) {
     inexact: false
   }, strip);
   return ok(value);
-}
-function syntaxFault(text, error) {
+});
+var syntaxFault = (function syntaxFault(text, error) {
   const message = error instanceof Error ? error.message : String(error);
   const match = POSITION.exec(message);
   const offset = match?.[1] !== void 0 ? Number(match[1]) : syntaxErrorOffset(text);
@@ -215,14 +196,14 @@ function syntaxFault(text, error) {
     offset,
     message: `Cannot parse JSON at offset ${offset}: ${message}`
   };
-}
-function exactIntegers(_key, value, context) {
+});
+var exactIntegers = (function exactIntegers(_key, value, context) {
   if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context?.source !== void 0 && INTEGER_SOURCE.test(context.source)) {
     return BigInt(context.source);
   }
   return value;
-}
-function inspect(value, depth, scan, strip) {
+});
+var inspect = (function inspect(value, depth, scan, strip) {
   if (typeof value === "number") {
     if (!Number.isFinite(value)) {
       scan.fault = {
@@ -255,16 +236,16 @@ function inspect(value, depth, scan, strip) {
     inspect(record[key], depth + 1, scan, strip);
     if (scan.fault !== void 0) return;
   }
-}
-function stringifyJson(value) {
+});
+var stringifyJson = (function stringifyJson(value) {
   const check = validate(value, 0, "$");
   if (check.fault !== void 0) return err(check.fault);
   if (!check.bigint) return ok(JSON.stringify(value));
   const out = [];
   write(value, out);
   return ok(out.join(""));
-}
-function validate(value, depth, path) {
+});
+var validate = (function validate(value, depth, path) {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -338,8 +319,8 @@ function validate(value, depth, path) {
         bigint: false
       };
   }
-}
-function write(value, out) {
+});
+var write = (function write(value, out) {
   if (typeof value === "bigint") {
     out.push(value.toString());
   } else if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
@@ -366,10 +347,1566 @@ function write(value, out) {
     }
     out.push("}");
   }
-}
-function isJsonObject(value) {
+});
+var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+});
+var joinParts = (function joinParts(parts, size) {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+});
+var splitTooLong = (function splitTooLong(bytes, lines) {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_LINE_BYTES,
+    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
+    lines
+  };
+});
+var frameText = (function frameText(message) {
+  const text = stringifyJson(message);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return `${text.value}
+`;
+});
+var frameRequest = (function frameRequest(id, method) {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  let quoted = METHOD_TEXT.get(method);
+  if (quoted === void 0) {
+    quoted = frameText(method).slice(0, -1);
+    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
+  }
+  return [
+    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
+    "}\n"
+  ];
+});
+var earlier = (function earlier(a, b) {
+  return a.at < b.at || a.at === b.at && a.id < b.id;
+});
+var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
+    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
+  }
+  const points = Array.from(String(text));
+  const cut = points.length > maxChars;
+  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
+  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+  return `"${body}${cut ? "\u2026" : ""}"`;
+});
+var printable = (function printable(text) {
+  return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+});
+var describeValue = (function describeValue(value) {
+  if (value === void 0) return "absent";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "bigint":
+      return `${value}`;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "string":
+      return quote(value, 57);
+    case "function":
+    case "symbol":
+      return `a ${typeof value}`;
+  }
+  return Array.isArray(value) ? "an array" : "an object";
+});
+var chunks = (function chunks(queued) {
+  const only = queued.length === 1 ? queued[0] : void 0;
+  if (typeof only === "string") return [
+    encodeUtf8(only)
+  ];
+  const out = [];
+  let text = [];
+  for (const item of queued) {
+    if (typeof item === "string") {
+      text.push(item);
+      continue;
+    }
+    if (text.length > 0) out.push(encodeUtf8(text.join("")));
+    text = [];
+    if (item.length > 0) out.push(item);
+  }
+  if (text.length > 0) out.push(encodeUtf8(text.join("")));
+  return out;
+});
+var writeAll = (function writeAll(bytes) {
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+});
+var lineEnd = (function lineEnd(chunk, from) {
+  const lf = chunk.indexOf(LF, from);
+  const limit = lf === -1 ? chunk.length : lf;
+  const cr = chunk.subarray(from, limit).indexOf(CR);
+  return cr === -1 ? lf : from + cr;
+});
+var tooLarge = (function tooLarge(bytes, events) {
+  return {
+    kind: "event_too_large",
+    bytes,
+    limit: MAX_EVENT_BYTES,
+    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    events
+  };
+});
+var invalid = (function invalid(message, index) {
+  return err(index === void 0 ? {
+    kind: "invalid_result",
+    message
+  } : {
+    kind: "invalid_result",
+    message,
+    index
+  });
+});
+var isSupportedVersion = (function isSupportedVersion(version) {
+  return SUPPORTED_VERSIONS.includes(version);
+});
+var decodeInitializeResult = (function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
+  const where = "Cannot decode initialize result";
+  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  const version = value.protocolVersion;
+  if (typeof version !== "string") {
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
+  }
+  if (!isSupportedVersion(version) || !accepted.includes(version)) {
+    return err({
+      kind: "version_unsupported",
+      requested,
+      received: version,
+      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${accepted.join(", ")}`
+    });
+  }
+  const capabilities = value.capabilities ?? {};
+  if (!isJsonObject(capabilities)) {
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const info = value.serverInfo;
+  if (!isJsonObject(info) || typeof info.name !== "string") {
+    return invalid(`${where}: "serverInfo" has no string "name"`);
+  }
+  const serverInfo = {
+    name: info.name,
+    version: typeof info.version === "string" ? info.version : ""
+  };
+  if (typeof info.title === "string") serverInfo.title = info.title;
+  const result = {
+    protocolVersion: version,
+    capabilities,
+    serverInfo
+  };
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+});
+var readOutgoing = (function readOutgoing(text) {
+  const parsed = parseJson(text);
+  if (!parsed.ok || !isJsonObject(parsed.value)) return {
+    kind: "unreadable"
+  };
+  const message = parsed.value;
+  const id = message.id;
+  const hasId = typeof id === "number" || typeof id === "string";
+  const method = message.method;
+  if (typeof method !== "string") {
+    return hasId ? {
+      kind: "response",
+      id
+    } : {
+      kind: "unreadable"
+    };
+  }
+  const out = {
+    kind: hasId ? "request" : "notification",
+    method
+  };
+  if (hasId) out.id = id;
+  const params = message.params;
+  if (!isJsonObject(params)) return out;
+  const meta = params._meta;
+  if (isJsonObject(meta) && typeof meta[META_PROTOCOL_VERSION] === "string") {
+    out.version = meta[META_PROTOCOL_VERSION];
+  }
+  const source = NAME_SOURCE[method];
+  const name = source === void 0 ? void 0 : params[source];
+  if (typeof name === "string") out.name = name;
+  if (method === "tools/call" && params.arguments !== void 0) out.arguments = params.arguments;
+  const cancels = params.requestId;
+  if (method === "notifications/cancelled" && (typeof cancels === "number" || typeof cancels === "string")) {
+    out.cancels = cancels;
+  }
+  return out;
+});
+var encodeHeaderValue = (function encodeHeaderValue(value) {
+  if (!needsBase64(value)) return value;
+  const bytes = new TextEncoder().encode(value);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
+});
+var needsBase64 = (function needsBase64(value) {
+  if (value.length === 0 || value !== value.trim()) return true;
+  if (value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) return true;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code !== 9 && (code < 32 || code > 126)) return true;
+  }
+  return false;
+});
+var modernHeaders = (function modernHeaders(message) {
+  if (message.version === void 0 || message.method === void 0) return [];
+  const headers = [
+    [
+      PROTOCOL_VERSION_HEADER,
+      encodeHeaderValue(message.version)
+    ],
+    [
+      METHOD_HEADER,
+      encodeHeaderValue(message.method)
+    ]
+  ];
+  if (message.name !== void 0) headers.push([
+    NAME_HEADER,
+    encodeHeaderValue(message.name)
+  ]);
+  return headers;
+});
+var bodyExcerpt = (function bodyExcerpt(bytes) {
+  const cut = bytes.length > BODY_EXCERPT_BYTES;
+  const text = new TextDecoder().decode(bytes.subarray(0, BODY_EXCERPT_BYTES));
+  let out = "";
+  for (const char of text) {
+    const code = char.codePointAt(0) ?? 0;
+    out += code < 32 || code >= 127 && code < 160 || code === 8232 || code === 8233 ? `\\u{${code.toString(16)}}` : char;
+  }
+  return cut ? `${out}...` : out;
+});
+var isMediaType = (function isMediaType(contentType, type) {
+  if (contentType === null) return false;
+  return contentType.split(";")[0]?.trim().toLowerCase() === type;
+});
+var displayUrl = (function displayUrl(url) {
+  return `${url.origin}${url.pathname}`;
+});
+var jsonOnOneLine = (function jsonOnOneLine(text) {
+  return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
+});
+var requestMeta = (function requestMeta(version, clientInfo) {
+  return {
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_INFO]: {
+      ...clientInfo
+    }
+  };
+});
+var decodeImplementation = (function decodeImplementation(value) {
+  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
+  const info = {
+    name: value.name,
+    version: typeof value.version === "string" ? value.version : ""
+  };
+  if (typeof value.title === "string") info.title = value.title;
+  return info;
+});
+var invalid2 = (function invalid2(message) {
+  return err({
+    kind: "invalid_result",
+    message
+  });
+});
+var checkResultType = (function checkResultType(method, value) {
+  const where = `Cannot decode ${method} result`;
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  const type = value.resultType;
+  if (type === "complete") return ok(void 0);
+  if (type === void 0) {
+    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
+  }
+  if (type === "input_required") {
+    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
+  }
+  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
+});
+var decodeDiscoverResult = (function decodeDiscoverResult(value) {
+  const where = "Cannot decode server/discover result";
+  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  if (value.resultType !== void 0) {
+    const type = checkResultType(DISCOVER_METHOD, value);
+    if (!type.ok) return type;
+  }
+  const versions = value.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
+    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
+  }
+  const capabilities = value.capabilities;
+  if (!isJsonObject(capabilities)) {
+    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const ttl = value.ttlMs;
+  const result = {
+    supportedVersions: [
+      ...versions
+    ],
+    capabilities,
+    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
+    cacheScope: value.cacheScope === "public" ? "public" : "private"
+  };
+  const meta = value._meta;
+  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
+  if (info !== void 0) result.serverInfo = info;
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
+});
+var eraPlan = (function eraPlan(mode = "auto", versions) {
+  const offered = versions ?? [
+    ...MODERN_VERSIONS,
+    ...LEGACY_VERSIONS
+  ];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  if (modern.length === 0 && legacy.length === 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
+  }
+  return {
+    modern,
+    legacy
+  };
+});
+var probeDeadline = (function probeDeadline(plan, remainingMs) {
+  if (plan.legacy.length === 0) return remainingMs;
+  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
+});
+var initializeParams = (function initializeParams(clientInfo, version) {
+  return frameText({
+    protocolVersion: version,
+    capabilities: {},
+    clientInfo: {
+      ...clientInfo
+    }
+  }).slice(0, -1);
+});
+var handshakeFailure = (function handshakeFailure(method, error, context) {
+  const { name, timeoutMs, stderrTail } = context;
+  switch (error.kind) {
+    case "unavailable":
+      return {
+        kind: "handshake_failed",
+        // A process that is not an MCP server is named so, with what it wrote.
+        message: error.cause === "malformed" ? error.message : `${error.message} before answering ${method}`,
+        stderrTail
+      };
+    case "call_timed_out":
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
+        stderrTail
+      };
+    default:
+      return {
+        kind: "handshake_failed",
+        message: `Server "${name}" failed the handshake: ${error.message}`,
+        stderrTail
+      };
+  }
+});
+var httpFailure = (function httpFailure(message, http) {
+  return http === void 0 ? {
+    kind: "transport_failed",
+    message,
+    stderrTail: ""
+  } : {
+    kind: "transport_failed",
+    message,
+    stderrTail: "",
+    http
+  };
+});
+var noTools = (function noTools(name, info, stderrTail) {
+  return {
+    kind: "tools_not_declared",
+    message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
+    serverInfo: info,
+    stderrTail
+  };
+});
+var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
+  const { name, stderrTail } = context;
+  const legacy = (outcome, failure) => ({
+    kind: "legacy",
+    attempt: {
+      method: DISCOVER_METHOD,
+      outcome
+    },
+    failure
+  });
+  if (!answer2.ok) {
+    const error = answer2.error;
+    const failure = handshakeFailure(DISCOVER_METHOD, error, context);
+    if (error.kind === "unavailable") return {
+      kind: "failed",
+      failure
+    };
+    if (error.kind === "server_error") {
+      const { code, data } = error.error;
+      const supported = isJsonObject(data) && Array.isArray(data.supported) ? data.supported.filter((v) => typeof v === "string") : void 0;
+      const outcome = `Server "${name}" refused server/discover: ${error.error.message} (code ${code})`;
+      if (code === UNSUPPORTED_PROTOCOL_VERSION && supported !== void 0) {
+        return legacy(outcome, {
+          kind: "version_unsupported",
+          message: `Cannot use server "${name}": it speaks ${supported.join(", ")} and this client offered ${plan.modern.join(", ")}`,
+          requested: plan.modern.join(", "),
+          received: supported.join(", "),
+          stderrTail
+        });
+      }
+      return legacy(outcome, {
+        ...failure,
+        message: outcome
+      });
+    }
+    return legacy(failure.message, failure);
+  }
+  const decoded = decodeDiscoverResult(answer2.value);
+  if (!decoded.ok) {
+    const message = `Server "${name}" answered server/discover wrongly: ${decoded.error.message}`;
+    return legacy(message, {
+      kind: "handshake_failed",
+      message,
+      stderrTail
+    });
+  }
+  const discovered = decoded.value;
+  const version = plan.modern.find((v) => discovered.supportedVersions.includes(v));
+  if (version === void 0) {
+    const received = discovered.supportedVersions.join(", ");
+    const message = `Cannot use server "${name}": it lists ${received || "no versions"} and this client offered ${plan.modern.join(", ")}`;
+    return legacy(message, {
+      kind: "version_unsupported",
+      message,
+      requested: plan.modern.join(", "),
+      received,
+      stderrTail
+    });
+  }
+  const info = {
+    protocolVersion: version,
+    capabilities: discovered.capabilities,
+    serverInfo: discovered.serverInfo ?? {
+      name: "",
+      version: ""
+    },
+    era: "modern"
+  };
+  if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
+  if (!isJsonObject(info.capabilities.tools)) {
+    return {
+      kind: "failed",
+      failure: noTools(name, info, stderrTail)
+    };
+  }
+  return {
+    kind: "modern",
+    info
+  };
+});
+var judgeInitialize = (function judgeInitialize(answer2, plan, context) {
+  const { name, stderrTail } = context;
+  if (!answer2.ok) return err(handshakeFailure("initialize", answer2.error, context));
+  const requested = plan.legacy[0] ?? "";
+  const decoded = decodeInitializeResult(answer2.value, requested, plan.legacy);
+  if (!decoded.ok) {
+    const fault = decoded.error;
+    return err(fault.kind === "version_unsupported" ? {
+      kind: "version_unsupported",
+      message: `Cannot use server "${name}": ${fault.message}`,
+      requested: fault.requested,
+      received: fault.received,
+      stderrTail
+    } : {
+      kind: "handshake_failed",
+      message: `Server "${name}" answered initialize wrongly: ${fault.message}`,
+      stderrTail
+    });
+  }
+  const info = {
+    ...decoded.value,
+    era: "legacy"
+  };
+  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
+  return ok(info);
+});
+var withAttempts = (function withAttempts(failure, attempts) {
+  if (attempts.length === 0) return failure;
+  if (failure.kind !== "handshake_failed" && failure.kind !== "version_unsupported") {
+    return failure;
+  }
+  const all = [
+    ...attempts,
+    {
+      method: "initialize",
+      outcome: failure.message
+    }
+  ];
+  const before = attempts.map((a) => `${a.method}: ${a.outcome}`).join("; ");
+  return {
+    ...failure,
+    message: `${failure.message} (tried before it: ${before})`,
+    attempts: all
+  };
+});
+var correctedVersion = (function correctedVersion(answer2, plan) {
+  if (answer2.ok || answer2.error.kind !== "server_error") return void 0;
+  const { code, data } = answer2.error.error;
+  if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return void 0;
+  const supported = Array.isArray(data.supported) ? data.supported : [];
+  return plan.modern.find((version) => supported.includes(version));
+});
+var runStart = (async function runStart(plan, io) {
+  const context = (timeoutMs2) => ({
+    name: io.name,
+    timeoutMs: timeoutMs2,
+    stderrTail: io.stderrTail()
+  });
+  const attempts = [
+    ...io.priorAttempts
+  ];
+  const modern = plan.modern[0];
+  if (modern !== void 0) {
+    const probe = (version2) => frameText({
+      _meta: requestMeta(version2, io.clientInfo)
+    });
+    let timeoutMs2 = probeDeadline(plan, io.remaining());
+    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
+    const corrected = correctedVersion(answer3, plan);
+    if (corrected !== void 0) {
+      timeoutMs2 = probeDeadline(plan, io.remaining());
+      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
+    }
+    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
+    if (verdict.kind === "modern") {
+      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
+      return {
+        ok: true,
+        info: verdict.info,
+        envelope
+      };
+    }
+    if (verdict.kind === "failed" || plan.legacy.length === 0) {
+      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
+      return {
+        ok: false,
+        failure: verdict.failure,
+        exitedOnProbe
+      };
+    }
+    attempts.push(verdict.attempt);
+  }
+  const timeoutMs = io.remaining();
+  const version = plan.legacy[0] ?? "";
+  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
+  if (!judged.ok) {
+    return {
+      ok: false,
+      failure: withAttempts(judged.error, attempts),
+      exitedOnProbe: false
+    };
+  }
+  return {
+    ok: true,
+    info: judged.value,
+    envelope: void 0
+  };
+});
+var startError = (function startError(failure, cleanup, stderrTail) {
+  if (cleanup.ok) return {
+    ...failure,
+    cleanup: cleanup.value
+  };
+  return {
+    kind: "cleanup_unconfirmed",
+    message: `${failure.message}; its process could not be confirmed gone: ` + cleanup.error.message,
+    cause: failure,
+    retirement: cleanup.error,
+    stderrTail
+  };
+});
+var readBody = (async function readBody(body, limit) {
+  const parts = [];
+  let size = 0;
+  if (body === null) return {
+    kind: "whole",
+    bytes: new Uint8Array()
+  };
+  const reader = body.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > limit) {
+        parts.push(value.subarray(0, limit - size));
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "too_large",
+          bytes: joinBytes(parts, limit),
+          limit
+        };
+      }
+      parts.push(value);
+      size += value.length;
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      bytes: joinBytes(parts, size),
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+  return {
+    kind: "whole",
+    bytes: joinBytes(parts, size)
+  };
+});
+var readEvents = (async function readEvents(body, decoder5, onEvent) {
+  if (body === null) return {
+    kind: "ended"
+  };
+  const reader = body.getReader();
+  const stop = () => {
+    reader.cancel().catch(() => {
+    });
+    return {
+      kind: "stopped"
+    };
+  };
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) {
+        decoder5.end();
+        return {
+          kind: "ended"
+        };
+      }
+      const pushed = decoder5.push(value);
+      const events = pushed.ok ? pushed.value : pushed.error.events;
+      for (const event of events) if (!onEvent(event)) return stop();
+      if (!pushed.ok) {
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "fault",
+          fault: pushed.error
+        };
+      }
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+});
+var send = (async function send(url, init) {
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    let response;
+    try {
+      response = await fetch(target, {
+        ...init,
+        redirect: "manual"
+      });
+    } catch (error) {
+      if (init.signal.aborted) return {
+        kind: "aborted"
+      };
+      return {
+        kind: "unreachable",
+        message: reason(error)
+      };
+    }
+    if (response.status < 300 || response.status > 399 || response.status === 304) {
+      return {
+        kind: "answer",
+        response
+      };
+    }
+    const location = response.headers.get("location") ?? "";
+    response.body?.cancel().catch(() => {
+    });
+    let next;
+    try {
+      next = new URL(location, target);
+    } catch {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location
+      };
+    }
+    const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
+    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: next.origin
+      };
+    }
+    target = next;
+  }
+});
+var reason = (function reason(error) {
+  return error instanceof Error ? error.message : String(error);
+});
+var answerOf = (function answerOf(bytes, id) {
+  const parsed = parseJson(decoder2.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
+    return frameText({
+      jsonrpc: "2.0",
+      id,
+      error: body.error
+    }).slice(0, -1);
+  }
+  return void 0;
+});
+var refusal = (async function refusal(response) {
+  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
+  const http = {
+    status: response.status,
+    statusText: response.statusText,
+    body: bodyExcerpt(read.bytes)
+  };
+  const challenge = response.headers.get("www-authenticate");
+  if (challenge !== null) http.wwwAuthenticate = challenge;
+  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
+  return {
+    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`,
+    http
+  };
+});
+var firstEventData = (function firstEventData(bytes) {
+  const events = new SseDecoder();
+  const pushed = events.push(bytes);
+  const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
+  return first?.data ?? "";
+});
+var scanParamHeaders = (function scanParamHeaders(schema) {
+  const headers = [];
+  const seen = /* @__PURE__ */ new Map();
+  const visit = (node, path, reachable) => {
+    if (!isJsonObject(node)) return void 0;
+    if (MARK in node) {
+      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      if (!reachable || path.length === 0) {
+        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
+      }
+      const name = node[MARK];
+      if (typeof name !== "string" || name.length === 0) {
+        return `${where}: ${MARK} must be a non-empty string`;
+      }
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      const type = node.type;
+      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
+        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
+      }
+      const prior = seen.get(name.toLowerCase());
+      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), JSON.stringify(name));
+      headers.push({
+        path: [
+          ...path
+        ],
+        name
+      });
+    }
+    const properties = node.properties;
+    if (isJsonObject(properties)) {
+      for (const key of Object.keys(properties)) {
+        const fault2 = visit(properties[key] ?? null, [
+          ...path,
+          key
+        ], reachable);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    for (const keyword of ELSEWHERE) {
+      const sub = node[keyword];
+      if (sub === void 0) continue;
+      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
+        sub
+      ];
+      for (const branch of branches) {
+        const fault2 = visit(branch, [
+          ...path,
+          `<${keyword}>`
+        ], false);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    return void 0;
+  };
+  const fault = visit(schema, [], true);
+  return fault === void 0 ? {
+    ok: true,
+    headers
+  } : {
+    ok: false,
+    reason: fault
+  };
+});
+var paramHeaders = (function paramHeaders(marks, args) {
+  const out = [];
+  for (const mark of marks) {
+    let value = args;
+    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
+    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
+    if (text !== void 0) {
+      out.push([
+        `${PARAM_HEADER_PREFIX}${mark.name}`,
+        encodeHeaderValue(text)
+      ]);
+    }
+  }
+  return out;
+});
+var isModernList = (function isModernList(message) {
+  return message.method === "tools/list" && message.version !== void 0;
+});
+var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
+  return {
+    kind: "call_timed_out",
+    method,
+    timeoutMs,
+    aborted,
+    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
+  };
+});
+var serverError = (function serverError(server, method, error) {
+  return {
+    kind: "server_error",
+    method,
+    error,
+    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+  };
+});
+var malformedLine = (function malformedLine(server, line, reason2) {
+  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
+});
+var classify = (function classify(value) {
+  if (!isJsonObject(value)) {
+    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+  }
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
+  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
+  const hasId = Object.hasOwn(value, "id");
+  const id = value.id;
+  if (hasId && !isId(id)) {
+    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
+  }
+  if (Object.hasOwn(value, "method")) {
+    const method = value.method;
+    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
+    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
+      return bad(`a message with "method" also has "result" or "error"`);
+    }
+    const hasParams = Object.hasOwn(value, "params");
+    const params = hasParams ? value.params : void 0;
+    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
+      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
+    }
+    if (hasId) {
+      return ok(params === void 0 ? {
+        kind: "request",
+        id,
+        method
+      } : {
+        kind: "request",
+        id,
+        method,
+        params
+      });
+    }
+    return ok(params === void 0 ? {
+      kind: "notification",
+      method
+    } : {
+      kind: "notification",
+      method,
+      params
+    });
+  }
+  if (!hasId) return bad(`a message has neither "method" nor "id"`);
+  const hasResult = Object.hasOwn(value, "result");
+  const hasError = Object.hasOwn(value, "error");
+  if (hasResult === hasError) {
+    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
+  }
+  if (hasResult) {
+    return ok({
+      kind: "response",
+      id,
+      outcome: ok(value.result)
+    });
+  }
+  const error = decodeRpcError(value.error);
+  if (error === void 0) {
+    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
+  }
+  return ok({
+    kind: "response",
+    id,
+    outcome: err(error)
+  });
+});
+var decodeRpcError = (function decodeRpcError(value) {
+  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
+    return void 0;
+  }
+  const { code, message, data } = value;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+    return void 0;
+  }
+  return Object.hasOwn(value, "data") ? {
+    code,
+    message,
+    data
+  } : {
+    code,
+    message
+  };
+});
+var isId = (function isId(value) {
+  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
+});
+var bad = (function bad(message) {
+  return err({
+    kind: "bad_message",
+    message: `Cannot decode JSON-RPC message: ${message}`
+  });
+});
+var encodeNotification = (function encodeNotification(method, params) {
+  return params === void 0 ? {
+    jsonrpc: "2.0",
+    method
+  } : {
+    jsonrpc: "2.0",
+    method,
+    params
+  };
+});
+var encodeError = (function encodeError(id, error) {
+  const body = error.data === void 0 ? {
+    code: error.code,
+    message: error.message
+  } : {
+    code: error.code,
+    message: error.message,
+    data: error.data
+  };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: body
+  };
+});
+var peekResponseId = (function peekResponseId(line) {
+  const end = line.length;
+  let at = skipSpace(line, 0);
+  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
+  at = skipSpace(line, at + 1);
+  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
+  let id;
+  let answered = false;
+  for (; ; ) {
+    if (line.charCodeAt(at) !== QUOTE) return void 0;
+    const keyEnd = line.indexOf('"', at + 1);
+    if (keyEnd === -1) return void 0;
+    const key = line.slice(at + 1, keyEnd);
+    if (key.includes("\\")) return void 0;
+    at = skipSpace(line, keyEnd + 1);
+    if (line.charCodeAt(at) !== COLON) return void 0;
+    at = skipSpace(line, at + 1);
+    if (key === "method") return void 0;
+    if (key === "id") {
+      const start2 = at;
+      while (at < end && at - start2 <= MAX_ID_DIGITS) {
+        const code = line.charCodeAt(at);
+        if (code < ZERO || code > NINE) break;
+        at++;
+      }
+      const digits = at - start2;
+      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
+      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
+      id = Number(line.slice(start2, at));
+    } else {
+      if (key === "result" || key === "error") answered = true;
+      at = skipValue(line, at);
+      if (at === -1) return void 0;
+    }
+    at = skipSpace(line, at);
+    const next = line.charCodeAt(at);
+    if (next === COMMA) {
+      at = skipSpace(line, at + 1);
+      continue;
+    }
+    if (next !== CLOSE_BRACE) return void 0;
+    if (skipSpace(line, at + 1) !== end) return void 0;
+    return answered ? id : void 0;
+  }
+});
+var skipSpace = (function skipSpace(line, at) {
+  for (; ; ) {
+    const code = line.charCodeAt(at);
+    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
+    at++;
+  }
+});
+var skipString = (function skipString(line, at) {
+  let from = at + 1;
+  for (; ; ) {
+    const quote2 = line.indexOf('"', from);
+    if (quote2 === -1) return -1;
+    let slashes = 0;
+    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote2 + 1;
+    from = quote2 + 1;
+  }
+});
+var skipValue = (function skipValue(line, at) {
+  const first = line.charCodeAt(at);
+  if (first === QUOTE) return skipString(line, at);
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+    let next = at;
+    while (next < line.length) {
+      const code = line.charCodeAt(next);
+      if (code === COMMA || code === CLOSE_BRACE) break;
+      next++;
+    }
+    return next === at ? -1 : next;
+  }
+  let depth = 0;
+  STRUCTURE.lastIndex = at;
+  for (; ; ) {
+    const found = STRUCTURE.exec(line);
+    if (found === null) return -1;
+    const index = found.index;
+    const code = line.charCodeAt(index);
+    if (code === QUOTE) {
+      const after = skipString(line, index);
+      if (after === -1) return -1;
+      STRUCTURE.lastIndex = after;
+      continue;
+    }
+    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+      depth++;
+    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+      depth--;
+      if (depth === 0) return index + 1;
+    }
+  }
+});
+var startsWith = (function startsWith(line, at, part) {
+  if (at + part.length > line.length) return false;
+  for (let index = 0; index < part.length; index++) {
+    if (line[at + index] !== part[index]) return false;
+  }
+  return true;
+});
+var digitsAt = (function digitsAt(line, start2, end) {
+  const count = end - start2;
+  if (count < 1 || count > MAX_ID_DIGITS) return -1;
+  if (count > 1 && line[start2] === ZERO) return -1;
+  let id = 0;
+  for (let at = start2; at < end; at++) {
+    const code = line[at];
+    if (code < ZERO || code > NINE) return -1;
+    id = id * 10 + code - ZERO;
+  }
+  return id;
+});
+var peekResponseIdBytes = (function peekResponseIdBytes(line) {
+  if (startsWith(line, 0, HEAD_ID)) {
+    let end = HEAD_ID.length;
+    while (end < line.length && end - HEAD_ID.length <= MAX_ID_DIGITS) {
+      const code = line[end];
+      if (code < ZERO || code > NINE) break;
+      end++;
+    }
+    const id2 = digitsAt(line, HEAD_ID.length, end);
+    if (id2 === -1) return void 0;
+    for (const after of AFTER_ID) if (startsWith(line, end, after)) return id2;
+    return void 0;
+  }
+  const last = line.length - 1;
+  if (line[last] !== CLOSE_BRACE || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
+    return void 0;
+  }
+  let start2 = last;
+  while (start2 > 0 && last - start2 <= MAX_ID_DIGITS) {
+    const code = line[start2 - 1];
+    if (code < ZERO || code > NINE) break;
+    start2--;
+  }
+  const id = digitsAt(line, start2, last);
+  if (id === -1 || start2 < TAIL_ID.length) return void 0;
+  return startsWith(line, start2 - TAIL_ID.length, TAIL_ID) ? id : void 0;
+});
+var readServerLine = (function readServerLine(line, server, starting) {
+  const parsed = parseJson(line);
+  const inbound = parsed.ok ? classify(parsed.value) : parsed;
+  if (inbound.ok) {
+    const message = inbound.value;
+    if (starting !== void 0 && message.kind === "request" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
+      return {
+        kind: "malformed",
+        message: notAnMcpServer(server, line, "echo", message.method)
+      };
+    }
+    return message;
+  }
+  if (starting !== void 0) {
+    return {
+      kind: "malformed",
+      message: notAnMcpServer(server, line, "garbage", starting)
+    };
+  }
+  return {
+    kind: "malformed",
+    message: malformedLine(server, line, inbound.error.message)
+  };
+});
+var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initialize") {
+  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
+});
+var isRecord = (function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+});
+var isString = (function isString(value) {
+  return typeof value === "string";
+});
+var isCount = (function isCount(value) {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+});
+var isDuration = (function isDuration(value) {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+});
+var isDrain = (function isDrain(value) {
+  return value === true || value === false || value === "unknown";
+});
+var isStringRecord = (function isStringRecord(value) {
+  return isRecord(value) && Object.values(value).every(isString);
+});
+var renderAnswers = (function renderAnswers(tickets2, ids, lines) {
+  return `${tickets2.join(",")} ${ids.join(",")}
+${lines}`;
+});
+var decodeRequests = (function decodeRequests(batch) {
+  const requests = [];
+  for (const line of batch.split("\n")) {
+    const first = line.indexOf("|");
+    const second = line.indexOf("|", first + 1);
+    const third = line.indexOf("|", second + 1);
+    const ticket = Number(line.slice(0, first));
+    const timeoutMs = Number(line.slice(first + 1, second));
+    const method = line.slice(second + 1, third);
+    const paramsText = line.slice(third + 1);
+    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
+    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
+      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
+      return Number.isSafeInteger(ticket) ? {
+        requests,
+        fault,
+        faultTicket: ticket
+      } : {
+        requests,
+        fault
+      };
+    }
+    requests.push({
+      ticket,
+      timeoutMs,
+      method,
+      params: paramsText
+    });
+  }
+  return {
+    requests
+  };
+});
+var decodeToWorker = (function decodeToWorker(data) {
+  if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
+  const bad2 = (what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`);
+  switch (data.kind) {
+    case "start": {
+      const { name, command, args, env, cwd } = data;
+      if (!isString(name) || !isString(command)) return bad2("no name or command");
+      if (!Array.isArray(args) || !args.every(isString)) return bad2("args are not strings");
+      if (!isStringRecord(env)) return bad2("env is not a string record");
+      if (cwd !== null && !isString(cwd)) return bad2("cwd is not a string");
+      const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
+      if (!isDuration(connectTimeoutMs)) return bad2("bad deadline");
+      if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
+      if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
+      const { era, versions } = data;
+      if (era !== "auto" && era !== "modern" && era !== "legacy") return bad2("unknown era");
+      if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
+        return bad2("versions are not supported versions");
+      }
+      const remote = readRemote(data.remote);
+      if (remote === void 0) return bad2("remote is not a URL with string headers");
+      return ok({
+        kind: "start",
+        name,
+        command,
+        args: [
+          ...args
+        ],
+        env: {
+          ...env
+        },
+        cwd,
+        connectTimeoutMs,
+        retirementTimeoutMs,
+        forwardStderr,
+        era,
+        versions: versions === null ? null : [
+          ...versions
+        ],
+        remote
+      });
+    }
+    case "request": {
+      const { ticket, timeoutMs, method, params } = data;
+      if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
+      if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
+      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE4)) {
+        return bad2("params are not the bytes of one compact JSON object");
+      }
+      return ok({
+        kind: "request",
+        ticket,
+        timeoutMs,
+        method,
+        params
+      });
+    }
+    case "cancel":
+      return isCount(data.ticket) && typeof data.timedOut === "boolean" ? ok({
+        kind: "cancel",
+        ticket: data.ticket,
+        timedOut: data.timedOut
+      }) : bad2("bad ticket");
+    case "malformed":
+      return isString(data.message) && (data.cause === "malformed" || data.cause === "framing") ? ok({
+        kind: "malformed",
+        message: data.message,
+        cause: data.cause
+      }) : bad2("message is not a string or cause unknown");
+    case "retire":
+      return isDuration(data.timeoutMs) ? ok({
+        kind: "retire",
+        timeoutMs: data.timeoutMs
+      }) : bad2("bad deadline");
+    case "drained":
+      return isCount(data.seq) && isDrain(data.drained) ? ok({
+        kind: "drained",
+        seq: data.seq,
+        drained: data.drained
+      }) : bad2("bad seq or drain");
+    default:
+      return bad2("unknown kind");
+  }
+});
+var readRemote = (function readRemote(value) {
+  if (value === null) return null;
+  if (!isRecord(value)) return void 0;
+  const { url, headers } = value;
+  if (!isString(url) || !isStringRecord(headers)) return void 0;
+  return {
+    url,
+    headers: {
+      ...headers
+    }
+  };
+});
+var post = (function post(event) {
+  sealAnswers();
+  outbox.push(event);
+  if (!flushQueued) {
+    flushQueued = true;
+    queueMicrotask(flush);
+  }
+});
+var flush = (function flush() {
+  flushQueued = false;
+  sealAnswers();
+  if (outbox.length === 0) return;
+  const batch = outbox;
+  outbox = [];
+  const only = batch.length === 1 ? batch[0] : void 0;
+  if (only?.kind === "answers" && typeof only.lines === "string") {
+    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
+    return;
+  }
+  const transfer = [];
+  for (const event of batch) {
+    if (event.kind === "answers" && typeof event.lines !== "string") {
+      transfer.push(event.lines.buffer);
+    }
+  }
+  if (transfer.length === 0) self.postMessage(batch);
+  else self.postMessage(batch, transfer);
+});
+var sealAnswers = (function sealAnswers() {
+  const batch = answers;
+  answers = void 0;
+  if (batch === void 0) return;
+  batch.event.lines = batch.whole ?? textOrBytes(scratch.subarray(0, batch.size));
+  if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
+});
+var flushStderr = (function flushStderr() {
+  if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
+  stderrTimer = void 0;
+  if (stderrHeldBytes === 0) return;
+  const bytes = joinBytes(stderrHeld, stderrHeldBytes);
+  stderrHeld = [];
+  stderrHeldBytes = 0;
+  post({
+    kind: "stderr",
+    bytes
+  });
+});
+var holdStderr = (function holdStderr(chunk) {
+  stderrHeld.push(chunk.slice());
+  stderrHeldBytes += chunk.length;
+  while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
+    stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
+  }
+  stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
+});
+var remoteTransport = (function remoteTransport(message) {
+  if (message.remote === null) return void 0;
+  return new HttpTransport({
+    name: message.name,
+    url: message.remote.url,
+    headers: message.remote.headers,
+    clock
+  });
+});
+var launch = (function launch(message, options) {
+  const transport = remoteTransport(message) ?? new CommandTransport({
+    name: message.name,
+    command: message.command,
+    args: message.args,
+    env: message.env,
+    cwd: message.cwd ?? void 0,
+    forwardStderr: message.forwardStderr,
+    clock,
+    group,
+    onSpawn(pid) {
+      post({
+        kind: "spawned",
+        pid
+      });
+      flush();
+    },
+    onStderr: holdStderr,
+    onExit(status) {
+      flushStderr();
+      post({
+        kind: "exited",
+        pid: child.pid ?? 0,
+        code: status.code,
+        signal: status.signal
+      });
+    }
+  });
+  const child = new ClientMachine(transport, {
+    name: message.name,
+    clock,
+    connectTimeoutMs: options.connectTimeoutMs,
+    retirementTimeoutMs: message.retirementTimeoutMs,
+    era: options.era,
+    ...message.versions === null ? {} : {
+      versions: message.versions
+    },
+    priorAttempts: options.priorAttempts,
+    onDeath(error) {
+      if (child.state === "connecting" || child.state === "failed") return;
+      flushStderr();
+      post({
+        kind: "died",
+        error
+      });
+    }
+  });
+  machine = child;
+  return child;
+});
+var start = (async function start(message) {
+  if (started) return;
+  started = true;
+  const deadlineAt = clock.now() + message.connectTimeoutMs;
+  const first = launch(message, {
+    connectTimeoutMs: message.connectTimeoutMs,
+    era: message.era,
+    priorAttempts: []
+  });
+  let outcome = await first.connect();
+  const left = deadlineAt - clock.now();
+  if (!outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed") {
+    const attempts = outcome.error.kind === "handshake_failed" || outcome.error.kind === "version_unsupported" ? [
+      {
+        method: "server/discover",
+        outcome: outcome.error.message
+      }
+    ] : [];
+    outcome = await launch(message, {
+      connectTimeoutMs: left,
+      era: "legacy",
+      priorAttempts: attempts
+    }).connect();
+  }
+  flushStderr();
+  post({
+    kind: "started",
+    outcome: outcome.ok ? ok(outcome.value) : outcome
+  });
+});
+var settle = (function settle(ticket, outcome) {
+  tickets.delete(ticket);
+  post({
+    kind: "settled",
+    ticket,
+    outcome
+  });
+});
+var answer = (function answer(ticket, id, line) {
+  tickets.delete(ticket);
+  let batch = answers;
+  if (batch === void 0) {
+    const event = {
+      kind: "answers",
+      tickets: [],
+      ids: [],
+      lines: EMPTY
+    };
+    post(event);
+    batch = {
+      event,
+      size: 0,
+      whole: void 0
+    };
+    answers = batch;
+    if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
+      batch.whole = line;
+      batch.size = line.length;
+      batch.event.tickets.push(ticket);
+      batch.event.ids.push(id);
+      return;
+    }
+  }
+  if (batch.whole !== void 0) {
+    const whole = batch.whole;
+    batch.whole = void 0;
+    batch.size = 0;
+    append(batch, whole, false);
+  }
+  append(batch, line, batch.event.tickets.length > 0);
+  batch.event.tickets.push(ticket);
+  batch.event.ids.push(id);
+});
+var textOrBytes = (function textOrBytes(bytes) {
+  const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
+  return text ?? bytes.slice();
+});
+var append = (function append(batch, line, separated) {
+  const needed = batch.size + line.length + (separated ? 1 : 0);
+  if (needed > scratch.length) {
+    const grown = new Uint8Array(Math.max(needed, scratch.length * 2));
+    grown.set(scratch.subarray(0, batch.size));
+    scratch = grown;
+  }
+  if (separated) scratch[batch.size++] = NEWLINE5;
+  scratch.set(line, batch.size);
+  batch.size += line.length;
+});
+var refuse = (function refuse(ticket, message) {
+  settle(ticket, err({
+    kind: "unavailable",
+    cause: "worker_lost",
+    message,
+    stderrTail: ""
+  }));
+});
+var run = (function run(request) {
+  const { ticket, timeoutMs, method, params } = request;
+  const client = machine;
+  if (client === void 0) {
+    settle(ticket, err({
+      kind: "unavailable",
+      cause: "not_connected",
+      message: "The client was not started",
+      stderrTail: ""
+    }));
+    return;
+  }
+  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
+    raw: (id2, line) => answer(ticket, id2, line),
+    timed: false
+  });
+  if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
+});
+
+
+
+// codec/_bytes.ts
+
+
+// codec/_utf8.ts
+var encoder = new TextEncoder();
+var SHORT_TEXT = 4096;
+
+var lenient = new TextDecoder();
+var strict = new TextDecoder("utf-8", {
+  fatal: true
+});
+
+
+// codec/_syntax.ts
+var OBJECT = 1;
+var ARRAY = 2;
+
+
+// codec/json.ts
+var MAX_JSON_DEPTH = 256;
+var POSITION = /position (\d+)/;
+var INTEGER_SOURCE = /^-?\d+$/;
+
+
+
+
+
+
+
+
 
 // codec/framing.ts
 var MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -459,42 +1996,10 @@ var LineSplitter = class {
     this.#pending = 0;
   }
 };
-function joinParts(parts, size) {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-function splitTooLong(bytes, lines) {
-  return {
-    kind: "line_too_long",
-    bytes,
-    limit: MAX_LINE_BYTES,
-    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
-    lines
-  };
-}
-function frameText(message) {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}
-`;
-}
-function frameRequest(id, method) {
-  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
-  let quoted = METHOD_TEXT.get(method);
-  if (quoted === void 0) {
-    quoted = frameText(method).slice(0, -1);
-    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
-  }
-  return [
-    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
-    "}\n"
-  ];
-}
+
+
+
+
 var METHOD_TEXT = /* @__PURE__ */ new Map();
 var METHODS_KEPT = 64;
 
@@ -505,9 +2010,7 @@ var STDERR_TAIL_BYTES = 64 * 1024;
 
 // worker/wait_clock.ts
 var SLACK = 64;
-function earlier(a, b) {
-  return a.at < b.at || a.at === b.at && a.id < b.id;
-}
+
 var WaitClock = class {
   #cell = new Int32Array(new SharedArrayBuffer(4));
   #heap = [];
@@ -644,37 +2147,10 @@ var WaitClock = class {
 // codec/quote.ts
 var MAX_QUOTED_CHARS = 80;
 var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
-function quote(text, maxChars = MAX_QUOTED_CHARS) {
-  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
-    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
-  }
-  const points = Array.from(String(text));
-  const cut = points.length > maxChars;
-  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
-  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
-  return `"${body}${cut ? "\u2026" : ""}"`;
-}
+
 var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
-function printable(text) {
-  return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
-}
-function describeValue(value) {
-  if (value === void 0) return "absent";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "bigint":
-      return `${value}`;
-    case "number":
-    case "boolean":
-      return String(value);
-    case "string":
-      return quote(value, 57);
-    case "function":
-    case "symbol":
-      return `a ${typeof value}`;
-  }
-  return Array.isArray(value) ? "an array" : "an object";
-}
+
+
 
 // worker/clock.ts
 var systemClock = {
@@ -992,29 +2468,8 @@ var CommandTransport = class {
     }
   }
 };
-function chunks(queued) {
-  const only = queued.length === 1 ? queued[0] : void 0;
-  if (typeof only === "string") return [
-    encodeUtf8(only)
-  ];
-  const out = [];
-  let text = [];
-  for (const item of queued) {
-    if (typeof item === "string") {
-      text.push(item);
-      continue;
-    }
-    if (text.length > 0) out.push(encodeUtf8(text.join("")));
-    text = [];
-    if (item.length > 0) out.push(item);
-  }
-  if (text.length > 0) out.push(encodeUtf8(text.join("")));
-  return out;
-}
-function writeAll(bytes) {
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
-}
+
+
 
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -1192,21 +2647,8 @@ var SseDecoder = class {
     this.#resetEvent();
   }
 };
-function lineEnd(chunk, from) {
-  const lf = chunk.indexOf(LF, from);
-  const limit = lf === -1 ? chunk.length : lf;
-  const cr = chunk.subarray(from, limit).indexOf(CR);
-  return cr === -1 ? lf : from + cr;
-}
-function tooLarge(bytes, events) {
-  return {
-    kind: "event_too_large",
-    bytes,
-    limit: MAX_EVENT_BYTES,
-    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
-    events
-  };
-}
+
+
 
 // codec/protocol.ts
 var REQUESTED_VERSION = "2025-11-25";
@@ -1227,55 +2669,9 @@ var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-function invalid(message, index) {
-  return err(index === void 0 ? {
-    kind: "invalid_result",
-    message
-  } : {
-    kind: "invalid_result",
-    message,
-    index
-  });
-}
-function isSupportedVersion(version) {
-  return SUPPORTED_VERSIONS.includes(version);
-}
-function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
-  const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
-  const version = value.protocolVersion;
-  if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
-  }
-  if (!isSupportedVersion(version) || !accepted.includes(version)) {
-    return err({
-      kind: "version_unsupported",
-      requested,
-      received: version,
-      message: `Server answered protocol version ${describeValue(version)} to a request for "${requested}"; this client speaks ${accepted.join(", ")}`
-    });
-  }
-  const capabilities = value.capabilities ?? {};
-  if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const info = value.serverInfo;
-  if (!isJsonObject(info) || typeof info.name !== "string") {
-    return invalid(`${where}: "serverInfo" has no string "name"`);
-  }
-  const serverInfo = {
-    name: info.name,
-    version: typeof info.version === "string" ? info.version : ""
-  };
-  if (typeof info.title === "string") serverInfo.title = info.title;
-  const result = {
-    protocolVersion: version,
-    capabilities,
-    serverInfo
-  };
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-}
+
+
+
 
 // codec/streamable_http.ts
 var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
@@ -1292,612 +2688,49 @@ var NAME_SOURCE = {
   "prompts/get": "name",
   "resources/read": "uri"
 };
-function readOutgoing(text) {
-  const parsed = parseJson(text);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return {
-    kind: "unreadable"
-  };
-  const message = parsed.value;
-  const id = message.id;
-  const hasId = typeof id === "number" || typeof id === "string";
-  const method = message.method;
-  if (typeof method !== "string") {
-    return hasId ? {
-      kind: "response",
-      id
-    } : {
-      kind: "unreadable"
-    };
-  }
-  const out = {
-    kind: hasId ? "request" : "notification",
-    method
-  };
-  if (hasId) out.id = id;
-  const params = message.params;
-  if (!isJsonObject(params)) return out;
-  const meta = params._meta;
-  if (isJsonObject(meta) && typeof meta[META_PROTOCOL_VERSION] === "string") {
-    out.version = meta[META_PROTOCOL_VERSION];
-  }
-  const source = NAME_SOURCE[method];
-  const name = source === void 0 ? void 0 : params[source];
-  if (typeof name === "string") out.name = name;
-  if (method === "tools/call" && params.arguments !== void 0) out.arguments = params.arguments;
-  const cancels = params.requestId;
-  if (method === "notifications/cancelled" && (typeof cancels === "number" || typeof cancels === "string")) {
-    out.cancels = cancels;
-  }
-  return out;
-}
-function encodeHeaderValue(value) {
-  if (!needsBase64(value)) return value;
-  const bytes = new TextEncoder().encode(value);
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
-}
-function needsBase64(value) {
-  if (value.length === 0 || value !== value.trim()) return true;
-  if (value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX)) return true;
-  for (let i = 0; i < value.length; i++) {
-    const code = value.charCodeAt(i);
-    if (code !== 9 && (code < 32 || code > 126)) return true;
-  }
-  return false;
-}
-function modernHeaders(message) {
-  if (message.version === void 0 || message.method === void 0) return [];
-  const headers = [
-    [
-      PROTOCOL_VERSION_HEADER,
-      encodeHeaderValue(message.version)
-    ],
-    [
-      METHOD_HEADER,
-      encodeHeaderValue(message.method)
-    ]
-  ];
-  if (message.name !== void 0) headers.push([
-    NAME_HEADER,
-    encodeHeaderValue(message.name)
-  ]);
-  return headers;
-}
-function bodyExcerpt(bytes) {
-  const cut = bytes.length > BODY_EXCERPT_BYTES;
-  const text = new TextDecoder().decode(bytes.subarray(0, BODY_EXCERPT_BYTES));
-  let out = "";
-  for (const char of text) {
-    const code = char.codePointAt(0) ?? 0;
-    out += code < 32 || code >= 127 && code < 160 || code === 8232 || code === 8233 ? `\\u{${code.toString(16)}}` : char;
-  }
-  return cut ? `${out}...` : out;
-}
-function isMediaType(contentType, type) {
-  if (contentType === null) return false;
-  return contentType.split(";")[0]?.trim().toLowerCase() === type;
-}
-function displayUrl(url) {
-  return `${url.origin}${url.pathname}`;
-}
-function jsonOnOneLine(text) {
-  return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
-}
+
+
+
+
+
+
+
+
 
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-function requestMeta(version, clientInfo) {
-  return {
-    [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
-    [META_CLIENT_INFO]: {
-      ...clientInfo
-    }
-  };
-}
-function decodeImplementation(value) {
-  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
-  const info = {
-    name: value.name,
-    version: typeof value.version === "string" ? value.version : ""
-  };
-  if (typeof value.title === "string") info.title = value.title;
-  return info;
-}
-function invalid2(message) {
-  return err({
-    kind: "invalid_result",
-    message
-  });
-}
-function checkResultType(method, value) {
-  const where = `Cannot decode ${method} result`;
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  const type = value.resultType;
-  if (type === "complete") return ok(void 0);
-  if (type === void 0) {
-    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
-  }
-  if (type === "input_required") {
-    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
-  }
-  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
-}
-function decodeDiscoverResult(value) {
-  const where = "Cannot decode server/discover result";
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  if (value.resultType !== void 0) {
-    const type = checkResultType(DISCOVER_METHOD, value);
-    if (!type.ok) return type;
-  }
-  const versions = value.supportedVersions;
-  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
-    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
-  }
-  const capabilities = value.capabilities;
-  if (!isJsonObject(capabilities)) {
-    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const ttl = value.ttlMs;
-  const result = {
-    supportedVersions: [
-      ...versions
-    ],
-    capabilities,
-    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
-    cacheScope: value.cacheScope === "public" ? "public" : "private"
-  };
-  const meta = value._meta;
-  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
-  if (info !== void 0) result.serverInfo = info;
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-}
+
+
+
+
+
 
 // worker/handshake.ts
 var PROBE_TIMEOUT_MS = 1e4;
 var PROBE_DEADLINE_SHARE = 0.5;
-function eraPlan(mode = "auto", versions) {
-  const offered = versions ?? [
-    ...MODERN_VERSIONS,
-    ...LEGACY_VERSIONS
-  ];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
-    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
-  }
-  return {
-    modern,
-    legacy
-  };
-}
-function probeDeadline(plan, remainingMs) {
-  if (plan.legacy.length === 0) return remainingMs;
-  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
-}
-function initializeParams(clientInfo, version) {
-  return frameText({
-    protocolVersion: version,
-    capabilities: {},
-    clientInfo: {
-      ...clientInfo
-    }
-  }).slice(0, -1);
-}
-function handshakeFailure(method, error, context) {
-  const { name, timeoutMs, stderrTail } = context;
-  switch (error.kind) {
-    case "unavailable":
-      return {
-        kind: "handshake_failed",
-        // A process that is not an MCP server is named so, with what it wrote.
-        message: error.cause === "malformed" ? error.message : `${error.message} before answering ${method}`,
-        stderrTail
-      };
-    case "call_timed_out":
-      return {
-        kind: "handshake_failed",
-        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
-        stderrTail
-      };
-    default:
-      return {
-        kind: "handshake_failed",
-        message: `Server "${name}" failed the handshake: ${error.message}`,
-        stderrTail
-      };
-  }
-}
-function httpFailure(message, http) {
-  return http === void 0 ? {
-    kind: "transport_failed",
-    message,
-    stderrTail: ""
-  } : {
-    kind: "transport_failed",
-    message,
-    stderrTail: "",
-    http
-  };
-}
-function noTools(name, info, stderrTail) {
-  return {
-    kind: "tools_not_declared",
-    message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
-    serverInfo: info,
-    stderrTail
-  };
-}
-function judgeDiscover(answer2, plan, context) {
-  const { name, stderrTail } = context;
-  const legacy = (outcome, failure) => ({
-    kind: "legacy",
-    attempt: {
-      method: DISCOVER_METHOD,
-      outcome
-    },
-    failure
-  });
-  if (!answer2.ok) {
-    const error = answer2.error;
-    const failure = handshakeFailure(DISCOVER_METHOD, error, context);
-    if (error.kind === "unavailable") return {
-      kind: "failed",
-      failure
-    };
-    if (error.kind === "server_error") {
-      const { code, data } = error.error;
-      const supported = isJsonObject(data) && Array.isArray(data.supported) ? data.supported.filter((v) => typeof v === "string") : void 0;
-      const outcome = `Server "${name}" refused server/discover: ${error.error.message} (code ${code})`;
-      if (code === UNSUPPORTED_PROTOCOL_VERSION && supported !== void 0) {
-        return legacy(outcome, {
-          kind: "version_unsupported",
-          message: `Cannot use server "${name}": it speaks ${supported.join(", ")} and this client offered ${plan.modern.join(", ")}`,
-          requested: plan.modern.join(", "),
-          received: supported.join(", "),
-          stderrTail
-        });
-      }
-      return legacy(outcome, {
-        ...failure,
-        message: outcome
-      });
-    }
-    return legacy(failure.message, failure);
-  }
-  const decoded = decodeDiscoverResult(answer2.value);
-  if (!decoded.ok) {
-    const message = `Server "${name}" answered server/discover wrongly: ${decoded.error.message}`;
-    return legacy(message, {
-      kind: "handshake_failed",
-      message,
-      stderrTail
-    });
-  }
-  const discovered = decoded.value;
-  const version = plan.modern.find((v) => discovered.supportedVersions.includes(v));
-  if (version === void 0) {
-    const received = discovered.supportedVersions.join(", ");
-    const message = `Cannot use server "${name}": it lists ${received || "no versions"} and this client offered ${plan.modern.join(", ")}`;
-    return legacy(message, {
-      kind: "version_unsupported",
-      message,
-      requested: plan.modern.join(", "),
-      received,
-      stderrTail
-    });
-  }
-  const info = {
-    protocolVersion: version,
-    capabilities: discovered.capabilities,
-    serverInfo: discovered.serverInfo ?? {
-      name: "",
-      version: ""
-    },
-    era: "modern"
-  };
-  if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
-  if (!isJsonObject(info.capabilities.tools)) {
-    return {
-      kind: "failed",
-      failure: noTools(name, info, stderrTail)
-    };
-  }
-  return {
-    kind: "modern",
-    info
-  };
-}
-function judgeInitialize(answer2, plan, context) {
-  const { name, stderrTail } = context;
-  if (!answer2.ok) return err(handshakeFailure("initialize", answer2.error, context));
-  const requested = plan.legacy[0] ?? "";
-  const decoded = decodeInitializeResult(answer2.value, requested, plan.legacy);
-  if (!decoded.ok) {
-    const fault = decoded.error;
-    return err(fault.kind === "version_unsupported" ? {
-      kind: "version_unsupported",
-      message: `Cannot use server "${name}": ${fault.message}`,
-      requested: fault.requested,
-      received: fault.received,
-      stderrTail
-    } : {
-      kind: "handshake_failed",
-      message: `Server "${name}" answered initialize wrongly: ${fault.message}`,
-      stderrTail
-    });
-  }
-  const info = {
-    ...decoded.value,
-    era: "legacy"
-  };
-  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
-  return ok(info);
-}
-function withAttempts(failure, attempts) {
-  if (attempts.length === 0) return failure;
-  if (failure.kind !== "handshake_failed" && failure.kind !== "version_unsupported") {
-    return failure;
-  }
-  const all = [
-    ...attempts,
-    {
-      method: "initialize",
-      outcome: failure.message
-    }
-  ];
-  const before = attempts.map((a) => `${a.method}: ${a.outcome}`).join("; ");
-  return {
-    ...failure,
-    message: `${failure.message} (tried before it: ${before})`,
-    attempts: all
-  };
-}
-function correctedVersion(answer2, plan) {
-  if (answer2.ok || answer2.error.kind !== "server_error") return void 0;
-  const { code, data } = answer2.error.error;
-  if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return void 0;
-  const supported = Array.isArray(data.supported) ? data.supported : [];
-  return plan.modern.find((version) => supported.includes(version));
-}
-async function runStart(plan, io) {
-  const context = (timeoutMs2) => ({
-    name: io.name,
-    timeoutMs: timeoutMs2,
-    stderrTail: io.stderrTail()
-  });
-  const attempts = [
-    ...io.priorAttempts
-  ];
-  const modern = plan.modern[0];
-  if (modern !== void 0) {
-    const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
-    });
-    let timeoutMs2 = probeDeadline(plan, io.remaining());
-    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
-    const corrected = correctedVersion(answer3, plan);
-    if (corrected !== void 0) {
-      timeoutMs2 = probeDeadline(plan, io.remaining());
-      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
-    }
-    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return {
-        ok: true,
-        info: verdict.info,
-        envelope
-      };
-    }
-    if (verdict.kind === "failed" || plan.legacy.length === 0) {
-      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
-      return {
-        ok: false,
-        failure: verdict.failure,
-        exitedOnProbe
-      };
-    }
-    attempts.push(verdict.attempt);
-  }
-  const timeoutMs = io.remaining();
-  const version = plan.legacy[0] ?? "";
-  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
-  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
-  if (!judged.ok) {
-    return {
-      ok: false,
-      failure: withAttempts(judged.error, attempts),
-      exitedOnProbe: false
-    };
-  }
-  return {
-    ok: true,
-    info: judged.value,
-    envelope: void 0
-  };
-}
-function startError(failure, cleanup, stderrTail) {
-  if (cleanup.ok) return {
-    ...failure,
-    cleanup: cleanup.value
-  };
-  return {
-    kind: "cleanup_unconfirmed",
-    message: `${failure.message}; its process could not be confirmed gone: ` + cleanup.error.message,
-    cause: failure,
-    retirement: cleanup.error,
-    stderrTail
-  };
-}
+
+
+
+
+
+
+
+
+
+
+
+
 
 // worker/_http_read.ts
 var decoder2 = new TextDecoder();
 var MAX_REDIRECTS = 5;
-async function readBody(body, limit) {
-  const parts = [];
-  let size = 0;
-  if (body === null) return {
-    kind: "whole",
-    bytes: new Uint8Array()
-  };
-  const reader = body.getReader();
-  try {
-    for (; ; ) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size + value.length > limit) {
-        parts.push(value.subarray(0, limit - size));
-        reader.cancel().catch(() => {
-        });
-        return {
-          kind: "too_large",
-          bytes: joinBytes(parts, limit),
-          limit
-        };
-      }
-      parts.push(value);
-      size += value.length;
-    }
-  } catch (error) {
-    return {
-      kind: "broken",
-      bytes: joinBytes(parts, size),
-      message: reason(error)
-    };
-  } finally {
-    reader.releaseLock();
-  }
-  return {
-    kind: "whole",
-    bytes: joinBytes(parts, size)
-  };
-}
-async function readEvents(body, decoder5, onEvent) {
-  if (body === null) return {
-    kind: "ended"
-  };
-  const reader = body.getReader();
-  const stop = () => {
-    reader.cancel().catch(() => {
-    });
-    return {
-      kind: "stopped"
-    };
-  };
-  try {
-    for (; ; ) {
-      const { done, value } = await reader.read();
-      if (done) {
-        decoder5.end();
-        return {
-          kind: "ended"
-        };
-      }
-      const pushed = decoder5.push(value);
-      const events = pushed.ok ? pushed.value : pushed.error.events;
-      for (const event of events) if (!onEvent(event)) return stop();
-      if (!pushed.ok) {
-        reader.cancel().catch(() => {
-        });
-        return {
-          kind: "fault",
-          fault: pushed.error
-        };
-      }
-    }
-  } catch (error) {
-    return {
-      kind: "broken",
-      message: reason(error)
-    };
-  } finally {
-    reader.releaseLock();
-  }
-}
-async function send(url, init) {
-  let target = url;
-  for (let hop = 0; ; hop++) {
-    let response;
-    try {
-      response = await fetch(target, {
-        ...init,
-        redirect: "manual"
-      });
-    } catch (error) {
-      if (init.signal.aborted) return {
-        kind: "aborted"
-      };
-      return {
-        kind: "unreachable",
-        message: reason(error)
-      };
-    }
-    if (response.status < 300 || response.status > 399 || response.status === 304) {
-      return {
-        kind: "answer",
-        response
-      };
-    }
-    const location = response.headers.get("location") ?? "";
-    response.body?.cancel().catch(() => {
-    });
-    let next;
-    try {
-      next = new URL(location, target);
-    } catch {
-      return {
-        kind: "refused_redirect",
-        status: response.status,
-        location
-      };
-    }
-    const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
-    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
-      return {
-        kind: "refused_redirect",
-        status: response.status,
-        location: next.origin
-      };
-    }
-    target = next;
-  }
-}
-function reason(error) {
-  return error instanceof Error ? error.message : String(error);
-}
-function answerOf(bytes, id) {
-  const parsed = parseJson(decoder2.decode(bytes));
-  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
-  const body = parsed.value;
-  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
-  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
-    return frameText({
-      jsonrpc: "2.0",
-      id,
-      error: body.error
-    }).slice(0, -1);
-  }
-  return void 0;
-}
-async function refusal(response) {
-  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
-  const http = {
-    status: response.status,
-    statusText: response.statusText,
-    body: bodyExcerpt(read.bytes)
-  };
-  const challenge = response.headers.get("www-authenticate");
-  if (challenge !== null) http.wwwAuthenticate = challenge;
-  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
-  return {
-    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`,
-    http
-  };
-}
+
+
+
+
+
+
 
 // worker/_http_session.ts
 var encoder3 = new TextEncoder();
@@ -2067,12 +2900,7 @@ var HttpSession = class {
     return void 0;
   }
 };
-function firstEventData(bytes) {
-  const events = new SseDecoder();
-  const pushed = events.push(bytes);
-  const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
-  return first?.data ?? "";
-}
+
 
 // codec/param_headers.ts
 var PARAM_HEADER_PREFIX = "Mcp-Param-";
@@ -2108,85 +2936,8 @@ var MAPS = /* @__PURE__ */ new Set([
   "$defs",
   "definitions"
 ]);
-function scanParamHeaders(schema) {
-  const headers = [];
-  const seen = /* @__PURE__ */ new Map();
-  const visit = (node, path, reachable) => {
-    if (!isJsonObject(node)) return void 0;
-    if (MARK in node) {
-      const where = path.length === 0 ? "the schema itself" : path.join(".");
-      if (!reachable || path.length === 0) {
-        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
-      }
-      const name = node[MARK];
-      if (typeof name !== "string" || name.length === 0) {
-        return `${where}: ${MARK} must be a non-empty string`;
-      }
-      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
-      const type = node.type;
-      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
-        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
-      }
-      const prior = seen.get(name.toLowerCase());
-      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
-      seen.set(name.toLowerCase(), JSON.stringify(name));
-      headers.push({
-        path: [
-          ...path
-        ],
-        name
-      });
-    }
-    const properties = node.properties;
-    if (isJsonObject(properties)) {
-      for (const key of Object.keys(properties)) {
-        const fault2 = visit(properties[key] ?? null, [
-          ...path,
-          key
-        ], reachable);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    for (const keyword of ELSEWHERE) {
-      const sub = node[keyword];
-      if (sub === void 0) continue;
-      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
-        sub
-      ];
-      for (const branch of branches) {
-        const fault2 = visit(branch, [
-          ...path,
-          `<${keyword}>`
-        ], false);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    return void 0;
-  };
-  const fault = visit(schema, [], true);
-  return fault === void 0 ? {
-    ok: true,
-    headers
-  } : {
-    ok: false,
-    reason: fault
-  };
-}
-function paramHeaders(marks, args) {
-  const out = [];
-  for (const mark of marks) {
-    let value = args;
-    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
-    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
-    if (text !== void 0) {
-      out.push([
-        `${PARAM_HEADER_PREFIX}${mark.name}`,
-        encodeHeaderValue(text)
-      ]);
-    }
-  }
-  return out;
-}
+
+
 
 // worker/_http_tools.ts
 var ToolMarks = class {
@@ -2568,9 +3319,7 @@ var HttpTransport = class {
     return this.#refused;
   }
 };
-function isModernList(message) {
-  return message.method === "tools/list" && message.version !== void 0;
-}
+
 
 // worker/_pending.ts
 var PendingTable = class {
@@ -2635,26 +3384,9 @@ var PendingTable = class {
 };
 
 // worker/errors.ts
-function callTimedOut(server, method, timeoutMs, aborted) {
-  return {
-    kind: "call_timed_out",
-    method,
-    timeoutMs,
-    aborted,
-    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
-  };
-}
-function serverError(server, method, error) {
-  return {
-    kind: "server_error",
-    method,
-    error,
-    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
-  };
-}
-function malformedLine(server, line, reason2) {
-  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
-}
+
+
+
 
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
@@ -2796,123 +3528,12 @@ var Retirement = class {
 
 // codec/jsonrpc.ts
 var METHOD_NOT_FOUND = -32601;
-function classify(value) {
-  if (!isJsonObject(value)) {
-    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
-  }
-  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
-  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
-  const hasId = Object.hasOwn(value, "id");
-  const id = value.id;
-  if (hasId && !isId(id)) {
-    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
-  }
-  if (Object.hasOwn(value, "method")) {
-    const method = value.method;
-    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
-    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad(`a message with "method" also has "result" or "error"`);
-    }
-    const hasParams = Object.hasOwn(value, "params");
-    const params = hasParams ? value.params : void 0;
-    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
-    }
-    if (hasId) {
-      return ok(params === void 0 ? {
-        kind: "request",
-        id,
-        method
-      } : {
-        kind: "request",
-        id,
-        method,
-        params
-      });
-    }
-    return ok(params === void 0 ? {
-      kind: "notification",
-      method
-    } : {
-      kind: "notification",
-      method,
-      params
-    });
-  }
-  if (!hasId) return bad(`a message has neither "method" nor "id"`);
-  const hasResult = Object.hasOwn(value, "result");
-  const hasError = Object.hasOwn(value, "error");
-  if (hasResult === hasError) {
-    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
-  }
-  if (hasResult) {
-    return ok({
-      kind: "response",
-      id,
-      outcome: ok(value.result)
-    });
-  }
-  const error = decodeRpcError(value.error);
-  if (error === void 0) {
-    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
-  }
-  return ok({
-    kind: "response",
-    id,
-    outcome: err(error)
-  });
-}
-function decodeRpcError(value) {
-  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
-    return void 0;
-  }
-  const { code, message, data } = value;
-  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
-    return void 0;
-  }
-  return Object.hasOwn(value, "data") ? {
-    code,
-    message,
-    data
-  } : {
-    code,
-    message
-  };
-}
-function isId(value) {
-  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
-}
-function bad(message) {
-  return err({
-    kind: "bad_message",
-    message: `Cannot decode JSON-RPC message: ${message}`
-  });
-}
-function encodeNotification(method, params) {
-  return params === void 0 ? {
-    jsonrpc: "2.0",
-    method
-  } : {
-    jsonrpc: "2.0",
-    method,
-    params
-  };
-}
-function encodeError(id, error) {
-  const body = error.data === void 0 ? {
-    code: error.code,
-    message: error.message
-  } : {
-    code: error.code,
-    message: error.message,
-    data: error.data
-  };
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: body
-  };
-}
+
+
+
+
+
+
 
 // codec/peek.ts
 var QUOTE = 34;
@@ -2927,102 +3548,10 @@ var ZERO = 48;
 var NINE = 57;
 var MAX_ID_DIGITS = 15;
 var STRUCTURE = /["[\]{}]/g;
-function peekResponseId(line) {
-  const end = line.length;
-  let at = skipSpace(line, 0);
-  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
-  at = skipSpace(line, at + 1);
-  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
-  let id;
-  let answered = false;
-  for (; ; ) {
-    if (line.charCodeAt(at) !== QUOTE) return void 0;
-    const keyEnd = line.indexOf('"', at + 1);
-    if (keyEnd === -1) return void 0;
-    const key = line.slice(at + 1, keyEnd);
-    if (key.includes("\\")) return void 0;
-    at = skipSpace(line, keyEnd + 1);
-    if (line.charCodeAt(at) !== COLON) return void 0;
-    at = skipSpace(line, at + 1);
-    if (key === "method") return void 0;
-    if (key === "id") {
-      const start2 = at;
-      while (at < end && at - start2 <= MAX_ID_DIGITS) {
-        const code = line.charCodeAt(at);
-        if (code < ZERO || code > NINE) break;
-        at++;
-      }
-      const digits = at - start2;
-      if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
-      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
-      id = Number(line.slice(start2, at));
-    } else {
-      if (key === "result" || key === "error") answered = true;
-      at = skipValue(line, at);
-      if (at === -1) return void 0;
-    }
-    at = skipSpace(line, at);
-    const next = line.charCodeAt(at);
-    if (next === COMMA) {
-      at = skipSpace(line, at + 1);
-      continue;
-    }
-    if (next !== CLOSE_BRACE) return void 0;
-    if (skipSpace(line, at + 1) !== end) return void 0;
-    return answered ? id : void 0;
-  }
-}
-function skipSpace(line, at) {
-  for (; ; ) {
-    const code = line.charCodeAt(at);
-    if (code !== 32 && code !== 9 && code !== 10 && code !== 13) return at;
-    at++;
-  }
-}
-function skipString(line, at) {
-  let from = at + 1;
-  for (; ; ) {
-    const quote2 = line.indexOf('"', from);
-    if (quote2 === -1) return -1;
-    let slashes = 0;
-    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
-    if (slashes % 2 === 0) return quote2 + 1;
-    from = quote2 + 1;
-  }
-}
-function skipValue(line, at) {
-  const first = line.charCodeAt(at);
-  if (first === QUOTE) return skipString(line, at);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-    let next = at;
-    while (next < line.length) {
-      const code = line.charCodeAt(next);
-      if (code === COMMA || code === CLOSE_BRACE) break;
-      next++;
-    }
-    return next === at ? -1 : next;
-  }
-  let depth = 0;
-  STRUCTURE.lastIndex = at;
-  for (; ; ) {
-    const found = STRUCTURE.exec(line);
-    if (found === null) return -1;
-    const index = found.index;
-    const code = line.charCodeAt(index);
-    if (code === QUOTE) {
-      const after = skipString(line, index);
-      if (after === -1) return -1;
-      STRUCTURE.lastIndex = after;
-      continue;
-    }
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-      depth++;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-      depth--;
-      if (depth === 0) return index + 1;
-    }
-  }
-}
+
+
+
+
 var ascii = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0));
 var HEAD_ID = ascii('{"jsonrpc":"2.0","id":');
 var AFTER_ID = [
@@ -3036,52 +3565,9 @@ var HEADS_ANSWER = [
   ascii('{"jsonrpc":"2.0","error":')
 ];
 var TAIL_ID = ascii(',"id":');
-function startsWith(line, at, part) {
-  if (at + part.length > line.length) return false;
-  for (let index = 0; index < part.length; index++) {
-    if (line[at + index] !== part[index]) return false;
-  }
-  return true;
-}
-function digitsAt(line, start2, end) {
-  const count = end - start2;
-  if (count < 1 || count > MAX_ID_DIGITS) return -1;
-  if (count > 1 && line[start2] === ZERO) return -1;
-  let id = 0;
-  for (let at = start2; at < end; at++) {
-    const code = line[at];
-    if (code < ZERO || code > NINE) return -1;
-    id = id * 10 + code - ZERO;
-  }
-  return id;
-}
-function peekResponseIdBytes(line) {
-  if (startsWith(line, 0, HEAD_ID)) {
-    let end = HEAD_ID.length;
-    while (end < line.length && end - HEAD_ID.length <= MAX_ID_DIGITS) {
-      const code = line[end];
-      if (code < ZERO || code > NINE) break;
-      end++;
-    }
-    const id2 = digitsAt(line, HEAD_ID.length, end);
-    if (id2 === -1) return void 0;
-    for (const after of AFTER_ID) if (startsWith(line, end, after)) return id2;
-    return void 0;
-  }
-  const last = line.length - 1;
-  if (line[last] !== CLOSE_BRACE || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
-    return void 0;
-  }
-  let start2 = last;
-  while (start2 > 0 && last - start2 <= MAX_ID_DIGITS) {
-    const code = line[start2 - 1];
-    if (code < ZERO || code > NINE) break;
-    start2--;
-  }
-  const id = digitsAt(line, start2, last);
-  if (id === -1 || start2 < TAIL_ID.length) return void 0;
-  return startsWith(line, start2 - TAIL_ID.length, TAIL_ID) ? id : void 0;
-}
+
+
+
 
 // worker/_lines.ts
 var OPEN_BRACE2 = 123;
@@ -3188,33 +3674,8 @@ var LineReader = class {
     };
   }
 };
-function readServerLine(line, server, starting) {
-  const parsed = parseJson(line);
-  const inbound = parsed.ok ? classify(parsed.value) : parsed;
-  if (inbound.ok) {
-    const message = inbound.value;
-    if (starting !== void 0 && message.kind === "request" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
-      return {
-        kind: "malformed",
-        message: notAnMcpServer(server, line, "echo", message.method)
-      };
-    }
-    return message;
-  }
-  if (starting !== void 0) {
-    return {
-      kind: "malformed",
-      message: notAnMcpServer(server, line, "garbage", starting)
-    };
-  }
-  return {
-    kind: "malformed",
-    message: malformedLine(server, line, inbound.error.message)
-  };
-}
-function notAnMcpServer(name, line, how, method = "initialize") {
-  return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
-}
+
+
 
 // worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
@@ -3552,31 +4013,16 @@ var ClientMachine = class {
 };
 
 // worker/guards.ts
-function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-function isString(value) {
-  return typeof value === "string";
-}
-function isCount(value) {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-}
-function isDuration(value) {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-}
-function isDrain(value) {
-  return value === true || value === false || value === "unknown";
-}
-function isStringRecord(value) {
-  return isRecord(value) && Object.values(value).every(isString);
-}
+
+
+
+
+
+
 
 // worker/messages.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
-function renderAnswers(tickets2, ids, lines) {
-  return `${tickets2.join(",")} ${ids.join(",")}
-${lines}`;
-}
+
 var METHODS = /* @__PURE__ */ new Set([
   "tools/call",
   "tools/list",
@@ -3585,135 +4031,9 @@ var METHODS = /* @__PURE__ */ new Set([
 var OPEN_BRACE3 = 123;
 var CLOSE_BRACE2 = 125;
 var NEWLINE4 = 10;
-function decodeRequests(batch) {
-  const requests = [];
-  for (const line of batch.split("\n")) {
-    const first = line.indexOf("|");
-    const second = line.indexOf("|", first + 1);
-    const third = line.indexOf("|", second + 1);
-    const ticket = Number(line.slice(0, first));
-    const timeoutMs = Number(line.slice(first + 1, second));
-    const method = line.slice(second + 1, third);
-    const paramsText = line.slice(third + 1);
-    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
-    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
-      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
-      return Number.isSafeInteger(ticket) ? {
-        requests,
-        fault,
-        faultTicket: ticket
-      } : {
-        requests,
-        fault
-      };
-    }
-    requests.push({
-      ticket,
-      timeoutMs,
-      method,
-      params: paramsText
-    });
-  }
-  return {
-    requests
-  };
-}
-function decodeToWorker(data) {
-  if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
-  const bad2 = (what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`);
-  switch (data.kind) {
-    case "start": {
-      const { name, command, args, env, cwd } = data;
-      if (!isString(name) || !isString(command)) return bad2("no name or command");
-      if (!Array.isArray(args) || !args.every(isString)) return bad2("args are not strings");
-      if (!isStringRecord(env)) return bad2("env is not a string record");
-      if (cwd !== null && !isString(cwd)) return bad2("cwd is not a string");
-      const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
-      if (!isDuration(connectTimeoutMs)) return bad2("bad deadline");
-      if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
-      if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
-      const { era, versions } = data;
-      if (era !== "auto" && era !== "modern" && era !== "legacy") return bad2("unknown era");
-      if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
-        return bad2("versions are not supported versions");
-      }
-      const remote = readRemote(data.remote);
-      if (remote === void 0) return bad2("remote is not a URL with string headers");
-      return ok({
-        kind: "start",
-        name,
-        command,
-        args: [
-          ...args
-        ],
-        env: {
-          ...env
-        },
-        cwd,
-        connectTimeoutMs,
-        retirementTimeoutMs,
-        forwardStderr,
-        era,
-        versions: versions === null ? null : [
-          ...versions
-        ],
-        remote
-      });
-    }
-    case "request": {
-      const { ticket, timeoutMs, method, params } = data;
-      if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
-      if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
-      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE4)) {
-        return bad2("params are not the bytes of one compact JSON object");
-      }
-      return ok({
-        kind: "request",
-        ticket,
-        timeoutMs,
-        method,
-        params
-      });
-    }
-    case "cancel":
-      return isCount(data.ticket) && typeof data.timedOut === "boolean" ? ok({
-        kind: "cancel",
-        ticket: data.ticket,
-        timedOut: data.timedOut
-      }) : bad2("bad ticket");
-    case "malformed":
-      return isString(data.message) && (data.cause === "malformed" || data.cause === "framing") ? ok({
-        kind: "malformed",
-        message: data.message,
-        cause: data.cause
-      }) : bad2("message is not a string or cause unknown");
-    case "retire":
-      return isDuration(data.timeoutMs) ? ok({
-        kind: "retire",
-        timeoutMs: data.timeoutMs
-      }) : bad2("bad deadline");
-    case "drained":
-      return isCount(data.seq) && isDrain(data.drained) ? ok({
-        kind: "drained",
-        seq: data.seq,
-        drained: data.drained
-      }) : bad2("bad seq or drain");
-    default:
-      return bad2("unknown kind");
-  }
-}
-function readRemote(value) {
-  if (value === null) return null;
-  if (!isRecord(value)) return void 0;
-  const { url, headers } = value;
-  if (!isString(url) || !isStringRecord(headers)) return void 0;
-  return {
-    url,
-    headers: {
-      ...headers
-    }
-  };
-}
+
+
+
 
 // worker/entry.ts
 var STDERR_FLUSH_MS = 50;
@@ -3734,61 +4054,11 @@ var clock = new WaitClock();
 var tickets = /* @__PURE__ */ new Map();
 var drains = /* @__PURE__ */ new Map();
 var nextDrain = 0;
-function post(event) {
-  sealAnswers();
-  outbox.push(event);
-  if (!flushQueued) {
-    flushQueued = true;
-    queueMicrotask(flush);
-  }
-}
-function flush() {
-  flushQueued = false;
-  sealAnswers();
-  if (outbox.length === 0) return;
-  const batch = outbox;
-  outbox = [];
-  const only = batch.length === 1 ? batch[0] : void 0;
-  if (only?.kind === "answers" && typeof only.lines === "string") {
-    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
-    return;
-  }
-  const transfer = [];
-  for (const event of batch) {
-    if (event.kind === "answers" && typeof event.lines !== "string") {
-      transfer.push(event.lines.buffer);
-    }
-  }
-  if (transfer.length === 0) self.postMessage(batch);
-  else self.postMessage(batch, transfer);
-}
-function sealAnswers() {
-  const batch = answers;
-  answers = void 0;
-  if (batch === void 0) return;
-  batch.event.lines = batch.whole ?? textOrBytes(scratch.subarray(0, batch.size));
-  if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
-}
-function flushStderr() {
-  if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
-  stderrTimer = void 0;
-  if (stderrHeldBytes === 0) return;
-  const bytes = joinBytes(stderrHeld, stderrHeldBytes);
-  stderrHeld = [];
-  stderrHeldBytes = 0;
-  post({
-    kind: "stderr",
-    bytes
-  });
-}
-function holdStderr(chunk) {
-  stderrHeld.push(chunk.slice());
-  stderrHeldBytes += chunk.length;
-  while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
-    stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
-  }
-  stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
-}
+
+
+
+
+
 var group = {
   signal(pid, signal) {
     post({
@@ -3811,179 +4081,15 @@ var group = {
     });
   }
 };
-function remoteTransport(message) {
-  if (message.remote === null) return void 0;
-  return new HttpTransport({
-    name: message.name,
-    url: message.remote.url,
-    headers: message.remote.headers,
-    clock
-  });
-}
-function launch(message, options) {
-  const transport = remoteTransport(message) ?? new CommandTransport({
-    name: message.name,
-    command: message.command,
-    args: message.args,
-    env: message.env,
-    cwd: message.cwd ?? void 0,
-    forwardStderr: message.forwardStderr,
-    clock,
-    group,
-    onSpawn(pid) {
-      post({
-        kind: "spawned",
-        pid
-      });
-      flush();
-    },
-    onStderr: holdStderr,
-    onExit(status) {
-      flushStderr();
-      post({
-        kind: "exited",
-        pid: child.pid ?? 0,
-        code: status.code,
-        signal: status.signal
-      });
-    }
-  });
-  const child = new ClientMachine(transport, {
-    name: message.name,
-    clock,
-    connectTimeoutMs: options.connectTimeoutMs,
-    retirementTimeoutMs: message.retirementTimeoutMs,
-    era: options.era,
-    ...message.versions === null ? {} : {
-      versions: message.versions
-    },
-    priorAttempts: options.priorAttempts,
-    onDeath(error) {
-      if (child.state === "connecting" || child.state === "failed") return;
-      flushStderr();
-      post({
-        kind: "died",
-        error
-      });
-    }
-  });
-  machine = child;
-  return child;
-}
-async function start(message) {
-  if (started) return;
-  started = true;
-  const deadlineAt = clock.now() + message.connectTimeoutMs;
-  const first = launch(message, {
-    connectTimeoutMs: message.connectTimeoutMs,
-    era: message.era,
-    priorAttempts: []
-  });
-  let outcome = await first.connect();
-  const left = deadlineAt - clock.now();
-  if (!outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed") {
-    const attempts = outcome.error.kind === "handshake_failed" || outcome.error.kind === "version_unsupported" ? [
-      {
-        method: "server/discover",
-        outcome: outcome.error.message
-      }
-    ] : [];
-    outcome = await launch(message, {
-      connectTimeoutMs: left,
-      era: "legacy",
-      priorAttempts: attempts
-    }).connect();
-  }
-  flushStderr();
-  post({
-    kind: "started",
-    outcome: outcome.ok ? ok(outcome.value) : outcome
-  });
-}
-function settle(ticket, outcome) {
-  tickets.delete(ticket);
-  post({
-    kind: "settled",
-    ticket,
-    outcome
-  });
-}
-function answer(ticket, id, line) {
-  tickets.delete(ticket);
-  let batch = answers;
-  if (batch === void 0) {
-    const event = {
-      kind: "answers",
-      tickets: [],
-      ids: [],
-      lines: EMPTY
-    };
-    post(event);
-    batch = {
-      event,
-      size: 0,
-      whole: void 0
-    };
-    answers = batch;
-    if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
-      batch.whole = line;
-      batch.size = line.length;
-      batch.event.tickets.push(ticket);
-      batch.event.ids.push(id);
-      return;
-    }
-  }
-  if (batch.whole !== void 0) {
-    const whole = batch.whole;
-    batch.whole = void 0;
-    batch.size = 0;
-    append(batch, whole, false);
-  }
-  append(batch, line, batch.event.tickets.length > 0);
-  batch.event.tickets.push(ticket);
-  batch.event.ids.push(id);
-}
-function textOrBytes(bytes) {
-  const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
-  return text ?? bytes.slice();
-}
-function append(batch, line, separated) {
-  const needed = batch.size + line.length + (separated ? 1 : 0);
-  if (needed > scratch.length) {
-    const grown = new Uint8Array(Math.max(needed, scratch.length * 2));
-    grown.set(scratch.subarray(0, batch.size));
-    scratch = grown;
-  }
-  if (separated) scratch[batch.size++] = NEWLINE5;
-  scratch.set(line, batch.size);
-  batch.size += line.length;
-}
-function refuse(ticket, message) {
-  settle(ticket, err({
-    kind: "unavailable",
-    cause: "worker_lost",
-    message,
-    stderrTail: ""
-  }));
-}
-function run(request) {
-  const { ticket, timeoutMs, method, params } = request;
-  const client = machine;
-  if (client === void 0) {
-    settle(ticket, err({
-      kind: "unavailable",
-      cause: "not_connected",
-      message: "The client was not started",
-      stderrTail: ""
-    }));
-    return;
-  }
-  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
-    raw: (id2, line) => answer(ticket, id2, line),
-    timed: false
-  });
-  if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
-}
+
+
+
+
+
+
+
+
+
 self.onmessage = (event) => {
   const data = event.data;
   if (typeof data === "string") {

@@ -16,6 +16,8 @@
  * @module
  */
 
+import { eagerFunctions } from "./_eager_functions.ts";
+
 const root = new URL("../", import.meta.url);
 
 /** One generated file: where it goes and how its text is made. */
@@ -61,7 +63,7 @@ export async function bundleWorker(): Promise<string> {
         `deno bundle failed (code ${result.code}): ${new TextDecoder().decode(result.stderr)}`,
       );
     }
-    return BUNDLE_HEADER + await Deno.readTextFile(out);
+    return BUNDLE_HEADER + eagerFunctions(await Deno.readTextFile(out));
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
