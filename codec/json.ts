@@ -153,12 +153,61 @@ function inspect(value: unknown, depth: number, scan: Scan, strip: boolean): voi
  * ```
  */
 export function stringifyJson(value: JsonValue): Result<string, JsonFault> {
-  const check = validate(value, 0, "$");
-  if (check.fault !== undefined) return err(check.fault);
-  if (!check.bigint) return ok(JSON.stringify(value));
+  const check = sayable(value, 0);
+  if (check === UNSAYABLE) {
+    const fault = validate(value, 0, "$").fault;
+    if (fault !== undefined) return err(fault);
+  }
+  if (check === PLAIN) return ok(JSON.stringify(value));
   const out: string[] = [];
   write(value, out);
   return ok(out.join(""));
+}
+
+const PLAIN = 0;
+const EXACT = 1;
+const UNSAYABLE = 2;
+
+// Whether JSON can say a value, without allocating: PLAIN (JSON.stringify
+// renders it), EXACT (it holds an integer a double cannot, for `write`) or
+// UNSAYABLE, whose fault `validate` then finds with its path. Every call's
+// parameters pass here, so the common case builds no path strings.
+function sayable(value: unknown, depth: number): number {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return PLAIN;
+    case "bigint":
+      return EXACT;
+    case "number":
+      if (!Number.isFinite(value)) return UNSAYABLE;
+      return Number.isInteger(value) && !Number.isSafeInteger(value) ? EXACT : PLAIN;
+    case "object": {
+      if (value === null) return PLAIN;
+      if (depth >= MAX_JSON_DEPTH) return UNSAYABLE;
+      let found = PLAIN;
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+          const inner = sayable(value[index], depth + 1);
+          if (inner === UNSAYABLE) return UNSAYABLE;
+          found |= inner;
+        }
+        return found;
+      }
+      const record = value as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const item = record[key];
+        if (item === undefined) continue;
+        const inner = sayable(item, depth + 1);
+        if (inner === UNSAYABLE) return UNSAYABLE;
+        found |= inner;
+      }
+      return found;
+    }
+    default:
+      return UNSAYABLE;
+  }
 }
 
 type Validation = { fault: JsonFault | undefined; bigint: boolean };
