@@ -238,12 +238,52 @@ var inspect = (function inspect(value, depth, scan, strip) {
   }
 });
 var stringifyJson = (function stringifyJson(value) {
-  const check = validate(value, 0, "$");
-  if (check.fault !== void 0) return err(check.fault);
-  if (!check.bigint) return ok(JSON.stringify(value));
+  const check = sayable(value, 0);
+  if (check === UNSAYABLE) {
+    const fault = validate(value, 0, "$").fault;
+    if (fault !== void 0) return err(fault);
+  }
+  if (check === PLAIN) return ok(JSON.stringify(value));
   const out = [];
   write(value, out);
   return ok(out.join(""));
+});
+var sayable = (function sayable(value, depth) {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return PLAIN;
+    case "bigint":
+      return EXACT;
+    case "number":
+      if (!Number.isFinite(value)) return UNSAYABLE;
+      return Number.isInteger(value) && !Number.isSafeInteger(value) ? EXACT : PLAIN;
+    case "object": {
+      if (value === null) return PLAIN;
+      if (depth >= MAX_JSON_DEPTH) return UNSAYABLE;
+      let found = PLAIN;
+      if (Array.isArray(value)) {
+        for (let index = 0; index < value.length; index++) {
+          const inner = sayable(value[index], depth + 1);
+          if (inner === UNSAYABLE) return UNSAYABLE;
+          found |= inner;
+        }
+        return found;
+      }
+      const record = value;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        const item = record[key];
+        if (item === void 0) continue;
+        const inner = sayable(item, depth + 1);
+        if (inner === UNSAYABLE) return UNSAYABLE;
+        found |= inner;
+      }
+      return found;
+    }
+    default:
+      return UNSAYABLE;
+  }
 });
 var validate = (function validate(value, depth, path) {
   switch (typeof value) {
@@ -1904,6 +1944,10 @@ var INTEGER_SOURCE = /^-?\d+$/;
 
 
 
+var PLAIN = 0;
+var EXACT = 1;
+var UNSAYABLE = 2;
+
 
 
 
@@ -1913,18 +1957,24 @@ var MAX_LINE_BYTES = 16 * 1024 * 1024;
 var NEWLINE = 10;
 var RETURN = 13;
 var LineSplitter = class {
-  // Copies of the pieces of the line not yet complete, and their size.
+  // Copies of the pieces of the line not yet complete, and their size; past
+  // LONG_LINE_BYTES they are gathered in `#long` instead.
   #parts = [];
   #pending = 0;
+  #long;
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
   /** Bytes held for the line not yet completed. */
   get pendingBytes() {
     return this.#pending;
   }
-  /** Whether `line` is a buffer of its own (it spanned chunks), which its receiver may keep or transfer. */
+  /**
+   * Whether `line` spanned chunks: a view into a buffer no splitter writes
+   * any more, which its receiver may keep or transfer (a line in one chunk is
+   * a view into that chunk).
+   */
   static owns(line) {
-    return line.byteOffset === 0 && line.byteLength === line.buffer.byteLength;
+    return GIVEN_UP.has(line.buffer);
   }
   /**
    * Feeds one chunk; returns the lines it completed, or the first fault met
@@ -1944,8 +1994,7 @@ var LineSplitter = class {
           this.#skipping = true;
           this.#drop();
         } else {
-          this.#parts.push(chunk.slice(start2));
-          this.#pending += rest;
+          this.#hold(chunk.subarray(start2));
         }
         break;
       }
@@ -1963,8 +2012,8 @@ var LineSplitter = class {
       }
       let line = piece;
       if (this.#pending > 0) {
-        this.#parts.push(piece);
-        line = joinParts(this.#parts, size);
+        line = this.#complete(piece);
+        GIVEN_UP.add(line.buffer);
         this.#drop();
       }
       const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
@@ -1991,11 +2040,53 @@ var LineSplitter = class {
       NEWLINE
     ]));
   }
+  /** Keeps a piece of the line not yet complete: copied, into `#long` once it is long. */
+  #hold(piece) {
+    const size = this.#pending + piece.length;
+    let long = this.#long;
+    if (long === void 0 && size > LONG_LINE_BYTES && RESIZABLE) {
+      long = new Uint8Array(new ArrayBuffer(0, {
+        maxByteLength: MAX_LINE_BYTES + 1
+      }));
+      this.#long = long;
+      this.#grow(long, size);
+      let offset = 0;
+      for (const part of this.#parts) {
+        long.set(part, offset);
+        offset += part.length;
+      }
+      this.#parts = [];
+    } else if (long !== void 0) {
+      this.#grow(long, size);
+    }
+    if (long !== void 0) long.set(piece, this.#pending);
+    else this.#parts.push(piece.slice());
+    this.#pending = size;
+  }
+  /** The pending line with its last piece, in a buffer of its own. */
+  #complete(piece) {
+    const size = this.#pending + piece.length;
+    const long = this.#long;
+    if (long === void 0) {
+      this.#parts.push(piece);
+      return joinParts(this.#parts, size);
+    }
+    this.#grow(long, size);
+    long.set(piece, this.#pending);
+    return new Uint8Array(long.buffer, 0, size);
+  }
+  #grow(long, size) {
+    long.buffer.resize(size);
+  }
   #drop() {
     this.#parts = [];
     this.#pending = 0;
+    this.#long = void 0;
   }
 };
+var LONG_LINE_BYTES = 64 * 1024;
+var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
+var GIVEN_UP = /* @__PURE__ */ new WeakSet();
 
 
 

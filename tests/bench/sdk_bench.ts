@@ -58,7 +58,9 @@ const FULL: Plan = {
   throughputCalls: 8_000,
   throughputRounds: 3,
   bigRounds: 5,
-  warmup: 300,
+  // Every caller runs this many calls first, so that the rows measure each
+  // client's steady state, its code optimized, rather than its warm-up.
+  warmup: 2_000,
   memoryWarmup: 1_500,
 };
 

@@ -84,12 +84,42 @@ Deno.test("LineSplitter: a line in one chunk is a view, one across chunks a buff
   assert.ok(second.ok && second.value[0] !== undefined);
   assert.equal(new TextDecoder().decode(second.value[0]), "two");
   assert.ok(LineSplitter.owns(second.value[0]));
-  // A line across chunks that ends in CRLF is a view of its own buffer, not the whole of it.
+  // A line across chunks that ends in CRLF is a view into a buffer of its own too.
   splitter.push(bytes("x"));
   const crlf = splitter.push(bytes("y\r\n"));
   assert.ok(crlf.ok && crlf.value[0] !== undefined);
   assert.equal(new TextDecoder().decode(crlf.value[0]), "xy");
-  assert.ok(!LineSplitter.owns(crlf.value[0]));
+  assert.ok(LineSplitter.owns(crlf.value[0]));
+  assert.notEqual(crlf.value[0].buffer, second.value[0].buffer);
+  assert.equal(new TextDecoder().decode(second.value[0]), "two");
+});
+
+Deno.test("LineSplitter gathers a long line as it comes, each in a buffer of its own", () => {
+  const splitter = new LineSplitter();
+  const piece = (fill: number) => new Uint8Array(48 * 1024).fill(fill);
+  const lines: Uint8Array[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (let index = 0; index < 40; index++) {
+      const chunk = piece(0x61 + index % 26);
+      const pushed = splitter.push(chunk);
+      assert.deepStrictEqual(pushed, { ok: true, value: [] });
+      chunk.fill(0x7a); // what the splitter keeps is its own
+    }
+    const last = splitter.push(bytes("end\n"));
+    assert.ok(last.ok && last.value[0] !== undefined);
+    lines.push(last.value[0]);
+  }
+  for (const line of lines) {
+    assert.equal(line.length, 40 * 48 * 1024 + 3);
+    assert.ok(LineSplitter.owns(line));
+    for (let index = 0; index < 40; index++) {
+      assert.equal(line[index * 48 * 1024], 0x61 + index % 26);
+      assert.equal(line[index * 48 * 1024 + 48 * 1024 - 1], 0x61 + index % 26);
+    }
+    assert.equal(new TextDecoder().decode(line.subarray(line.length - 3)), "end");
+  }
+  assert.notEqual(lines[0]?.buffer, lines[1]?.buffer);
+  assert.equal(splitter.pendingBytes, 0);
 });
 
 Deno.test("LineSplitter enforces MAX_LINE_BYTES as LineDecoder does", async (t) => {
