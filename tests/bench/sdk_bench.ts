@@ -8,7 +8,9 @@
 //   ... --rows 3,4 --only ours                      a subset, for a profiler
 //
 // Rows 2 and 6 run each client in its own subprocess (`--fleet <kind> <n>`),
-// so the peak resident memory read there (VmHWM) is that client's alone.
+// so the peak resident memory read there (VmHWM) is that client's alone; row
+// 5 too (`--big <kind> <rounds>`), so that no client's heap collects another's
+// 8 MiB strings.
 
 import {
   allGone,
@@ -440,16 +442,22 @@ async function rowsCalls(
   ];
 }
 
-async function rowsBig(
-  sessions: Partial<Record<ClientKind, Session>>,
-  pipe: Pipe,
-  rounds: number,
-  only: ClientKind | undefined,
-): Promise<Line[]> {
-  const result = samples();
-  const args = samples();
-  const floorResult: number[] = [];
-  const floorArgs: number[] = [];
+/** Rounds of row 5 each process runs first, uncounted. */
+const BIG_WARMUP = 3;
+
+/** What one client's subprocess measured for row 5, with the pipe floor beside it. */
+type BigReport = { result: number[]; args: number[]; floorResult: number[]; floorArgs: number[] };
+
+/**
+ * Row 5 for one client, in a process of its own (`--big <kind> <rounds>`):
+ * a client's 8 MiB strings are garbage its own heap must collect, and the
+ * official client leaves gigabytes of it per call, which a client sharing
+ * its heap would be billed for. The pipe floor runs beside it, alternating.
+ */
+async function bigChild(kind: ClientKind, rounds: number): Promise<void> {
+  const session = await open(kind, [echoTarget(kind)]);
+  const pipe = new Pipe(echoTarget("pipe"));
+  await pipe.initialize();
   const pad = "x".repeat(8 * MIB);
   // `add` ignores the extra key and answers a short sum, so only the
   // arguments are large; echo would send them back (past the line cap).
@@ -459,23 +467,55 @@ async function rowsBig(
       `{"name":"add","arguments":{"a":1,"b":2,"pad":"${pad}"}}}\n`,
   );
   const bigResultParams = `{"name":"big","arguments":{"bytes":${8 * MIB}}}`;
-  const time = async (run: () => Promise<number>, into: number[], expect?: number) => {
+  const report: BigReport = { result: [], args: [], floorResult: [], floorArgs: [] };
+  const time = async (run: () => Promise<number>, into: number[] | undefined, expect?: number) => {
     const started = now();
     const got = await run();
-    into.push(now() - started);
+    into?.push(now() - started);
     if (expect !== undefined && got !== expect) {
       throw new Error(`Expected ${expect} characters, got ${got}`);
     }
   };
-  for (let round = 0; round < rounds; round++) {
-    for (const kind of order(round, only)) {
-      const session = sessions[kind];
-      if (session === undefined) continue;
-      await time(() => session.call(0, "big", { bytes: 8 * MIB }), result[kind], 8 * MIB);
-      await time(() => session.call(0, "add", bigArgs), args[kind], 1);
+  try {
+    // The first rounds warm both up (a client's first 8 MiB answers run
+    // unoptimized code into a heap not yet grown) and are not counted.
+    for (let round = 0; round < BIG_WARMUP + rounds; round++) {
+      const keep = (into: number[]) => round < BIG_WARMUP ? undefined : into;
+      await time(() => session.call(0, "big", { bytes: 8 * MIB }), keep(report.result), 8 * MIB);
+      await time(() => session.call(0, "add", bigArgs), keep(report.args), 1);
+      await time(() => pipe.request("tools/call", bigResultParams), keep(report.floorResult));
+      await time(() => pipe.send(bigArgsLine), keep(report.floorArgs));
     }
-    await time(() => pipe.request("tools/call", bigResultParams), floorResult);
-    await time(() => pipe.send(bigArgsLine), floorArgs);
+  } finally {
+    await session.close();
+    await pipe.close();
+  }
+  console.log(JSON.stringify(report));
+}
+
+async function bigRun(kind: ClientKind, rounds: number): Promise<BigReport> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-lock", SELF, "--big", kind, String(rounds)],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout).trim();
+  if (!output.success) throw new Error(`The ${kind} run of row 5 failed: ${text}`);
+  return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as BigReport;
+}
+
+async function rowsBig(rounds: number, only: ClientKind | undefined): Promise<Line[]> {
+  const result = samples();
+  const args = samples();
+  const floorResult: number[] = [];
+  const floorArgs: number[] = [];
+  for (const kind of order(0, only)) {
+    const report = await bigRun(kind, rounds);
+    result[kind].push(...report.result);
+    args[kind].push(...report.args);
+    floorResult.push(...report.floorResult);
+    floorArgs.push(...report.floorArgs);
   }
   return [
     {
@@ -606,7 +646,7 @@ async function main(): Promise<void> {
             }, only),
           );
         }
-        if (rows.has("5")) lines.push(...await rowsBig(sessions, pipe, plan.bigRounds, only));
+        if (rows.has("5")) lines.push(...await rowsBig(plan.bigRounds, only));
       } finally {
         for (const session of Object.values(sessions)) await session.close();
         await pipe.close();
@@ -676,7 +716,10 @@ async function main(): Promise<void> {
 
 if (import.meta.main) {
   const fleet = flag("--fleet");
-  if (fleet === "ours" || fleet === "sdk" || fleet === "workers") {
+  const big = flag("--big");
+  if (big === "ours" || big === "sdk") {
+    await bigChild(big, Number(Deno.args[Deno.args.indexOf("--big") + 2] ?? 3));
+  } else if (fleet === "ours" || fleet === "sdk" || fleet === "workers") {
     const count = Number(Deno.args[Deno.args.indexOf("--fleet") + 2] ?? FLEET);
     await fleetChild(fleet, count);
   } else {
