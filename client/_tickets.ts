@@ -13,7 +13,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
-import { err, ok, type Result } from "../codec/result.ts";
+import { err, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "../worker/errors.ts";
 import {
