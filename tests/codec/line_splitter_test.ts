@@ -200,3 +200,23 @@ Deno.test("LineSplitter's lines, decoded, are LineDecoder's lines for any UTF-8 
     { numRuns: RUNS },
   );
 });
+
+Deno.test("LineSplitter yields the same long lines however they are chunked", () => {
+  // Lines of up to 200 KiB, past the size where a pending line grows in place.
+  const line = fc.tuple(fc.nat(200 * 1024), fc.integer({ min: 0x20, max: 0x7e }), fc.boolean())
+    .map(([size, fill, crlf]) =>
+      concat(new Uint8Array(size).fill(fill), bytes(crlf ? "\r\n" : "\n"))
+    );
+  const input = fc.array(line, { minLength: 1, maxLength: 4 }).chain((lines) => {
+    const data = concat(...lines);
+    return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 8 }));
+  });
+  fc.assert(
+    fc.property(input, ([data, cuts]) => {
+      const whole = feed([data]);
+      const split = feed(splitAt(data, cuts));
+      assert.deepStrictEqual(split.lines, whole.lines);
+    }),
+    { numRuns: 30 },
+  );
+});
