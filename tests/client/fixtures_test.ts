@@ -147,6 +147,23 @@ Deno.test("a call given up is cancelled at the server, with whether it timed out
   await retired(client);
 });
 
+Deno.test("a long answer cut in many reads arrives whole, in either shape, and is refused when not UTF-8", async () => {
+  const text = "é日😀".repeat(3 * 1024 * 1024 / 9);
+  const client = new Client(fixture("long", "long_answer.ts"), QUICK);
+  await ready(client);
+  for (const shape of ["first", "last", "first"]) {
+    const call = await client.callTool("long", { shape });
+    assert.ok(call.ok, JSON.stringify(call).slice(0, 300));
+    const block = call.value.content[0];
+    assert.ok(block?.type === "text" && block.text === text, `the ${shape} shape arrives whole`);
+  }
+  const broken = await client.callTool("long", { shape: "broken" });
+  assert.ok(!broken.ok && broken.error.kind === "unavailable");
+  assert.equal(broken.error.cause, "framing");
+  assert.match(broken.error.message, /not valid UTF-8/);
+  await retired(client);
+});
+
 Deno.test("multi-byte characters cut across writes arrive whole", async () => {
   const client = new Client(fixture("split", "split_utf8.ts"), QUICK);
   await ready(client);
