@@ -430,6 +430,11 @@ var frameRequest = (function frameRequest(id, method) {
 var earlier = (function earlier(a, b) {
   return a.at < b.at || a.at === b.at && a.id < b.id;
 });
+var isRingMemory = (function isRingMemory(value) {
+  if (!(value instanceof SharedArrayBuffer)) return false;
+  const bytes = value.byteLength - HEADER_INTS * 4;
+  return bytes >= 64 && (bytes & bytes - 1) === 0;
+});
 var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
   if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
@@ -1019,7 +1024,7 @@ var readBody = (async function readBody(body, limit) {
     bytes: joinBytes(parts, size)
   };
 });
-var readEvents = (async function readEvents(body, decoder5, onEvent) {
+var readEvents = (async function readEvents(body, decoder6, onEvent) {
   if (body === null) return {
     kind: "ended"
   };
@@ -1035,12 +1040,12 @@ var readEvents = (async function readEvents(body, decoder5, onEvent) {
     for (; ; ) {
       const { done, value } = await reader.read();
       if (done) {
-        decoder5.end();
+        decoder6.end();
         return {
           kind: "ended"
         };
       }
-      const pushed = decoder5.push(value);
+      const pushed = decoder6.push(value);
       const events = pushed.ok ? pushed.value : pushed.error.events;
       for (const event of events) if (!onEvent(event)) return stop();
       if (!pushed.ok) {
@@ -1113,7 +1118,7 @@ var reason = (function reason(error) {
   return error instanceof Error ? error.message : String(error);
 });
 var answerOf = (function answerOf(bytes, id) {
-  const parsed = parseJson(decoder2.decode(bytes));
+  const parsed = parseJson(decoder3.decode(bytes));
   if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
   const body = parsed.value;
   if (body.id === id && ("error" in body || "result" in body)) return "as_is";
@@ -1611,6 +1616,10 @@ var decodeToWorker = (function decodeToWorker(data) {
       }
       const remote = readRemote(data.remote);
       if (remote === void 0) return bad2("remote is not a URL with string headers");
+      const rings = data.rings;
+      if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
+        return bad2("rings are not two rings' shared memory");
+      }
       return ok({
         kind: "start",
         name,
@@ -1629,7 +1638,11 @@ var decodeToWorker = (function decodeToWorker(data) {
         versions: versions === null ? null : [
           ...versions
         ],
-        remote
+        remote,
+        rings: {
+          requests: rings.requests,
+          answers: rings.answers
+        }
       });
     }
     case "request": {
@@ -1701,8 +1714,11 @@ var flush = (function flush() {
   const batch = outbox;
   outbox = [];
   const only = batch.length === 1 ? batch[0] : void 0;
+  const order = sentOrder++;
   if (only?.kind === "answers" && typeof only.lines === "string") {
-    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
+    const text = `${order}
+${renderAnswers(only.tickets, only.ids, only.lines)}`;
+    if (answerRing?.write(text) !== true) self.postMessage(text);
     return;
   }
   const transfer = [];
@@ -1711,8 +1727,14 @@ var flush = (function flush() {
       transfer.push(event.lines.buffer);
     }
   }
-  if (transfer.length === 0) self.postMessage(batch);
-  else self.postMessage(batch, transfer);
+  if (transfer.length === 0) self.postMessage({
+    order,
+    events: batch
+  });
+  else self.postMessage({
+    order,
+    events: batch
+  }, transfer);
 });
 var sealAnswers = (function sealAnswers() {
   const batch = answers;
@@ -1803,6 +1825,11 @@ var launch = (function launch(message, options) {
 var start = (async function start(message) {
   if (started) return;
   started = true;
+  answerRing = new RingWriter(message.rings.answers);
+  requestRing = new RingReader(message.rings.requests, onBatch, (broken) => {
+    throw new Error(`The main thread's request ring broke: it held ${broken}`);
+  });
+  requestRing.listen();
   const deadlineAt = clock.now() + message.connectTimeoutMs;
   const first = launch(message, {
     connectTimeoutMs: message.connectTimeoutMs,
@@ -1913,6 +1940,90 @@ var run = (function run(request) {
     timed: false
   });
   if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
+});
+var runBatch = (function runBatch(text) {
+  const batch = decodeRequests(text);
+  for (const request of batch.requests) run(request);
+  if (batch.fault !== void 0 && batch.faultTicket !== void 0) {
+    refuse(batch.faultTicket, batch.fault);
+  }
+});
+var inOrder = (function inOrder(order, act) {
+  if (order < nextOrder || early.has(order)) return;
+  if (order !== nextOrder) {
+    early.set(order, act);
+    return;
+  }
+  act();
+  nextOrder++;
+  for (let next = early.get(nextOrder); next !== void 0; next = early.get(nextOrder)) {
+    early.delete(nextOrder);
+    next();
+    nextOrder++;
+  }
+});
+var onBatch = (function onBatch(frame) {
+  const cut = frame.indexOf("\n");
+  const order = cut > 0 ? Number(frame.slice(0, cut)) : NaN;
+  if (!Number.isSafeInteger(order) || order < 0) {
+    throw new Error(`Cannot read a batch from the main thread: ${JSON.stringify(frame.slice(0, 40))}`);
+  }
+  inOrder(order, () => runBatch(frame.slice(cut + 1)));
+});
+var handle = (function handle(data) {
+  const decoded = decodeToWorker(data);
+  if (!decoded.ok) {
+    const ticket = data?.ticket;
+    if (data?.kind === "request" && Number.isSafeInteger(ticket)) {
+      refuse(ticket, decoded.error);
+    }
+    return;
+  }
+  const message = decoded.value;
+  switch (message.kind) {
+    case "start":
+      void start(message);
+      return;
+    case "request":
+      run(message);
+      return;
+    case "cancel": {
+      const id = tickets.get(message.ticket);
+      if (id !== void 0) machine?.cancel(id, message.timedOut);
+      return;
+    }
+    case "malformed":
+      machine?.malformed(message.message, message.cause);
+      return;
+    case "retire": {
+      const client = machine;
+      if (client === void 0) {
+        post({
+          kind: "retired",
+          outcome: ok({
+            kind: "no_resource"
+          })
+        });
+        return;
+      }
+      void client.shutdown({
+        timeoutMs: message.timeoutMs
+      }).then((outcome) => {
+        flushStderr();
+        post({
+          kind: "retired",
+          outcome
+        });
+      });
+      return;
+    }
+    case "drained": {
+      const resolve = drains.get(message.seq);
+      drains.delete(message.seq);
+      resolve?.(message.drained);
+      return;
+    }
+  }
 });
 
 
@@ -2134,8 +2245,8 @@ var WaitClock = class {
     };
   }
   /** Cancels a timer; cancelling a fired or cancelled timer does nothing. */
-  clearTimer(handle) {
-    if (typeof handle.id !== "number" || !this.#live.delete(handle.id)) return;
+  clearTimer(handle2) {
+    if (typeof handle2.id !== "number" || !this.#live.delete(handle2.id)) return;
     if (this.#heap.length > 2 * this.#live.size + SLACK) this.#rebuild();
     if (this.#live.size === 0 && this.#fallback !== void 0) {
       ++this.#generation;
@@ -2235,6 +2346,145 @@ var WaitClock = class {
   }
 };
 
+// worker/ring.ts
+var RING_BYTES = 128 * 1024;
+var HEAD = 0;
+var TAIL = 1;
+var WAITING = 2;
+var CLOSED = 3;
+var HEADER_INTS = 4;
+var LENGTH_BYTES = 4;
+var encoder2 = new TextEncoder();
+var decoder = new TextDecoder();
+
+var Ring = class {
+  header;
+  data;
+  mask;
+  constructor(memory) {
+    this.header = new Int32Array(memory, 0, HEADER_INTS);
+    this.data = new Uint8Array(memory, HEADER_INTS * 4);
+    this.mask = this.data.length - 1;
+  }
+  /**
+   * Closes the ring, from either end: nothing more is written, and the
+   * reader stops once it has read what was (a waiting reader is woken).
+   */
+  close() {
+    Atomics.store(this.header, CLOSED, 1);
+    Atomics.notify(this.header, HEAD);
+  }
+};
+var RingWriter = class extends Ring {
+  /**
+   * Writes one frame; false when it does not fit in the space left (or the
+   * ring is closed), and nothing is written then. Wakes the reader if it
+   * waits.
+   */
+  write(text) {
+    if (Atomics.load(this.header, CLOSED) !== 0) return false;
+    const bytes = encoder2.encode(text);
+    const head = Atomics.load(this.header, HEAD);
+    const used = head - Atomics.load(this.header, TAIL) | 0;
+    if (LENGTH_BYTES + bytes.length > this.data.length - used) return false;
+    let at = head;
+    const length = bytes.length;
+    for (let shift = 0; shift < 32; shift += 8) {
+      this.data[at & this.mask] = length >>> shift & 255;
+      at = at + 1 | 0;
+    }
+    const start2 = at & this.mask;
+    const first = Math.min(length, this.data.length - start2);
+    this.data.set(bytes.subarray(0, first), start2);
+    if (first < length) this.data.set(bytes.subarray(first), 0);
+    Atomics.store(this.header, HEAD, at + length | 0);
+    if (Atomics.load(this.header, WAITING) !== 0) Atomics.notify(this.header, HEAD);
+    return true;
+  }
+};
+var RingReader = class extends Ring {
+  #onFrame;
+  #onBroken;
+  #listening = false;
+  #broken = false;
+  /**
+   * `onFrame` receives each frame, in order, on this thread; `onBroken` is
+   * told once if a frame's length is impossible, after which nothing more is
+   * read.
+   */
+  constructor(memory, onFrame, onBroken) {
+    super(memory);
+    this.#onFrame = onFrame;
+    this.#onBroken = onBroken;
+  }
+  /** Reads every frame written so far. */
+  drain() {
+    while (!this.#broken) {
+      const tail = Atomics.load(this.header, TAIL);
+      const head = Atomics.load(this.header, HEAD);
+      if (tail === head) return;
+      let at = tail;
+      let length = 0;
+      for (let shift = 0; shift < 32; shift += 8) {
+        length |= this.data[at & this.mask] << shift;
+        at = at + 1 | 0;
+      }
+      if (length < 0 || LENGTH_BYTES + length > (head - tail | 0)) {
+        this.#broken = true;
+        this.#onBroken(`a frame of ${length} bytes with ${head - tail | 0} written`);
+        return;
+      }
+      const start2 = at & this.mask;
+      const first = Math.min(length, this.data.length - start2);
+      let text;
+      if (first === length) {
+        text = decoder.decode(this.data.slice(start2, start2 + length));
+      } else {
+        const bytes = new Uint8Array(length);
+        bytes.set(this.data.subarray(start2, start2 + first));
+        bytes.set(this.data.subarray(0, length - first), first);
+        text = decoder.decode(bytes);
+      }
+      Atomics.store(this.header, TAIL, at + length | 0);
+      this.#onFrame(text);
+    }
+  }
+  /**
+   * Reads frames as they are written, until the ring is closed: each wait
+   * is one `Atomics.waitAsync`, armed only once the ring is empty.
+   */
+  listen() {
+    if (this.#listening) return;
+    this.#listening = true;
+    this.#wait();
+  }
+  #wait() {
+    for (; ; ) {
+      this.drain();
+      if (this.#broken || Atomics.load(this.header, CLOSED) !== 0) {
+        this.#listening = false;
+        return;
+      }
+      Atomics.store(this.header, WAITING, 1);
+      const head = Atomics.load(this.header, HEAD);
+      if (head !== Atomics.load(this.header, TAIL)) {
+        Atomics.store(this.header, WAITING, 0);
+        continue;
+      }
+      const waited = Atomics.waitAsync(this.header, HEAD, head);
+      if (!waited.async) {
+        Atomics.store(this.header, WAITING, 0);
+        continue;
+      }
+      void waited.value.then(() => {
+        Atomics.store(this.header, WAITING, 0);
+        this.#wait();
+      });
+      return;
+    }
+  }
+};
+
 // codec/quote.ts
 var MAX_QUOTED_CHARS = 80;
 var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
@@ -2249,11 +2499,11 @@ var systemClock = {
   setTimer: (delayMs, callback) => ({
     id: setTimeout(callback, Math.max(0, delayMs))
   }),
-  clearTimer: (handle) => clearTimeout(handle.id)
+  clearTimer: (handle2) => clearTimeout(handle2.id)
 };
 
 // worker/tail.ts
-var decoder = new TextDecoder();
+var decoder2 = new TextDecoder();
 var ByteTail = class {
   #limit;
   #chunks = [];
@@ -2302,14 +2552,14 @@ var ByteTail = class {
     const bytes = this.bytes();
     let start2 = 0;
     while (start2 < bytes.length && start2 < 3 && ((bytes[start2] ?? 0) & 192) === 128) start2++;
-    return decoder.decode(bytes.subarray(start2));
+    return decoder2.decode(bytes.subarray(start2));
   }
 };
 
 // worker/command_transport.ts
 var DISPOSE_GRACE_MS = 100;
 var FORWARD_LINE_BYTES = 16 * 1024;
-var encoder2 = new TextEncoder();
+var encoder3 = new TextEncoder();
 var lenient2 = new TextDecoder();
 var NEWLINE2 = 10;
 var CommandTransport = class {
@@ -2551,7 +2801,7 @@ var CommandTransport = class {
     this.#forwardHeldBytes = 0;
     const decoded = lenient2.decode(bytes);
     const text = partial ? decoded : decoded.replace(/\r?\n$/, "");
-    const line = encoder2.encode(`[${this.#options.name}] ${printable(text)}
+    const line = encoder3.encode(`[${this.#options.name}] ${printable(text)}
 `);
     try {
       writeAll(line);
@@ -2814,7 +3064,7 @@ var PROBE_DEADLINE_SHARE = 0.5;
 
 
 // worker/_http_read.ts
-var decoder2 = new TextDecoder();
+var decoder3 = new TextDecoder();
 var MAX_REDIRECTS = 5;
 
 
@@ -2824,8 +3074,8 @@ var MAX_REDIRECTS = 5;
 
 
 // worker/_http_session.ts
-var encoder3 = new TextEncoder();
-var decoder3 = new TextDecoder();
+var encoder4 = new TextEncoder();
+var decoder4 = new TextDecoder();
 var HttpSession = class {
   #url;
   #headers;
@@ -2971,7 +3221,7 @@ var HttpSession = class {
     this.opened(sent.response);
     const read = await readBody(sent.response.body, MAX_LINE_BYTES);
     const type = sent.response.headers.get("content-type");
-    const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder3.decode(read.bytes);
+    const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder4.decode(read.bytes);
     const before = this.#version;
     this.negotiated(text);
     if (this.#version !== before) {
@@ -2983,7 +3233,7 @@ var HttpSession = class {
         kind: "notification",
         method: "notifications/initialized"
       }),
-      body: encoder3.encode('{"jsonrpc":"2.0","method":"notifications/initialized"}'),
+      body: encoder4.encode('{"jsonrpc":"2.0","method":"notifications/initialized"}'),
       signal
     });
     if (told.kind === "answer") told.response.body?.cancel().catch(() => {
@@ -3073,8 +3323,8 @@ var DEFAULT_RESUME_DELAY_MS = 1e3;
 var MAX_RESUME_DELAY_MS = 1e4;
 var MAX_RESUMPTIONS = 5;
 var HTTP_ANSWER_ERROR = -32e3;
-var encoder4 = new TextEncoder();
-var decoder4 = new TextDecoder();
+var encoder5 = new TextEncoder();
+var decoder5 = new TextDecoder();
 var NEWLINE3 = 10;
 var RETURN2 = 13;
 var SPACE = 32;
@@ -3116,7 +3366,7 @@ var HttpTransport = class {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
     if (this.#ended) return;
-    const bytes = typeof data === "string" ? encoder4.encode(data) : data.slice();
+    const bytes = typeof data === "string" ? encoder5.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
     if (bytes[bytes.length - 1] !== NEWLINE3) return;
@@ -3167,7 +3417,7 @@ var HttpTransport = class {
     this.#all.abort();
   }
   async #dispatch(body) {
-    const message = readOutgoing(decoder4.decode(body));
+    const message = readOutgoing(decoder5.decode(body));
     if (message.kind === "unreadable") return;
     if (message.kind === "request" && message.id !== void 0) {
       if (message.method === "initialize") this.#session.initializing(body);
@@ -3244,8 +3494,8 @@ var HttpTransport = class {
     const json = isMediaType(type, "application/json");
     if (!this.#inflight.delete(id)) return;
     if (status >= 200 && status < 300 && json) {
-      if (message.method === "initialize") this.#session.negotiated(decoder4.decode(read.bytes));
-      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder4.decode(read.bytes)));
+      if (message.method === "initialize") this.#session.negotiated(decoder5.decode(read.bytes));
+      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder5.decode(read.bytes)));
       else this.#deliverBytes(read.bytes);
       return;
     }
@@ -3381,7 +3631,7 @@ var HttpTransport = class {
   }
   #deliverText(line) {
     if (this.#ended) return;
-    this.#sink?.bytes(encoder4.encode(`${line}
+    this.#sink?.bytes(encoder5.encode(`${line}
 `));
   }
   /** Hands a JSON body to the machine as one line (its raw line breaks are whitespace). */
@@ -4134,6 +4384,9 @@ var EMPTY = "";
 var NEWLINE5 = 10;
 var machine;
 var started = false;
+var answerRing;
+var sentOrder = 0;
+var requestRing;
 var outbox = [];
 var answers;
 var scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
@@ -4181,70 +4434,25 @@ var group = {
 
 
 
+
+var nextOrder = 0;
+var early = /* @__PURE__ */ new Map();
+
+
 self.onmessage = (event) => {
+  requestRing?.drain();
   const data = event.data;
   if (typeof data === "string") {
-    const batch = decodeRequests(data);
-    for (const request of batch.requests) run(request);
-    if (batch.fault !== void 0 && batch.faultTicket !== void 0) {
-      refuse(batch.faultTicket, batch.fault);
-    }
+    onBatch(data);
     return;
   }
-  const decoded = decodeToWorker(data);
-  if (!decoded.ok) {
-    const ticket = data?.ticket;
-    if (data?.kind === "request" && Number.isSafeInteger(ticket)) {
-      refuse(ticket, decoded.error);
-    }
-    return;
+  const order = data?.order;
+  if (typeof order !== "number" || !Number.isSafeInteger(order) || order < 0) {
+    throw new Error("Cannot read a message from the main thread: it has no order");
   }
-  const message = decoded.value;
-  switch (message.kind) {
-    case "start":
-      void start(message);
-      return;
-    case "request":
-      run(message);
-      return;
-    case "cancel": {
-      const id = tickets.get(message.ticket);
-      if (id !== void 0) machine?.cancel(id, message.timedOut);
-      return;
-    }
-    case "malformed":
-      machine?.malformed(message.message, message.cause);
-      return;
-    case "retire": {
-      const client = machine;
-      if (client === void 0) {
-        post({
-          kind: "retired",
-          outcome: ok({
-            kind: "no_resource"
-          })
-        });
-        return;
-      }
-      void client.shutdown({
-        timeoutMs: message.timeoutMs
-      }).then((outcome) => {
-        flushStderr();
-        post({
-          kind: "retired",
-          outcome
-        });
-      });
-      return;
-    }
-    case "drained": {
-      const resolve = drains.get(message.seq);
-      drains.delete(message.seq);
-      resolve?.(message.drained);
-      return;
-    }
-  }
+  inOrder(order, () => handle(data));
 };
+
 export {
   ANSWER_TEXT_BYTES,
   STDERR_FLUSH_MS

@@ -1,7 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import type { StartMessage } from "../worker/messages.ts";
+import type { StartMessage, StartRings } from "../worker/messages.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -46,9 +46,11 @@ export function startMessage(
   spec: ServerSpec,
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
+  rings: StartRings,
 ): StartMessage {
   const common = {
     kind: "start" as const,
+    rings,
     name: spec.name,
     connectTimeoutMs,
     retirementTimeoutMs,

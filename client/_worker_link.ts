@@ -3,8 +3,20 @@
 // (`_settlements.ts`) and hands each event on; a crash, a message that cannot
 // be received or one that breaks protocol loses the worker, once. Who closes
 // what: `end` terminates the worker; a lost worker is terminated at once.
+//
+// Batches of requests and of answers cross two rings of shared memory
+// (`worker/ring.ts`), everything else `postMessage`; a batch that does not
+// fit its ring is posted instead. What the main thread sends carries its
+// place in order, and the worker handles it in that order whichever way it
+// came; so does what the worker sends, here.
 
-import { decodeAnswers, type FromWorker, type ToWorker } from "../worker/messages.ts";
+import {
+  decodeAnswers,
+  type FromWorker,
+  type StartRings,
+  type ToWorker,
+} from "../worker/messages.ts";
+import { ringMemory, RingReader, RingWriter } from "../worker/ring.ts";
 import { decodeFromWorker } from "./_settlements.ts";
 
 /** What a link reports. */
@@ -21,12 +33,32 @@ export class WorkerLink {
   #name: string;
   #handlers: LinkHandlers;
   #closed = false;
+  #rings: StartRings = { requests: ringMemory(), answers: ringMemory() };
+  // Every batch and message sent carries its place (see worker/entry.ts),
+  // and so does everything received: the next one due, and those early.
+  #order = 0;
+  #nextOrder = 0;
+  #early = new Map<number, () => void>();
+  #requests = new RingWriter(this.#rings.requests);
+  #answers: RingReader;
 
   constructor(worker: Worker, name: string, handlers: LinkHandlers) {
     this.#worker = worker;
     this.#name = name;
     this.#handlers = handlers;
-    worker.onmessage = (event) => this.#onMessage(event.data);
+    this.#answers = new RingReader(
+      this.#rings.answers,
+      (text) => {
+        if (!this.#closed) this.#onMessage(text);
+      },
+      (message) =>
+        this.lose(`The worker of "${name}" broke protocol: its answer ring held ${message}`),
+    );
+    this.#answers.listen();
+    worker.onmessage = (event) => {
+      this.#answers.drain();
+      if (!this.#closed) this.#onMessage(event.data);
+    };
     worker.onerror = (event) => {
       event.preventDefault();
       this.lose(`The worker of "${name}" crashed: ${event.message}`);
@@ -36,25 +68,33 @@ export class WorkerLink {
     };
   }
 
+  /** The shared memory of the two rings, for the worker's start message. */
+  get rings(): StartRings {
+    return this.#rings;
+  }
+
   /** Whether the worker was lost or ended: nothing is posted any more. */
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Posts a batch of rendered requests. */
+  /** Sends a batch of rendered requests: through the ring, or posted when it does not fit. */
   batch(text: string): void {
-    if (!this.#closed) this.#worker.postMessage(text);
+    if (this.#closed) return;
+    const frame = `${this.#order++}\n${text}`;
+    if (!this.#requests.write(frame)) this.#worker.postMessage(frame);
   }
 
   /** Posts one control message, transferring the buffers given. */
   post(message: ToWorker, transfer: ArrayBuffer[] = []): void {
-    if (!this.#closed) this.#worker.postMessage(message, transfer);
+    if (!this.#closed) this.#worker.postMessage({ ...message, order: this.#order++ }, transfer);
   }
 
   /** Terminates the worker and reports it lost; false when it was already closed. */
   lose(message: string): boolean {
     if (this.#closed) return false;
     this.#closed = true;
+    this.#closeRings();
     this.#worker.terminate();
     this.#handlers.lost(message);
     return true;
@@ -64,16 +104,60 @@ export class WorkerLink {
   end(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closeRings();
     this.#worker.terminate();
   }
 
+  #closeRings(): void {
+    this.#requests.close();
+    this.#answers.close();
+  }
+
+  /** One frame or message from the worker: handled in its order, early ones held. */
   #onMessage(data: unknown): void {
-    const decoded = typeof data === "string" ? decodeAnswers(data) : decodeFromWorker(data);
+    let order: number;
+    let handle: () => void;
+    if (typeof data === "string") {
+      const cut = data.indexOf("\n");
+      order = cut > 0 ? Number(data.slice(0, cut)) : NaN;
+      handle = () => this.#onAnswers(data.slice(cut + 1));
+    } else {
+      const sent = data as { order?: unknown; events?: unknown } | null;
+      order = typeof sent?.order === "number" ? sent.order : NaN;
+      handle = () => this.#onEvents(sent?.events);
+    }
+    if (!Number.isSafeInteger(order) || order < this.#nextOrder || this.#early.has(order)) {
+      this.lose(`The worker of "${this.#name}" broke protocol: a message out of order`);
+      return;
+    }
+    if (order !== this.#nextOrder) {
+      this.#early.set(order, handle);
+      return;
+    }
+    handle();
+    this.#nextOrder++;
+    for (let next = this.#early.get(this.#nextOrder); next !== undefined;) {
+      this.#early.delete(this.#nextOrder);
+      if (!this.#closed) next();
+      next = this.#early.get(++this.#nextOrder);
+    }
+  }
+
+  #onAnswers(text: string): void {
+    const decoded = decodeAnswers(text);
     if (!decoded.ok) {
       this.lose(`The worker of "${this.#name}" broke protocol: ${decoded.error}`);
       return;
     }
-    if (!Array.isArray(decoded.value)) this.#handlers.event(decoded.value);
-    else for (const event of decoded.value) this.#handlers.event(event);
+    this.#handlers.event(decoded.value);
+  }
+
+  #onEvents(events: unknown): void {
+    const decoded = decodeFromWorker(events);
+    if (!decoded.ok) {
+      this.lose(`The worker of "${this.#name}" broke protocol: ${decoded.error}`);
+      return;
+    }
+    for (const event of decoded.value) this.#handlers.event(event);
   }
 }

@@ -203,7 +203,7 @@ export class Client {
       event: (event) => this.#onEvent(event),
       lost: (message) => this.#lost(message),
     });
-    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs));
+    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, this.#link.rings));
     return new Promise((resolve) => {
       this.#startSettle = resolve;
       const backstop = connectTimeoutMs + this.#retirementTimeoutMs + WORKER_GRACE_MS;

@@ -34,6 +34,7 @@ import { LineSplitter } from "../codec/framing.ts";
 import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
+import { RingReader, RingWriter } from "./ring.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { HttpTransport } from "./http_transport.ts";
 import { ClientMachine } from "./machine.ts";
@@ -67,6 +68,10 @@ const NEWLINE = 0x0a;
 
 let machine: ClientMachine | undefined;
 let started = false;
+// The rings shared with the main thread (`ring.ts`), from the start on.
+let answerRing: RingWriter | undefined;
+let sentOrder = 0;
+let requestRing: RingReader | undefined;
 let outbox: FromWorker[] = [];
 // The responses handed on since the last other event, so that order is kept:
 // their lines are copied into `scratch` as they come (a line may be a view
@@ -105,10 +110,14 @@ function flush(): void {
   const batch = outbox;
   outbox = [];
   const only = batch.length === 1 ? batch[0] : undefined;
+  // Each send carries its place in order: the main thread handles the ring's
+  // frames and the posted messages in it, whichever way they came.
+  const order = sentOrder++;
   if (only?.kind === "answers" && typeof only.lines === "string") {
-    // The common message, answers as text alone, crosses as one string:
-    // the runtime posts a string without its structured serializer.
-    self.postMessage(renderAnswers(only.tickets, only.ids, only.lines));
+    // The common message, answers as text alone, crosses the ring as one
+    // string, or is posted as one when the ring is full.
+    const text = `${order}\n${renderAnswers(only.tickets, only.ids, only.lines)}`;
+    if (answerRing?.write(text) !== true) self.postMessage(text);
     return;
   }
   const transfer: ArrayBuffer[] = [];
@@ -118,8 +127,8 @@ function flush(): void {
     }
   }
   // Without buffers to transfer the runtime takes its faster path.
-  if (transfer.length === 0) self.postMessage(batch);
-  else self.postMessage(batch, transfer);
+  if (transfer.length === 0) self.postMessage({ order, events: batch });
+  else self.postMessage({ order, events: batch }, transfer);
 }
 
 /** Ends the batch of answers being gathered: its bytes are final. */
@@ -231,6 +240,12 @@ function launch(
 async function start(message: StartMessage): Promise<void> {
   if (started) return;
   started = true;
+  answerRing = new RingWriter(message.rings.answers);
+  requestRing = new RingReader(message.rings.requests, onBatch, (broken) => {
+    // The main thread learns of it as a crash, and loses this worker.
+    throw new Error(`The main thread's request ring broke: it held ${broken}`);
+  });
+  requestRing.listen();
   const deadlineAt = clock.now() + message.connectTimeoutMs;
   const first = launch(message, {
     connectTimeoutMs: message.connectTimeoutMs,
@@ -341,16 +356,64 @@ function run(request: WorkerRequest): void {
   if (id !== undefined && !tickets.has(ticket)) tickets.set(ticket, id);
 }
 
-self.onmessage = (event: MessageEvent<unknown>) => {
-  const data = event.data;
-  if (typeof data === "string") {
-    const batch = decodeRequests(data);
-    for (const request of batch.requests) run(request);
-    if (batch.fault !== undefined && batch.faultTicket !== undefined) {
-      refuse(batch.faultTicket, batch.fault);
-    }
+/** Runs a batch of rendered requests, from the ring or posted. */
+function runBatch(text: string): void {
+  const batch = decodeRequests(text);
+  for (const request of batch.requests) run(request);
+  if (batch.fault !== undefined && batch.faultTicket !== undefined) {
+    refuse(batch.faultTicket, batch.fault);
+  }
+}
+
+// Everything the main thread sends carries its place in order (`order`): a
+// batch through the ring and a message posted after it, or before it, may
+// arrive the other way round, so what arrives early waits for its turn.
+let nextOrder = 0;
+const early = new Map<number, () => void>();
+
+function inOrder(order: number, act: () => void): void {
+  if (order < nextOrder || early.has(order)) return;
+  if (order !== nextOrder) {
+    early.set(order, act);
     return;
   }
+  act();
+  nextOrder++;
+  for (let next = early.get(nextOrder); next !== undefined; next = early.get(nextOrder)) {
+    early.delete(nextOrder);
+    next();
+    nextOrder++;
+  }
+}
+
+/** A batch of requests as sent: its order, a newline, the batch. */
+function onBatch(frame: string): void {
+  const cut = frame.indexOf("\n");
+  const order = cut > 0 ? Number(frame.slice(0, cut)) : NaN;
+  if (!Number.isSafeInteger(order) || order < 0) {
+    throw new Error(
+      `Cannot read a batch from the main thread: ${JSON.stringify(frame.slice(0, 40))}`,
+    );
+  }
+  inOrder(order, () => runBatch(frame.slice(cut + 1)));
+}
+
+self.onmessage = (event: MessageEvent<unknown>) => {
+  // What the ring holds was most likely sent before this message.
+  requestRing?.drain();
+  const data = event.data;
+  if (typeof data === "string") {
+    onBatch(data);
+    return;
+  }
+  const order = (data as { order?: unknown } | null)?.order;
+  if (typeof order !== "number" || !Number.isSafeInteger(order) || order < 0) {
+    throw new Error("Cannot read a message from the main thread: it has no order");
+  }
+  inOrder(order, () => handle(data));
+};
+
+function handle(data: unknown): void {
   const decoded = decodeToWorker(data);
   if (!decoded.ok) {
     // A request that does not decode is still answered, if its ticket can be read.
@@ -395,4 +458,4 @@ self.onmessage = (event: MessageEvent<unknown>) => {
       return;
     }
   }
-};
+}

@@ -22,6 +22,7 @@ import type { ClientError, RetirementError, RetirementEvidence, StartError } fro
 import type { Drain, GroupSignal } from "./transport.ts";
 import { isSupportedVersion, type SupportedVersion } from "../codec/protocol.ts";
 import type { EraMode } from "./handshake.ts";
+import { isRingMemory, type RingMemory } from "./ring.ts";
 import { isCount, isDrain, isDuration, isRecord, isString, isStringRecord } from "./guards.ts";
 
 /** The methods a main thread may ask a worker to run. */
@@ -75,7 +76,12 @@ export type StartMessage = {
    * `args`, `env` and `cwd` are unused.
    */
   remote: RemoteTarget | null;
+  /** The shared memory of the rings batches cross (`ring.ts`). */
+  rings: StartRings;
 };
+
+/** The two rings between a worker and the main thread: requests in, answers out. */
+export type StartRings = { requests: RingMemory; answers: RingMemory };
 
 /** Where a remote server is, and what every request to it carries. */
 export type RemoteTarget = { url: string; headers: Record<string, string> };
@@ -270,6 +276,10 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
       }
       const remote = readRemote(data.remote);
       if (remote === undefined) return bad("remote is not a URL with string headers");
+      const rings = data.rings;
+      if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
+        return bad("rings are not two rings' shared memory");
+      }
       return ok({
         kind: "start",
         name,
@@ -283,6 +293,7 @@ export function decodeToWorker(data: unknown): Result<ToWorker, string> {
         era,
         versions: versions === null ? null : [...versions] as SupportedVersion[],
         remote,
+        rings: { requests: rings.requests, answers: rings.answers },
       });
     }
     case "request": {

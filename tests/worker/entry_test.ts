@@ -10,8 +10,12 @@ function entry(): { worker: Worker; next: () => Promise<FromWorker[]> } {
   });
   const queue: FromWorker[][] = [];
   const waiting: ((events: FromWorker[]) => void)[] = [];
+  let order = 0;
   worker.onmessage = (event: MessageEvent<unknown>) => {
-    const decoded = decodeFromWorker(event.data);
+    // Each message carries its place in order; with no server, all are posted.
+    const sent = event.data as { order: number; events: unknown };
+    assert.equal(sent.order, order++);
+    const decoded = decodeFromWorker(sent.events);
     assert.ok(decoded.ok, JSON.stringify(event.data));
     const resolve = waiting.shift();
     if (resolve === undefined) queue.push(decoded.value);
@@ -36,6 +40,7 @@ Deno.test("the worker answers every request it cannot run, whichever way it came
       timeoutMs: 500,
       method: "tools/call",
       params: bytes,
+      order: 0,
     });
     const [notStarted] = await next();
     assert.ok(notStarted?.kind === "settled" && notStarted.ticket === 1 && !notStarted.outcome.ok);
@@ -47,6 +52,7 @@ Deno.test("the worker answers every request it cannot run, whichever way it came
       timeoutMs: 500,
       method: "tools/call",
       params: "{}",
+      order: 1,
     });
     const [malformed] = await next();
     assert.ok(malformed?.kind === "settled" && malformed.ticket === 2 && !malformed.outcome.ok);
@@ -56,17 +62,42 @@ Deno.test("the worker answers every request it cannot run, whichever way it came
     );
     assert.match(malformed.outcome.error.message, /not the bytes of one compact JSON object/);
 
-    worker.postMessage("3|500|nonsense|");
+    worker.postMessage("2\n3|500|nonsense|");
     const [badLine] = await next();
     assert.ok(badLine?.kind === "settled" && badLine.ticket === 3 && !badLine.outcome.ok);
     assert.match(badLine.outcome.error.message, /Cannot decode request 0/);
 
-    worker.postMessage({ kind: "retire", timeoutMs: 100 });
+    worker.postMessage({ kind: "retire", timeoutMs: 100, order: 3 });
     const [retired] = await next();
     assert.deepEqual(retired, {
       kind: "retired",
       outcome: { ok: true, value: { kind: "no_resource" } },
     });
+  } finally {
+    worker.terminate();
+  }
+});
+
+Deno.test("the worker handles what the main thread sends in its order, whichever arrives first", async () => {
+  const { worker, next } = entry();
+  try {
+    // The retire (2) and a batch (1) arrive before the request they follow (0).
+    worker.postMessage({ kind: "retire", timeoutMs: 100, order: 2 });
+    worker.postMessage("1\n5|500|nonsense|");
+    worker.postMessage({
+      kind: "request",
+      ticket: 4,
+      timeoutMs: 500,
+      method: "tools/call",
+      params: new TextEncoder().encode("{}"),
+      order: 0,
+    });
+    const seen: FromWorker[] = [];
+    while (seen.length < 3) seen.push(...await next());
+    assert.deepEqual(
+      seen.map((event) => event.kind === "settled" ? `settled ${event.ticket}` : event.kind),
+      ["settled 4", "settled 5", "retired"],
+    );
   } finally {
     worker.terminate();
   }
