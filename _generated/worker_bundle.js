@@ -1714,11 +1714,12 @@ var flush = (function flush() {
   const batch = outbox;
   outbox = [];
   const only = batch.length === 1 ? batch[0] : void 0;
-  const order = sentOrder++;
+  const order = sentOrder;
   if (only?.kind === "answers" && typeof only.lines === "string") {
     const text = `${order}
 ${renderAnswers(only.tickets, only.ids, only.lines)}`;
     if (answerRing?.write(text) !== true) self.postMessage(text);
+    sentOrder = order + 1;
     return;
   }
   const transfer = [];
@@ -1735,6 +1736,7 @@ ${renderAnswers(only.tickets, only.ids, only.lines)}`;
     order,
     events: batch
   }, transfer);
+  sentOrder = order + 1;
 });
 var sealAnswers = (function sealAnswers() {
   const batch = answers;

@@ -81,13 +81,19 @@ export class WorkerLink {
   /** Sends a batch of rendered requests: through the ring, or posted when it does not fit. */
   batch(text: string): void {
     if (this.#closed) return;
-    const frame = `${this.#order++}\n${text}`;
+    const order = this.#order;
+    const frame = `${order}\n${text}`;
     if (!this.#requests.write(frame)) this.#worker.postMessage(frame);
+    // Taken only once sent: a post that throws leaves no gap in the order.
+    this.#order = order + 1;
   }
 
   /** Posts one control message, transferring the buffers given. */
   post(message: ToWorker, transfer: ArrayBuffer[] = []): void {
-    if (!this.#closed) this.#worker.postMessage({ ...message, order: this.#order++ }, transfer);
+    if (this.#closed) return;
+    const order = this.#order;
+    this.#worker.postMessage({ ...message, order }, transfer);
+    this.#order = order + 1;
   }
 
   /** Terminates the worker and reports it lost; false when it was already closed. */

@@ -111,13 +111,15 @@ function flush(): void {
   outbox = [];
   const only = batch.length === 1 ? batch[0] : undefined;
   // Each send carries its place in order: the main thread handles the ring's
-  // frames and the posted messages in it, whichever way they came.
-  const order = sentOrder++;
+  // frames and the posted messages in it, whichever way they came. A place
+  // is taken only by what was sent, so a send that throws leaves no gap.
+  const order = sentOrder;
   if (only?.kind === "answers" && typeof only.lines === "string") {
     // The common message, answers as text alone, crosses the ring as one
     // string, or is posted as one when the ring is full.
     const text = `${order}\n${renderAnswers(only.tickets, only.ids, only.lines)}`;
     if (answerRing?.write(text) !== true) self.postMessage(text);
+    sentOrder = order + 1;
     return;
   }
   const transfer: ArrayBuffer[] = [];
@@ -129,6 +131,7 @@ function flush(): void {
   // Without buffers to transfer the runtime takes its faster path.
   if (transfer.length === 0) self.postMessage({ order, events: batch });
   else self.postMessage({ order, events: batch }, transfer);
+  sentOrder = order + 1;
 }
 
 /** Ends the batch of answers being gathered: its bytes are final. */
