@@ -93,6 +93,26 @@ Deno.test("1,200 concurrent calls over 8 servers each reach their own caller", a
   assert.ok((await census.retire()).confirmed);
 });
 
+Deno.test("batches too large for the rings are posted, and every call still reaches its caller", async () => {
+  // 300 calls of 2 KiB each in one turn: a request batch of about 700 KiB,
+  // past the 128 KiB ring (RING_BYTES), and answers past 64 KiB
+  // (ANSWER_TEXT_BYTES), which cross as bytes; small calls go in between.
+  const census = Census.prepare([echo("echo")], QUICK);
+  assert.ok([...(await census.connectAll()).values()].every((outcome) => outcome.ok));
+  const client = census.clients.get("echo");
+  assert.ok(client !== undefined);
+  const texts = Array.from(
+    { length: 600 },
+    (_, i) => i % 2 === 0 ? `${i}:${"é".repeat(1_000)}` : `${i}`,
+  );
+  const results = await Promise.all(texts.map((text) => client.callTool("echo", { text })));
+  results.forEach((result, index) => {
+    assert.ok(result.ok, JSON.stringify(result).slice(0, 200));
+    assert.deepEqual(result.value.structuredContent, { text: texts[index] });
+  });
+  assert.ok((await census.retire()).confirmed);
+});
+
 Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
   const client = new Client(echo("echo"), QUICK);
   const before = await client.callTool("echo", { text: "too early" });
