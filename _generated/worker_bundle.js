@@ -832,13 +832,13 @@ var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
   const discovered = decoded.value;
   const version = plan.modern.find((v) => discovered.supportedVersions.includes(v));
   if (version === void 0) {
-    const received = discovered.supportedVersions.join(", ");
-    const message = `Cannot use server "${name}": it lists ${received || "no versions"} and this client offered ${plan.modern.join(", ")}`;
+    const received2 = discovered.supportedVersions.join(", ");
+    const message = `Cannot use server "${name}": it lists ${received2 || "no versions"} and this client offered ${plan.modern.join(", ")}`;
     return legacy(message, {
       kind: "version_unsupported",
       message,
       requested: plan.modern.join(", "),
-      received,
+      received: received2,
       stderrTail
     });
   }
@@ -1950,27 +1950,15 @@ var runBatch = (function runBatch(text) {
     refuse(batch.faultTicket, batch.fault);
   }
 });
-var inOrder = (function inOrder(order, act) {
-  if (order < nextOrder || early.has(order)) return;
-  if (order !== nextOrder) {
-    early.set(order, act);
-    return;
-  }
-  act();
-  nextOrder++;
-  for (let next = early.get(nextOrder); next !== void 0; next = early.get(nextOrder)) {
-    early.delete(nextOrder);
-    next();
-    nextOrder++;
-  }
-});
 var onBatch = (function onBatch(frame) {
   const cut = frame.indexOf("\n");
   const order = cut > 0 ? Number(frame.slice(0, cut)) : NaN;
   if (!Number.isSafeInteger(order) || order < 0) {
     throw new Error(`Cannot read a batch from the main thread: ${JSON.stringify(frame.slice(0, 40))}`);
   }
-  inOrder(order, () => runBatch(frame.slice(cut + 1)));
+  if (!received.take(order, () => runBatch(frame.slice(cut + 1)))) {
+    throw new Error(`Cannot read a batch from the main thread: it is out of order (${order})`);
+  }
 });
 var handle = (function handle(data) {
   const decoded = decodeToWorker(data);
@@ -2484,6 +2472,33 @@ var RingReader = class extends Ring {
       });
       return;
     }
+  }
+};
+
+// worker/order.ts
+var InOrder = class {
+  #next = 0;
+  #early = /* @__PURE__ */ new Map();
+  /**
+   * Runs `act` now if `order` is next, with every action held that follows
+   * it; holds it while an earlier one is missing. Returns false, running
+   * nothing, for an order that is not a count, that came before, or that
+   * is already held: a sender that breaks the order.
+   */
+  take(order, act) {
+    if (!Number.isSafeInteger(order) || order < this.#next || this.#early.has(order)) return false;
+    if (order !== this.#next) {
+      this.#early.set(order, act);
+      return true;
+    }
+    act();
+    this.#next++;
+    for (let held = this.#early.get(this.#next); held !== void 0; ) {
+      this.#early.delete(this.#next);
+      held();
+      held = this.#early.get(++this.#next);
+    }
+    return true;
   }
 };
 
@@ -4437,9 +4452,7 @@ var group = {
 
 
 
-var nextOrder = 0;
-var early = /* @__PURE__ */ new Map();
-
+var received = new InOrder();
 
 self.onmessage = (event) => {
   requestRing?.drain();
@@ -4452,7 +4465,9 @@ self.onmessage = (event) => {
   if (typeof order !== "number" || !Number.isSafeInteger(order) || order < 0) {
     throw new Error("Cannot read a message from the main thread: it has no order");
   }
-  inOrder(order, () => handle(data));
+  if (!received.take(order, () => handle(data))) {
+    throw new Error(`Cannot read a message from the main thread: it is out of order (${order})`);
+  }
 };
 
 export {

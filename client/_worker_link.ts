@@ -17,6 +17,7 @@ import {
   type ToWorker,
 } from "../worker/messages.ts";
 import { ringMemory, RingReader, RingWriter } from "../worker/ring.ts";
+import { InOrder } from "../worker/order.ts";
 import { decodeFromWorker } from "./_settlements.ts";
 
 /** What a link reports. */
@@ -37,8 +38,7 @@ export class WorkerLink {
   // Every batch and message sent carries its place (see worker/entry.ts),
   // and so does everything received: the next one due, and those early.
   #order = 0;
-  #nextOrder = 0;
-  #early = new Map<number, () => void>();
+  #received = new InOrder();
   #requests = new RingWriter(this.#rings.requests);
   #answers: RingReader;
 
@@ -132,21 +132,10 @@ export class WorkerLink {
       order = typeof sent?.order === "number" ? sent.order : NaN;
       handle = () => this.#onEvents(sent?.events);
     }
-    if (!Number.isSafeInteger(order) || order < this.#nextOrder || this.#early.has(order)) {
-      this.lose(`The worker of "${this.#name}" broke protocol: a message out of order`);
-      return;
-    }
-    if (order !== this.#nextOrder) {
-      this.#early.set(order, handle);
-      return;
-    }
-    handle();
-    this.#nextOrder++;
-    for (let next = this.#early.get(this.#nextOrder); next !== undefined;) {
-      this.#early.delete(this.#nextOrder);
-      if (!this.#closed) next();
-      next = this.#early.get(++this.#nextOrder);
-    }
+    const taken = this.#received.take(order, () => {
+      if (!this.#closed) handle();
+    });
+    if (!taken) this.lose(`The worker of "${this.#name}" broke protocol: a message out of order`);
   }
 
   #onAnswers(text: string): void {

@@ -35,6 +35,7 @@ import { STDERR_TAIL_BYTES } from "./limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
 import { RingReader, RingWriter } from "./ring.ts";
+import { InOrder } from "./order.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { HttpTransport } from "./http_transport.ts";
 import { ClientMachine } from "./machine.ts";
@@ -368,26 +369,8 @@ function runBatch(text: string): void {
   }
 }
 
-// Everything the main thread sends carries its place in order (`order`): a
-// batch through the ring and a message posted after it, or before it, may
-// arrive the other way round, so what arrives early waits for its turn.
-let nextOrder = 0;
-const early = new Map<number, () => void>();
-
-function inOrder(order: number, act: () => void): void {
-  if (order < nextOrder || early.has(order)) return;
-  if (order !== nextOrder) {
-    early.set(order, act);
-    return;
-  }
-  act();
-  nextOrder++;
-  for (let next = early.get(nextOrder); next !== undefined; next = early.get(nextOrder)) {
-    early.delete(nextOrder);
-    next();
-    nextOrder++;
-  }
-}
+// Everything the main thread sends carries its place in order (`order.ts`).
+const received = new InOrder();
 
 /** A batch of requests as sent: its order, a newline, the batch. */
 function onBatch(frame: string): void {
@@ -398,7 +381,9 @@ function onBatch(frame: string): void {
       `Cannot read a batch from the main thread: ${JSON.stringify(frame.slice(0, 40))}`,
     );
   }
-  inOrder(order, () => runBatch(frame.slice(cut + 1)));
+  if (!received.take(order, () => runBatch(frame.slice(cut + 1)))) {
+    throw new Error(`Cannot read a batch from the main thread: it is out of order (${order})`);
+  }
 }
 
 self.onmessage = (event: MessageEvent<unknown>) => {
@@ -413,7 +398,9 @@ self.onmessage = (event: MessageEvent<unknown>) => {
   if (typeof order !== "number" || !Number.isSafeInteger(order) || order < 0) {
     throw new Error("Cannot read a message from the main thread: it has no order");
   }
-  inOrder(order, () => handle(data));
+  if (!received.take(order, () => handle(data))) {
+    throw new Error(`Cannot read a message from the main thread: it is out of order (${order})`);
+  }
 };
 
 function handle(data: unknown): void {
