@@ -391,15 +391,6 @@ var write = (function write(value, out) {
 var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
-var joinParts = (function joinParts(parts, size) {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-});
 var splitTooLong = (function splitTooLong(bytes, lines) {
   return {
     kind: "line_too_long",
@@ -2170,7 +2161,7 @@ var LineSplitter = class {
     const long = this.#long;
     if (long === void 0) {
       this.#parts.push(piece);
-      return joinParts(this.#parts, size);
+      return joinBytes(this.#parts, size);
     }
     this.#grow(long, size);
     long.set(piece, this.#pending);
@@ -2188,7 +2179,6 @@ var LineSplitter = class {
 var LONG_LINE_BYTES = 64 * 1024;
 var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
 var GIVEN_UP = /* @__PURE__ */ new WeakSet();
-
 
 
 

@@ -16,6 +16,7 @@
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { joinBytes } from "./_bytes.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -355,7 +356,7 @@ export class LineSplitter {
     const long = this.#long;
     if (long === undefined) {
       this.#parts.push(piece);
-      return joinParts(this.#parts, size);
+      return joinBytes(this.#parts, size);
     }
     this.#grow(long, size);
     long.set(piece, this.#pending);
@@ -379,16 +380,6 @@ const LONG_LINE_BYTES = 64 * 1024;
 const RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
 /** The buffers of lines handed on by a splitter, which it no longer writes. */
 const GIVEN_UP = new WeakSet<ArrayBufferLike>();
-
-function joinParts(parts: readonly Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
 
 function splitTooLong(bytes: number, lines: Uint8Array[]): SplitFault {
   return {

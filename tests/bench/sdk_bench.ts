@@ -271,16 +271,21 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   console.log(JSON.stringify(report));
 }
 
-async function fleetRun(kind: FleetKind, count: number): Promise<FleetReport> {
+/** Runs this script in a process of its own with `args`; returns the JSON of its last line. */
+async function childReport<T>(args: string[], what: string): Promise<T> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-lock", SELF, "--fleet", kind, String(count)],
+    args: ["run", "-A", "--no-lock", SELF, ...args],
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
   }).output();
   const text = new TextDecoder().decode(output.stdout).trim();
-  if (!output.success) throw new Error(`The ${kind} fleet run failed: ${text}`);
-  return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as FleetReport;
+  if (!output.success) throw new Error(`The ${what} failed: ${text}`);
+  return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as T;
+}
+
+function fleetRun(kind: FleetKind, count: number): Promise<FleetReport> {
+  return childReport(["--fleet", kind, String(count)], `${kind} fleet run`);
 }
 
 async function rowsFleet(
@@ -493,16 +498,8 @@ async function bigChild(kind: ClientKind, rounds: number): Promise<void> {
   console.log(JSON.stringify(report));
 }
 
-async function bigRun(kind: ClientKind, rounds: number): Promise<BigReport> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-lock", SELF, "--big", kind, String(rounds)],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const text = new TextDecoder().decode(output.stdout).trim();
-  if (!output.success) throw new Error(`The ${kind} run of row 5 failed: ${text}`);
-  return JSON.parse(text.slice(text.lastIndexOf("\n") + 1)) as BigReport;
+function bigRun(kind: ClientKind, rounds: number): Promise<BigReport> {
+  return childReport(["--big", kind, String(rounds)], `${kind} run of row 5`);
 }
 
 async function rowsBig(rounds: number, only: ClientKind | undefined): Promise<Line[]> {

@@ -96,3 +96,34 @@ export const params: fc.Arbitrary<JsonObject | JsonValue[]> = fc.oneof(
   fc.dictionary(anyKey, jsonValue, { maxKeys: 4 }),
   fc.array(jsonValue, { maxLength: 4 }),
 );
+
+const encoder = new TextEncoder();
+
+/** The UTF-8 bytes of a text. */
+export function bytes(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Byte arrays joined into one. */
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
+/** `data` cut at each offset given (clamped, deduplicated), as views, in order. */
+export function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
+  const points = [...new Set(cuts.map((cut) => Math.min(cut, data.length)))].sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(data.subarray(start, point));
+    start = point;
+  }
+  chunks.push(data.subarray(start));
+  return chunks;
+}

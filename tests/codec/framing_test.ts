@@ -15,14 +15,19 @@ import {
   LineDecoder,
   MAX_LINE_BYTES,
 } from "../../codec/mod.ts";
-import { anyString, bare, id, jsonValue, params, RUNS } from "./_helpers.ts";
+import {
+  anyString,
+  bare,
+  bytes,
+  concat,
+  id,
+  jsonValue,
+  params,
+  RUNS,
+  splitAt,
+} from "./_helpers.ts";
 
-const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
-
-function bytes(text: string): Uint8Array {
-  return encoder.encode(text);
-}
 
 /** What a run of pushes yields: every line in order, and the fault kinds met. */
 type Outcome = { lines: string[]; faults: FramingFault["kind"][] };
@@ -46,18 +51,6 @@ function feed(
   return out;
 }
 
-function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((cut) => Math.min(cut, data.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(data.subarray(start, point));
-    start = point;
-  }
-  chunks.push(data.subarray(start));
-  return chunks;
-}
-
 // A line of `size` ASCII bytes, no newline.
 function filler(size: number): Uint8Array {
   return new Uint8Array(size).fill(0x61);
@@ -65,16 +58,6 @@ function filler(size: number): Uint8Array {
 
 function pair(message: JsonValue, expected: Inbound): [JsonValue, Inbound] {
   return [message, expected];
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 Deno.test("LineDecoder splits lines as a table of byte streams says", async (t) => {

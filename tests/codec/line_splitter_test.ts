@@ -1,36 +1,9 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { LineDecoder, LineSplitter, MAX_LINE_BYTES, type SplitFault } from "../../codec/mod.ts";
-import { anyString, RUNS } from "./_helpers.ts";
+import { anyString, bytes, concat, RUNS, splitAt } from "./_helpers.ts";
 
-const encoder = new TextEncoder();
 const NEWLINE = 0x0a;
-
-function bytes(text: string): Uint8Array {
-  return encoder.encode(text);
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
-function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((cut) => Math.min(cut, data.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(data.subarray(start, point));
-    start = point;
-  }
-  chunks.push(data.subarray(start));
-  return chunks;
-}
 
 /** Every line a run of pushes yields, copied, and the number of faults met. */
 function feed(chunks: Uint8Array[]): { lines: number[][]; faults: number } {

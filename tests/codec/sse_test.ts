@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { MAX_EVENT_BYTES, SseDecoder, type SseEvent, type SseFault } from "../../codec/mod.ts";
-import { RUNS } from "./_helpers.ts";
+import { RUNS, splitAt } from "./_helpers.ts";
 
 const encoder = new TextEncoder();
 
@@ -26,18 +26,6 @@ function feed(chunks: readonly (string | Uint8Array)[]): Outcome & { decoder: Ss
 
 function message(data: string, lastEventId = "", type = "message"): SseEvent {
   return { type, data, lastEventId };
-}
-
-function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
-  const points = [...new Set(cuts.map((cut) => Math.min(cut, data.length)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let start = 0;
-  for (const point of points) {
-    chunks.push(data.subarray(start, point));
-    start = point;
-  }
-  chunks.push(data.subarray(start));
-  return chunks;
 }
 
 Deno.test("SseDecoder decodes events as a table of streams says", async (t) => {
