@@ -116,7 +116,7 @@ export class LineDecoder {
         continue;
       }
       const decoded = this.#pending === 0
-        ? this.#decode(piece.subarray(0, length))
+        ? decodeUtf8(piece.subarray(0, length))
         : this.#finish(piece, size !== length);
       if (decoded === undefined) {
         fault ??= {
@@ -195,10 +195,6 @@ export class LineDecoder {
     this.#pending = 0;
     this.#lastByte = -1;
     this.#broken = false;
-  }
-
-  #decode(bytes: Uint8Array): string | undefined {
-    return decodeUtf8(bytes);
   }
 }
 

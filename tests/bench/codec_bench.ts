@@ -12,6 +12,7 @@ import {
   MAX_LINE_BYTES,
   parseJson,
 } from "../../codec/mod.ts";
+import { joinBytes } from "../../codec/_bytes.ts";
 
 const MESSAGES = 10_000;
 
@@ -34,13 +35,7 @@ function toolResult(id: number): JsonValue {
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return joinBytes(parts, parts.reduce((sum, part) => sum + part.length, 0));
 }
 
 function chunked(data: Uint8Array, size: number): Uint8Array[] {

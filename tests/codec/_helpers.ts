@@ -2,6 +2,7 @@
 
 import fc from "fast-check";
 import type { JsonObject, JsonValue } from "../../codec/mod.ts";
+import { joinBytes } from "../../codec/_bytes.ts";
 
 /** Generated inputs per property: the issue asks for at least 10,000. */
 export const RUNS = 10_000;
@@ -106,13 +107,7 @@ export function bytes(text: string): Uint8Array {
 
 /** Byte arrays joined into one. */
 export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return joinBytes(parts, parts.reduce((sum, part) => sum + part.length, 0));
 }
 
 /** `data` cut at each offset given (clamped, deduplicated), as views, in order. */
