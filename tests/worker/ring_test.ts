@@ -27,8 +27,32 @@ Deno.test("a ring carries frames in order, across its end, and refuses what does
   assert.ok(!writer.write("z".repeat(61)), "a frame larger than the ring never fits");
 });
 
+Deno.test("a frame whose UTF-8 outgrows the room its length promised is refused whole", () => {
+  const memory = ringMemory(64);
+  const writer = new RingWriter(memory);
+  const got: string[] = [];
+  const reader = new RingReader(memory, (text) => got.push(text), (message) => {
+    throw new Error(message);
+  });
+  // 31 units in 62 bytes: the units fit in the 60 bytes free, the bytes do not.
+  assert.ok(!writer.write("é".repeat(31)));
+  assert.ok(writer.write("é".repeat(27)));
+  reader.drain();
+  assert.deepEqual(got, ["é".repeat(27)]);
+  // The next frame's text starts at byte 62 of 64: it is written across the end.
+  assert.ok(writer.write("😀é".repeat(4)));
+  reader.drain();
+  assert.deepEqual(got, ["é".repeat(27), "😀é".repeat(4)]);
+});
+
 Deno.test("a ring carries any frames a writer can fit, in order", () => {
-  const frames = fc.array(fc.string({ maxLength: 40 }), { maxLength: 60 });
+  // Any UTF-16 units, lone surrogates included: a frame is encoded in place
+  // when it fits before the end of the buffer, and in two pieces across it.
+  const unit = fc.oneof(
+    fc.constantFrom("a", "é", "😀", "\ud800", "\udc00"),
+    fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+  );
+  const frames = fc.array(fc.string({ unit, maxLength: 40 }), { maxLength: 60 });
   fc.assert(
     fc.property(frames, fc.array(fc.boolean(), { maxLength: 60 }), (texts, drains) => {
       const memory = ringMemory(128);
