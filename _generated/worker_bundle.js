@@ -44,6 +44,10 @@ var decodeUtf8 = (function decodeUtf8(bytes) {
     return void 0;
   }
 });
+var asciiText = (function asciiText(bytes) {
+  const text = lenient.decode(bytes);
+  return text.length === bytes.length ? text : void 0;
+});
 var syntaxErrorOffset = (function syntaxErrorOffset(text) {
   const n = text.length;
   const stack = [];
@@ -2021,6 +2025,7 @@ var strict = new TextDecoder("utf-8", {
 });
 
 
+
 // codec/_syntax.ts
 var OBJECT = 1;
 var ARRAY = 2;
@@ -2075,8 +2080,9 @@ var LineSplitter = class {
     const lines = [];
     let fault;
     let start2 = 0;
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? asciiText(chunk) : void 0;
     while (start2 < chunk.length) {
-      const end = chunk.indexOf(NEWLINE, start2);
+      const end = text === void 0 ? chunk.indexOf(NEWLINE, start2) : text.indexOf("\n", start2);
       if (end === -1) {
         const rest = chunk.length - start2;
         if (this.#skipping) break;
@@ -2175,6 +2181,7 @@ var LineSplitter = class {
     this.#long = void 0;
   }
 };
+var TEXT_SEARCH_BYTES = 4096;
 var LONG_LINE_BYTES = 64 * 1024;
 var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
 var GIVEN_UP = /* @__PURE__ */ new WeakSet();

@@ -15,7 +15,7 @@
 
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { asciiText, decodeUtf8, encodeUtf8 } from "./_utf8.ts";
 import { joinBytes } from "./_bytes.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
@@ -266,8 +266,11 @@ export class LineSplitter {
     const lines: Uint8Array[] = [];
     let fault: SplitFault | undefined;
     let start = 0;
+    // A long chunk is searched as text where each byte is one unit: the
+    // runtime's text search is several times faster than its byte search.
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? asciiText(chunk) : undefined;
     while (start < chunk.length) {
-      const end = chunk.indexOf(NEWLINE, start);
+      const end = text === undefined ? chunk.indexOf(NEWLINE, start) : text.indexOf("\n", start);
       if (end === -1) {
         const rest = chunk.length - start;
         // While skipping, the rest of an over-long line is dropped.
@@ -370,6 +373,12 @@ export class LineSplitter {
   }
 }
 
+/**
+ * From this many bytes, a chunk is searched for newlines as text (measured
+ * on 64 KiB of ASCII: 8 µs to decode it and search the text, 50 µs to search
+ * the bytes).
+ */
+const TEXT_SEARCH_BYTES = 4096;
 /** Past this many bytes, a pending line is gathered in a buffer that grows in place. */
 const LONG_LINE_BYTES = 64 * 1024;
 /** Whether the runtime has resizable `ArrayBuffer`s (ES2024). */
