@@ -44,7 +44,7 @@ var decodeUtf8 = (function decodeUtf8(bytes) {
     return void 0;
   }
 });
-var asciiText = (function asciiText(bytes) {
+var byteText = (function byteText(bytes) {
   const text = lenient.decode(bytes);
   return text.length === bytes.length ? text : void 0;
 });
@@ -2080,7 +2080,7 @@ var LineSplitter = class {
     const lines = [];
     let fault;
     let start2 = 0;
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? asciiText(chunk) : void 0;
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
     while (start2 < chunk.length) {
       const end = text === void 0 ? chunk.indexOf(NEWLINE, start2) : text.indexOf("\n", start2);
       if (end === -1) {

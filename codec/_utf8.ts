@@ -44,13 +44,14 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
 }
 
 /**
- * The bytes as text in which each byte is one UTF-16 unit (so an index in
- * the text is an index in the bytes), or `undefined`. That holds exactly
- * when the lenient decode is as long as the bytes: UTF-8 never decodes to
- * more units than bytes, and any multi-byte character or replaced sequence
- * of more than one byte decodes to fewer.
+ * The bytes as text in which each byte is one UTF-16 unit, so that an index
+ * in the text is an index in the bytes, or `undefined`. Each unit is the
+ * byte's character where the byte is ASCII, and U+FFFD where a byte alone is
+ * not UTF-8. That holds exactly when the lenient decode is as long as the
+ * bytes: UTF-8 never decodes to more units than bytes, and any multi-byte
+ * character or replaced sequence of more than one byte decodes to fewer.
  */
-export function asciiText(bytes: Uint8Array): string | undefined {
+export function byteText(bytes: Uint8Array): string | undefined {
   const text = lenient.decode(bytes);
   return text.length === bytes.length ? text : undefined;
 }

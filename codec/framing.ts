@@ -15,7 +15,7 @@
 
 import { type JsonValue, stringifyJson } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { asciiText, decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { byteText, decodeUtf8, encodeUtf8 } from "./_utf8.ts";
 import { joinBytes } from "./_bytes.ts";
 
 /** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
@@ -73,8 +73,12 @@ export class LineDecoder {
     const lines: string[] = [];
     let fault: FramingFault | undefined;
     let start = 0;
+    // A long chunk is searched as text where each byte is one unit; when
+    // all of it is ASCII, its lines are cut from that text, not decoded again.
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : undefined;
+    const ascii = text !== undefined && !text.includes("\uFFFD") ? text : undefined;
     while (start <= chunk.length) {
-      const end = chunk.indexOf(NEWLINE, start);
+      const end = text === undefined ? chunk.indexOf(NEWLINE, start) : text.indexOf("\n", start);
       if (end === -1) {
         const rest = chunk.length - start;
         if (rest === 0) break;
@@ -87,10 +91,11 @@ export class LineDecoder {
           this.#skipped = this.#pending + rest;
           this.#drop();
         } else {
-          this.#hold(chunk.subarray(start));
+          this.#hold(chunk.subarray(start), ascii?.slice(start));
         }
         break;
       }
+      const from = start;
       const piece = chunk.subarray(start, end);
       start = end + 1;
       if (this.#skipping) {
@@ -116,8 +121,8 @@ export class LineDecoder {
         continue;
       }
       const decoded = this.#pending === 0
-        ? decodeUtf8(piece.subarray(0, length))
-        : this.#finish(piece, size !== length);
+        ? ascii?.slice(from, from + length) ?? decodeUtf8(piece.subarray(0, length))
+        : this.#finish(piece, size !== length, ascii?.slice(from, end));
       if (decoded === undefined) {
         fault ??= {
           kind: "not_utf8",
@@ -132,11 +137,20 @@ export class LineDecoder {
     return fault === undefined ? ok(lines) : err(fault);
   }
 
-  /** Holds the start of a line not yet complete, decoded now. */
-  #hold(bytes: Uint8Array): void {
+  /**
+   * Holds the start of a line not yet complete, decoded now; `ascii` is its
+   * text when it is known to be ASCII.
+   */
+  #hold(bytes: Uint8Array, ascii: string | undefined): void {
+    // After an ASCII byte (or none) the streaming decoder holds no half character.
+    const whole = this.#lastByte < 0x80;
     this.#pending += bytes.length;
     this.#lastByte = bytes[bytes.length - 1] ?? -1;
     if (this.#broken) return;
+    if (ascii !== undefined && whole) {
+      this.#parts.push(ascii);
+      return;
+    }
     try {
       this.#parts.push(this.#stream.decode(bytes, { stream: true }));
     } catch {
@@ -144,12 +158,20 @@ export class LineDecoder {
     }
   }
 
-  /** The pending line with its last piece, without a trailing `\r`; dropped either way. */
-  #finish(piece: Uint8Array, trailingReturn: boolean): string | undefined {
+  /**
+   * The pending line with its last piece (`ascii`: its text when known to be
+   * ASCII), without a trailing `\r`; dropped either way.
+   */
+  #finish(
+    piece: Uint8Array,
+    trailingReturn: boolean,
+    ascii: string | undefined,
+  ): string | undefined {
     let text: string | undefined;
     if (!this.#broken) {
       try {
-        this.#parts.push(this.#stream.decode(piece));
+        const whole = ascii !== undefined && this.#lastByte < 0x80;
+        this.#parts.push(whole ? ascii : this.#stream.decode(piece));
         text = this.#parts.join("");
         if (trailingReturn) text = text.slice(0, -1);
       } catch {
@@ -268,7 +290,7 @@ export class LineSplitter {
     let start = 0;
     // A long chunk is searched as text where each byte is one unit: the
     // runtime's text search is several times faster than its byte search.
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? asciiText(chunk) : undefined;
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : undefined;
     while (start < chunk.length) {
       const end = text === undefined ? chunk.indexOf(NEWLINE, start) : text.indexOf("\n", start);
       if (end === -1) {

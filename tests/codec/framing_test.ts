@@ -283,6 +283,67 @@ Deno.test("LineDecoder yields the same lines however the same bytes are split", 
   );
 });
 
+Deno.test("LineDecoder refuses a character cut short by a long ASCII chunk", () => {
+  // The first read ends inside "€" (e2 82 ac); the next is long ASCII text.
+  const cut = concat(bytes("start "), new Uint8Array([0xe2, 0x82]));
+  const rest = concat(new Uint8Array(8192).fill(0x61), bytes("\nnext\n"));
+  const got = feed(new LineDecoder(), [cut, rest]);
+  assert.deepEqual(got.faults, ["not_utf8"]);
+  assert.deepEqual(got.lines, ["next"]);
+  // The same with the line held across a long chunk that has no newline.
+  const long = new Uint8Array(8192).fill(0x61);
+  const held = feed(new LineDecoder(), [cut, long, rest]);
+  assert.deepEqual(held.faults, ["not_utf8"]);
+  assert.deepEqual(held.lines, ["next"]);
+  // Completed, the same character decodes, and the long text is kept whole.
+  const whole = feed(new LineDecoder(), [concat(cut, new Uint8Array([0xac])), rest]);
+  assert.deepEqual(whole.lines, [`start €${"a".repeat(8192)}`, "next"]);
+  // A line that starts in a long ASCII chunk and ends in a short one.
+  const spans = feed(new LineDecoder(), [new Uint8Array(5000).fill(0x62), bytes("é\n")]);
+  assert.deepEqual(spans.lines, [`${"b".repeat(5000)}é`]);
+});
+
+Deno.test("LineDecoder decodes the lines of long chunks as a plain split of their bytes would", () => {
+  // Chunks past the size searched as text: runs of ASCII, multi-byte
+  // characters (some cut by a read), bytes that are not UTF-8 and newlines.
+  const run = fc.tuple(fc.nat(3000), fc.constantFrom(0x61, 0x0a, 0x0d, 0xe9, 0x80))
+    .map(([size, byte]) => new Uint8Array(size).fill(byte));
+  const piece = fc.oneof(
+    run,
+    fc.uint8Array({ maxLength: 64 }),
+    anyString.map(bytes),
+    fc.constantFrom(bytes("é\n"), bytes("😀\r\n"), new Uint8Array([0xe2, 0x82, 0x0a])),
+  );
+  const input = fc.array(piece, { minLength: 1, maxLength: 12 }).chain((pieces) => {
+    const data = concat(...pieces);
+    return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 3 }));
+  });
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  fc.assert(
+    fc.property(input, ([data, cuts]) => {
+      const expected: string[] = [];
+      let bad = 0;
+      let start = 0;
+      for (let index = 0; index <= data.length; index++) {
+        if (index < data.length && data[index] !== 0x0a) continue;
+        let line = data.subarray(start, index);
+        start = index + 1;
+        if (line.at(-1) === 0x0d) line = line.subarray(0, -1);
+        if (line.length === 0) continue;
+        try {
+          expected.push(strict.decode(line));
+        } catch {
+          bad++;
+        }
+      }
+      const got = feed(new LineDecoder(), splitAt(data, cuts));
+      assert.deepStrictEqual(got.lines, expected);
+      assert.equal(got.faults.length > 0, bad > 0);
+    }),
+    { numRuns: RUNS / 10 },
+  );
+});
+
 Deno.test("frame() then LineDecoder then decodeInbound() is the identity on valid messages", () => {
   const rpcError = fc.record({ code: fc.integer(), message: anyString, data: jsonValue }, {
     requiredKeys: ["code", "message"],
