@@ -122,3 +122,36 @@ export function splitAt(data: Uint8Array, cuts: number[]): Uint8Array[] {
   chunks.push(data.subarray(start));
   return chunks;
 }
+
+/**
+ * Byte streams with chunks past the size a splitter searches as text (runs
+ * of ASCII, multi-byte characters, bytes that are not UTF-8, carriage
+ * returns and newlines), with up to three offsets to cut them at.
+ */
+export const longChunks: fc.Arbitrary<[Uint8Array, number[]]> = fc.array(
+  fc.oneof(
+    fc.tuple(fc.nat(3000), fc.constantFrom(0x61, 0x0a, 0x0d, 0xe9, 0x80))
+      .map(([size, byte]) => new Uint8Array(size).fill(byte)),
+    fc.uint8Array({ maxLength: 64 }),
+    anyString.map(bytes),
+    fc.constantFrom(bytes("é\n"), bytes("😀\r\n"), new Uint8Array([0xe2, 0x82, 0x0a])),
+  ),
+  { minLength: 1, maxLength: 12 },
+).chain((pieces) => {
+  const data = concat(...pieces);
+  return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 3 }));
+});
+
+/** The lines of `data` by a plain split on 0x0a: a trailing `\r` dropped, empty lines skipped. */
+export function plainLines(data: Uint8Array): Uint8Array[] {
+  const lines: Uint8Array[] = [];
+  let start = 0;
+  for (let index = 0; index <= data.length; index++) {
+    if (index < data.length && data[index] !== 0x0a) continue;
+    let line = data.subarray(start, index);
+    start = index + 1;
+    if (line.at(-1) === 0x0d) line = line.subarray(0, -1);
+    if (line.length > 0) lines.push(line);
+  }
+  return lines;
+}

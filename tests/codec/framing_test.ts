@@ -22,7 +22,9 @@ import {
   concat,
   id,
   jsonValue,
+  longChunks,
   params,
+  plainLines,
   RUNS,
   splitAt,
 } from "./_helpers.ts";
@@ -304,32 +306,12 @@ Deno.test("LineDecoder refuses a character cut short by a long ASCII chunk", () 
 });
 
 Deno.test("LineDecoder decodes the lines of long chunks as a plain split of their bytes would", () => {
-  // Chunks past the size searched as text: runs of ASCII, multi-byte
-  // characters (some cut by a read), bytes that are not UTF-8 and newlines.
-  const run = fc.tuple(fc.nat(3000), fc.constantFrom(0x61, 0x0a, 0x0d, 0xe9, 0x80))
-    .map(([size, byte]) => new Uint8Array(size).fill(byte));
-  const piece = fc.oneof(
-    run,
-    fc.uint8Array({ maxLength: 64 }),
-    anyString.map(bytes),
-    fc.constantFrom(bytes("é\n"), bytes("😀\r\n"), new Uint8Array([0xe2, 0x82, 0x0a])),
-  );
-  const input = fc.array(piece, { minLength: 1, maxLength: 12 }).chain((pieces) => {
-    const data = concat(...pieces);
-    return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 3 }));
-  });
   const strict = new TextDecoder("utf-8", { fatal: true });
   fc.assert(
-    fc.property(input, ([data, cuts]) => {
+    fc.property(longChunks, ([data, cuts]) => {
       const expected: string[] = [];
       let bad = 0;
-      let start = 0;
-      for (let index = 0; index <= data.length; index++) {
-        if (index < data.length && data[index] !== 0x0a) continue;
-        let line = data.subarray(start, index);
-        start = index + 1;
-        if (line.at(-1) === 0x0d) line = line.subarray(0, -1);
-        if (line.length === 0) continue;
+      for (const line of plainLines(data)) {
         try {
           expected.push(strict.decode(line));
         } catch {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { LineDecoder, LineSplitter, MAX_LINE_BYTES, type SplitFault } from "../../codec/mod.ts";
-import { anyString, bytes, concat, RUNS, splitAt } from "./_helpers.ts";
+import { anyString, bytes, concat, longChunks, plainLines, RUNS, splitAt } from "./_helpers.ts";
 
 const NEWLINE = 0x0a;
 
@@ -195,32 +195,9 @@ Deno.test("LineSplitter yields the same long lines however they are chunked", ()
 });
 
 Deno.test("LineSplitter finds every newline of long chunks, whatever bytes surround them", () => {
-  // Chunks past the size searched as text: runs of ASCII, multi-byte
-  // characters, bytes that are not UTF-8 and newlines, checked against a
-  // plain split of the bytes on 0x0a.
-  const run = fc.tuple(fc.nat(3000), fc.constantFrom(0x61, 0x0a, 0x0d, 0xe9, 0x80))
-    .map(([size, byte]) => new Uint8Array(size % 3000).fill(byte));
-  const piece = fc.oneof(
-    run,
-    fc.uint8Array({ maxLength: 64 }),
-    anyString.map(bytes),
-    fc.constantFrom(bytes("é\n"), bytes("😀\r\n"), new Uint8Array([0xe2, 0x82, 0x0a])),
-  );
-  const input = fc.array(piece, { minLength: 1, maxLength: 12 }).chain((pieces) => {
-    const data = concat(...pieces);
-    return fc.tuple(fc.constant(data), fc.array(fc.nat(data.length), { maxLength: 3 }));
-  });
   fc.assert(
-    fc.property(input, ([data, cuts]) => {
-      const expected: number[][] = [];
-      let start = 0;
-      for (let index = 0; index <= data.length; index++) {
-        if (index < data.length && data[index] !== NEWLINE) continue;
-        let line = [...data.subarray(start, index)];
-        start = index + 1;
-        if (line.at(-1) === 0x0d) line = line.slice(0, -1);
-        if (line.length > 0) expected.push(line);
-      }
+    fc.property(longChunks, ([data, cuts]) => {
+      const expected = plainLines(data).map((line) => [...line]);
       assert.deepStrictEqual(feed(splitAt(data, cuts)).lines, expected);
     }),
     { numRuns: RUNS },
