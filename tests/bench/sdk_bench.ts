@@ -575,6 +575,65 @@ function table(lines: readonly Line[]): string {
   ].join("\n");
 }
 
+/** One figure of the client's hot path against its floor, and the bound it should keep. */
+type Bound = {
+  name: string;
+  /** The row's name, up to its count of servers. */
+  row: string;
+  /** The figure: ours against the floor the target names. */
+  ratio: (line: Line) => number | undefined;
+  bound: number;
+  atLeast?: boolean;
+};
+
+const BOUNDS: readonly Bound[] = [
+  {
+    name: "64 in flight / worker floor",
+    row: "4 echo 64 in flight",
+    ratio: (line) => line.workerFloor && line.ours / line.workerFloor,
+    bound: 0.8,
+    atLeast: true,
+  },
+  {
+    name: "sequential median / worker floor",
+    row: "3 echo round trip, median",
+    ratio: (line) => line.workerFloor && line.ours / line.workerFloor,
+    bound: 1.1,
+  },
+  {
+    name: "8 MiB result / pipe floor",
+    row: "5 one 8 MiB text result",
+    ratio: (line) => line.floor && line.ours / line.floor,
+    bound: 1.3,
+  },
+  {
+    name: "connect CPU / empty workers",
+    row: "2 harness CPU while connecting",
+    ratio: (line) => line.workerFloor && line.ours / line.workerFloor,
+    bound: 1.3,
+  },
+  {
+    name: "shutdown CPU / SDK",
+    row: "6 harness CPU while shutting down",
+    ratio: (line) => line.ours / line.sdk,
+    bound: 3,
+  },
+];
+
+/** The hot path's ratios in this run, each against its bound; rows not run are left out. */
+function bounds(lines: readonly Line[]): string {
+  const out: string[] = [];
+  for (const bound of BOUNDS) {
+    const line = lines.find((candidate) => candidate.row.startsWith(bound.row));
+    const ratio = line === undefined ? undefined : bound.ratio(line);
+    if (ratio === undefined || !Number.isFinite(ratio)) continue;
+    const met = bound.atLeast === true ? ratio >= bound.bound : ratio <= bound.bound;
+    const limit = `${bound.atLeast === true ? "≥" : "≤"} ${bound.bound}`;
+    out.push(`${bound.name} ${ratio.toFixed(2)} (${limit}${met ? "" : ", not met"})`);
+  }
+  return out.length === 0 ? "" : `\nhot path, ratios in this run: ${out.join("; ")}`;
+}
+
 async function main(): Promise<void> {
   const quick = Deno.args.includes("--quick");
   const plan = quick ? QUICK : FULL;
@@ -697,6 +756,8 @@ async function main(): Promise<void> {
   }
   const seconds = ((now() - started) / 1000).toFixed(0);
   console.log(table(lines));
+  const hot = bounds(lines);
+  if (hot !== "") console.log(hot);
   if (costs !== undefined) {
     const { plain, detached } = costs;
     const ms = (value: number) => value.toFixed(1);

@@ -22,4 +22,8 @@ Deno.test("sdk_bench --quick completes every row and prints the table", async ()
   for (const row of ["5 one 8 MiB text result", "6 shutdown"]) {
     assert.ok(stdout.includes(row), `no row ${JSON.stringify(row)} in:\n${stdout}`);
   }
+  // Each of the hot path's five bounds is found and given its ratio.
+  const hot = stdout.split("\n").find((line) => line.startsWith("hot path, ratios in this run: "));
+  assert.ok(hot !== undefined, `no hot-path line in:\n${stdout}`);
+  assert.equal(hot.match(/ \d+\.\d\d \([≥≤] /g)?.length, 5, hot);
 });
