@@ -160,25 +160,42 @@ export function decodeAnswers(text: string): Result<Answers, string> {
   if (end === -1 || space === -1 || space > end) {
     return err("Cannot decode answers from the worker: no header");
   }
-  const tickets = counts(text.slice(0, space));
-  const ids = counts(text.slice(space + 1, end));
+  const tickets = counts(text, 0, space);
+  const ids = counts(text, space + 1, end);
   if (tickets === undefined || ids === undefined || tickets.length !== ids.length) {
     return err("Cannot decode answers from the worker: the header is not two lists of counts");
   }
   return ok({ kind: "answers", tickets, ids, lines: text.slice(end + 1) });
 }
 
-/** A non-empty comma-separated list of counts, or `undefined`. */
-function counts(list: string): number[] | undefined {
+/**
+ * The non-empty comma-separated list of counts (decimal digits only) that
+ * `text` holds from `from` to `to`, or `undefined`. Read in place: a turn's
+ * answers carry two such lists.
+ */
+function counts(text: string, from: number, to: number): number[] | undefined {
   const out: number[] = [];
-  for (const item of list.split(",")) {
-    const value = item === "" ? NaN : Number(item);
-    if (!Number.isSafeInteger(value) || value < 0) return undefined;
-    out.push(value);
+  let value = 0;
+  let digits = 0;
+  for (let index = from; index <= to; index++) {
+    const code = index < to ? text.charCodeAt(index) : COMMA;
+    if (code === COMMA) {
+      if (digits === 0 || !Number.isSafeInteger(value)) return undefined;
+      out.push(value);
+      value = 0;
+      digits = 0;
+      continue;
+    }
+    const digit = code - ZERO;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+    digits++;
   }
   return out;
 }
 
+const COMMA = 0x2c;
+const ZERO = 0x30;
 const METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list", "ping"]);
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;

@@ -117,8 +117,24 @@ Deno.test("answers rendered as one string decode back, and a bad header is refus
       "4,x 7,8\n{}",
       "-1 7\n{}",
       "4 7.5\n{}",
+      "4 1e3\n{}",
+      "4 0x1\n{}",
+      "4, 7\n{}",
+      "4 7,\n{}",
+      "4 9007199254740992\n{}",
     ]
   ) {
     await t.step(JSON.stringify(bad), () => assert.ok(!decodeAnswers(bad).ok));
   }
+  await t.step("any lists of counts", () => {
+    const counts = fc.array(fc.nat(), { minLength: 1, maxLength: 40 });
+    fc.assert(fc.property(counts, (tickets) => {
+      const ids = tickets.map((ticket) => Number.MAX_SAFE_INTEGER - ticket);
+      const decoded = decodeAnswers(renderAnswers(tickets, ids, "{}"));
+      assert.deepEqual(decoded, {
+        ok: true,
+        value: { kind: "answers", tickets, ids, lines: "{}" },
+      });
+    }));
+  });
 });
