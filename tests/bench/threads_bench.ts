@@ -1,6 +1,6 @@
 // Our client against the worker floor on the echo fixture, alternating in
 // one process, with the CPU each thread of this process spent per call
-// (read from /proc/self/task/*/stat, so Linux only): where a call's cost
+// (read from /proc/self/task/*/schedstat, in nanoseconds, so Linux only): where a call's cost
 // lands, main thread, client worker or the runtime's garbage collector.
 //
 //   deno run -A tests/bench/threads_bench.ts [seq|flight] [rounds]
@@ -15,18 +15,15 @@ const rounds = Number(Deno.args[1] ?? 5);
 const CALLS = mode === "seq" ? 2_000 : 20_000;
 const IN_FLIGHT = 64;
 const ECHO_PARAMS = '{"name":"echo","arguments":{"text":"hello"}}';
-/** Clock ticks per second of /proc's utime and stime (USER_HZ on Linux). */
-const TICK_US = 10_000;
-
-/** CPU of each thread of this process so far, in µs, by "name#tid". */
+/** CPU of each thread of this process so far, in µs, by "name#tid" (schedstat: nanoseconds). */
 function threads(): Map<string, number> {
   const out = new Map<string, number>();
   for (const entry of Deno.readDirSync("/proc/self/task")) {
     try {
-      const stat = Deno.readTextFileSync(`/proc/self/task/${entry.name}/stat`);
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(`${name}#${entry.name}`, (Number(fields[11]) + Number(fields[12])) * TICK_US);
+      const task = `/proc/self/task/${entry.name}`;
+      const name = Deno.readTextFileSync(`${task}/comm`).trim();
+      const ran = Number(Deno.readTextFileSync(`${task}/schedstat`).split(" ")[0]);
+      out.set(`${name}#${entry.name}`, ran / 1000);
     } catch {
       // The thread ended between the listing and the read.
     }
