@@ -57,10 +57,12 @@ const FULL: Plan = {
   memoryConnectRounds: 6,
   fleetRounds: 3,
   sequentialCalls: 2_000,
-  sequentialBlocks: 4,
+  // Short blocks and rounds, many of them: the machine's speed drifts, and
+  // each caller meets more of its moments this way.
+  sequentialBlocks: 8,
   memoryCalls: 1_000,
-  throughputCalls: 8_000,
-  throughputRounds: 3,
+  throughputCalls: 4_000,
+  throughputRounds: 6,
   // Its 8 MiB answers' medians move by a third between runs at 5 rounds: the
   // main thread's heap is collected after every second or third answer.
   bigRounds: 15,
@@ -395,26 +397,39 @@ async function rowsCalls(
   const floorLatency: number[] = [];
   const workerLatency: number[] = [];
   const cpu = { ours: 0, sdk: 0, floor: 0, worker: 0 };
-  const perBlock = Math.ceil(plan.calls / plan.blocks);
-  for (let block = 0; block < plan.blocks; block++) {
-    for (const kind of order(block, only)) {
-      const call = callers[kind];
-      if (call !== undefined) cpu[kind] += await sequential(call, perBlock, latency[kind]);
-    }
-    cpu.floor += await sequential(floors.pipe, perBlock, floorLatency);
-    cpu.worker += await sequential(floors.worker, perBlock, workerLatency);
-  }
-  const calls = perBlock * plan.blocks;
   const rates = samples();
   const floorRates: number[] = [];
   const workerRates: number[] = [];
-  for (let round = 0; round < plan.throughputRounds; round++) {
-    for (const kind of order(round, only)) {
-      const call = callers[kind];
-      if (call !== undefined) rates[kind].push(await throughput(call, plan.throughputCalls));
+  // Every caller, clients and floors, each block in a turn that moves one
+  // place per block, so that none always runs first or last.
+  type Turn = {
+    call: () => Promise<number>;
+    cpu: keyof typeof cpu;
+    latency: number[];
+    rates: number[];
+  };
+  const turns: Turn[] = [];
+  for (const kind of order(0, only)) {
+    const call = callers[kind];
+    if (call !== undefined) {
+      turns.push({ call, cpu: kind, latency: latency[kind], rates: rates[kind] });
     }
-    floorRates.push(await throughput(floors.pipe, plan.throughputCalls));
-    workerRates.push(await throughput(floors.worker, plan.throughputCalls));
+  }
+  turns.push({ call: floors.pipe, cpu: "floor", latency: floorLatency, rates: floorRates });
+  turns.push({ call: floors.worker, cpu: "worker", latency: workerLatency, rates: workerRates });
+  const rotated = (block: number) =>
+    turns.map((_, index) => turns[(index + block) % turns.length] as Turn);
+  const perBlock = Math.ceil(plan.calls / plan.blocks);
+  for (let block = 0; block < plan.blocks; block++) {
+    for (const turn of rotated(block)) {
+      cpu[turn.cpu] += await sequential(turn.call, perBlock, turn.latency);
+    }
+  }
+  const calls = perBlock * plan.blocks;
+  for (let round = 0; round < plan.throughputRounds; round++) {
+    for (const turn of rotated(round)) {
+      turn.rates.push(await throughput(turn.call, plan.throughputCalls));
+    }
   }
   return [
     {
