@@ -57,12 +57,13 @@ const FULL: Plan = {
   memoryConnectRounds: 6,
   fleetRounds: 3,
   sequentialCalls: 2_000,
-  // Short blocks and rounds, many of them: the machine's speed drifts, and
-  // each caller meets more of its moments this way.
+  // The machine's speed drifts: short sequential blocks, many of them, and
+  // one throughput round per place in the turn order (a shorter round would
+  // weigh the start and end of keeping 64 in flight more).
   sequentialBlocks: 8,
   memoryCalls: 1_000,
-  throughputCalls: 4_000,
-  throughputRounds: 6,
+  throughputCalls: 6_000,
+  throughputRounds: 4,
   // Its 8 MiB answers' medians move by a third between runs at 5 rounds: the
   // main thread's heap is collected after every second or third answer.
   bigRounds: 15,
