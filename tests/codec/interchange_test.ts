@@ -279,6 +279,11 @@ function withinInterchangeRange(value: JsonValue): boolean {
   if (typeof value === "bigint") {
     return value >= MIN_INTERCHANGE_INTEGER && value <= MAX_INTERCHANGE_INTEGER;
   }
+  // A double can be an integer past the range in as few as 19 digits
+  // (-9223372036854777856, just below -2^63).
+  if (typeof value === "number" && Number.isInteger(value)) {
+    return withinInterchangeRange(BigInt(value));
+  }
   if (Array.isArray(value)) return value.every(withinInterchangeRange);
   if (typeof value === "object" && value !== null) {
     return Object.values(value).every(withinInterchangeRange);
