@@ -46,7 +46,10 @@ type Pending = {
   timeoutMs: number;
   resolve: (outcome: Result<unknown, ClientError>) => void;
   decode: Decode<unknown> | undefined;
-  /** When the request expires, on `performance.now()`'s scale. */
+  /**
+   * When the request expires, on `performance.now()`'s scale: set when it
+   * leaves for the worker (`Infinity` until then).
+   */
   deadline: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
@@ -69,7 +72,8 @@ export class Tickets {
   // every end of a client calls, so nothing outlives it.
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
-  #madeAt: number | undefined;
+  // The tickets queued in this turn, whose deadlines start when they leave.
+  #leaving: number[] = [];
 
   constructor(server: string, post: WorkerPost) {
     this.#server = server;
@@ -93,17 +97,16 @@ export class Tickets {
     }
     const ticket = this.#nextTicket++;
     return new Promise((resolve) => {
-      const deadline = this.#now() + timeoutMs;
       const pending: Pending = {
         method,
         timeoutMs,
         resolve: resolve as Pending["resolve"],
         decode,
-        deadline,
+        deadline: Infinity,
         signal,
         onAbort: undefined,
       };
-      if (deadline < this.#timerAt) this.#arm(deadline);
+      this.#leaving.push(ticket);
       if (signal !== undefined) {
         pending.onAbort = () => this.#expire(ticket, true);
         signal.addEventListener("abort", pending.onAbort, { once: true });
@@ -128,18 +131,31 @@ export class Tickets {
   }
 
   /**
-   * The time the requests of this turn were made: read once per batch, as
-   * they leave together (a clock read cost more than the rest of queueing a
-   * request with 64 in flight).
+   * Starts the deadlines of the requests about to leave, from one clock read
+   * for the batch (a read per request cost more than the rest of queueing it
+   * with 64 in flight): a deadline runs from when its request leaves, so no
+   * call waits less than it asked, however long the turn that made it.
    */
-  #now(): number {
-    return this.#madeAt ??= performance.now();
+  #start(): void {
+    const leaving = this.#leaving;
+    if (leaving.length === 0) return;
+    this.#leaving = [];
+    const now = performance.now();
+    let earliest = Infinity;
+    for (const ticket of leaving) {
+      // One settled already (aborted, or ended with its client) has no deadline.
+      const pending = this.#pending.get(ticket);
+      if (pending === undefined) continue;
+      pending.deadline = now + pending.timeoutMs;
+      if (pending.deadline < earliest) earliest = pending.deadline;
+    }
+    if (earliest < this.#timerAt) this.#arm(earliest);
   }
 
   /** Posts the queued requests now: before any control message, to keep the order. */
   flush(): void {
     this.#flushQueued = false;
-    this.#madeAt = undefined;
+    this.#start();
     const batch = this.#outbox;
     this.#outbox = [];
     if (batch.length === 0) return;
@@ -247,6 +263,7 @@ export class Tickets {
     for (const ticket of [...this.#pending.keys()]) {
       this.#take(ticket)?.resolve(err(error));
     }
+    this.#leaving = [];
     this.#disarm();
   }
 

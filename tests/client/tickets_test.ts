@@ -41,3 +41,31 @@ Deno.test("Tickets refuses a routed line that is not the response it was routed 
   const settled = await call;
   assert.ok(!settled.ok && settled.error.kind === "unavailable");
 });
+
+Deno.test("Tickets starts a deadline when its request leaves, not before", async () => {
+  const { tickets, batches } = table();
+  const call = tickets.request("ping", "", 100, undefined);
+  // The turn that made the request goes on for longer than its deadline.
+  const blocked = performance.now();
+  while (performance.now() - blocked < 150) {
+    // Busy: the request has not left yet.
+  }
+  const left = performance.now();
+  const outcome = await call;
+  assert.equal(batches.length, 1);
+  assert.ok(!outcome.ok && outcome.error.kind === "call_timed_out");
+  assert.ok(performance.now() - left >= 50, "the deadline ran from when the request left");
+});
+
+Deno.test("Tickets keeps no process alive for requests that ended in the turn that made them", async () => {
+  const fixture = new URL("../fixtures/tickets_exit.ts", import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-lock", fixture],
+    stdout: "piped",
+    stderr: "piped",
+    // A timer left armed would hold the process for the requests' 60 s.
+    signal: AbortSignal.timeout(15_000),
+  }).output();
+  assert.equal(new TextDecoder().decode(output.stdout), "done\n");
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+});
