@@ -395,7 +395,7 @@ var write = (function write(value, out) {
 var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
-var splitTooLong = (function splitTooLong(bytes, lines) {
+var tooLong = (function tooLong(bytes, lines) {
   return {
     kind: "line_too_long",
     bytes,
@@ -2087,7 +2087,7 @@ var LineSplitter = class {
         const rest = chunk.length - start2;
         if (this.#skipping) break;
         if (this.#pending + rest > MAX_LINE_BYTES + 1) {
-          fault ??= splitTooLong(this.#pending + rest, lines);
+          fault ??= tooLong(this.#pending + rest, lines);
           this.#skipping = true;
           this.#drop();
         } else {
@@ -2103,7 +2103,7 @@ var LineSplitter = class {
       }
       const size = this.#pending + piece.length;
       if (size > MAX_LINE_BYTES + 1) {
-        fault ??= splitTooLong(size, lines);
+        fault ??= tooLong(size, lines);
         this.#drop();
         continue;
       }
@@ -2115,7 +2115,7 @@ var LineSplitter = class {
       }
       const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
       if (length > MAX_LINE_BYTES) {
-        fault ??= splitTooLong(length, lines);
+        fault ??= tooLong(length, lines);
         continue;
       }
       if (length === 0) continue;

@@ -86,7 +86,7 @@ export class LineDecoder {
           this.#skipped += rest;
         } else if (this.#pending + rest > MAX_LINE_BYTES + 1) {
           // One byte of slack: a line of exactly the cap may still end in `\r\n`.
-          fault ??= this.#tooLong(this.#pending + rest, lines);
+          fault ??= tooLong(this.#pending + rest, lines);
           this.#skipping = true;
           this.#skipped = this.#pending + rest;
           this.#drop();
@@ -105,7 +105,7 @@ export class LineDecoder {
       }
       const size = this.#pending + piece.length;
       if (size > MAX_LINE_BYTES + 1) {
-        fault ??= this.#tooLong(size, lines);
+        fault ??= tooLong(size, lines);
         this.#drop();
         continue;
       }
@@ -113,7 +113,7 @@ export class LineDecoder {
       const length = size > 0 && last === RETURN ? size - 1 : size;
       if (length > MAX_LINE_BYTES) {
         this.#drop();
-        fault ??= this.#tooLong(length, lines);
+        fault ??= tooLong(length, lines);
         continue;
       }
       if (length === 0) {
@@ -195,17 +195,6 @@ export class LineDecoder {
     }
     const newline = new Uint8Array([NEWLINE]);
     return this.push(newline);
-  }
-
-  #tooLong(bytes: number, lines: string[]): FramingFault {
-    return {
-      kind: "line_too_long",
-      bytes,
-      limit: MAX_LINE_BYTES,
-      message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); ` +
-        `at least ${bytes} bytes arrived before a newline`,
-      lines,
-    };
   }
 
   #drop(): void {
@@ -299,7 +288,7 @@ export class LineSplitter {
         if (this.#skipping) break;
         if (this.#pending + rest > MAX_LINE_BYTES + 1) {
           // One byte of slack: a line of exactly the cap may still end in `\r\n`.
-          fault ??= splitTooLong(this.#pending + rest, lines);
+          fault ??= tooLong(this.#pending + rest, lines);
           this.#skipping = true;
           this.#drop();
         } else {
@@ -315,7 +304,7 @@ export class LineSplitter {
       }
       const size = this.#pending + piece.length;
       if (size > MAX_LINE_BYTES + 1) {
-        fault ??= splitTooLong(size, lines);
+        fault ??= tooLong(size, lines);
         this.#drop();
         continue;
       }
@@ -327,7 +316,7 @@ export class LineSplitter {
       }
       const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
       if (length > MAX_LINE_BYTES) {
-        fault ??= splitTooLong(length, lines);
+        fault ??= tooLong(length, lines);
         continue;
       }
       if (length === 0) continue;
@@ -408,7 +397,11 @@ const RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
 /** The buffers of lines handed on by a splitter, which it no longer writes. */
 const GIVEN_UP = new WeakSet<ArrayBufferLike>();
 
-function splitTooLong(bytes: number, lines: Uint8Array[]): SplitFault {
+/** The fault of a line past `MAX_LINE_BYTES`, with the intact lines met beside it. */
+function tooLong<Line>(
+  bytes: number,
+  lines: Line[],
+): { kind: "line_too_long"; bytes: number; limit: number; message: string; lines: Line[] } {
   return {
     kind: "line_too_long",
     bytes,
