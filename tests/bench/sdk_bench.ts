@@ -268,6 +268,10 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   await session.close();
   await allGone(pids);
   const shutdownMs = now() - closing;
+  // A terminated worker's isolate is torn down on its own thread after
+  // `terminate` returns: its CPU belongs to the shutdown, so it is read once
+  // every worker thread is gone, for every kind alike.
+  await workerThreadsGone();
   const shutdownCpuMs = (cpuMicros() - closingCpu) / 1000;
   const report: FleetReport = {
     connectMs,
@@ -278,6 +282,30 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
     shutdownCpuMs,
   };
   console.log(JSON.stringify(report));
+}
+
+/** How many threads of this process are workers' (Deno names them `worker-<n>`). */
+function workerThreads(): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/task")) {
+    try {
+      if (Deno.readTextFileSync(`/proc/self/task/${entry.name}/comm`).startsWith("worker-")) {
+        count++;
+      }
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return count;
+}
+
+/** Resolves once no worker thread is left, polling every millisecond (Linux). */
+async function workerThreadsGone(limitMs = 10_000): Promise<void> {
+  const until = now() + limitMs;
+  while (workerThreads() > 0) {
+    if (now() > until) throw new Error(`Worker threads still running after ${limitMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
 }
 
 /** Runs this script in a process of its own with `args`; returns the JSON of its last line. */
@@ -345,6 +373,7 @@ async function rowsFleet(
       unit: "ms",
       ours: pick("ours", "shutdownCpuMs"),
       sdk: pick("sdk", "shutdownCpuMs"),
+      workerFloor: worker("shutdownCpuMs"),
     },
   ];
 }
@@ -650,6 +679,38 @@ function bounds(lines: readonly Line[]): string {
   return out.length === 0 ? "" : `\nhot path, ratios in this run: ${out.join("; ")}`;
 }
 
+/**
+ * What the design's least costs against rows 2 and 6's bounds, in this run:
+ * a worker that does nothing but spawn its server detached, against an
+ * empty worker; and tearing down one empty worker per server, against the
+ * SDK's whole shutdown. A bound below its ceiling is out of reach of any
+ * client with a worker per server that owns its child.
+ */
+function ceilings(
+  lines: readonly Line[],
+  costs: { detached: WorkerCost } | undefined,
+): string {
+  const out: string[] = [];
+  if (costs !== undefined) {
+    const { bootCpuMs, spawnCpuMs } = costs.detached;
+    const ratio = (bootCpuMs + spawnCpuMs) / bootCpuMs;
+    out.push(
+      `a worker that only spawns its server detached: ${ratio.toFixed(2)}× an empty ` +
+        `worker's CPU (row 2's bound: 1.3)`,
+    );
+  }
+  const shutdown = lines.find((line) => line.row.startsWith("6 harness CPU"));
+  if (shutdown?.workerFloor !== undefined && shutdown.sdk > 0) {
+    out.push(
+      `tearing down one empty worker per server: ${
+        (shutdown.workerFloor / shutdown.sdk).toFixed(2)
+      }× ` +
+        `the SDK's whole shutdown (row 6's bound: 3)`,
+    );
+  }
+  return out.length === 0 ? "" : `\nthe design's least, in this run: ${out.join("; ")}`;
+}
+
 async function main(): Promise<void> {
   const quick = Deno.args.includes("--quick");
   const plan = quick ? QUICK : FULL;
@@ -774,6 +835,8 @@ async function main(): Promise<void> {
   console.log(table(lines));
   const hot = bounds(lines);
   if (hot !== "") console.log(hot);
+  const least = ceilings(lines, costs);
+  if (least !== "") console.log(least);
   if (costs !== undefined) {
     const { plain, detached } = costs;
     const ms = (value: number) => value.toFixed(1);
@@ -788,8 +851,9 @@ async function main(): Promise<void> {
     `\nmedians; ratio ours/SDK (" !" where ours does not lead); ` +
       `floor: a bare pipe (row 2: the harness's RSS before connecting); ` +
       `worker floor: the same behind one worker hop (row 1: one empty worker's boot; ` +
-      `row 2: one empty worker per server, no server); ` +
-      `CPU: this process's, every thread (servers not counted); ` +
+      `rows 2 and 6: one empty worker per server, no server, started and terminated); ` +
+      `CPU: this process's, every thread (servers not counted; row 6 until every ` +
+      `worker thread has ended); ` +
       `${quick ? "--quick, " : ""}${seconds} s`,
   );
 }

@@ -26,4 +26,10 @@ Deno.test("sdk_bench --quick completes every row and prints the table", async ()
   const hot = stdout.split("\n").find((line) => line.startsWith("hot path, ratios in this run: "));
   assert.ok(hot !== undefined, `no hot-path line in:\n${stdout}`);
   assert.equal(hot.match(/ \d+\.\d\d \([≥≤] /g)?.length, 5, hot);
+  // So are the design's own least costs against rows 2 and 6's bounds.
+  const least = stdout.split("\n").find((line) =>
+    line.startsWith("the design's least, in this run: ")
+  );
+  assert.ok(least !== undefined, `no line of the design's least costs in:\n${stdout}`);
+  assert.equal(least.match(/ \d+\.\d\d× /g)?.length, 2, least);
 });
