@@ -200,7 +200,7 @@ async function workerCosts(rounds: number): Promise<{ plain: WorkerCost; detache
 /** One empty worker, from `new Worker` to its first answer: what a worker costs before any client code. */
 async function workerBoot(): Promise<number> {
   const started = now();
-  const { session } = await emptyWorkers(1);
+  const { session } = await bareWorkers(1);
   const elapsed = now() - started;
   await session.close();
   return elapsed;
@@ -229,16 +229,24 @@ async function rowConnect(
 
 // ---- rows 2 and 6: a fleet of servers in a subprocess ----
 
-type FleetKind = ClientKind | "workers";
+type FleetKind = ClientKind | "workers" | "spawners";
 
-// Empty workers, no server: what a worker per server costs before any client code.
-async function emptyWorkers(count: number): Promise<{ session: Session; pids: number[] }> {
-  const url = new URL("./_empty_worker.ts", import.meta.url);
+/**
+ * Workers and no client: empty ones, or (`spawn`) ones that each spawn a
+ * short child detached, as a client's worker spawns its server, and
+ * answer once it exited (what a worker per server costs at least when it
+ * owns its child).
+ */
+async function bareWorkers(
+  count: number,
+  spawn = false,
+): Promise<{ session: Session; pids: number[] }> {
+  const url = new URL(spawn ? "./_spawn_worker.ts" : "./_empty_worker.ts", import.meta.url);
   const workers = Array.from({ length: count }, () => new Worker(url, { type: "module" }));
   await Promise.all(workers.map((worker) =>
     new Promise((resolve) => {
       worker.onmessage = resolve;
-      worker.postMessage("start");
+      worker.postMessage(spawn ? { detached: true } : "start");
     })
   ));
   const session: Session = {
@@ -258,8 +266,8 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   const baseKib = procStatusKib("VmRSS");
   const cpu = cpuMicros();
   const started = now();
-  const session = kind === "workers"
-    ? (await emptyWorkers(count)).session
+  const session = kind === "workers" || kind === "spawners"
+    ? (await bareWorkers(count, kind === "spawners")).session
     : await open(kind, targets);
   const connectMs = now() - started;
   const connectCpuMs = (cpuMicros() - cpu) / 1000;
@@ -286,27 +294,34 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   console.log(JSON.stringify(report));
 }
 
-/** How many threads of this process are workers' (Deno names them `worker-<n>`). */
-function workerThreads(): number {
-  let count = 0;
+/** The ids of this process's threads that are workers' (Deno names them `worker-<n>`). */
+function workerThreads(): Set<string> {
+  const ids = new Set<string>();
   for (const entry of Deno.readDirSync("/proc/self/task")) {
     try {
-      if (Deno.readTextFileSync(`/proc/self/task/${entry.name}/comm`).startsWith("worker-")) {
-        count++;
-      }
+      const name = Deno.readTextFileSync(`/proc/self/task/${entry.name}/comm`);
+      if (name.startsWith("worker-")) ids.add(entry.name);
     } catch {
       // The thread ended between the listing and the read.
     }
   }
-  return count;
+  return ids;
 }
 
-/** Resolves once no worker thread is left, polling every millisecond (Linux). */
+/**
+ * Resolves once every worker thread there is now has ended (Linux): named
+ * once, then only listed every millisecond, so that the wait adds little
+ * CPU of its own to what it measures.
+ */
 async function workerThreadsGone(limitMs = 10_000): Promise<void> {
   const until = now() + limitMs;
-  while (workerThreads() > 0) {
+  const left = workerThreads();
+  while (left.size > 0) {
     if (now() > until) throw new Error(`Worker threads still running after ${limitMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 1));
+    const live = new Set<string>();
+    for (const entry of Deno.readDirSync("/proc/self/task")) live.add(entry.name);
+    for (const id of left) if (!live.has(id)) left.delete(id);
   }
 }
 
@@ -334,11 +349,14 @@ async function rowsFleet(
 ): Promise<Line[]> {
   const reports: Record<ClientKind, FleetReport[]> = { ours: [], sdk: [] };
   const workers: FleetReport[] = [];
+  const spawners: FleetReport[] = [];
   for (let round = 0; round < rounds; round++) {
     for (const kind of order(round, only)) reports[kind].push(await fleetRun(kind, count));
     workers.push(await fleetRun("workers", count));
+    spawners.push(await fleetRun("spawners", count));
   }
   const worker = (key: keyof FleetReport) => median(workers.map((report) => report[key]));
+  const spawner = (key: keyof FleetReport) => median(spawners.map((report) => report[key]));
   const pick = (kind: ClientKind, key: keyof FleetReport) =>
     median(reports[kind].map((report) => report[key]));
   return [
@@ -362,6 +380,7 @@ async function rowsFleet(
       unit: "ms",
       ours: pick("ours", "connectCpuMs"),
       sdk: pick("sdk", "connectCpuMs"),
+      floor: spawner("connectCpuMs"),
       workerFloor: worker("connectCpuMs"),
     },
     {
@@ -683,22 +702,19 @@ function bounds(lines: readonly Line[]): string {
 
 /**
  * What the design's least costs against rows 2 and 6's bounds, in this run:
- * a worker that does nothing but spawn its server detached, against an
- * empty worker; and tearing down one empty worker per server, against the
- * SDK's whole shutdown. A bound below its ceiling is out of reach of any
+ * sixteen workers that do nothing but spawn a child detached, against
+ * sixteen empty ones; and tearing down sixteen empty workers, against the
+ * SDK's whole shutdown. A bound below its least is out of reach of any
  * client with a worker per server that owns its child.
  */
-function ceilings(
-  lines: readonly Line[],
-  costs: { detached: WorkerCost } | undefined,
-): string {
+function ceilings(lines: readonly Line[]): string {
   const out: string[] = [];
-  if (costs !== undefined) {
-    const { bootCpuMs, spawnCpuMs } = costs.detached;
-    const ratio = (bootCpuMs + spawnCpuMs) / bootCpuMs;
+  const connect = lines.find((line) => line.row.startsWith("2 harness CPU"));
+  if (connect?.floor !== undefined && connect.workerFloor !== undefined) {
     out.push(
-      `a worker that only spawns its server detached: ${ratio.toFixed(2)}× an empty ` +
-        `worker's CPU (row 2's bound: 1.3)`,
+      `workers that only spawn a child detached: ${
+        (connect.floor / connect.workerFloor).toFixed(2)
+      }× empty workers' CPU (row 2's bound: 1.3)`,
     );
   }
   const shutdown = lines.find((line) => line.row.startsWith("6 harness CPU"));
@@ -706,8 +722,7 @@ function ceilings(
     out.push(
       `tearing down one empty worker per server: ${
         (shutdown.workerFloor / shutdown.sdk).toFixed(2)
-      }× ` +
-        `the SDK's whole shutdown (row 6's bound: 3)`,
+      }× the SDK's whole shutdown (row 6's bound: 3)`,
     );
   }
   return out.length === 0 ? "" : `\nthe design's least, in this run: ${out.join("; ")}`;
@@ -837,7 +852,7 @@ async function main(): Promise<void> {
   console.log(table(lines));
   const hot = bounds(lines);
   if (hot !== "") console.log(hot);
-  const least = ceilings(lines, costs);
+  const least = ceilings(lines);
   if (least !== "") console.log(least);
   if (costs !== undefined) {
     const { plain, detached } = costs;
@@ -851,7 +866,8 @@ async function main(): Promise<void> {
   }
   console.log(
     `\nmedians; ratio ours/SDK (" !" where ours does not lead); ` +
-      `floor: a bare pipe (row 2: the harness's RSS before connecting); ` +
+      `floor: a bare pipe (row 2: the harness's RSS before connecting, and one worker ` +
+      `per server that only spawns a child detached); ` +
       `worker floor: the same behind one worker hop (row 1: one empty worker's boot; ` +
       `rows 2 and 6: one empty worker per server, no server, started and terminated); ` +
       `CPU: this process's, every thread (servers not counted; row 6 until every ` +
@@ -865,7 +881,7 @@ if (import.meta.main) {
   const big = flag("--big");
   if (big === "ours" || big === "sdk") {
     await bigChild(big, Number(Deno.args[Deno.args.indexOf("--big") + 2] ?? 3));
-  } else if (fleet === "ours" || fleet === "sdk" || fleet === "workers") {
+  } else if (fleet === "ours" || fleet === "sdk" || fleet === "workers" || fleet === "spawners") {
     const count = Number(Deno.args[Deno.args.indexOf("--fleet") + 2] ?? FLEET);
     await fleetChild(fleet, count);
   } else {
