@@ -1,12 +1,13 @@
 /**
- * Generation time for a listing of MAX_TOOLS tools with realistic schemas,
- * and, for each official server's real listing, its surface size as a share
+ * Generation time for the largest listing of realistic tools the generator
+ * accepts (past MAX_SURFACE_BYTES of surface it refuses one), for MAX_TOOLS
+ * of them, refused, and, for each official server's real listing, its surface size as a share
  * of its raw tools/list JSON.
  */
 
 import { decodeToolsPage, parseJson } from "../../codec/mod.ts";
 import type { ToolDescriptor } from "../../codec/protocol.ts";
-import { generate, MAX_TOOLS } from "../../codegen/mod.ts";
+import { generate, MAX_SURFACE_BYTES, MAX_TOOLS } from "../../codegen/mod.ts";
 
 const REAL = ["everything", "filesystem", "memory", "sequential-thinking"];
 const DATA = new URL("../codegen/data/", import.meta.url);
@@ -23,12 +24,28 @@ function realTools(server: string): { tools: ToolDescriptor[]; rawBytes: number 
   return { tools: page.value.tools, rawBytes };
 }
 
-// MAX_TOOLS tools drawn round-robin from the real listings, renamed apart.
+// Tools drawn round-robin from the real listings, renamed apart.
 const pool = REAL.flatMap((server) => realTools(server).tools);
-const listing: ToolDescriptor[] = Array.from({ length: MAX_TOOLS }, (_, i) => {
-  const tool = pool[i % pool.length]!;
-  return { ...tool, name: `${tool.name}_${i}` };
-});
+const drawn = (count: number): ToolDescriptor[] =>
+  Array.from({ length: count }, (_, i) => {
+    const tool = pool[i % pool.length]!;
+    return { ...tool, name: `${tool.name}_${i}` };
+  });
+
+// The most of them a module can be made of: past MAX_SURFACE_BYTES the
+// generator refuses the listing, as it does MAX_TOOLS of these tools.
+let fits = 0;
+for (let low = 1, high = MAX_TOOLS; low <= high;) {
+  const middle = (low + high) >> 1;
+  if (generate("bench", drawn(middle)).ok) {
+    fits = middle;
+    low = middle + 1;
+  } else {
+    high = middle - 1;
+  }
+}
+const listing = drawn(fits);
+const tooLarge = drawn(MAX_TOOLS);
 
 for (const server of REAL) {
   const { tools, rawBytes } = realTools(server);
@@ -44,14 +61,23 @@ for (const server of REAL) {
   const result = generate("bench", listing);
   if (!result.ok) throw new Error(result.error.message);
   console.log(
-    `${MAX_TOOLS} tools: source ${result.value.source.length} chars, surface ` +
+    `${fits} tools (the most that fit ${MAX_SURFACE_BYTES} bytes of surface): source ` +
+      `${result.value.source.length} chars, surface ` +
       `${new TextEncoder().encode(result.value.surface).length} B`,
   );
+  const refused = generate("bench", tooLarge);
+  if (refused.ok) throw new Error(`${MAX_TOOLS} tools were not refused`);
+  console.log(`${MAX_TOOLS} tools: refused (${refused.error.kind})`);
 }
 
-Deno.bench(`generate() ${MAX_TOOLS} tools with realistic schemas`, () => {
+Deno.bench(`generate() ${fits} tools with realistic schemas, the most that fit`, () => {
   const result = generate("bench", listing);
   if (!result.ok) throw new Error(result.error.message);
+});
+
+Deno.bench(`generate() ${MAX_TOOLS} tools, refused past MAX_SURFACE_BYTES`, () => {
+  const result = generate("bench", tooLarge);
+  if (result.ok) throw new Error("not refused");
 });
 
 Deno.bench("generate() the filesystem server's real listing", () => {

@@ -33,3 +33,25 @@ Deno.test("sdk_bench --quick completes every row and prints the table", async ()
   assert.ok(least !== undefined, `no line of the design's least costs in:\n${stdout}`);
   assert.equal(least.match(/ \d+\.\d\d× /g)?.length, 2, least);
 });
+
+Deno.test("every module of deno bench that registers benches loads", async () => {
+  // Their top-level code runs when `deno bench` loads them (their figures,
+  // their inputs); a filter no bench matches runs none of the benches.
+  const dir = new URL("./", import.meta.url).pathname;
+  const modules: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    if (!entry.name.endsWith("_bench.ts")) continue;
+    if (Deno.readTextFileSync(`${dir}${entry.name}`).includes("Deno.bench(")) {
+      modules.push(`${dir}${entry.name}`);
+    }
+  }
+  assert.ok(modules.length >= 5, `found only ${modules.join(", ")}`);
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["bench", "-A", "--no-lock", "--filter", "^no bench has this name$", ...modules.sort()],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+  assert.equal(output.code, 0, `a bench module failed to load:\n${text}`);
+});

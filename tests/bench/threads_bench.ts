@@ -31,12 +31,15 @@ function threads(): Map<string, number> {
   return out;
 }
 
-/** Which role a thread plays, by its name. */
+/** Which role a thread plays, by its id and name. */
 function role(key: string): string {
-  const name = key.slice(0, key.indexOf("#"));
+  const cut = key.indexOf("#");
+  const name = key.slice(0, cut);
+  // The main thread's id is the process's (its name is the command's, which
+  // `deno bench` sets otherwise).
+  if (key.slice(cut + 1) === String(Deno.pid)) return "main";
   if (name.startsWith("worker-")) return "worker";
   if (name.startsWith("V8 ")) return "gc/platform";
-  if (name === "deno" || name === "main") return "main";
   return "other";
 }
 
