@@ -232,25 +232,31 @@ async function rowConnect(
 type FleetKind = ClientKind | "workers" | "spawners";
 
 /**
- * Workers and no client: empty ones, or (`spawn`) ones that each spawn a
- * short child detached, as a client's worker spawns its server, and
- * answer once it exited (what a worker per server costs at least when it
- * owns its child).
+ * Workers and no client: empty ones, or ones that each spawn a server of
+ * `targets` detached, as a client's worker spawns its server, and do nothing
+ * more (what a worker per server costs at least when it owns its child).
+ * Closing terminates them, which closes each server's stdin.
  */
 async function bareWorkers(
   count: number,
-  spawn = false,
+  targets?: readonly Target[],
 ): Promise<{ session: Session; pids: number[] }> {
-  const url = new URL(spawn ? "./_spawn_worker.ts" : "./_empty_worker.ts", import.meta.url);
+  const file = targets === undefined ? "./_empty_worker.ts" : "./_spawner_worker.ts";
+  const url = new URL(file, import.meta.url);
   const workers = Array.from({ length: count }, () => new Worker(url, { type: "module" }));
-  await Promise.all(workers.map((worker) =>
-    new Promise((resolve) => {
-      worker.onmessage = resolve;
-      worker.postMessage(spawn ? { detached: true } : "start");
+  const pids = await Promise.all(workers.map((worker, index) =>
+    new Promise<number>((resolve) => {
+      worker.onmessage = (event: MessageEvent<unknown>) =>
+        resolve(typeof event.data === "number" ? event.data : -1);
+      const target = targets?.[index];
+      worker.postMessage(
+        target === undefined ? "start" : { command: target.command, args: target.args },
+      );
     })
   ));
+  const spawned = targets === undefined ? [] : pids;
   const session: Session = {
-    pids: [],
+    pids: spawned,
     listTools: () => Promise.resolve(0),
     call: () => Promise.resolve(0),
     close() {
@@ -258,7 +264,7 @@ async function bareWorkers(
       return Promise.resolve();
     },
   };
-  return { session, pids: [] };
+  return { session, pids: spawned };
 }
 
 async function fleetChild(kind: FleetKind, count: number): Promise<void> {
@@ -267,7 +273,7 @@ async function fleetChild(kind: FleetKind, count: number): Promise<void> {
   const cpu = cpuMicros();
   const started = now();
   const session = kind === "workers" || kind === "spawners"
-    ? (await bareWorkers(count, kind === "spawners")).session
+    ? (await bareWorkers(count, kind === "spawners" ? targets : undefined)).session
     : await open(kind, targets);
   const connectMs = now() - started;
   const connectCpuMs = (cpuMicros() - cpu) / 1000;
@@ -702,7 +708,7 @@ function bounds(lines: readonly Line[]): string {
 
 /**
  * What the design's least costs against rows 2 and 6's bounds, in this run:
- * sixteen workers that do nothing but spawn a child detached, against
+ * sixteen workers that do nothing but spawn their servers detached, against
  * sixteen empty ones; and tearing down sixteen empty workers, against the
  * SDK's whole shutdown. A bound below its least is out of reach of any
  * client with a worker per server that owns its child.
@@ -712,7 +718,7 @@ function ceilings(lines: readonly Line[]): string {
   const connect = lines.find((line) => line.row.startsWith("2 harness CPU"));
   if (connect?.floor !== undefined && connect.workerFloor !== undefined) {
     out.push(
-      `workers that only spawn a child detached: ${
+      `workers that only spawn their servers detached: ${
         (connect.floor / connect.workerFloor).toFixed(2)
       }× empty workers' CPU (row 2's bound: 1.3)`,
     );
@@ -867,7 +873,7 @@ async function main(): Promise<void> {
   console.log(
     `\nmedians; ratio ours/SDK (" !" where ours does not lead); ` +
       `floor: a bare pipe (row 2: the harness's RSS before connecting, and one worker ` +
-      `per server that only spawns a child detached); ` +
+      `per server that only spawns its server detached); ` +
       `worker floor: the same behind one worker hop (row 1: one empty worker's boot; ` +
       `rows 2 and 6: one empty worker per server, no server, started and terminated); ` +
       `CPU: this process's, every thread (servers not counted; row 6 until every ` +
