@@ -1,8 +1,8 @@
 /**
  * Generation time for the largest listing of realistic tools the generator
- * accepts (past MAX_SURFACE_BYTES of surface it refuses one), for MAX_TOOLS
- * of them, refused, and, for each official server's real listing, its surface size as a share
- * of its raw tools/list JSON.
+ * accepts (past MAX_SURFACE_BYTES of surface it refuses one) and for
+ * MAX_TOOLS of them, refused; and, for each official server's real listing,
+ * its surface size as a share of its raw tools/list JSON.
  */
 
 import { decodeToolsPage, parseJson } from "../../codec/mod.ts";

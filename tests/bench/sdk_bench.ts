@@ -244,16 +244,21 @@ async function bareWorkers(
   const file = targets === undefined ? "./_empty_worker.ts" : "./_spawner_worker.ts";
   const url = new URL(file, import.meta.url);
   const workers = Array.from({ length: count }, () => new Worker(url, { type: "module" }));
-  const pids = await Promise.all(workers.map((worker, index) =>
-    new Promise<number>((resolve) => {
-      worker.onmessage = (event: MessageEvent<unknown>) =>
-        resolve(typeof event.data === "number" ? event.data : -1);
-      const target = targets?.[index];
-      worker.postMessage(
-        target === undefined ? "start" : { command: target.command, args: target.args },
-      );
-    })
-  ));
+  const pids = await Promise.all(
+    workers.map((worker, index) =>
+      new Promise<number>((resolve, reject) => {
+        worker.onmessage = (event: MessageEvent<unknown>) => resolve(Number(event.data));
+        worker.onerror = (event) => {
+          event.preventDefault();
+          reject(new Error(`A worker of the floor fleet failed: ${event.message}`));
+        };
+        const target = targets?.[index];
+        worker.postMessage(
+          target === undefined ? "start" : { command: target.command, args: target.args },
+        );
+      })
+    ),
+  );
   const spawned = targets === undefined ? [] : pids;
   const session: Session = {
     pids: spawned,
