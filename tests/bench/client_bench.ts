@@ -3,7 +3,8 @@
  * tools/call round trip through the worker (and, for scale, the same state
  * machine on the main thread with no worker), calls per second with 64 in
  * flight, 16 servers connecting in parallel against the slowest single
- * start, and resident memory added per connected client.
+ * start, one retirement against the server's own exit once its stdin
+ * closes, and resident memory added per connected client.
  *
  * Run: deno run -A tests/bench/client_bench.ts
  * (Under `deno bench` only the round trip is registered, as a Deno.bench.)
@@ -23,6 +24,7 @@ const ROUND_TRIPS = 3_000;
 const IN_FLIGHT = 64;
 const PIPELINED = 30_000;
 const SERVERS = 16;
+const SINGLES = 16;
 
 function spec(name: string): StdioServerSpec {
   return {
@@ -86,6 +88,32 @@ function mainThreadMachine(): ClientMachine {
   );
 }
 
+/**
+ * The floor of a retirement: the echo server spawned as a client's worker
+ * spawns it, answering once, then the time from closing its stdin to its
+ * exit status.
+ */
+async function bareExit(): Promise<number> {
+  const s = spec("bare");
+  const child = new Deno.Command(s.command, {
+    args: [...s.args],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader();
+  await writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'));
+  await reader.read();
+  const start = performance.now();
+  await writer.close();
+  await child.status;
+  const elapsed = performance.now() - start;
+  await reader.cancel();
+  return elapsed;
+}
+
 function line(label: string, value: string): void {
   console.log(`${label.padEnd(58)} ${value}`);
 }
@@ -127,13 +155,19 @@ async function figures(): Promise<void> {
   await machine.shutdown();
 
   const singles: number[] = [];
-  for (let i = 0; i < 4; i++) {
+  const retirements: number[] = [];
+  const exits: number[] = [];
+  for (let i = 0; i < SINGLES; i++) {
     const one = new Client(spec(`single${i}`));
     const start = performance.now();
     const outcome = await one.connect();
     singles.push(performance.now() - start);
     if (!outcome.ok) throw new Error(outcome.error.message);
-    await one.shutdown();
+    const retiring = performance.now();
+    const evidence = await one.shutdown();
+    retirements.push(performance.now() - retiring);
+    if (!evidence.ok) throw new Error(evidence.error.message);
+    exits.push(await bareExit());
   }
   const rssBefore = Deno.memoryUsage().rss;
   const census = Census.prepare(Array.from({ length: SERVERS }, (_, i) => spec(`s${i}`)));
@@ -142,7 +176,14 @@ async function figures(): Promise<void> {
   const parallel = performance.now() - start;
   if (![...all.values()].every((o) => o.ok)) throw new Error("A server failed to start");
   const rssAfter = Deno.memoryUsage().rss;
-  line("single start (spawn + handshake), slowest of 4", `${Math.max(...singles).toFixed(0)} ms`);
+  line(
+    `single start (spawn + handshake), slowest of ${SINGLES}`,
+    `${Math.max(...singles).toFixed(0)} ms`,
+  );
+  line(
+    `single retirement to its evidence, median of ${SINGLES}`,
+    `${median(retirements).toFixed(1)} ms (the server's own exit: ${median(exits).toFixed(1)} ms)`,
+  );
   line(`${SERVERS} servers connecting in parallel`, `${parallel.toFixed(0)} ms`);
   line(
     "resident memory added per connected client (harness only)",
