@@ -86,6 +86,7 @@ function sharedScan(): Promise<GroupScan> {
     const channel = new MessageChannel();
     channel.port1.onmessage = () => {
       channel.port1.close();
+      channel.port2.close();
       nextScan = undefined;
       resolve(scanGroups());
     };
