@@ -16,6 +16,8 @@ const HANG_MS = 30_000;
 
 type Harness = {
   lines: () => Promise<string | undefined>;
+  /** Writes one line to the harness's stdin. */
+  say: (line: string) => Promise<void>;
   child: Deno.ChildProcess;
   /** Kills the harness if it still runs, and closes its output. */
   close: () => Promise<void>;
@@ -24,7 +26,7 @@ type Harness = {
 function start(mode: string): Harness {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--no-lock", HARNESS, mode],
-    stdin: "null",
+    stdin: "piped",
     stdout: "piped",
     stderr: "null",
   }).spawn();
@@ -40,6 +42,8 @@ function start(mode: string): Harness {
     text = text.slice(text.indexOf("\n") + 1);
     return line;
   };
+  const writer = child.stdin.getWriter();
+  const say = (line: string) => writer.write(new TextEncoder().encode(`${line}\n`));
   const close = async () => {
     try {
       child.kill("SIGKILL");
@@ -47,9 +51,10 @@ function start(mode: string): Harness {
       // It has ended.
     }
     await child.status;
+    await writer.close().catch(() => {});
     await reader.cancel().catch(() => {});
   };
-  return { lines, child, close };
+  return { lines, say, child, close };
 }
 
 /** The harness's exit status, or "hung" when it has not ended within {@linkcode HANG_MS}. */
@@ -99,7 +104,7 @@ Deno.test("after a check of an endless program times out, the harness spends no 
 Deno.test("a harness that dies in the middle of an endless check leaves no checker process", async (t) => {
   for (const mode of ["exit", "kill"]) {
     await t.step(mode, async () => {
-      const { lines, child, close } = start(mode);
+      const { lines, say, child, close } = start(mode);
       try {
         const first = JSON.parse(await lines() ?? "{}") as { pid: number };
         assert.ok(Number.isSafeInteger(first.pid), "the harness reported its checker's pid");
@@ -110,7 +115,9 @@ Deno.test("a harness that dies in the middle of an endless check leaves no check
         };
         assert.equal(checking, true);
         assert.ok(Number.isSafeInteger(pid) && isLive(pid), "the checker is checking");
+        // The harness ends only now, so that its end cannot come before the look above.
         if (mode === "kill") child.kill("SIGKILL");
+        else await say("exit");
         const status = await ended(child);
         assert.notEqual(status, "hung", "the harness did not end");
         assert.deepEqual(await awaitGone([pid], 30_000), []);
