@@ -47,3 +47,21 @@ export async function awaitGone(pids: number[], ms = 5_000): Promise<number[]> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/**
+ * Runs `tests/fixtures/<file>` with this Deno to its end and returns its
+ * stdout, asserting it exited with 0: a fixture that something keeps alive
+ * is stopped by the signal after `limitMs`, and fails.
+ */
+export async function runToEnd(file: string, flags: string[], limitMs = 15_000): Promise<string> {
+  const path = new URL(`../fixtures/${file}`, import.meta.url).pathname;
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-lock", ...flags, path],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(limitMs),
+  }).output();
+  const stderr = new TextDecoder().decode(output.stderr);
+  if (output.code !== 0) throw new Error(`${file} exited with ${output.code}: ${stderr}`);
+  return new TextDecoder().decode(output.stdout);
+}

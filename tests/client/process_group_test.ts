@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { drainGroup } from "../../client/_process_group.ts";
+import { runToEnd } from "./_fixtures.ts";
 
 const LINUX = Deno.build.os === "linux";
 
@@ -14,19 +15,24 @@ function unusedGroup(offset: number): number {
   return max + 1 + offset;
 }
 
+/** A process that sleeps a minute, leading a process group of its own. */
+function sleeper(): Deno.ChildProcess {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["eval", "setTimeout(() => {}, 60_000)"],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+}
+
 Deno.test({
   name: "drains asked for in one turn each answer for their own group",
   ignore: !LINUX,
   async fn() {
     // A live process leading its own group: its drain must kill it; the
     // others, of groups with no member, answer at once from the same scan.
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["eval", "setTimeout(() => {}, 60_000)"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-      detached: true,
-    }).spawn();
+    const child = sleeper();
     const drains = await Promise.all([
       drainGroup(unusedGroup(0), 5_000),
       drainGroup(child.pid, 5_000),
@@ -44,13 +50,7 @@ Deno.test({
   async fn() {
     // A live member and no time left: the drain answers at once, without
     // waiting for a kill to take effect.
-    const child = new Deno.Command(Deno.execPath(), {
-      args: ["eval", "setTimeout(() => {}, 60_000)"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-      detached: true,
-    }).spawn();
+    const child = sleeper();
     try {
       assert.equal(await drainGroup(child.pid, 0), false);
     } finally {
@@ -68,16 +68,8 @@ Deno.test({
   name: "the shared scan keeps no process alive once every drain is answered",
   ignore: !LINUX,
   async fn() {
-    const fixture = new URL("../fixtures/drain_exit.ts", import.meta.url).pathname;
-    const output = await new Deno.Command(Deno.execPath(), {
-      // Reading /proc needs all permissions in Deno.
-      args: ["run", "--no-lock", "-A", fixture],
-      stdout: "piped",
-      stderr: "piped",
-      // A message port left open would hold the process until this signal.
-      signal: AbortSignal.timeout(15_000),
-    }).output();
-    assert.equal(new TextDecoder().decode(output.stdout), "done\n");
-    assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+    // Reading /proc needs all permissions in Deno; a message port left open
+    // would hold the process until the signal.
+    assert.equal(await runToEnd("drain_exit.ts", ["-A"]), "done\n");
   },
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { Tickets } from "../../client/_tickets.ts";
 import type { ToWorker } from "../../worker/messages.ts";
+import { runToEnd } from "./_fixtures.ts";
 
 function table() {
   const batches: string[] = [];
@@ -58,14 +59,6 @@ Deno.test("Tickets starts a deadline when its request leaves, not before", async
 });
 
 Deno.test("Tickets keeps no process alive for requests that ended in the turn that made them", async () => {
-  const fixture = new URL("../fixtures/tickets_exit.ts", import.meta.url).pathname;
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-lock", fixture],
-    stdout: "piped",
-    stderr: "piped",
-    // A timer left armed would hold the process for the requests' 60 s.
-    signal: AbortSignal.timeout(15_000),
-  }).output();
-  assert.equal(new TextDecoder().decode(output.stdout), "done\n");
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  // A timer left armed would hold the process for the requests' 60 s.
+  assert.equal(await runToEnd("tickets_exit.ts", []), "done\n");
 });
