@@ -5,14 +5,19 @@ const FIRST_READ = new URL("../fixtures/first_read.ts", import.meta.url).pathnam
 const COPY_STDIN = new URL("../fixtures/copy_stdin.ts", import.meta.url).pathname;
 const decoder = new TextDecoder();
 
-Deno.test("CommandTransport writes the lines of one synchronous run in one write", async () => {
-  const transport = new CommandTransport({
-    name: "first_read",
+/** A transport running a fixture script with this Deno; no group control. */
+function fixtureTransport(name: string, path: string): CommandTransport {
+  return new CommandTransport({
+    name,
     command: Deno.execPath(),
-    args: ["run", "--no-lock", FIRST_READ],
+    args: ["run", "--no-lock", path],
     env: {},
     group: { signal: () => {}, drain: () => Promise.resolve("unknown") },
   });
+}
+
+Deno.test("CommandTransport writes the lines of one synchronous run in one write", async () => {
+  const transport = fixtureTransport("first_read", FIRST_READ);
   let stdout = "";
   const ready = Promise.withResolvers<void>();
   const exited = Promise.withResolvers<void>();
@@ -42,13 +47,7 @@ Deno.test("CommandTransport writes the lines of one synchronous run in one write
 });
 
 Deno.test("CommandTransport writes text of any size through its kept buffer, and reads stdout back whole", async () => {
-  const transport = new CommandTransport({
-    name: "copy_stdin",
-    command: Deno.execPath(),
-    args: ["run", "--no-lock", COPY_STDIN],
-    env: {},
-    group: { signal: () => {}, drain: () => Promise.resolve("unknown") },
-  });
+  const transport = fixtureTransport("copy_stdin", COPY_STDIN);
   // Each chunk is lent for the length of the call: what is kept is copied.
   const chunks: Uint8Array[] = [];
   const exited = Promise.withResolvers<void>();

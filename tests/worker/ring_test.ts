@@ -2,13 +2,18 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isRingMemory, ringMemory, RingReader, RingWriter } from "../../worker/ring.ts";
 
-Deno.test("a ring carries frames in order, across its end, and refuses what does not fit", () => {
+/** A ring of 64 bytes with both ends, its frames gathered in `got`; a broken frame throws. */
+function ring64(): { writer: RingWriter; reader: RingReader; got: string[] } {
   const memory = ringMemory(64);
-  const writer = new RingWriter(memory);
   const got: string[] = [];
   const reader = new RingReader(memory, (text) => got.push(text), (message) => {
     throw new Error(message);
   });
+  return { writer: new RingWriter(memory), reader, got };
+}
+
+Deno.test("a ring carries frames in order, across its end, and refuses what does not fit", () => {
+  const { writer, reader, got } = ring64();
   // 60 bytes free for frames of 4 + length bytes.
   assert.ok(writer.write("é".repeat(10))); // 24 bytes
   assert.ok(writer.write("x".repeat(20))); // 24 bytes
@@ -28,12 +33,7 @@ Deno.test("a ring carries frames in order, across its end, and refuses what does
 });
 
 Deno.test("a frame whose UTF-8 outgrows the room its length promised is refused whole", () => {
-  const memory = ringMemory(64);
-  const writer = new RingWriter(memory);
-  const got: string[] = [];
-  const reader = new RingReader(memory, (text) => got.push(text), (message) => {
-    throw new Error(message);
-  });
+  const { writer, reader, got } = ring64();
   // 31 units in 62 bytes: the units fit in the 60 bytes free, the bytes do not.
   assert.ok(!writer.write("é".repeat(31)));
   assert.ok(writer.write("é".repeat(27)));
