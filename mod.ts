@@ -30,8 +30,9 @@
  */
 
 export * from "./catalog/mod.ts";
+export * from "./spec/mod.ts";
 export * from "./client/mod.ts";
-export * from "./runner/mod.ts";
+export * from "./harness/mod.ts";
 export type { Generated, GenerateError, OmissionReason } from "./codegen/generate.ts";
 // The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
 export type { Result } from "./codec/result.ts";

@@ -705,6 +705,9 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 });
+var isEraMode = (function isEraMode(value) {
+  return ERA_MODES.includes(value);
+});
 var eraPlan = (function eraPlan(mode = "auto", versions) {
   const offered = versions ?? [
     ...MODERN_VERSIONS,
@@ -1604,7 +1607,7 @@ var decodeToWorker = (function decodeToWorker(data) {
       if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
       if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
       const { era, versions } = data;
-      if (era !== "auto" && era !== "modern" && era !== "legacy") return bad2("unknown era");
+      if (!isEraMode(era)) return bad2("unknown era");
       if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
         return bad2("versions are not supported versions");
       }
@@ -2191,7 +2194,7 @@ var GIVEN_UP = /* @__PURE__ */ new WeakSet();
 var METHOD_TEXT = /* @__PURE__ */ new Map();
 var METHODS_KEPT = 64;
 
-// worker/limits.ts
+// spec/limits.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var STDERR_TAIL_BYTES = 64 * 1024;
@@ -2332,7 +2335,7 @@ var WaitClock = class {
   }
 };
 
-// worker/ring.ts
+// thread/ring.ts
 var RING_BYTES = 128 * 1024;
 var HEAD = 0;
 var TAIL = 1;
@@ -2476,7 +2479,7 @@ var RingReader = class extends Ring {
   }
 };
 
-// worker/order.ts
+// thread/order.ts
 var InOrder = class {
   #next = 0;
   #early = /* @__PURE__ */ new Map();
@@ -3089,10 +3092,18 @@ var UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 
 
-// worker/handshake.ts
+// spec/era.ts
+var ERA_MODES = [
+  "auto",
+  "modern",
+  "legacy"
+];
+
 var PROBE_TIMEOUT_MS = 1e4;
 var PROBE_DEADLINE_SHARE = 0.5;
 
+
+// worker/handshake.ts
 
 
 
@@ -3766,7 +3777,7 @@ var PendingTable = class {
   }
 };
 
-// worker/errors.ts
+// thread/outcomes.ts
 
 
 
@@ -4395,7 +4406,7 @@ var ClientMachine = class {
   }
 };
 
-// worker/guards.ts
+// thread/guards.ts
 
 
 
@@ -4403,7 +4414,7 @@ var ClientMachine = class {
 
 
 
-// worker/messages.ts
+// thread/messages.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
 
 var METHODS = /* @__PURE__ */ new Set([

@@ -4,7 +4,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from "../client/spec.ts";
+import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from "../spec/mod.ts";
 import {
   eraOf,
   isSupportedVersion,

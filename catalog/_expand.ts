@@ -6,7 +6,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec } from "../client/spec.ts";
+import { isRemote, type ServerSpec } from "../spec/mod.ts";
 import type { Problem } from "./_fields.ts";
 import type { CatalogOptions } from "./types.ts";
 

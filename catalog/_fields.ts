@@ -4,7 +4,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { StderrMode } from "../client/spec.ts";
+import type { StderrMode } from "../spec/mod.ts";
 import { type CatalogErrorKind, MAX_CATALOG_TIMEOUT_MS } from "./types.ts";
 import { assignment, describe, splitPlainWords, stringArray, type Syntax } from "./_text.ts";
 

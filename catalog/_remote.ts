@@ -8,7 +8,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RemoteServerSpec } from "../client/spec.ts";
+import type { RemoteServerSpec } from "../spec/mod.ts";
 import type { Problem } from "./_fields.ts";
 import { isTable } from "./_fields.ts";
 import { describe, type Syntax } from "./_text.ts";

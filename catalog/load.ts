@@ -10,7 +10,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec } from "../client/spec.ts";
+import { isRemote, type ServerSpec } from "../spec/mod.ts";
 import type { Catalog, CatalogError, ReadCatalogOptions } from "./types.ts";
 import { parseCatalog } from "./toml.ts";
 import { parseMcpServersJson } from "./mcp_json.ts";

@@ -8,7 +8,7 @@
 import { quote } from "../codec/quote.ts";
 import { parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import type { ServerSpec } from "../spec/mod.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
 import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";

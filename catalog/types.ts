@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ServerSpec } from "../client/spec.ts";
+import type { ServerSpec } from "../spec/mod.ts";
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;

@@ -5,7 +5,7 @@
 import { stringifyJson } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { quote } from "../codec/quote.ts";
-import type { Harness, ServerReport } from "../client/harness.ts";
+import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
 import {

@@ -5,9 +5,9 @@
 
 import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
-import type { Harness, ServerReport } from "../client/harness.ts";
-import type { ServerSpec } from "../client/spec.ts";
-import { importedSegments, type RunReport } from "../runner/run.ts";
+import type { Harness, ServerReport } from "../harness/harness.ts";
+import type { ServerSpec } from "../spec/mod.ts";
+import { importedSegments, type RunReport } from "../harness/mod.ts";
 import { oneLine, printable, table, tailLines } from "./_render.ts";
 
 /** The largest program `run` reads, in bytes: 1 MiB. */

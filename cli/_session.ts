@@ -4,9 +4,9 @@
 // retires every server and reports what was retired. A second Ctrl-C stops
 // at once: the library's exit guard kills every server on the way out.
 
-import { boot, type Harness, type ServerReport } from "../client/harness.ts";
+import { boot, type Harness, type ServerReport } from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import type { ServerSpec } from "../spec/mod.ts";
 import { quote } from "../codec/quote.ts";
 import { oneLine, retirementRow, seconds, table } from "./_render.ts";
 

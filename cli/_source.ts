@@ -6,7 +6,7 @@
 import { basename } from "node:path";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../client/spec.ts";
+import type { ServerSpec } from "../spec/mod.ts";
 import { type Catalog, isServerName, openCatalog } from "../catalog/mod.ts";
 import type { Common } from "./_args.ts";
 

@@ -14,8 +14,8 @@ import {
 } from "../codec/protocol.ts";
 import { frameText } from "../codec/framing.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { callTimedOut, type ClientError } from "../worker/errors.ts";
-import { MAX_TOOL_PAGES } from "./spec.ts";
+import { callTimedOut, type ClientError } from "../thread/outcomes.ts";
+import { MAX_TOOL_PAGES } from "../spec/mod.ts";
 
 /** Sends one `tools/list` request (parameters as compact JSON) with a deadline. */
 export type PageRequest = (

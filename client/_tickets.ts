@@ -15,13 +15,13 @@ import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
 import { err, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
-import { callTimedOut, type ClientError, malformedLine, serverError } from "../worker/errors.ts";
+import { callTimedOut, type ClientError, malformedLine, serverError } from "../thread/outcomes.ts";
 import {
   renderRequest,
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
-} from "../worker/messages.ts";
+} from "../thread/messages.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 

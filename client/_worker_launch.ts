@@ -1,14 +1,14 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import type { StartMessage, StartRings } from "../worker/messages.ts";
+import type { StartMessage, StartRings } from "../thread/messages.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
   isRemote,
   type ServerSpec,
   type StdioServerSpec,
-} from "./spec.ts";
+} from "../spec/mod.ts";
 
 /** How client workers run: with only what they need, or inheriting everything. */
 export type WorkerPermissions = "least" | "inherit";

@@ -12,7 +12,7 @@ import { moduleSegment } from "../codegen/names.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
 import { isSupportedVersion, SUPPORTED_VERSIONS } from "../codec/protocol.ts";
-import { eraPlan } from "../worker/handshake.ts";
+import { eraPlan } from "../spec/era.ts";
 
 const ERA_MODES: ReadonlySet<string> = new Set(["auto", "modern", "legacy"]);
 import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
@@ -21,7 +21,7 @@ import {
   type RemoteServerSpec,
   type ServerSpec,
   type StdioServerSpec,
-} from "./spec.ts";
+} from "../spec/mod.ts";
 
 /** Options of {@linkcode Census.prepare}. */
 export type CensusOptions = {

@@ -13,7 +13,7 @@
  * at its deadline (`_tickets.ts`), so neither a hung server nor a hung
  * worker can hold a caller past it. The main thread's share in controlling
  * the process (group signals, the drain check, the exit guard) is
- * `_custody.ts`.
+ * `custody/custody.ts`.
  *
  * @module
  */
@@ -27,23 +27,23 @@ import type {
   RetirementEvidence,
   ServerInfo,
   StartError,
-} from "../worker/errors.ts";
+} from "../thread/outcomes.ts";
 import type { ClientState } from "../worker/machine.ts";
-import type { FromWorker, ToWorker } from "../worker/messages.ts";
+import type { FromWorker, ToWorker } from "../thread/messages.ts";
 import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type ServerSpec,
-} from "./spec.ts";
+} from "../spec/mod.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
-import { Custody } from "./_custody.ts";
+import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
-import { decodeServerInfo } from "./_settlements.ts";
+import { decodeServerInfo } from "../thread/settlements.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
-import { WorkerLink } from "./_worker_link.ts";
+import { WorkerLink } from "../thread/link.ts";
 
 export type { ClientState } from "../worker/machine.ts";
 export type { WorkerPermissions } from "./_worker_launch.ts";

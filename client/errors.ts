@@ -3,7 +3,7 @@
  * value with a `kind` and a message a person can act on. Start failures and
  * `unavailable` carry the tail of the server's stderr.
  *
- * The types are defined in `worker/errors.ts`, below both threads, because
+ * The types are defined in `thread/outcomes.ts`, below both threads, because
  * the worker builds them; this module is where users get them.
  *
  * @module
@@ -21,4 +21,4 @@ export type {
   StartAttempt,
   StartError,
   StartFailure,
-} from "../worker/errors.ts";
+} from "../thread/outcomes.ts";

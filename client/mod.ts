@@ -1,7 +1,7 @@
 /**
- * The client side of MCP over stdio, on the main thread: the census of
- * clients (one Web Worker per connected server) and the harness that boots,
- * routes calls and hands programs to the code-mode runner.
+ * The client side of MCP on the main thread: the census of clients, each a
+ * thin handle on one Web Worker that runs the server's client (and owns its
+ * process, or its HTTP session).
  *
  * @example Run every server of a catalog
  * ```ts ignore
@@ -16,8 +16,6 @@
  * @module
  */
 
-export * from "./spec.ts";
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
-export * from "./harness.ts";

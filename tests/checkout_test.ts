@@ -7,18 +7,14 @@ import assert from "node:assert/strict";
 import { isLive } from "./_proc.ts";
 
 const ROOT = new URL("../", import.meta.url);
-const PACKAGE = [
-  "mod.ts",
-  "_generated",
-  "codec",
-  "codegen",
-  "worker",
-  "client",
-  "catalog",
-  "runner",
-  "cli",
-  "server",
-];
+// What is published is what a checkout holds: deno.json's publish list, but
+// deno.json itself and the files no code imports.
+const PUBLISHED = JSON.parse(
+  await Deno.readTextFile(new URL("deno.json", ROOT)),
+) as { publish: { include: string[] } };
+const PACKAGE = PUBLISHED.publish.include
+  .map((name) => name.replace(/\/$/, ""))
+  .filter((name) => !["deno.json", "README.md", "LICENSE"].includes(name));
 const ECHO = new URL("fixtures/echo_server.ts", import.meta.url).pathname;
 
 async function copy(from: URL, to: string): Promise<void> {

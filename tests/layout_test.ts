@@ -13,13 +13,17 @@ const ROOT = new URL("../", import.meta.url);
 
 /** Which rooms each room may import from (its own room always). */
 const ARROWS: Record<string, readonly string[]> = {
-  "mod.ts": ["catalog", "client", "runner", "codegen", "codec"],
-  cli: ["catalog", "client", "runner", "codegen", "codec"],
-  catalog: ["client", "codegen", "codec"],
-  client: ["worker", "runner", "codegen", "codec", "_generated"],
+  "mod.ts": ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
+  cli: ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
+  harness: ["client", "runner", "custody", "spec", "thread", "codegen", "codec"],
+  catalog: ["spec", "codegen", "codec"],
+  client: ["worker", "thread", "custody", "spec", "codegen", "codec", "_generated"],
+  custody: ["thread", "codec"],
   runner: ["runner/sandbox", "codegen", "codec", "_generated"],
   "runner/sandbox": [],
-  worker: ["codec"],
+  worker: ["thread", "spec", "codec"],
+  thread: ["spec", "codec"],
+  spec: ["codegen", "codec"],
   codegen: ["codec"],
   codec: [],
   server: ["codec"],

@@ -8,7 +8,7 @@ import { joinBytes } from "../codec/_bytes.ts";
 import { frameText } from "../codec/framing.ts";
 import { isJsonObject, parseJson } from "../codec/json.ts";
 import { BODY_EXCERPT_BYTES, bodyExcerpt } from "../codec/streamable_http.ts";
-import type { HttpFailure } from "./errors.ts";
+import type { HttpFailure } from "../thread/outcomes.ts";
 
 const decoder = new TextDecoder();
 

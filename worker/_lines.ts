@@ -19,7 +19,7 @@ import {
 import { type JsonObject, parseJson } from "../codec/json.ts";
 import { quote } from "../codec/quote.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
-import { malformedLine } from "./errors.ts";
+import { malformedLine } from "../thread/outcomes.ts";
 import { frameRequest, frameText, LineSplitter, type SplitFault } from "../codec/framing.ts";
 import { peekResponseId, peekResponseIdBytes } from "../codec/peek.ts";
 import type { Result } from "../codec/result.ts";

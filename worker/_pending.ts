@@ -6,7 +6,7 @@
 import type { JsonValue } from "../codec/json.ts";
 import type { Result } from "../codec/result.ts";
 import type { Clock, TimerHandle } from "./clock.ts";
-import type { ClientError } from "./errors.ts";
+import type { ClientError } from "../thread/outcomes.ts";
 
 /** Receives the outcome of a request, exactly once. */
 export type Settle = (outcome: Result<JsonValue, ClientError>) => void;

@@ -10,9 +10,9 @@
  * pipes, reads and writes the wire, and decides the escalation of its
  * retirement (`retirement.ts`: stdin, SIGTERM, SIGKILL, one deadline). The
  * main thread sends the signals to its process group and runs the drain
- * check (reading `/proc`) when this worker asks (`client/_process_group.ts`),
+ * check (reading `/proc`) when this worker asks (`custody/process_group.ts`),
  * and holds the exit guard that kills every live group when the harness
- * process ends (`client/_exit_guard.ts`). The split is forced: a worker run
+ * process ends (`custody/exit_guard.ts`). The split is forced: a worker run
  * with least privilege (`run` granted for its one command only) cannot
  * signal a process group (`Deno.kill` with a negative pid needs unrestricted
  * `run`) nor read `/proc`, and a worker's own exit hooks do not run when the
@@ -31,16 +31,16 @@ import { err, ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { decodeUtf8 } from "../codec/_utf8.ts";
 import { LineSplitter } from "../codec/framing.ts";
-import { STDERR_TAIL_BYTES } from "./limits.ts";
+import { STDERR_TAIL_BYTES } from "../spec/limits.ts";
 import type { TimerHandle } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
-import { RingReader, RingWriter } from "./ring.ts";
-import { InOrder } from "./order.ts";
+import { RingReader, RingWriter } from "../thread/ring.ts";
+import { InOrder } from "../thread/order.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { HttpTransport } from "./http_transport.ts";
 import { ClientMachine } from "./machine.ts";
-import type { ClientError, StartAttempt } from "./errors.ts";
-import type { EraMode } from "./handshake.ts";
+import type { ClientError, StartAttempt } from "../thread/outcomes.ts";
+import type { EraMode } from "../spec/era.ts";
 import type { Drain } from "./transport.ts";
 import {
   type Answers,
@@ -50,7 +50,7 @@ import {
   renderAnswers,
   type StartMessage,
   type WorkerRequest,
-} from "./messages.ts";
+} from "../thread/messages.ts";
 
 /** How long stderr bytes may wait before they are sent to the main thread, in ms. */
 export const STDERR_FLUSH_MS = 50;

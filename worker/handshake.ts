@@ -20,8 +20,6 @@ import { frameText } from "../codec/framing.ts";
 import {
   decodeInitializeResult,
   type Implementation,
-  LEGACY_VERSIONS,
-  MODERN_VERSIONS,
   type SupportedVersion,
 } from "../codec/protocol.ts";
 import {
@@ -40,52 +38,8 @@ import type {
   StartAttempt,
   StartError,
   StartFailure,
-} from "./errors.ts";
-
-/**
- * How a client picks the protocol era of a server: probe and fall back
- * (`auto`, the default), or pinned to `modern` (no fallback) or `legacy`
- * (no probe).
- */
-export type EraMode = "auto" | "modern" | "legacy";
-
-/** The most a probe waits for its answer before `auto` falls back: 10 s. */
-export const PROBE_TIMEOUT_MS = 10_000;
-
-/** The share of the connect deadline a probe with a fallback may use at most. */
-export const PROBE_DEADLINE_SHARE = 0.5;
-
-/** What a start will try, from the mode and the versions offered. */
-export type EraPlan = {
-  /** Stateless-era versions offered, newest first; empty: no probe. */
-  modern: readonly string[];
-  /** Handshake-era versions offered, newest first; empty: no handshake. */
-  legacy: readonly string[];
-};
-
-/**
- * The plan of a start. `versions` (all by default) are filtered by the mode;
- * a mode left with nothing to offer is caller misuse, refused before any
- * spawn (`RangeError`).
- *
- * @example Auto with every version
- * ```ts
- * import { eraPlan } from "./handshake.ts";
- * console.log(eraPlan("auto")); // { modern: ["2026-07-28"], legacy: ["2025-11-25", ...] }
- * ```
- */
-export function eraPlan(mode: EraMode = "auto", versions?: readonly SupportedVersion[]): EraPlan {
-  const offered: readonly string[] = versions ?? [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
-    throw new RangeError(
-      `Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: ` +
-        `nothing is left to offer; offer a version of that era`,
-    );
-  }
-  return { modern, legacy };
-}
+} from "../thread/outcomes.ts";
+import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../spec/era.ts";
 
 /** The deadline of a probe, in ms, out of what is left of the connect deadline. */
 export function probeDeadline(plan: EraPlan, remainingMs: number): number {

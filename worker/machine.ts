@@ -30,10 +30,10 @@ import type { JsonValue } from "../codec/json.ts";
 import type { Era, Implementation, SupportedVersion } from "../codec/protocol.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "./limits.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "../spec/limits.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { type Pending, PendingTable, type Settle } from "./_pending.ts";
-import { callTimedOut, serverError } from "./errors.ts";
+import { callTimedOut, serverError } from "../thread/outcomes.ts";
 import type {
   ClientError,
   ClientState,
@@ -44,18 +44,12 @@ import type {
   StartAttempt,
   StartError,
   StartFailure,
-} from "./errors.ts";
-import {
-  type EraMode,
-  type EraPlan,
-  eraPlan,
-  handshakeFailure,
-  runStart,
-  startError,
-} from "./handshake.ts";
+} from "../thread/outcomes.ts";
+import { handshakeFailure, runStart, startError } from "./handshake.ts";
+import { type EraMode, type EraPlan, eraPlan } from "../spec/era.ts";
 import { Retirement } from "./retirement.ts";
 export type { Settle } from "./_pending.ts";
-export type { ClientState } from "./errors.ts";
+export type { ClientState } from "../thread/outcomes.ts";
 import { LineReader, LineWriter, readServerLine } from "./_lines.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 

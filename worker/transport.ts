@@ -13,10 +13,15 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RemoteEvidence, StartFailure } from "./errors.ts";
+import type {
+  Drain,
+  ExitStatus,
+  GroupSignal,
+  RemoteEvidence,
+  StartFailure,
+} from "../thread/outcomes.ts";
 
-/** A real exit status. */
-export type ExitStatus = { code: number; signal: string | null };
+export type { Drain, ExitStatus, GroupSignal };
 
 /** Why the channel to a server broke. */
 export type ChannelEnd =
@@ -34,16 +39,6 @@ export interface TransportSink {
   /** The server's real exit status was observed. Delivered at most once. */
   exit(status: ExitStatus): void;
 }
-
-/** A signal sent to a server's process group. */
-export type GroupSignal = "SIGTERM" | "SIGKILL";
-
-/**
- * Whether a server's process group is empty after its leader exited:
- * `true` when no live member remains (zombies aside), `false` when some
- * survive, `"unknown"` where that cannot be checked.
- */
-export type Drain = boolean | "unknown";
 
 /** One way of running a server. */
 export interface Transport {

@@ -4,7 +4,7 @@
  * diagnostics as `deno check` prints them (file, line, column, message).
  *
  * Hot path (figures measured while it was built, on the shared 2-core
- * machine; `tests/bench/runner_bench.ts` measures the whole check):
+ * machine; `bench/runner_bench.ts` measures the whole check):
  * library files are parsed and bound once per process (about 120 ms), and
  * build-root files are reused while their text is unchanged, so a check
  * parses only what changed, usually the program alone. A new program and

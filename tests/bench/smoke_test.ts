@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 
-const BENCH = new URL("./sdk_bench.ts", import.meta.url).pathname;
+const BENCH = new URL("../../bench/sdk_bench.ts", import.meta.url).pathname;
 
 Deno.test("sdk_bench --quick completes every row and prints the table", async () => {
   const output = await new Deno.Command(Deno.execPath(), {
@@ -37,7 +37,7 @@ Deno.test("sdk_bench --quick completes every row and prints the table", async ()
 Deno.test("every module of deno bench that registers benches loads", async () => {
   // Their top-level code runs when `deno bench` loads them (their figures,
   // their inputs); a filter no bench matches runs none of the benches.
-  const dir = new URL("./", import.meta.url).pathname;
+  const dir = new URL("../../bench/", import.meta.url).pathname;
   const modules: string[] = [];
   for (const entry of Deno.readDirSync(dir)) {
     if (!entry.name.endsWith("_bench.ts")) continue;

@@ -1,7 +1,7 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
-import type { StdioServerSpec } from "../../client/spec.ts";
-import { groupMembers } from "../../client/_process_group.ts";
+import type { StdioServerSpec } from "../../spec/mod.ts";
+import { groupMembers } from "../../custody/process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
 

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
-import type { StdioServerSpec } from "../../client/spec.ts";
-import { listening } from "../../client/_exit_guard.ts";
+import type { StdioServerSpec } from "../../spec/mod.ts";
+import { listening } from "../../custody/exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 3_000 };

@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
-import { isRemote, type StdioServerSpec } from "../../client/spec.ts";
+import { isRemote, type StdioServerSpec } from "../../spec/mod.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };

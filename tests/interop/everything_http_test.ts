@@ -4,7 +4,7 @@
 // tools, and retirement that deletes the session.
 
 import assert from "node:assert/strict";
-import { boot } from "../../client/harness.ts";
+import { boot } from "../../harness/harness.ts";
 import { serveFixture } from "../client/_http_servers.ts";
 
 function freePort(): number {

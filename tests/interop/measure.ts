@@ -14,8 +14,8 @@
  * @module
  */
 
-import { boot } from "../../client/harness.ts";
-import type { StdioServerSpec } from "../../client/spec.ts";
+import { boot } from "../../harness/harness.ts";
+import type { StdioServerSpec } from "../../spec/mod.ts";
 import {
   localize,
   makeScratch,

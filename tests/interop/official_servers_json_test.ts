@@ -3,7 +3,7 @@
 // tool listed, one call each, and retirement with no process left.
 
 import assert from "node:assert/strict";
-import { boot } from "../../client/harness.ts";
+import { boot } from "../../harness/harness.ts";
 import { REQUESTED_VERSION } from "../../codec/protocol.ts";
 import {
   descendants,

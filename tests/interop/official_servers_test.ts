@@ -4,7 +4,7 @@
 // retirement with no process left. The four servers boot once for the file.
 
 import assert from "node:assert/strict";
-import { boot, type Harness } from "../../client/harness.ts";
+import { boot, type Harness } from "../../harness/harness.ts";
 import type { CallToolResult, ContentBlock } from "../../codec/protocol.ts";
 import { REQUESTED_VERSION, SUPPORTED_VERSIONS } from "../../codec/protocol.ts";
 import type { JsonValue } from "../../codec/json.ts";

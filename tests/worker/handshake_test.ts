@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { CLIENT_INFO, ClientMachine } from "../../worker/machine.ts";
-import { eraPlan, PROBE_TIMEOUT_MS } from "../../worker/handshake.ts";
+import { eraPlan, PROBE_TIMEOUT_MS } from "../../spec/era.ts";
 import { ChannelTransport } from "../../worker/transport.ts";
-import type { ClientError } from "../../worker/errors.ts";
+import type { ClientError } from "../../thread/outcomes.ts";
 import type { Result } from "../../codec/result.ts";
 import type { JsonValue } from "../../codec/json.ts";
 import { type Handlers, mcpPeer, reply, sent, settle } from "./_peer.ts";

@@ -1,0 +1,236 @@
+// When the harness process ends, no server outlives it,
+// and the signals stay the harness's. The harness's type checker process
+// (`runner/_checker_process.ts`) is tracked here like a server, from its spawn
+// to its exit, so one left in the middle of a check dies with the harness.
+//
+// The library installs no signal listener: a listener would replace Deno's
+// default action (ending the process), so a harness's own "cancel this turn"
+// handler would be followed by an exit it never asked for, or a harness
+// without one would lose the usual 130/143/129 status. Instead two mechanisms
+// cover every way the process can end:
+//
+// - In process, synchronously: `unload` (a normal end, `Deno.exit`), and
+//   `error` and `unhandledrejection` left unhandled, kill every live server's
+//   process tree and group before the process goes. These listeners exist
+//   only while a client is starting or a server is live.
+// - Out of process: a custodian, one small `sh` started with the first server
+//   and kept for the life of the process, in its own process group and deaf
+//   to SIGINT, SIGTERM, SIGHUP and SIGQUIT. It holds the read end of a pipe
+//   whose only writer is this process and is told each live server's pid.
+//   When the harness dies by any means (a default signal, SIGKILL included),
+//   the pipe ends, and it kills every descendant of the servers it was told
+//   about, then their process groups. A harness with its own listener decides
+//   what a signal means; its servers live until it retires them or ends.
+//
+// Worker termination alone would not do: it kills a worker's child but not
+// that child's descendants, and `Deno.exit` kills neither. The custodian
+// needs `--allow-run` for `sh` (a harness runs its servers with it); where it
+// cannot start, the in-process paths still hold and signals end the process
+// as Deno's default does, leaving the servers to notice their closed stdin.
+//
+// Who controls the child: the worker owns it (pipes, retirement order); the
+// guard is the main thread's because only the main thread sees the process
+// end (a worker's hooks do not run then) and only it may signal a group when
+// workers run with least privilege. Pids arrive through `custody/custody.ts` as
+// soon as the worker spawns them and leave as soon as their exit is seen.
+
+import { signalGroup } from "./process_group.ts";
+
+const live = new Set<number>();
+let holds = 0;
+let installed = false;
+
+// The custodian's script. Its arguments: the servers live when it starts.
+// Lines on stdin: "+<pid>" a server started, "-<pid>"
+// its exit was seen (never signal it again: pids are recycled). At the end of
+// stdin, while the process tree still holds, every descendant is collected
+// from /proc, then all are killed, then every group.
+const CUSTODIAN_SCRIPT = `trap '' INT TERM HUP QUIT
+pids="$*"
+while IFS= read -r line; do
+  case $line in
+    +*) pids="$pids \${line#+}" ;;
+    -*) kept=; for p in $pids; do [ "$p" = "\${line#-}" ] || kept="$kept $p"; done; pids=$kept ;;
+  esac
+done
+[ -z "$pids" ] && exit 0
+for p in $pids; do kill -s STOP -- "-$p" 2>/dev/null; done
+found=$pids
+if [ -r /proc/self/stat ]; then
+  while :; do
+    more=
+    for s in /proc/[0-9]*/stat; do
+      read -r st < "$s" 2>/dev/null || continue
+      pid=\${st%% *}
+      set -- \${st##*) }
+      case " $found $more " in *" $pid "*) continue ;; esac
+      case " $found " in *" $2 "*) more="$more $pid" ;; esac
+    done
+    [ -z "$more" ] && break
+    found="$found $more"
+  done
+fi
+for p in $found; do kill -s KILL "$p" 2>/dev/null; done
+for p in $pids; do kill -s KILL -- "-$p" 2>/dev/null; done
+exit 0
+`;
+
+type Custodian = { tell(line: string): void };
+let custodian: Custodian | null | undefined;
+const encoder = new TextEncoder();
+
+function startCustodian(): Custodian | null {
+  try {
+    const child = new Deno.Command("sh", {
+      // The live set travels in argv, so it is the custodian's from its first instruction.
+      args: ["-c", CUSTODIAN_SCRIPT, "custodian", ...[...live].map(String)],
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+      cwd: "/",
+      clearEnv: true,
+      detached: true,
+    }).spawn();
+    // It must never keep the harness alive, nor count as its work.
+    child.unref();
+    const writer = child.stdin.getWriter();
+    const started: Custodian = {
+      tell(line) {
+        writer.write(encoder.encode(`${line}\n`)).catch(() => {
+          // It died (killed from outside): the next change starts another.
+          if (custodian === started) custodian = undefined;
+        });
+      },
+    };
+    // Killed from outside while this process lives: another takes its place.
+    child.status.then(() => {
+      if (custodian !== started) return;
+      custodian = undefined;
+      if (live.size > 0) custodian = startCustodian();
+    }, () => {});
+    return started;
+  } catch {
+    return null; // No sh, or no permission to run it: the in-process paths remain.
+  }
+}
+
+// Tells the custodian of a change; starting one tells it the whole live set.
+function tell(line: string): void {
+  if (custodian === undefined) custodian = startCustodian();
+  else custodian?.tell(line);
+}
+
+/** Whether the custodian process runs (for tests); starts none. */
+export function custodianRunning(): boolean {
+  return custodian !== undefined && custodian !== null;
+}
+
+/**
+ * Kills every live server's process tree and group, now. Descendants that
+ * left the group (`setsid`) are found through `/proc` while their parents
+ * still live; elsewhere only the groups are signalled.
+ */
+export function killAll(): void {
+  if (live.size === 0) return;
+  // Stopped first, so that no member starts another process meanwhile.
+  for (const pid of live) send(-pid, "SIGSTOP");
+  for (const pid of descendants(live)) send(pid, "SIGKILL");
+  for (const pid of live) signalGroup(pid, "SIGKILL");
+  live.clear();
+}
+
+function send(pid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(pid, signal);
+  } catch {
+    // Gone already, or not ours to signal.
+  }
+}
+
+// Every process below `roots` in the tree, from one look at /proc.
+function descendants(roots: ReadonlySet<number>): number[] {
+  if (Deno.build.os !== "linux") return [];
+  const parents = new Map<number, number>();
+  try {
+    for (const entry of Deno.readDirSync("/proc")) {
+      const pid = Number(entry.name);
+      if (!Number.isSafeInteger(pid) || pid <= 1) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        parents.set(pid, ppid);
+      } catch {
+        // Gone between the listing and the read.
+      }
+    }
+  } catch {
+    return [];
+  }
+  const found = new Set(roots);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [pid, ppid] of parents) {
+      if (!found.has(pid) && found.has(ppid)) {
+        found.add(pid);
+        grew = true;
+      }
+    }
+  }
+  return [...found].filter((pid) => !roots.has(pid));
+}
+
+function onUnload(): void {
+  killAll();
+}
+
+function onFatal(event: Event): void {
+  // A handler that prevented the default keeps the process, and its servers, alive.
+  if (!event.defaultPrevented) killAll();
+}
+
+function update(): void {
+  const wanted = holds > 0 || live.size > 0;
+  if (wanted === installed) return;
+  installed = wanted;
+  if (wanted) {
+    globalThis.addEventListener("unload", onUnload);
+    globalThis.addEventListener("error", onFatal);
+    globalThis.addEventListener("unhandledrejection", onFatal);
+  } else {
+    globalThis.removeEventListener("unload", onUnload);
+    globalThis.removeEventListener("error", onFatal);
+    globalThis.removeEventListener("unhandledrejection", onFatal);
+  }
+}
+
+/** Keeps the listeners installed while a client starts (its pid is not known yet). */
+export function hold(): void {
+  holds++;
+  update();
+}
+
+/** Ends one {@linkcode hold}. */
+export function release(): void {
+  holds = Math.max(0, holds - 1);
+  update();
+}
+
+/** Records a live server's pid, here and with the custodian. */
+export function track(pid: number): void {
+  if (!Number.isSafeInteger(pid) || pid <= 1) return;
+  live.add(pid);
+  tell(`+${pid}`);
+  update();
+}
+
+/** Forgets a pid whose exit was seen: it must never be signalled again. */
+export function untrack(pid: number): void {
+  if (live.delete(pid)) tell(`-${pid}`);
+  update();
+}
+
+/** Whether the exit listeners are installed (for tests). */
+export function listening(): boolean {
+  return installed;
+}

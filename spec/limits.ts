@@ -1,0 +1,15 @@
+/**
+ * The limits and default deadlines a client runs under: the census and the
+ * catalog check against them, and a client's worker runs by them.
+ *
+ * @module
+ */
+
+/** Default deadline for a server's start, in milliseconds: 60 s. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
+/** Default deadline of one call, in milliseconds: 60 s. */
+export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+/** Default deadline of a whole retirement, in milliseconds: 5 s. */
+export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
+/** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
+export const STDERR_TAIL_BYTES = 64 * 1024;

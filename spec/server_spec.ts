@@ -1,0 +1,111 @@
+/**
+ * What a harness says about one MCP server it wants run: the catalog produces
+ * these, the census consumes them.
+ *
+ * @module
+ */
+
+import type { SupportedVersion } from "../codec/protocol.ts";
+import type { EraMode } from "./era.ts";
+
+/** Where a server's stderr goes besides its bounded tail. */
+export type StderrMode =
+  /** Kept only in the bounded tail (the default). */
+  | "tail"
+  /** Also forwarded to the harness's stderr, each line prefixed with `[name] `. */
+  | "forward";
+
+/** What every server spec says, whether the server runs here or is remote. */
+export type SpecCommon = {
+  /** The server's name: the census key and the generated module's segment. */
+  name: string;
+  /** Deadline for start (spawn or first request, and the handshake), in milliseconds. */
+  connectTimeoutMs?: number;
+  /** Default deadline of each call, in milliseconds. */
+  callTimeoutMs?: number;
+  /**
+   * How the protocol era is chosen: `auto` (the default) probes with
+   * `server/discover` and falls back to the `initialize` handshake on the
+   * same process (or endpoint); `modern` is the stateless era with no
+   * fallback; `legacy` is the handshake with no probe.
+   */
+  era?: EraMode;
+  /**
+   * The protocol versions offered, newest first or not (each era offers its
+   * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
+   */
+  versions?: readonly SupportedVersion[];
+};
+
+/** One MCP server to run over stdio. */
+export type StdioServerSpec = SpecCommon & {
+  /** The executable, never a shell string. */
+  command: string;
+  /** Its arguments, one element each. */
+  args: readonly string[];
+  /** Explicit environment pairs, added on top of the allowlist. */
+  env: Readonly<Record<string, string>>;
+  /**
+   * Names of further variables to copy from the harness's environment when
+   * set (proxy variables, for example; they may carry credentials, so they are
+   * passed only when asked for).
+   */
+  inheritEnv: readonly string[];
+  /** The child's working directory; the harness's when absent. */
+  cwd?: string;
+  /** Where stderr goes besides the tail. */
+  stderr: StderrMode;
+  url?: never;
+};
+
+/**
+ * One remote MCP server, reached over Streamable HTTP: its client's worker
+ * owns the HTTP session instead of a child process.
+ */
+export type RemoteServerSpec = SpecCommon & {
+  /** The MCP endpoint, `http:` or `https:`. */
+  url: string;
+  /**
+   * Headers every request carries, an `Authorization` for example (a
+   * bearer token; OAuth sign-in is not supported).
+   */
+  headers: Readonly<Record<string, string>>;
+  command?: never;
+};
+
+/** One MCP server: run here over stdio, or remote over Streamable HTTP. */
+export type ServerSpec = StdioServerSpec | RemoteServerSpec;
+
+/** Whether a spec names a remote server. */
+export function isRemote(spec: ServerSpec): spec is RemoteServerSpec {
+  return typeof spec.url === "string";
+}
+
+/**
+ * The most `tools/list` pages a client follows before `too_many_pages`: 64.
+ * The main thread follows the pages, so this limit lives on its side.
+ */
+export const MAX_TOOL_PAGES = 64;
+
+/**
+ * Variables every child gets unless its spec sets them: `NO_COLOR=1`, so
+ * that a server's stderr (and the tail a person reads) holds no colour codes.
+ */
+export const CHILD_ENV_DEFAULTS: Readonly<Record<string, string>> = { NO_COLOR: "1" };
+
+/** Variables a child inherits from the harness without being asked. */
+export const ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "TMPDIR",
+  "DENO_DIR",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "DENO_CERT",
+];
