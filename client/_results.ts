@@ -3,7 +3,7 @@
 // back as it read them; a listing's pages are followed from here, each page
 // one request through the worker, so that a page is decoded exactly once.
 
-import type { JsonValue } from "../codec/json.ts";
+import { compactJson, type JsonValue } from "../codec/json.ts";
 import { checkResultType } from "../codec/stateless.ts";
 import {
   type CallToolResult,
@@ -12,7 +12,6 @@ import {
   type Era,
   type ToolDescriptor,
 } from "../codec/protocol.ts";
-import { frameText } from "../codec/framing.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "../thread/outcomes.ts";
 import { MAX_TOOL_PAGES } from "../spec/mod.ts";
@@ -70,7 +69,7 @@ export async function listAllTools(
           `(MAX_TOOL_PAGES); its listing was refused`,
       });
     }
-    const params = cursor === undefined ? "{}" : frameText({ cursor }).slice(0, -1);
+    const params = cursor === undefined ? "{}" : compactJson({ cursor });
     const outcome = await request(params, Math.max(0, deadlineAt - now()));
     if (!outcome.ok) {
       return outcome.error.kind === "call_timed_out"

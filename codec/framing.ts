@@ -13,13 +13,13 @@
  * @module
  */
 
-import { type JsonValue, stringifyJson } from "./json.ts";
+import { compactJson, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { byteText, decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { type Cut, LineCutter, type LineHolder, MAX_LINE_BYTES } from "./_line_cut.ts";
 import { joinBytes } from "./_bytes.ts";
 
-/** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+export { MAX_LINE_BYTES };
 
 /**
  * Why a line was refused. The decoder goes on after either fault: `lines`
@@ -29,9 +29,6 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 export type FramingFault =
   | { kind: "line_too_long"; bytes: number; limit: number; message: string; lines: string[] }
   | { kind: "not_utf8"; bytes: number; message: string; lines: string[] };
-
-const NEWLINE = 0x0a;
-const RETURN = 0x0d;
 
 /**
  * Splits a byte stream into lines. Feed it chunks with
@@ -48,21 +45,12 @@ const RETURN = 0x0d;
  * ```
  */
 export class LineDecoder {
-  // The pending line, decoded as its chunks arrive (so a long line costs
-  // little once its newline comes), and its size and last byte.
-  #parts: string[] = [];
-  #pending = 0;
-  #lastByte = -1;
-  #stream = new TextDecoder("utf-8", { fatal: true });
-  // Set once the pending line failed to decode: it is refused when it ends.
-  #broken = false;
-  // Set while the rest of an over-long line is being discarded.
-  #skipping = false;
-  #skipped = 0;
+  #text = new TextHolder();
+  #cutter = new LineCutter<string>(this.#text);
 
   /** Bytes held for the line not yet completed. */
   get pendingBytes(): number {
-    return this.#pending;
+    return this.#cutter.pendingBytes;
   }
 
   /**
@@ -71,115 +59,8 @@ export class LineDecoder {
    */
   push(chunk: Uint8Array): Result<string[], FramingFault> {
     const lines: string[] = [];
-    let fault: FramingFault | undefined;
-    let start = 0;
-    // A long chunk is searched as text where each byte is one unit; when
-    // all of it is ASCII, its lines are cut from that text, not decoded again.
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : undefined;
-    const ascii = text !== undefined && !text.includes("\uFFFD") ? text : undefined;
-    while (start <= chunk.length) {
-      const end = text === undefined ? chunk.indexOf(NEWLINE, start) : text.indexOf("\n", start);
-      if (end === -1) {
-        const rest = chunk.length - start;
-        if (rest === 0) break;
-        if (this.#skipping) {
-          this.#skipped += rest;
-        } else if (this.#pending + rest > MAX_LINE_BYTES + 1) {
-          // One byte of slack: a line of exactly the cap may still end in `\r\n`.
-          fault ??= tooLong(this.#pending + rest, lines);
-          this.#skipping = true;
-          this.#skipped = this.#pending + rest;
-          this.#drop();
-        } else {
-          this.#hold(chunk.subarray(start), ascii?.slice(start));
-        }
-        break;
-      }
-      const from = start;
-      const piece = chunk.subarray(start, end);
-      start = end + 1;
-      if (this.#skipping) {
-        this.#skipping = false;
-        this.#skipped = 0;
-        continue;
-      }
-      const size = this.#pending + piece.length;
-      if (size > MAX_LINE_BYTES + 1) {
-        fault ??= tooLong(size, lines);
-        this.#drop();
-        continue;
-      }
-      const last = piece.length > 0 ? piece[piece.length - 1] : this.#lastByte;
-      const length = size > 0 && last === RETURN ? size - 1 : size;
-      if (length > MAX_LINE_BYTES) {
-        this.#drop();
-        fault ??= tooLong(length, lines);
-        continue;
-      }
-      if (length === 0) {
-        this.#drop();
-        continue;
-      }
-      const decoded = this.#pending === 0
-        ? ascii?.slice(from, from + length) ?? decodeUtf8(piece.subarray(0, length))
-        : this.#finish(piece, size !== length, ascii?.slice(from, end));
-      if (decoded === undefined) {
-        fault ??= {
-          kind: "not_utf8",
-          bytes: length,
-          message: `Cannot decode a line of ${length} bytes: it is not valid UTF-8`,
-          lines,
-        };
-        continue;
-      }
-      lines.push(decoded);
-    }
-    return fault === undefined ? ok(lines) : err(fault);
-  }
-
-  /**
-   * Holds the start of a line not yet complete, decoded now; `ascii` is its
-   * text when it is known to be ASCII.
-   */
-  #hold(bytes: Uint8Array, ascii: string | undefined): void {
-    // After an ASCII byte (or none) the streaming decoder holds no half character.
-    const whole = this.#lastByte < 0x80;
-    this.#pending += bytes.length;
-    this.#lastByte = bytes[bytes.length - 1] ?? -1;
-    if (this.#broken) return;
-    if (ascii !== undefined && whole) {
-      this.#parts.push(ascii);
-      return;
-    }
-    try {
-      this.#parts.push(this.#stream.decode(bytes, { stream: true }));
-    } catch {
-      this.#broken = true;
-    }
-  }
-
-  /**
-   * The pending line with its last piece (`ascii`: its text when known to be
-   * ASCII), without a trailing `\r`; dropped either way.
-   */
-  #finish(
-    piece: Uint8Array,
-    trailingReturn: boolean,
-    ascii: string | undefined,
-  ): string | undefined {
-    let text: string | undefined;
-    if (!this.#broken) {
-      try {
-        const whole = ascii !== undefined && this.#lastByte < 0x80;
-        this.#parts.push(whole ? ascii : this.#stream.decode(piece));
-        text = this.#parts.join("");
-        if (trailingReturn) text = text.slice(0, -1);
-      } catch {
-        text = undefined;
-      }
-    }
-    this.#drop();
-    return text;
+    this.#text.ascii = undefined;
+    return decoded(this.#cutter.cut(chunk, lines), lines);
   }
 
   /**
@@ -187,24 +68,94 @@ export class LineDecoder {
    * it makes. The decoder is empty afterwards and may be reused.
    */
   end(): Result<string[], FramingFault> {
-    if (this.#skipping || this.#pending === 0) {
-      this.#skipping = false;
-      this.#skipped = 0;
-      this.#drop();
-      return ok([]);
+    const lines: string[] = [];
+    this.#text.ascii = undefined;
+    return decoded(this.#cutter.end(lines), lines);
+  }
+}
+
+function decoded(cut: Cut | undefined, lines: string[]): Result<string[], FramingFault> {
+  if (cut === undefined) return ok(lines);
+  if (cut.kind === "line_too_long") return err(tooLong(cut.bytes, lines));
+  return err({
+    kind: "not_utf8",
+    bytes: cut.bytes,
+    message: `Cannot decode a line of ${cut.bytes} bytes: it is not valid UTF-8`,
+    lines,
+  });
+}
+
+/**
+ * A line as text, decoded as its chunks arrive (so a long line costs little
+ * once its newline comes); when a chunk searched as text is all ASCII, its
+ * lines are cut from that text, not decoded again.
+ */
+class TextHolder implements LineHolder<string> {
+  #parts: string[] = [];
+  #stream = new TextDecoder("utf-8", { fatal: true });
+  // Set once the pending line failed to decode: it is refused when it ends.
+  #broken = false;
+  // The chunk's search text when all of it is ASCII (`null`: not worked out yet).
+  ascii: string | null | undefined;
+
+  #asciiOf(text: string | undefined): string | undefined {
+    if (this.ascii === undefined) {
+      this.ascii = text !== undefined && !text.includes("\uFFFD") ? text : null;
     }
-    const newline = new Uint8Array([NEWLINE]);
-    return this.push(newline);
+    return this.ascii ?? undefined;
   }
 
-  #drop(): void {
-    if (this.#pending > 0) {
-      // A fresh decoder: the streaming one may hold half a character, or a failure.
+  hold(chunk: Uint8Array, text: string | undefined, from: number, lastByte: number): void {
+    if (this.#broken) return;
+    const ascii = this.#asciiOf(text);
+    // After an ASCII byte (or none) the streaming decoder holds no half character.
+    if (ascii !== undefined && lastByte < 0x80) {
+      this.#parts.push(ascii.slice(from));
+      return;
+    }
+    try {
+      this.#parts.push(this.#stream.decode(chunk.subarray(from), { stream: true }));
+    } catch {
+      this.#broken = true;
+    }
+  }
+
+  whole(chunk: Uint8Array, text: string | undefined, from: number, to: number) {
+    return this.#asciiOf(text)?.slice(from, to) ?? decodeUtf8(chunk.subarray(from, to));
+  }
+
+  complete(
+    chunk: Uint8Array,
+    text: string | undefined,
+    from: number,
+    end: number,
+    options: { trimReturn: boolean; lastByte: number },
+  ): string | undefined {
+    let line: string | undefined;
+    if (!this.#broken) {
+      try {
+        const ascii = this.#asciiOf(text);
+        this.#parts.push(
+          ascii !== undefined && options.lastByte < 0x80
+            ? ascii.slice(from, end)
+            : this.#stream.decode(chunk.subarray(from, end)),
+        );
+        line = this.#parts.join("");
+        if (options.trimReturn) line = line.slice(0, -1);
+      } catch {
+        line = undefined;
+      }
+    }
+    this.drop();
+    return line;
+  }
+
+  drop(): void {
+    // A fresh decoder: the streaming one may hold half a character, or a failure.
+    if (this.#parts.length > 0 || this.#broken) {
       this.#stream = new TextDecoder("utf-8", { fatal: true });
     }
     this.#parts = [];
-    this.#pending = 0;
-    this.#lastByte = -1;
     this.#broken = false;
   }
 }
@@ -247,17 +198,11 @@ export type SplitFault = {
  * ```
  */
 export class LineSplitter {
-  // Copies of the pieces of the line not yet complete, and their size; past
-  // LONG_LINE_BYTES they are gathered in `#long` instead.
-  #parts: Uint8Array[] = [];
-  #pending = 0;
-  #long: Uint8Array | undefined;
-  // Set while the rest of an over-long line is being discarded.
-  #skipping = false;
+  #cutter = new LineCutter<Uint8Array>(new BytesHolder());
 
   /** Bytes held for the line not yet completed. */
   get pendingBytes(): number {
-    return this.#pending;
+    return this.#cutter.pendingBytes;
   }
 
   /**
@@ -275,54 +220,8 @@ export class LineSplitter {
    */
   push(chunk: Uint8Array): Result<Uint8Array[], SplitFault> {
     const lines: Uint8Array[] = [];
-    let fault: SplitFault | undefined;
-    let start = 0;
-    // A long chunk is searched as text where each byte is one unit: the
-    // runtime's text search is several times faster than its byte search.
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : undefined;
-    while (start < chunk.length) {
-      const end = text === undefined ? chunk.indexOf(NEWLINE, start) : text.indexOf("\n", start);
-      if (end === -1) {
-        const rest = chunk.length - start;
-        // While skipping, the rest of an over-long line is dropped.
-        if (this.#skipping) break;
-        if (this.#pending + rest > MAX_LINE_BYTES + 1) {
-          // One byte of slack: a line of exactly the cap may still end in `\r\n`.
-          fault ??= tooLong(this.#pending + rest, lines);
-          this.#skipping = true;
-          this.#drop();
-        } else {
-          this.#hold(chunk.subarray(start));
-        }
-        break;
-      }
-      const piece = chunk.subarray(start, end);
-      start = end + 1;
-      if (this.#skipping) {
-        this.#skipping = false;
-        continue;
-      }
-      const size = this.#pending + piece.length;
-      if (size > MAX_LINE_BYTES + 1) {
-        fault ??= tooLong(size, lines);
-        this.#drop();
-        continue;
-      }
-      let line = piece;
-      if (this.#pending > 0) {
-        line = this.#complete(piece);
-        GIVEN_UP.add(line.buffer);
-        this.#drop();
-      }
-      const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
-      if (length > MAX_LINE_BYTES) {
-        fault ??= tooLong(length, lines);
-        continue;
-      }
-      if (length === 0) continue;
-      lines.push(length === size ? line : line.subarray(0, length));
-    }
-    return fault === undefined ? ok(lines) : err(fault);
+    const cut = this.#cutter.cut(chunk, lines);
+    return cut === undefined ? ok(lines) : err(tooLong(cut.bytes, lines));
   }
 
   /**
@@ -330,22 +229,29 @@ export class LineSplitter {
    * it makes. The splitter is empty afterwards and may be reused.
    */
   end(): Result<Uint8Array[], SplitFault> {
-    if (this.#skipping || this.#pending === 0) {
-      this.#skipping = false;
-      this.#drop();
-      return ok([]);
-    }
-    return this.push(new Uint8Array([NEWLINE]));
+    const lines: Uint8Array[] = [];
+    const cut = this.#cutter.end(lines);
+    return cut === undefined ? ok(lines) : err(tooLong(cut.bytes, lines));
   }
+}
 
-  /** Keeps a piece of the line not yet complete: copied, into `#long` once it is long. */
-  #hold(piece: Uint8Array): void {
-    const size = this.#pending + piece.length;
+/**
+ * A line as bytes: copies of the pieces of the line not yet complete; past
+ * LONG_LINE_BYTES they are gathered in one buffer that grows in place.
+ */
+class BytesHolder implements LineHolder<Uint8Array> {
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #long: Uint8Array | undefined;
+
+  hold(chunk: Uint8Array, _text: string | undefined, from: number): void {
+    const piece = chunk.subarray(from);
+    const size = this.#size + piece.length;
     let long = this.#long;
     if (long === undefined && size > LONG_LINE_BYTES && RESIZABLE) {
       long = new Uint8Array(new ArrayBuffer(0, { maxByteLength: MAX_LINE_BYTES + 1 }));
       this.#long = long;
-      this.#grow(long, size);
+      grow(long, size);
       let offset = 0;
       for (const part of this.#parts) {
         long.set(part, offset);
@@ -353,43 +259,52 @@ export class LineSplitter {
       }
       this.#parts = [];
     } else if (long !== undefined) {
-      this.#grow(long, size);
+      grow(long, size);
     }
-    if (long !== undefined) long.set(piece, this.#pending);
+    if (long !== undefined) long.set(piece, this.#size);
     else this.#parts.push(piece.slice());
-    this.#pending = size;
+    this.#size = size;
   }
 
-  /** The pending line with its last piece, in a buffer of its own. */
-  #complete(piece: Uint8Array): Uint8Array {
-    const size = this.#pending + piece.length;
+  whole(chunk: Uint8Array, _text: string | undefined, from: number, to: number): Uint8Array {
+    return chunk.subarray(from, to);
+  }
+
+  complete(
+    chunk: Uint8Array,
+    _text: string | undefined,
+    from: number,
+    end: number,
+    options: { trimReturn: boolean },
+  ): Uint8Array {
+    const piece = chunk.subarray(from, end);
+    const size = this.#size + piece.length;
     const long = this.#long;
+    let line: Uint8Array;
     if (long === undefined) {
       this.#parts.push(piece);
-      return joinBytes(this.#parts, size);
+      line = joinBytes(this.#parts, size);
+    } else {
+      grow(long, size);
+      long.set(piece, this.#size);
+      line = new Uint8Array(long.buffer, 0, size);
     }
-    this.#grow(long, size);
-    long.set(piece, this.#pending);
-    return new Uint8Array(long.buffer, 0, size);
+    GIVEN_UP.add(line.buffer);
+    this.drop();
+    return options.trimReturn ? line.subarray(0, size - 1) : line;
   }
 
-  #grow(long: Uint8Array, size: number): void {
-    (long.buffer as ArrayBuffer).resize(size);
-  }
-
-  #drop(): void {
+  drop(): void {
     this.#parts = [];
-    this.#pending = 0;
+    this.#size = 0;
     this.#long = undefined;
   }
 }
 
-/**
- * From this many bytes, a chunk is searched for newlines as text (measured
- * on 64 KiB of ASCII: 8 µs to decode it and search the text, 50 µs to search
- * the bytes).
- */
-const TEXT_SEARCH_BYTES = 4096;
+function grow(long: Uint8Array, size: number): void {
+  (long.buffer as ArrayBuffer).resize(size);
+}
+
 /** Past this many bytes, a pending line is gathered in a buffer that grows in place. */
 const LONG_LINE_BYTES = 64 * 1024;
 /** Whether the runtime has resizable `ArrayBuffer`s (ES2024). */
@@ -427,9 +342,7 @@ function tooLong<Line>(
  * ```
  */
 export function frameText(message: JsonValue): string {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}\n`;
+  return `${compactJson(message)}\n`;
 }
 
 /**
@@ -468,7 +381,7 @@ export function frameRequest(id: number, method: string): [head: string, tail: s
   // handful): rendering the head whole on every call cost the worker 1.3 µs.
   let quoted = METHOD_TEXT.get(method);
   if (quoted === undefined) {
-    quoted = frameText(method).slice(0, -1);
+    quoted = compactJson(method);
     if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
   }
   return [`{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`, "}\n"];

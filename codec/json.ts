@@ -164,6 +164,24 @@ export function stringifyJson(value: JsonValue): Result<string, JsonFault> {
   return ok(out.join(""));
 }
 
+/**
+ * Renders a value this library built (or one `toJson` accepted) as compact
+ * JSON text on one line, like {@linkcode stringifyJson}; a value JSON cannot
+ * say is caller misuse and throws `RangeError`. The one helper for parameters
+ * rendered ahead of their line.
+ *
+ * @example Render a cursor's parameters
+ * ```ts
+ * import { compactJson } from "@loom/mcp/codec";
+ * console.log(compactJson({ cursor: "abc" })); // {"cursor":"abc"}
+ * ```
+ */
+export function compactJson(value: JsonValue): string {
+  const text = stringifyJson(value);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return text.value;
+}
+
 const PLAIN = 0;
 const EXACT = 1;
 const UNSAYABLE = 2;

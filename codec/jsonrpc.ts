@@ -16,7 +16,7 @@ import {
   type ParseOptions,
 } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { describe } from "./_describe.ts";
+import { describeValue } from "./quote.ts";
 
 /** A request id. This library mints integers from 0; a peer may use strings. 0 is an id. */
 export type Id = number | string;
@@ -93,22 +93,26 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
   const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : undefined;
-  if (version !== "2.0") return bad(`"jsonrpc" is ${describe(version)}, not "2.0"`);
+  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
   const hasId = Object.hasOwn(value, "id");
   const id = value.id;
   if (hasId && !isId(id)) {
-    return bad(`"id" is ${describe(id)}; it must be an integer or a string`);
+    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }
   if (Object.hasOwn(value, "method")) {
     const method = value.method;
-    if (typeof method !== "string") return bad(`"method" is ${describe(method)}, not a string`);
+    if (typeof method !== "string") {
+      return bad(`"method" is ${describeValue(method)}, not a string`);
+    }
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
       return bad(`a message with "method" also has "result" or "error"`);
     }
     const hasParams = Object.hasOwn(value, "params");
     const params = hasParams ? value.params : undefined;
     if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describe(params)}, not an object`);
+      return bad(
+        `"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`,
+      );
     }
     if (hasId) {
       return ok(
@@ -127,7 +131,7 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   const hasResult = Object.hasOwn(value, "result");
   const hasError = Object.hasOwn(value, "error");
   if (hasResult === hasError) {
-    return bad(`response ${describe(id)} must have exactly one of "result" and "error"`);
+    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
   }
   if (hasResult) {
     return ok({ kind: "response", id: id as Id, outcome: ok(value.result as JsonValue) });
@@ -136,7 +140,7 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   if (error === undefined) {
     return bad(
       `"error" of response ${
-        describe(id)
+        describeValue(id)
       } is not an object with integer "code" and string "message"`,
     );
   }

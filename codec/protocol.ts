@@ -20,7 +20,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { describe } from "./_describe.ts";
+import { describeValue } from "./quote.ts";
 
 /** The handshake-era revision this client asks for in `initialize`. */
 export const REQUESTED_VERSION = "2025-11-25";
@@ -182,23 +182,25 @@ export function decodeInitializeResult(
   accepted: readonly string[] = LEGACY_VERSIONS,
 ): Result<InitializeResult, ProtocolFault> {
   const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const version = value.protocolVersion;
   if (typeof version !== "string") {
-    return invalid(`${where}: "protocolVersion" is ${describe(version)}, not a string`);
+    return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
   }
   if (!isSupportedVersion(version) || !accepted.includes(version)) {
     return err({
       kind: "version_unsupported",
       requested,
       received: version,
-      message: `Server answered protocol version ${describe(version)} to a request for ` +
+      message: `Server answered protocol version ${describeValue(version)} to a request for ` +
         `"${requested}"; this client speaks ${accepted.join(", ")}`,
     });
   }
   const capabilities = value.capabilities ?? {};
   if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describe(capabilities)}, not an object`);
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
   }
   const info = value.serverInfo;
   if (!isJsonObject(info) || typeof info.name !== "string") {
@@ -230,9 +232,13 @@ export function decodeInitializeResult(
  */
 export function decodeToolsPage(value: JsonValue): Result<ToolsPage, ProtocolFault> {
   const where = "Cannot decode tools/list page";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const list = value.tools;
-  if (!Array.isArray(list)) return invalid(`${where}: "tools" is ${describe(list)}, not an array`);
+  if (!Array.isArray(list)) {
+    return invalid(`${where}: "tools" is ${describeValue(list)}, not an array`);
+  }
   const tools: ToolDescriptor[] = [];
   for (let index = 0; index < list.length; index++) {
     const tool = decodeTool(list[index] as JsonValue);
@@ -242,18 +248,18 @@ export function decodeToolsPage(value: JsonValue): Result<ToolsPage, ProtocolFau
   const cursor = value.nextCursor;
   if (cursor === undefined || cursor === null) return ok({ tools });
   if (typeof cursor !== "string") {
-    return invalid(`${where}: "nextCursor" is ${describe(cursor)}, not a string`);
+    return invalid(`${where}: "nextCursor" is ${describeValue(cursor)}, not a string`);
   }
   return ok({ tools, nextCursor: cursor });
 }
 
 function decodeTool(value: JsonValue): ToolDescriptor | string {
-  if (!isJsonObject(value)) return `is ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
   const name = value.name;
   if (typeof name !== "string" || name.length === 0) {
-    return `has no non-empty string "name" (it is ${describe(name)})`;
+    return `has no non-empty string "name" (it is ${describeValue(name)})`;
   }
-  if (!("inputSchema" in value)) return `${describe(name)} has no "inputSchema"`;
+  if (!("inputSchema" in value)) return `${describeValue(name)} has no "inputSchema"`;
   const tool: ToolDescriptor = { name, inputSchema: value.inputSchema as JsonValue };
   if (typeof value.title === "string") tool.title = value.title;
   if (typeof value.description === "string") tool.description = value.description;
@@ -280,14 +286,16 @@ function decodeTool(value: JsonValue): ToolDescriptor | string {
  */
 export function decodeCallToolResult(value: JsonValue): Result<CallToolResult, ProtocolFault> {
   const where = "Cannot decode tools/call result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const list = value.content ?? [];
   if (!Array.isArray(list)) {
-    return invalid(`${where}: "content" is ${describe(list)}, not an array`);
+    return invalid(`${where}: "content" is ${describeValue(list)}, not an array`);
   }
   const isError = value.isError ?? false;
   if (typeof isError !== "boolean") {
-    return invalid(`${where}: "isError" is ${describe(isError)}, not a boolean`);
+    return invalid(`${where}: "isError" is ${describeValue(isError)}, not a boolean`);
   }
   const content: ContentBlock[] = [];
   for (let index = 0; index < list.length; index++) {
@@ -303,9 +311,9 @@ export function decodeCallToolResult(value: JsonValue): Result<CallToolResult, P
 }
 
 function decodeBlock(value: JsonValue): ContentBlock | string {
-  if (!isJsonObject(value)) return `is ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
   const type = value.type;
-  if (typeof type !== "string") return `has "type" ${describe(type)}, not a string`;
+  if (typeof type !== "string") return `has "type" ${describeValue(type)}, not a string`;
   switch (type) {
     case "text": {
       if (typeof value.text !== "string") return `of type "text" has no string "text"`;
@@ -342,7 +350,7 @@ function decodeBlock(value: JsonValue): ContentBlock | string {
 }
 
 function decodeResourceContents(value: JsonValue | undefined): ResourceContents | string {
-  if (!isJsonObject(value)) return `has "resource" ${describe(value)}, not an object`;
+  if (!isJsonObject(value)) return `has "resource" ${describeValue(value)}, not an object`;
   if (typeof value.uri !== "string") return `has a resource with no string "uri"`;
   const mime = typeof value.mimeType === "string" ? { mimeType: value.mimeType } : {};
   if (typeof value.text === "string") return { uri: value.uri, ...mime, text: value.text };

@@ -10,7 +10,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { describe } from "./_describe.ts";
+import { describeValue } from "./quote.ts";
 import {
   type Implementation,
   META_CLIENT_CAPABILITIES,
@@ -106,14 +106,14 @@ export function decodeRequestMeta(params: JsonValue | undefined): RequestMeta {
   if (typeof version !== "string") {
     return {
       kind: "malformed",
-      message: `"${META_PROTOCOL_VERSION}" is ${describe(version)}, not a string`,
+      message: `"${META_PROTOCOL_VERSION}" is ${describeValue(version)}, not a string`,
     };
   }
   const capabilities = meta[META_CLIENT_CAPABILITIES];
   if (!isJsonObject(capabilities)) {
     return {
       kind: "malformed",
-      message: `"${META_CLIENT_CAPABILITIES}" is ${describe(capabilities)}, not an object`,
+      message: `"${META_CLIENT_CAPABILITIES}" is ${describeValue(capabilities)}, not an object`,
     };
   }
   const envelope: RequestMeta & { kind: "envelope" } = {
@@ -151,7 +151,9 @@ function invalid(message: string): { ok: false; error: ProtocolFault } {
  */
 export function checkResultType(method: string, value: JsonValue): Result<void, ProtocolFault> {
   const where = `Cannot decode ${method} result`;
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const type = value.resultType;
   if (type === "complete") return ok(undefined);
   if (type === undefined) {
@@ -163,7 +165,7 @@ export function checkResultType(method: string, value: JsonValue): Result<void, 
         `which this client does not give`,
     );
   }
-  return invalid(`${where}: "resultType" is ${describe(type)}, not "complete"`);
+  return invalid(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
 }
 
 /**
@@ -187,18 +189,20 @@ export function checkResultType(method: string, value: JsonValue): Result<void, 
  */
 export function decodeDiscoverResult(value: JsonValue): Result<DiscoverResult, ProtocolFault> {
   const where = "Cannot decode server/discover result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describe(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   if (value.resultType !== undefined) {
     const type = checkResultType(DISCOVER_METHOD, value);
     if (!type.ok) return type;
   }
   const versions = value.supportedVersions;
   if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
-    return invalid(`${where}: "supportedVersions" is ${describe(versions)}, not strings`);
+    return invalid(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
   }
   const capabilities = value.capabilities;
   if (!isJsonObject(capabilities)) {
-    return invalid(`${where}: "capabilities" is ${describe(capabilities)}, not an object`);
+    return invalid(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
   }
   const ttl = value.ttlMs;
   const result: DiscoverResult = {

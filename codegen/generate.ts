@@ -11,12 +11,12 @@
  */
 
 import { isJsonObject } from "../codec/json.ts";
+import { quote } from "../codec/quote.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { backstop } from "./backstop.ts";
 import { moduleSegment, nameTools, sha256Hex } from "./names.ts";
 import { plan } from "./schema.ts";
-import { escapeString, truncate } from "./text.ts";
 import { type Entry, type Omission, renderModule, type ResultPlan } from "./_module.ts";
 import { renderSurface } from "./_surface.ts";
 
@@ -204,7 +204,3 @@ function resultPlan(tool: ToolDescriptor): ResultPlan {
   return { kind: "typed", params: planned.params };
 }
 
-// Server text in an error message: escaped and short, so it cannot fake a line.
-function quote(text: string): string {
-  return escapeString(truncate(text, 80));
-}

@@ -15,6 +15,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts"
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { toJson } from "../codec/interchange.ts";
+import { quote } from "../codec/quote.ts";
 import { bootSteps } from "./_boot_steps.ts";
 import type { Generated, GenerateError } from "../codegen/generate.ts";
 import { closestNames } from "../codegen/names.ts";
@@ -402,11 +403,6 @@ function renderSurface(modules: ReadonlyMap<string, Generated>): string {
   return blocks.length === 0
     ? `${header}\n\n// No MCP server is available.\n`
     : `${header}\n\n${blocks.join("\n\n")}\n`;
-}
-
-function quote(text: string): string {
-  const shown = JSON.stringify(String(text));
-  return shown.length > 82 ? `${shown.slice(0, 80)}…"` : shown;
 }
 
 function kindOf(value: JsonValue): string {

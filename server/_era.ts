@@ -19,7 +19,7 @@ import {
   DISCOVER_METHOD,
   UNSUPPORTED_PROTOCOL_VERSION,
 } from "../codec/stateless.ts";
-import { describeValue as quote } from "../codec/quote.ts";
+import { describeValue } from "../codec/quote.ts";
 
 /** Which era a connection speaks: undecided, or pinned to one. */
 export type ConnectionEra = "opening" | "legacy" | "modern";
@@ -49,7 +49,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
     return {
       kind: "refuse",
       code: METHOD_NOT_FOUND,
-      message: `Method not found: ${quote(method)}`,
+      message: `Method not found: ${describeValue(method)}`,
     };
   }
   const meta = decodeRequestMeta(params);
@@ -60,7 +60,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
         return {
           kind: "refuse",
           code: UNSUPPORTED_PROTOCOL_VERSION,
-          message: `Unsupported protocol version: ${quote(requested)}; this connection speaks ` +
+          message: `Unsupported protocol version: ${describeValue(requested)}; this connection speaks ` +
             `${MODERN_VERSIONS.join(", ")} with the _meta envelope`,
           data: typeof requested === "string" ? { ...SUPPORTED, requested } : SUPPORTED,
         };
@@ -69,7 +69,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
         return {
           kind: "refuse",
           code: INVALID_PARAMS,
-          message: `Invalid params: ${quote(method)} is missing the _meta envelope ` +
+          message: `Invalid params: ${describeValue(method)} is missing the _meta envelope ` +
             `(io.modelcontextprotocol/protocolVersion, io.modelcontextprotocol/clientCapabilities)`,
           data: SUPPORTED,
         };
@@ -79,7 +79,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
       return {
         kind: "refuse",
         code: INVALID_PARAMS,
-        message: `Invalid params: the _meta envelope of ${quote(method)} is malformed: ` +
+        message: `Invalid params: the _meta envelope of ${describeValue(method)} is malformed: ` +
           meta.message,
         data: SUPPORTED,
       };
@@ -89,7 +89,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
         return {
           kind: "refuse",
           code: UNSUPPORTED_PROTOCOL_VERSION,
-          message: `Unsupported protocol version: ${quote(requested)}`,
+          message: `Unsupported protocol version: ${describeValue(requested)}`,
           data: { ...SUPPORTED, requested },
         };
       }
@@ -97,7 +97,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
         return {
           kind: "refuse",
           code: METHOD_NOT_FOUND,
-          message: `Method not found: ${quote(method)} is not part of ${requested}`,
+          message: `Method not found: ${describeValue(method)} is not part of ${requested}`,
           data: SUPPORTED,
         };
       }

@@ -3,7 +3,7 @@
 
 import { isJsonObject, type JsonValue, parseJson } from "../codec/json.ts";
 import { INVALID_REQUEST, PARSE_ERROR } from "../codec/jsonrpc.ts";
-import { describeValue as quote } from "../codec/quote.ts";
+import { describeValue } from "../codec/quote.ts";
 
 /** A request id as read from the wire: echoed back exactly, huge integers included. */
 export type WireId = string | number | bigint;
@@ -49,21 +49,21 @@ export function classifyFrame(line: string): Frame {
     return refused(
       null,
       INVALID_REQUEST,
-      `Invalid request: "id" is ${quote(id)}; it must be a string or an integer`,
+      `Invalid request: "id" is ${describeValue(id)}; it must be a string or an integer`,
     );
   }
   if (value.jsonrpc !== "2.0") {
     return refused(
       id,
       INVALID_REQUEST,
-      `Invalid request: "jsonrpc" is ${quote(value.jsonrpc)}, not "2.0"`,
+      `Invalid request: "jsonrpc" is ${describeValue(value.jsonrpc)}, not "2.0"`,
     );
   }
   if (typeof method !== "string") {
     return refused(
       id,
       INVALID_REQUEST,
-      `Invalid request: "method" is ${quote(method)}, not a string`,
+      `Invalid request: "method" is ${describeValue(method)}, not a string`,
     );
   }
   return { kind: "request", id, method, params: value.params };

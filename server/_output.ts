@@ -2,7 +2,7 @@
 // return anything), checked and rendered as the wire's `CallToolResult`.
 
 import { type JsonObject, type JsonValue, stringifyJson } from "../codec/json.ts";
-import { describeValue as quote } from "../codec/quote.ts";
+import { describeValue } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 
 const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resource"]);
@@ -14,7 +14,7 @@ const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resourc
 export function normalizeOutput(tool: string, output: unknown): Result<JsonObject, string> {
   if (typeof output === "string") return ok({ content: [{ type: "text", text: output }] });
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
-    return err(`Tool ${JSON.stringify(tool)} returned ${quote(output)}, not a result or a string`);
+    return err(`Tool ${JSON.stringify(tool)} returned ${describeValue(output)}, not a result or a string`);
   }
   const record = output as Record<string, unknown>;
   const { content, structuredContent, isError, _meta } = record;
@@ -23,7 +23,7 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
     if (!isPlainObject(structuredContent)) {
       return err(
         `Tool ${JSON.stringify(tool)} returned "structuredContent" that is ${
-          quote(structuredContent)
+          describeValue(structuredContent)
         }, not an object`,
       );
     }
@@ -43,7 +43,7 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   } else {
     if (!Array.isArray(content)) {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "content" that is ${quote(content)}, not an array`,
+        `Tool ${JSON.stringify(tool)} returned "content" that is ${describeValue(content)}, not an array`,
       );
     }
     for (let index = 0; index < content.length; index++) {
@@ -52,7 +52,7 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
       if (typeof type !== "string" || !BLOCK_TYPES.has(type)) {
         return err(
           `Tool ${JSON.stringify(tool)} returned content block ${index} whose "type" is ${
-            quote(type)
+            describeValue(type)
           }`,
         );
       }
@@ -62,7 +62,7 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   if (isError !== undefined) {
     if (typeof isError !== "boolean") {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "isError" that is ${quote(isError)}, not a boolean`,
+        `Tool ${JSON.stringify(tool)} returned "isError" that is ${describeValue(isError)}, not a boolean`,
       );
     }
     if (isError) result.isError = true;
@@ -70,7 +70,7 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   if (_meta !== undefined) {
     if (!isPlainObject(_meta)) {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "_meta" that is ${quote(_meta)}, not an object`,
+        `Tool ${JSON.stringify(tool)} returned "_meta" that is ${describeValue(_meta)}, not an object`,
       );
     }
     result._meta = _meta as JsonObject;

@@ -34,7 +34,7 @@ import {
 } from "./_era.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { type Call, runCall } from "./_run_tool.ts";
-import { describeValue as quote } from "../codec/quote.ts";
+import { describeValue } from "../codec/quote.ts";
 import { classifyFrame, idKey, type WireId } from "./_frame.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
 import { type LineTransport, stdioTransport, type TransportFailure } from "./transport.ts";
@@ -117,13 +117,13 @@ export function serve(server: ServerDefinition, transport?: LineTransport): Prom
 function checkDefinition(server: ServerDefinition): Map<string, Tool> {
   if (typeof server.name !== "string" || server.name === "") {
     throw new TypeError(
-      `Cannot serve: the server name is ${quote(server.name)}; give a non-empty string`,
+      `Cannot serve: the server name is ${describeValue(server.name)}; give a non-empty string`,
     );
   }
   if (typeof server.version !== "string" || server.version === "") {
     throw new TypeError(
       `Cannot serve ${JSON.stringify(server.name)}: the version is ${
-        quote(server.version)
+        describeValue(server.version)
       }; give a non-empty string`,
     );
   }
@@ -135,7 +135,7 @@ function checkDefinition(server: ServerDefinition): Map<string, Tool> {
     const name: unknown = tool?.name;
     if (typeof name !== "string" || !TOOL_NAME.test(name)) {
       throw new TypeError(
-        `Cannot serve tool ${quote(name)}: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
+        `Cannot serve tool ${describeValue(name)}: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
       );
     }
     if (tools.has(name)) {
@@ -258,14 +258,14 @@ class Session {
     const known = method === "initialize" || method === "ping" || method === "tools/list" ||
       method === "tools/call" || method === DISCOVER_METHOD;
     if (!known) {
-      this.#fail(id, METHOD_NOT_FOUND, `Method not found: ${quote(method)}`);
+      this.#fail(id, METHOD_NOT_FOUND, `Method not found: ${describeValue(method)}`);
       return;
     }
     if (params !== undefined && !isJsonObject(params)) {
       this.#fail(
         id,
         INVALID_PARAMS,
-        `Invalid params: "params" of ${quote(method)} is ${quote(params)}, not an object`,
+        `Invalid params: "params" of ${describeValue(method)} is ${describeValue(params)}, not an object`,
       );
       return;
     }
@@ -296,7 +296,7 @@ class Session {
           this.#fail(
             id,
             INVALID_PARAMS,
-            `Invalid params: cursor ${quote(body.cursor)} was never issued`,
+            `Invalid params: cursor ${describeValue(body.cursor)} was never issued`,
           );
           return;
         }
@@ -326,12 +326,12 @@ class Session {
   #enqueue(id: WireId, params: JsonObject, modern: boolean): void {
     const name = params.name;
     if (typeof name !== "string") {
-      this.#fail(id, INVALID_PARAMS, `Invalid params: tool "name" is ${quote(name)}, not a string`);
+      this.#fail(id, INVALID_PARAMS, `Invalid params: tool "name" is ${describeValue(name)}, not a string`);
       return;
     }
     const tool = this.#tools.get(name);
     if (tool === undefined) {
-      this.#fail(id, METHOD_NOT_FOUND, `Unknown tool: ${quote(name)}; tools/list names the tools`);
+      this.#fail(id, METHOD_NOT_FOUND, `Unknown tool: ${describeValue(name)}; tools/list names the tools`);
       return;
     }
     const args = params.arguments ?? {};
@@ -339,7 +339,7 @@ class Session {
       this.#fail(
         id,
         INVALID_PARAMS,
-        `Invalid params: "arguments" of tool ${quote(name)} is ${quote(args)}, not an object`,
+        `Invalid params: "arguments" of tool ${describeValue(name)} is ${describeValue(args)}, not an object`,
       );
       return;
     }
