@@ -17,7 +17,7 @@ import {
   progress,
   showFailures,
 } from "./_commands.ts";
-import { type Doing, withHarness } from "./_session.ts";
+import { type Doing, withHarness } from "./_with_harness.ts";
 import type { Source } from "./_source.ts";
 import { oneLine, renderResult, tailLines } from "./_render.ts";
 

@@ -12,9 +12,9 @@ import {
   BootLines,
   type Doing,
   retiredCleanly,
-  type SessionOptions,
   withHarness,
-} from "./_session.ts";
+  type WithHarnessOptions,
+} from "./_with_harness.ts";
 import { notes, type Source } from "./_source.ts";
 import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
 
@@ -161,7 +161,7 @@ export function showFailures(harness: Harness): number {
  * The progress of a command other than check, on stderr: which catalog it
  * read (and what it skipped) as the servers start, then each server's line.
  */
-export function progress(command: { json: boolean }, source: Source): SessionOptions {
+export function progress(command: { json: boolean }, source: Source): WithHarnessOptions {
   if (command.json) return {};
   return {
     onStart: () => {

@@ -5,13 +5,11 @@
 
 import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
+import { reportJson } from "../codec/report_value.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { ServerSpec } from "../spec/mod.ts";
-import { importedSegments, type RunReport } from "../harness/mod.ts";
+import { importedSegments, MAX_PROGRAM_BYTES, type RunReport } from "../harness/mod.ts";
 import { oneLine, printable, table, tailLines } from "./_render.ts";
-
-/** The largest program `run` reads, in bytes: 1 MiB. */
-export const MAX_PROGRAM_BYTES = 1024 * 1024;
 
 /** What `run` needs from the command line. */
 export type RunCommand = { program: string; json: boolean };
@@ -129,7 +127,7 @@ function show(report: RunReport): void {
       console.log(
         outcome.value === undefined
           ? "(no result: the program has no export default)"
-          : printable(JSON.stringify(plain(outcome.value, []), null, 2)),
+          : printable(reportJson(outcome.value, 2)),
       );
       break;
     case "threw":
@@ -142,6 +140,9 @@ function show(report: RunReport): void {
       console.error(
         `error: the program was stopped (${outcome.reason}): ${oneLine(outcome.message)}`,
       );
+      break;
+    case "refused":
+      console.error(`error: ${oneLine(outcome.message)}`);
       break;
     case "rejected":
       for (const { file, line, column, message } of outcome.diagnostics) {
@@ -158,58 +159,13 @@ function show(report: RunReport): void {
       `${oneLine(call.server, 40)}.${oneLine(call.tool, 60)}`,
       call.outcome.ok ? (call.outcome.value.isError ? "isError" : "ok") : call.outcome.error.kind,
       `${call.durationMs.toFixed(1)} ms`,
-      oneLine(JSON.stringify(plain(call.args, [])) ?? "", 80),
+      oneLine(reportJson(call.args), 80),
     ]);
     console.error(`\nCalls\n${table(rows)}`);
   }
   if (report.limits.hit.length > 0) console.error(`\nLimits hit: ${report.limits.hit.join(", ")}`);
 }
 
-// JSON.rawJSON (V8, ES2025) keeps a bigint's digits exact in JSON.stringify;
-// the TypeScript library Deno checks with does not declare it yet.
-const rawJson = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
-
 function print(value: unknown): void {
-  console.log(JSON.stringify(plain(value, []), null, 2));
-}
-
-// A report as JSON: bigints exact, and whatever JSON cannot say (a Map among
-// refused arguments, a cycle) as a marker naming it, never as {}.
-function plain(value: unknown, ancestors: object[]): unknown {
-  switch (typeof value) {
-    case "bigint":
-      return rawJson(value.toString());
-    case "number":
-      return Number.isFinite(value) ? value : { $unrepresentable: `number ${value}` };
-    case "function":
-      return { $unrepresentable: `function ${value.name || "(anonymous)"}` };
-    case "symbol":
-      return { $unrepresentable: `symbol ${value.description ?? ""}` };
-    case "object":
-      break;
-    default:
-      return value;
-  }
-  if (value === null) return null;
-  if (ancestors.includes(value)) {
-    return { $unrepresentable: "cycle: a reference to an enclosing value" };
-  }
-  const proto = Object.getPrototypeOf(value);
-  ancestors.push(value);
-  try {
-    if (Array.isArray(value)) return value.map((item) => plain(item, ancestors) ?? null);
-    if (proto !== Object.prototype && proto !== null) {
-      return { $unrepresentable: `instance of ${value.constructor?.name || "an anonymous class"}` };
-    }
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) {
-      const item = plain((value as Record<string, unknown>)[key], ancestors);
-      if (item !== undefined) {
-        Object.defineProperty(out, key, { value: item, enumerable: true, configurable: true });
-      }
-    }
-    return out;
-  } finally {
-    ancestors.pop();
-  }
+  console.log(reportJson(value, 2));
 }

@@ -41,12 +41,12 @@ import {
   surface,
   tools,
 } from "./_commands.ts";
-import { type Doing, withHarness } from "./_session.ts";
+import { type Doing, withHarness } from "./_with_harness.ts";
 import { readProgram, runCommand } from "./_run.ts";
 import { serversOf } from "./_source.ts";
 
 export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./_commands.ts";
-export { EXIT_INTERRUPTED } from "./_session.ts";
+export { EXIT_INTERRUPTED } from "./_with_harness.ts";
 export { CATALOG_FILES } from "../catalog/mod.ts";
 
 /**

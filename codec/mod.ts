@@ -22,6 +22,7 @@ export * from "./protocol.ts";
 export * from "./framing.ts";
 export * from "./interchange.ts";
 export * from "./quote.ts";
+export * from "./report_value.ts";
 export * from "./sse.ts";
 export * from "./stateless.ts";
 export * from "./streamable_http.ts";

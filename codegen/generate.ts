@@ -203,4 +203,3 @@ function resultPlan(tool: ToolDescriptor): ResultPlan {
   }
   return { kind: "typed", params: planned.params };
 }
-

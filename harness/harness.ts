@@ -23,7 +23,7 @@ import { Census, type CensusOptions, type RetirementReport } from "../client/cen
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
 import type { ServerSpec } from "../spec/mod.ts";
-import { PROGRAM_CONVENTION, type RunOptions, type RunReport } from "../runner/run.ts";
+import { type HarnessRunOptions, PROGRAM_CONVENTION, type RunReport } from "../runner/run.ts";
 import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
 import { Runner, type RunnerStats } from "../runner/runner.ts";
@@ -109,9 +109,6 @@ export type BootOptions = CensusOptions & {
    */
   maxSandboxes?: number;
 };
-
-/** Options of {@linkcode Harness.run}: those of `runProgram` but the modules and the call. */
-export type HarnessRunOptions = Omit<RunOptions, "modules" | "call">;
 
 /** A booted set of servers: what the model reads, and where its calls go. */
 export type Harness = {

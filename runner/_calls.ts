@@ -1,5 +1,5 @@
 /**
- * The tool calls of one sandbox session: what the report keeps of each
+ * The tool calls of one run in a sandbox: what the report keeps of each
  * (bounded arguments, the outcome, the time), the calls still in flight, and
  * their end. Private to the runner.
  *
@@ -15,45 +15,14 @@
 
 import type { CallToolResult } from "../codec/protocol.ts";
 import { err, type Result } from "../codec/result.ts";
-import { visibleValue } from "./_tagged.ts";
+import { reportValue } from "../codec/report_value.ts";
+import type { CallFailure, CallFunction, CallRecord } from "./run.ts";
 import {
   MAX_CALL_ARGS_BYTES,
   MAX_REPORT_ARGS_BYTES,
   RUN_GRACE_MS,
   TRUNCATION_MARKER,
 } from "./limits.ts";
-
-/** How one tool call failed, as the harness's `call` reports it. */
-export type CallFailure = { kind: string; message: string };
-
-/** The harness's call, as the runner uses it. */
-export type CallFunction = (
-  server: string,
-  tool: string,
-  args: unknown,
-  options?: { signal?: AbortSignal },
-) => Promise<Result<CallToolResult, CallFailure>>;
-
-/** One tool call a program made, and how it went. */
-export type CallRecord = {
-  server: string;
-  tool: string;
-  /**
-   * The arguments as the program passed them, as a report shows a value
-   * (plain data, exact bigints, a `$unrepresentable` marker for what JSON
-   * cannot say); when their JSON text is past {@linkcode MAX_CALL_ARGS_BYTES}
-   * or the report's room, a string: a prefix of that text ending in
-   * {@linkcode TRUNCATION_MARKER}.
-   */
-  args: unknown;
-  /** The bytes of the arguments' JSON text, whether kept whole or not. */
-  argsBytes: number;
-  /** Whether `args` is a truncated prefix rather than the arguments. */
-  argsTruncated: boolean;
-  outcome: Result<CallToolResult, CallFailure>;
-  /** From the host receiving the call to its settlement, in milliseconds. */
-  durationMs: number;
-};
 
 const encoder = new TextEncoder();
 const lenient = new TextDecoder();
@@ -63,7 +32,7 @@ function exactBigints(_key: string, value: unknown): unknown {
   return typeof value === "bigint" ? value.toString() : value;
 }
 
-/** Every call of one session (see the module doc). */
+/** Every call of one run (see the module doc). */
 export class CallLedger {
   readonly records: CallRecord[] = [];
   readonly #call: CallFunction;
@@ -144,7 +113,7 @@ export class CallLedger {
 
   /** What the report keeps of one call's arguments: plain data, within both caps. */
   #keepArgs(value: unknown): Pick<CallRecord, "args" | "argsBytes" | "argsTruncated"> {
-    const args = visibleValue(value);
+    const args = reportValue(value);
     const bytes = encoder.encode(JSON.stringify(args, exactBigints) ?? "undefined");
     const room = Math.min(MAX_CALL_ARGS_BYTES, MAX_REPORT_ARGS_BYTES - this.#argsBytes);
     if (bytes.length <= room) {

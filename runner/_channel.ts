@@ -52,7 +52,7 @@ export class PendingHead {
 }
 
 /** One message of the bootstrap, decoded. Values are still in tagged form. */
-export type Frame =
+export type ChannelMessage =
   | { kind: "call"; id: number; server: string; tool: string; args: unknown }
   | { kind: "log"; text: string }
   | { kind: "done"; value: unknown }
@@ -70,7 +70,7 @@ function text(record: Record<string, unknown>, key: string): string | undefined 
 }
 
 /** Decodes the JSON text of one frame (what follows the nonce and space). */
-export function decodeFrame(json: string): Result<Frame, string> {
+export function decodeChannelMessage(json: string): Result<ChannelMessage, string> {
   let value: unknown;
   try {
     value = JSON.parse(json);

@@ -36,6 +36,7 @@
 
 import { LineDecoder } from "../codec/framing.ts";
 import type { CheckerRequest } from "./compiler/_protocol.ts";
+import { CHILD_STDERR_TAIL_CHARS } from "./limits.ts";
 
 /**
  * Who else must know the checker's pids, such as a harness's exit guard that
@@ -70,7 +71,6 @@ export type ProcessOptions = {
 };
 
 /** How much of the process's stderr is kept to tell why it exited. */
-const STDERR_TAIL_CHARS = 8192;
 /** How much of it an exit report quotes. */
 const STDERR_REPORT_CHARS = 300;
 
@@ -196,7 +196,7 @@ export class CheckerProcess {
     try {
       for await (const chunk of this.#process.stderr) {
         this.#stderrTail = (this.#stderrTail + decoder.decode(chunk, { stream: true }))
-          .slice(-STDERR_TAIL_CHARS);
+          .slice(-CHILD_STDERR_TAIL_CHARS);
       }
     } catch {
       // As above.

@@ -8,13 +8,13 @@
  *
  * A sandbox can be started ahead of its program (warm): the process starts,
  * its bootstrap starts the program Worker, and both wait. {@linkcode
- * Sandbox.hand} writes the program into the root; the session then hands over
+ * Sandbox.hand} writes the program into the root; the run then hands over
  * the nonce and the program runs. Each sandbox serves exactly one program.
  *
  * Lifecycle: {@linkcode startSandbox} owns the directory and the process it
  * creates until {@linkcode Sandbox.dispose}, which kills the process if it is
- * still running, waits for its exit, closes the pipes no session took, and
- * removes the directory. A session that took the pipes closes them itself.
+ * still running, waits for its exit, closes the pipes no run took, and
+ * removes the directory. A run that took the pipes closes them itself.
  *
  * @module
  */
@@ -92,7 +92,7 @@ export class Sandbox {
       }
     }
     if (!this.#taken) {
-      // No session read these pipes: close them here.
+      // No run read these pipes: close them here.
       await Promise.all([
         this.child.stdout.cancel().catch(() => {}),
         this.child.stderr.cancel().catch(() => {}),

@@ -12,7 +12,8 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { TAG, TAGS, UNREPRESENTABLE } from "./sandbox/tags.ts";
+import { reportValue } from "../codec/report_value.ts";
+import { TAG, TAGS } from "./sandbox/tags.ts";
 
 /** The deepest encoded tree accepted; the sandbox stays far below it. */
 export const MAX_ENCODED_DEPTH = 1024;
@@ -215,65 +216,7 @@ export function decodeTagged(node: unknown): Result<unknown, string> {
  */
 export function decodeResult(node: unknown): Result<unknown, string> {
   const value = decodeTagged(node);
-  return value.ok ? ok(visible(value.value, [])) : value;
-}
-
-/**
- * A value already rebuilt by {@linkcode decodeTagged}, made as a report shows
- * it (see {@linkcode decodeResult}): plain data, exact bigints, markers.
- */
-export function visibleValue(value: unknown): unknown {
-  return visible(value, []);
-}
-
-function marker(what: string): Record_ {
-  return { [UNREPRESENTABLE]: what };
-}
-
-function visible(value: unknown, ancestors: object[]): unknown {
-  switch (typeof value) {
-    case "string":
-    case "boolean":
-    case "bigint":
-    case "undefined":
-      return value;
-    case "number":
-      return Number.isFinite(value) ? value : marker(`number ${value}`);
-    case "function":
-      return marker(`function ${value.name || "(anonymous)"}`);
-    case "symbol":
-      return marker(`symbol ${value.description ?? ""}`);
-  }
-  if (value === null) return null;
-  const object = value as object;
-  if (ancestors.includes(object)) return marker("cycle: a reference to an enclosing value");
-  const proto = Object.getPrototypeOf(object);
-  if (Array.isArray(object) && proto === Array.prototype) {
-    ancestors.push(object);
-    const items = object.map((item) => {
-      const shown = visible(item, ancestors);
-      return shown === undefined ? marker("undefined") : shown;
-    });
-    ancestors.pop();
-    return items;
-  }
-  if (proto !== Object.prototype && proto !== null) {
-    return marker(`instance of ${object.constructor?.name || "an anonymous class"}`);
-  }
-  if (Object.getOwnPropertySymbols(object).length > 0) return marker("object with symbol keys");
-  const out: Record_ = {};
-  ancestors.push(object);
-  for (const key of Object.keys(object)) {
-    let shown: unknown;
-    try {
-      shown = visible((object as Record_)[key], ancestors);
-    } catch (error) {
-      shown = marker(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    if (shown !== undefined) define(out, key, shown);
-  }
-  ancestors.pop();
-  return out;
+  return value.ok ? ok(reportValue(value.value)) : value;
 }
 
 /**

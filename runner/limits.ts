@@ -34,5 +34,11 @@ export const TRUNCATION_MARKER = "… [truncated]";
  */
 export const RUN_GRACE_MS = 1_000;
 
+/**
+ * What the host keeps of the stderr of a sandbox or of the checker's
+ * process, in characters: 8,192, the newest; a crash message is read from it.
+ */
+export const CHILD_STDERR_TAIL_CHARS = 8192;
+
 /** Sandboxes per CPU a harness runs at once by default: 2. */
 export const SANDBOXES_PER_CPU = 2;

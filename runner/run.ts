@@ -9,12 +9,11 @@
 
 import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { NAMING_RULE } from "../codegen/names.ts";
+import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import type { Diagnostic } from "./compiler/_protocol.ts";
-import type { CallFailure, CallRecord, KillReason } from "./_session.ts";
-
-export type { CallFailure, CallRecord, Diagnostic, KillReason };
+export type { Diagnostic };
 export * from "./limits.ts";
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
@@ -39,8 +38,11 @@ export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
  * result): the codec's line cap, which the decoder of the channel enforces.
  */
 export const MAX_FRAME_BYTES: number = MAX_LINE_BYTES;
-/** The specifier a program imports the errors (and `invoke`) from. */
-export const CAP_SPECIFIER = "@loom/mcp/cap";
+/**
+ * The specifier a program imports the errors (and `invoke`) from, which the
+ * sandbox maps to its `cap.ts`: the one generated modules import by default.
+ */
+export const CAP_SPECIFIER: string = DEFAULT_CAP_SPECIFIER;
 
 /**
  * What a program looks like, in words a model reads: a harness shows this
@@ -87,12 +89,7 @@ export type RunOptions = {
   /** Server name to its generated module; a program imports `./mcp/<segment>.ts`. */
   modules: ReadonlyMap<string, RunModule>;
   /** Carries one tool call; a harness passes its own `call`. */
-  call: (
-    server: string,
-    tool: string,
-    args: unknown,
-    options?: { signal?: AbortSignal },
-  ) => Promise<Result<CallToolResult, { kind: string; message: string }>>;
+  call: CallFunction;
   /**
    * Wall-clock deadline of the run, in milliseconds, counting the wait for a
    * sandbox slot and the program's own run (the type check has its own
@@ -119,6 +116,47 @@ export type RunOptions = {
   tempDir?: string;
 };
 
+/**
+ * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
+ * those of `runProgram` but the modules and the call, which the runner holds.
+ */
+export type HarnessRunOptions = Omit<RunOptions, "modules" | "call">;
+
+/** Why a run was stopped before the program finished. */
+export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
+
+/** How one tool call failed, as the harness's `call` reports it. */
+export type CallFailure = { kind: string; message: string };
+
+/** The harness's call, as the runner uses it. */
+export type CallFunction = (
+  server: string,
+  tool: string,
+  args: unknown,
+  options?: { signal?: AbortSignal },
+) => Promise<Result<CallToolResult, CallFailure>>;
+
+/** One tool call a program made, and how it went. */
+export type CallRecord = {
+  server: string;
+  tool: string;
+  /**
+   * The arguments as the program passed them, as a report shows a value
+   * (plain data, exact bigints, a `$unrepresentable` marker for what JSON
+   * cannot say); when their JSON text is past `MAX_CALL_ARGS_BYTES`
+   * or the report's room, a string: a prefix of that text ending in
+   * `TRUNCATION_MARKER`.
+   */
+  args: unknown;
+  /** The bytes of the arguments' JSON text, whether kept whole or not. */
+  argsBytes: number;
+  /** Whether `args` is a truncated prefix rather than the arguments. */
+  argsTruncated: boolean;
+  outcome: Result<CallToolResult, CallFailure>;
+  /** From the host receiving the call to its settlement, in milliseconds. */
+  durationMs: number;
+};
+
 /** A limit of a run. */
 export type RunLimit = "timeout" | "memory" | "output" | "calls";
 
@@ -138,6 +176,8 @@ export type RunOutcome =
   | { kind: "threw"; name: string; message: string; stack: string }
   /** It was stopped: a limit, a broken channel, or an abort. */
   | { kind: "killed"; reason: KillReason; message: string }
+  /** It was not run: the runner (its harness) was retired before it was handed the program. */
+  | { kind: "refused"; reason: "retired"; message: string }
   /** It never ran: bad imports or type errors. */
   | { kind: "rejected"; diagnostics: Diagnostic[] };
 

@@ -67,7 +67,7 @@ import {
   rejected,
 } from "./_admission.ts";
 import { DEFAULT_MAX_SANDBOXES, SandboxSlots } from "./slots.ts";
-import { runSession } from "./_session.ts";
+import { runInSandbox } from "./_sandbox_run.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import {
   CAP_SPECIFIER,
@@ -75,6 +75,7 @@ import {
   DEFAULT_MAX_CALLS,
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_RUN_TIMEOUT_MS,
+  type HarnessRunOptions,
   type RunModule,
   type RunOptions,
   type RunReport,
@@ -119,9 +120,6 @@ export type RunnerOptions = {
    */
   maxSandboxes?: number;
 };
-
-/** Options of {@linkcode Runner.run}: those of {@linkcode runProgram} but the modules and the call. */
-export type RunnerRunOptions = Omit<RunOptions, "modules" | "call">;
 
 /** What a runner holds and has done, for reports and benchmarks. */
 export type RunnerStats = {
@@ -215,14 +213,15 @@ export class Runner {
   /**
    * Runs one program in a sandbox and reports its outcome, its logs, its
    * tool calls and the limits it hit. Never throws for anything the program
-   * does; throws `TypeError` or `RangeError` only for bad options, and
-   * `TypeError` once the runner is retired.
+   * does; throws `TypeError` or `RangeError` only for bad options. Once the
+   * runner is retired a run is refused as a value (outcome `refused`), as a
+   * harness's calls are then: a Ctrl-C that retires a harness during a turn
+   * must not make the next program an unhandled rejection.
    */
-  async run(source: string, options: RunnerRunOptions = {}): Promise<RunReport> {
+  async run(source: string, options: HarnessRunOptions = {}): Promise<RunReport> {
     if (typeof source !== "string") {
       throw new TypeError(`Cannot run the program: it is ${typeof source}, not a string`);
     }
-    if (this.#retired) throw new TypeError("Cannot run the program: the runner is retired");
     const limits: RunReport["limits"] = {
       timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
       memoryMb: memoryCap(options.memoryMb),
@@ -239,6 +238,16 @@ export class Runner {
       options.checkTimeoutMs,
       DEFAULT_CHECK_TIMEOUT_MS,
     );
+    if (this.#retired) {
+      const message =
+        "Cannot run the program: its harness was retired; boot a new harness to run it";
+      return {
+        outcome: { kind: "refused", reason: "retired", message },
+        logs: [],
+        calls: [],
+        limits,
+      };
+    }
     this.#runs++;
     const tooLarge = oversize(source);
     if (tooLarge !== undefined) return rejected([tooLarge], limits);
@@ -347,7 +356,7 @@ export class Runner {
         sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
       }
       await sandbox.hand(source);
-      const session = await runSession({
+      const ran = await runInSandbox({
         child: sandbox.child,
         nonce: nonce(),
         rootUrl: sandbox.rootUrl,
@@ -360,13 +369,13 @@ export class Runner {
         maxOutputBytes: limits.maxOutputBytes,
         signal,
       });
-      const { outcome } = session;
+      const { outcome } = ran;
       if (
         outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted"
       ) {
         limits.hit.push(outcome.reason);
       }
-      return { outcome, logs: session.logs, calls: session.calls, limits };
+      return { outcome, logs: ran.logs, calls: ran.calls, limits };
     } finally {
       if (sandbox === undefined && pending !== undefined) {
         sandbox = await pending.catch(() => undefined);

@@ -60,7 +60,8 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
         return {
           kind: "refuse",
           code: UNSUPPORTED_PROTOCOL_VERSION,
-          message: `Unsupported protocol version: ${describeValue(requested)}; this connection speaks ` +
+          message:
+            `Unsupported protocol version: ${describeValue(requested)}; this connection speaks ` +
             `${MODERN_VERSIONS.join(", ")} with the _meta envelope`,
           data: typeof requested === "string" ? { ...SUPPORTED, requested } : SUPPORTED,
         };

@@ -14,7 +14,9 @@ const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resourc
 export function normalizeOutput(tool: string, output: unknown): Result<JsonObject, string> {
   if (typeof output === "string") return ok({ content: [{ type: "text", text: output }] });
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
-    return err(`Tool ${JSON.stringify(tool)} returned ${describeValue(output)}, not a result or a string`);
+    return err(
+      `Tool ${JSON.stringify(tool)} returned ${describeValue(output)}, not a result or a string`,
+    );
   }
   const record = output as Record<string, unknown>;
   const { content, structuredContent, isError, _meta } = record;
@@ -43,7 +45,9 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   } else {
     if (!Array.isArray(content)) {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "content" that is ${describeValue(content)}, not an array`,
+        `Tool ${JSON.stringify(tool)} returned "content" that is ${
+          describeValue(content)
+        }, not an array`,
       );
     }
     for (let index = 0; index < content.length; index++) {
@@ -62,7 +66,9 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   if (isError !== undefined) {
     if (typeof isError !== "boolean") {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "isError" that is ${describeValue(isError)}, not a boolean`,
+        `Tool ${JSON.stringify(tool)} returned "isError" that is ${
+          describeValue(isError)
+        }, not a boolean`,
       );
     }
     if (isError) result.isError = true;
@@ -70,7 +76,9 @@ export function normalizeOutput(tool: string, output: unknown): Result<JsonObjec
   if (_meta !== undefined) {
     if (!isPlainObject(_meta)) {
       return err(
-        `Tool ${JSON.stringify(tool)} returned "_meta" that is ${describeValue(_meta)}, not an object`,
+        `Tool ${JSON.stringify(tool)} returned "_meta" that is ${
+          describeValue(_meta)
+        }, not an object`,
       );
     }
     result._meta = _meta as JsonObject;

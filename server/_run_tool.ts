@@ -9,7 +9,7 @@ import { err } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { type CaptureSink, captureStderr } from "./capture.ts";
 import { normalizeOutput } from "./_output.ts";
-import type { WireId } from "./_frame.ts";
+import type { WireId } from "./_inbound.ts";
 import type { CapturedCommandOptions, CapturedOutput, Tool, ToolContext } from "./tool.ts";
 
 /**

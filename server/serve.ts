@@ -35,7 +35,7 @@ import {
 import { joinBytes } from "../codec/_bytes.ts";
 import { type Call, runCall } from "./_run_tool.ts";
 import { describeValue } from "../codec/quote.ts";
-import { classifyFrame, idKey, type WireId } from "./_frame.ts";
+import { classifyLine, idKey, type WireId } from "./_inbound.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
 import { type LineTransport, stdioTransport, type TransportFailure } from "./transport.ts";
 
@@ -135,7 +135,9 @@ function checkDefinition(server: ServerDefinition): Map<string, Tool> {
     const name: unknown = tool?.name;
     if (typeof name !== "string" || !TOOL_NAME.test(name)) {
       throw new TypeError(
-        `Cannot serve tool ${describeValue(name)}: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
+        `Cannot serve tool ${
+          describeValue(name)
+        }: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
       );
     }
     if (tools.has(name)) {
@@ -243,7 +245,7 @@ class Session {
   }
 
   #handle(line: string): void {
-    const inbound = classifyFrame(line);
+    const inbound = classifyLine(line);
     if (inbound.kind === "refused") {
       this.#reply(encodeError(inbound.id, { code: inbound.code, message: inbound.message }));
       return;
@@ -265,7 +267,9 @@ class Session {
       this.#fail(
         id,
         INVALID_PARAMS,
-        `Invalid params: "params" of ${describeValue(method)} is ${describeValue(params)}, not an object`,
+        `Invalid params: "params" of ${describeValue(method)} is ${
+          describeValue(params)
+        }, not an object`,
       );
       return;
     }
@@ -326,12 +330,20 @@ class Session {
   #enqueue(id: WireId, params: JsonObject, modern: boolean): void {
     const name = params.name;
     if (typeof name !== "string") {
-      this.#fail(id, INVALID_PARAMS, `Invalid params: tool "name" is ${describeValue(name)}, not a string`);
+      this.#fail(
+        id,
+        INVALID_PARAMS,
+        `Invalid params: tool "name" is ${describeValue(name)}, not a string`,
+      );
       return;
     }
     const tool = this.#tools.get(name);
     if (tool === undefined) {
-      this.#fail(id, METHOD_NOT_FOUND, `Unknown tool: ${describeValue(name)}; tools/list names the tools`);
+      this.#fail(
+        id,
+        METHOD_NOT_FOUND,
+        `Unknown tool: ${describeValue(name)}; tools/list names the tools`,
+      );
       return;
     }
     const args = params.arguments ?? {};
@@ -339,7 +351,9 @@ class Session {
       this.#fail(
         id,
         INVALID_PARAMS,
-        `Invalid params: "arguments" of tool ${describeValue(name)} is ${describeValue(args)}, not an object`,
+        `Invalid params: "arguments" of tool ${describeValue(name)} is ${
+          describeValue(args)
+        }, not an object`,
       );
       return;
     }

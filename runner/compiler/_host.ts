@@ -19,6 +19,7 @@ import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
 import { AMBIENT_LIB_NAME } from "./_ambient.ts";
 import { VIRTUAL_ROOT } from "./_protocol.ts";
+import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
 
 export { VIRTUAL_ROOT };
 /** Where the libraries live in the compiler's virtual file system. */
@@ -28,7 +29,7 @@ export const PROGRAM_PATH = `${VIRTUAL_ROOT}program.ts`;
 /** The cap seam's virtual path. */
 export const CAP_PATH = `${VIRTUAL_ROOT}cap.ts`;
 /** The specifier generated modules and programs import the cap seam by. */
-export const CAP_SPECIFIER = "@loom/mcp/cap";
+export const CAP_SPECIFIER: string = DEFAULT_CAP_SPECIFIER;
 
 /**
  * The options `deno check --no-config` prints with `--log-level=debug`

@@ -41,3 +41,16 @@ Deno.test("harness.run() ends at its deadline and cancels the calls it left in f
     }
   }
 });
+
+Deno.test("harness.run() after retire() is refused as a value, as harness.call() is", async () => {
+  const harness = await boot([fixture("echo", "echo_server.ts")], { retirementTimeoutMs: 5_000 });
+  const retired = await harness.retire();
+  assert.ok(retired.confirmed);
+  const report = await harness.run("export default 1;", { typeCheck: false });
+  assert.equal(report.outcome.kind, "refused");
+  assert.ok(report.outcome.kind === "refused" && report.outcome.reason === "retired");
+  assert.match(report.outcome.message, /retired; boot a new harness/);
+  assert.deepEqual(report.calls, []);
+  const call = await harness.call("echo", "echo", { text: "x" });
+  assert.equal(!call.ok && call.error.kind, "unavailable");
+});

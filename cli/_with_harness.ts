@@ -19,7 +19,7 @@ const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 export type Doing = { now: string; interrupted?: boolean };
 
 /** How a session shows itself. */
-export type SessionOptions = {
+export type WithHarnessOptions = {
   /** Called once Ctrl-C is handled, just before the servers start. */
   onStart?: () => void;
   /** Called with each server's line as its boot settles. */
@@ -76,7 +76,7 @@ export async function withHarness(
   specs: readonly ServerSpec[],
   doing: Doing,
   body: (harness: Harness) => Promise<number> | number,
-  options: SessionOptions = {},
+  options: WithHarnessOptions = {},
 ): Promise<number> {
   const stop = Promise.withResolvers<"interrupted">();
   let interrupted = false;

@@ -3,7 +3,7 @@
  * channel on its stdin and stdout, its stderr, the deadline, the caps, and
  * the tool calls it asks for.
  *
- * Lifecycle: {@linkcode runSession} takes a started process (its program
+ * Lifecycle: {@linkcode runInSandbox} takes a started process (its program
  * already written into the build root) and owns it from then on. The first
  * decisive event (a final frame, a limit, a channel fault, an abort, the
  * process's own exit) fixes the outcome; every event but a normal end kills
@@ -20,25 +20,21 @@ import type { CallToolResult } from "../codec/protocol.ts";
 import type { JsonValue } from "../codec/json.ts";
 import type { Result } from "../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../codec/framing.ts";
-import { decodeFrame, type Frame, PendingHead } from "./_channel.ts";
+import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
 import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
-import { type CallFailure, type CallFunction, CallLedger, type CallRecord } from "./_calls.ts";
-import { MAX_LOG_ENTRIES } from "./limits.ts";
-
-export type { CallFailure, CallFunction, CallRecord };
-
-/** Why a run was stopped before the program finished. */
-export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
+import { CallLedger } from "./_calls.ts";
+import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
+import type { CallFailure, CallFunction, CallRecord, KillReason } from "./run.ts";
 
 /** How a program ended. */
-export type SessionOutcome =
+export type SandboxOutcome =
   | { kind: "returned"; value: unknown }
   | { kind: "exited"; code: number }
   | { kind: "threw"; name: string; message: string; stack: string }
   | { kind: "killed"; reason: KillReason; message: string };
 
-/** What a session needs. */
-export type SessionOptions = {
+/** What one run in a sandbox needs. */
+export type SandboxRunOptions = {
   /** The sandbox process, started (perhaps ahead) and waiting for its nonce. */
   child: Deno.ChildProcess;
   nonce: string;
@@ -56,9 +52,9 @@ export type SessionOptions = {
   signal: AbortSignal | undefined;
 };
 
-/** What a session reports. */
-export type SessionReport = {
-  outcome: SessionOutcome;
+/** What one run in a sandbox reports. */
+export type SandboxReport = {
+  outcome: SandboxOutcome;
   logs: string[];
   calls: CallRecord[];
 };
@@ -70,7 +66,6 @@ const RSS_ALLOWANCE_MB = 256;
 /** The most characters of a stack reported. */
 const MAX_STACK_CHARS = 4096;
 const OOM = /Fatal JavaScript out of memory|Reached heap limit|JavaScript heap out of memory/;
-const STDERR_TAIL_CHARS = 8192;
 
 const encoder = new TextEncoder();
 const lenient = new TextDecoder();
@@ -109,20 +104,20 @@ function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
   return reply;
 }
 
-class Session {
-  readonly #options: SessionOptions;
+class SandboxRun {
+  readonly #options: SandboxRunOptions;
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #nonceSpace: string;
   readonly #prefix: Uint8Array;
   #writing: Promise<void> = Promise.resolve();
-  #outcome: SessionOutcome | undefined;
+  #outcome: SandboxOutcome | undefined;
   readonly logs: string[] = [];
   #logBytes = 0;
   readonly #calls: CallLedger;
   #stderrTail = "";
 
-  constructor(options: SessionOptions) {
+  constructor(options: SandboxRunOptions) {
     this.#options = options;
     this.#calls = new CallLedger(options.call);
     this.#nonceSpace = `${options.nonce} `;
@@ -132,7 +127,7 @@ class Session {
     this.#send(`${options.nonce}\n`);
   }
 
-  async run(): Promise<SessionReport> {
+  async run(): Promise<SandboxReport> {
     const { signal, timeoutMs, runTimeoutMs } = this.#options;
     const timer = setTimeout(
       () => this.#kill("timeout", `The program ran past its deadline of ${runTimeoutMs} ms`),
@@ -167,7 +162,7 @@ class Session {
     return { outcome: this.#outcome, logs: this.logs, calls: this.#calls.records };
   }
 
-  #exitOutcome(status: Deno.CommandStatus): SessionOutcome {
+  #exitOutcome(status: Deno.CommandStatus): SandboxOutcome {
     const byOom = OOM.test(this.#stderrTail) ||
       status.signal === "SIGTRAP" || status.signal === "SIGABRT";
     if (byOom) {
@@ -185,7 +180,7 @@ class Session {
     };
   }
 
-  #settle(outcome: SessionOutcome): void {
+  #settle(outcome: SandboxOutcome): void {
     if (this.#outcome !== undefined) return;
     this.#outcome = outcome;
   }
@@ -320,7 +315,7 @@ class Session {
       }
     };
     for await (const chunk of this.#child.stderr) {
-      this.#stderrTail = (this.#stderrTail + lenient.decode(chunk)).slice(-STDERR_TAIL_CHARS);
+      this.#stderrTail = (this.#stderrTail + lenient.decode(chunk)).slice(-CHILD_STDERR_TAIL_CHARS);
       if (this.#outcome !== undefined) continue;
       const pushed = decoder.push(chunk);
       this.#blankLines(chunk, pushed);
@@ -334,9 +329,9 @@ class Session {
     if (this.#outcome !== undefined) return;
     const { nonce } = this.#options;
     if (line.startsWith(this.#nonceSpace)) {
-      const frame = decodeFrame(line.slice(this.#nonceSpace.length));
+      const frame = decodeChannelMessage(line.slice(this.#nonceSpace.length));
       if (!frame.ok) this.#kill("channel", `The sandbox's channel broke: ${frame.error}`);
-      else this.#frame(frame.value);
+      else this.#message(frame.value);
       return;
     }
     if (line.includes(nonce)) {
@@ -346,7 +341,7 @@ class Session {
     this.#log(line);
   }
 
-  #frame(frame: Frame): void {
+  #message(frame: ChannelMessage): void {
     switch (frame.kind) {
       case "log":
         return this.#log(frame.text);
@@ -373,7 +368,7 @@ class Session {
     }
   }
 
-  #call(frame: Frame & { kind: "call" }): void {
+  #call(frame: ChannelMessage & { kind: "call" }): void {
     const { maxCalls } = this.#options;
     if (this.#calls.pending(frame.id)) {
       return this.#kill("channel", `The sandbox's channel broke: call ${frame.id} was sent twice`);
@@ -409,6 +404,6 @@ class Session {
 }
 
 /** Hands the nonce to one sandbox process and runs it to its end (see the module doc). */
-export function runSession(options: SessionOptions): Promise<SessionReport> {
-  return new Session(options).run();
+export function runInSandbox(options: SandboxRunOptions): Promise<SandboxReport> {
+  return new SandboxRun(options).run();
 }

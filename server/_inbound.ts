@@ -8,8 +8,8 @@ import { describeValue } from "../codec/quote.ts";
 /** A request id as read from the wire: echoed back exactly, huge integers included. */
 export type WireId = string | number | bigint;
 
-/** An inbound frame as a server reads it. `refused` frames are answered with an error. */
-export type Frame =
+/** An inbound line as a server reads it. A `refused` line is answered with an error. */
+export type Inbound =
   | { kind: "request"; id: WireId; method: string; params: JsonValue | undefined }
   | { kind: "notification"; method: string | undefined; params: JsonValue | undefined }
   | { kind: "refused"; id: WireId | null; code: number; message: string };
@@ -20,7 +20,7 @@ export type Frame =
  * that is neither a string nor an integer, a wrong `jsonrpc` or a non-string
  * `method` is an invalid request.
  */
-export function classifyFrame(line: string): Frame {
+export function classifyLine(line: string): Inbound {
   const parsed = parseJson(line);
   if (!parsed.ok) return refused(null, PARSE_ERROR, `Parse error: ${parsed.error.message}`);
   const value = parsed.value;
@@ -69,7 +69,7 @@ export function classifyFrame(line: string): Frame {
   return { kind: "request", id, method, params: value.params };
 }
 
-function refused(id: WireId | null, code: number, message: string): Frame {
+function refused(id: WireId | null, code: number, message: string): Inbound {
   return { kind: "refused", id, code, message };
 }
 

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { reportJson, reportValue, UNREPRESENTABLE_KEY } from "../../codec/report_value.ts";
+import { UNREPRESENTABLE } from "../../runner/sandbox/tags.ts";
+
+const marker = (what: string) => ({ [UNREPRESENTABLE_KEY]: what });
+
+Deno.test("reportValue() shows what JSON cannot carry as a marker naming it", async (t) => {
+  const cyclic: Record<string, unknown> = { a: 1 };
+  cyclic.self = cyclic;
+  const cases: [string, unknown, unknown][] = [
+    ["a Map", new Map([[1, 2]]), marker("instance of Map")],
+    ["NaN", NaN, marker("number NaN")],
+    ["a named function", function named() {}, marker("function named")],
+    ["a symbol", Symbol("s"), marker("symbol s")],
+    ["a cycle", cyclic, { a: 1, self: marker("cycle: a reference to an enclosing value") }],
+    ["an undefined item", [1, undefined], [1, marker("undefined")]],
+    ["an undefined property", { a: undefined, b: 2 }, { b: 2 }],
+    ["symbol keys", { [Symbol("k")]: 1 }, marker("object with symbol keys")],
+    ["a bigint", 2n ** 64n, 2n ** 64n],
+  ];
+  for (const [name, value, expected] of cases) {
+    await t.step(name, () => assert.deepEqual(reportValue(value), expected));
+  }
+});
+
+Deno.test("reportValue() shows a throwing getter as unreadable, never throws", () => {
+  const value = {
+    get boom(): never {
+      throw new Error("no");
+    },
+  };
+  assert.deepEqual(reportValue(value), { boom: marker("unreadable: no") });
+  fc.assert(fc.property(fc.anything(), (anything) => {
+    reportValue(anything);
+    reportJson(anything);
+  }));
+});
+
+Deno.test("reportJson() keeps a bigint's digits exact", () => {
+  assert.equal(reportJson({ n: 2n ** 64n, s: "x" }), '{"n":18446744073709551616,"s":"x"}');
+  assert.equal(reportJson(undefined), "null");
+});
+
+Deno.test("the sandbox's marker key is the codec's (the sandbox imports nothing outside itself)", () => {
+  assert.equal(UNREPRESENTABLE, UNREPRESENTABLE_KEY);
+});
