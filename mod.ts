@@ -1,11 +1,19 @@
 /**
- * `@loom/mcp`: the client side of the Model Context Protocol over stdio for
- * Deno agent harnesses.
+ * `@loom/mcp`: the client side of the Model Context Protocol for Deno agent
+ * harnesses, over stdio and Streamable HTTP, in both protocol eras.
  *
  * A harness reads its catalog, boots every server (each client in its own
  * Web Worker that owns the server's process), shows the model the surface of
  * the generated modules, runs the program the model writes with no
  * permissions, and retires every server with evidence that it exited.
+ *
+ * This entry holds what a harness author needs: the catalog, `boot` and the
+ * `Harness`, the census of clients, what a run reports, and the failures.
+ * The rest is in the sub-exports: `@loom/mcp/client` (every client type),
+ * `@loom/mcp/runner` (code mode on its own), `@loom/mcp/limits` (every
+ * limit and default), `@loom/mcp/codec`, `@loom/mcp/codegen`,
+ * `@loom/mcp/cap` (what programs import), `@loom/mcp/server` and
+ * `@loom/mcp/cli`.
  *
  * @example Boot a catalog, run a program, retire
  * ```ts ignore
@@ -29,22 +37,75 @@
  * @module
  */
 
-export * from "./catalog/mod.ts";
-export * from "./spec/mod.ts";
-export * from "./client/mod.ts";
-export * from "./harness/mod.ts";
-export type { Generated, GenerateError, OmissionReason } from "./codegen/generate.ts";
+// The harness: boot, call, run, retire.
+export {
+  boot,
+  type BootFailure,
+  type BootOptions,
+  type CallDenial,
+  type Harness,
+  type ServerReport,
+} from "./harness/harness.ts";
+// What a run is given and what it reports.
+export {
+  type CallFailure,
+  type CallRecord,
+  type Diagnostic,
+  type HarnessRunOptions,
+  importedSegments,
+  type KillReason,
+  PROGRAM_CONVENTION,
+  type RunLimit,
+  type RunOutcome,
+  type RunReport,
+} from "./harness/mod.ts";
+// The catalog.
+export {
+  type Catalog,
+  CATALOG_FILES,
+  type CatalogError,
+  type CatalogErrorKind,
+  type CatalogFormat,
+  type CatalogOptions,
+  findCatalog,
+  isServerName,
+  loadCatalog,
+  openCatalog,
+  parseCatalog,
+  parseMcpServersJson,
+  readCatalog,
+  type ReadCatalogOptions,
+  type SkippedServer,
+  type SkipReason,
+} from "./catalog/mod.ts";
+// What a harness says about a server.
+export {
+  type EraMode,
+  isRemote,
+  type RemoteServerSpec,
+  type ServerSpec,
+  type StderrMode,
+  type StdioServerSpec,
+} from "./spec/mod.ts";
+// The census of clients, and what a client reports.
+export {
+  type CallOptions,
+  Census,
+  type CensusOptions,
+  Client,
+  type ClientError,
+  type ClientOptions,
+  type ClientState,
+  type RetirementError,
+  type RetirementEvidence,
+  type RetirementReport,
+  type ServerInfo,
+  type StartError,
+  type WorkerPermissions,
+} from "./client/mod.ts";
+// What generation yields.
+export type { Generated, GenerateError } from "./codegen/generate.ts";
 // The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
 export type { Result } from "./codec/result.ts";
-export type { JsonArray, JsonObject, JsonValue } from "./codec/json.ts";
-export type {
-  Annotated,
-  CallToolResult,
-  ContentBlock,
-  Era,
-  Implementation,
-  InitializeResult,
-  ResourceContents,
-  SupportedVersion,
-  ToolDescriptor,
-} from "./codec/protocol.ts";
+export type { JsonObject, JsonValue } from "./codec/json.ts";
+export type { CallToolResult, ContentBlock, ToolDescriptor } from "./codec/protocol.ts";

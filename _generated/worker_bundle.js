@@ -252,6 +252,11 @@ var stringifyJson = (function stringifyJson(value) {
   write(value, out);
   return ok(out.join(""));
 });
+var compactJson = (function compactJson(value) {
+  const text = stringifyJson(value);
+  if (!text.ok) throw new RangeError(text.error.message);
+  return text.value;
+});
 var sayable = (function sayable(value, depth) {
   switch (typeof value) {
     case "string":
@@ -395,6 +400,9 @@ var write = (function write(value, out) {
 var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
+var grow = (function grow(long, size) {
+  long.buffer.resize(size);
+});
 var tooLong = (function tooLong(bytes, lines) {
   return {
     kind: "line_too_long",
@@ -405,16 +413,14 @@ var tooLong = (function tooLong(bytes, lines) {
   };
 });
 var frameText = (function frameText(message) {
-  const text = stringifyJson(message);
-  if (!text.ok) throw new RangeError(text.error.message);
-  return `${text.value}
+  return `${compactJson(message)}
 `;
 });
 var frameRequest = (function frameRequest(id, method) {
   if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
   let quoted = METHOD_TEXT.get(method);
   if (quoted === void 0) {
-    quoted = frameText(method).slice(0, -1);
+    quoted = compactJson(method);
     if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
   }
   return [
@@ -512,7 +518,9 @@ var isSupportedVersion = (function isSupportedVersion(version) {
 });
 var decodeInitializeResult = (function decodeInitializeResult(value, requested = REQUESTED_VERSION, accepted = LEGACY_VERSIONS) {
   const where = "Cannot decode initialize result";
-  if (!isJsonObject(value)) return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const version = value.protocolVersion;
   if (typeof version !== "string") {
     return invalid(`${where}: "protocolVersion" is ${describeValue(version)}, not a string`);
@@ -664,7 +672,9 @@ var invalid2 = (function invalid2(message) {
 });
 var checkResultType = (function checkResultType(method, value) {
   const where = `Cannot decode ${method} result`;
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   const type = value.resultType;
   if (type === "complete") return ok(void 0);
   if (type === void 0) {
@@ -677,7 +687,9 @@ var checkResultType = (function checkResultType(method, value) {
 });
 var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   const where = "Cannot decode server/discover result";
-  if (!isJsonObject(value)) return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  if (!isJsonObject(value)) {
+    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  }
   if (value.resultType !== void 0) {
     const type = checkResultType(DISCOVER_METHOD, value);
     if (!type.ok) return type;
@@ -1264,7 +1276,9 @@ var classify = (function classify(value) {
   }
   if (Object.hasOwn(value, "method")) {
     const method = value.method;
-    if (typeof method !== "string") return bad(`"method" is ${describeValue(method)}, not a string`);
+    if (typeof method !== "string") {
+      return bad(`"method" is ${describeValue(method)}, not a string`);
+    }
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
       return bad(`a message with "method" also has "result" or "error"`);
     }
@@ -2043,6 +2057,7 @@ var INTEGER_SOURCE = /^-?\d+$/;
 
 
 
+
 var PLAIN = 0;
 var EXACT = 1;
 var UNSAYABLE = 2;
@@ -2051,21 +2066,127 @@ var UNSAYABLE = 2;
 
 
 
-// codec/framing.ts
-var MAX_LINE_BYTES = 16 * 1024 * 1024;
+// codec/_line_cut.ts
 var NEWLINE = 10;
 var RETURN = 13;
-var LineSplitter = class {
-  // Copies of the pieces of the line not yet complete, and their size; past
-  // LONG_LINE_BYTES they are gathered in `#long` instead.
-  #parts = [];
+var TEXT_SEARCH_BYTES = 4096;
+var LineCutter = class {
+  #holder;
+  #limit;
   #pending = 0;
-  #long;
+  #lastByte = -1;
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
+  /** A cutter whose lines are at most `limit` bytes, without their newline. */
+  constructor(holder, limit) {
+    this.#holder = holder;
+    this.#limit = limit;
+  }
   /** Bytes held for the line not yet completed. */
   get pendingBytes() {
     return this.#pending;
+  }
+  /**
+   * Cuts one chunk: the lines it completes go to `lines`, in order; the first
+   * refusal met is returned (every other line of the chunk is still cut).
+   */
+  cut(chunk, lines) {
+    const holder = this.#holder;
+    let fault;
+    let start2 = 0;
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
+    while (start2 < chunk.length) {
+      const end = text === void 0 ? chunk.indexOf(NEWLINE, start2) : text.indexOf("\n", start2);
+      if (end === -1) {
+        const rest = chunk.length - start2;
+        if (this.#skipping) break;
+        if (this.#pending + rest > this.#limit + 1) {
+          fault ??= {
+            kind: "line_too_long",
+            bytes: this.#pending + rest
+          };
+          this.#skipping = true;
+          this.#drop();
+        } else {
+          holder.hold(chunk, text, start2, this.#lastByte);
+          this.#pending += rest;
+          this.#lastByte = chunk[chunk.length - 1] ?? -1;
+        }
+        break;
+      }
+      const from = start2;
+      start2 = end + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        continue;
+      }
+      const size = this.#pending + (end - from);
+      if (size > this.#limit + 1) {
+        fault ??= {
+          kind: "line_too_long",
+          bytes: size
+        };
+        this.#drop();
+        continue;
+      }
+      const last = end > from ? chunk[end - 1] : this.#lastByte;
+      const length = size > 0 && last === RETURN ? size - 1 : size;
+      if (length > this.#limit) {
+        fault ??= {
+          kind: "line_too_long",
+          bytes: length
+        };
+        this.#drop();
+        continue;
+      }
+      if (length === 0) {
+        this.#drop();
+        continue;
+      }
+      let line;
+      if (this.#pending === 0) {
+        line = holder.whole(chunk, text, from, from + length);
+      } else {
+        line = holder.complete(chunk, text, from, end, {
+          trimReturn: length !== size,
+          lastByte: this.#lastByte
+        });
+        this.#pending = 0;
+        this.#lastByte = -1;
+      }
+      if (line === void 0) fault ??= {
+        kind: "not_utf8",
+        bytes: length
+      };
+      else lines.push(line);
+    }
+    return fault;
+  }
+  /** Ends the input: the final line without a newline is cut as if it had one. */
+  end(lines) {
+    if (this.#skipping || this.#pending === 0) {
+      this.#skipping = false;
+      this.#drop();
+      return void 0;
+    }
+    return this.cut(new Uint8Array([
+      NEWLINE
+    ]), lines);
+  }
+  #drop() {
+    if (this.#pending > 0) this.#holder.drop();
+    this.#pending = 0;
+    this.#lastByte = -1;
+  }
+};
+
+// codec/framing.ts
+var MAX_LINE_BYTES = 16 * 1024 * 1024;
+var LineSplitter = class {
+  #cutter = new LineCutter(new BytesHolder(), MAX_LINE_BYTES);
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes() {
+    return this.#cutter.pendingBytes;
   }
   /**
    * Whether `line` spanned chunks: a view into a buffer no splitter writes
@@ -2081,75 +2202,33 @@ var LineSplitter = class {
    */
   push(chunk) {
     const lines = [];
-    let fault;
-    let start2 = 0;
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
-    while (start2 < chunk.length) {
-      const end = text === void 0 ? chunk.indexOf(NEWLINE, start2) : text.indexOf("\n", start2);
-      if (end === -1) {
-        const rest = chunk.length - start2;
-        if (this.#skipping) break;
-        if (this.#pending + rest > MAX_LINE_BYTES + 1) {
-          fault ??= tooLong(this.#pending + rest, lines);
-          this.#skipping = true;
-          this.#drop();
-        } else {
-          this.#hold(chunk.subarray(start2));
-        }
-        break;
-      }
-      const piece = chunk.subarray(start2, end);
-      start2 = end + 1;
-      if (this.#skipping) {
-        this.#skipping = false;
-        continue;
-      }
-      const size = this.#pending + piece.length;
-      if (size > MAX_LINE_BYTES + 1) {
-        fault ??= tooLong(size, lines);
-        this.#drop();
-        continue;
-      }
-      let line = piece;
-      if (this.#pending > 0) {
-        line = this.#complete(piece);
-        GIVEN_UP.add(line.buffer);
-        this.#drop();
-      }
-      const length = size > 0 && line[size - 1] === RETURN ? size - 1 : size;
-      if (length > MAX_LINE_BYTES) {
-        fault ??= tooLong(length, lines);
-        continue;
-      }
-      if (length === 0) continue;
-      lines.push(length === size ? line : line.subarray(0, length));
-    }
-    return fault === void 0 ? ok(lines) : err(fault);
+    const cut = this.#cutter.cut(chunk, lines);
+    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
   }
   /**
    * Ends the input: returns the final line if it had no newline, or the fault
    * it makes. The splitter is empty afterwards and may be reused.
    */
   end() {
-    if (this.#skipping || this.#pending === 0) {
-      this.#skipping = false;
-      this.#drop();
-      return ok([]);
-    }
-    return this.push(new Uint8Array([
-      NEWLINE
-    ]));
+    const lines = [];
+    const cut = this.#cutter.end(lines);
+    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
   }
-  /** Keeps a piece of the line not yet complete: copied, into `#long` once it is long. */
-  #hold(piece) {
-    const size = this.#pending + piece.length;
+};
+var BytesHolder = class {
+  #parts = [];
+  #size = 0;
+  #long;
+  hold(chunk, _text, from) {
+    const piece = chunk.subarray(from);
+    const size = this.#size + piece.length;
     let long = this.#long;
     if (long === void 0 && size > LONG_LINE_BYTES && RESIZABLE) {
       long = new Uint8Array(new ArrayBuffer(0, {
         maxByteLength: MAX_LINE_BYTES + 1
       }));
       this.#long = long;
-      this.#grow(long, size);
+      grow(long, size);
       let offset = 0;
       for (const part of this.#parts) {
         long.set(part, offset);
@@ -2157,34 +2236,39 @@ var LineSplitter = class {
       }
       this.#parts = [];
     } else if (long !== void 0) {
-      this.#grow(long, size);
+      grow(long, size);
     }
-    if (long !== void 0) long.set(piece, this.#pending);
+    if (long !== void 0) long.set(piece, this.#size);
     else this.#parts.push(piece.slice());
-    this.#pending = size;
+    this.#size = size;
   }
-  /** The pending line with its last piece, in a buffer of its own. */
-  #complete(piece) {
-    const size = this.#pending + piece.length;
+  whole(chunk, _text, from, to) {
+    return chunk.subarray(from, to);
+  }
+  complete(chunk, _text, from, end, options) {
+    const piece = chunk.subarray(from, end);
+    const size = this.#size + piece.length;
     const long = this.#long;
+    let line;
     if (long === void 0) {
       this.#parts.push(piece);
-      return joinBytes(this.#parts, size);
+      line = joinBytes(this.#parts, size);
+    } else {
+      grow(long, size);
+      long.set(piece, this.#size);
+      line = new Uint8Array(long.buffer, 0, size);
     }
-    this.#grow(long, size);
-    long.set(piece, this.#pending);
-    return new Uint8Array(long.buffer, 0, size);
+    GIVEN_UP.add(line.buffer);
+    this.drop();
+    return options.trimReturn ? line.subarray(0, size - 1) : line;
   }
-  #grow(long, size) {
-    long.buffer.resize(size);
-  }
-  #drop() {
+  drop() {
     this.#parts = [];
-    this.#pending = 0;
+    this.#size = 0;
     this.#long = void 0;
   }
 };
-var TEXT_SEARCH_BYTES = 4096;
+
 var LONG_LINE_BYTES = 64 * 1024;
 var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
 var GIVEN_UP = /* @__PURE__ */ new WeakSet();

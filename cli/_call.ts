@@ -6,17 +6,8 @@ import { isJsonObject, type JsonObject, parseJson } from "../codec/json.ts";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CliCommand } from "./_args.ts";
-import {
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  fail,
-  failedJson,
-  pick,
-  printJson,
-  progress,
-  showFailures,
-} from "./_commands.ts";
+import { fail, failedJson, pick, printJson, progress, showFailures } from "./_commands.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { type Doing, withHarness } from "./_with_harness.ts";
 import type { Source } from "./_source.ts";
 import { oneLine, renderResult, tailLines } from "./_render.ts";

@@ -18,12 +18,7 @@ import {
 import { notes, type Source } from "./_source.ts";
 import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
 
-/** Exit status when everything worked. */
-export const EXIT_OK = 0;
-/** Exit status when a server failed to start, list or retire, or a call failed. */
-export const EXIT_FAILED = 1;
-/** Exit status for a usage mistake or a catalog that cannot be used. */
-export const EXIT_USAGE = 2;
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
 type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;

@@ -10,8 +10,7 @@ import type { ServerSpec } from "../spec/mod.ts";
 import { quote } from "../codec/quote.ts";
 import { oneLine, retirementRow, seconds, table } from "./_render.ts";
 
-/** Exit status of a command stopped by Ctrl-C (128 + SIGINT). */
-export const EXIT_INTERRUPTED = 130;
+import { EXIT_INTERRUPTED } from "./exit_codes.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 

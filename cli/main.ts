@@ -30,23 +30,13 @@
 import { oneLine } from "./_render.ts";
 import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
 import { call } from "./_call.ts";
-import {
-  check,
-  EXIT_FAILED,
-  EXIT_OK,
-  EXIT_USAGE,
-  fail,
-  moduleOf,
-  progress,
-  surface,
-  tools,
-} from "./_commands.ts";
+import { check, fail, moduleOf, progress, surface, tools } from "./_commands.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { type Doing, withHarness } from "./_with_harness.ts";
 import { readProgram, runCommand } from "./_run.ts";
 import { serversOf } from "./_source.ts";
 
-export { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./_commands.ts";
-export { EXIT_INTERRUPTED } from "./_with_harness.ts";
+export { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 export { CATALOG_FILES } from "../catalog/mod.ts";
 
 /**

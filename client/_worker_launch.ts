@@ -10,8 +10,7 @@ import {
   type StdioServerSpec,
 } from "../spec/mod.ts";
 
-/** How client workers run: with only what they need, or inheriting everything. */
-export type WorkerPermissions = "least" | "inherit";
+import type { WorkerPermissions } from "./permissions.ts";
 
 /**
  * The child's whole environment: the defaults, then the allowlist and the

@@ -15,7 +15,8 @@ import { isSupportedVersion, SUPPORTED_VERSIONS } from "../codec/protocol.ts";
 import { eraPlan } from "../spec/era.ts";
 
 const ERA_MODES: ReadonlySet<string> = new Set(["auto", "modern", "legacy"]);
-import { hasWorkerOptions, type WorkerPermissions } from "./_worker_launch.ts";
+import { hasWorkerOptions } from "./_worker_launch.ts";
+import type { WorkerPermissions } from "./permissions.ts";
 import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type RemoteServerSpec,

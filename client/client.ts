@@ -42,11 +42,12 @@ import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
 import { decodeServerInfo } from "../thread/settlements.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
-import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
+import { createWorker, grantOf, startMessage } from "./_worker_launch.ts";
+import type { WorkerPermissions } from "./permissions.ts";
 import { WorkerLink } from "../thread/link.ts";
 
 export type { ClientState } from "../worker/machine.ts";
-export type { WorkerPermissions } from "./_worker_launch.ts";
+export type { WorkerPermissions } from "./permissions.ts";
 
 /** Options of a {@linkcode Client}. */
 export type ClientOptions = {

@@ -19,3 +19,5 @@
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
+// What a client is given: the spec vocabulary, its limits and the eras.
+export * from "../spec/mod.ts";

@@ -7,9 +7,6 @@
 
 import { byteText } from "./_utf8.ts";
 
-/** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
-export const MAX_LINE_BYTES = 16 * 1024 * 1024;
-
 const NEWLINE = 0x0a;
 const RETURN = 0x0d;
 
@@ -54,13 +51,16 @@ export interface LineHolder<Line> {
 /** Cuts chunks into lines for a {@linkcode LineHolder}; see `framing.ts`. */
 export class LineCutter<Line> {
   #holder: LineHolder<Line>;
+  #limit: number;
   #pending = 0;
   #lastByte = -1;
   // Set while the rest of an over-long line is being discarded.
   #skipping = false;
 
-  constructor(holder: LineHolder<Line>) {
+  /** A cutter whose lines are at most `limit` bytes, without their newline. */
+  constructor(holder: LineHolder<Line>, limit: number) {
     this.#holder = holder;
+    this.#limit = limit;
   }
 
   /** Bytes held for the line not yet completed. */
@@ -83,7 +83,7 @@ export class LineCutter<Line> {
       if (end === -1) {
         const rest = chunk.length - start;
         if (this.#skipping) break;
-        if (this.#pending + rest > MAX_LINE_BYTES + 1) {
+        if (this.#pending + rest > this.#limit + 1) {
           // One byte of slack: a line of exactly the cap may still end in `\r\n`.
           fault ??= { kind: "line_too_long", bytes: this.#pending + rest };
           this.#skipping = true;
@@ -102,14 +102,14 @@ export class LineCutter<Line> {
         continue;
       }
       const size = this.#pending + (end - from);
-      if (size > MAX_LINE_BYTES + 1) {
+      if (size > this.#limit + 1) {
         fault ??= { kind: "line_too_long", bytes: size };
         this.#drop();
         continue;
       }
       const last = end > from ? chunk[end - 1] : this.#lastByte;
       const length = size > 0 && last === RETURN ? size - 1 : size;
-      if (length > MAX_LINE_BYTES) {
+      if (length > this.#limit) {
         fault ??= { kind: "line_too_long", bytes: length };
         this.#drop();
         continue;

@@ -16,10 +16,11 @@
 import { compactJson, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
-import { type Cut, LineCutter, type LineHolder, MAX_LINE_BYTES } from "./_line_cut.ts";
+import { type Cut, LineCutter, type LineHolder } from "./_line_cut.ts";
 import { joinBytes } from "./_bytes.ts";
 
-export { MAX_LINE_BYTES };
+/** The longest line, in bytes without its newline, either side accepts: 16 MiB. */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Why a line was refused. The decoder goes on after either fault: `lines`
@@ -46,7 +47,7 @@ export type FramingFault =
  */
 export class LineDecoder {
   #text = new TextHolder();
-  #cutter = new LineCutter<string>(this.#text);
+  #cutter = new LineCutter<string>(this.#text, MAX_LINE_BYTES);
 
   /** Bytes held for the line not yet completed. */
   get pendingBytes(): number {
@@ -198,7 +199,7 @@ export type SplitFault = {
  * ```
  */
 export class LineSplitter {
-  #cutter = new LineCutter<Uint8Array>(new BytesHolder());
+  #cutter = new LineCutter<Uint8Array>(new BytesHolder(), MAX_LINE_BYTES);
 
   /** Bytes held for the line not yet completed. */
   get pendingBytes(): number {

@@ -14,13 +14,11 @@ import {
   escapeString,
   MAX_DESCRIPTION_CHARS,
   MAX_NOTE_CHARS,
+  MAX_NOTES_PER_PARAM,
   sanitize,
   truncate,
 } from "./text.ts";
 import { collectReasons, collectTypeNames, renderType } from "./_types.ts";
-
-/** The most structured-part notes one parameter's doc comment lists. */
-export const MAX_NOTES_PER_PARAM = 8;
 
 /** The reading of a tool's `outputSchema`: absent, typed, or outside the subset. */
 export type ResultPlan =

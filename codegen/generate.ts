@@ -20,8 +20,6 @@ import { plan } from "./schema.ts";
 import { type Entry, type Omission, renderModule, type ResultPlan } from "./_module.ts";
 import { renderSurface } from "./_surface.ts";
 
-export { MAX_NOTES_PER_PARAM } from "./_module.ts";
-
 /** The most tools one server may list; past it the server is refused. */
 export const MAX_TOOLS = 256;
 

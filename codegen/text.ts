@@ -16,6 +16,9 @@ export const MAX_SURFACE_DESCRIPTION_CHARS = 1_000;
 /** The most characters of a note (a parameter description, a surface summary) kept. */
 export const MAX_NOTE_CHARS = 120;
 
+/** The most structured-part notes one parameter's doc comment lists. */
+export const MAX_NOTES_PER_PARAM = 8;
+
 /** The column a generated doc comment wraps at. */
 export const DOC_WRAP_COLUMN = 80;
 

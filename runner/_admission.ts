@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { ImportScan } from "./compiler/_protocol.ts";
-import { VIRTUAL_ROOT } from "./compiler/_protocol.ts";
+import type { ImportScan } from "./compiler/protocol.ts";
+import { VIRTUAL_ROOT } from "./compiler/protocol.ts";
 import type { CheckOutcome, ScanOutcome } from "./checker.ts";
 import { explainDiagnostics } from "./_explain.ts";
 import {

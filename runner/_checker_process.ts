@@ -35,7 +35,7 @@
  */
 
 import { LineDecoder } from "../codec/framing.ts";
-import type { CheckerRequest } from "./compiler/_protocol.ts";
+import type { CheckerRequest } from "./compiler/protocol.ts";
 import { CHILD_STDERR_TAIL_CHARS } from "./limits.ts";
 
 /**

@@ -9,7 +9,7 @@
  */
 
 import { closestNames } from "../codegen/names.ts";
-import type { Diagnostic } from "./compiler/_protocol.ts";
+import type { Diagnostic } from "./compiler/protocol.ts";
 
 /** The most exports a diagnostic lists when none is close to the name asked for. */
 export const MAX_LISTED_EXPORTS = 12;

@@ -30,8 +30,8 @@
  */
 
 import { CheckerProcess, type ProcessCustody } from "./_checker_process.ts";
-import { type CheckerReply, decodeReply, type Diagnostic } from "./compiler/_protocol.ts";
-import type { ImportScan } from "./compiler/_protocol.ts";
+import { type CheckerReply, decodeReply, type Diagnostic } from "./compiler/protocol.ts";
+import type { ImportScan } from "./compiler/protocol.ts";
 
 export type { ProcessCustody };
 

@@ -28,4 +28,4 @@ export {
   ResidentChecker,
   type ScanOutcome,
 } from "./checker.ts";
-export type { ImportProblem, ImportScan, NamedImport } from "./compiler/_protocol.ts";
+export type { ImportProblem, ImportScan, NamedImport } from "./compiler/protocol.ts";

@@ -12,7 +12,7 @@ import { NAMING_RULE } from "../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
-import type { Diagnostic } from "./compiler/_protocol.ts";
+import type { Diagnostic } from "./compiler/protocol.ts";
 export type { Diagnostic };
 export * from "./limits.ts";
 

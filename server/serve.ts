@@ -33,7 +33,7 @@ import {
   modernResult,
 } from "./_era.ts";
 import { joinBytes } from "../codec/_bytes.ts";
-import { type Call, runCall } from "./_run_tool.ts";
+import { type Call, runCall } from "./run_tool.ts";
 import { describeValue } from "../codec/quote.ts";
 import { classifyLine, idKey, type WireId } from "./_inbound.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
@@ -54,7 +54,7 @@ export const LIST_TTL_MS = 3_600_000;
 /** Tool calls read but not yet started, past which the loop stops reading. */
 export const MAX_QUEUED_CALLS = 64;
 
-export { CHILD_STDERR_DRAIN_MS, STDERR_BLOCK_META_KEY } from "./_run_tool.ts";
+export { CHILD_STDERR_DRAIN_MS, STDERR_BLOCK_META_KEY } from "./run_tool.ts";
 
 /** Reply bytes waiting for the channel past which the loop stops reading: 1 MiB. */
 export const MAX_UNSENT_BYTES = 1024 * 1024;

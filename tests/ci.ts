@@ -8,6 +8,9 @@
 
 const ENTRY_POINTS = [
   "mod.ts",
+  "client/mod.ts",
+  "runner/mod.ts",
+  "limits.ts",
   "codec/mod.ts",
   "codegen/mod.ts",
   "runner/sandbox/cap.ts",
@@ -17,6 +20,7 @@ const ENTRY_POINTS = [
 
 const CHECKED = [
   "mod.ts",
+  "limits.ts",
   "codec/",
   "codegen/",
   "spec/",

@@ -14,6 +14,7 @@ const ROOT = new URL("../", import.meta.url);
 /** Which rooms each room may import from (its own room always). */
 const ARROWS: Record<string, readonly string[]> = {
   "mod.ts": ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
+  "limits.ts": ["harness", "catalog", "client", "runner", "spec", "codegen", "codec"],
   cli: ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
   harness: ["client", "runner", "custody", "spec", "thread", "codegen", "codec"],
   catalog: ["spec", "codegen", "codec"],
@@ -42,7 +43,7 @@ async function sources(): Promise<Source[]> {
       if (entry.isDirectory) {
         if (dir === "" && !(entry.name in ARROWS)) continue;
         await walk(path);
-      } else if (path.endsWith(".ts") && (dir !== "" || path === "mod.ts")) {
+      } else if (path.endsWith(".ts") && (dir !== "" || path in ARROWS)) {
         const text = await Deno.readTextFile(new URL(path, ROOT));
         out.push({ path, text, imports: importsOf(path, text) });
       }
@@ -102,7 +103,7 @@ function codeOnly(text: string): string {
 }
 
 function roomOf(path: string): string {
-  if (path === "mod.ts") return "mod.ts";
+  if (path === "mod.ts" || path === "limits.ts") return path;
   if (path.startsWith("runner/sandbox/")) return "runner/sandbox";
   return path.split("/")[0]!;
 }
@@ -206,4 +207,67 @@ Deno.test("the layout check sees imports of every form", () => {
   ]);
   assert.equal(/\bDeno\b/.test(codeOnly('const s = "Deno.exit"; // Deno.exit\nx();')), false);
   assert.equal(/\bDeno\b/.test(codeOnly("Deno.exit(1);")), true);
+});
+
+/** The package's exports, from deno.json, as paths. */
+async function exportedEntries(): Promise<Record<string, string>> {
+  const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT))) as {
+    exports: Record<string, string>;
+  };
+  return Object.fromEntries(
+    Object.entries(config.exports).map(([name, path]) => [name, path.replace(/^\.\//, "")]),
+  );
+}
+
+type DocSymbol = { name: string; declarations: { location: { filename: string } }[] };
+
+/** Every symbol an entry point exports, with the files that declare it (`deno doc`). */
+async function exportedSymbols(entry: string): Promise<DocSymbol[]> {
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", entry],
+    cwd: new URL(".", ROOT).pathname,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const doc = JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    nodes: Record<string, { symbols: DocSymbol[] }>;
+  };
+  return Object.values(doc.nodes).flatMap((node) => node.symbols);
+}
+
+/** The most symbols the root export may have: a harness author's entry, where `boot` is found. */
+const MAX_ROOT_SYMBOLS = 70;
+
+Deno.test(`the root export holds at most ${MAX_ROOT_SYMBOLS} symbols`, async () => {
+  const symbols = await exportedSymbols("mod.ts");
+  assert.ok(
+    symbols.length <= MAX_ROOT_SYMBOLS,
+    `mod.ts exports ${symbols.length} symbols: ${symbols.map((s) => s.name).sort().join(", ")}`,
+  );
+  assert.ok(symbols.some((symbol) => symbol.name === "boot"), "mod.ts does not export boot");
+});
+
+Deno.test("no file whose name starts with _ declares a symbol an export reaches", async () => {
+  const wrong: string[] = [];
+  for (const [name, entry] of Object.entries(await exportedEntries())) {
+    for (const symbol of await exportedSymbols(entry)) {
+      for (const { location } of symbol.declarations) {
+        const file = new URL(location.filename).pathname;
+        const base = file.slice(file.lastIndexOf("/") + 1);
+        if (base.startsWith("_") && !file.includes("/_generated/")) {
+          wrong.push(`${name}: ${symbol.name} (${file.slice(new URL(".", ROOT).pathname.length)})`);
+        }
+      }
+    }
+  }
+  assert.deepEqual(wrong, [], `symbols declared in private files:\n${wrong.join("\n")}`);
+});
+
+Deno.test("catalog/ never imports client/: the spec vocabulary is its own room", async () => {
+  const wrong = (await sources())
+    .filter((source) => source.path.startsWith("catalog/"))
+    .flatMap((source) => source.imports.filter((target) => target.startsWith("client/")))
+    .map((target) => target);
+  assert.deepEqual(wrong, []);
 });

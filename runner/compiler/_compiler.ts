@@ -32,7 +32,7 @@ import {
   VIRTUAL_ROOT,
 } from "./_host.ts";
 import { LIB_FILES } from "./_libs.ts";
-import type { Diagnostic } from "./_protocol.ts";
+import type { Diagnostic } from "./protocol.ts";
 
 /** The most diagnostics reported, as the runner's `deno check` parser keeps. */
 export const MAX_DIAGNOSTICS = 50;

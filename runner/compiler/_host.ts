@@ -18,7 +18,7 @@
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
 import { AMBIENT_LIB_NAME } from "./_ambient.ts";
-import { VIRTUAL_ROOT } from "./_protocol.ts";
+import { VIRTUAL_ROOT } from "./protocol.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
 
 export { VIRTUAL_ROOT };

@@ -17,7 +17,7 @@
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
 import { parse } from "./_host.ts";
-import type { ImportProblem, ImportScan, NamedImport } from "./_protocol.ts";
+import type { ImportProblem, ImportScan, NamedImport } from "./protocol.ts";
 
 export type { ImportProblem, ImportScan, NamedImport };
 

@@ -19,7 +19,7 @@
 
 import { CAP_SOURCE } from "../../_generated/sandbox_sources.ts";
 import { ClosedWorldCompiler } from "./_compiler.ts";
-import { type CheckerReply, decodeRequest } from "./_protocol.ts";
+import { type CheckerReply, decodeRequest } from "./protocol.ts";
 import { scanImports } from "./_scan.ts";
 
 /** Checks run before `ready` to warm the compiler's code. */

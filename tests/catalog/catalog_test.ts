@@ -5,13 +5,12 @@ import {
   isRemote,
   isServerName,
   loadCatalog,
-  MAX_CATALOG_BYTES,
-  MAX_CATALOG_SERVERS,
   parseCatalog,
   parseMcpServersJson,
   type ServerSpec,
   type StdioServerSpec,
 } from "../../mod.ts";
+import { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS } from "../../limits.ts";
 
 const DATA = new URL("./data/", import.meta.url);
 const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");

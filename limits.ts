@@ -1,0 +1,61 @@
+/**
+ * Every limit and default deadline of `@loom/mcp`, in one place: what a
+ * client, a catalog, the generator, a code-mode run and the wire accept, and
+ * what happens by default. Each is defined once, in the room that enforces it;
+ * this module gathers them for users.
+ *
+ * @example The default deadlines
+ * ```ts
+ * import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "@loom/mcp/limits";
+ * console.log(DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_CALL_TIMEOUT_MS); // 60000 60000
+ * ```
+ *
+ * @module
+ */
+
+// A client and its server.
+export {
+  CHILD_ENV_DEFAULTS,
+  DEFAULT_CALL_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_RETIREMENT_TIMEOUT_MS,
+  ENV_ALLOWLIST,
+  MAX_TOOL_PAGES,
+  PROBE_TIMEOUT_MS,
+  STDERR_TAIL_BYTES,
+} from "./spec/mod.ts";
+export { WORKER_GRACE_MS } from "./client/client.ts";
+// A catalog.
+export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
+// The wire.
+export { MAX_LINE_BYTES } from "./codec/framing.ts";
+export { MAX_JSON_DEPTH } from "./codec/json.ts";
+// Generation.
+export { MAX_SURFACE_BYTES, MAX_TOOLS } from "./codegen/generate.ts";
+export {
+  MAX_DESCRIPTION_CHARS,
+  MAX_NOTE_CHARS,
+  MAX_SURFACE_DESCRIPTION_CHARS,
+} from "./codegen/text.ts";
+// A code-mode run.
+export {
+  CHECKER_START_TIMEOUT_MS,
+  CHILD_STDERR_TAIL_CHARS,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  DEFAULT_MAX_CALLS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_MAX_SANDBOXES,
+  DEFAULT_RUN_MEMORY_MB,
+  DEFAULT_RUN_TIMEOUT_MS,
+  MAX_CALL_ARGS_BYTES,
+  MAX_CHECK_GROWTH_BYTES,
+  MAX_CHECKER_HEAP_BYTES,
+  MAX_FRAME_BYTES,
+  MAX_LOG_ENTRIES,
+  MAX_PROGRAM_BYTES,
+  MAX_REPORT_ARGS_BYTES,
+  MIN_RUN_MEMORY_MB,
+  RUN_GRACE_MS,
+  SANDBOXES_PER_CPU,
+  TRUNCATION_MARKER,
+} from "./runner/mod.ts";
