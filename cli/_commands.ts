@@ -16,7 +16,15 @@ import {
   type WithHarnessOptions,
 } from "./_with_harness.ts";
 import { notes, type Source } from "./_source.ts";
-import { oneLine, printable, retirementRow, seconds, table, tailLines } from "./_render.ts";
+import {
+  oneLine,
+  printable,
+  printableLine,
+  retirementRow,
+  seconds,
+  table,
+  tailLines,
+} from "./_render.ts";
 
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
@@ -282,7 +290,7 @@ export async function tools(
             : tool.function === tool.name
             ? tool.function
             : `function ${tool.function}`;
-          console.log(`  ${printable(tool.name)}  (${generated})`);
+          console.log(`  ${printableLine(tool.name)}  (${printableLine(generated)})`);
           if (tool.description !== "") console.log(`    ${oneLine(tool.description, 300)}`);
           const schema = stringifyJson(tool.inputSchema);
           console.log(`    input: ${schema.ok ? oneLine(schema.value, 2_000) : "(not JSON)"}`);

@@ -6,9 +6,9 @@ import type { RemoteEvidence, RetirementError, RetirementEvidence } from "../cli
 import type { Result } from "../codec/result.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import { parseJson, stringifyJson } from "../codec/json.ts";
-import { printable } from "../codec/quote.ts";
+import { printable, printableLine } from "../codec/quote.ts";
 
-export { printable };
+export { printable, printableLine };
 
 /** One line of at most `limit` characters: printable, whitespace runs collapsed. */
 export function oneLine(text: string, limit = 160): string {

@@ -60,6 +60,27 @@ export function printable(text: string): string {
   );
 }
 
+const UNPRINTABLE_IN_LINE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+/**
+ * Makes text a peer wrote safe to show as one line of a terminal, not quoted
+ * nor cut: like {@linkcode printable}, but tab and newline become `\u{...}`
+ * too, so a field (a tool's name, its description) can never start a line of
+ * its own.
+ *
+ * @example Show a tool name that holds CR LF
+ * ```ts
+ * import { printableLine } from "@loom/mcp/codec";
+ * console.log(printableLine("real\r\nforged")); // real\u{d}\u{a}forged
+ * ```
+ */
+export function printableLine(text: string): string {
+  return String(text).replace(
+    UNPRINTABLE_IN_LINE,
+    (point) => `\\u{${point.codePointAt(0)!.toString(16)}}`,
+  );
+}
+
 /**
  * Says briefly what a received value is, for an error message: short scalars
  * quoted, containers by kind (`an object`, `an array`), `absent` for

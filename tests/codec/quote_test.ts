@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { describeValue, MAX_QUOTED_CHARS, quote } from "../../codec/quote.ts";
+import { describeValue, MAX_QUOTED_CHARS, printableLine, quote } from "../../codec/quote.ts";
 
 Deno.test("quote() escapes what could move the cursor or fake a line", async (t) => {
   const table: [string, string, string][] = [
@@ -44,4 +44,10 @@ Deno.test("describeValue() names containers by kind and quotes short scalars", (
   assert.equal(describeValue({ a: 1 }), "an object");
   assert.equal(describeValue("2.0"), '"2.0"');
   assert.equal(describeValue(() => 1), "a function");
+});
+
+Deno.test("printableLine() escapes line breaks and tabs too, so a field stays one line", () => {
+  assert.equal(printableLine("real\r\nforged\ttab"), "real\\u{d}\\u{a}forged\\u{9}tab");
+  assert.equal(printableLine("a\u2028b\u2029c\u0085d"), "a\\u{2028}b\\u{2029}c\\u{85}d");
+  assert.equal(printableLine("plain text — ünïcode"), "plain text — ünïcode");
 });
