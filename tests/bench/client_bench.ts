@@ -14,6 +14,7 @@ import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
 import type { StdioServerSpec } from "../../client/spec.ts";
 import { drainGroup, signalGroup } from "../../client/_process_group.ts";
+import { childEnv } from "../../client/_worker_launch.ts";
 import { CommandTransport } from "../../worker/command_transport.ts";
 import { ClientMachine } from "../../worker/machine.ts";
 import { callParams } from "../../client/_checks.ts";
@@ -81,7 +82,8 @@ function mainThreadMachine(): ClientMachine {
       name: s.name,
       command: s.command,
       args: s.args,
-      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+      // What our client gives its servers: DENO_DIR and the CA files among it.
+      env: childEnv(s),
       group: { signal: signalGroup, drain: drainGroup },
     }),
     { name: s.name },

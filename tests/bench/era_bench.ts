@@ -20,6 +20,7 @@
 import { Client } from "../../client/client.ts";
 import type { EraMode, StdioServerSpec } from "../../client/spec.ts";
 import { drainGroup, signalGroup } from "../../client/_process_group.ts";
+import { childEnv } from "../../client/_worker_launch.ts";
 import { ClientMachine } from "../../worker/machine.ts";
 import { CommandTransport } from "../../worker/command_transport.ts";
 import type { Transport, TransportSink } from "../../worker/transport.ts";
@@ -90,7 +91,8 @@ async function sessionStartMs(
       name: base.name,
       command: base.command,
       args: base.args,
-      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+      // What our client gives its servers: DENO_DIR and the CA files among it.
+      env: childEnv(base),
       ...(base.cwd === undefined ? {} : { cwd: base.cwd }),
       group: { signal: signalGroup, drain: drainGroup },
     }),
