@@ -10,6 +10,7 @@ import { isLive } from "../tests/_proc.ts";
 import { envelopeText } from "../worker/handshake.ts";
 import { CLIENT_INFO } from "../worker/machine.ts";
 import { MODERN_VERSIONS } from "../codec/protocol.ts";
+import { childEnv } from "../client/_worker_launch.ts";
 export { isLive };
 
 /**
@@ -76,6 +77,25 @@ function textLength(content: unknown): number {
   return typeof text === "string" ? text.length : 0;
 }
 
+/**
+ * The environment our client gives a target's server: its defaults, the
+ * allowlist's variables where set (`DENO_DIR` and the CA-file variables
+ * among them), then the target's own pairs. The SDK's child gets it too: its
+ * transport passes only `HOME`, `PATH` and a few more, so its `deno run
+ * npm:...` would look for Deno's cache under `HOME` and reach the registry
+ * without the CA files, and the two clients would not start the same server.
+ */
+export function serverEnv(target: Target): Record<string, string> {
+  return childEnv({
+    name: target.name,
+    command: target.command,
+    args: target.args,
+    env: target.env,
+    inheritEnv: [],
+    stderr: "tail",
+  });
+}
+
 /** Starts every target with our client: a census, one worker per server. */
 export async function openOurs(targets: readonly Target[]): Promise<Session> {
   const { Census } = await import("../client/census.ts");
@@ -129,7 +149,7 @@ export async function openSdk(targets: readonly Target[]): Promise<Session> {
     const transport = new StdioClientTransport({
       command: target.command,
       args: target.args,
-      env: target.env,
+      env: serverEnv(target),
       stderr: "ignore",
     });
     await client.connect(transport);

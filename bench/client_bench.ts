@@ -18,6 +18,7 @@ import { CommandTransport } from "../worker/command_transport.ts";
 import { ClientMachine } from "../worker/machine.ts";
 import { callParams } from "../client/_checks.ts";
 import { decodeCallResult } from "../client/_results.ts";
+import { childEnv } from "../client/_worker_launch.ts";
 
 const ECHO = new URL("../tests/fixtures/echo_server.ts", import.meta.url).pathname;
 const ROUND_TRIPS = 3_000;
@@ -81,7 +82,8 @@ function mainThreadMachine(): ClientMachine {
       name: s.name,
       command: s.command,
       args: s.args,
-      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+      // What our client gives its servers: DENO_DIR and the CA files among it.
+      env: childEnv(s),
       group: { signal: signalGroup, drain: drainGroup },
     }),
     { name: s.name },

@@ -23,9 +23,10 @@ import { drainGroup, signalGroup } from "../custody/process_group.ts";
 import { ClientMachine } from "../worker/machine.ts";
 import { CommandTransport } from "../worker/command_transport.ts";
 import type { Transport, TransportSink } from "../worker/transport.ts";
+import { childEnv } from "../client/_worker_launch.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 8);
-const root = new URL("../../", import.meta.url).pathname;
+const root = new URL("../", import.meta.url).pathname;
 const scratch = await Deno.makeTempDir({ prefix: "loom-era-bench-" });
 
 function spec(name: string, args: string[], cwd?: string): StdioServerSpec {
@@ -90,7 +91,8 @@ async function sessionStartMs(
       name: base.name,
       command: base.command,
       args: base.args,
-      env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "" },
+      // What our client gives its servers: DENO_DIR and the CA files among it.
+      env: childEnv(base),
       ...(base.cwd === undefined ? {} : { cwd: base.cwd }),
       group: { signal: signalGroup, drain: drainGroup },
     }),

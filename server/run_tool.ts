@@ -1,11 +1,11 @@
 // Private to server/: running one tool call. The run's stderr, its
 // children's included, goes into the capture; its answer is rendered as one
-// line, never a throw.
+// line, never a throw; a cancelled run that outlives its grace is abandoned.
 
 import type { JsonObject } from "../codec/json.ts";
 import { encodeResult } from "../codec/jsonrpc.ts";
 import { frame, MAX_LINE_BYTES } from "../codec/framing.ts";
-import { err } from "../codec/result.ts";
+import { err, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { type CaptureSink, captureStderr } from "./capture.ts";
 import { normalizeOutput } from "./_output.ts";
@@ -22,48 +22,121 @@ export const CHILD_STDERR_DRAIN_MS = 250;
 /** The `_meta` key marking the text block that carries a run's captured stderr. */
 export const STDERR_BLOCK_META_KEY = "loom/stderr";
 
+/**
+ * How long, in milliseconds, a cancelled run is given to end after its
+ * signal is aborted before the loop stops waiting for it: 250. A tool that
+ * honours its signal ends within it, so calls still run one at a time and its
+ * stderr stays in its own capture; one that ignores it is abandoned.
+ */
+export const CANCELLED_CALL_GRACE_MS = 250;
+
 /** One call read from the wire, waiting or running. */
 export type Call = {
   id: WireId;
   tool: Tool;
   args: JsonObject;
   controller: AbortController;
+  /** The length of its request line, counted against `MAX_QUEUED_CHARS` while it waits. */
+  chars: number;
   /** Adds what the era of the request puts in every result (`resultType`). */
   decorate?: (result: JsonObject) => JsonObject;
 };
 
+/**
+ * How a run ended for the loop: answered with its line, or abandoned, still
+ * running past its grace once cancelled (`ended` settles when it returns at
+ * last, its answer dropped).
+ */
+export type RunOutcome =
+  | { kind: "answered"; line: Uint8Array }
+  | { kind: "abandoned"; ended: Promise<void> };
+
 type Pump = { done: Promise<void>; exited: boolean };
 
-// Runs one call inside a capture and renders its answer line. Never throws.
-export async function runCall(call: Call): Promise<Uint8Array> {
+const ABANDONED: unique symbol = Symbol("abandoned");
+
+// Runs one call inside a capture and renders its answer line, unless it is
+// cancelled and still running after CANCELLED_CALL_GRACE_MS: then the capture
+// ends there (fd 2 is given back for the next run) and the run goes on alone,
+// its writes through the context going where `inherit` would send them.
+// Never throws.
+export async function runCall(call: Call): Promise<RunOutcome> {
   const decorate = call.decorate ?? ((result: JsonObject) => result);
   const name = call.tool.name;
   const pumps: Pump[] = [];
   let live = true;
+  let ended: Promise<void> = Promise.resolve();
   const captured = await captureStderr(async (sink) => {
     const guarded: CaptureSink = {
       // Late writes (a child outliving its run) go where `inherit` would have sent them.
       write: (bytes) => live ? sink.write(bytes) : void Deno.stderr.write(bytes).catch(() => {}),
     };
+    const running = (async () => {
+      try {
+        const output = await call.tool.run(
+          call.args,
+          toolContext(guarded, call.controller.signal, pumps),
+        );
+        return normalizeOutput(name, output);
+      } catch (error) {
+        return err(
+          `Tool ${JSON.stringify(name)} failed: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+        );
+      } finally {
+        await drain(pumps);
+      }
+    })();
+    ended = running.then(() => {});
+    const grace = graceAfterAbort(call.controller.signal);
     try {
-      const output = await call.tool.run(
-        call.args,
-        toolContext(guarded, call.controller.signal, pumps),
-      );
-      return normalizeOutput(name, output);
-    } catch (error) {
-      return err(
-        `Tool ${JSON.stringify(name)} failed: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-      );
+      return await Promise.race([running, grace.expired]);
     } finally {
-      await drain(pumps);
+      grace.stop();
       live = false;
     }
   });
-  if (!captured.ok) return frame(encodeResult(call.id, decorate(failure(captured.error.message))));
-  const { value, stderr, droppedBytes } = captured.value;
+  if (!captured.ok) {
+    return answered(frame(encodeResult(call.id, decorate(failure(captured.error.message)))));
+  }
+  const { value: settled, stderr, droppedBytes } = captured.value;
+  if (settled === ABANDONED) return { kind: "abandoned", ended };
+  return answered(render(call, settled, stderr, droppedBytes));
+}
+
+function answered(line: Uint8Array): RunOutcome {
+  return { kind: "answered", line };
+}
+
+// Settles CANCELLED_CALL_GRACE_MS after `signal` aborts; `stop` clears it.
+function graceAfterAbort(signal: AbortSignal): {
+  expired: Promise<typeof ABANDONED>;
+  stop: () => void;
+} {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const { promise, resolve } = Promise.withResolvers<typeof ABANDONED>();
+  const start = () => timer = setTimeout(() => resolve(ABANDONED), CANCELLED_CALL_GRACE_MS);
+  if (signal.aborted) start();
+  else signal.addEventListener("abort", start, { once: true });
+  return {
+    expired: promise,
+    stop() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", start);
+    },
+  };
+}
+
+// The answer line of a run that returned, its stderr appended.
+function render(
+  call: Call,
+  value: Result<JsonObject, string>,
+  stderr: string,
+  droppedBytes: number,
+): Uint8Array {
+  const decorate = call.decorate ?? ((result: JsonObject) => result);
+  const name = call.tool.name;
   const result = value.ok ? value.value : failure(value.error);
   if (stderr !== "" || droppedBytes > 0) {
     const note = droppedBytes > 0 ? `[${droppedBytes} earlier bytes of stderr dropped]\n` : "";

@@ -1,14 +1,31 @@
 /**
  * The serve loop: line-delimited JSON-RPC 2.0 over a {@linkcode LineTransport}.
  *
- * Lifecycle: the loop reads until end of input or a dead channel. Requests
- * other than `tools/call` are answered as they are read, so a `ping` or an
- * unknown method is answered at once even while a tool runs. Tool calls
- * queue and run one at a time (that is what lets a run redirect the
- * process-global fd 2); at most {@linkcode MAX_QUEUED_CALLS} wait, past that
- * the loop stops reading until one starts. At end of input every call
- * already read is still run and answered, then the loop ends. A failed write
- * kills the channel: the running tool is let finish, queued calls are
+ * Lifecycle: the loop reads until end of input or a dead channel, and never
+ * stops reading for the tools: requests other than `tools/call`, and
+ * notifications, are handled as they are read, so a `ping` or a cancellation
+ * is answered or obeyed at once even while a tool runs and calls wait. Tool
+ * calls queue and run one at a time (that is what lets a run redirect the
+ * process-global fd 2). Memory stays bounded: while
+ * {@linkcode MAX_QUEUED_CALLS} calls wait (or their lines hold
+ * {@linkcode MAX_QUEUED_CHARS}), the loop stops reading until a call starts,
+ * so a client that pipelines many calls is answered every one of them; but
+ * when no call has started for {@linkcode QUEUE_STALL_MS} (the running tool
+ * is slow, or ignores its cancellation), it reads on, so that pings and
+ * cancellations are still read, and answers a call past the bound at once
+ * with {@linkcode SERVER_BUSY} (it never runs). A slow reader of our replies
+ * (past {@linkcode MAX_UNSENT_BYTES}) also holds the loop back.
+ *
+ * A cancelled run is given {@linkcode CANCELLED_CALL_GRACE_MS} to end; one
+ * still running then is abandoned: its capture ends (what it still writes to
+ * fd 2 goes where fd 2 then points, which may be the next run's capture), the
+ * next call starts, and its answer, if it ever returns, is dropped (a
+ * cancelled call gets no answer). While {@linkcode MAX_ABANDONED_CALLS}
+ * abandoned runs have not returned, no call starts: waiting and new calls are
+ * answered {@linkcode SERVER_BUSY} until one returns. At end of input every
+ * call already read is still run and answered, then the loop ends; it waits
+ * for no abandoned run. A failed write kills the channel: the running tool is
+ * let finish (a cancelled one, until its grace ends), queued calls are
  * dropped, and the loop ends reporting the failure.
  *
  * @module
@@ -36,6 +53,7 @@ import { joinBytes } from "../codec/_bytes.ts";
 import { type Call, runCall } from "./run_tool.ts";
 import { describeValue } from "../codec/quote.ts";
 import { classifyLine, idKey, type WireId } from "./_inbound.ts";
+import { checkDefinition } from "./_definition.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
 import { type LineTransport, stdioTransport, type TransportFailure } from "./transport.ts";
 
@@ -51,15 +69,51 @@ export type ServeEnd =
  */
 export const LIST_TTL_MS = 3_600_000;
 
-/** Tool calls read but not yet started, past which the loop stops reading. */
-export const MAX_QUEUED_CALLS = 64;
+/**
+ * Tool calls read but not yet started at which the loop stops reading until
+ * one starts: 1,024. Past it while the queue is stalled
+ * ({@linkcode QUEUE_STALL_MS}), a call is refused with {@linkcode SERVER_BUSY}.
+ */
+export const MAX_QUEUED_CALLS = 1024;
 
-export { CHILD_STDERR_DRAIN_MS, STDERR_BLOCK_META_KEY } from "./run_tool.ts";
+/**
+ * How long a full queue may go without a call starting before the loop reads
+ * on (answering pings, obeying cancellations, refusing calls past the bound
+ * with {@linkcode SERVER_BUSY}) instead of waiting: 1 s.
+ */
+export const QUEUE_STALL_MS = 1_000;
+
+/**
+ * Characters of the request lines of calls waiting to start (one per byte
+ * of ASCII) at which the loop stops reading until a call starts, as at
+ * {@linkcode MAX_QUEUED_CALLS}: 32 Mi, two lines of `MAX_LINE_BYTES`.
+ */
+export const MAX_QUEUED_CHARS = 32 * 1024 * 1024;
+
+/**
+ * Cancelled runs still going past their grace (abandoned) at which no call
+ * starts: 8. Each may hold what its tool holds (sockets, children); until
+ * one returns, every call is answered {@linkcode SERVER_BUSY}.
+ */
+export const MAX_ABANDONED_CALLS = 8;
+
+/**
+ * The JSON-RPC error code of a `tools/call` refused for a bound
+ * ({@linkcode MAX_QUEUED_CALLS}, {@linkcode MAX_QUEUED_CHARS},
+ * {@linkcode MAX_ABANDONED_CALLS}): -32005, in the range JSON-RPC 2.0 leaves
+ * to servers (EIP-1474 gives it "limit exceeded"). The call never ran; sent
+ * again once earlier calls are answered, it can succeed.
+ */
+export const SERVER_BUSY: number = -32005;
+
+export {
+  CANCELLED_CALL_GRACE_MS,
+  CHILD_STDERR_DRAIN_MS,
+  STDERR_BLOCK_META_KEY,
+} from "./run_tool.ts";
 
 /** Reply bytes waiting for the channel past which the loop stops reading: 1 MiB. */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
-
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /**
  * Serves `server`'s tools over `transport` (stdin and stdout when omitted)
@@ -79,8 +133,12 @@ const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
  * `initialize` keeps the connection in that era. A tool that needs the
  * client's input (an `input_required` result) is not supported. Notifications (no id
  * or a null id) get no answer; `notifications/cancelled` drops a queued call
- * or aborts the running call's `signal`, and the cancelled call is not
- * answered. A line that is not a JSON-RPC object, a batch, or a line past
+ * or aborts the running call's `signal` (the next call starts once it ends, or
+ * after `CANCELLED_CALL_GRACE_MS` if it ignores it), and the cancelled call is
+ * not answered. A call past a bound of the queue (`MAX_QUEUED_CALLS`,
+ * `MAX_QUEUED_CHARS`) or while `MAX_ABANDONED_CALLS` cancelled runs ignore
+ * their signal is answered `SERVER_BUSY` (-32005) at once. A line that is not
+ * a JSON-RPC object, a batch, or a line past
  * `MAX_LINE_BYTES` is answered `-32700` and the loop goes on.
  *
  * A run's stderr is captured (see `captureStderr`) and, when not empty,
@@ -114,55 +172,6 @@ export function serve(server: ServerDefinition, transport?: LineTransport): Prom
   return new Session(server, tools, transport ?? stdioTransport()).run();
 }
 
-function checkDefinition(server: ServerDefinition): Map<string, Tool> {
-  if (typeof server.name !== "string" || server.name === "") {
-    throw new TypeError(
-      `Cannot serve: the server name is ${describeValue(server.name)}; give a non-empty string`,
-    );
-  }
-  if (typeof server.version !== "string" || server.version === "") {
-    throw new TypeError(
-      `Cannot serve ${JSON.stringify(server.name)}: the version is ${
-        describeValue(server.version)
-      }; give a non-empty string`,
-    );
-  }
-  if (!Array.isArray(server.tools)) {
-    throw new TypeError(`Cannot serve ${JSON.stringify(server.name)}: "tools" is not an array`);
-  }
-  const tools = new Map<string, Tool>();
-  for (const tool of server.tools) {
-    const name: unknown = tool?.name;
-    if (typeof name !== "string" || !TOOL_NAME.test(name)) {
-      throw new TypeError(
-        `Cannot serve tool ${
-          describeValue(name)
-        }: a tool name is 1 to 128 characters of A-Z a-z 0-9 _ - .`,
-      );
-    }
-    if (tools.has(name)) {
-      throw new TypeError(`Cannot serve two tools named ${JSON.stringify(name)}`);
-    }
-    if (typeof tool.description !== "string") {
-      throw new TypeError(
-        `Cannot serve tool ${JSON.stringify(name)}: "description" is not a string`,
-      );
-    }
-    if (!isJsonObject(tool.inputSchema) || tool.inputSchema.type !== "object") {
-      throw new TypeError(
-        `Cannot serve tool ${
-          JSON.stringify(name)
-        }: "inputSchema" must be an object with type "object"`,
-      );
-    }
-    if (typeof tool.run !== "function") {
-      throw new TypeError(`Cannot serve tool ${JSON.stringify(name)}: "run" is not a function`);
-    }
-    tools.set(name, tool);
-  }
-  return tools;
-}
-
 // One connection's state. The reader (`run`) and the tool worker (`#work`)
 // share the queue; writes go through one chain so lines never interleave.
 class Session {
@@ -176,14 +185,18 @@ class Session {
   #instructions: string | undefined;
   #era: ConnectionEra = "opening";
   #queue: Call[] = [];
+  #queuedChars = 0;
   #running: Call | undefined;
+  #abandoned = 0;
   #inputEnded = false;
   #dead: TransportFailure | undefined;
   #readFailure: TransportFailure | undefined;
   #onDead: (() => void) | undefined;
   #deadSignal: Promise<void>;
   #wakeWorker: (() => void) | undefined;
-  #wakeReader: (() => void) | undefined;
+  // When a call last started, and who waits for one to start (the reader, at a full queue).
+  #lastStart = performance.now();
+  #onStart: (() => void) | undefined;
   #outbox: Uint8Array[] = [];
   #outboxBytes = 0;
   #flushing: Promise<void> | undefined;
@@ -210,14 +223,6 @@ class Session {
   async run(): Promise<ServeEnd> {
     const worker = this.#work();
     while (this.#dead === undefined) {
-      if (this.#queue.length >= MAX_QUEUED_CALLS) {
-        await Promise.race([
-          new Promise<void>((resolve) => this.#wakeReader = resolve),
-          this.#deadSignal,
-        ]);
-        this.#wakeReader = undefined;
-        continue;
-      }
       const read = await Promise.race([this.#transport.readLine(), this.#deadSignal]);
       if (read === undefined) break;
       if (!read.ok) {
@@ -235,6 +240,8 @@ class Session {
       }
       // A slow channel holds the reader back instead of letting replies pile up.
       if (this.#outboxBytes > MAX_UNSENT_BYTES) await this.#flushing;
+      // So does a full queue, while its calls keep starting.
+      if (this.#queueFull()) await this.#roomOrStall();
     }
     this.#inputEnded = true;
     this.#wakeWorker?.();
@@ -307,7 +314,7 @@ class Session {
         this.#reply(encodeResult(id, modern ? this.#modernListing : this.#listing));
         return;
       case "tools/call":
-        this.#enqueue(id, body, modern);
+        this.#enqueue(id, body, { modern, chars: line.length });
         return;
     }
   }
@@ -327,7 +334,7 @@ class Session {
     return result;
   }
 
-  #enqueue(id: WireId, params: JsonObject, modern: boolean): void {
+  #enqueue(id: WireId, params: JsonObject, read: { modern: boolean; chars: number }): void {
     const name = params.name;
     if (typeof name !== "string") {
       this.#fail(
@@ -357,15 +364,70 @@ class Session {
       );
       return;
     }
+    const busy = this.#abandonedBusy(name) ?? this.#queueBusy(name, read.chars);
+    if (busy !== undefined) {
+      this.#fail(id, SERVER_BUSY, busy);
+      return;
+    }
     const info = this.#info;
     this.#queue.push({
       id,
       tool,
       args,
       controller: new AbortController(),
-      ...(modern ? { decorate: (result: JsonObject) => modernResult(result, info) } : {}),
+      chars: read.chars,
+      ...(read.modern ? { decorate: (result: JsonObject) => modernResult(result, info) } : {}),
     });
+    this.#queuedChars += read.chars;
     this.#wakeWorker?.();
+  }
+
+  #queueFull(): boolean {
+    return this.#queue.length >= MAX_QUEUED_CALLS || this.#queuedChars >= MAX_QUEUED_CHARS;
+  }
+
+  /**
+   * Waits, at a full queue, until a call starts or the queue has gone
+   * {@linkcode QUEUE_STALL_MS} without one (then the reader goes on, and a
+   * call past the bound is refused), or the channel dies.
+   */
+  async #roomOrStall(): Promise<void> {
+    const left = QUEUE_STALL_MS - (performance.now() - this.#lastStart);
+    if (left <= 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      await Promise.race([
+        new Promise<void>((resolve) => this.#onStart = resolve),
+        new Promise<void>((resolve) => timer = setTimeout(resolve, left)),
+        this.#deadSignal,
+      ]);
+    } finally {
+      clearTimeout(timer);
+      this.#onStart = undefined;
+    }
+  }
+
+  // Why a call cannot start now that too many runs ignore their cancellation, if so.
+  #abandonedBusy(name: string): string | undefined {
+    if (this.#abandoned < MAX_ABANDONED_CALLS) return undefined;
+    return `Cannot run tool ${JSON.stringify(name)}: ${this.#abandoned} cancelled calls are ` +
+      `still running, ignoring their cancellation (MAX_ABANDONED_CALLS); try again later, ` +
+      `or restart the server`;
+  }
+
+  // Why a call of `chars` characters cannot wait in the queue, if so.
+  #queueBusy(name: string, chars: number): string | undefined {
+    const tool = JSON.stringify(name);
+    const retry = "send it again once earlier calls are answered";
+    if (this.#queue.length >= MAX_QUEUED_CALLS) {
+      return `Cannot queue tool ${tool}: ${this.#queue.length} calls are waiting to start ` +
+        `(MAX_QUEUED_CALLS); ${retry}`;
+    }
+    if (this.#queuedChars + chars > MAX_QUEUED_CHARS) {
+      return `Cannot queue tool ${tool}: the waiting calls hold ${this.#queuedChars} characters ` +
+        `of requests and this one ${chars}, past ${MAX_QUEUED_CHARS} (MAX_QUEUED_CHARS); ${retry}`;
+    }
+    return undefined;
   }
 
   #cancel(requestId: JsonValue | undefined): void {
@@ -376,8 +438,8 @@ class Session {
     const key = idKey(requestId);
     const index = this.#queue.findIndex((call) => idKey(call.id) === key);
     if (index >= 0) {
-      this.#queue.splice(index, 1);
-      this.#wakeReader?.();
+      const [dropped] = this.#queue.splice(index, 1);
+      this.#queuedChars -= dropped?.chars ?? 0;
     } else if (this.#running !== undefined && idKey(this.#running.id) === key) {
       this.#running.controller.abort(new Error("The client cancelled this call"));
     }
@@ -392,11 +454,23 @@ class Session {
         this.#wakeWorker = undefined;
         continue;
       }
-      this.#wakeReader?.();
+      this.#queuedChars -= call.chars;
+      this.#lastStart = performance.now();
+      this.#onStart?.();
+      const busy = this.#abandonedBusy(call.tool.name);
+      if (busy !== undefined) {
+        this.#fail(call.id, SERVER_BUSY, busy);
+        continue;
+      }
       this.#running = call;
-      const line = await runCall(call);
+      const outcome = await runCall(call);
       this.#running = undefined;
-      if (!call.controller.signal.aborted) this.#send(line);
+      if (outcome.kind === "abandoned") {
+        this.#abandoned++;
+        void outcome.ended.then(() => this.#abandoned--);
+      } else if (!call.controller.signal.aborted) {
+        this.#send(outcome.line);
+      }
     }
   }
 

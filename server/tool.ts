@@ -55,7 +55,11 @@ export type CapturedOutput = {
  * stderr, not the redirected fd 2.
  */
 export type ToolContext = {
-  /** Aborted when the client cancels this call (`notifications/cancelled`). */
+  /**
+   * Aborted when the client cancels this call (`notifications/cancelled`).
+   * End soon after: the next call waits `CANCELLED_CALL_GRACE_MS` for this
+   * run, then starts without it (this run's answer is dropped either way).
+   */
   signal: AbortSignal;
   /** Writes text to the run's captured stderr. */
   stderr(text: string): void;

@@ -6,13 +6,34 @@ import assert from "node:assert/strict";
 
 const BENCH = new URL("../../bench/sdk_bench.ts", import.meta.url).pathname;
 
-Deno.test("sdk_bench --quick completes every row and prints the table", async () => {
+/** Where this Deno keeps its cache, whether `DENO_DIR` says so or the default does. */
+async function denoDir(): Promise<string> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-lock", BENCH, "--quick"],
+    args: ["info", "--json"],
     stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
+    stderr: "null",
   }).output();
+  return (JSON.parse(new TextDecoder().decode(output.stdout)) as { denoDir: string }).denoDir;
+}
+
+Deno.test("sdk_bench --quick completes every row and prints the table, its cache in DENO_DIR", async () => {
+  // The run's HOME holds a file named .cache, so a server started with the
+  // default cache (one that was not given DENO_DIR) cannot make one and fails
+  // at once: both clients' servers must find their packages in DENO_DIR.
+  const home = await Deno.makeTempDir({ prefix: "sdk_bench_home_" });
+  let output: Deno.CommandOutput;
+  try {
+    await Deno.writeTextFile(`${home}/.cache`, "");
+    output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-lock", BENCH, "--quick"],
+      env: { HOME: home, DENO_DIR: await denoDir() },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
   const stdout = new TextDecoder().decode(output.stdout);
   const stderr = new TextDecoder().decode(output.stderr);
   assert.equal(output.code, 0, `the benchmark failed:\n${stdout}\n${stderr}`);
