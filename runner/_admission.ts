@@ -20,8 +20,8 @@ import {
   type RunModule,
   type RunReport,
 } from "./run.ts";
+import { moduleSegment } from "../codegen/names.ts";
 
-const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
 const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
 
 /** A positive integer option, or its default; anything else is caller misuse. */
@@ -106,9 +106,12 @@ export function checkerProblem(
 export function bySegment(modules: ReadonlyMap<string, RunModule>): Map<string, RunModule> {
   const out = new Map<string, RunModule>();
   for (const [server, module] of modules) {
-    if (!SEGMENT.test(module.segment)) {
+    // The segment names a file of the build root and an import specifier.
+    const segment = moduleSegment(module.segment);
+    if (!segment.ok) {
       throw new TypeError(
-        `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
+        `Cannot run the program: server "${server}" has the unusable segment ` +
+          `${JSON.stringify(module.segment)}: ${segment.error.reason}`,
       );
     }
     if (out.has(module.segment)) {

@@ -507,6 +507,16 @@ Deno.test("runProgram() refuses bad options as caller misuse", async (t) => {
       { modules: new Map([["x", { segment: "../x", source: "" }]]) },
       TypeError,
     ],
+    [
+      "a segment that is not lowercase",
+      { modules: new Map([["x", { segment: "GitHub", source: "" }]]) },
+      TypeError,
+    ],
+    [
+      "a segment past 64 characters",
+      { modules: new Map([["x", { segment: "a".repeat(65), source: "" }]]) },
+      TypeError,
+    ],
   ];
   for (const [name, options, error] of table) {
     await t.step(name, async () => {
