@@ -10,7 +10,7 @@
 
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ResolvedServerSpec } from "../spec/mod.ts";
 import type { Catalog, CatalogError, ReadCatalogOptions } from "./types.ts";
 import { parseCatalog } from "./toml.ts";
 import { parseMcpServersJson } from "./mcp_json.ts";
@@ -47,7 +47,9 @@ export const CATALOG_FILES: readonly string[] = [
  * if (!catalog.ok) console.error(catalog.error.message);
  * ```
  */
-export async function loadCatalog(path: string | URL): Promise<Result<ServerSpec[], CatalogError>> {
+export async function loadCatalog(
+  path: string | URL,
+): Promise<Result<ResolvedServerSpec[], CatalogError>> {
   const file = pathOf(path, "loadCatalog");
   const text = await readText(file);
   if (!text.ok) return text;
@@ -135,7 +137,7 @@ export async function findCatalog(folder?: string): Promise<string | undefined> 
 // A relative `cwd` means the catalog's own folder, wherever the harness runs,
 // and so does no `cwd` at all: relative paths in `args` mean what they say
 // next to the file.
-function inFolder(specs: ServerSpec[], folder: string): ServerSpec[] {
+function inFolder(specs: ResolvedServerSpec[], folder: string): ResolvedServerSpec[] {
   return specs.map((spec) =>
     isRemote(spec) || spec.cwd !== undefined && isAbsolute(spec.cwd)
       ? spec

@@ -8,7 +8,7 @@
 import { quote } from "../codec/quote.ts";
 import { parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec } from "../spec/mod.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
 import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
@@ -41,7 +41,7 @@ const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
 export function parseMcpServersJson(
   text: string,
   options: CatalogOptions = {},
-): Result<ServerSpec[], CatalogError> {
+): Result<ResolvedServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseMcpServersJson() expects the JSON text");
   const read = readMcpJson(text, options.file ?? DEFAULT_FILE, literal(options));
   return read.ok ? ok(read.value.servers) : read;

@@ -7,7 +7,7 @@
 import { parse as parseToml, TomlError } from "./_toml_parser.ts";
 import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec } from "../spec/mod.ts";
 import type { CatalogError, CatalogOptions } from "./types.ts";
 import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
@@ -38,7 +38,7 @@ const TOML_TABLE_HEADER =
 export function parseCatalog(
   text: string,
   options: CatalogOptions = {},
-): Result<ServerSpec[], CatalogError> {
+): Result<ResolvedServerSpec[], CatalogError> {
   if (typeof text !== "string") throw new TypeError("parseCatalog() expects the TOML text");
   const read = readToml(text, options.file ?? DEFAULT_FILE, literal(options));
   return read.ok ? ok(read.value.servers) : read;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec } from "../spec/mod.ts";
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
@@ -100,8 +100,8 @@ export type Catalog = {
   file: string;
   /** The syntax it was read as. */
   format: CatalogFormat;
-  /** The servers to run, in file order. */
-  servers: ServerSpec[];
+  /** The servers to run, in file order, each with its defaults written out. */
+  servers: ResolvedServerSpec[];
   /** Entries left out, in file order, each with its reason. */
   skipped: SkippedServer[];
   /**

@@ -22,6 +22,7 @@ import { Census, type CensusOptions, type RetirementReport } from "../client/cen
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
 import type { ServerSpec } from "../spec/mod.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 import { PROGRAM_CONVENTION, type RunOptions, type RunReport } from "../runner/run.ts";
 import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
@@ -194,12 +195,9 @@ export async function boot(
 
 function checkBootOptions(options: BootOptions): void {
   const { listTimeoutMs, capSpecifier, onServer } = options;
-  if (
-    listTimeoutMs !== undefined &&
-    !(typeof listTimeoutMs === "number" && Number.isFinite(listTimeoutMs) && listTimeoutMs > 0)
-  ) {
+  if (listTimeoutMs !== undefined && !isTimeoutMs(listTimeoutMs)) {
     throw new RangeError(
-      `Cannot boot: listTimeoutMs ${String(listTimeoutMs)} is not a positive number of ms`,
+      `Cannot boot: listTimeoutMs ${String(listTimeoutMs)} is not ${TIMEOUT_RULE}`,
     );
   }
   if (capSpecifier !== undefined && (typeof capSpecifier !== "string" || capSpecifier === "")) {

@@ -21,6 +21,7 @@ import {
   type RunReport,
 } from "./run.ts";
 import { moduleSegment } from "../codegen/names.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 
 const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
 
@@ -29,6 +30,15 @@ export function positiveInteger(name: string, value: number | undefined, fallbac
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
+  }
+  return value;
+}
+
+/** A deadline option, or its default; one that breaks the timeout rule is caller misuse. */
+export function deadline(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!isTimeoutMs(value)) {
+    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not ${TIMEOUT_RULE}`);
   }
   return value;
 }

@@ -19,7 +19,7 @@ const ARROWS: Record<string, readonly string[]> = {
   catalog: ["spec", "codegen", "codec"],
   client: ["worker", "thread", "custody", "spec", "codegen", "codec", "_generated"],
   custody: ["thread", "codec"],
-  runner: ["runner/sandbox", "codegen", "codec", "_generated"],
+  runner: ["runner/sandbox", "spec", "codegen", "codec", "_generated"],
   "runner/sandbox": [],
   worker: ["thread", "spec", "codec"],
   thread: ["spec", "codec"],
