@@ -9,11 +9,11 @@
  *
  * @example Boot a catalog, run a program, retire
  * ```ts ignore
- * import { boot, loadCatalog } from "@loom/mcp";
+ * import { boot, openCatalog } from "@loom/mcp";
  *
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const harness = await boot(specs.value);
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const harness = await boot(catalog.value.servers);
  * try {
  *   console.log(harness.surface); // what the model reads
  *   const report = await harness.run(

@@ -12,6 +12,7 @@ import { checkSpec, type SpecKey, type SpecProblem } from "../spec/check.ts";
 import { MAX_SEGMENT_CHARS } from "../codegen/names.ts";
 import {
   type CatalogError,
+  type CatalogFormat,
   type CatalogOptions,
   MAX_CATALOG_SERVERS,
   type SkippedServer,
@@ -54,9 +55,9 @@ const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
 export type Place = { file: string; syntax: Syntax; root: string };
 
 /**
- * How a front end reads entries. The strict, literal mode is the one of
- * `parseCatalog`; the configuration files of other tools are read with
- * everything on.
+ * How a front end reads entries: from the options of a reading, in one
+ * place. A `literal` reading is the one of a file written for this library
+ * alone; the configuration files of other tools are read with everything on.
  */
 export type Mode = {
   /** Refuse the document at the first malformed entry (else skip it and go on). */
@@ -71,13 +72,18 @@ export type Mode = {
   deriveNames: boolean;
 };
 
-/** The strict, literal mode of {@linkcode parseCatalog}. */
-export const LITERAL: Mode = { strict: true, skipUnservable: false, deriveNames: false };
-
-/** The literal mode, with remote entries' URL and headers expanded from `options.env`. */
-export function literal(options: CatalogOptions): Mode {
-  const variables = variablesOf({ env: options.env });
-  return variables === undefined ? LITERAL : { ...LITERAL, remoteVariables: variables };
+/** The mode of a reading of a document in `format`. */
+export function modeOf(options: CatalogOptions, format: CatalogFormat): Mode {
+  const strict = options.strict ?? false;
+  const variables = variablesOf(options);
+  if (options.literal === true) {
+    const mode: Mode = { strict, skipUnservable: false, deriveNames: false };
+    if (variables !== undefined) mode.remoteVariables = variables;
+    return mode;
+  }
+  const mode: Mode = { strict, skipUnservable: true, deriveNames: format === "json" };
+  if (variables !== undefined) mode.variables = variables;
+  return mode;
 }
 
 /** The servers of one document, and what was left out or renamed. */
@@ -91,7 +97,7 @@ export type Collected = {
 export function readServers(
   servers: Record<string, unknown>,
   place: Place,
-  mode: Mode = LITERAL,
+  mode: Mode,
 ): Result<Collected, CatalogError> {
   const names = Object.keys(servers);
   if (names.length > MAX_CATALOG_SERVERS) {

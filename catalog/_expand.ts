@@ -162,7 +162,7 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
 
 /** The variables of a reading's options: its environment and workspace folder, if given. */
 export function variablesOf(
-  options: { env?: CatalogOptions["env"]; workspaceFolder?: string },
+  options: Pick<CatalogOptions, "env" | "workspaceFolder">,
 ): Variables | undefined {
   const env = options.env;
   if (env === undefined && options.workspaceFolder === undefined) return undefined;

@@ -160,10 +160,10 @@ export type Harness = {
  *
  * @example Boot, call, retire
  * ```ts ignore
- * import { boot, loadCatalog } from "@loom/mcp";
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const harness = await boot(specs.value);
+ * import { boot, openCatalog } from "@loom/mcp";
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const harness = await boot(catalog.value.servers);
  * console.log(harness.surface);
  * const result = await harness.call("memory", "read_graph", {});
  * console.log(result.ok);
