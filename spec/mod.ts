@@ -18,7 +18,22 @@
  * @module
  */
 
-export * from "./server_spec.ts";
+// STDERR_MODES and isStderrMode stay inside the library: the rule they state is checkSpec's.
+export {
+  CHILD_ENV_DEFAULTS,
+  ENV_ALLOWLIST,
+  isRemote,
+  MAX_TOOL_PAGES,
+  type RemoteServerSpec,
+  type ResolvedRemoteSpec,
+  type ResolvedServerSpec,
+  type ResolvedStdioSpec,
+  type ServerSpec,
+  type SpecCommon,
+  type StderrMode,
+  type StdioServerSpec,
+  withDefaults,
+} from "./server_spec.ts";
 export * from "./limits.ts";
 export { ERA_MODES, type EraMode, isEraMode, PROBE_TIMEOUT_MS } from "./era.ts";
 export { checkSpec, type CheckSpecOptions, type SpecKey, type SpecProblem } from "./check.ts";
