@@ -17,11 +17,11 @@
  *
  * @example Boot a catalog, run a program, retire
  * ```ts ignore
- * import { boot, loadCatalog } from "@loom/mcp";
+ * import { boot, openCatalog } from "@loom/mcp";
  *
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const harness = await boot(specs.value);
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const harness = await boot(catalog.value.servers);
  * try {
  *   console.log(harness.surface); // what the model reads
  *   const report = await harness.run(
@@ -67,14 +67,13 @@ export {
   type CatalogErrorKind,
   type CatalogFormat,
   type CatalogOptions,
-  findCatalog,
   isServerName,
   loadCatalog,
   openCatalog,
+  type OpenCatalogOptions,
   parseCatalog,
   parseMcpServersJson,
   readCatalog,
-  type ReadCatalogOptions,
   type SkippedServer,
   type SkipReason,
 } from "./catalog/mod.ts";
@@ -83,6 +82,8 @@ export {
   type EraMode,
   isRemote,
   type RemoteServerSpec,
+  type ResolvedServerSpec,
+  type ResolvedStdioSpec,
   type ServerSpec,
   type StderrMode,
   type StdioServerSpec,

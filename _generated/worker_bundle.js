@@ -720,20 +720,30 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
 var isEraMode = (function isEraMode(value) {
   return ERA_MODES.includes(value);
 });
-var eraPlan = (function eraPlan(mode = "auto", versions) {
+var planOf = (function planOf(mode, versions) {
   const offered = versions ?? [
     ...MODERN_VERSIONS,
     ...LEGACY_VERSIONS
   ];
   const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
   const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
-    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
-  }
   return {
     modern,
     legacy
   };
+});
+var offerProblem = (function offerProblem(mode = "auto", versions) {
+  const plan = planOf(mode, versions);
+  if (plan.modern.length > 0 || plan.legacy.length > 0) return void 0;
+  if (mode === "auto" || versions?.length === 0) return "no version is offered; offer at least one";
+  return `era "${mode}" is pinned but none of these versions is of that era; offer one or set era to "auto"`;
+});
+var eraPlan = (function eraPlan(mode = "auto", versions) {
+  const problem = offerProblem(mode, versions);
+  if (problem !== void 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(versions ?? "all")}: ${problem}`);
+  }
+  return planOf(mode, versions);
 });
 var probeDeadline = (function probeDeadline(plan, remainingMs) {
   if (plan.legacy.length === 0) return remainingMs;
@@ -2282,6 +2292,7 @@ var METHODS_KEPT = 64;
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var STDERR_TAIL_BYTES = 64 * 1024;
+var MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 // worker/wait_clock.ts
 var SLACK = 64;
@@ -3185,6 +3196,8 @@ var ERA_MODES = [
 
 var PROBE_TIMEOUT_MS = 1e4;
 var PROBE_DEADLINE_SHARE = 0.5;
+
+
 
 
 // worker/handshake.ts

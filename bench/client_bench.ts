@@ -12,7 +12,7 @@
 
 import { Census } from "../client/census.ts";
 import { Client } from "../client/client.ts";
-import type { StdioServerSpec } from "../spec/mod.ts";
+import type { ResolvedStdioSpec } from "../spec/mod.ts";
 import { drainGroup, signalGroup } from "../custody/process_group.ts";
 import { CommandTransport } from "../worker/command_transport.ts";
 import { ClientMachine } from "../worker/machine.ts";
@@ -27,7 +27,7 @@ const PIPELINED = 30_000;
 const SERVERS = 16;
 const SINGLES = 16;
 
-function spec(name: string): StdioServerSpec {
+function spec(name: string): ResolvedStdioSpec {
   return {
     name,
     command: Deno.execPath(),

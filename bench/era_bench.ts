@@ -18,7 +18,7 @@
 // spawn, and the session start); every client is retired between rounds.
 
 import { Client } from "../client/client.ts";
-import type { EraMode, StdioServerSpec } from "../spec/mod.ts";
+import type { EraMode, ResolvedStdioSpec } from "../spec/mod.ts";
 import { drainGroup, signalGroup } from "../custody/process_group.ts";
 import { ClientMachine } from "../worker/machine.ts";
 import { CommandTransport } from "../worker/command_transport.ts";
@@ -29,7 +29,7 @@ const ROUNDS = Number(Deno.args[0] ?? 8);
 const root = new URL("../", import.meta.url).pathname;
 const scratch = await Deno.makeTempDir({ prefix: "loom-era-bench-" });
 
-function spec(name: string, args: string[], cwd?: string): StdioServerSpec {
+function spec(name: string, args: string[], cwd?: string): ResolvedStdioSpec {
   return {
     name,
     command: Deno.execPath(),
@@ -82,7 +82,7 @@ class SettledTransport implements Transport {
 
 /** Milliseconds from a started server's readiness to its session's start, in `era`. */
 async function sessionStartMs(
-  base: StdioServerSpec,
+  base: ResolvedStdioSpec,
   era: EraMode,
   settleMs: number,
 ): Promise<number> {
@@ -109,7 +109,7 @@ async function sessionStartMs(
 
 const SERVERS: {
   label: string;
-  spec: StdioServerSpec;
+  spec: ResolvedStdioSpec;
   a: EraMode;
   b: EraMode;
   rounds: number;
@@ -159,7 +159,7 @@ const SERVERS: {
   },
 ];
 
-async function connectMs(base: StdioServerSpec, era: EraMode): Promise<[number, string]> {
+async function connectMs(base: ResolvedStdioSpec, era: EraMode): Promise<[number, string]> {
   const client = new Client({ ...base, era });
   const start = performance.now();
   const started = await client.connect();

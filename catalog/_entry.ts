@@ -1,31 +1,25 @@
 // Private to catalog/: the validation every front end shares. An entry is a
 // table (TOML) or an object (JSON) already parsed; it becomes a ServerSpec or
-// a CatalogError naming the file, the table and the key.
+// a CatalogError naming the file, the table and the key. What the entry says
+// is read here (with the fix spelled in the file's syntax); whether the spec
+// it makes is one a client can run is the spec's own check (`checkSpec`),
+// whose problem is mapped to the entry's key.
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RemoteServerSpec, ServerSpec, StdioServerSpec } from "../spec/mod.ts";
-import {
-  eraOf,
-  isSupportedVersion,
-  SUPPORTED_VERSIONS,
-  type SupportedVersion,
-} from "../codec/protocol.ts";
+import type { ResolvedServerSpec, ServerSpec, StdioServerSpec } from "../spec/mod.ts";
+import { checkSpec, type SpecKey, type SpecProblem } from "../spec/check.ts";
+import { MAX_SEGMENT_CHARS } from "../codegen/names.ts";
 import {
   type CatalogError,
+  type CatalogFormat,
   type CatalogOptions,
   MAX_CATALOG_SERVERS,
   type SkippedServer,
 } from "./types.ts";
 import { expandSpec, refuseSubstitution, type Variables, variablesOf } from "./_expand.ts";
 import { isServerName, suggestName } from "./names.ts";
-import {
-  checkRemote,
-  isRemoteEntry,
-  readRemote,
-  REMOTE_KEYS,
-  unservableRemote,
-} from "./_remote.ts";
+import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
 import {
   isTable,
   type Problem,
@@ -34,7 +28,6 @@ import {
   readEnv,
   readInheritEnv,
   readPath,
-  readStderr,
   readTimeout,
 } from "./_fields.ts";
 import { describe, renderKey, type Syntax } from "./_text.ts";
@@ -62,9 +55,9 @@ const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
 export type Place = { file: string; syntax: Syntax; root: string };
 
 /**
- * How a front end reads entries. The strict, literal mode is the one of
- * `parseCatalog`; the configuration files of other tools are read with
- * everything on.
+ * How a front end reads entries: from the options of a reading, in one
+ * place. A `literal` reading is the one of a file written for this library
+ * alone; the configuration files of other tools are read with everything on.
  */
 export type Mode = {
   /** Refuse the document at the first malformed entry (else skip it and go on). */
@@ -79,18 +72,23 @@ export type Mode = {
   deriveNames: boolean;
 };
 
-/** The strict, literal mode of {@linkcode parseCatalog}. */
-export const LITERAL: Mode = { strict: true, skipUnservable: false, deriveNames: false };
-
-/** The literal mode, with remote entries' URL and headers expanded from `options.env`. */
-export function literal(options: CatalogOptions): Mode {
-  const variables = variablesOf({ env: options.env });
-  return variables === undefined ? LITERAL : { ...LITERAL, remoteVariables: variables };
+/** The mode of a reading of a document in `format`. */
+export function modeOf(options: CatalogOptions, format: CatalogFormat): Mode {
+  const strict = options.strict ?? false;
+  const variables = variablesOf(options);
+  if (options.literal === true) {
+    const mode: Mode = { strict, skipUnservable: false, deriveNames: false };
+    if (variables !== undefined) mode.remoteVariables = variables;
+    return mode;
+  }
+  const mode: Mode = { strict, skipUnservable: true, deriveNames: format === "json" };
+  if (variables !== undefined) mode.variables = variables;
+  return mode;
 }
 
 /** The servers of one document, and what was left out or renamed. */
 export type Collected = {
-  servers: ServerSpec[];
+  servers: ResolvedServerSpec[];
   skipped: SkippedServer[];
   renamed: { key: string; name: string }[];
 };
@@ -99,7 +97,7 @@ export type Collected = {
 export function readServers(
   servers: Record<string, unknown>,
   place: Place,
-  mode: Mode = LITERAL,
+  mode: Mode,
 ): Result<Collected, CatalogError> {
   const names = Object.keys(servers);
   if (names.length > MAX_CATALOG_SERVERS) {
@@ -132,7 +130,7 @@ export function readServers(
       if (derived !== undefined) name = derived;
     }
     const earlier = taken.get(name);
-    const spec: Result<ServerSpec, Problem> = earlier !== undefined
+    const spec: Result<ResolvedServerSpec, Problem> = earlier !== undefined
       ? err({
         kind: "duplicate_name",
         what: `its server name ${quote(name)} is also the name of ${
@@ -188,7 +186,7 @@ function readServer(
   entry: unknown,
   place: Place,
   mode: Mode,
-): Result<ServerSpec, Problem> {
+): Result<ResolvedServerSpec, Problem> {
   const { syntax } = place;
   if (!isServerName(name)) {
     const suggestion = suggestName(name);
@@ -196,7 +194,7 @@ function readServer(
       kind: "invalid_name",
       what: `invalid server name ${
         quote(name)
-      }: use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name${
+      }: use lowercase letters, digits, underscores and hyphens, starting with a letter, at most ${MAX_SEGMENT_CHARS} characters, not a device name${
         suggestion === undefined ? "" : `, such as ${JSON.stringify(suggestion)}`
       }`,
     });
@@ -245,41 +243,66 @@ function readServer(
   const base = remote ? readRemote(name, entry, syntax) : readStdio(name, entry, syntax);
   if (!base.ok) return base;
   const spec: ServerSpec = base.value;
-  const common = readCommon(spec, entry, syntax);
-  if (common !== undefined) return err(common);
-  const left = offered(spec);
-  if (left !== undefined) return err({ kind: "invalid_entry", key: "versions", what: left });
-  if (remote) return remoteVariables(spec as RemoteServerSpec, mode);
-  if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
-  if (syntax === "json") {
-    const substitution = refuseSubstitution(spec);
-    if (substitution !== undefined) return err(substitution);
+  const timeouts = readTimeouts(spec, entry, syntax);
+  if (timeouts !== undefined) return err(timeouts);
+  const expanded = expandVariables(spec, remote, syntax, mode);
+  if (!expanded.ok) return expanded;
+  // Everything else is the spec's own rules, judged once the variables are
+  // expanded; the keys that need no reading of their own go to it as written.
+  const draft: Record<string, unknown> = { ...expanded.value };
+  for (const key of ["stderr", "era", "versions"]) {
+    if (entry[key] !== undefined) draft[key] = entry[key];
   }
-  return ok(spec);
+  const checked = checkSpec(draft, { describe: (value) => describe(value, syntax) });
+  return checked.ok ? checked : err(entryProblem(checked.error));
 }
 
-// A remote entry's URL and headers expand from the environment given (a
-// token is read from the harness's environment, never written in the
-// file); with none, a variable is refused, naming where to give one.
-function remoteVariables(spec: RemoteServerSpec, mode: Mode): Result<ServerSpec, Problem> {
-  const variables = mode.variables ?? mode.remoteVariables;
-  let expanded: RemoteServerSpec = spec;
-  if (variables !== undefined) {
-    const done = expandSpec(spec, variables);
-    if (!done.ok) return done;
-    expanded = done.value as RemoteServerSpec;
-  } else {
-    const substitution = refuseSubstitution(spec);
-    if (substitution !== undefined) {
-      return err({
-        ...substitution,
-        what: `${substitution.what}, or read the catalog with loadCatalog or openCatalog ` +
-          `(or give options.env), which expand it from the harness's environment`,
-      });
-    }
-  }
-  const problem = checkRemote(expanded);
-  return problem === undefined ? ok(expanded) : err(problem);
+// The catalog's key for each key of a spec.
+const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
+  name: "name",
+  command: "command",
+  args: "args",
+  env: "env",
+  inheritEnv: "inherit_env",
+  cwd: "cwd",
+  stderr: "stderr",
+  url: "url",
+  headers: "headers",
+  connectTimeoutMs: "connect_timeout_ms",
+  callTimeoutMs: "call_timeout_ms",
+  era: "era",
+  versions: "versions",
+};
+
+// A spec's problem, said of the entry's key.
+function entryProblem(problem: SpecProblem): Problem {
+  const what = problem.message;
+  return problem.key === undefined
+    ? { kind: "invalid_entry", what }
+    : { kind: "invalid_entry", key: CATALOG_KEYS[problem.key], what };
+}
+
+// Variables expand from the environment given; with none, a JSON entry that
+// holds one is refused, and a remote entry's URL and headers expand from the
+// environment of a literal reading (a token is read from the harness's
+// environment, never written in the file).
+function expandVariables(
+  spec: ServerSpec,
+  remote: boolean,
+  syntax: Syntax,
+  mode: Mode,
+): Result<ServerSpec, Problem> {
+  const variables = mode.variables ?? (remote ? mode.remoteVariables : undefined);
+  if (variables !== undefined) return expandSpec(spec, variables);
+  if (!remote && syntax !== "json") return ok(spec);
+  const substitution = refuseSubstitution(spec);
+  if (substitution === undefined) return ok(spec);
+  if (!remote) return err(substitution);
+  return err({
+    ...substitution,
+    what: `${substitution.what}, or read the catalog with loadCatalog or openCatalog ` +
+      `(or give options.env), which expand it from the harness's environment`,
+  });
 }
 
 function readStdio(
@@ -289,22 +312,16 @@ function readStdio(
 ): Result<StdioServerSpec, Problem> {
   const args = readArgs(entry["args"], syntax);
   if (!args.ok) return args;
-  const command = readCommand(entry["command"], args.value, syntax);
+  const command = readCommand(entry["command"], args.value ?? [], syntax);
   if (!command.ok) return command;
   const env = readEnv(entry["env"], syntax);
   if (!env.ok) return env;
   const inheritEnv = readInheritEnv(entry["inherit_env"], syntax);
   if (!inheritEnv.ok) return inheritEnv;
-  const stderr = readStderr(entry["stderr"], syntax);
-  if (!stderr.ok) return stderr;
-  const spec: StdioServerSpec = {
-    name,
-    command: command.value,
-    args: args.value,
-    env: env.value,
-    inheritEnv: inheritEnv.value,
-    stderr: stderr.value,
-  };
+  const spec: StdioServerSpec = { name, command: command.value };
+  if (args.value !== undefined) spec.args = args.value;
+  if (env.value !== undefined) spec.env = env.value;
+  if (inheritEnv.value !== undefined) spec.inheritEnv = inheritEnv.value;
   if (entry["cwd"] !== undefined) {
     const cwd = readPath("cwd", entry["cwd"], syntax);
     if (!cwd.ok) return cwd;
@@ -313,8 +330,9 @@ function readStdio(
   return ok(spec);
 }
 
-// The keys every server may hold, read onto its spec.
-function readCommon(
+// The deadlines of an entry, read onto its spec: the catalog's own limits
+// (a whole number, at most an hour), within the spec's timeout rule.
+function readTimeouts(
   spec: ServerSpec,
   entry: Record<string, unknown>,
   syntax: Syntax,
@@ -329,42 +347,7 @@ function readCommon(
     if (!timeout.ok) return timeout.error;
     spec.callTimeoutMs = timeout.value;
   }
-  if (entry["era"] !== undefined) {
-    const era = entry["era"];
-    if (era !== "auto" && era !== "modern" && era !== "legacy") {
-      return {
-        kind: "invalid_entry",
-        key: "era",
-        what: `expected "auto", "modern" or "legacy", found ${describe(era, syntax)}`,
-      };
-    }
-    spec.era = era;
-  }
-  if (entry["versions"] !== undefined) {
-    const versions = entry["versions"];
-    const bad = Array.isArray(versions)
-      ? versions.find((v) => typeof v !== "string" || !isSupportedVersion(v))
-      : versions;
-    if (!Array.isArray(versions) || bad !== undefined || versions.length === 0) {
-      return {
-        kind: "invalid_entry",
-        key: "versions",
-        what: `expected a non-empty list of protocol versions among ` +
-          `${SUPPORTED_VERSIONS.join(", ")}, found ${describe(bad ?? versions, syntax)}`,
-      };
-    }
-    spec.versions = versions as SupportedVersion[];
-  }
   return undefined;
-}
-
-// An era pinned with versions of the other era only leaves nothing to offer.
-function offered(spec: ServerSpec): string | undefined {
-  const era = spec.era ?? "auto";
-  if (era === "auto" || spec.versions === undefined) return undefined;
-  if (spec.versions.some((v) => eraOf(v) === era)) return undefined;
-  return `era "${era}" is pinned but none of these versions is of that era; ` +
-    `offer one or set era to "auto"`;
 }
 
 // VS Code's envFile is refused before the key check, so that it gets a

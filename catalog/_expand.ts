@@ -31,35 +31,52 @@ export function expandSpec(spec: ServerSpec, variables: Variables): Result<Serve
   if (isRemote(spec)) {
     const url = expand("url", spec.url, variables);
     if (!url.ok) return url;
-    const headers: Record<string, string> = Object.create(null);
-    for (const [name, raw] of Object.entries(spec.headers)) {
-      const value = expand("headers", raw, variables);
-      if (!value.ok) return value;
-      headers[name] = value.value;
+    const expanded: ServerSpec = { ...spec, url: url.value };
+    if (spec.headers !== undefined) {
+      const headers = expandRecord("headers", spec.headers, variables);
+      if (!headers.ok) return headers;
+      expanded.headers = headers.value;
     }
-    return ok({ ...spec, url: url.value, headers });
+    return ok(expanded);
   }
   const command = expand("command", spec.command, variables);
   if (!command.ok) return command;
-  const args: string[] = [];
-  for (const arg of spec.args) {
-    const value = expand("args", arg, variables);
-    if (!value.ok) return value;
-    args.push(value.value);
+  const expanded: ServerSpec = { ...spec, command: command.value };
+  if (spec.args !== undefined) {
+    const args: string[] = [];
+    for (const arg of spec.args) {
+      const value = expand("args", arg, variables);
+      if (!value.ok) return value;
+      args.push(value.value);
+    }
+    expanded.args = args;
   }
-  const env: Record<string, string> = Object.create(null);
-  for (const [name, raw] of Object.entries(spec.env)) {
-    const value = expand("env", raw, variables);
-    if (!value.ok) return value;
-    env[name] = value.value;
+  if (spec.env !== undefined) {
+    const env = expandRecord("env", spec.env, variables);
+    if (!env.ok) return env;
+    expanded.env = env.value;
   }
-  const expanded: ServerSpec = { ...spec, command: command.value, args, env };
   if (spec.cwd !== undefined) {
     const cwd = expand("cwd", spec.cwd, variables);
     if (!cwd.ok) return cwd;
     expanded.cwd = cwd.value;
   }
   return ok(expanded);
+}
+
+// The values of a record expanded, in a record without a prototype.
+function expandRecord(
+  key: string,
+  record: Readonly<Record<string, string>>,
+  variables: Variables,
+): Result<Record<string, string>, Problem> {
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, raw] of Object.entries(record)) {
+    const value = expand(key, raw, variables);
+    if (!value.ok) return value;
+    out[name] = value.value;
+  }
+  return ok(out);
 }
 
 function expand(key: string, text: string, variables: Variables): Result<string, Problem> {
@@ -104,15 +121,8 @@ function expand(key: string, text: string, variables: Variables): Result<string,
     };
     return whole;
   });
-  if (problem !== undefined) return err(problem);
-  if (value.includes("\0")) {
-    return err({
-      kind: "invalid_entry",
-      key,
-      what: `the expanded value of ${quote(text)} holds a NUL character`,
-    });
-  }
-  return ok(value);
+  // What the expanded value may hold (no NUL, for one) is the spec's rule, judged after.
+  return problem !== undefined ? err(problem) : ok(value);
 }
 
 /** Where no environment was given: refuses the first value holding a variable. */
@@ -124,15 +134,15 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
   });
   if (isRemote(spec)) {
     if (SUBSTITUTION.test(spec.url)) return found("url", spec.url);
-    for (const value of Object.values(spec.headers)) {
+    for (const value of Object.values(spec.headers ?? {})) {
       if (SUBSTITUTION.test(value)) return found("headers", value);
     }
     return undefined;
   }
   if (SUBSTITUTION.test(spec.command)) return found("command", spec.command);
-  for (const arg of spec.args) if (SUBSTITUTION.test(arg)) return found("args", arg);
+  for (const arg of spec.args ?? []) if (SUBSTITUTION.test(arg)) return found("args", arg);
   if (spec.cwd !== undefined && SUBSTITUTION.test(spec.cwd)) return found("cwd", spec.cwd);
-  for (const [name, value] of Object.entries(spec.env)) {
+  for (const [name, value] of Object.entries(spec.env ?? {})) {
     if (!SUBSTITUTION.test(value)) continue;
     const variable = WHOLE_SUBSTITUTION.exec(value)?.[1];
     return {
@@ -152,7 +162,7 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
 
 /** The variables of a reading's options: its environment and workspace folder, if given. */
 export function variablesOf(
-  options: { env?: CatalogOptions["env"]; workspaceFolder?: string },
+  options: Pick<CatalogOptions, "env" | "workspaceFolder">,
 ): Variables | undefined {
   const env = options.env;
   if (env === undefined && options.workspaceFolder === undefined) return undefined;

@@ -1,17 +1,19 @@
 // Private to catalog/: the readers of one entry's fields. Each takes the parsed
-// value and returns it typed, or a Problem saying what was found and, where
-// one exists, the line to write instead.
+// value and returns it typed (nothing for a key not written, whose default the
+// spec says), or a Problem saying what was found and, where one exists, the
+// line to write instead. What a value may hold is the spec's rule
+// (`checkSpec`), judged once the entry is read; these say how to write it in
+// the file's syntax.
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { StderrMode } from "../spec/mod.ts";
+import { isTimeoutMs } from "../spec/check.ts";
 import { type CatalogErrorKind, MAX_CATALOG_TIMEOUT_MS } from "./types.ts";
 import { assignment, describe, splitPlainWords, stringArray, type Syntax } from "./_text.ts";
 
 /** What is wrong with one entry, before the file and table are added. */
 export type Problem = { kind: CatalogErrorKind; key?: string; what: string };
 
-const STDERR_MODES: readonly StderrMode[] = ["tail", "forward"];
 // Portable variable names (POSIX): letters, digits, underscore, no leading digit.
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const WHITESPACE = /\s/;
@@ -50,7 +52,6 @@ export function readCommand(
       what: `expected the executable to run, found ${describe(value, syntax)}`,
     });
   }
-  if (value.includes("\0")) return err(nulProblem(key, value));
   if (WHITESPACE.test(value)) {
     const words = splitPlainWords(value);
     return err({
@@ -75,9 +76,9 @@ function splitAdvice(words: readonly string[], args: readonly string[], syntax: 
   return all.length === 0 ? head : `${head} and ${assignment("args", stringArray(all), syntax)}`;
 }
 
-export function readArgs(value: unknown, syntax: Syntax): Result<string[], Problem> {
+export function readArgs(value: unknown, syntax: Syntax): Result<string[] | undefined, Problem> {
   const key = "args";
-  if (value === undefined) return ok([]);
+  if (value === undefined) return ok(undefined);
   if (!Array.isArray(value)) {
     let fix = "";
     if (typeof value === "string") {
@@ -102,17 +103,19 @@ export function readArgs(value: unknown, syntax: Syntax): Result<string[], Probl
         }`,
       });
     }
-    if (item.includes("\0")) return err(nulProblem(key, item));
     args.push(item);
   }
   return ok(args);
 }
 
-export function readEnv(value: unknown, syntax: Syntax): Result<Record<string, string>, Problem> {
+export function readEnv(
+  value: unknown,
+  syntax: Syntax,
+): Result<Record<string, string> | undefined, Problem> {
   const key = "env";
+  if (value === undefined) return ok(undefined);
   // No prototype: a variable may be called __proto__ without touching one.
   const env: Record<string, string> = Object.create(null);
-  if (value === undefined) return ok(env);
   if (!isTable(value)) {
     return err({
       kind: "invalid_entry",
@@ -134,15 +137,17 @@ export function readEnv(value: unknown, syntax: Syntax): Result<Record<string, s
         }`,
       });
     }
-    if (item.includes("\0")) return err(nulProblem(key, item));
     env[name] = item;
   }
   return ok(env);
 }
 
-export function readInheritEnv(value: unknown, syntax: Syntax): Result<string[], Problem> {
+export function readInheritEnv(
+  value: unknown,
+  syntax: Syntax,
+): Result<string[] | undefined, Problem> {
   const key = "inherit_env";
-  if (value === undefined) return ok([]);
+  if (value === undefined) return ok(undefined);
   if (!Array.isArray(value)) {
     const fix = typeof value === "string" && ENV_NAME.test(value)
       ? `; write ${assignment(key, stringArray([value]), syntax)}`
@@ -171,22 +176,19 @@ export function readInheritEnv(value: unknown, syntax: Syntax): Result<string[],
 }
 
 export function readPath(key: string, value: unknown, syntax: Syntax): Result<string, Problem> {
-  if (typeof value !== "string" || value === "") {
+  if (typeof value !== "string") {
     return err({
       kind: "invalid_entry",
       key,
       what: `expected a directory path, found ${describe(value, syntax)}`,
     });
   }
-  if (value.includes("\0")) return err(nulProblem(key, value));
   return ok(value);
 }
 
+// A catalog's deadline is the spec's timeout rule, as a whole number of at most an hour.
 export function readTimeout(key: string, value: unknown, syntax: Syntax): Result<number, Problem> {
-  if (
-    typeof value === "number" && Number.isInteger(value) && value >= 1 &&
-    value <= MAX_CATALOG_TIMEOUT_MS
-  ) {
+  if (isTimeoutMs(value) && Number.isInteger(value) && value <= MAX_CATALOG_TIMEOUT_MS) {
     return ok(value);
   }
   const fix = typeof value === "string" && /^[1-9][0-9]{0,6}$/.test(value) &&
@@ -201,27 +203,6 @@ export function readTimeout(key: string, value: unknown, syntax: Syntax): Result
         describe(value, syntax)
       }${fix}`,
   });
-}
-
-export function readStderr(value: unknown, syntax: Syntax): Result<StderrMode, Problem> {
-  if (value === undefined) return ok("tail");
-  const mode = STDERR_MODES.find((candidate) => candidate === value);
-  if (mode !== undefined) return ok(mode);
-  return err({
-    kind: "invalid_entry",
-    key: "stderr",
-    what: `expected "tail" or "forward", found ${describe(value, syntax)}`,
-  });
-}
-
-function nulProblem(key: string, value: string): Problem {
-  return {
-    kind: "invalid_entry",
-    key,
-    what: `found a NUL character in ${
-      quote(value)
-    }, which no process argument or variable can hold`,
-  };
 }
 
 function envNameProblem(key: string, name: string): Problem {

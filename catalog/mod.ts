@@ -2,26 +2,29 @@
  * The catalog: which MCP servers a harness runs, read from the `[mcp.<name>]`
  * tables of a TOML file, or from the JSON files other tools write (the
  * `mcpServers` of `.mcp.json`, Claude Desktop and Cursor, VS Code's
- * `servers`). Both become the same `ServerSpec`s after the same validation:
- * a server started from a `command`, or a remote server at a `url`
- * (Streamable HTTP) with optional `headers` whose `${VAR}` expand from the
- * harness's environment;
- * every mistake is a {@linkcode CatalogError} whose message names the file,
- * the table and the key, and says what to write.
+ * `servers`). Both become the same `ServerSpec`s after the same checks (the
+ * spec's own, `checkSpec`): a server started from a `command`, or a remote
+ * server at a `url` (Streamable HTTP) with optional `headers` whose `${VAR}`
+ * expand from the harness's environment. Every mistake is a
+ * {@linkcode CatalogError} whose message names the file, the table and the
+ * key, and says what to write.
  *
- * {@linkcode parseCatalog}, {@linkcode parseMcpServersJson} and
- * {@linkcode loadCatalog} are strict: the first mistake refuses the file.
- * {@linkcode readCatalog} and {@linkcode openCatalog} read real configuration
- * files: disabled entries and remote ones that cannot be served (the older
- * HTTP+SSE transport, WebSocket, an OAuth sign-in) are skipped and reported, a malformed
- * entry is skipped alone (unless `strict`), variables expand. Only
- * {@linkcode loadCatalog} and {@linkcode openCatalog} touch the file system.
+ * Two doors, both yielding a {@linkcode Catalog} (the servers, what was
+ * skipped and why, the names derived, warnings): {@linkcode readCatalog} for
+ * a text, {@linkcode openCatalog} for a file, given or found in the usual
+ * places. Each reads the way the tool that wrote the file does (an entry
+ * that cannot be served is skipped and reported, a malformed one is skipped
+ * alone), or `strict` (the first malformed entry refuses the catalog) and
+ * `literal` (every entry as written for this library alone); `format` says
+ * the syntax when the file name does not. Only {@linkcode openCatalog}
+ * touches the file system. `parseCatalog`, `parseMcpServersJson` and
+ * `loadCatalog` remain, deprecated, as those doors read strict and literal.
  *
- * @example Parse a catalog
+ * @example Read a catalog
  * ```ts
- * import { parseCatalog } from "@loom/mcp";
- * const result = parseCatalog('[mcp.memory]\ncommand = "deno"\n', { file: "loom.toml" });
- * if (result.ok) console.log(result.value[0]?.name); // "memory"
+ * import { readCatalog } from "@loom/mcp";
+ * const result = readCatalog('[mcp.memory]\ncommand = "deno"\n', { file: "loom.toml" });
+ * if (result.ok) console.log(result.value.servers[0]?.name); // "memory"
  * ```
  *
  * @module
@@ -29,7 +32,6 @@
 
 export * from "./types.ts";
 export { isServerName, SERVER_NAME_PATTERN } from "./names.ts";
-export { parseCatalog } from "./toml.ts";
-export { parseMcpServersJson } from "./mcp_json.ts";
 export { readCatalog } from "./read.ts";
-export { CATALOG_FILES, findCatalog, loadCatalog, openCatalog } from "./load.ts";
+export { CATALOG_FILES, openCatalog } from "./open.ts";
+export { loadCatalog, parseCatalog, parseMcpServersJson } from "./deprecated.ts";

@@ -1,26 +1,39 @@
 /**
- * Reading the configuration files people already have: the `.mcp.json` of
- * Claude Code, Claude Desktop's and Cursor's files, VS Code's `mcp.json`
- * (`servers`, `inputs`, `${env:VAR}`, `${workspaceFolder}`), and the TOML
- * catalog. An entry that cannot be served (disabled, or remote over a
- * transport or with a sign-in this library does not speak) is skipped and
- * reported by name; a malformed one is skipped alone unless `strict`.
+ * The door for a catalog's text, in either syntax: the `[mcp.<name>]` tables
+ * of a TOML file, or the JSON files other tools write (the `.mcp.json` of
+ * Claude Code, Claude Desktop's and Cursor's files, VS Code's `mcp.json` with
+ * its `servers`, `inputs`, `${env:VAR}` and `${workspaceFolder}`).
  *
  * @module
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { Catalog, CatalogError, CatalogFormat, ReadCatalogOptions } from "./types.ts";
-import { DEFAULT_FILE, type Mode } from "./_entry.ts";
-import { variablesOf } from "./_expand.ts";
-import { readToml } from "./toml.ts";
-import { readMcpJson } from "./mcp_json.ts";
+import type { Catalog, CatalogError, CatalogFormat, CatalogOptions } from "./types.ts";
+import { DEFAULT_FILE, modeOf } from "./_entry.ts";
+import { readToml } from "./_toml.ts";
+import { readMcpJson } from "./_mcp_json.ts";
+
+/** The syntax of a file by its name: JSON for a name ending in `.json`, whatever its case. */
+export function formatOf(file: string): CatalogFormat {
+  return /\.json$/i.test(file) ? "json" : "toml";
+}
 
 /**
- * Reads a catalog's text in either syntax and says what it yields: the
- * servers, every entry it left out with the reason, the names it derived,
- * and warnings. Variables expand from `options.env` only (none by default):
- * reading text stays pure.
+ * Reads a catalog's text and says what it yields: the servers (each with its
+ * defaults written out), every entry it left out with the reason, the names
+ * it derived, and warnings. Never throws on bad text: a mistake that refuses
+ * the catalog is a {@linkcode CatalogError} naming the file, the table and
+ * the key, and saying what to write instead.
+ *
+ * By default it reads a file the way the tool that wrote it does: an entry
+ * that cannot be served (disabled, or remote over the older HTTP+SSE
+ * transport, WebSocket or an OAuth sign-in) is skipped and reported, a
+ * malformed entry is skipped alone, a JSON name that is not a server name
+ * (`"GitHub"`) gets one (`github`). `strict` refuses the catalog at its
+ * first malformed entry; `literal` takes every entry as written for this
+ * library alone; `format` says the syntax when the file name does not.
+ * Variables expand from `options.env` only (none by default): reading text
+ * stays pure.
  *
  * @example Read a file with a remote entry that needs an OAuth sign-in
  * ```ts
@@ -36,21 +49,29 @@ import { readMcpJson } from "./mcp_json.ts";
  *   console.log(result.value.skipped[0]?.message); // ... notion skipped: ... OAuth ...
  * }
  * ```
+ *
+ * @example Refuse a loom catalog at its first mistake
+ * ```ts
+ * import { readCatalog } from "@loom/mcp";
+ * const result = readCatalog('[mcp.github]\ncommand = "npx -y server-github"\n', {
+ *   file: "loom.toml",
+ *   strict: true,
+ * });
+ * if (!result.ok) console.log(result.error.message);
+ * // loom.toml: [mcp.github] key "command": expected one executable, found a shell string ...
+ * ```
  */
 export function readCatalog(
   text: string,
-  options: ReadCatalogOptions = {},
+  options: CatalogOptions = {},
 ): Result<Catalog, CatalogError> {
   if (typeof text !== "string") throw new TypeError("readCatalog() expects the catalog's text");
   const file = options.file ?? DEFAULT_FILE;
-  const format: CatalogFormat = options.format ?? (/\.json$/i.test(file) ? "json" : "toml");
-  const mode: Mode = {
-    strict: options.strict ?? false,
-    skipUnservable: true,
-    deriveNames: format === "json",
-  };
-  const variables = variablesOf(options);
-  if (variables !== undefined) mode.variables = variables;
+  const format = options.format ?? formatOf(file);
+  if (format !== "toml" && format !== "json") {
+    throw new TypeError(`readCatalog() expects format "toml" or "json", got ${String(format)}`);
+  }
+  const mode = modeOf(options, format);
   const read = format === "json" ? readMcpJson(text, file, mode) : readToml(text, file, mode);
   if (!read.ok) return err(read.error);
   const { servers, skipped, renamed, warnings } = read.value;

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec } from "../spec/mod.ts";
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
@@ -12,7 +12,7 @@ export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
 /** The most servers one catalog may list (each runs in its own worker and process). */
 export const MAX_CATALOG_SERVERS = 64;
 
-/** The largest catalog file {@linkcode loadCatalog} reads: 1 MiB. */
+/** The largest catalog file {@linkcode openCatalog} reads: 1 MiB. */
 export const MAX_CATALOG_BYTES: number = 1024 * 1024;
 
 /** Why a catalog was refused. */
@@ -37,7 +37,7 @@ export type CatalogErrorKind =
 /** A refused catalog: where the mistake is, and a message saying what to write instead. */
 export type CatalogError = {
   kind: CatalogErrorKind;
-  /** The file as given to the parser or loader. */
+  /** The file as given to {@linkcode readCatalog} or {@linkcode openCatalog}. */
   file: string;
   /** The server's table, such as `mcp.github` or `mcpServers.github`. */
   table?: string;
@@ -49,22 +49,6 @@ export type CatalogError = {
   column?: number;
   /** One line for a person: file, table, key, what was expected and what was found. */
   message: string;
-};
-
-/** Options of {@linkcode parseCatalog} and {@linkcode parseMcpServersJson}. */
-export type CatalogOptions = {
-  /** The file name used in messages; `"catalog"` when absent. */
-  file?: string;
-  /**
-   * The environment `${VAR}` and `${env:VAR}` read. {@linkcode openCatalog}
-   * and {@linkcode loadCatalog} default to the harness's own (`Deno.env`),
-   * {@linkcode readCatalog}, {@linkcode parseCatalog} and
-   * {@linkcode parseMcpServersJson} to none. The two parsers expand only the
-   * `url` and `headers` of remote servers (a token is read from the
-   * environment, never written in the file); a variable there with no
-   * environment given is refused, named.
-   */
-  env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
 };
 
 /** The two syntaxes a catalog may be written in. */
@@ -90,7 +74,7 @@ export type SkippedServer = {
   reason: SkipReason;
   /** One line for a person: the file, the entry and the reason. */
   message: string;
-  /** For an `invalid` entry: the mistake, as {@linkcode parseCatalog} would refuse it. */
+  /** For an `invalid` entry: the mistake, as a `strict` reading refuses the file with. */
   error?: CatalogError;
 };
 
@@ -100,8 +84,8 @@ export type Catalog = {
   file: string;
   /** The syntax it was read as. */
   format: CatalogFormat;
-  /** The servers to run, in file order. */
-  servers: ServerSpec[];
+  /** The servers to run, in file order, each with its defaults written out. */
+  servers: ResolvedServerSpec[];
   /** Entries left out, in file order, each with its reason. */
   skipped: SkippedServer[];
   /**
@@ -113,16 +97,60 @@ export type Catalog = {
   warnings: string[];
 };
 
-/** Options of {@linkcode readCatalog} and {@linkcode openCatalog}. */
-export type ReadCatalogOptions = CatalogOptions & {
-  /** The syntax; by default JSON for a file name ending in `.json`, else TOML. */
+/**
+ * Options of {@linkcode readCatalog}, and (but `file`) of
+ * {@linkcode openCatalog}.
+ *
+ * @example Read a loom catalog the strict way
+ * ```ts
+ * import { type CatalogOptions, readCatalog } from "@loom/mcp";
+ * const options: CatalogOptions = { file: "loom.toml", strict: true, literal: true };
+ * const read = readCatalog('[mcp.memory]\ncommand = "deno"\n', options);
+ * console.log(read.ok && read.value.servers.length); // 1
+ * ```
+ */
+export type CatalogOptions = {
+  /** The file name used in messages; `"catalog"` when absent. */
+  file?: string;
+  /**
+   * The syntax; by default inferred from the file name: JSON for a name
+   * ending in `.json` (whatever its case), TOML otherwise.
+   */
   format?: CatalogFormat;
   /**
-   * Refuse the whole catalog at the first malformed entry, as
-   * {@linkcode parseCatalog} does; by default a malformed entry is skipped
-   * alone and reported.
+   * Refuse the whole catalog at the first malformed entry, with its
+   * {@linkcode CatalogError}; by default a malformed entry is skipped alone
+   * and reported in `skipped`.
    */
   strict?: boolean;
-  /** What `${workspaceFolder}` stands for; by default the folder the file belongs to. */
+  /**
+   * Take every entry as written for this library alone, as `parseCatalog`
+   * and `loadCatalog` do: an entry that cannot be served (disabled, or a
+   * remote transport not spoken) is a mistake rather than skipped, a name
+   * that is not a server name is refused rather than renamed, and `${VAR}`
+   * expands only in a remote server's `url` and `headers` (elsewhere JSON
+   * refuses it and TOML keeps it as written). Off by default: the
+   * configuration files of other tools are read as those tools read them.
+   */
+  literal?: boolean;
+  /**
+   * The environment `${VAR}` and `${env:VAR}` read. {@linkcode openCatalog}
+   * defaults to the harness's own (`Deno.env`), {@linkcode readCatalog} to
+   * none, so that reading text stays pure; a variable with no environment
+   * given is refused, named.
+   */
+  env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
+  /**
+   * The project folder: what `${workspaceFolder}` stands for, and (for
+   * {@linkcode openCatalog}) the folder a relative `cwd`, or none, means. By
+   * default the folder of the file read, or the parent of `.vscode/` or
+   * `.cursor/` for the files kept there; unknown for a text.
+   */
   workspaceFolder?: string;
+};
+
+/** Options of {@linkcode openCatalog}: those of a text, and where to look for a file. */
+export type OpenCatalogOptions = Omit<CatalogOptions, "file"> & {
+  /** Where to look for one of `CATALOG_FILES` when no path is given; the current folder by default. */
+  folder?: string;
 };

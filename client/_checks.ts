@@ -3,11 +3,12 @@
 // that can go wrong after that is a value.
 
 import { type JsonObject, stringifyJson } from "../codec/json.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 
-/** A deadline in milliseconds, or `RangeError` when it is not a positive number. */
+/** A deadline in milliseconds, or `RangeError` when it breaks the timeout rule. */
 export function checkTimeout(value: number, what: string): number {
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new RangeError(`Cannot use ${what} ${String(value)}: it must be a positive number of ms`);
+  if (!isTimeoutMs(value)) {
+    throw new RangeError(`Cannot use ${what} ${String(value)}: it must be ${TIMEOUT_RULE}`);
   }
   return value;
 }

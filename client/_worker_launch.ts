@@ -6,8 +6,9 @@ import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
   isRemote,
+  type ResolvedStdioSpec,
   type ServerSpec,
-  type StdioServerSpec,
+  withDefaults,
 } from "../spec/mod.ts";
 
 import type { WorkerPermissions } from "./permissions.ts";
@@ -17,7 +18,7 @@ import type { WorkerPermissions } from "./permissions.ts";
  * spec's `inheritEnv` names where set and readable without a prompt, then
  * the spec's own pairs.
  */
-export function childEnv(spec: StdioServerSpec): Record<string, string> {
+export function childEnv(spec: ResolvedStdioSpec): Record<string, string> {
   const env: Record<string, string> = Object.create(null);
   Object.assign(env, CHILD_ENV_DEFAULTS);
   for (const name of [...ENV_ALLOWLIST, ...spec.inheritEnv]) {
@@ -42,11 +43,12 @@ function readEnv(name: string): string | undefined {
 
 /** The message that starts a worker: what to run, its deadlines, where stderr goes. */
 export function startMessage(
-  spec: ServerSpec,
+  given: ServerSpec,
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
 ): StartMessage {
+  const spec = withDefaults(given);
   const common = {
     kind: "start" as const,
     rings,

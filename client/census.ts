@@ -8,21 +8,12 @@
 
 import type { Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
-import { moduleSegment } from "../codegen/names.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
-import { isSupportedVersion, SUPPORTED_VERSIONS } from "../codec/protocol.ts";
-import { eraPlan } from "../spec/era.ts";
-
-const ERA_MODES: ReadonlySet<string> = new Set(["auto", "modern", "legacy"]);
+import { checkSpec, type SpecProblem } from "../spec/check.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
-import {
-  DEFAULT_RETIREMENT_TIMEOUT_MS,
-  type RemoteServerSpec,
-  type ServerSpec,
-  type StdioServerSpec,
-} from "../spec/mod.ts";
+import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
 
 /** Options of {@linkcode Census.prepare}. */
 export type CensusOptions = {
@@ -46,127 +37,16 @@ export type RetirementReport = {
   clients: ReadonlyMap<string, Result<RetirementEvidence, RetirementError>>;
 };
 
-const STDERR_MODES: ReadonlySet<string> = new Set(["tail", "forward"]);
-
-const ENV_NAME_RULE = "empty or holds '=' or NUL, which no environment variable name can";
-
-// A key with "=" would be split by the child ("A=B" becomes "A" holding "B=..."),
-// and one with NUL cut short: neither names the variable the catalog meant.
-function isEnvName(name: string): boolean {
-  return name !== "" && !name.includes("=") && !name.includes("\0");
-}
-
-function checkStdio(spec: StdioServerSpec, named: string): void {
-  if (typeof spec.command !== "string" || spec.command.length === 0) {
-    throw new TypeError(`${named}: its command is not a non-empty string`);
-  }
-  if (!Array.isArray(spec.args) || !spec.args.every((arg) => typeof arg === "string")) {
-    throw new TypeError(`${named}: its args are not all strings`);
-  }
-  if (
-    typeof spec.env !== "object" || spec.env === null ||
-    !Object.values(spec.env).every((value) => typeof value === "string")
-  ) {
-    throw new TypeError(`${named}: its env is not a record of strings`);
-  }
-  for (const [key, value] of Object.entries(spec.env)) {
-    if (!isEnvName(key)) {
-      throw new TypeError(`${named}: its env key ${quote(key)} is ${ENV_NAME_RULE}`);
-    }
-    if (value.includes("\0")) {
-      throw new TypeError(
-        `${named}: its env value of ${quote(key)} holds NUL, which no environment can carry`,
-      );
-    }
-  }
-  if (!Array.isArray(spec.inheritEnv) || !spec.inheritEnv.every((n) => typeof n === "string")) {
-    throw new TypeError(`${named}: its inheritEnv is not a list of names`);
-  }
-  for (const key of spec.inheritEnv) {
-    if (!isEnvName(key)) {
-      throw new TypeError(`${named}: its inheritEnv name ${quote(key)} is ${ENV_NAME_RULE}`);
-    }
-  }
-  if (spec.cwd !== undefined && typeof spec.cwd !== "string") {
-    throw new TypeError(`${named}: its cwd is not a string`);
-  }
-  if (!STDERR_MODES.has(spec.stderr)) {
-    throw new TypeError(
-      `${named}: its stderr mode ${JSON.stringify(spec.stderr)} is not "tail" or "forward"`,
-    );
-  }
-}
-
-function checkRemote(spec: RemoteServerSpec, named: string): void {
-  let url: URL;
-  try {
-    url = new URL(spec.url);
-  } catch {
-    throw new TypeError(`${named}: its url ${quote(String(spec.url))} is not a URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`${named}: its url ${quote(spec.url)} is not http or https`);
-  }
-  if (
-    typeof spec.headers !== "object" || spec.headers === null ||
-    !Object.values(spec.headers).every((value) => typeof value === "string")
-  ) {
-    throw new TypeError(`${named}: its headers are not a record of strings`);
-  }
-  for (const [name, value] of Object.entries(spec.headers)) {
-    try {
-      new Headers([[name, value]]);
-    } catch {
-      throw new TypeError(
-        `${named}: its header ${quote(name)} is not a valid HTTP header name and value`,
-      );
-    }
-  }
-}
-
-function checkSpec(spec: ServerSpec, index: number): void {
-  const where = `Cannot prepare server ${index}`;
-  if (typeof spec !== "object" || spec === null) {
-    throw new TypeError(`${where}: it is not an object`);
-  }
-  if (typeof spec.name !== "string" || spec.name.length === 0) {
-    throw new TypeError(
-      `${where}: its name ${JSON.stringify(spec.name)} is not a non-empty string`,
-    );
-  }
-  const segment = moduleSegment(spec.name);
-  if (!segment.ok) {
-    // The name is the generated module's segment: refused before anything spawns.
-    throw new TypeError(`${where}: ${segment.error.message}`);
-  }
-  const named = `Cannot prepare server "${spec.name}"`;
-  if (spec.url !== undefined) checkRemote(spec, named);
-  else checkStdio(spec, named);
-  if (spec.era !== undefined && !ERA_MODES.has(spec.era)) {
-    throw new TypeError(
-      `${named}: its era ${JSON.stringify(spec.era)} is not "auto", "modern" or "legacy"`,
-    );
-  }
-  if (
-    spec.versions !== undefined &&
-    (!Array.isArray(spec.versions) ||
-      !spec.versions.every((v) => typeof v === "string" && isSupportedVersion(v)))
-  ) {
-    throw new RangeError(
-      `${named}: its versions ${JSON.stringify(spec.versions)} are not all among ` +
-        `${SUPPORTED_VERSIONS.join(", ")}`,
-    );
-  }
-  // A mode left with nothing to offer is refused here, before any spawn.
-  eraPlan(spec.era, spec.versions);
-  for (const key of ["connectTimeoutMs", "callTimeoutMs"] as const) {
-    const value = spec[key];
-    if (
-      value !== undefined && !(typeof value === "number" && Number.isFinite(value) && value > 0)
-    ) {
-      throw new RangeError(`${named}: its ${key} ${String(value)} is not a positive number of ms`);
-    }
-  }
+// A spec's problem as the misuse it is: where the spec is (its name, or its
+// place in the list while the name is in question), the key, what is wrong.
+function refusal(problem: SpecProblem, spec: unknown, index: number): TypeError | RangeError {
+  // A problem of any key but the name comes from an object with a good name.
+  const server = problem.key === undefined || problem.key === "name"
+    ? `server ${index}`
+    : `server ${quote((spec as ServerSpec).name)}`;
+  const key = problem.key === undefined ? "" : `key "${problem.key}": `;
+  const message = `Cannot prepare ${server}: ${key}${problem.message}`;
+  return problem.kind === "out_of_range" ? new RangeError(message) : new TypeError(message);
 }
 
 /**
@@ -179,9 +59,6 @@ function checkSpec(spec: ServerSpec, index: number): void {
  *   name: "echo",
  *   command: Deno.execPath(),
  *   args: ["run", "tests/fixtures/echo_server.ts"],
- *   env: {},
- *   inheritEnv: [],
- *   stderr: "tail",
  * }]);
  * const started = await census.connectAll();
  * console.log(started.get("echo")?.ok);
@@ -207,8 +84,10 @@ export class Census {
   }
 
   /**
-   * Records a parked client per spec (no worker, no process yet). Throws
-   * `TypeError` on a malformed spec or a duplicate name.
+   * Records a parked client per spec (no worker, no process yet), each
+   * spec checked and its defaults written out by `checkSpec`. Throws the
+   * spec's problem as a `TypeError` (a `RangeError` for a deadline or a
+   * version out of range), and a `TypeError` on a duplicate name.
    */
   static prepare(specs: readonly ServerSpec[], options: CensusOptions = {}): Census {
     if (!Array.isArray(specs)) {
@@ -225,8 +104,10 @@ export class Census {
       : mode;
     const retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     const clients = new Map<string, Client>();
-    specs.forEach((spec, index) => {
-      checkSpec(spec, index);
+    specs.forEach((given, index) => {
+      const checked = checkSpec(given);
+      if (!checked.ok) throw refusal(checked.error, given, index);
+      const spec = checked.value;
       if (clients.has(spec.name)) {
         throw new TypeError(
           `Cannot prepare a census: the name ${JSON.stringify(spec.name)} is used twice`,

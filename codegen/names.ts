@@ -320,17 +320,47 @@ export function closestNames(name: string, candidates: Iterable<string>): string
 }
 
 /** Why a server name cannot name a generated module. */
-export type SegmentError = { kind: "invalid_server_name"; message: string };
+export type SegmentError = {
+  kind: "invalid_server_name";
+  /** The whole sentence: `Cannot use "GitHub" as a server name: use a lowercase ...`. */
+  message: string;
+  /** The broken part of the rule alone, to set after a caller's own context. */
+  reason: string;
+};
 
-const SEGMENT = /^[a-z][a-z0-9_-]*$/;
+/**
+ * The module-segment rule as a pattern: a lowercase ASCII letter, then up to
+ * 63 lowercase ASCII letters, digits, `_` or `-`. {@linkcode moduleSegment}
+ * also refuses the Windows device names this pattern lets through.
+ *
+ * @example Match a segment
+ * ```ts
+ * import { SEGMENT_PATTERN } from "@loom/mcp/codegen";
+ * console.log(SEGMENT_PATTERN.test("github"), SEGMENT_PATTERN.test("GitHub")); // true false
+ * ```
+ */
+export const SEGMENT_PATTERN: RegExp = new RegExp(`^[a-z][a-z0-9_-]{0,${MAX_SEGMENT_CHARS - 1}}$`);
+
 // Names Windows refuses as file names, whatever the extension.
 const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 
+function segmentReason(server: string): string | undefined {
+  if (typeof server !== "string" || !SEGMENT_PATTERN.test(server.slice(0, MAX_SEGMENT_CHARS))) {
+    return "use a lowercase ASCII letter followed by lowercase letters, digits, '_' or '-'";
+  }
+  if (server.length > MAX_SEGMENT_CHARS) {
+    return `it is longer than ${MAX_SEGMENT_CHARS} characters`;
+  }
+  if (DEVICE_NAMES.test(server)) return "it is a reserved device name on Windows";
+  return undefined;
+}
+
 /**
  * Checks a server name as a module segment: the module is `mcp/<name>.ts`.
- * The rule is exact, with no normalization: a lowercase ASCII letter, then up
- * to 63 lowercase ASCII letters, digits, `_` or `-`
- * (`/^[a-z][a-z0-9_-]{0,63}$/`), and not a Windows device name (`con`,
+ * This is the one statement of the rule; the census, the catalog and the
+ * runner all ask it. The rule is exact, with no normalization: a lowercase
+ * ASCII letter, then up to 63 lowercase ASCII letters, digits, `_` or `-`
+ * ({@linkcode SEGMENT_PATTERN}), and not a Windows device name (`con`,
  * `nul`, `com1`, ...). Lowercase only, so two servers never map to one file
  * on a case-insensitive disk.
  *
@@ -342,26 +372,12 @@ const DEVICE_NAMES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
  * ```
  */
 export function moduleSegment(server: string): Result<string, SegmentError> {
+  const reason = segmentReason(server);
+  if (reason === undefined) return ok(server);
   const shown = JSON.stringify(String(server).slice(0, 80));
-  if (typeof server !== "string" || !SEGMENT.test(server)) {
-    return err({
-      kind: "invalid_server_name",
-      message: `Cannot use ${shown} as a server name: use a lowercase ASCII letter followed by ` +
-        "lowercase letters, digits, '_' or '-'",
-    });
-  }
-  if (server.length > MAX_SEGMENT_CHARS) {
-    return err({
-      kind: "invalid_server_name",
-      message: `Cannot use ${shown} as a server name: it is longer than ` +
-        `${MAX_SEGMENT_CHARS} characters`,
-    });
-  }
-  if (DEVICE_NAMES.test(server)) {
-    return err({
-      kind: "invalid_server_name",
-      message: `Cannot use ${shown} as a server name: it is a reserved device name on Windows`,
-    });
-  }
-  return ok(server);
+  return err({
+    kind: "invalid_server_name",
+    message: `Cannot use ${shown} as a server name: ${reason}`,
+    reason,
+  });
 }

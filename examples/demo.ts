@@ -10,7 +10,7 @@
  * @module
  */
 
-import { boot, type Harness, isRemote, loadCatalog, type ServerSpec } from "../mod.ts";
+import { boot, type Harness, isRemote, openCatalog, type ResolvedServerSpec } from "../mod.ts";
 
 const root = new URL("../", import.meta.url);
 const catalogPath = new URL("examples/catalog.toml", root);
@@ -31,7 +31,7 @@ function short(text: string, limit = 160): string {
 
 // The catalog says "deno"; the demo runs its servers with the very Deno that
 // runs it, so it works where `deno` is not on PATH (started through npx).
-function withThisDeno(specs: ServerSpec[], memoryFile: string): ServerSpec[] {
+function withThisDeno(specs: ResolvedServerSpec[], memoryFile: string): ResolvedServerSpec[] {
   return specs.map((spec) =>
     isRemote(spec) ? spec : {
       ...spec,
@@ -44,13 +44,13 @@ function withThisDeno(specs: ServerSpec[], memoryFile: string): ServerSpec[] {
 
 async function main(): Promise<boolean> {
   // Loaded from its file, each server runs in the catalog's folder (examples/).
-  const catalog = await loadCatalog(catalogPath);
+  const catalog = await openCatalog(catalogPath, { strict: true, literal: true });
   if (!catalog.ok) {
     console.error(catalog.error.message);
     return false;
   }
   const scratch = await Deno.makeTempDir({ prefix: "loom-mcp-demo-" });
-  const specs = withThisDeno(catalog.value, `${scratch}/memory.jsonl`);
+  const specs = withThisDeno(catalog.value.servers, `${scratch}/memory.jsonl`);
   let success = true;
 
   section("boot");

@@ -23,6 +23,7 @@ import { Census, type CensusOptions, type RetirementReport } from "../client/cen
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
 import type { ServerSpec } from "../spec/mod.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 import { type HarnessRunOptions, PROGRAM_CONVENTION, type RunReport } from "../runner/run.ts";
 import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
@@ -157,10 +158,10 @@ export type Harness = {
  *
  * @example Boot, call, retire
  * ```ts ignore
- * import { boot, loadCatalog } from "@loom/mcp";
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const harness = await boot(specs.value);
+ * import { boot, openCatalog } from "@loom/mcp";
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const harness = await boot(catalog.value.servers);
  * console.log(harness.surface);
  * const result = await harness.call("memory", "read_graph", {});
  * console.log(result.ok);
@@ -192,12 +193,9 @@ export async function boot(
 
 function checkBootOptions(options: BootOptions): void {
   const { listTimeoutMs, capSpecifier, onServer } = options;
-  if (
-    listTimeoutMs !== undefined &&
-    !(typeof listTimeoutMs === "number" && Number.isFinite(listTimeoutMs) && listTimeoutMs > 0)
-  ) {
+  if (listTimeoutMs !== undefined && !isTimeoutMs(listTimeoutMs)) {
     throw new RangeError(
-      `Cannot boot: listTimeoutMs ${String(listTimeoutMs)} is not a positive number of ms`,
+      `Cannot boot: listTimeoutMs ${String(listTimeoutMs)} is not ${TIMEOUT_RULE}`,
     );
   }
   if (capSpecifier !== undefined && (typeof capSpecifier !== "string" || capSpecifier === "")) {

@@ -20,8 +20,9 @@ import {
   type RunModule,
   type RunReport,
 } from "./run.ts";
+import { moduleSegment } from "../codegen/names.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 
-const SEGMENT = /^[A-Za-z0-9_-]{1,128}$/;
 const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
 
 /** A positive integer option, or its default; anything else is caller misuse. */
@@ -29,6 +30,15 @@ export function positiveInteger(name: string, value: number | undefined, fallbac
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) {
     throw new RangeError(`Cannot run the program: "${name}" is ${value}, not a positive integer`);
+  }
+  return value;
+}
+
+/** A deadline option, or its default; one that breaks the timeout rule is caller misuse. */
+export function deadline(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!isTimeoutMs(value)) {
+    throw new RangeError(`Cannot run the program: "${name}" is ${value}, not ${TIMEOUT_RULE}`);
   }
   return value;
 }
@@ -106,9 +116,12 @@ export function checkerProblem(
 export function bySegment(modules: ReadonlyMap<string, RunModule>): Map<string, RunModule> {
   const out = new Map<string, RunModule>();
   for (const [server, module] of modules) {
-    if (!SEGMENT.test(module.segment)) {
+    // The segment names a file of the build root and an import specifier.
+    const segment = moduleSegment(module.segment);
+    if (!segment.ok) {
       throw new TypeError(
-        `Cannot run the program: server "${server}" has the unusable segment "${module.segment}"`,
+        `Cannot run the program: server "${server}" has the unusable segment ` +
+          `${JSON.stringify(module.segment)}: ${segment.error.reason}`,
       );
     }
     if (out.has(module.segment)) {

@@ -8,7 +8,7 @@
  */
 
 import { MAX_LINE_BYTES } from "../codec/framing.ts";
-import { NAMING_RULE } from "../codegen/names.ts";
+import { moduleSegment, NAMING_RULE } from "../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
@@ -198,7 +198,8 @@ export type RunReport = {
   };
 };
 
-const NAMED_MODULE = /["'`]\.\/mcp\/([A-Za-z0-9_-]{1,128})\.ts["'`]/g;
+// Any specifier of the form; which of them name a module is the segment rule's to say.
+const NAMED_MODULE = /["'`]\.\/mcp\/([^"'`/\\\s]+)\.ts["'`]/g;
 
 /**
  * The module segments a program names as `"./mcp/<segment>.ts"`, each once,
@@ -216,6 +217,9 @@ const NAMED_MODULE = /["'`]\.\/mcp\/([A-Za-z0-9_-]{1,128})\.ts["'`]/g;
  */
 export function importedSegments(source: string): string[] {
   const segments = new Set<string>();
-  for (const match of String(source).matchAll(NAMED_MODULE)) segments.add(match[1] as string);
+  for (const match of String(source).matchAll(NAMED_MODULE)) {
+    const segment = match[1] as string;
+    if (moduleSegment(segment).ok) segments.add(segment);
+  }
   return [...segments];
 }

@@ -57,6 +57,7 @@ import {
   aborted,
   bySegment,
   checkerProblem,
+  deadline,
   explain,
   gateImports,
   memoryCap,
@@ -223,7 +224,7 @@ export class Runner {
       throw new TypeError(`Cannot run the program: it is ${typeof source}, not a string`);
     }
     const limits: RunReport["limits"] = {
-      timeoutMs: positiveInteger("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
+      timeoutMs: deadline("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
       memoryMb: memoryCap(options.memoryMb),
       maxCalls: positiveInteger("maxCalls", options.maxCalls, DEFAULT_MAX_CALLS),
       maxOutputBytes: positiveInteger(
@@ -233,7 +234,7 @@ export class Runner {
       ),
       hit: [],
     };
-    const checkTimeoutMs = positiveInteger(
+    const checkTimeoutMs = deadline(
       "checkTimeoutMs",
       options.checkTimeoutMs,
       DEFAULT_CHECK_TIMEOUT_MS,

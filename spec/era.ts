@@ -40,10 +40,42 @@ export type EraPlan = {
   legacy: readonly string[];
 };
 
+function planOf(mode: EraMode, versions?: readonly SupportedVersion[]): EraPlan {
+  const offered: readonly string[] = versions ?? [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  return { modern, legacy };
+}
+
+/**
+ * What is wrong with a mode and the versions offered when together they
+ * leave nothing to offer (an era pinned with versions of the other era
+ * only, or no version at all), said of the versions; `undefined` when a
+ * start has something to try. The one statement of that rule: the census,
+ * the catalog and {@linkcode eraPlan} ask it.
+ *
+ * @example An era pinned with none of its versions
+ * ```ts
+ * import { offerProblem } from "./era.ts";
+ * console.log(offerProblem("modern", ["2025-11-25"])); // era "modern" is pinned but ...
+ * console.log(offerProblem("auto", ["2025-11-25"])); // undefined
+ * ```
+ */
+export function offerProblem(
+  mode: EraMode = "auto",
+  versions?: readonly SupportedVersion[],
+): string | undefined {
+  const plan = planOf(mode, versions);
+  if (plan.modern.length > 0 || plan.legacy.length > 0) return undefined;
+  if (mode === "auto" || versions?.length === 0) return "no version is offered; offer at least one";
+  return `era "${mode}" is pinned but none of these versions is of that era; ` +
+    `offer one or set era to "auto"`;
+}
+
 /**
  * The plan of a start. `versions` (all by default) are filtered by the mode;
- * a mode left with nothing to offer is caller misuse, refused before any
- * spawn (`RangeError`).
+ * a mode left with nothing to offer ({@linkcode offerProblem}) is caller
+ * misuse, refused before any spawn (`RangeError`).
  *
  * @example Auto with every version
  * ```ts
@@ -52,14 +84,13 @@ export type EraPlan = {
  * ```
  */
 export function eraPlan(mode: EraMode = "auto", versions?: readonly SupportedVersion[]): EraPlan {
-  const offered: readonly string[] = versions ?? [...MODERN_VERSIONS, ...LEGACY_VERSIONS];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
+  const problem = offerProblem(mode, versions);
+  if (problem !== undefined) {
     throw new RangeError(
-      `Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: ` +
-        `nothing is left to offer; offer a version of that era`,
+      `Cannot connect with era "${mode}" and versions ${
+        JSON.stringify(versions ?? "all")
+      }: ${problem}`,
     );
   }
-  return { modern, legacy };
+  return planOf(mode, versions);
 }

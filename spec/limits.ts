@@ -13,3 +13,8 @@ export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
 /** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
 export const STDERR_TAIL_BYTES = 64 * 1024;
+/**
+ * The longest deadline anything takes, in milliseconds: 2^31 − 1 (about 24.8
+ * days), the most a timer can wait; a longer one would fire at once.
+ */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;

@@ -3,16 +3,37 @@
  * {@linkcode ServerSpec} vocabulary, its defaults and limits, and the protocol
  * eras. The catalog produces specs, the census consumes them.
  *
+ * A spec is checked in one place ({@linkcode checkSpec}): the census throws
+ * its problem, the catalog says it with the file, the table and the key. Its
+ * defaults are written out in one place ({@linkcode withDefaults}).
+ *
  * @example A minimal stdio spec
  * ```ts
- * import type { ServerSpec } from "@loom/mcp";
+ * import { checkSpec, type ServerSpec } from "@loom/mcp";
  * const spec: ServerSpec = { name: "memory", command: "deno", args: ["run", "server.ts"] };
- * console.log(spec.name); // "memory"
+ * const checked = checkSpec(spec);
+ * if (checked.ok) console.log(checked.value); // { ..., env: {}, inheritEnv: [], stderr: "tail" }
  * ```
  *
  * @module
  */
 
-export * from "./server_spec.ts";
+// STDERR_MODES and isStderrMode stay inside the library: the rule they state is checkSpec's.
+export {
+  CHILD_ENV_DEFAULTS,
+  ENV_ALLOWLIST,
+  isRemote,
+  MAX_TOOL_PAGES,
+  type RemoteServerSpec,
+  type ResolvedRemoteSpec,
+  type ResolvedServerSpec,
+  type ResolvedStdioSpec,
+  type ServerSpec,
+  type SpecCommon,
+  type StderrMode,
+  type StdioServerSpec,
+  withDefaults,
+} from "./server_spec.ts";
 export * from "./limits.ts";
 export { ERA_MODES, type EraMode, isEraMode, PROBE_TIMEOUT_MS } from "./era.ts";
+export { checkSpec, type CheckSpecOptions, type SpecKey, type SpecProblem } from "./check.ts";

@@ -15,6 +15,14 @@ export type StderrMode =
   /** Also forwarded to the harness's stderr, each line prefixed with `[name] `. */
   | "forward";
 
+/** Every {@linkcode StderrMode}, the default first. */
+export const STDERR_MODES: readonly StderrMode[] = ["tail", "forward"];
+
+/** Whether a value is a {@linkcode StderrMode}. */
+export function isStderrMode(value: unknown): value is StderrMode {
+  return (STDERR_MODES as readonly unknown[]).includes(value);
+}
+
 /** What every server spec says, whether the server runs here or is remote. */
 export type SpecCommon = {
   /** The server's name: the census key and the generated module's segment. */
@@ -37,24 +45,29 @@ export type SpecCommon = {
   versions?: readonly SupportedVersion[];
 };
 
-/** One MCP server to run over stdio. */
+/**
+ * One MCP server to run over stdio. Only `name` and `command` are required:
+ * `{ name, command, args }` runs with no extra variables, none inherited
+ * beyond the allowlist, and stderr kept in the tail
+ * ({@linkcode withDefaults} says what each absent field means).
+ */
 export type StdioServerSpec = SpecCommon & {
   /** The executable, never a shell string. */
   command: string;
-  /** Its arguments, one element each. */
-  args: readonly string[];
-  /** Explicit environment pairs, added on top of the allowlist. */
-  env: Readonly<Record<string, string>>;
+  /** Its arguments, one element each; none when absent. */
+  args?: readonly string[];
+  /** Explicit environment pairs, added on top of the allowlist; none when absent. */
+  env?: Readonly<Record<string, string>>;
   /**
    * Names of further variables to copy from the harness's environment when
    * set (proxy variables, for example; they may carry credentials, so they are
-   * passed only when asked for).
+   * passed only when asked for); none when absent.
    */
-  inheritEnv: readonly string[];
+  inheritEnv?: readonly string[];
   /** The child's working directory; the harness's when absent. */
   cwd?: string;
-  /** Where stderr goes besides the tail. */
-  stderr: StderrMode;
+  /** Where stderr goes besides the tail; `"tail"` (the tail only) when absent. */
+  stderr?: StderrMode;
   url?: never;
 };
 
@@ -67,17 +80,59 @@ export type RemoteServerSpec = SpecCommon & {
   url: string;
   /**
    * Headers every request carries, an `Authorization` for example (a
-   * bearer token; OAuth sign-in is not supported).
+   * bearer token; OAuth sign-in is not supported); none when absent.
    */
-  headers: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>>;
   command?: never;
 };
 
 /** One MCP server: run here over stdio, or remote over Streamable HTTP. */
 export type ServerSpec = StdioServerSpec | RemoteServerSpec;
 
-/** Whether a spec names a remote server. */
-export function isRemote(spec: ServerSpec): spec is RemoteServerSpec {
+/** A {@linkcode StdioServerSpec} with every default written out. */
+export type ResolvedStdioSpec = StdioServerSpec & {
+  args: readonly string[];
+  env: Readonly<Record<string, string>>;
+  inheritEnv: readonly string[];
+  stderr: StderrMode;
+};
+
+/** A {@linkcode RemoteServerSpec} with every default written out. */
+export type ResolvedRemoteSpec = RemoteServerSpec & { headers: Readonly<Record<string, string>> };
+
+/**
+ * A {@linkcode ServerSpec} with every default written out: what the catalog
+ * yields, and what a client starts from.
+ */
+export type ResolvedServerSpec = ResolvedStdioSpec | ResolvedRemoteSpec;
+
+/**
+ * Writes out the defaults of a spec's absent fields, the one place they are
+ * stated: `args` and `inheritEnv` empty, `env` and `headers` empty records
+ * (without a prototype, so that a variable may be called `__proto__`), and
+ * `stderr` `"tail"`. Checks nothing: {@linkcode checkSpec} does, and then
+ * calls this.
+ *
+ * @example A minimal spec, resolved
+ * ```ts
+ * import { withDefaults } from "@loom/mcp";
+ * const spec = withDefaults({ name: "memory", command: "deno", args: ["run", "server.ts"] });
+ * console.log(spec); // { name: "memory", command: "deno", args: [...], env: {}, inheritEnv: [], stderr: "tail" }
+ * ```
+ */
+export function withDefaults(spec: ServerSpec): ResolvedServerSpec {
+  if (isRemote(spec)) return { ...spec, headers: spec.headers ?? Object.create(null) };
+  return {
+    ...spec,
+    args: spec.args ?? [],
+    env: spec.env ?? Object.create(null),
+    inheritEnv: spec.inheritEnv ?? [],
+    stderr: spec.stderr ?? "tail",
+  };
+}
+
+/** Whether a spec names a remote server (a resolved spec stays resolved). */
+export function isRemote<T extends ServerSpec>(spec: T): spec is Extract<T, RemoteServerSpec> {
   return typeof spec.url === "string";
 }
 

@@ -20,7 +20,7 @@ const ARROWS: Record<string, readonly string[]> = {
   catalog: ["spec", "codegen", "codec"],
   client: ["worker", "thread", "custody", "spec", "codegen", "codec", "_generated"],
   custody: ["thread", "codec"],
-  runner: ["runner/sandbox", "codegen", "codec", "_generated"],
+  runner: ["runner/sandbox", "spec", "codegen", "codec", "_generated"],
   "runner/sandbox": [],
   worker: ["thread", "spec", "codec"],
   thread: ["spec", "codec"],
@@ -270,4 +270,22 @@ Deno.test("catalog/ never imports client/: the spec vocabulary is its own room",
     .flatMap((source) => source.imports.filter((target) => target.startsWith("client/")))
     .map((target) => target);
   assert.deepEqual(wrong, []);
+});
+
+// The segment rule's forms: a lowercase letter then segment characters, or
+// segment characters with a bounded count.
+const SEGMENT_RULE = /\[a-z\]\[a-z0-9_-\]|\[(?:A-Z)?a-z(?:A-Z)?0-9_-\]\{\d*,\d+\}/;
+
+Deno.test("the module-segment rule is stated once, in codegen/names.ts", async () => {
+  const restated = (await sources())
+    .filter((source) => source.path !== "codegen/names.ts")
+    .filter((source) => SEGMENT_RULE.test(stripComments(source.text)))
+    .map((source) => source.path);
+  assert.deepEqual(restated, [], `the segment rule stated again in: ${restated.join(", ")}`);
+  assert.ok(SEGMENT_RULE.test("/^[A-Za-z0-9_-]{1,128}$/"), "the check misses the old runner rule");
+  assert.ok(
+    SEGMENT_RULE.test("/^[a-z][a-z0-9_-]{0,63}$/"),
+    "the check misses the old catalog rule",
+  );
+  assert.ok(!SEGMENT_RULE.test("/^[A-Za-z0-9_-]+$/"), "a TOML bare key is not a segment rule");
 });

@@ -5,12 +5,12 @@ import {
   isRemote,
   openCatalog,
   readCatalog,
-  type ServerSpec,
-  type StdioServerSpec,
+  type ResolvedServerSpec,
+  type ResolvedStdioSpec,
 } from "../../mod.ts";
 
 /** The specs of a catalog of stdio servers only, as such. */
-function stdio(specs: readonly ServerSpec[]): StdioServerSpec[] {
+function stdio(specs: readonly ResolvedServerSpec[]): ResolvedStdioSpec[] {
   return specs.map((spec) => {
     assert.ok(!isRemote(spec), `${spec.name} is remote`);
     return spec;

@@ -28,7 +28,6 @@ Deno.test("tools prints one line per server-written field, CR LF inside it escap
     }).output();
     const stdout = new TextDecoder().decode(output.stdout);
     assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
-    // deno-lint-ignore no-control-regex
     assert.doesNotMatch(stdout, /\r/);
     const lines = stdout.split("\n");
     // No line starts with the text a server put after a line break.

@@ -1,6 +1,6 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
-import type { StdioServerSpec } from "../../spec/mod.ts";
+import type { ResolvedStdioSpec, StdioServerSpec } from "../../spec/mod.ts";
 import { groupMembers } from "../../custody/process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
@@ -10,7 +10,7 @@ export function fixture(
   name: string,
   file: string,
   extra: Partial<StdioServerSpec> & { flags?: string[] } = {},
-): StdioServerSpec {
+): ResolvedStdioSpec {
   const { flags = [], ...rest } = extra;
   return {
     name,

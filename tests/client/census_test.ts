@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
-import type { StdioServerSpec } from "../../spec/mod.ts";
+import { isRemote, type StdioServerSpec } from "../../spec/mod.ts";
 import { listening } from "../../custody/exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
 
@@ -43,6 +43,23 @@ Deno.test("Census.prepare() publishes every client parked and refuses bad specs"
     }
     assert.throws(() => Census.prepare([{ ...echo("x"), callTimeoutMs: -1 }]), RangeError);
   });
+});
+
+Deno.test("Census.prepare() takes a minimal spec and gives its client the defaults written out", async () => {
+  const census = Census.prepare([{ name: "min", command: "server", args: ["--stdio"] }], {
+    permissions: "inherit",
+  });
+  const spec = census.clients.get("min")?.spec;
+  assert.ok(spec !== undefined && !isRemote(spec) && spec.env !== undefined);
+  assert.deepEqual({ ...spec, env: { ...spec.env } }, {
+    name: "min",
+    command: "server",
+    args: ["--stdio"],
+    env: {},
+    inheritEnv: [],
+    stderr: "tail",
+  });
+  assert.ok((await census.retire()).confirmed);
 });
 
 Deno.test("connectAll() starts servers in parallel; a failed one stays in the census", async () => {

@@ -147,3 +147,22 @@ Deno.test("two retire() at once both confirm the same exit, and nothing survives
   assert.equal(isLive(pid), false);
   assert.deepEqual(survivors(pid), []);
 });
+
+Deno.test("boot() runs a minimal spec { name, command, args } with the documented defaults", async () => {
+  const server = new URL("../fixtures/echo_server.ts", import.meta.url).pathname;
+  const harness = await boot([{
+    name: "echo",
+    command: Deno.execPath(),
+    args: ["run", "--quiet", "--no-lock", server],
+  }]);
+  try {
+    const report = harness.reports.get("echo");
+    assert.equal(report?.state, "ready", JSON.stringify(report));
+    const called = await harness.call("echo", "echo", { text: "minimal" });
+    assert.ok(called.ok, JSON.stringify(called));
+    assert.deepEqual(called.value.content, [{ type: "text", text: "minimal" }]);
+  } finally {
+    const retired = await harness.retire();
+    assert.ok(retired.confirmed, JSON.stringify([...retired.clients]));
+  }
+});

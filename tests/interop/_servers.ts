@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
-import { isRemote, type StdioServerSpec } from "../../spec/mod.ts";
+import { isRemote, type ResolvedStdioSpec } from "../../spec/mod.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
@@ -73,7 +73,10 @@ export async function makeScratch(): Promise<Scratch> {
  * and lockfile `deno run` would otherwise pick up), filesystem gets its
  * allowed folder, memory its file, and every server the run's marker.
  */
-export function localize(specs: readonly StdioServerSpec[], scratch: Scratch): StdioServerSpec[] {
+export function localize(
+  specs: readonly ResolvedStdioSpec[],
+  scratch: Scratch,
+): ResolvedStdioSpec[] {
   return specs.map((spec) => {
     const args = spec.name === "filesystem" ? [...spec.args, scratch.allowed] : [...spec.args];
     const env: Record<string, string> = { ...spec.env, [MARKER_VARIABLE]: scratch.marker };
@@ -89,7 +92,7 @@ export function localize(specs: readonly StdioServerSpec[], scratch: Scratch): S
 }
 
 /** The specs of the TOML catalog, as parsed. */
-export function tomlCatalogSpecs(): StdioServerSpec[] {
+export function tomlCatalogSpecs(): ResolvedStdioSpec[] {
   const parsed = parseCatalog(tomlCatalog(), { file: "official.toml" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
   assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);
@@ -97,7 +100,7 @@ export function tomlCatalogSpecs(): StdioServerSpec[] {
 }
 
 /** The specs of the JSON `mcpServers` catalog, as parsed. */
-export function jsonCatalogSpecs(): StdioServerSpec[] {
+export function jsonCatalogSpecs(): ResolvedStdioSpec[] {
   const parsed = parseMcpServersJson(jsonCatalog(), { file: "official.json" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
   assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);

@@ -15,7 +15,7 @@
  */
 
 import { boot } from "../../harness/harness.ts";
-import type { StdioServerSpec } from "../../spec/mod.ts";
+import type { ResolvedStdioSpec } from "../../spec/mod.ts";
 import {
   localize,
   makeScratch,
@@ -72,7 +72,7 @@ function median(values: number[]): number {
 }
 
 // What a server needed beyond `deno run -A npm:<package>@<version>`.
-function needs(spec: StdioServerSpec): { args: string; env: string } {
+function needs(spec: ResolvedStdioSpec): { args: string; env: string } {
   const extra = spec.args.slice(spec.args.findIndex((arg) => arg.startsWith("npm:")) + 1);
   const args = extra.map((arg) => arg.startsWith("/") ? "(a temporary folder)" : arg);
   const env = Object.keys(spec.env).filter((name) => name !== MARKER_VARIABLE).map((name) =>

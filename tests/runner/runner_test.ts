@@ -507,6 +507,18 @@ Deno.test("runProgram() refuses bad options as caller misuse", async (t) => {
       { modules: new Map([["x", { segment: "../x", source: "" }]]) },
       TypeError,
     ],
+    [
+      "a segment that is not lowercase",
+      { modules: new Map([["x", { segment: "GitHub", source: "" }]]) },
+      TypeError,
+    ],
+    [
+      "a segment past 64 characters",
+      { modules: new Map([["x", { segment: "a".repeat(65), source: "" }]]) },
+      TypeError,
+    ],
+    ["a timeout no timer can keep", { timeoutMs: 2 ** 31 }, RangeError],
+    ["a zero check timeout", { checkTimeoutMs: 0 }, RangeError],
   ];
   for (const [name, options, error] of table) {
     await t.step(name, async () => {

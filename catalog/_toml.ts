@@ -1,15 +1,11 @@
-/**
- * The TOML front end: the `[mcp.<name>]` tables of a TOML file.
- *
- * @module
- */
+// Private to catalog/: the TOML front end, the `[mcp.<name>]` tables of a
+// TOML file.
 
 import { parse as parseToml, TomlError } from "./_toml_parser.ts";
 import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
-import type { CatalogError, CatalogOptions } from "./types.ts";
-import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
+import type { CatalogError } from "./types.ts";
+import { type Collected, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { describe, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
@@ -18,33 +14,11 @@ const TOML_TABLE_HEADER =
   /^\s*\[\s*mcp\s*\.\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*\]/;
 
 /**
- * Reads the `[mcp.<name>]` tables of a TOML document as server specs, in file
- * order. Other top-level keys are ignored (the catalog may live in a larger
- * file); a document without `mcp` lists no servers. Never throws on bad input:
- * the first mistake comes back as a {@linkcode CatalogError}.
- *
- * @example Parse a catalog
- * ```ts
- * import { parseCatalog } from "@loom/mcp";
- * const result = parseCatalog(`
- * [mcp.memory]
- * command = "deno"
- * args = ["run", "-A", "npm:@modelcontextprotocol/server-memory"]
- * `, { file: "harness.toml" });
- * if (result.ok) console.log(result.value[0]?.name); // "memory"
- * else console.log(result.error.message);
- * ```
+ * A TOML document's servers, read in `mode`, and warnings about tables it
+ * does not read. The `[mcp.<name>]` tables are read in file order; other
+ * top-level keys are ignored (the catalog may live in a larger file), and a
+ * document without `mcp` lists no servers.
  */
-export function parseCatalog(
-  text: string,
-  options: CatalogOptions = {},
-): Result<ServerSpec[], CatalogError> {
-  if (typeof text !== "string") throw new TypeError("parseCatalog() expects the TOML text");
-  const read = readToml(text, options.file ?? DEFAULT_FILE, literal(options));
-  return read.ok ? ok(read.value.servers) : read;
-}
-
-/** A TOML document's servers, read in `mode`, and warnings about tables it does not read. */
 export function readToml(
   text: string,
   file: string,

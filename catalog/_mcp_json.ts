@@ -1,16 +1,11 @@
-/**
- * The JSON front end: the `mcpServers` form of `.mcp.json` and Claude
- * Desktop, and VS Code's `servers` form.
- *
- * @module
- */
+// Private to catalog/: the JSON front end, the `mcpServers` form of
+// `.mcp.json` and Claude Desktop, and VS Code's `servers` form.
 
 import { quote } from "../codec/quote.ts";
 import { parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
-import type { CatalogError, CatalogOptions } from "./types.ts";
-import { type Collected, DEFAULT_FILE, literal, type Mode, readServers } from "./_entry.ts";
+import type { CatalogError } from "./types.ts";
+import { type Collected, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { findDuplicateKey } from "./_duplicate_key.ts";
 import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
@@ -19,35 +14,12 @@ const JSON_PREFIX = /^Cannot parse JSON(?: at offset \d+)?: /;
 const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
 
 /**
- * Reads the JSON `mcpServers` form (`.mcp.json`, Claude Desktop) or VS Code's
- * `servers` form as server specs, with the same validation as
- * {@linkcode parseCatalog}. An entry with a `url` (and a `type` of `"http"`
- * or absent) is a remote server reached over Streamable HTTP, with optional
- * `headers`; the older `"sse"` transport, WebSocket and OAuth entries are
- * refused as `unsupported_entry`, as is any other `type` but `"stdio"`.
- * Entries may also use the TOML catalog's keys (`inherit_env`, the timeouts,
- * `stderr`). A repeated key is refused rather than silently dropped.
- *
- * @example Parse an .mcp.json file
- * ```ts
- * import { parseMcpServersJson } from "@loom/mcp";
- * const result = parseMcpServersJson(
- *   '{"mcpServers": {"memory": {"command": "deno", "args": ["run", "-A", "npm:@modelcontextprotocol/server-memory"]}}}',
- *   { file: ".mcp.json" },
- * );
- * if (result.ok) console.log(result.value[0]?.args);
- * ```
+ * A JSON document's servers (`mcpServers` or `servers`), read in `mode`. An
+ * entry with a `url` (and a `type` of `"http"` or absent) is a remote server
+ * reached over Streamable HTTP; entries may also use the TOML catalog's keys
+ * (`inherit_env`, the timeouts, `stderr`). A repeated key is refused rather
+ * than silently dropped.
  */
-export function parseMcpServersJson(
-  text: string,
-  options: CatalogOptions = {},
-): Result<ServerSpec[], CatalogError> {
-  if (typeof text !== "string") throw new TypeError("parseMcpServersJson() expects the JSON text");
-  const read = readMcpJson(text, options.file ?? DEFAULT_FILE, literal(options));
-  return read.ok ? ok(read.value.servers) : read;
-}
-
-/** A JSON document's servers (`mcpServers` or `servers`), read in `mode`. */
 export function readMcpJson(
   text: string,
   file: string,

@@ -1,0 +1,165 @@
+// The two doors to the catalog, readCatalog for a text and openCatalog for a
+// file, and their options. The deprecated doors keep their own tests
+// (catalog_test.ts, remote_test.ts), unchanged.
+
+import assert from "node:assert/strict";
+import {
+  type Catalog,
+  type CatalogError,
+  isRemote,
+  loadCatalog,
+  openCatalog,
+  readCatalog,
+} from "../../mod.ts";
+import type { Result } from "../../codec/result.ts";
+
+const TOML = '[mcp.memory]\ncommand = "deno"\nargs = ["run", "server.ts"]\n';
+const JSON_TEXT = '{"mcpServers": {"memory": {"command": "deno", "args": ["run", "server.ts"]}}}';
+const JSON_FILE = { file: ".mcp.json" };
+// One good entry, one malformed (a shell string for a command).
+const MIXED = '[mcp.good]\ncommand = "x"\n[mcp.bad]\ncommand = "npx -y server"\n';
+
+function catalog(result: Result<Catalog, CatalogError>): Catalog {
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  return result.value;
+}
+
+function names(result: Result<Catalog, CatalogError>): string[] {
+  return catalog(result).servers.map((spec) => spec.name);
+}
+
+Deno.test("readCatalog() reads the syntax format names, or the one the file name implies", async (t) => {
+  await t.step("JSON by format, whatever the file name", () => {
+    const read = catalog(readCatalog(JSON_TEXT, { file: "servers.conf", format: "json" }));
+    assert.equal(read.format, "json");
+    assert.deepEqual(read.servers.map((spec) => spec.name), ["memory"]);
+  });
+  await t.step("TOML by format, even for a .json name", () => {
+    const read = catalog(readCatalog(TOML, { file: "odd.json", format: "toml" }));
+    assert.equal(read.format, "toml");
+    assert.deepEqual(read.servers.map((spec) => spec.name), ["memory"]);
+  });
+  await t.step("inferred: JSON for .json in any case, TOML otherwise", () => {
+    assert.equal(catalog(readCatalog(JSON_TEXT, { file: "A.JSON" })).format, "json");
+    assert.equal(catalog(readCatalog(TOML, { file: "loom.toml" })).format, "toml");
+    assert.equal(catalog(readCatalog(TOML)).format, "toml");
+  });
+  await t.step("the wrong format is a syntax error of that format", () => {
+    const read = readCatalog(TOML, { file: "c", format: "json" });
+    assert.ok(!read.ok);
+    assert.equal(read.error.kind, "invalid_json");
+  });
+  await t.step("a format that is neither is caller misuse", () => {
+    assert.throws(
+      () => readCatalog(TOML, { format: "yaml" as unknown as "toml" }),
+      TypeError,
+    );
+  });
+});
+
+Deno.test("readCatalog() skips a malformed entry alone, and strict refuses the catalog with its error", () => {
+  const lenient = catalog(readCatalog(MIXED, { file: "loom.toml" }));
+  assert.deepEqual(lenient.servers.map((spec) => spec.name), ["good"]);
+  const [skipped] = lenient.skipped;
+  assert.equal(skipped?.reason, "invalid");
+  const strict = readCatalog(MIXED, { file: "loom.toml", strict: true });
+  assert.ok(!strict.ok);
+  assert.deepEqual(strict.error, skipped?.error);
+  assert.equal(strict.error.table, "mcp.bad");
+  assert.equal(strict.error.key, "command");
+});
+
+Deno.test("readCatalog() with literal takes every entry as written for this library alone", async (t) => {
+  await t.step("a disabled entry is a mistake, not skipped", () => {
+    const text = '{"mcpServers": {"a": {"command": "x", "disabled": true}}}';
+    assert.deepEqual(catalog(readCatalog(text, JSON_FILE)).skipped.map((entry) => entry.reason), [
+      "disabled",
+    ]);
+    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
+    assert.ok(!literal.ok);
+    assert.equal(literal.error.key, "disabled");
+    assert.match(literal.error.message, /unknown key/);
+  });
+  await t.step("a remote entry that cannot be served is refused, not skipped", () => {
+    const text = '{"mcpServers": {"a": {"type": "sse", "url": "https://a.example/sse"}}}';
+    assert.deepEqual(catalog(readCatalog(text, JSON_FILE)).skipped.map((entry) => entry.reason), [
+      "remote",
+    ]);
+    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
+    assert.ok(!literal.ok);
+    assert.equal(literal.error.kind, "unsupported_entry");
+  });
+  await t.step("a JSON name that is not a server name is refused, not renamed", () => {
+    const text = '{"mcpServers": {"GitHub": {"command": "x"}}}';
+    assert.deepEqual(names(readCatalog(text, JSON_FILE)), ["github"]);
+    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
+    assert.ok(!literal.ok);
+    assert.equal(literal.error.kind, "invalid_name");
+  });
+  await t.step("a TOML variable outside a remote entry stays as written", () => {
+    const text = '[mcp.a]\ncommand = "x"\nargs = ["${HOME}/data"]\n';
+    const env = { HOME: "/home/me" };
+    const expanded = catalog(readCatalog(text, { env }));
+    const literal = catalog(readCatalog(text, { env, literal: true }));
+    const argsOf = (value: Catalog) => value.servers.map((spec) => isRemote(spec) ? [] : spec.args);
+    assert.deepEqual(argsOf(expanded), [["/home/me/data"]]);
+    assert.deepEqual(argsOf(literal), [["${HOME}/data"]]);
+  });
+});
+
+Deno.test("openCatalog() reads a file with the options of a text: strict and format", async (t) => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-doors-" }));
+  try {
+    await t.step("format: a JSON file whatever its name", async () => {
+      await Deno.writeTextFile(`${dir}/servers.conf`, JSON_TEXT);
+      const opened = catalog(await openCatalog(`${dir}/servers.conf`, { format: "json" }));
+      assert.equal(opened.format, "json");
+      assert.deepEqual(opened.servers.map((spec) => spec.name), ["memory"]);
+      const guessed = await openCatalog(`${dir}/servers.conf`);
+      assert.ok(!guessed.ok);
+      assert.equal(guessed.error.kind, "invalid_toml");
+    });
+    await t.step("strict: the first malformed entry refuses the file", async () => {
+      await Deno.writeTextFile(`${dir}/loom.toml`, MIXED);
+      assert.deepEqual(names(await openCatalog(`${dir}/loom.toml`)), ["good"]);
+      const strict = await openCatalog(`${dir}/loom.toml`, { strict: true });
+      assert.ok(!strict.ok);
+      assert.equal(strict.error.file, `${dir}/loom.toml`);
+      assert.equal(strict.error.table, "mcp.bad");
+    });
+    await t.step("workspaceFolder: the folder a relative cwd, or none, means", async () => {
+      await Deno.writeTextFile(
+        `${dir}/loom.toml`,
+        '[mcp.a]\ncommand = "x"\n[mcp.b]\ncommand = "x"\ncwd = "sub"\n',
+      );
+      const opened = catalog(await openCatalog(`${dir}/loom.toml`, { workspaceFolder: "/srv" }));
+      assert.deepEqual(
+        opened.servers.map((spec) => isRemote(spec) ? undefined : spec.cwd),
+        ["/srv", "/srv/sub"],
+      );
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("loadCatalog() runs a server in the file's own folder, even one kept in .vscode/", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-doors-" }));
+  try {
+    await Deno.mkdir(`${dir}/.vscode`);
+    const file = `${dir}/.vscode/mcp.json`;
+    await Deno.writeTextFile(file, '{"servers": {"a": {"command": "x", "cwd": "sub"}}}');
+    const loaded = await loadCatalog(file);
+    assert.ok(loaded.ok, loaded.ok ? "" : loaded.error.message);
+    assert.deepEqual(loaded.value.map((spec) => isRemote(spec) ? undefined : spec.cwd), [
+      `${dir}/.vscode/sub`,
+    ]);
+    // Read as other tools' files are, the project is the parent of .vscode/.
+    const project = catalog(await openCatalog(file));
+    assert.deepEqual(project.servers.map((spec) => isRemote(spec) ? undefined : spec.cwd), [
+      `${dir}/sub`,
+    ]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

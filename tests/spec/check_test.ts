@@ -1,0 +1,382 @@
+import assert from "node:assert/strict";
+import { checkSpec, isTimeoutMs, TIMEOUT_RULE } from "../../spec/check.ts";
+import { MAX_TIMEOUT_MS } from "../../spec/limits.ts";
+import { withDefaults } from "../../spec/server_spec.ts";
+import { Census } from "../../client/census.ts";
+import { readCatalog } from "../../catalog/read.ts";
+import { describe } from "../../catalog/_text.ts";
+import type { ServerSpec } from "../../spec/mod.ts";
+import { boot } from "../../harness/harness.ts";
+import { runProgram } from "../../runner/runner.ts";
+
+/**
+ * One rule: a bad spec as a harness writes it, the same server as a catalog
+ * writes it, and where each refuses it. `same` marks a rule the catalog says
+ * in the spec's own words; elsewhere the catalog's reader refuses the value
+ * first, in words of its own that say what to write in the file.
+ */
+type Rule = {
+  name: string;
+  spec: Record<string, unknown>;
+  toml: string;
+  key: string;
+  catalogKey: string | undefined;
+  error: typeof TypeError | typeof RangeError;
+  same: boolean;
+};
+
+const STDIO = { name: "x", command: "x" };
+const REMOTE = { name: "x", url: "https://a.example/mcp" };
+
+function stdio(field: Record<string, unknown>, line: string) {
+  return { spec: { ...STDIO, ...field }, toml: `[mcp.x]\ncommand = "x"\n${line}\n` };
+}
+
+function remote(field: Record<string, unknown>, line: string) {
+  return {
+    spec: { ...REMOTE, ...field },
+    toml: `[mcp.x]\nurl = "https://a.example/mcp"\n${line}\n`,
+  };
+}
+
+const RULES: Rule[] = [
+  {
+    name: "a name that is not a module segment",
+    spec: { ...STDIO, name: "GitHub" },
+    toml: '[mcp.GitHub]\ncommand = "x"\n',
+    key: "name",
+    catalogKey: undefined,
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "a device name",
+    spec: { ...STDIO, name: "con" },
+    toml: '[mcp.con]\ncommand = "x"\n',
+    key: "name",
+    catalogKey: undefined,
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "an empty command",
+    spec: { ...STDIO, command: "" },
+    toml: '[mcp.x]\ncommand = ""\n',
+    key: "command",
+    catalogKey: "command",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "a command holding NUL",
+    ...stdio({ command: "a\0b" }, ""),
+    toml: '[mcp.x]\ncommand = "a\\u0000b"\n',
+    key: "command",
+    catalogKey: "command",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "args that are not an array",
+    ...stdio({ args: "--stdio" }, 'args = "--stdio"'),
+    key: "args",
+    catalogKey: "args",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "an argument holding NUL",
+    ...stdio({ args: ["a\0"] }, 'args = ["a\\u0000"]'),
+    key: "args",
+    catalogKey: "args",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "an env value holding NUL",
+    ...stdio({ env: { A: "x\0" } }, 'env = { A = "x\\u0000" }'),
+    key: "env",
+    catalogKey: "env",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "an env name holding '='",
+    ...stdio({ env: { "A=B": "1" } }, 'env = { "A=B" = "1" }'),
+    key: "env",
+    catalogKey: "env",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "an inherited name holding '='",
+    ...stdio({ inheritEnv: ["A=B"] }, 'inherit_env = ["A=B"]'),
+    key: "inheritEnv",
+    catalogKey: "inherit_env",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "an empty cwd",
+    ...stdio({ cwd: "" }, 'cwd = ""'),
+    key: "cwd",
+    catalogKey: "cwd",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "a cwd holding NUL",
+    ...stdio({ cwd: "/a\0" }, 'cwd = "/a\\u0000"'),
+    key: "cwd",
+    catalogKey: "cwd",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "an unknown stderr mode",
+    ...stdio({ stderr: "merge" }, 'stderr = "merge"'),
+    key: "stderr",
+    catalogKey: "stderr",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "a url that is not one",
+    ...remote({ url: "mcp server" }, ""),
+    toml: '[mcp.x]\nurl = "mcp server"\n',
+    key: "url",
+    catalogKey: "url",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "a url that is not http or https",
+    ...remote({ url: "ftp://a.example/mcp" }, ""),
+    toml: '[mcp.x]\nurl = "ftp://a.example/mcp"\n',
+    key: "url",
+    catalogKey: "url",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "a header HTTP cannot carry",
+    ...remote({ headers: { "Bad Name": "x" } }, 'headers = { "Bad Name" = "x" }'),
+    key: "headers",
+    catalogKey: "headers",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "an unknown era",
+    ...stdio({ era: "future" }, 'era = "future"'),
+    key: "era",
+    catalogKey: "era",
+    error: TypeError,
+    same: true,
+  },
+  {
+    name: "a version this client does not speak",
+    ...stdio({ versions: ["2099-01-01"] }, 'versions = ["2099-01-01"]'),
+    key: "versions",
+    catalogKey: "versions",
+    error: RangeError,
+    same: true,
+  },
+  {
+    name: "no version at all",
+    ...stdio({ versions: [] }, "versions = []"),
+    key: "versions",
+    catalogKey: "versions",
+    error: RangeError,
+    same: true,
+  },
+  {
+    name: "a pinned era with none of its versions",
+    ...stdio(
+      { era: "modern", versions: ["2025-11-25"] },
+      'era = "modern"\nversions = ["2025-11-25"]',
+    ),
+    key: "versions",
+    catalogKey: "versions",
+    error: RangeError,
+    same: true,
+  },
+  {
+    name: "a zero timeout",
+    ...stdio({ connectTimeoutMs: 0 }, "connect_timeout_ms = 0"),
+    key: "connectTimeoutMs",
+    catalogKey: "connect_timeout_ms",
+    error: RangeError,
+    same: false,
+  },
+  {
+    name: "a timeout no timer can keep",
+    ...stdio({ callTimeoutMs: MAX_TIMEOUT_MS + 1 }, `call_timeout_ms = ${MAX_TIMEOUT_MS + 1}`),
+    key: "callTimeoutMs",
+    catalogKey: "call_timeout_ms",
+    error: RangeError,
+    same: false,
+  },
+];
+
+Deno.test("each rule of a spec refuses the spec in the census and in the catalog, at the same key", async (t) => {
+  for (const rule of RULES) {
+    await t.step(rule.name, () => {
+      const checked = checkSpec(rule.spec);
+      assert.ok(!checked.ok, `checkSpec accepted ${rule.name}`);
+      assert.equal(checked.error.key, rule.key);
+      const server = rule.key === "name" ? "server 0" : 'server "x"';
+      assert.throws(
+        () => Census.prepare([rule.spec as ServerSpec], { permissions: "inherit" }),
+        (error: Error) =>
+          error instanceof rule.error &&
+          error.message ===
+            `Cannot prepare ${server}: key "${rule.key}": ${checked.error.message}`,
+      );
+      const read = readCatalog(rule.toml, { file: "loom.toml", strict: true });
+      assert.ok(!read.ok, `the catalog accepted ${rule.name}`);
+      assert.equal(read.error.table, rule.key === "name" ? `mcp.${rule.spec["name"]}` : "mcp.x");
+      assert.equal(read.error.key, rule.catalogKey);
+      if (rule.same) {
+        // The catalog's message is the spec's problem, said in the file's words.
+        const inToml = checkSpec(rule.spec, { describe: (value) => describe(value, "toml") });
+        assert.ok(!inToml.ok);
+        assert.equal(
+          read.error.message,
+          `loom.toml: [mcp.x] key "${rule.catalogKey}": ${inToml.error.message}`,
+        );
+      }
+    });
+  }
+});
+
+Deno.test("checkSpec() writes out the documented defaults of a minimal spec", () => {
+  const stdio = checkSpec({ name: "memory", command: "deno", args: ["run", "server.ts"] });
+  assert.ok(stdio.ok);
+  assert.deepEqual({ ...stdio.value, env: { ...(stdio.value as { env: object }).env } }, {
+    name: "memory",
+    command: "deno",
+    args: ["run", "server.ts"],
+    env: {},
+    inheritEnv: [],
+    stderr: "tail",
+  });
+  const bare = checkSpec({ name: "memory", command: "deno" });
+  assert.ok(bare.ok && "args" in bare.value);
+  assert.deepEqual(bare.value.args, []);
+  const remote = checkSpec({ name: "linear", url: "https://mcp.linear.app/mcp" });
+  assert.ok(remote.ok && "headers" in remote.value);
+  assert.deepEqual(Object.entries(remote.value.headers), []);
+});
+
+Deno.test("withDefaults() keeps what a spec says and gives records without a prototype", () => {
+  const written = withDefaults({
+    name: "a",
+    command: "x",
+    args: ["1"],
+    env: { A: "1" },
+    inheritEnv: ["HOME"],
+    stderr: "forward",
+    cwd: "/srv",
+  });
+  assert.deepEqual(written, {
+    name: "a",
+    command: "x",
+    args: ["1"],
+    env: { A: "1" },
+    inheritEnv: ["HOME"],
+    stderr: "forward",
+    cwd: "/srv",
+  });
+  const bare = withDefaults({ name: "a", command: "x" });
+  assert.ok("env" in bare);
+  assert.equal(Object.getPrototypeOf(bare.env), null);
+});
+
+Deno.test("checkSpec() refuses what is not a spec object, naming no key", async (t) => {
+  for (const value of [null, 7, "x", ["x"]]) {
+    await t.step(JSON.stringify(value), () => {
+      const checked = checkSpec(value);
+      assert.ok(!checked.ok);
+      assert.equal(checked.error.key, undefined);
+      assert.equal(checked.error.kind, "wrong_type");
+      assert.throws(() => Census.prepare([value as unknown as ServerSpec]), TypeError);
+    });
+  }
+});
+
+Deno.test("isTimeoutMs() is the timeout rule: above zero, at most what a timer can wait", async (t) => {
+  const table: [unknown, boolean][] = [
+    [1, true],
+    [0.5, true],
+    [MAX_TIMEOUT_MS, true],
+    [MAX_TIMEOUT_MS + 1, false],
+    [0, false],
+    [-1, false],
+    [NaN, false],
+    [Infinity, false],
+    ["5000", false],
+    [5000n, false],
+    [undefined, false],
+  ];
+  for (const [value, valid] of table) {
+    await t.step(String(value), () => assert.equal(isTimeoutMs(value), valid));
+  }
+  assert.equal(TIMEOUT_RULE, "a positive number of milliseconds, at most 2147483647");
+});
+
+Deno.test("every deadline a caller gives follows the one timeout rule", async (t) => {
+  const spec = { name: "x", command: "/nonexistent/never" };
+  const callers: [string, (timeoutMs: number) => Promise<unknown>][] = [
+    [
+      "a spec's connectTimeoutMs",
+      (ms) => Promise.resolve().then(() => Census.prepare([{ ...spec, connectTimeoutMs: ms }])),
+    ],
+    [
+      "a census's retirementTimeoutMs",
+      (ms) => Promise.resolve().then(() => Census.prepare([spec], { retirementTimeoutMs: ms })),
+    ],
+    ["a call's timeoutMs", async (ms) => {
+      const census = Census.prepare([spec]);
+      try {
+        return census.clients.get("x")?.callTool("t", {}, { timeoutMs: ms });
+      } finally {
+        await census.retire();
+      }
+    }],
+    ["a boot's listTimeoutMs", (ms) => boot([], { listTimeoutMs: ms })],
+    [
+      "a run's timeoutMs",
+      (ms) =>
+        runProgram("export default 1;", {
+          modules: new Map(),
+          call: () => {
+            throw new Error("no call");
+          },
+          timeoutMs: ms,
+        }),
+    ],
+    [
+      "a run's checkTimeoutMs",
+      (ms) =>
+        runProgram("export default 1;", {
+          modules: new Map(),
+          call: () => {
+            throw new Error("no call");
+          },
+          checkTimeoutMs: ms,
+        }),
+    ],
+  ];
+  for (const [name, use] of callers) {
+    await t.step(name, async () => {
+      for (const ms of [0, -1, NaN, MAX_TIMEOUT_MS + 1]) {
+        await assert.rejects(
+          use(ms),
+          (error: Error) => error instanceof RangeError && error.message.includes(TIMEOUT_RULE),
+          `${name} took ${ms}`,
+        );
+      }
+    });
+  }
+});
