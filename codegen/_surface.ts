@@ -4,11 +4,15 @@
  * does` form, one `type Name = ...` line per type alias the signatures name,
  * and the comment line naming the tools left out.
  *
+ * Server text here sits in `//` line comments, which nothing but a line break
+ * ends, so it reads as the server wrote it but for what {@linkcode sanitizeLine}
+ * takes out.
+ *
  * @module
  */
 
 import type { ToolDescriptor } from "../codec/protocol.ts";
-import { MAX_SURFACE_DESCRIPTION_CHARS, sanitize, truncate } from "./text.ts";
+import { MAX_SURFACE_DESCRIPTION_CHARS, sanitizeLine, truncate } from "./text.ts";
 import type { AliasTable } from "./_aliases.ts";
 import { renderMembers, renderType } from "./_types.ts";
 import { type Entry, namesAt, type Omission, omissionLine } from "./_module.ts";
@@ -50,7 +54,7 @@ export function renderSurface(
 
 function summaryOf(tool: ToolDescriptor): string {
   return truncate(
-    sanitize(tool.description ?? tool.title ?? ""),
+    sanitizeLine(tool.description ?? tool.title ?? ""),
     MAX_SURFACE_DESCRIPTION_CHARS,
   );
 }

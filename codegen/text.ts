@@ -47,6 +47,25 @@ export function sanitize(text: string): string {
 }
 
 /**
+ * Makes server text inert for a `//` line comment, which only a line break
+ * ends: every control, line and paragraph separator, direction-changing,
+ * zero-width and Tags-block code point goes and whitespace runs become one
+ * space, as in {@linkcode sanitize}, but the rest stays as the server wrote
+ * it (`*\/` cannot close a line comment). Only a leading `@` becomes `＠`,
+ * since `// @ts-nocheck` at the start of a comment is a compiler directive.
+ *
+ * @example Keep a glob as written
+ * ```ts
+ * import { sanitizeLine } from "@loom/mcp/codegen";
+ * console.log(sanitizeLine("Use '**\/*.ext'\u202e for all files")); // "Use '**\/*.ext' for all files"
+ * ```
+ */
+export function sanitizeLine(text: string): string {
+  const flat = text.replace(SPACES, " ").replace(INERT, "").replace(SPACES, " ").trim();
+  return flat.startsWith("@") ? `＠${flat.slice(1)}` : flat;
+}
+
+/**
  * Cuts text to at most `max` characters (code points), marking a cut with
  * {@linkcode ELLIPSIS}; the mark counts toward `max`.
  *

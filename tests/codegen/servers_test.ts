@@ -111,6 +111,18 @@ Deno.test("every real server's module type-checks against cap.ts", async () => {
   assert.equal(await checkModules(GENERATED), "");
 });
 
+Deno.test("the surface shows server text as written where a line comment allows it", () => {
+  const filesystem = REAL.find(({ name }) => name.includes("server-filesystem"));
+  assert.ok(filesystem !== undefined);
+  const result = generate("filesystem", filesystem.tools);
+  assert.ok(result.ok);
+  assert.ok(result.value.surface.includes("'**/*.ext' to match files in all subdirectories"));
+  assert.ok(!result.value.surface.includes("'** /*.ext'"));
+  // A doc comment still cannot be closed by server text.
+  assert.ok(result.value.source.includes("'** /*.ext'"));
+  assert.ok(!result.value.source.includes("'**/*.ext'"));
+});
+
 const GOLDEN = new URL("./golden/", import.meta.url);
 const UPDATE = Deno.env.get("UPDATE_GOLDEN") === "1";
 
