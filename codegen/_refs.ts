@@ -50,32 +50,22 @@ function findAnchor(root: JsonValue, anchor: string): JsonValue | undefined {
   return undefined;
 }
 
-const NOT_A_NAME = new Set([
-  "$defs",
-  "definitions",
-  "properties",
-  "patternProperties",
-  "additionalProperties",
-  "items",
-  "prefixItems",
-  "additionalItems",
-  "anyOf",
-  "oneOf",
-  "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-]);
+// Keywords whose next segment is a name the schema's author chose.
+const NAMING = new Set(["$defs", "definitions", "properties", "patternProperties"]);
 
-/** The name a definition suggests for its alias: its last segment that is not a keyword. */
+/**
+ * The name a definition suggests for its alias: the last name its pointer
+ * passes (`Note` of `#/$defs/Note`, `tags` of `#/properties/tags/items`), or
+ * an anchor's name; "" when it passes none (the root, `#/items/0`).
+ */
 export function nameHint(pointer: string): string {
-  const segments = pointer.startsWith("#/") ? pointer.slice(2).split("/").map(decodeSegment) : [];
-  for (let i = segments.length - 1; i >= 0; i--) {
-    const segment = segments[i] as string;
-    if (!NOT_A_NAME.has(segment) && !/^[0-9]+$/.test(segment)) return segment;
+  if (!pointer.startsWith("#/")) return pointer === "#" ? "" : decodeSegment(pointer.slice(1));
+  const segments = pointer.slice(2).split("/").map(decodeSegment);
+  let name = "";
+  for (let i = 0; i + 1 < segments.length; i++) {
+    if (NAMING.has(segments[i] as string)) name = segments[++i] as string;
   }
-  return pointer.startsWith("#/") || pointer === "#" ? "" : pointer.slice(1);
+  return name;
 }
 
 // The refs a type names with no object, array or tuple in between: what a
