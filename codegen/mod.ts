@@ -28,3 +28,4 @@ export * from "./schema.ts";
 export * from "./names.ts";
 export * from "./text.ts";
 export * from "./backstop.ts";
+export * from "./validate.ts";
