@@ -161,7 +161,11 @@ export function intersection(members: readonly ParamType[]): ParamType {
   const flat = members.flatMap((member) =>
     member.kind === "intersection" ? member.members : [member]
   );
-  const typed = flat.filter((member) => member.kind !== "structured");
+  // Beside an object type, "any object" says nothing more.
+  const shaped = flat.some((member) => member.kind === "object" || member.kind === "map");
+  const typed = flat.filter((member) =>
+    member.kind !== "structured" && !(shaped && member.kind === "any_object")
+  );
   if (typed.length === 0) return flat[0] ?? structured("its schema names no type");
   if (typed.length === 1) return typed[0] as ParamType;
   const common = typed.map(families).reduce((a, b) => new Set([...a].filter((f) => b.has(f))));

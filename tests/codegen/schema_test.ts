@@ -76,6 +76,9 @@ Deno.test("plan() types the typed subset", async (t) => {
       ],
     }],
     ["anyOf beside a type", { type: "string", anyOf: [{ minLength: 1 }] }, { kind: "string" }],
+    ["allOf of any object and a shape", {
+      allOf: [{ type: "object" }, { properties: { a: { type: "string" } } }],
+    }, { kind: "object", properties: [{ name: "a", type: { kind: "string" }, required: false }] }],
     ["patternProperties", { type: "object", patternProperties: { "^x-": { type: "number" } } }, {
       kind: "map",
       values: { kind: "number" },
