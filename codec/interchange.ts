@@ -38,7 +38,17 @@ class Refusal {
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
-function step(path: string, key: string): string {
+/**
+ * The path of property `key` of the value at `path`, as every JSON path of
+ * the library reads: `.key` for an identifier, `["key"]` for anything else.
+ *
+ * @example Step into two properties
+ * ```ts
+ * import { pathStep } from "@loom/mcp/codec";
+ * console.log(pathStep(pathStep("$", "a"), "b c")); // $.a["b c"]
+ * ```
+ */
+export function pathStep(path: string, key: string): string {
   return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
@@ -126,7 +136,7 @@ function convert(value: unknown, path: string, depth: number, seen: Set<object>)
     const out: JsonObject = Object.create(null);
     const record = object as Record<string, unknown>;
     for (const key of read(path, () => Object.keys(record))) {
-      const at = step(path, key);
+      const at = pathStep(path, key);
       const item = read(at, () => record[key]);
       if (item === undefined) continue;
       out[key] = convert(item, at, depth + 1, seen);

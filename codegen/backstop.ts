@@ -2,7 +2,9 @@
  * The backstop: a re-lex of rendered source proving that the sanitizers held.
  * Outside comments and string literals only the generator's own alphabet may
  * appear: its fixed vocabulary, the identifiers it minted, numeric literals,
- * a fixed set of punctuation, spaces and newlines. No backtick, no `@`, no
+ * a fixed set of punctuation (with `&` of intersections and the `...` of a
+ * tuple's rest), the `=` of `type Name =` and nowhere else, spaces and
+ * newlines. No backtick, no `@`, no
  * `\`, no `'`, no `$`, no code point outside ASCII. String literals must be
  * double-quoted, closed on their line, and printable ASCII inside.
  *
@@ -37,8 +39,25 @@ export const GENERATOR_WORDS: ReadonlySet<string> = new Set([
   "false",
 ]);
 
-const PUNCTUATION = new Set(["{", "}", "(", ")", "[", "]", ";", ":", ",", "<", ">", "?", "|", "-"]);
+const PUNCTUATION = new Set([
+  "{",
+  "}",
+  "(",
+  ")",
+  "[",
+  "]",
+  ";",
+  ":",
+  ",",
+  "<",
+  ">",
+  "?",
+  "|",
+  "&",
+  "-",
+]);
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/y;
+const WORD_ONLY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const NUMBER = /(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?n?/y;
 
 /** Where and why rendered source broke the generator's alphabet. */
@@ -63,6 +82,13 @@ function isLineEnd(unit: number): boolean {
  */
 export function backstop(source: string, minted: ReadonlySet<string>): Result<void, Breach> {
   let at = 0;
+  // The two tokens before this one, for the `=` of a type alias.
+  let last = "";
+  let beforeLast = "";
+  const token = (text: string) => {
+    beforeLast = last;
+    last = text;
+  };
   const breach = (offset: number, what: string) => {
     const shown = JSON.stringify(source.slice(offset, offset + 24));
     return err({ offset, message: `${what} at offset ${offset}: ${shown}` });
@@ -93,6 +119,7 @@ export function backstop(source: string, minted: ReadonlySet<string>): Result<vo
         at++;
       }
       at++;
+      token('"');
     } else if (unit >= 0x30 && unit <= 0x39) {
       NUMBER.lastIndex = at;
       const match = NUMBER.exec(source);
@@ -101,6 +128,7 @@ export function backstop(source: string, minted: ReadonlySet<string>): Result<vo
         return breach(at, "Malformed number");
       }
       at = next;
+      token("0");
     } else if (/[A-Za-z_]/.test(char)) {
       WORD.lastIndex = at;
       const word = (WORD.exec(source) as RegExpExecArray)[0];
@@ -108,8 +136,17 @@ export function backstop(source: string, minted: ReadonlySet<string>): Result<vo
         return breach(at, "Word not minted by the generator");
       }
       at += word.length;
+      token(word);
     } else if (PUNCTUATION.has(char)) {
       at++;
+      token(char);
+    } else if (char === "=" && beforeLast === "type" && WORD_ONLY.test(last)) {
+      at++;
+      token(char);
+    } else if (source.startsWith("...", at) && source.charAt(at + 3) !== ".") {
+      // A tuple's rest element; a lone `.` (member access) is no token of the generator's.
+      at += 3;
+      token("...");
     } else {
       return breach(at, "Character outside the generator's alphabet");
     }

@@ -16,8 +16,16 @@ import type { ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { backstop } from "./backstop.ts";
 import { moduleSegment, nameTools, sha256Hex } from "./names.ts";
-import { plan } from "./schema.ts";
-import { type Entry, type Omission, renderModule, type ResultPlan } from "./_module.ts";
+import { type OutputPlan, plan, planOutput } from "./schema.ts";
+import { type AliasTable, nameAliases } from "./_aliases.ts";
+import {
+  type Entry,
+  joinModule,
+  type ModuleParts,
+  type Omission,
+  plannedTypes,
+  renderModule,
+} from "./_module.ts";
 import { renderSurface } from "./_surface.ts";
 
 /** The most tools one server may list; past it the server is refused. */
@@ -25,6 +33,13 @@ export const MAX_TOOLS = 256;
 
 /** The largest surface of one server, in UTF-8 bytes after truncation. */
 export const MAX_SURFACE_BYTES = 64 * 1024;
+
+/**
+ * The largest module source of one server, in UTF-8 bytes. Past it, the tools
+ * with the largest signatures take any JSON object and return `JsonValue`
+ * until the module fits.
+ */
+export const MAX_MODULE_BYTES = 512 * 1024;
 
 /** The specifier generated modules import by default. */
 export const DEFAULT_CAP_SPECIFIER = "@loom/mcp/cap";
@@ -57,6 +72,8 @@ export type Generated = {
   surface: string;
   /** Each exported identifier mapped to the wire name of its tool, in module order. */
   manifest: ReadonlyMap<string, string>;
+  /** Each exported type alias, in module order, mapped to the name its schema gave it ("" for a root). */
+  types: ReadonlyMap<string, string>;
   /** The wire name of each listed tool left out of the module and the surface, with why. */
   omitted: ReadonlyMap<string, OmissionReason>;
 };
@@ -150,8 +167,9 @@ export function generate(
     name,
     reason: OMISSION_REASONS[reason],
   }));
-  const source = renderModule(server, entries, omissions, capSpecifier);
-  const minted = new Set(entries.map((entry) => entry.identifier));
+  const functions = new Set(entries.map((entry) => entry.identifier));
+  const { table, source } = fitModule(server, entries, omissions, capSpecifier, functions, digest);
+  const minted = new Set([...functions, ...table.aliases.map((alias) => alias.identifier)]);
   const checked = backstop(source, minted);
   if (!checked.ok) {
     return err({
@@ -160,8 +178,8 @@ export function generate(
       message: `${where}: the generated source failed the backstop: ${checked.error.message}`,
     });
   }
-  const surface = renderSurface(server, entries, omissions);
-  const bytes = new TextEncoder().encode(surface).length;
+  const surface = renderSurface(server, entries, omissions, table);
+  const bytes = utf8Bytes(surface);
   if (bytes > MAX_SURFACE_BYTES) {
     return err({
       kind: "surface_too_large",
@@ -178,8 +196,61 @@ export function generate(
     source,
     surface,
     manifest,
+    types: new Map(
+      table.aliases.map((alias) => [alias.identifier, alias.definition.name] as const).sort((
+        a,
+        b,
+      ) => a[0] < b[0] ? -1 : 1),
+    ),
     omitted,
   });
+}
+
+function utf8Bytes(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+const TOO_LARGE = `its types would take the module past ${MAX_MODULE_BYTES} bytes`;
+
+// Renders the module; while it is past MAX_MODULE_BYTES, the typed tools with
+// the largest functions take the whole value instead, largest first. Every
+// round demotes at least one tool, so it ends.
+function fitModule(
+  server: string,
+  entries: Entry[],
+  omissions: readonly Omission[],
+  capSpecifier: string,
+  functions: ReadonlySet<string>,
+  digest: (s: string) => string,
+): { table: AliasTable; source: string } {
+  for (;;) {
+    const table = nameAliases(plannedTypes(entries), functions, digest);
+    const parts: ModuleParts = renderModule(server, entries, omissions, capSpecifier, table);
+    const source = joinModule(parts);
+    let excess = utf8Bytes(source) - MAX_MODULE_BYTES;
+    if (excess <= 0) return { table, source };
+    const typed = entries
+      .map((_, i) => ({ i, bytes: utf8Bytes(parts.functions[i] ?? "") }))
+      .filter(({ i }) => isTyped(entries[i] as Entry))
+      .sort((a, b) => b.bytes - a.bytes || a.i - b.i);
+    if (typed.length === 0) return { table, source };
+    for (const { i, bytes } of typed) {
+      const entry = entries[i] as Entry;
+      entries[i] = {
+        ...entry,
+        plan: { kind: "whole_value", reason: TOO_LARGE },
+        result: entry.result.kind === "none"
+          ? entry.result
+          : { kind: "untyped", reason: TOO_LARGE },
+      };
+      excess -= bytes;
+      if (excess <= 0) break;
+    }
+  }
+}
+
+function isTyped(entry: Entry): boolean {
+  return entry.plan.kind === "typed" || entry.result.kind === "typed";
 }
 
 function omissionOf(tool: ToolDescriptor): OmissionReason | undefined {
@@ -188,16 +259,6 @@ function omissionOf(tool: ToolDescriptor): OmissionReason | undefined {
   return undefined;
 }
 
-function resultPlan(tool: ToolDescriptor): ResultPlan {
-  if (tool.outputSchema === undefined) return { kind: "none" };
-  const planned = plan(tool.outputSchema);
-  if (planned.kind === "whole_value") {
-    return { kind: "untyped", reason: planned.reason.replace("input schema", "output schema") };
-  }
-  const schema = tool.outputSchema;
-  const closed = isJsonObject(schema) && schema.additionalProperties === false;
-  if (planned.params.length === 0 && !closed) {
-    return { kind: "untyped", reason: "the output schema names no properties" };
-  }
-  return { kind: "typed", params: planned.params };
+function resultPlan(tool: ToolDescriptor): OutputPlan {
+  return planOutput(tool.outputSchema);
 }

@@ -1,7 +1,9 @@
 /**
  * The code generator of `@loom/mcp`: a server's `tools/list` becomes a typed
  * TypeScript module (`mcp/<segment>.ts`, importing only `@loom/mcp/cap`) and
- * the surface a model reads. Pure functions of their arguments: no I/O, no
+ * the surface a model reads; and values (a call's arguments, a result's
+ * structured content) are checked against the tool's schemas
+ * ({@linkcode valueValidator}). Pure functions of their arguments: no I/O, no
  * timers, no `Deno` APIs.
  *
  * @example Generate a module and read its surface
@@ -28,3 +30,4 @@ export * from "./schema.ts";
 export * from "./names.ts";
 export * from "./text.ts";
 export * from "./backstop.ts";
+export * from "./validate.ts";

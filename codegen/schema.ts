@@ -1,83 +1,70 @@
 /**
- * The schema plan: a total, three-tier reading of a tool's raw `inputSchema`.
+ * The schema plan: a total, three-tier reading of a tool's raw `inputSchema`
+ * (and `outputSchema`), JSON Schema 2020-12 with the draft-07 forms real
+ * listings use.
  *
- * - **Typed**: parameters whose schemas fall in the subset rendered as
- *   TypeScript types (string, number, integer, boolean, null, literal `enum`
- *   and `const`, `type` arrays and typed `anyOf`/`oneOf` as unions, arrays of
- *   typed items, nested objects with required and optional keys, maps).
- * - **Structured(reason)**: any other parameter (or part of one), typed
- *   `JsonValue`, the reason kept for the doc comment.
+ * - **Typed**: parameters whose schemas render as TypeScript types:
+ *   primitives, literal `enum` and `const` (objects and arrays of literals
+ *   too), `type` arrays and `nullable`, `anyOf`/`oneOf` as unions, `allOf` as
+ *   intersections, arrays, tuples (`prefixItems`, or draft-07's list of
+ *   `items`), objects with required and optional keys, index signatures for
+ *   `additionalProperties` and `patternProperties`, and local `$ref`s (into
+ *   `$defs`, `definitions` or anywhere in the schema) as named definitions,
+ *   recursion allowed.
+ * - **Structured(reason)**: a part no type can say (a remote `$ref`, which is
+ *   never fetched; a part past a bound; a schema that constrains nothing),
+ *   typed `JsonValue`, the reason kept for the doc comment.
  * - **WholeValue(reason)**: an unusable top level; the function takes one
- *   `JsonObject`.
+ *   `JsonObject`. A top level that names no `properties` and is not closed
+ *   accepts any object, and is one.
  *
  * No parameter is ever dropped: a key listed in `required` without a schema is
  * a parameter too. Unknown keywords (a `tsType`, say) are ignored, never
- * rendered.
+ * rendered; `description`, `default`, `format`, bounds and `pattern` become
+ * notes for the member's doc comment.
  *
  * @module
  */
 
-import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import { isJsonObject, type JsonValue } from "../codec/json.ts";
+import type { OutputPlan, ParamType, Plan } from "./plan.ts";
+import { own, structured } from "./_combine.ts";
+import { reading, readType } from "./_reader.ts";
+import { settle } from "./_refs.ts";
 
-/** How many levels of nested objects, arrays and unions are typed before `JsonValue`. */
-export const MAX_SCHEMA_DEPTH = 8;
+export * from "./plan.ts";
 
-/** The most members an `enum` may list and still be typed as literals. */
-export const MAX_ENUM_MEMBERS = 64;
-
-/** The longest string an `enum` or `const` may hold and still be typed as a literal. */
-export const MAX_LITERAL_CHARS = 100;
-
-/** A literal value a type can name. */
-export type Literal = string | number | bigint | boolean | null;
-
-/** The type of one parameter, or of one part of a parameter. */
-export type ParamType =
-  | { kind: "string" }
-  | { kind: "number" }
-  | { kind: "boolean" }
-  | { kind: "null" }
-  | { kind: "literal"; value: Literal }
-  | { kind: "union"; members: ParamType[] }
-  | { kind: "array"; items: ParamType }
-  | { kind: "object"; properties: Param[] }
-  | { kind: "map"; values: ParamType }
-  | { kind: "any_object" }
-  | { kind: "structured"; reason: string };
-
-/** One named parameter, under its wire name. */
-export type Param = {
-  name: string;
-  type: ParamType;
-  required: boolean;
-  description?: string;
-};
-
-/** The reading of one tool's input schema. */
-export type Plan =
-  | { kind: "typed"; params: Param[] }
-  | { kind: "whole_value"; reason: string };
-
-// Keywords whose meaning the typed subset cannot render.
-const UNTYPED_KEYWORDS = [
-  "$ref",
-  "$dynamicRef",
-  "$recursiveRef",
-  "allOf",
-  "not",
-  "if",
-  "patternProperties",
-  "dependentSchemas",
-  "dependencies",
-  "prefixItems",
-] as const;
-
-function own(object: JsonObject, key: string): JsonValue | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined;
+// A reason read at a schema's root, said of that schema: "its $ref ..." becomes
+// "the input schema's $ref ...".
+function ofRoot(reason: string, side: "input" | "output"): string {
+  const schema = `the ${side} schema`;
+  if (reason === 'its schema names no "type"') {
+    return side === "input"
+      ? `${schema} names no properties and accepts any object`
+      : `${schema} names no type`;
+  }
+  if (reason.startsWith("it ")) return `${schema} ${reason.slice(3)}`;
+  const its = reason.search(/\bits\b/);
+  return its < 0
+    ? `${schema}: ${reason}`
+    : `${reason.slice(0, its)}${schema}'s ${reason.slice(its + 4)}`.replace(
+      "schema's schema",
+      "schema",
+    );
 }
 
-function structured(reason: string): ParamType {
-  return { kind: "structured", reason };
+function describe(type: ParamType): string {
+  switch (type.kind) {
+    case "union":
+      return "a union of shapes";
+    case "intersection":
+      return "an intersection that is not one object";
+    case "array":
+    case "tuple":
+      return "a list";
+    default:
+      return `not an object (${type.kind})`;
+  }
 }
 
 /**
@@ -99,11 +86,6 @@ export function plan(inputSchema: JsonValue): Plan {
   if (!isJsonObject(inputSchema)) {
     return { kind: "whole_value", reason: "the input schema is not an object" };
   }
-  for (const keyword of [...UNTYPED_KEYWORDS, "anyOf", "oneOf", "enum", "const"]) {
-    if (Object.hasOwn(inputSchema, keyword)) {
-      return { kind: "whole_value", reason: `the input schema uses "${keyword}"` };
-    }
-  }
   const type = own(inputSchema, "type");
   if (type !== undefined && type !== "object") {
     return { kind: "whole_value", reason: 'the input schema\'s "type" is not "object"' };
@@ -112,175 +94,68 @@ export function plan(inputSchema: JsonValue): Plan {
   if (properties !== undefined && !isJsonObject(properties)) {
     return { kind: "whole_value", reason: 'the input schema\'s "properties" is not an object' };
   }
-  const params = planProperties(inputSchema, 0);
-  if (params.length === 0) {
-    const extra = own(inputSchema, "additionalProperties");
-    if (extra !== undefined && extra !== false) {
+  const at = reading(inputSchema);
+  let read = readType(inputSchema, 0, at);
+  const definitions = settle(at.definitions);
+  const seen = new Set<string>();
+  while (read.kind === "ref" && !seen.has(read.ref)) {
+    seen.add(read.ref);
+    read = at.definitions.get(read.ref)?.type ?? structured("its $ref names nothing");
+  }
+  const typed = (params: Plan & { kind: "typed" }): Plan =>
+    definitions.length === 0 ? params : { ...params, definitions };
+  switch (read.kind) {
+    case "object":
+      return typed(
+        read.additional === undefined
+          ? { kind: "typed", params: read.properties }
+          : { kind: "typed", params: read.properties, additional: read.additional },
+      );
+    case "map":
+      return typed({ kind: "typed", params: [], additional: read.values });
+    case "any_object":
+      // A top level that lists `properties`, even none, names its parameters.
+      if (properties !== undefined) return typed({ kind: "typed", params: [] });
       return {
         kind: "whole_value",
-        reason: "the input schema names no properties and accepts any key",
+        reason: "the input schema names no properties and accepts any object",
       };
-    }
-  }
-  return { kind: "typed", params };
-}
-
-function planProperties(schema: JsonObject, depth: number): Param[] {
-  const properties = own(schema, "properties");
-  const listed = isJsonObject(properties) ? properties : {};
-  const requiredValue = own(schema, "required");
-  const required = new Set<string>();
-  if (Array.isArray(requiredValue)) {
-    for (const key of requiredValue) if (typeof key === "string") required.add(key);
-  }
-  const params: Param[] = [];
-  for (const name of Object.keys(listed)) {
-    const child = listed[name] as JsonValue;
-    const param: Param = { name, type: planType(child, depth + 1), required: required.has(name) };
-    if (isJsonObject(child)) {
-      const description = own(child, "description") ?? own(child, "title");
-      if (typeof description === "string") param.description = description;
-    }
-    params.push(param);
-  }
-  for (const name of required) {
-    if (!Object.hasOwn(listed, name)) {
-      params.push({
-        name,
-        type: structured("it is required but the schema does not describe it"),
-        required: true,
-      });
-    }
-  }
-  return params;
-}
-
-function planType(schema: JsonValue, depth: number): ParamType {
-  if (schema === true) return structured("its schema allows any value");
-  if (schema === false) return structured("its schema allows no value");
-  if (!isJsonObject(schema)) return structured("its schema is not an object");
-  if (depth > MAX_SCHEMA_DEPTH) {
-    return structured(`it nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
-  }
-  for (const keyword of UNTYPED_KEYWORDS) {
-    if (Object.hasOwn(schema, keyword)) return structured(`it uses "${keyword}"`);
-  }
-  if (Object.hasOwn(schema, "enum")) return planEnum(own(schema, "enum") ?? null);
-  if (Object.hasOwn(schema, "const")) {
-    const value = own(schema, "const") ?? null;
-    return isLiteral(value) ? literal(value) : structured('its "const" is not a literal');
-  }
-  for (const keyword of ["anyOf", "oneOf"]) {
-    if (Object.hasOwn(schema, keyword)) return planAlternatives(schema, keyword, depth);
-  }
-  const type = own(schema, "type");
-  if (type === undefined) {
-    if (Object.hasOwn(schema, "properties")) return planNamed("object", schema, depth);
-    if (Object.hasOwn(schema, "items")) return planNamed("array", schema, depth);
-    return structured('its schema names no "type"');
-  }
-  if (typeof type === "string") return planNamed(type, schema, depth);
-  if (Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === "string")) {
-    const members = [...new Set(type as string[])].map((t) => planNamed(t, schema, depth));
-    return union(members);
-  }
-  return structured('its "type" is neither a name nor a list of names');
-}
-
-function planNamed(type: string, schema: JsonObject, depth: number): ParamType {
-  switch (type) {
-    case "string":
-      return { kind: "string" };
-    case "number":
-    case "integer":
-      return { kind: "number" };
-    case "boolean":
-      return { kind: "boolean" };
-    case "null":
-      return { kind: "null" };
-    case "array": {
-      const items = own(schema, "items");
-      if (items === undefined) return { kind: "array", items: structured("any item") };
-      if (Array.isArray(items)) return structured('its "items" is a list (a tuple)');
-      return { kind: "array", items: planType(items, depth + 1) };
-    }
-    case "object": {
-      const properties = own(schema, "properties");
-      if (properties !== undefined && !isJsonObject(properties)) {
-        return structured('its "properties" is not an object');
-      }
-      const params = planProperties(schema, depth);
-      if (params.length > 0) return { kind: "object", properties: params };
-      const extra = own(schema, "additionalProperties");
-      if (extra === false) return { kind: "object", properties: [] };
-      if (extra === undefined || extra === true) return { kind: "any_object" };
-      return { kind: "map", values: planType(extra, depth + 1) };
-    }
+    case "structured":
+      return { kind: "whole_value", reason: ofRoot(read.reason, "input") };
     default:
-      return structured('its "type" is not a JSON Schema type name');
+      return { kind: "whole_value", reason: `the input schema is ${describe(read)}` };
   }
 }
 
-function planAlternatives(schema: JsonObject, keyword: string, depth: number): ParamType {
-  const list = own(schema, keyword);
-  if (!Array.isArray(list) || list.length === 0) {
-    return structured(`its "${keyword}" is not a non-empty list`);
+/**
+ * Reads a raw `outputSchema` as the type of a result's `structuredContent`:
+ * `none` when there is no schema, `untyped` when it says nothing a type can
+ * (its root is `JsonValue`), and any type otherwise, an object or not.
+ *
+ * @example Plan the output of a FastMCP tool that returns a list
+ * ```ts
+ * import { planOutput } from "@loom/mcp/codegen";
+ * const result = planOutput({
+ *   type: "object",
+ *   properties: { result: { type: "array", items: { type: "string" } } },
+ *   required: ["result"],
+ *   "x-fastmcp-wrap-result": true,
+ * });
+ * if (result.kind === "typed") console.log(result.wrapped, result.type.kind); // true object
+ * ```
+ */
+export function planOutput(outputSchema: JsonValue | undefined): OutputPlan {
+  if (outputSchema === undefined) return { kind: "none" };
+  const at = reading(outputSchema);
+  let type = readType(outputSchema, 0, at);
+  const definitions = settle(at.definitions);
+  if (type.kind === "ref" && at.definitions.get(type.ref)?.type.kind === "structured") {
+    type = at.definitions.get(type.ref)?.type ?? type;
   }
-  for (const sibling of ["type", "properties", "items", "anyOf", "oneOf"]) {
-    if (sibling !== keyword && Object.hasOwn(schema, sibling)) {
-      return structured(`it combines "${keyword}" with "${sibling}"`);
-    }
+  if (type.kind === "structured") {
+    return { kind: "untyped", reason: ofRoot(type.reason, "output") };
   }
-  const members = list.map((member) => planType(member, depth + 1));
-  if (members.some((member) => member.kind === "structured")) {
-    return structured(`a member of its "${keyword}" is not typed`);
-  }
-  return union(members);
-}
-
-function planEnum(values: JsonValue): ParamType {
-  if (!Array.isArray(values) || values.length === 0) {
-    return structured('its "enum" is not a non-empty list');
-  }
-  if (!values.every(isLiteral)) return structured('its "enum" holds a value that is not a literal');
-  const distinct = [...new Set(values as Literal[])];
-  const tooLong = distinct.some((v) => typeof v === "string" && v.length > MAX_LITERAL_CHARS);
-  if (distinct.length > MAX_ENUM_MEMBERS || tooLong) {
-    // Too many or too long to read as literals: widen to the base types, which stay sound.
-    return union(distinct.map(baseType));
-  }
-  return union(distinct.map(literal));
-}
-
-function isLiteral(value: JsonValue): value is Literal {
-  return value === null || typeof value !== "object";
-}
-
-function literal(value: Literal): ParamType {
-  if (typeof value === "string" && value.length > MAX_LITERAL_CHARS) return { kind: "string" };
-  return { kind: "literal", value };
-}
-
-function baseType(value: Literal): ParamType {
-  if (value === null) return { kind: "null" };
-  if (typeof value === "string") return { kind: "string" };
-  if (typeof value === "boolean") return { kind: "boolean" };
-  return { kind: "number" };
-}
-
-function union(members: ParamType[]): ParamType {
-  const flat: ParamType[] = [];
-  const seen = new Set<string>();
-  for (const member of members) {
-    for (const part of member.kind === "union" ? member.members : [member]) {
-      const key = JSON.stringify(part, (_k, v) => typeof v === "bigint" ? { bigint: `${v}` } : v);
-      if (!seen.has(key)) {
-        seen.add(key);
-        flat.push(part);
-      }
-    }
-  }
-  const structuredPart = flat.find((part) => part.kind === "structured");
-  if (structuredPart !== undefined) return structuredPart;
-  return flat.length === 1 && flat[0] !== undefined ? flat[0] : { kind: "union", members: flat };
+  const wrapped = isJsonObject(outputSchema) &&
+    own(outputSchema, "x-fastmcp-wrap-result") === true;
+  return { kind: "typed", type, definitions, wrapped };
 }

@@ -16,7 +16,7 @@ export const MAX_SURFACE_DESCRIPTION_CHARS = 1_000;
 /** The most characters of a note (a parameter description, a surface summary) kept. */
 export const MAX_NOTE_CHARS = 120;
 
-/** The most structured-part notes one parameter's doc comment lists. */
+/** The most notes one member's doc comment lists (reasons and schema notes, each). */
 export const MAX_NOTES_PER_PARAM = 8;
 
 /** The column a generated doc comment wraps at. */
@@ -47,6 +47,25 @@ const INERT = /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}]/gu;
 export function sanitize(text: string): string {
   const flat = text.replace(SPACES, " ").replace(INERT, "").replace(SPACES, " ").trim();
   return flat.replaceAll("*/", "* /").replaceAll("@", "＠");
+}
+
+/**
+ * Makes server text inert for a `//` line comment, which only a line break
+ * ends: every control, line and paragraph separator, direction-changing,
+ * zero-width and Tags-block code point goes and whitespace runs become one
+ * space, as in {@linkcode sanitize}, but the rest stays as the server wrote
+ * it (`*\/` cannot close a line comment). Only a leading `@` becomes `＠`,
+ * since `// @ts-nocheck` at the start of a comment is a compiler directive.
+ *
+ * @example Keep a glob as written
+ * ```ts
+ * import { sanitizeLine } from "@loom/mcp/codegen";
+ * console.log(sanitizeLine("Use '**\/*.ext'\u202e for all files")); // "Use '**\/*.ext' for all files"
+ * ```
+ */
+export function sanitizeLine(text: string): string {
+  const flat = text.replace(SPACES, " ").replace(INERT, "").replace(SPACES, " ").trim();
+  return flat.startsWith("@") ? `＠${flat.slice(1)}` : flat;
 }
 
 /**

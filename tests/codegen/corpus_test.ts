@@ -114,6 +114,14 @@ Deno.test("generate() meets the expected outcome of every corpus document", asyn
         const found = planned.params.find((each) => each.name === param);
         assert.equal(found?.type.kind, "structured", entry);
       }
+      for (const entry of expect.typed ?? []) {
+        const [wire, param] = entry.split("/");
+        const planned = plan(tools.find((each) => each.name === wire)?.inputSchema ?? null);
+        assert.equal(planned.kind, "typed", entry);
+        if (planned.kind !== "typed" || param === undefined) continue;
+        const found = planned.params.find((each) => each.name === param);
+        assert.ok(found !== undefined && found.type.kind !== "structured", entry);
+      }
       for (const plain of expect.manifest_keys_plain ?? []) {
         assert.equal(result.value.manifest.get(plain), plain);
       }
@@ -125,14 +133,19 @@ Deno.test("no server-controlled text appears outside comments and string literal
   for (const { name, generated } of GENERATED) {
     await t.step(name, () => {
       const code = codeOnly(generated.source);
-      assert.match(code, /^[A-Za-z0-9_ \n{}()[\];:,<>?|.+-]*$/, "a character outside the alphabet");
+      assert.match(
+        code,
+        /^[A-Za-z0-9_ \n{}()[\];:,<>?|&=.+-]*$/,
+        "a character outside the alphabet",
+      );
       for (const word of words(code)) {
         assert.ok(
-          GENERATOR_WORDS.has(word) || generated.manifest.has(word),
+          GENERATOR_WORDS.has(word) || generated.manifest.has(word) || generated.types.has(word),
           `word ${JSON.stringify(word)} is not the generator's`,
         );
       }
-      assert.ok(backstop(generated.source, new Set(generated.manifest.keys())).ok);
+      const minted = new Set([...generated.manifest.keys(), ...generated.types.keys()]);
+      assert.ok(backstop(generated.source, minted).ok);
     });
   }
 });
@@ -140,8 +153,10 @@ Deno.test("no server-controlled text appears outside comments and string literal
 Deno.test("every corpus surface holds one line per tool and every parameter", async (t) => {
   for (const { name, tools, generated } of GENERATED) {
     await t.step(name, () => {
-      const lines = generated.surface.trimEnd().split("\n");
+      const all = generated.surface.trimEnd().split("\n");
+      const lines = all.filter((line) => !line.startsWith("type "));
       assert.equal(lines.length, tools.length + 1);
+      assert.equal(all.length - lines.length, generated.types.size, "one line per type alias");
       assert.match(
         lines[0] ?? "",
         /^\/\/ mcp\/[a-z0-9_-]+\.ts \(server "[a-z0-9_-]+", \d+ tools?\)$/,

@@ -231,8 +231,8 @@ Deno.test("generate() types the result of a tool that declares an output schema"
 Deno.test("generate() falls back to JsonValue, with a comment, for an output schema outside the subset", () => {
   const result = generate("s", [{
     name: "odd",
-    inputSchema: {},
-    outputSchema: { anyOf: [{ type: "object" }, { type: "null" }] },
+    inputSchema: { type: "object", properties: {} },
+    outputSchema: { $ref: "https://example.com/result.json" },
   }]);
   assert.ok(result.ok);
   assert.match(result.value.surface, /odd\(args: \{\}\): Promise<ToolResult<JsonValue>>/);
@@ -243,7 +243,7 @@ Deno.test("generate() falls back to JsonValue, with a comment, for an output sch
 Deno.test("generate() keeps every sentence of a description up to each cap, marking a cut", () => {
   const sentences = Array.from({ length: 400 }, (_, i) => `Sentence ${i} says one thing.`);
   const description = sentences.join("\n");
-  const result = generate("s", [{ name: "t", description, inputSchema: {} }]);
+  const result = generate("s", [{ name: "t", description, inputSchema: { properties: {} } }]);
   assert.ok(result.ok);
   const line = result.value.surface.split("\n")[1] ?? "";
   const summary = line.slice(line.indexOf("  // ") + 5);

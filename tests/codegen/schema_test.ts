@@ -56,6 +56,48 @@ Deno.test("plan() types the typed subset", async (t) => {
       values: { kind: "number" },
     }],
     ["open object", { type: "object" }, { kind: "any_object" }],
+    ["nullable", { type: "string", nullable: true }, {
+      kind: "union",
+      members: [{ kind: "string" }, { kind: "null" }],
+    }],
+    ["allOf with a constraint", { allOf: [{ type: "string" }, { minLength: 2 }] }, {
+      kind: "string",
+    }],
+    ["allOf of objects", {
+      allOf: [
+        { type: "object", properties: { a: { type: "string" } }, required: ["a"] },
+        { type: "object", properties: { b: { type: "number" } } },
+      ],
+    }, {
+      kind: "object",
+      properties: [
+        { name: "a", type: { kind: "string" }, required: true },
+        { name: "b", type: { kind: "number" }, required: false },
+      ],
+    }],
+    ["anyOf beside a type", { type: "string", anyOf: [{ minLength: 1 }] }, { kind: "string" }],
+    ["allOf of any object and a shape", {
+      allOf: [{ type: "object" }, { properties: { a: { type: "string" } } }],
+    }, { kind: "object", properties: [{ name: "a", type: { kind: "string" }, required: false }] }],
+    ["patternProperties", { type: "object", patternProperties: { "^x-": { type: "number" } } }, {
+      kind: "map",
+      values: { kind: "number" },
+    }],
+    ["object const", { const: { a: 1 } }, {
+      kind: "object",
+      properties: [{ name: "a", type: { kind: "literal", value: 1 }, required: true }],
+    }],
+    ["draft-07 tuple", { type: "array", items: [{ type: "string" }], minItems: 1 }, {
+      kind: "tuple",
+      items: [{ kind: "string" }],
+      required: 1,
+      rest: { kind: "structured", reason: "any item" },
+    }],
+    ["prefixItems, closed", {
+      type: "array",
+      prefixItems: [{ type: "number" }, { type: "number" }],
+      items: false,
+    }, { kind: "tuple", items: [{ kind: "number" }, { kind: "number" }], required: 0 }],
   ];
   for (const [name, schema, expected] of table) {
     await t.step(name, () => assert.deepEqual(paramType(schema), expected));
@@ -64,15 +106,14 @@ Deno.test("plan() types the typed subset", async (t) => {
 
 Deno.test("plan() types everything else JsonValue, with a reason", async (t) => {
   const table: [string, JsonValue, RegExp][] = [
-    ["local $ref", { $ref: "#/$defs/x" }, /"\$ref"/],
-    ["allOf", { allOf: [{ type: "string" }] }, /"allOf"/],
-    ["patternProperties", { type: "object", patternProperties: {} }, /"patternProperties"/],
+    ["remote $ref", { $ref: "https://example.com/s.json" }, /never fetched/],
+    ["local $ref to nothing", { $ref: "#/$defs/x" }, /names no part/],
+    ["$dynamicRef", { $dynamicRef: "#meta" }, /"\$dynamicRef"/],
     ["untyped anyOf member", { anyOf: [{ type: "string" }, { not: {} }] }, /"anyOf"/],
+    ["allOf sharing no type", { allOf: [{ type: "string" }, { type: "number" }] }, /no value/],
     ["unknown type", { type: "date" }, /"type"/],
     ["no type", { description: "x" }, /no "type"/],
-    ["object const", { const: { a: 1 } }, /"const"/],
     ["true schema", true, /any value/],
-    ["tuple", { type: "array", items: [{ type: "string" }] }, /tuple/],
   ];
   for (const [name, schema, reason] of table) {
     await t.step(name, () => {
@@ -87,8 +128,14 @@ Deno.test("plan() reads an unusable top level as a whole value", async (t) => {
   const table: [string, JsonValue][] = [
     ["not an object", "object"],
     ["null", null],
-    ["a top-level $ref", { $ref: "#/x" }],
-    ["a top-level anyOf", { anyOf: [{ type: "object" }] }],
+    ["a top-level $ref to nothing", { $ref: "#/x" }],
+    ["a top-level remote $ref", { $ref: "https://example.com/s.json" }],
+    ["a top-level anyOf of any object", { anyOf: [{ type: "object" }] }],
+    ["a top-level union of shapes", {
+      oneOf: [{ properties: { a: { type: "string" } } }, { properties: { b: {} } }],
+    }],
+    ["no properties, not closed (any object)", { type: "object" }],
+    ["no keyword at all", { $schema: "http://json-schema.org/draft-07/schema#" }],
     ["a string type", { type: "string" }],
     ["properties not an object", { type: "object", properties: [] }],
     ["keys only by additionalProperties", { type: "object", additionalProperties: true }],

@@ -6,6 +6,7 @@ import {
   escapeString,
   MAX_NOTE_CHARS,
   sanitize,
+  sanitizeLine,
   summarize,
   truncate,
 } from "../../codegen/mod.ts";
@@ -51,6 +52,30 @@ Deno.test("sanitize() never leaves a terminator, control or separator, for any t
       const clean = sanitize(text);
       assert.ok(!clean.includes("*/"));
       assert.ok(!clean.includes("@"));
+      assert.doesNotMatch(clean, /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\n]/u);
+    }),
+  );
+});
+
+Deno.test("sanitizeLine() keeps server text as written where a line comment allows it", async (t) => {
+  const table: [string, string, string][] = [
+    ["a glob with a comment terminator", "Use '**/*.ext' here", "Use '**/*.ext' here"],
+    ["an at sign inside", "mail me@example.com", "mail me@example.com"],
+    ["a leading directive", "@ts-nocheck all", "＠ts-nocheck all"],
+    ["line separators", "a\u2028b\u2029c\nd", "a b c d"],
+    ["bidi and zero-width", "a\u202eb\u200bc\u{e0041}", "abc"],
+    ["C1 controls and lone surrogates", "a\u0085b\u009bc\ud800", "a bc"],
+  ];
+  for (const [name, input, expected] of table) {
+    await t.step(name, () => assert.equal(sanitizeLine(input), expected));
+  }
+});
+
+Deno.test("sanitizeLine() never leaves a line break, control or separator, for any text", () => {
+  fc.assert(
+    fc.property(fc.string({ unit: "binary" }), (text) => {
+      const clean = sanitizeLine(text);
+      assert.ok(!clean.startsWith("@"));
       assert.doesNotMatch(clean, /[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\n]/u);
     }),
   );

@@ -20,6 +20,8 @@ export type Expectation = {
   collision?: [string, string];
   whole_value?: string[];
   structured?: string[];
+  /** `tool/param` whose type is not `JsonValue`, or `tool` whose plan is typed. */
+  typed?: string[];
   manifest_keys_plain?: string[];
 };
 
