@@ -1231,6 +1231,24 @@ var paramHeaders = (function paramHeaders(marks, args) {
 var isModernList = (function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
 });
+var isRecord = (function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+});
+var isString = (function isString(value) {
+  return typeof value === "string";
+});
+var isCount = (function isCount(value) {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+});
+var isDuration = (function isDuration(value) {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+});
+var isStringRecord = (function isStringRecord(value) {
+  return isRecord(value) && Object.values(value).every(isString);
+});
+var isDrain = (function isDrain(value) {
+  return value === true || value === false || value === "unknown";
+});
 var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   return {
     kind: "call_timed_out",
@@ -1536,24 +1554,6 @@ var readServerLine = (function readServerLine(line, server, starting) {
 });
 var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initialize") {
   return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
-});
-var isRecord = (function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-});
-var isString = (function isString(value) {
-  return typeof value === "string";
-});
-var isCount = (function isCount(value) {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-});
-var isDuration = (function isDuration(value) {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-});
-var isDrain = (function isDrain(value) {
-  return value === true || value === false || value === "unknown";
-});
-var isStringRecord = (function isStringRecord(value) {
-  return isRecord(value) && Object.values(value).every(isString);
 });
 var renderAnswers = (function renderAnswers(tickets2, ids, lines) {
   return `${tickets2.join(",")} ${ids.join(",")}
@@ -3777,6 +3777,16 @@ var PendingTable = class {
   }
 };
 
+// thread/guards.ts
+
+
+
+
+
+
+// thread/evidence.ts
+
+
 // thread/outcomes.ts
 
 
@@ -4406,17 +4416,11 @@ var ClientMachine = class {
   }
 };
 
-// thread/guards.ts
+// thread/from_worker.ts
 
 
-
-
-
-
-
-// thread/messages.ts
+// thread/to_worker.ts
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
-
 var METHODS = /* @__PURE__ */ new Set([
   "tools/call",
   "tools/list",

@@ -21,7 +21,7 @@ import {
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
-} from "../thread/messages.ts";
+} from "../thread/to_worker.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 

@@ -1,7 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import type { StartMessage, StartRings } from "../thread/messages.ts";
+import type { StartMessage, StartRings } from "../thread/to_worker.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,

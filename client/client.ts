@@ -21,15 +21,12 @@
 import type { JsonObject, JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  ClientError,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
-  StartError,
-} from "../thread/outcomes.ts";
+import type { ClientError, StartError } from "../thread/outcomes.ts";
+import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
 import type { ClientState } from "../worker/machine.ts";
-import type { FromWorker, ToWorker } from "../thread/messages.ts";
+import type { FromWorker } from "../thread/from_worker.ts";
+import type { ToWorker } from "../thread/to_worker.ts";
 import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -40,7 +37,7 @@ import {
 import { callParams, checkTimeout } from "./_checks.ts";
 import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
-import { decodeServerInfo } from "../thread/settlements.ts";
+import { decodeServerInfo } from "../thread/server_info.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
 import { WorkerLink } from "../thread/link.ts";

@@ -12,13 +12,15 @@
 export type {
   ClientError,
   DeathCause,
-  Escalation,
   HttpFailure,
-  RemoteEvidence,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
   StartAttempt,
   StartError,
   StartFailure,
 } from "../thread/outcomes.ts";
+export type {
+  Escalation,
+  RemoteEvidence,
+  RetirementError,
+  RetirementEvidence,
+} from "../thread/evidence.ts";
+export type { ServerInfo } from "../thread/server_info.ts";

@@ -15,7 +15,7 @@
 // a descendant that left the group gets the group's signals itself, is part
 // of the drain check, and is guarded at the harness's exit like a server.
 
-import type { Drain, GroupSignal } from "../thread/outcomes.ts";
+import type { Drain, GroupSignal } from "../thread/evidence.ts";
 import { drainGroup, signalGroup } from "./process_group.ts";
 import { ProcessTree, watchTree } from "./process_tree.ts";
 import * as guard from "./exit_guard.ts";

@@ -1,12 +1,12 @@
 /**
  * Type guards for data that crossed the worker boundary: both sides decode
- * what they receive with these, the worker in `messages.ts`, the main thread
- * in `thread/settlements.ts`.
+ * what they receive with these, the worker in `to_worker.ts`, the main
+ * thread in `from_worker.ts` and the decoders beside each shape.
  *
  * @module
  */
 
-import type { Drain } from "./outcomes.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 
 /** A plain record of fields, not yet checked. */
 export type Fields = Record<string, unknown>;
@@ -31,12 +31,28 @@ export function isDuration(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
-/** Whether `value` is a drain verdict. */
-export function isDrain(value: unknown): value is Drain {
-  return value === true || value === false || value === "unknown";
-}
-
 /** Whether `value` is a record of strings. */
 export function isStringRecord(value: unknown): value is Record<string, string> {
   return isRecord(value) && Object.values(value).every(isString);
+}
+
+/**
+ * Decodes a `Result` that crossed the boundary, its value and its error each
+ * with their own decoder; `undefined` when either part does not decode.
+ */
+export function decodeResult<T, E>(
+  value: unknown,
+  decodeValue: (value: unknown) => T | undefined,
+  decodeError: (value: unknown) => E | undefined,
+): Result<T, E> | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.ok === true) {
+    const decoded = decodeValue(value.value);
+    return decoded === undefined ? undefined : ok(decoded);
+  }
+  if (value.ok === false) {
+    const decoded = decodeError(value.error);
+    return decoded === undefined ? undefined : err(decoded);
+  }
+  return undefined;
 }

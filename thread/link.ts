@@ -1,6 +1,6 @@
 // The main thread's end of one client's worker. It posts
 // what the client sends, decodes every message the worker sends
-// (`settlements.ts`) and hands each event on; a crash, a message that cannot
+// (`from_worker.ts`) and hands each event on; a crash, a message that cannot
 // be received or one that breaks protocol loses the worker, once. Who closes
 // what: `end` terminates the worker; a lost worker is terminated at once.
 //
@@ -10,10 +10,11 @@
 // place in order, and the worker handles it in that order whichever way it
 // came; so does what the worker sends, here.
 
-import { decodeAnswers, type FromWorker, type StartRings, type ToWorker } from "./messages.ts";
+import { decodeAnswers, type FromWorker } from "./from_worker.ts";
+import type { StartRings, ToWorker } from "./to_worker.ts";
 import { ringMemory, RingReader, RingWriter } from "./ring.ts";
 import { InOrder } from "./order.ts";
-import { decodeFromWorker } from "./settlements.ts";
+import { decodeFromWorker } from "./from_worker.ts";
 
 /** What a link reports. */
 export type LinkHandlers = {

@@ -20,7 +20,7 @@ import {
 } from "../codec/streamable_http.ts";
 import { readBody, send } from "./_http_read.ts";
 import type { Clock } from "./clock.ts";
-import type { RemoteEvidence } from "../thread/outcomes.ts";
+import type { RemoteEvidence } from "../thread/evidence.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -42,15 +42,13 @@ import { ClientMachine } from "./machine.ts";
 import type { ClientError, StartAttempt } from "../thread/outcomes.ts";
 import type { EraMode } from "../spec/era.ts";
 import type { Drain } from "./transport.ts";
+import { type Answers, type FromWorker, renderAnswers } from "../thread/from_worker.ts";
 import {
-  type Answers,
   decodeRequests,
   decodeToWorker,
-  type FromWorker,
-  renderAnswers,
   type StartMessage,
   type WorkerRequest,
-} from "../thread/messages.ts";
+} from "../thread/to_worker.ts";
 
 /** How long stderr bytes may wait before they are sent to the main thread, in ms. */
 export const STDERR_FLUSH_MS = 50;

@@ -32,13 +32,12 @@ import { err, ok, type Result } from "../codec/result.ts";
 import type {
   ClientError,
   HttpFailure,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
   StartAttempt,
   StartError,
   StartFailure,
 } from "../thread/outcomes.ts";
+import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
 import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../spec/era.ts";
 
 /** The deadline of a probe, in ms, out of what is left of the connect deadline. */

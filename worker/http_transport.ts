@@ -38,7 +38,8 @@ import {
   readOutgoing,
 } from "../codec/streamable_http.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import type { HttpFailure, RemoteEvidence, StartFailure } from "../thread/outcomes.ts";
+import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
+import type { RemoteEvidence } from "../thread/evidence.ts";
 import { httpFailure } from "./handshake.ts";
 import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";

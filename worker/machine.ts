@@ -36,20 +36,19 @@ import { type Pending, PendingTable, type Settle } from "./_pending.ts";
 import { callTimedOut, serverError } from "../thread/outcomes.ts";
 import type {
   ClientError,
-  ClientState,
   DeathCause,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
   StartAttempt,
   StartError,
   StartFailure,
 } from "../thread/outcomes.ts";
+import type { ClientState } from "../thread/state.ts";
+import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
 import { handshakeFailure, runStart, startError } from "./handshake.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../spec/era.ts";
 import { Retirement } from "./retirement.ts";
 export type { Settle } from "./_pending.ts";
-export type { ClientState } from "../thread/outcomes.ts";
+export type { ClientState } from "../thread/state.ts";
 import { LineReader, LineWriter, readServerLine } from "./_lines.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 

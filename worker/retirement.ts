@@ -23,7 +23,7 @@
 
 import { err, ok, type Result } from "../codec/result.ts";
 import type { Clock } from "./clock.ts";
-import type { Escalation, RetirementError, RetirementEvidence } from "../thread/outcomes.ts";
+import type { Escalation, RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ExitStatus, Transport } from "./transport.ts";
 
 /** Share of a retirement's deadline spent waiting after closing stdin. */

@@ -13,13 +13,8 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  Drain,
-  ExitStatus,
-  GroupSignal,
-  RemoteEvidence,
-  StartFailure,
-} from "../thread/outcomes.ts";
+import type { Drain, ExitStatus, GroupSignal, RemoteEvidence } from "../thread/evidence.ts";
+import type { StartFailure } from "../thread/outcomes.ts";
 
 export type { Drain, ExitStatus, GroupSignal };
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { WorkerLink } from "../../thread/link.ts";
-import type { FromWorker } from "../../thread/messages.ts";
+import type { FromWorker } from "../../thread/from_worker.ts";
 
 type Fake = {
   onmessage: ((event: { data: unknown }) => void) | null;

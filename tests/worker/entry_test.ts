@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { decodeFromWorker } from "../../thread/settlements.ts";
-import type { FromWorker } from "../../thread/messages.ts";
+import { decodeFromWorker } from "../../thread/from_worker.ts";
+import type { FromWorker } from "../../thread/from_worker.ts";
 
 // The worker entry as the client starts it (the bundle), driven by hand: no
 // server is started, so only how it answers what it cannot run is seen here.

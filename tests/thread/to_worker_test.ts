@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  decodeAnswers,
-  decodeRequests,
-  decodeToWorker,
-  renderAnswers,
-  renderRequest,
-} from "../../thread/messages.ts";
+import { decodeAnswers, renderAnswers } from "../../thread/from_worker.ts";
+import { decodeRequests, decodeToWorker, renderRequest } from "../../thread/to_worker.ts";
 
 Deno.test("requests render and decode as compact strings, in batches", () => {
   const params = '{"name":"a|b\\nc","arguments":{"x":"|"}}';

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { decodeFromWorker } from "../../thread/settlements.ts";
+import { decodeFromWorker } from "../../thread/from_worker.ts";
 
 Deno.test("events from the worker are decoded defensively on the main thread", () => {
   const good = decodeFromWorker([

@@ -1,29 +1,22 @@
 /**
- * The message protocol between the main thread and a client's worker: what
- * crosses, as plain data with a `kind`, and how the worker reads what it is
- * sent. The main thread reads what the worker sends in
- * `thread/settlements.ts`; both sides decode defensively.
+ * What the main thread sends a client's worker, as plain data with a
+ * `kind`, and how the worker reads it, defensively. What the worker sends
+ * back is `from_worker.ts`.
  *
  * Requests, the hot path, travel as compact strings (`ticket|timeoutMs|
  * method|params`), several joined by `\n` in one message: a string crosses
  * the boundary far cheaper than an object, and the rendered parameters reach
- * the pipe without being parsed again. Everything the worker sends is an
- * array of events, batched per turn of its event loop; the responses to
- * those requests travel as their lines (`answers`), routed by the id the
- * worker peeked and decoded once, on the main thread: a line crosses far
- * cheaper than the objects parsed from it.
+ * the pipe without being parsed again.
  *
  * @module
  */
 
-import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ClientError, RetirementError, RetirementEvidence, StartError } from "./outcomes.ts";
-import type { Drain, GroupSignal } from "./outcomes.ts";
 import { isSupportedVersion, type SupportedVersion } from "../codec/protocol.ts";
 import { type EraMode, isEraMode } from "../spec/era.ts";
 import { isRingMemory, type RingMemory } from "./ring.ts";
-import { isCount, isDrain, isDuration, isRecord, isString, isStringRecord } from "./guards.ts";
+import { isCount, isDuration, isRecord, isString, isStringRecord } from "./guards.ts";
+import { type Drain, isDrain } from "./evidence.ts";
 
 /** The methods a main thread may ask a worker to run. */
 export type RequestMethod = "tools/call" | "tools/list" | "ping";
@@ -99,103 +92,6 @@ export type ToWorker =
   | { kind: "retire"; timeoutMs: number }
   | { kind: "drained"; seq: number; drained: Drain };
 
-/**
- * Responses handed on undecoded, in the order they arrived: for each, the
- * ticket of its request and the id the worker routed it by; `lines` holds
- * their lines joined by `\n`, as text (a small batch, decoded in one call),
- * or as the bytes the server wrote (a large one, transferred, or one that is
- * not UTF-8), which the main thread decodes whole (and reports with a
- * `malformed` message when a line is not UTF-8 or not the response of its
- * id).
- */
-export type Answers = {
-  kind: "answers";
-  tickets: number[];
-  ids: number[];
-  lines: string | Uint8Array;
-};
-
-/** One event from a worker. */
-export type FromWorker =
-  | { kind: "spawned"; pid: number }
-  | { kind: "started"; outcome: Result<JsonValue, StartError> }
-  | { kind: "settled"; ticket: number; outcome: Result<JsonValue, ClientError> }
-  | Answers
-  | { kind: "died"; error: ClientError }
-  | { kind: "exited"; pid: number; code: number; signal: string | null }
-  | { kind: "stderr"; bytes: Uint8Array }
-  | { kind: "signal"; pid: number; signal: GroupSignal }
-  | { kind: "drain"; seq: number; pid: number; deadlineMs: number }
-  | { kind: "retired"; outcome: Result<RetirementEvidence, RetirementError> };
-
-/**
- * Renders answers whose lines are text as one string, the cheapest message
- * to post: the tickets and the ids, comma-separated, a space between the two
- * lists, then a newline and the lines.
- *
- * @example Two answers
- * ```ts
- * import { renderAnswers } from "./messages.ts";
- * console.log(renderAnswers([4, 5], [7, 8], "{}\n{}")); // 4,5 7,8\n{}\n{}
- * ```
- */
-export function renderAnswers(tickets: number[], ids: number[], lines: string): string {
-  return `${tickets.join(",")} ${ids.join(",")}\n${lines}`;
-}
-
-/**
- * Decodes answers rendered by {@linkcode renderAnswers}, or says why they
- * are not.
- *
- * @example
- * ```ts
- * import { decodeAnswers } from "./messages.ts";
- * const answers = decodeAnswers("4 7\n{}");
- * console.log(answers.ok && answers.value.ids); // [7]
- * ```
- */
-export function decodeAnswers(text: string): Result<Answers, string> {
-  const end = text.indexOf("\n");
-  const space = text.indexOf(" ");
-  if (end === -1 || space === -1 || space > end) {
-    return err("Cannot decode answers from the worker: no header");
-  }
-  const tickets = counts(text, 0, space);
-  const ids = counts(text, space + 1, end);
-  if (tickets === undefined || ids === undefined || tickets.length !== ids.length) {
-    return err("Cannot decode answers from the worker: the header is not two lists of counts");
-  }
-  return ok({ kind: "answers", tickets, ids, lines: text.slice(end + 1) });
-}
-
-/**
- * The non-empty comma-separated list of counts (decimal digits only) that
- * `text` holds from `from` to `to`, or `undefined`. Read in place: a turn's
- * answers carry two such lists.
- */
-function counts(text: string, from: number, to: number): number[] | undefined {
-  const out: number[] = [];
-  let value = 0;
-  let digits = 0;
-  for (let index = from; index <= to; index++) {
-    const code = index < to ? text.charCodeAt(index) : COMMA;
-    if (code === COMMA) {
-      if (digits === 0 || !Number.isSafeInteger(value)) return undefined;
-      out.push(value);
-      value = 0;
-      digits = 0;
-      continue;
-    }
-    const digit = code - ZERO;
-    if (digit < 0 || digit > 9) return undefined;
-    value = value * 10 + digit;
-    digits++;
-  }
-  return out;
-}
-
-const COMMA = 0x2c;
-const ZERO = 0x30;
 const METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list", "ping"]);
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
@@ -207,8 +103,7 @@ const NEWLINE = 0x0a;
  *
  * @example Render a ping
  * ```ts
- * import { renderRequest } from "./messages.ts";
- * console.log(renderRequest(1, 500, "ping", "")); // 1|500|ping|
+ *  * console.log(renderRequest(1, 500, "ping", "")); // 1|500|ping|
  * ```
  */
 export function renderRequest(
@@ -226,8 +121,7 @@ export function renderRequest(
  *
  * @example Decode a batch of two
  * ```ts
- * import { decodeRequests } from "./messages.ts";
- * const batch = decodeRequests('1|500|ping|\n2|500|tools/call|{"name":"x","arguments":{}}');
+ *  * const batch = decodeRequests('1|500|ping|\n2|500|tools/call|{"name":"x","arguments":{}}');
  * console.log(batch.requests.length); // 2
  * ```
  */
@@ -265,8 +159,7 @@ export function decodeRequests(
  *
  * @example Decode a retire message
  * ```ts
- * import { decodeToWorker } from "./messages.ts";
- * console.log(decodeToWorker({ kind: "retire", timeoutMs: 5000 }).ok); // true
+ *  * console.log(decodeToWorker({ kind: "retire", timeoutMs: 5000 }).ok); // true
  * ```
  */
 export function decodeToWorker(data: unknown): Result<ToWorker, string> {
