@@ -705,28 +705,6 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 });
-var isEraMode = (function isEraMode(value) {
-  return ERA_MODES.includes(value);
-});
-var eraPlan = (function eraPlan(mode = "auto", versions) {
-  const offered = versions ?? [
-    ...MODERN_VERSIONS,
-    ...LEGACY_VERSIONS
-  ];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
-    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
-  }
-  return {
-    modern,
-    legacy
-  };
-});
-var probeDeadline = (function probeDeadline(plan, remainingMs) {
-  if (plan.legacy.length === 0) return remainingMs;
-  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
-});
 var initializeParams = (function initializeParams(clientInfo, version) {
   return frameText({
     protocolVersion: version,
@@ -911,63 +889,6 @@ var correctedVersion = (function correctedVersion(answer2, plan) {
   if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return void 0;
   const supported = Array.isArray(data.supported) ? data.supported : [];
   return plan.modern.find((version) => supported.includes(version));
-});
-var runStart = (async function runStart(plan, io) {
-  const context = (timeoutMs2) => ({
-    name: io.name,
-    timeoutMs: timeoutMs2,
-    stderrTail: io.stderrTail()
-  });
-  const attempts = [
-    ...io.priorAttempts
-  ];
-  const modern = plan.modern[0];
-  if (modern !== void 0) {
-    const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
-    });
-    let timeoutMs2 = probeDeadline(plan, io.remaining());
-    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
-    const corrected = correctedVersion(answer3, plan);
-    if (corrected !== void 0) {
-      timeoutMs2 = probeDeadline(plan, io.remaining());
-      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
-    }
-    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return {
-        ok: true,
-        info: verdict.info,
-        envelope
-      };
-    }
-    if (verdict.kind === "failed" || plan.legacy.length === 0) {
-      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
-      return {
-        ok: false,
-        failure: verdict.failure,
-        exitedOnProbe
-      };
-    }
-    attempts.push(verdict.attempt);
-  }
-  const timeoutMs = io.remaining();
-  const version = plan.legacy[0] ?? "";
-  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
-  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
-  if (!judged.ok) {
-    return {
-      ok: false,
-      failure: withAttempts(judged.error, attempts),
-      exitedOnProbe: false
-    };
-  }
-  return {
-    ok: true,
-    info: judged.value,
-    envelope: void 0
-  };
 });
 var startError = (function startError(failure, cleanup, stderrTail) {
   if (cleanup.ok) return {
@@ -1268,6 +1189,85 @@ var serverError = (function serverError(server, method, error) {
 });
 var malformedLine = (function malformedLine(server, line, reason2) {
   return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
+});
+var isEraMode = (function isEraMode(value) {
+  return ERA_MODES.includes(value);
+});
+var eraPlan = (function eraPlan(mode = "auto", versions) {
+  const offered = versions ?? [
+    ...MODERN_VERSIONS,
+    ...LEGACY_VERSIONS
+  ];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  if (modern.length === 0 && legacy.length === 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
+  }
+  return {
+    modern,
+    legacy
+  };
+});
+var probeDeadline = (function probeDeadline(plan, remainingMs) {
+  if (plan.legacy.length === 0) return remainingMs;
+  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
+});
+var runStart = (async function runStart(plan, io) {
+  const context = (timeoutMs2) => ({
+    name: io.name,
+    timeoutMs: timeoutMs2,
+    stderrTail: io.stderrTail()
+  });
+  const attempts = [
+    ...io.priorAttempts
+  ];
+  const modern = plan.modern[0];
+  if (modern !== void 0) {
+    const probe = (version2) => frameText({
+      _meta: requestMeta(version2, io.clientInfo)
+    });
+    let timeoutMs2 = probeDeadline(plan, io.remaining());
+    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
+    const corrected = correctedVersion(answer3, plan);
+    if (corrected !== void 0) {
+      timeoutMs2 = probeDeadline(plan, io.remaining());
+      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
+    }
+    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
+    if (verdict.kind === "modern") {
+      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
+      return {
+        ok: true,
+        info: verdict.info,
+        envelope
+      };
+    }
+    if (verdict.kind === "failed" || plan.legacy.length === 0) {
+      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
+      return {
+        ok: false,
+        failure: verdict.failure,
+        exitedOnProbe
+      };
+    }
+    attempts.push(verdict.attempt);
+  }
+  const timeoutMs = io.remaining();
+  const version = plan.legacy[0] ?? "";
+  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
+  if (!judged.ok) {
+    return {
+      ok: false,
+      failure: withAttempts(judged.error, attempts),
+      exitedOnProbe: false
+    };
+  }
+  return {
+    ok: true,
+    info: judged.value,
+    envelope: void 0
+  };
 });
 var classify = (function classify(value) {
   if (!isJsonObject(value)) {
@@ -3092,20 +3092,7 @@ var UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 
 
-// spec/era.ts
-var ERA_MODES = [
-  "auto",
-  "modern",
-  "legacy"
-];
-
-var PROBE_TIMEOUT_MS = 1e4;
-var PROBE_DEADLINE_SHARE = 0.5;
-
-
-// worker/handshake.ts
-
-
+// worker/judge.ts
 
 
 
@@ -3792,6 +3779,21 @@ var PendingTable = class {
 
 
 
+// spec/era.ts
+var ERA_MODES = [
+  "auto",
+  "modern",
+  "legacy"
+];
+
+var PROBE_TIMEOUT_MS = 1e4;
+var PROBE_DEADLINE_SHARE = 0.5;
+
+
+// worker/start.ts
+
+
+
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
@@ -4039,7 +4041,7 @@ var LineWriter = class {
     })));
   }
 };
-var LineReader = class {
+var LineRouter = class {
   #splitter = new LineSplitter();
   /** Feeds one chunk; see `LineSplitter.push`. */
   push(chunk) {
@@ -4105,7 +4107,7 @@ var ClientMachine = class {
   #opened = false;
   #pid = null;
   #pending;
-  #reader = new LineReader();
+  #reader = new LineRouter();
   #takeRaw = (id) => this.#pending.takeRaw(id);
   #channelOpen = false;
   #death;

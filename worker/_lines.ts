@@ -1,5 +1,5 @@
 // Private to worker/: the lines a machine reads from its server, split and
-// routed (`LineReader`: answers wanted raw leave as bytes), decoded as
+// routed (`LineRouter`: answers wanted raw leave as bytes), decoded as
 // JSON-RPC or refused with a message a person can act on (a process that is
 // not an MCP server is named so), and the lines it
 // writes to its server, rendered by
@@ -107,7 +107,7 @@ export type Read =
  * by `peekResponseIdBytes`, or once decoded by `peekResponseId`), undecoded
  * even as UTF-8; any other line is decoded to text here.
  */
-export class LineReader {
+export class LineRouter {
   #splitter = new LineSplitter();
 
   /** Feeds one chunk; see `LineSplitter.push`. */

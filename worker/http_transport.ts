@@ -40,7 +40,7 @@ import {
 import { type Clock, systemClock } from "./clock.ts";
 import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
 import type { RemoteEvidence } from "../thread/evidence.ts";
-import { httpFailure } from "./handshake.ts";
+import { httpFailure } from "./judge.ts";
 import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";
 import { ToolMarks } from "./_http_tools.ts";

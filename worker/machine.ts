@@ -2,7 +2,7 @@
  * The client state machine: one MCP server over a {@linkcode Transport},
  * with deadlines on an injected {@linkcode Clock}. It starts the session
  * (the era probe, the handshake: what is said and how answers are judged is
- * `handshake.ts`), sends requests and settles them from their answers, reads
+ * `start.ts`), sends requests and settles them from their answers, reads
  * what the server writes, and dies; how a server is retired is
  * `retirement.ts`.
  *
@@ -44,12 +44,13 @@ import type {
 import type { ClientState } from "../thread/state.ts";
 import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
-import { handshakeFailure, runStart, startError } from "./handshake.ts";
+import { handshakeFailure, startError } from "./judge.ts";
+import { runStart } from "./start.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../spec/era.ts";
 import { Retirement } from "./retirement.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "../thread/state.ts";
-import { LineReader, LineWriter, readServerLine } from "./_lines.ts";
+import { LineRouter, LineWriter, readServerLine } from "./_lines.ts";
 import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
 
 /** Options of a {@linkcode ClientMachine}. */
@@ -85,7 +86,7 @@ export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0"
  *
  * @example Talk to an in-process peer of the handshake era
  * ```ts
- * import { ChannelTransport } from "./transport.ts";
+ * import { ChannelTransport } from "./channel_transport.ts";
  * import { ClientMachine } from "./machine.ts";
  * const result = {
  *   protocolVersion: "2025-11-25",
@@ -123,7 +124,7 @@ export class ClientMachine {
   #opened = false;
   #pid: number | null = null;
   #pending: PendingTable;
-  #reader = new LineReader();
+  #reader = new LineRouter();
   #takeRaw = (id: number) => this.#pending.takeRaw(id);
   #channelOpen = false;
   #death: { cause: DeathCause; message: string } | undefined;

@@ -50,7 +50,7 @@ export type RetirementOptions = {
  *
  * @example Retire an in-process peer that exits on EOF
  * ```ts
- * import { ChannelTransport } from "./transport.ts";
+ * import { ChannelTransport } from "./channel_transport.ts";
  * import { Retirement } from "./retirement.ts";
  * import { systemClock } from "./clock.ts";
  * const transport = new ChannelTransport({ stdinClosed: (peer) => peer.exit(0) });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { ClientMachine } from "../../worker/machine.ts";
-import { ChannelTransport, type PeerBehaviour } from "../../worker/transport.ts";
+import { ChannelTransport, type PeerBehaviour } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { REQUESTED_VERSION } from "../../codec/protocol.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { CLIENT_INFO, ClientMachine } from "../../worker/machine.ts";
 import { eraPlan, PROBE_TIMEOUT_MS } from "../../spec/era.ts";
-import { ChannelTransport } from "../../worker/transport.ts";
+import { ChannelTransport } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
 import type { Result } from "../../codec/result.ts";
 import type { JsonValue } from "../../codec/json.ts";
