@@ -1993,7 +1993,7 @@ var handle = (function handle(data) {
         });
         return;
       }
-      void client.shutdown({
+      void client.retire({
         timeoutMs: message.timeoutMs
       }).then((outcome) => {
         flushStderr();
@@ -3150,8 +3150,8 @@ var HttpSession = class {
   }
   /**
    * The headers of the request carrying `message` (`undefined`: a GET or a
-   * DELETE of the session): a stateless-era message says its own version,
-   * method and name; a handshake-era one the session and the version.
+   * DELETE of the session): a modern message says its own version,
+   * method and name; a legacy one the session and the version.
    */
   headers(message) {
     const headers = new Headers(this.#headers);
@@ -3350,7 +3350,7 @@ var ToolMarks = class {
       }
     }).slice(0, -1);
   }
-  /** The `Mcp-Param-*` headers of a stateless-era `tools/call`. */
+  /** The `Mcp-Param-*` headers of a modern `tools/call`. */
   headers(message) {
     if (message.method !== "tools/call" || message.name === void 0) return [];
     const marks = this.#marks.get(message.name);
@@ -3434,7 +3434,7 @@ var HttpTransport = class {
     return Promise.resolve("unknown");
   }
   /**
-   * Ends the session: every open request is abandoned, and a handshake-era
+   * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
    * `deadlineMs`. Says what was done; a stateless session has nothing to end.
    */
@@ -3866,7 +3866,7 @@ var Retirement = class {
     return this.#running;
   }
   /**
-   * Runs the escalation under a deadline of its own: a caller's `shutdown`
+   * Runs the escalation under a deadline of its own: a caller's `retire`
    * is answered by then even if a retirement started earlier runs longer.
    */
   retireWithin(timeoutMs) {
@@ -4024,7 +4024,7 @@ var LineWriter = class {
     this.#write(params[0] === OPEN_BRACE2 ? params.subarray(1) : params);
     this.#write(tail);
   }
-  /** Writes a notification, with the envelope in a stateless-era session. */
+  /** Writes a notification, with the envelope in a modern session. */
   notification(method, params) {
     const meta = this.#metaObject;
     const body = meta === void 0 ? params : {
@@ -4149,7 +4149,7 @@ var ClientMachine = class {
   /**
    * Whether the start failed because the server exited on the probe while a
    * handshake was still to be tried: it may be started once more, pinned to
-   * the handshake era.
+   * the legacy era.
    */
   get exitedOnProbe() {
     return this.#exitedOnProbe;
@@ -4159,11 +4159,11 @@ var ClientMachine = class {
     return this.#transport.stderrTail();
   }
   /**
-   * Opens the transport and starts the session. With a stateless era to
+   * Opens the transport and starts the session. With a modern era to
    * offer, `server/discover` first (with the full envelope and empty client
    * capabilities); a modern answer makes the session modern, and any other
    * answer falls back at once to `initialize` (empty client capabilities),
-   * then `notifications/initialized`, when the handshake era is offered. A
+   * then `notifications/initialized`, when the legacy era is offered. A
    * failure after the spawn retires the process before it is returned.
    */
   async connect() {
@@ -4224,7 +4224,7 @@ var ClientMachine = class {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a stateless-era session the
+   * `undefined` when it was refused at once. In a modern session the
    * request carries the envelope, and `ping` (gone from that era) is sent
    * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
    * the deadline to the caller, who says `cancel(id, true)` when it passes.
@@ -4257,7 +4257,7 @@ var ClientMachine = class {
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
    * only on the real exit, or `no_resource` for a client that never opened.
    */
-  async shutdown(options = {}) {
+  async retire(options = {}) {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
     if (this.#evidence !== void 0) {
       this.#state = "retired";

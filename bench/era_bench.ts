@@ -99,7 +99,7 @@ async function sessionStartMs(
   const machine = new ClientMachine(transport, { name: base.name, era });
   const started = await machine.connect();
   const elapsed = performance.now() - transport.openedAt;
-  const retired = await machine.shutdown();
+  const retired = await machine.retire();
   if (!started.ok) throw new Error(`${base.name} (${era}) did not start: ${started.error.message}`);
   if (!retired.ok) throw new Error(`${base.name} (${era}) was not retired`);
   return elapsed;
@@ -162,7 +162,7 @@ async function connectMs(base: StdioServerSpec, era: EraMode): Promise<[number, 
   const start = performance.now();
   const started = await client.connect();
   const elapsed = performance.now() - start;
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   if (!started.ok) throw new Error(`${base.name} (${era}) did not start: ${started.error.message}`);
   if (!retired.ok) throw new Error(`${base.name} (${era}) was not retired`);
   return [elapsed, `${started.value.era} ${started.value.protocolVersion}`];

@@ -6,7 +6,7 @@
  *
  * Lifecycle ({@linkcode ClientState}, the same states as the worker's
  * machine): `parked` (no worker, no process) → `connect` → `connecting` →
- * `ready`; a failed start is `failed`, a lost server `dead`; `shutdown`
+ * `ready`; a failed start is `failed`, a lost server `dead`; `retire`
  * leads through `retiring` to `retired`. Who closes what: the worker retires
  * the process; this handle terminates the worker only after the retirement
  * is confirmed (or the worker is lost). Every call has a main-thread timer
@@ -49,7 +49,7 @@ export type { WorkerPermissions } from "./_worker_launch.ts";
 export type ClientOptions = {
   /** How its worker runs; `"inherit"` by default. */
   permissions?: WorkerPermissions;
-  /** Default deadline of `shutdown`, and of the cleanup after a failed start. */
+  /** Default deadline of `retire`, and of the cleanup after a failed start. */
   retirementTimeoutMs?: number;
 };
 
@@ -93,7 +93,7 @@ const PONG: Decode<void> = () => ok(undefined);
  *   const result = await client.callTool("echo", { text: "hi" });
  *   console.log(result.ok && result.value.content);
  * }
- * console.log(await client.shutdown());
+ * console.log(await client.retire());
  * ```
  */
 export class Client {
@@ -253,7 +253,7 @@ export class Client {
    * for a client that never spawned. An error is never permission to start
    * a replacement.
    */
-  shutdown(
+  retire(
     options: { timeoutMs?: number } = {},
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
@@ -294,6 +294,18 @@ export class Client {
       };
       this.#retireWaiters.add(settle);
     });
+  }
+
+  /**
+   * Retires the server: the same as {@linkcode Client.prototype.retire}, by
+   * its former name.
+   *
+   * @deprecated Use {@linkcode Client.prototype.retire}.
+   */
+  shutdown(
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<RetirementEvidence, RetirementError>> {
+    return this.retire(options);
   }
 
   // ---- requests ----

@@ -17,8 +17,8 @@ import { isRecord, isString } from "./guards.ts";
 
 /**
  * What a server said of itself when the client connected, and how they
- * speak: the negotiated `era` and `protocolVersion`. A handshake-era server
- * answered `initialize`; a stateless-era server answered `server/discover`,
+ * speak: the negotiated `era` and `protocolVersion`. A legacy server
+ * answered `initialize`; a modern server answered `server/discover`,
  * and its `serverInfo` is the identity it put in that result's `_meta`
  * (empty strings when it gave none).
  */

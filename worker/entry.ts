@@ -433,7 +433,7 @@ function handle(data: unknown): void {
         post({ kind: "retired", outcome: ok({ kind: "no_resource" }) });
         return;
       }
-      void client.shutdown({ timeoutMs: message.timeoutMs }).then((outcome) => {
+      void client.retire({ timeoutMs: message.timeoutMs }).then((outcome) => {
         flushStderr();
         post({ kind: "retired", outcome });
       });

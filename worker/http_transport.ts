@@ -6,15 +6,15 @@
  *
  * Every line the machine writes is one JSON-RPC message and becomes one
  * POST; what the server answers (one JSON body, or the messages of an event
- * stream) reaches the machine as lines. A stateless-era message (its
+ * stream) reaches the machine as lines. A modern message (its
  * envelope in `params._meta`) carries `MCP-Protocol-Version`, `Mcp-Method`
- * and `Mcp-Name`; a handshake-era session carries `Mcp-Session-Id` and the
+ * and `Mcp-Name`; a legacy session carries `Mcp-Session-Id` and the
  * negotiated `MCP-Protocol-Version` after `initialize`, is opened again when
  * the server forgets it (404), and is deleted at retirement. A stream that
  * drops before its answer is resumed with `Last-Event-ID` when the server
  * gave event ids. Every body and every event is capped at 16 MiB; a request
  * the machine gives up on (its deadline, its caller) has its stream closed,
- * which in the stateless era is also how it is cancelled.
+ * which in the modern era is also how it is cancelled.
  *
  * Who closes what: the transport owns every fetch and its body; the machine
  * tells it when a request needs nothing more ({@linkcode HttpTransport.prototype.done}),
@@ -159,7 +159,7 @@ export class HttpTransport implements Transport {
   }
 
   /**
-   * Ends the session: every open request is abandoned, and a handshake-era
+   * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
    * `deadlineMs`. Says what was done; a stateless session has nothing to end.
    */
@@ -193,7 +193,7 @@ export class HttpTransport implements Transport {
       await this.#request(message, message.id, body);
       return;
     }
-    // The stateless era cancels by closing the request's stream (done).
+    // The modern era cancels by closing the request's stream (done).
     if (message.version !== undefined) return;
     const sent = await send(this.#url, {
       method: "POST",
@@ -276,7 +276,7 @@ export class HttpTransport implements Transport {
       else this.#deliverBytes(read.bytes);
       return;
     }
-    // An error status may still carry the JSON-RPC answer (a stateless-era
+    // An error status may still carry the JSON-RPC answer (a modern
     // server answers an unknown method with 404 and -32601, for example).
     const answer = json ? answerOf(read.bytes, id) : undefined;
     if (answer !== undefined) {
@@ -451,7 +451,7 @@ export class HttpTransport implements Transport {
   }
 }
 
-/** Whether a message is a stateless-era `tools/list`, whose answer may mark parameters. */
+/** Whether a message is a modern `tools/list`, whose answer may mark parameters. */
 function isModernList(message: OutgoingMessage): boolean {
   return message.method === "tools/list" && message.version !== undefined;
 }

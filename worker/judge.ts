@@ -33,7 +33,7 @@ import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts"
 import type { ServerInfo } from "../thread/server_info.ts";
 import type { EraPlan } from "../spec/era.ts";
 
-/** The `_meta` envelope of every stateless-era request, as compact JSON. */
+/** The `_meta` envelope of every modern request, as compact JSON. */
 export function envelopeText(version: string, clientInfo: Implementation): string {
   return frameText(requestMeta(version, clientInfo)).slice(0, -1);
 }
@@ -45,7 +45,7 @@ export function envelopeText(version: string, clientInfo: Implementation): strin
  *
  * @example The parameters sent
  * ```ts
- * import { initializeParams } from "./handshake.ts";
+ * import { initializeParams } from "./judge.ts";
  * console.log(initializeParams({ name: "me", version: "1" }, "2025-11-25"));
  * ```
  */
@@ -114,7 +114,7 @@ export function httpFailure(message: string, http: HttpFailure | undefined): Sta
 
 /** What the answer to a probe means. */
 export type DiscoverVerdict =
-  /** A stateless-era server: the session is modern. */
+  /** A modern server: the session is modern. */
   | { kind: "modern"; info: ServerInfo }
   /** No modern answer: fall back to `initialize` (when the plan offers it). */
   | { kind: "legacy"; attempt: StartAttempt; failure: StartFailure }
@@ -212,7 +212,8 @@ export function judgeDiscover(
  *
  * @example A server without tools
  * ```ts
- * import { eraPlan, judgeInitialize } from "./handshake.ts";
+ * import { judgeInitialize } from "./judge.ts";
+ * import { eraPlan } from "../spec/era.ts";
  * const answer = {
  *   ok: true as const,
  *   value: {
@@ -275,7 +276,7 @@ export function withAttempts(failure: StartFailure, attempts: StartAttempt[]): S
 
 /**
  * The version to probe with again after an unsupported-version refusal
- * (-32022) that lists a stateless-era version this client offers: the
+ * (-32022) that lists a modern version this client offers: the
  * newest of them.
  */
 export function correctedVersion(

@@ -8,9 +8,9 @@
  *
  * Lifecycle ({@linkcode ClientState}): `parked` → `connecting` → `ready`; a
  * start that fails ends `failed`, a ready client that loses its server ends
- * `dead`, and `shutdown` leads through `retiring` to `retired`. Who closes
+ * `dead`, and `retire` leads through `retiring` to `retired`. Who closes
  * what: the machine owns the transport from `open` on. Any death (a failed
- * write, the exit, a framing fault, a malformed line, a shutdown) settles
+ * write, the exit, a framing fault, a malformed line, a retirement) settles
  * every waiting request once with `unavailable`, latches its reason, and
  * starts the retirement, which disposes of the transport once the exit has
  * been seen. Only that real exit, or never having opened, is retirement
@@ -84,7 +84,7 @@ export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0"
 /**
  * One MCP client over one transport.
  *
- * @example Talk to an in-process peer of the handshake era
+ * @example Talk to an in-process peer of the legacy era
  * ```ts
  * import { ChannelTransport } from "./channel_transport.ts";
  * import { ClientMachine } from "./machine.ts";
@@ -102,7 +102,7 @@ export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0"
  * const machine = new ClientMachine(transport, { name: "peer", era: "legacy" });
  * const started = await machine.connect();
  * console.log(started.ok && started.value.era); // legacy
- * await machine.shutdown();
+ * await machine.retire();
  * ```
  */
 export class ClientMachine {
@@ -171,7 +171,7 @@ export class ClientMachine {
   /**
    * Whether the start failed because the server exited on the probe while a
    * handshake was still to be tried: it may be started once more, pinned to
-   * the handshake era.
+   * the legacy era.
    */
   get exitedOnProbe(): boolean {
     return this.#exitedOnProbe;
@@ -183,11 +183,11 @@ export class ClientMachine {
   }
 
   /**
-   * Opens the transport and starts the session. With a stateless era to
+   * Opens the transport and starts the session. With a modern era to
    * offer, `server/discover` first (with the full envelope and empty client
    * capabilities); a modern answer makes the session modern, and any other
    * answer falls back at once to `initialize` (empty client capabilities),
-   * then `notifications/initialized`, when the handshake era is offered. A
+   * then `notifications/initialized`, when the legacy era is offered. A
    * failure after the spawn retires the process before it is returned.
    */
   async connect(): Promise<Result<ServerInfo, StartError>> {
@@ -251,7 +251,7 @@ export class ClientMachine {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a stateless-era session the
+   * `undefined` when it was refused at once. In a modern session the
    * request carries the envelope, and `ping` (gone from that era) is sent
    * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
    * the deadline to the caller, who says `cancel(id, true)` when it passes.
@@ -293,7 +293,7 @@ export class ClientMachine {
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
    * only on the real exit, or `no_resource` for a client that never opened.
    */
-  async shutdown(
+  async retire(
     options: { timeoutMs?: number } = {},
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
@@ -418,7 +418,7 @@ export class ClientMachine {
         return;
       }
       case "request":
-        // The stateless era has no server-to-client requests, and a client
+        // The modern era has no server-to-client requests, and a client
         // there must not answer one: it is dropped.
         if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
         return;

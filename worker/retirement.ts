@@ -145,7 +145,7 @@ export class Retirement {
   }
 
   /**
-   * Runs the escalation under a deadline of its own: a caller's `shutdown`
+   * Runs the escalation under a deadline of its own: a caller's `retire`
    * is answered by then even if a retirement started earlier runs longer.
    */
   retireWithin(timeoutMs: number): Promise<Result<RetirementEvidence, RetirementError>> {

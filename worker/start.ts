@@ -71,9 +71,9 @@ export type StartOutcome =
   };
 
 /**
- * Runs the start a plan says: the probe first when the stateless era is
+ * Runs the start a plan says: the probe first when the modern era is
  * offered, then `initialize` when the probe got no modern answer and the
- * handshake era is offered. A modern session comes with the envelope its
+ * legacy era is offered. A modern session comes with the envelope its
  * requests carry.
  */
 export async function runStart(plan: EraPlan, io: StartIo): Promise<StartOutcome> {

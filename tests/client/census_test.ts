@@ -177,19 +177,21 @@ Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
     assert.ok(tools.ok && tools.value.some((tool) => tool.name === "echo_args"));
     assert.ok((await client.ping()).ok);
   });
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   assert.ok(
     retired.ok && retired.value.kind === "exited" && retired.value.escalation === "stdin_closed",
   );
   const after = await client.callTool("echo", { text: "too late" });
   assert.ok(!after.ok && after.error.kind === "unavailable" && after.error.cause === "shutdown");
+  assert.deepEqual(await client.retire(), retired);
+  // The former name, deprecated, answers the same.
   assert.deepEqual(await client.shutdown(), retired);
 });
 
-Deno.test("shutdown() during connect retires the server and fails the start", async () => {
+Deno.test("retire() during connect retires the server and fails the start", async () => {
   const client = new Client(fixture("silent", "silent.ts"), QUICK);
   const connecting = client.connect();
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   const started = await connecting;
   assert.ok(!started.ok);
   assert.ok(retired.ok, JSON.stringify(retired));

@@ -56,7 +56,7 @@ Deno.test("the probe carries the full envelope with empty client capabilities, a
     serverInfo: { name: "modern", version: "2" },
     era: "modern",
   });
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a modern session puts the envelope first in every request, text or bytes", async () => {
@@ -81,7 +81,7 @@ Deno.test("a modern session puts the envelope first in every request, text or by
     // ping is gone from 2026-07-28: the liveness check is a discover.
     ["server/discover", { _meta: ENVELOPE }],
   ]);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a modern session drops the server's requests instead of answering them", async () => {
@@ -91,7 +91,7 @@ Deno.test("a modern session drops the server's requests instead of answering the
   await settle();
   assert.deepEqual(sent(peer).filter((m) => m.id === "s1"), []);
   assert.equal(client.state, "ready");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("auto falls back on the same process for each legacy signal", async (t) => {
@@ -100,7 +100,7 @@ Deno.test("auto falls back on the same process for each legacy signal", async (t
     ["invalid params", () => ({ error: { code: -32602, message: "Invalid params" } })],
     ["a vendor error", () => ({ error: { code: -32000, message: "Not initialized" } })],
     [
-      "-32022 naming only handshake-era versions",
+      "-32022 naming only legacy versions",
       () => ({ error: { code: -32022, message: "no", data: { supported: ["2025-11-25"] } } }),
     ],
     ["not a discover result", () => ({ result: { foo: 1 } })],
@@ -117,7 +117,7 @@ Deno.test("auto falls back on the same process for each legacy signal", async (t
         "initialize",
         "notifications/initialized",
       ]);
-      assert.ok((await client.shutdown()).ok);
+      assert.ok((await client.retire()).ok);
     });
   }
 });
@@ -141,7 +141,7 @@ Deno.test("a silent probe falls back at PROBE_TIMEOUT_MS without a cancellation"
   peer.send(reply(0, { result: DISCOVERED }));
   await settle();
   assert.equal(client.state, "ready");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("modern pinned: a legacy server is a start failure with no initialize", async (t) => {
