@@ -4422,12 +4422,13 @@ var ClientMachine = class {
 
 
 // thread/to_worker.ts
-var TRANSFER_PARAMS_CHARS = 64 * 1024;
-var METHODS = /* @__PURE__ */ new Set([
+var REQUEST_METHODS = [
   "tools/call",
   "tools/list",
   "ping"
-]);
+];
+var TRANSFER_PARAMS_CHARS = 64 * 1024;
+var METHODS = new Set(REQUEST_METHODS);
 var OPEN_BRACE3 = 123;
 var CLOSE_BRACE2 = 125;
 var NEWLINE4 = 10;

@@ -8,16 +8,22 @@
  * @module
  */
 
-import { type Fields, isCount, isDuration, isRecord, isString } from "./guards.ts";
+import { type Fields, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
 
-/** Steps of a retirement, in order: none yet, stdin closed, SIGTERM sent, SIGKILL sent. */
-export type Escalation = "none" | "stdin_closed" | "sigterm" | "sigkill";
+/** The steps of a retirement, in order: none yet, stdin closed, SIGTERM sent, SIGKILL sent. */
+export const ESCALATIONS = ["none", "stdin_closed", "sigterm", "sigkill"] as const;
+
+/** A step of a retirement, one of {@linkcode ESCALATIONS}. */
+export type Escalation = (typeof ESCALATIONS)[number];
 
 /** A real exit status. */
 export type ExitStatus = { code: number; signal: string | null };
 
+/** The signals sent to a server's process group, in the order a retirement sends them. */
+export const GROUP_SIGNALS = ["SIGTERM", "SIGKILL"] as const;
+
 /** A signal sent to a server's process group. */
-export type GroupSignal = "SIGTERM" | "SIGKILL";
+export type GroupSignal = (typeof GROUP_SIGNALS)[number];
 
 /**
  * Whether a server's process group is empty after its leader exited:
@@ -56,19 +62,34 @@ export type RetirementEvidence =
   | RemoteEvidence;
 
 /**
+ * How a remote server's retirement can end its session: `stateless` (no
+ * session was opened: nothing to end), `deleted` (the server confirmed the
+ * `DELETE` of the session), `already_ended` (the server no longer knew it),
+ * `not_deletable` (the server does not let clients end sessions: it expires
+ * them), `unconfirmed` (the `DELETE` failed).
+ */
+export const SESSION_ENDS = [
+  "stateless",
+  "deleted",
+  "already_ended",
+  "not_deletable",
+  "unconfirmed",
+] as const;
+
+/** How a remote server's session ended, one of {@linkcode SESSION_ENDS}. */
+export type SessionEnd = (typeof SESSION_ENDS)[number];
+
+/**
  * How a remote server's retirement ended its session. No process is
- * involved, so no exit is ever claimed: `stateless` (no session was
- * opened: nothing to end), `deleted` (the server confirmed the `DELETE` of
- * the session), `already_ended` (the server no longer knew it),
- * `not_deletable` (the server does not let clients end sessions: it
- * expires them), `unconfirmed` (the `DELETE` failed; `message` says how).
- * Nothing of the client's is left open in any case.
+ * involved, so no exit is ever claimed; nothing of the client's is left open
+ * in any case.
  */
 export type RemoteEvidence = {
   kind: "remote";
   /** The endpoint, origin and path only. */
   url: string;
-  session: "stateless" | "deleted" | "already_ended" | "not_deletable" | "unconfirmed";
+  /** What was done with the session; `message` says how an `unconfirmed` end failed. */
+  session: SessionEnd;
   /** The status the `DELETE` was answered with, when it was. */
   status?: number;
   /** What went wrong, for `unconfirmed`. */
@@ -86,16 +107,6 @@ export type RetirementError =
   }
   | { kind: "retirement_unconfirmed"; message: string };
 
-const ESCALATIONS: ReadonlySet<string> = new Set(["none", "stdin_closed", "sigterm", "sigkill"]);
-
-const SESSION_ENDS: ReadonlySet<string> = new Set([
-  "stateless",
-  "deleted",
-  "already_ended",
-  "not_deletable",
-  "unconfirmed",
-]);
-
 /** Decodes retirement evidence that crossed the boundary. */
 export function decodeEvidence(value: unknown): RetirementEvidence | undefined {
   if (!isRecord(value)) return undefined;
@@ -105,27 +116,16 @@ export function decodeEvidence(value: unknown): RetirementEvidence | undefined {
   const { pid, code, signal, drained, escalation } = value;
   if (!Number.isSafeInteger(pid) || !Number.isSafeInteger(code)) return undefined;
   if (signal !== null && !isString(signal)) return undefined;
-  if (!isDrain(drained) || !isString(escalation) || !ESCALATIONS.has(escalation)) return undefined;
-  return {
-    kind: "exited",
-    pid: pid as number,
-    code: code as number,
-    signal,
-    drained,
-    escalation: escalation as Escalation,
-  };
+  if (!isDrain(drained) || !isOneOf(ESCALATIONS, escalation)) return undefined;
+  return { kind: "exited", pid: pid as number, code: code as number, signal, drained, escalation };
 }
 
 function decodeRemoteEvidence(value: Fields): RemoteEvidence | undefined {
   const { url, session, status, message } = value;
-  if (!isString(url) || !isString(session) || !SESSION_ENDS.has(session)) return undefined;
+  if (!isString(url) || !isOneOf(SESSION_ENDS, session)) return undefined;
   if (status !== undefined && !isCount(status)) return undefined;
   if (message !== undefined && !isString(message)) return undefined;
-  const evidence: RemoteEvidence = {
-    kind: "remote",
-    url,
-    session: session as RemoteEvidence["session"],
-  };
+  const evidence: RemoteEvidence = { kind: "remote", url, session };
   if (status !== undefined) evidence.status = status;
   if (message !== undefined) evidence.message = message;
   return evidence;
@@ -138,12 +138,7 @@ export function decodeRetirementError(value: unknown): RetirementError | undefin
     return { kind: "retirement_unconfirmed", message: value.message };
   }
   if (value.kind !== "retirement_timed_out") return undefined;
-  if (!isDuration(value.timeoutMs) || !isString(value.escalation)) return undefined;
-  if (!ESCALATIONS.has(value.escalation)) return undefined;
-  return {
-    kind: "retirement_timed_out",
-    message: value.message,
-    timeoutMs: value.timeoutMs,
-    escalation: value.escalation as Escalation,
-  };
+  const { timeoutMs, escalation } = value;
+  if (!isDuration(timeoutMs) || !isOneOf(ESCALATIONS, escalation)) return undefined;
+  return { kind: "retirement_timed_out", message: value.message, timeoutMs, escalation };
 }

@@ -14,7 +14,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { decodeResult, isCount, isDuration, isRecord, isString } from "./guards.ts";
+import { decodeResult, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
 import {
   type ClientError,
   decodeClientError,
@@ -24,12 +24,11 @@ import {
 import {
   decodeEvidence,
   decodeRetirementError,
+  GROUP_SIGNALS,
   type GroupSignal,
   type RetirementError,
   type RetirementEvidence,
 } from "./evidence.ts";
-
-const SIGNALS: ReadonlySet<string> = new Set(["SIGTERM", "SIGKILL"]);
 
 /**
  * Responses handed on undecoded, in the order they arrived: for each, the
@@ -171,9 +170,8 @@ function decodeEvent(value: unknown): FromWorker | undefined {
     case "stderr":
       return value.bytes instanceof Uint8Array ? { kind: "stderr", bytes: value.bytes } : undefined;
     case "signal":
-      return isCount(value.pid) && value.pid > 0 && isString(value.signal) &&
-          SIGNALS.has(value.signal)
-        ? { kind: "signal", pid: value.pid, signal: value.signal as GroupSignal }
+      return isCount(value.pid) && value.pid > 0 && isOneOf(GROUP_SIGNALS, value.signal)
+        ? { kind: "signal", pid: value.pid, signal: value.signal }
         : undefined;
     case "drain":
       return isCount(value.seq) && isCount(value.pid) && value.pid > 0 &&

@@ -31,6 +31,14 @@ export function isDuration(value: unknown): value is number {
   return typeof value === "number" && Number.isFinite(value) && value >= 0;
 }
 
+/**
+ * Whether `value` is one of `values`: the guard of a union derived from an
+ * `as const` array, which its decoder reads with this.
+ */
+export function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return (values as readonly unknown[]).includes(value);
+}
+
 /** Whether `value` is a record of strings. */
 export function isStringRecord(value: unknown): value is Record<string, string> {
   return isRecord(value) && Object.values(value).every(isString);

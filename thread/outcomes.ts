@@ -11,7 +11,7 @@
 import type { JsonValue } from "../codec/json.ts";
 import type { RpcError } from "../codec/jsonrpc.ts";
 import { quote } from "../codec/quote.ts";
-import { type Fields, isCount, isDuration, isRecord, isString } from "./guards.ts";
+import { type Fields, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
 import {
   decodeEvidence,
   decodeRetirementError,
@@ -20,34 +20,42 @@ import {
 } from "./evidence.ts";
 import { decodeServerInfo, type ServerInfo } from "./server_info.ts";
 
+/** The requests a start may try, in the order it tries them: the probe, the handshake. */
+export const START_METHODS = ["server/discover", "initialize"] as const;
+
 /** One way a start tried to speak to a server, and what came of it. */
 export type StartAttempt = {
   /** The request that was tried. */
-  method: "server/discover" | "initialize";
+  method: (typeof START_METHODS)[number];
   /** What came of it, in a sentence a person can act on. */
   outcome: string;
 };
 
-/** How a client ended: why calls now answer `unavailable`. */
-export type DeathCause =
-  /** The client was never connected, or its start failed. */
-  | "not_connected"
-  /** Writing to the server's stdin failed. */
-  | "write_failed"
-  /** The server process exited. */
-  | "exited"
-  /** The server closed its stdout, or reading it failed. */
-  | "stdout_closed"
-  /** A line broke the framing: too long, or not UTF-8. */
-  | "framing"
-  /** A line was not JSON, or not a JSON-RPC message. */
-  | "malformed"
-  /** A remote server could not be reached, refused the client, or broke the wire. */
-  | "http_failed"
-  /** The worker that hosted the client crashed or stopped answering. */
-  | "worker_lost"
-  /** The client is shutting down or was retired. */
-  | "shutdown";
+/**
+ * Every way a client can end, each why its calls then answer `unavailable`:
+ * `not_connected` (never connected, or its start failed), `write_failed`
+ * (writing to the server's stdin failed), `exited` (the server process
+ * exited), `stdout_closed` (the server closed its stdout, or reading it
+ * failed), `framing` (a line broke the framing: too long, or not UTF-8),
+ * `malformed` (a line was not JSON, or not a JSON-RPC message), `http_failed`
+ * (a remote server could not be reached, refused the client, or broke the
+ * wire), `worker_lost` (the worker that hosted the client crashed or stopped
+ * answering), `shutdown` (the client is being retired or was).
+ */
+export const DEATH_CAUSES = [
+  "not_connected",
+  "write_failed",
+  "exited",
+  "stdout_closed",
+  "framing",
+  "malformed",
+  "http_failed",
+  "worker_lost",
+  "shutdown",
+] as const;
+
+/** How a client ended, one of {@linkcode DEATH_CAUSES}: why calls now answer `unavailable`. */
+export type DeathCause = (typeof DEATH_CAUSES)[number];
 
 /** The HTTP answer that refused a remote client. */
 export type HttpFailure = {
@@ -169,31 +177,14 @@ export function malformedLine(server: string, line: string, reason: string): str
   }`;
 }
 
-const DEATH_CAUSES: ReadonlySet<string> = new Set([
-  "not_connected",
-  "write_failed",
-  "exited",
-  "stdout_closed",
-  "framing",
-  "malformed",
-  "http_failed",
-  "worker_lost",
-  "shutdown",
-]);
-
 /** Decodes a client error that crossed the boundary. */
 export function decodeClientError(value: unknown): ClientError | undefined {
   if (!isRecord(value) || !isString(value.message)) return undefined;
   const message = value.message;
   switch (value.kind) {
     case "unavailable":
-      return isString(value.cause) && DEATH_CAUSES.has(value.cause) && isString(value.stderrTail)
-        ? {
-          kind: "unavailable",
-          cause: value.cause as DeathCause,
-          message,
-          stderrTail: value.stderrTail,
-        }
+      return isOneOf(DEATH_CAUSES, value.cause) && isString(value.stderrTail)
+        ? { kind: "unavailable", cause: value.cause, message, stderrTail: value.stderrTail }
         : undefined;
     case "call_timed_out":
       return isString(value.method) && isDuration(value.timeoutMs) &&
@@ -245,7 +236,7 @@ function decodeAttempts(value: unknown): StartAttempt[] | undefined | false {
   const attempts: StartAttempt[] = [];
   for (const item of value) {
     if (!isRecord(item) || !isString(item.outcome)) return false;
-    if (item.method !== "server/discover" && item.method !== "initialize") return false;
+    if (!isOneOf(START_METHODS, item.method)) return false;
     attempts.push({ method: item.method, outcome: item.outcome });
   }
   return attempts;

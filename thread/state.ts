@@ -6,15 +6,19 @@
  */
 
 /**
- * Where a client is in its life, on either side of the worker boundary:
- * `parked` (nothing spawned), `connecting`, `ready`, `failed` (its start),
- * `dead` (its server was lost), `retiring`, `retired`.
+ * Every {@linkcode ClientState}, in the order of a client's life: `parked`
+ * (nothing spawned), `connecting`, `ready`, `failed` (its start), `dead`
+ * (its server was lost), `retiring`, `retired`.
  */
-export type ClientState =
-  | "parked"
-  | "connecting"
-  | "ready"
-  | "failed"
-  | "dead"
-  | "retiring"
-  | "retired";
+export const CLIENT_STATES = [
+  "parked",
+  "connecting",
+  "ready",
+  "failed",
+  "dead",
+  "retiring",
+  "retired",
+] as const;
+
+/** Where a client is in its life, on either side of the worker boundary. */
+export type ClientState = (typeof CLIENT_STATES)[number];

@@ -19,7 +19,10 @@ import { isCount, isDuration, isRecord, isString, isStringRecord } from "./guard
 import { type Drain, isDrain } from "./evidence.ts";
 
 /** The methods a main thread may ask a worker to run. */
-export type RequestMethod = "tools/call" | "tools/list" | "ping";
+export const REQUEST_METHODS = ["tools/call", "tools/list", "ping"] as const;
+
+/** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
+export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /** One request, decoded in the worker. */
 export type WorkerRequest = {
@@ -92,7 +95,8 @@ export type ToWorker =
   | { kind: "retire"; timeoutMs: number }
   | { kind: "drained"; seq: number; drained: Drain };
 
-const METHODS: ReadonlySet<string> = new Set(["tools/call", "tools/list", "ping"]);
+// A set for the hot path's one look-up per request.
+const METHODS: ReadonlySet<string> = new Set(REQUEST_METHODS);
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 const NEWLINE = 0x0a;
