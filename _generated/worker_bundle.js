@@ -1269,6 +1269,12 @@ var runStart = (async function runStart(plan, io) {
     envelope: void 0
   };
 });
+var stoppingFor = (function stoppingFor(control, options) {
+  return control.kind === "process" ? new ProcessEscalation({
+    ...options,
+    process: control.process
+  }) : new SessionRelease(control.session);
+});
 var classify = (function classify(value) {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
@@ -1554,6 +1560,9 @@ var readServerLine = (function readServerLine(line, server, starting) {
 });
 var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initialize") {
   return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
+});
+var stderrTailOf = (function stderrTailOf(control) {
+  return control.kind === "process" ? control.process.stderrTail() : "";
 });
 var renderAnswers = (function renderAnswers(tickets2, ids, lines) {
   return `${tickets2.join(",")} ${ids.join(",")}
@@ -2586,6 +2595,11 @@ var encoder3 = new TextEncoder();
 var lenient2 = new TextDecoder();
 var NEWLINE2 = 10;
 var CommandTransport = class {
+  /** A child process's control: this transport's own. */
+  control = {
+    kind: "process",
+    process: this
+  };
   #options;
   #child;
   #writer;
@@ -2608,6 +2622,10 @@ var CommandTransport = class {
   #stderrEnded = false;
   constructor(options) {
     this.#options = options;
+  }
+  /** The child's pid once spawned. */
+  get pid() {
+    return this.#child?.pid ?? null;
   }
   /** Spawns the child and starts reading its stdout and stderr. */
   open(sink) {
@@ -2657,9 +2675,7 @@ var CommandTransport = class {
       options.onExit?.(exit);
       sink.exit(exit);
     });
-    return Promise.resolve(ok({
-      pid: child.pid
-    }));
+    return Promise.resolve(ok(void 0));
   }
   /**
    * Queues text or bytes for stdin; written in order, adjacent text coalesced.
@@ -3369,6 +3385,11 @@ var NEWLINE3 = 10;
 var RETURN2 = 13;
 var SPACE = 32;
 var HttpTransport = class {
+  /** A remote server's control: its session, this transport's own. */
+  control = {
+    kind: "session",
+    session: this
+  };
   #name;
   #url;
   #clock;
@@ -3399,9 +3420,7 @@ var HttpTransport = class {
   open(sink) {
     if (this.#sink !== void 0) throw new TypeError("Cannot open an HttpTransport twice");
     this.#sink = sink;
-    return Promise.resolve(ok({
-      pid: null
-    }));
+    return Promise.resolve(ok(void 0));
   }
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
@@ -3423,16 +3442,6 @@ var HttpTransport = class {
     this.#inflight.delete(id);
     controller.abort();
   }
-  /** No stdin: a remote session ends with {@linkcode HttpTransport.prototype.release}. */
-  closeStdin() {
-  }
-  /** No process group to signal. */
-  signal(_signal) {
-  }
-  /** No process group to drain. */
-  drain(_deadlineMs) {
-    return Promise.resolve("unknown");
-  }
   /**
    * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
@@ -3446,10 +3455,6 @@ var HttpTransport = class {
   dispose() {
     this.#abortAll();
     return Promise.resolve();
-  }
-  /** A remote server has no stderr. */
-  stderrTail() {
-    return "";
   }
   #abortAll() {
     this.#ended = true;
@@ -3797,37 +3802,25 @@ var PROBE_DEADLINE_SHARE = 0.5;
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
-var Retirement = class {
-  #name;
-  #transport;
+var ExitWatch = class {
   #clock;
-  #pid;
   #exit;
-  #exitWaiters = /* @__PURE__ */ new Set();
-  #escalation = "none";
-  #running;
-  constructor(options) {
-    this.#name = options.name;
-    this.#transport = options.transport;
-    this.#clock = options.clock;
-    this.#pid = options.pid;
+  #waiters = /* @__PURE__ */ new Set();
+  constructor(clock2) {
+    this.#clock = clock2;
   }
   /** The real exit status, once seen. */
   get exit() {
     return this.#exit;
-  }
-  /** The last step taken. */
-  get escalation() {
-    return this.#escalation;
   }
   /** Records the real exit and wakes every wait; false when it was already seen. */
   exited(status) {
     if (this.#exit !== void 0) return false;
     this.#exit = status;
     const waiters = [
-      ...this.#exitWaiters
+      ...this.#waiters
     ];
-    this.#exitWaiters.clear();
+    this.#waiters.clear();
     for (const wake of waiters) wake();
     return true;
   }
@@ -3845,19 +3838,108 @@ var Retirement = class {
       then(true);
     };
     const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
-      this.#exitWaiters.delete(wake);
+      this.#waiters.delete(wake);
       then(false);
     });
-    this.#exitWaiters.add(wake);
+    this.#waiters.add(wake);
   }
   /** Resolves once the exit has been seen, or at `at` on the clock, whichever is first. */
   waitExit(at) {
     return new Promise((resolve) => this.whenExit(at, () => resolve()));
   }
-  /** Runs the escalation, or joins the one running. */
+};
+var ProcessEscalation = class {
+  #name;
+  #process;
+  #exit;
+  #clock;
+  #escalation = "none";
+  constructor(options) {
+    this.#name = options.name;
+    this.#process = options.process;
+    this.#exit = options.exit;
+    this.#clock = options.clock;
+  }
+  /** The last step taken. */
+  get escalation() {
+    return this.#escalation;
+  }
+  /** Runs the escalation; evidence only on the real exit. */
+  async stop(timeoutMs) {
+    const process = this.#process;
+    const exit = this.#exit;
+    const start2 = this.#clock.now();
+    const deadlineAt = start2 + timeoutMs;
+    if (exit.exit === void 0) {
+      if (this.#escalation === "none") this.#escalation = "stdin_closed";
+      process.closeStdin();
+      await exit.waitExit(start2 + timeoutMs * STDIN_GRACE_SHARE);
+    }
+    if (exit.exit === void 0) {
+      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
+      process.signal("SIGTERM");
+      await exit.waitExit(start2 + timeoutMs * SIGTERM_GRACE_SHARE);
+    }
+    if (exit.exit === void 0) {
+      this.#escalation = "sigkill";
+      process.signal("SIGKILL");
+      await exit.waitExit(deadlineAt);
+    }
+    const status = exit.exit;
+    if (status === void 0) {
+      return err({
+        kind: "retirement_timed_out",
+        timeoutMs,
+        escalation: this.#escalation,
+        message: `Server "${this.#name}" (pid ${process.pid ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
+      });
+    }
+    const drained = await process.drain(Math.max(0, deadlineAt - this.#clock.now()));
+    return ok({
+      kind: "exited",
+      pid: process.pid ?? -1,
+      code: status.code,
+      signal: status.signal,
+      drained,
+      escalation: this.#escalation
+    });
+  }
+};
+var SessionRelease = class {
+  #session;
+  constructor(session) {
+    this.#session = session;
+  }
+  /** A session is never escalated. */
+  get escalation() {
+    return "none";
+  }
+  /** Ends the session; says what was done. */
+  async stop(timeoutMs) {
+    return ok(await this.#session.release(timeoutMs));
+  }
+};
+
+var Retirement = class {
+  #name;
+  #stopping;
+  #dispose;
+  #clock;
+  #running;
+  constructor(options) {
+    this.#name = options.name;
+    this.#stopping = options.stopping;
+    this.#dispose = options.dispose;
+    this.#clock = options.clock;
+  }
+  /** The last step taken. */
+  get escalation() {
+    return this.#stopping.escalation;
+  }
+  /** Runs the strategy, or joins the run under way. */
   retire(timeoutMs) {
     if (this.#running === void 0) {
-      const running = this.#escalate(timeoutMs);
+      const running = this.#run(timeoutMs);
       this.#running = running;
       void running.then((outcome) => {
         if (!outcome.ok && this.#running === running) this.#running = void 0;
@@ -3866,18 +3948,19 @@ var Retirement = class {
     return this.#running;
   }
   /**
-   * Runs the escalation under a deadline of its own: a caller's `retire`
-   * is answered by then even if a retirement started earlier runs longer.
+   * Runs the strategy under a deadline of its own: a caller's `retire` is
+   * answered by then even if a retirement started earlier runs longer.
    */
   retireWithin(timeoutMs) {
     const running = this.retire(timeoutMs);
     return new Promise((resolve) => {
       const timer = this.#clock.setTimer(timeoutMs, () => {
+        const escalation = this.#stopping.escalation;
         resolve(err({
           kind: "retirement_timed_out",
           timeoutMs,
-          escalation: this.#escalation,
-          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${this.#escalation}); do not start a replacement until it is`
+          escalation,
+          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${escalation}); do not start a replacement until it is`
         }));
       });
       void running.then((outcome) => {
@@ -3886,49 +3969,10 @@ var Retirement = class {
       });
     });
   }
-  async #escalate(timeoutMs) {
-    const release = this.#transport.release;
-    if (release !== void 0) {
-      const evidence = await release.call(this.#transport, timeoutMs);
-      await this.#transport.dispose();
-      return ok(evidence);
-    }
-    const start2 = this.#clock.now();
-    const deadlineAt = start2 + timeoutMs;
-    if (this.#exit === void 0) {
-      if (this.#escalation === "none") this.#escalation = "stdin_closed";
-      this.#transport.closeStdin();
-      await this.waitExit(start2 + timeoutMs * STDIN_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
-      this.#transport.signal("SIGTERM");
-      await this.waitExit(start2 + timeoutMs * SIGTERM_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      this.#escalation = "sigkill";
-      this.#transport.signal("SIGKILL");
-      await this.waitExit(deadlineAt);
-    }
-    const status = this.#exit;
-    if (status === void 0) {
-      return err({
-        kind: "retirement_timed_out",
-        timeoutMs,
-        escalation: this.#escalation,
-        message: `Server "${this.#name}" (pid ${this.#pid() ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
-      });
-    }
-    const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
-    await this.#transport.dispose();
-    return ok({
-      kind: "exited",
-      pid: this.#pid() ?? -1,
-      code: status.code,
-      signal: status.signal,
-      drained,
-      escalation: this.#escalation
-    });
+  async #run(timeoutMs) {
+    const outcome = await this.#stopping.stop(timeoutMs);
+    if (outcome.ok) await this.#dispose();
+    return outcome;
   }
 };
 
@@ -4083,6 +4127,9 @@ var LineRouter = class {
 
 
 
+// worker/transport.ts
+
+
 // worker/machine.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
 var CLIENT_INFO = {
@@ -4100,12 +4147,12 @@ var ClientMachine = class {
   #priorAttempts;
   #onDeath;
   #retirement;
+  #exit;
   #lines;
   #state = "parked";
   #era;
   #exitedOnProbe = false;
   #opened = false;
-  #pid = null;
   #pending;
   #reader = new LineRouter();
   #takeRaw = (id) => this.#pending.takeRaw(id);
@@ -4126,11 +4173,16 @@ var ClientMachine = class {
     this.#plan = eraPlan(options.era, options.versions);
     this.#priorAttempts = options.priorAttempts ?? [];
     this.#onDeath = options.onDeath;
+    this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
-      transport,
-      clock: this.#clock,
-      pid: () => this.#pid
+      stopping: stoppingFor(transport.control, {
+        name: this.#name,
+        exit: this.#exit,
+        clock: this.#clock
+      }),
+      dispose: () => transport.dispose(),
+      clock: this.#clock
     });
     this.#lines = new LineWriter((data) => this.#write(data));
   }
@@ -4140,7 +4192,8 @@ var ClientMachine = class {
   }
   /** The server's pid once spawned (`null` for a transport without one). */
   get pid() {
-    return this.#pid;
+    const control = this.#transport.control;
+    return control.kind === "process" ? control.process.pid : null;
   }
   /** Requests still waiting for an answer. */
   get inFlight() {
@@ -4156,7 +4209,7 @@ var ClientMachine = class {
   }
   /** The kept tail of the server's stderr. */
   stderrTail() {
-    return this.#transport.stderrTail();
+    return stderrTailOf(this.#transport.control);
   }
   /**
    * Opens the transport and starts the session. With a modern era to
@@ -4190,7 +4243,6 @@ var ClientMachine = class {
         stderrTail: this.stderrTail()
       });
     }
-    this.#pid = opened.value.pid;
     const started2 = await runStart(this.#plan, {
       name: this.#name,
       clientInfo: this.#clientInfo,
@@ -4198,7 +4250,7 @@ var ClientMachine = class {
       priorAttempts: this.#priorAttempts,
       remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
       request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
-      exited: () => this.#retirement.exit !== void 0,
+      exited: () => this.#exit.exit !== void 0,
       stderrTail: () => this.stderrTail()
     });
     if (!started2.ok) {
@@ -4294,7 +4346,8 @@ var ClientMachine = class {
   }
   async #failStart(failure) {
     if (this.#state === "connecting") this.#state = "failed";
-    failure = this.#transport.refused?.() ?? failure;
+    const control = this.#transport.control;
+    failure = (control.kind === "session" ? control.session.refused() : void 0) ?? failure;
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
     const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
       kind: "no_resource"
@@ -4376,14 +4429,14 @@ var ClientMachine = class {
       return;
     }
     this.#channelOpen = false;
-    if (this.#retirement.exit !== void 0 || this.#death !== void 0) return;
+    if (this.#exit.exit !== void 0 || this.#death !== void 0) return;
     const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+    this.#exit.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
       if (!exited) this.#die("stdout_closed", message);
     });
   }
   #onExit(status) {
-    if (!this.#retirement.exited(status)) return;
+    if (!this.#exit.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
   }

@@ -53,6 +53,9 @@ class SettledTransport implements Transport {
     this.#inner = inner;
     this.#settleMs = settleMs;
   }
+  get control() {
+    return this.#inner.control;
+  }
   async open(sink: TransportSink) {
     const opened = await this.#inner.open(sink);
     await new Promise((resolve) => setTimeout(resolve, this.#settleMs));
@@ -62,20 +65,8 @@ class SettledTransport implements Transport {
   write(data: string | Uint8Array) {
     this.#inner.write(data);
   }
-  closeStdin() {
-    this.#inner.closeStdin();
-  }
-  signal(signal: "SIGTERM" | "SIGKILL") {
-    this.#inner.signal(signal);
-  }
-  drain(deadlineMs: number) {
-    return this.#inner.drain(deadlineMs);
-  }
   dispose() {
     return this.#inner.dispose();
-  }
-  stderrTail() {
-    return this.#inner.stderrTail();
   }
 }
 

@@ -1,14 +1,15 @@
 /**
  * The in-process implementation of the {@linkcode Transport} seam: the
  * client talks to a scripted {@linkcode ChannelPeer} instead of a process, so
- * every client behaviour is testable without one.
+ * every client behaviour is testable without one. It stands for a child
+ * process, and has a process's control ({@linkcode ProcessControl}).
  *
  * @module
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
 import type { Drain, ExitStatus, GroupSignal } from "../thread/evidence.ts";
-import type { Transport, TransportSink } from "./transport.ts";
+import type { ProcessControl, ServerControl, Transport, TransportSink } from "./transport.ts";
 
 /** What a {@linkcode ChannelPeer} does when the client acts on it. */
 export type PeerBehaviour = {
@@ -22,7 +23,7 @@ export type PeerBehaviour = {
 
 /** Options of a {@linkcode ChannelTransport}. */
 export type ChannelOptions = {
-  /** The pid reported on open; `null` by default. */
+  /** The pid the transport has once open; `null` by default. */
   pid?: number | null;
   /** When set, `open` fails with this message. */
   openFailure?: string;
@@ -161,14 +162,17 @@ export class ChannelPeer {
  * import { ChannelTransport } from "./channel_transport.ts";
  * const transport = new ChannelTransport({}, { pid: 7 });
  * const opened = await transport.open({ bytes() {}, end() {}, exit() {} });
- * console.log(opened.ok); // true
+ * console.log(opened.ok, transport.pid); // true 7
  * ```
  */
-export class ChannelTransport implements Transport {
+export class ChannelTransport implements Transport, ProcessControl {
   /** The scripted far end. */
   readonly peer: ChannelPeer;
+  /** A child process's control: this transport's own. */
+  readonly control: ServerControl = { kind: "process", process: this };
   #options: ChannelOptions;
   #opened = false;
+  #attached = false;
   /** Signals sent after the exit was seen (must stay 0). */
   signalsAfterExit = 0;
   /** Whether `dispose` ran. */
@@ -179,15 +183,21 @@ export class ChannelTransport implements Transport {
     this.#options = options;
   }
 
+  /** The pid configured, once opened. */
+  get pid(): number | null {
+    return this.#attached ? this.#options.pid ?? null : null;
+  }
+
   /** Attaches the sink, or fails as configured. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+  open(sink: TransportSink): Promise<Result<void, { message: string }>> {
     if (this.#opened) throw new TypeError("Cannot open a ChannelTransport twice");
     this.#opened = true;
     if (this.#options.openFailure !== undefined) {
       return Promise.resolve(err({ message: this.#options.openFailure }));
     }
     this.peer.attach(sink);
-    return Promise.resolve(ok({ pid: this.#options.pid ?? null }));
+    this.#attached = true;
+    return Promise.resolve(ok(undefined));
   }
 
   /** Hands what is written to the peer, which sees each line once complete. */

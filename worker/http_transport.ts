@@ -18,8 +18,10 @@
  *
  * Who closes what: the transport owns every fetch and its body; the machine
  * tells it when a request needs nothing more ({@linkcode HttpTransport.prototype.done}),
- * `release` ends the session (no process exists, so no exit is ever
- * claimed), and `dispose` aborts whatever is still open.
+ * `release`, its session's control, ends the session (no process exists, so
+ * no exit is ever claimed), and `dispose` aborts whatever is still open. It
+ * has no stdin to close, no signal to send and no stderr: those are a
+ * process's control (`ProcessControl`), which it does not have.
  *
  * @module
  */
@@ -44,7 +46,7 @@ import { httpFailure } from "./judge.ts";
 import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";
 import { ToolMarks } from "./_http_tools.ts";
-import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
+import type { ServerControl, SessionControl, Transport, TransportSink } from "./transport.ts";
 
 /** How long a resumption waits when the server named no `retry`, in ms: 1 s. */
 export const DEFAULT_RESUME_DELAY_MS = 1_000;
@@ -79,16 +81,20 @@ const RETURN = 0x0d;
 const SPACE = 0x20;
 
 /**
- * Speaks MCP to one Streamable HTTP endpoint.
+ * Speaks MCP to one Streamable HTTP endpoint. Its server is behind a
+ * session, which is its control ({@linkcode SessionControl}): retirement
+ * releases it.
  *
  * @example Open a transport (nothing is sent until the machine writes)
  * ```ts
  * import { HttpTransport } from "./http_transport.ts";
  * const transport = new HttpTransport({ name: "remote", url: "http://127.0.0.1:9/mcp", headers: {} });
- * console.log(transport.stderrTail()); // ""
+ * console.log(transport.endpoint); // http://127.0.0.1:9/mcp
  * ```
  */
-export class HttpTransport implements Transport {
+export class HttpTransport implements Transport, SessionControl {
+  /** A remote server's control: its session, this transport's own. */
+  readonly control: ServerControl = { kind: "session", session: this };
   #name: string;
   #url: URL;
   #clock: Clock;
@@ -119,10 +125,10 @@ export class HttpTransport implements Transport {
   }
 
   /** Nothing to start: the first request opens the conversation. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+  open(sink: TransportSink): Promise<Result<void, { message: string }>> {
     if (this.#sink !== undefined) throw new TypeError("Cannot open an HttpTransport twice");
     this.#sink = sink;
-    return Promise.resolve(ok({ pid: null }));
+    return Promise.resolve(ok(undefined));
   }
 
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
@@ -147,17 +153,6 @@ export class HttpTransport implements Transport {
     controller.abort();
   }
 
-  /** No stdin: a remote session ends with {@linkcode HttpTransport.prototype.release}. */
-  closeStdin(): void {}
-
-  /** No process group to signal. */
-  signal(_signal: GroupSignal): void {}
-
-  /** No process group to drain. */
-  drain(_deadlineMs: number): Promise<Drain> {
-    return Promise.resolve("unknown");
-  }
-
   /**
    * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
@@ -172,11 +167,6 @@ export class HttpTransport implements Transport {
   dispose(): Promise<void> {
     this.#abortAll();
     return Promise.resolve();
-  }
-
-  /** A remote server has no stderr. */
-  stderrTail(): string {
-    return "";
   }
 
   #abortAll(): void {

@@ -47,11 +47,11 @@ import type { ServerInfo } from "../thread/server_info.ts";
 import { handshakeFailure, startError } from "./judge.ts";
 import { runStart } from "./start.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../spec/era.ts";
-import { Retirement } from "./retirement.ts";
+import { ExitWatch, Retirement, stoppingFor } from "./retirement.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "../thread/state.ts";
 import { LineRouter, LineWriter, readServerLine } from "./_lines.ts";
-import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
+import { type ChannelEnd, type ExitStatus, stderrTailOf, type Transport } from "./transport.ts";
 
 /** Options of a {@linkcode ClientMachine}. */
 export type MachineOptions = {
@@ -116,13 +116,13 @@ export class ClientMachine {
   #priorAttempts: readonly StartAttempt[];
   #onDeath: ((error: ClientError) => void) | undefined;
   #retirement: Retirement;
+  #exit: ExitWatch;
   #lines: LineWriter;
 
   #state: ClientState = "parked";
   #era: Era | undefined;
   #exitedOnProbe = false;
   #opened = false;
-  #pid: number | null = null;
   #pending: PendingTable;
   #reader = new LineRouter();
   #takeRaw = (id: number) => this.#pending.takeRaw(id);
@@ -144,11 +144,16 @@ export class ClientMachine {
     this.#plan = eraPlan(options.era, options.versions);
     this.#priorAttempts = options.priorAttempts ?? [];
     this.#onDeath = options.onDeath;
+    this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
-      transport,
+      stopping: stoppingFor(transport.control, {
+        name: this.#name,
+        exit: this.#exit,
+        clock: this.#clock,
+      }),
+      dispose: () => transport.dispose(),
       clock: this.#clock,
-      pid: () => this.#pid,
     });
     this.#lines = new LineWriter((data) => this.#write(data));
   }
@@ -160,7 +165,8 @@ export class ClientMachine {
 
   /** The server's pid once spawned (`null` for a transport without one). */
   get pid(): number | null {
-    return this.#pid;
+    const control = this.#transport.control;
+    return control.kind === "process" ? control.process.pid : null;
   }
 
   /** Requests still waiting for an answer. */
@@ -179,7 +185,7 @@ export class ClientMachine {
 
   /** The kept tail of the server's stderr. */
   stderrTail(): string {
-    return this.#transport.stderrTail();
+    return stderrTailOf(this.#transport.control);
   }
 
   /**
@@ -216,7 +222,6 @@ export class ClientMachine {
         stderrTail: this.stderrTail(),
       });
     }
-    this.#pid = opened.value.pid;
     const started = await runStart(this.#plan, {
       name: this.#name,
       clientInfo: this.#clientInfo,
@@ -224,7 +229,7 @@ export class ClientMachine {
       priorAttempts: this.#priorAttempts,
       remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
       request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
-      exited: () => this.#retirement.exit !== undefined,
+      exited: () => this.#exit.exit !== undefined,
       stderrTail: () => this.stderrTail(),
     });
     if (!started.ok) {
@@ -337,7 +342,8 @@ export class ClientMachine {
 
   async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
     if (this.#state === "connecting") this.#state = "failed";
-    failure = this.#transport.refused?.() ?? failure;
+    const control = this.#transport.control;
+    failure = (control.kind === "session" ? control.session.refused() : undefined) ?? failure;
     this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
     const cleanup = this.#opened
       ? await this.#retirement.retire(this.#retirementTimeoutMs)
@@ -436,15 +442,15 @@ export class ClientMachine {
     // End of stdout usually means the exit is on its way; its status says more
     // to a person than "stdout closed", so it is given a moment to arrive.
     this.#channelOpen = false;
-    if (this.#retirement.exit !== undefined || this.#death !== undefined) return;
+    if (this.#exit.exit !== undefined || this.#death !== undefined) return;
     const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+    this.#exit.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
       if (!exited) this.#die("stdout_closed", message);
     });
   }
 
   #onExit(status: ExitStatus): void {
-    if (!this.#retirement.exited(status)) return;
+    if (!this.#exit.exited(status)) return;
     const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
     this.#die("exited", `Server "${this.#name}" exited ${how}`);
   }
