@@ -1152,6 +1152,24 @@ var paramHeaders = (function paramHeaders(marks, args) {
 var isModernList = (function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
 });
+var isEraMode = (function isEraMode(value) {
+  return ERA_MODES.includes(value);
+});
+var eraPlan = (function eraPlan(mode = "auto", versions) {
+  const offered = versions ?? [
+    ...MODERN_VERSIONS,
+    ...LEGACY_VERSIONS
+  ];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  if (modern.length === 0 && legacy.length === 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
+  }
+  return {
+    modern,
+    legacy
+  };
+});
 var isRecord = (function isRecord(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
@@ -1169,6 +1187,11 @@ var isStringRecord = (function isStringRecord(value) {
 });
 var isDrain = (function isDrain(value) {
   return value === true || value === false || value === "unknown";
+});
+var noResource = (function noResource() {
+  return {
+    kind: "no_resource"
+  };
 });
 var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   return {
@@ -1190,83 +1213,46 @@ var serverError = (function serverError(server, method, error) {
 var malformedLine = (function malformedLine(server, line, reason2) {
   return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
 });
-var isEraMode = (function isEraMode(value) {
-  return ERA_MODES.includes(value);
-});
-var eraPlan = (function eraPlan(mode = "auto", versions) {
-  const offered = versions ?? [
-    ...MODERN_VERSIONS,
-    ...LEGACY_VERSIONS
-  ];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  if (modern.length === 0 && legacy.length === 0) {
-    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(offered)}: nothing is left to offer; offer a version of that era`);
-  }
+var unavailableOf = (function unavailableOf(report, name, stderrTail) {
+  const death2 = report.death;
+  if (death2 !== null && death2.kind === "unavailable") return {
+    ...death2,
+    stderrTail
+  };
   return {
-    modern,
-    legacy
+    kind: "unavailable",
+    cause: "not_connected",
+    message: `Client "${name}" is ${report.state}, not ready; connect it first`,
+    stderrTail
   };
 });
-var probeDeadline = (function probeDeadline(plan, remainingMs) {
-  if (plan.legacy.length === 0) return remainingMs;
-  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
-});
-var runStart = (async function runStart(plan, io) {
-  const context = (timeoutMs2) => ({
-    name: io.name,
-    timeoutMs: timeoutMs2,
-    stderrTail: io.stderrTail()
-  });
-  const attempts = [
-    ...io.priorAttempts
-  ];
-  const modern = plan.modern[0];
-  if (modern !== void 0) {
-    const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
-    });
-    let timeoutMs2 = probeDeadline(plan, io.remaining());
-    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
-    const corrected = correctedVersion(answer3, plan);
-    if (corrected !== void 0) {
-      timeoutMs2 = probeDeadline(plan, io.remaining());
-      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
-    }
-    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return {
-        ok: true,
-        info: verdict.info,
-        envelope
-      };
-    }
-    if (verdict.kind === "failed" || plan.legacy.length === 0) {
-      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
-      return {
-        ok: false,
-        failure: verdict.failure,
-        exitedOnProbe
-      };
-    }
-    attempts.push(verdict.attempt);
-  }
-  const timeoutMs = io.remaining();
-  const version = plan.legacy[0] ?? "";
-  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
-  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
-  if (!judged.ok) {
-    return {
-      ok: false,
-      failure: withAttempts(judged.error, attempts),
-      exitedOnProbe: false
-    };
-  }
+var cannotConnect = (function cannotConnect(name, state, stderrTail) {
   return {
-    ok: true,
-    info: judged.value,
-    envelope: void 0
+    kind: "transport_failed",
+    message: `Cannot connect client "${name}": it is ${state}`,
+    stderrTail
+  };
+});
+var retiredDeath = (function retiredDeath(name) {
+  return {
+    kind: "unavailable",
+    cause: "shutdown",
+    message: `Client "${name}" was retired`,
+    stderrTail: ""
+  };
+});
+var retiredAtOnce = (function retiredAtOnce(report, name) {
+  const evidence = report.evidence;
+  if (evidence !== null) return {
+    ...report,
+    state: "retired",
+    evidence
+  };
+  if (report.state !== "parked") return void 0;
+  return {
+    state: "retired",
+    death: retiredDeath(name),
+    evidence: noResource()
   };
 });
 var stoppingFor = (function stoppingFor(control, options) {
@@ -1534,12 +1520,12 @@ var peekResponseIdBytes = (function peekResponseIdBytes(line) {
   if (id === -1 || start2 < TAIL_ID.length) return void 0;
   return startsWith(line, start2 - TAIL_ID.length, TAIL_ID) ? id : void 0;
 });
-var readServerLine = (function readServerLine(line, server, starting) {
+var readServerLine = (function readServerLine(line, server, starting2) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
   if (inbound.ok) {
     const message = inbound.value;
-    if (starting !== void 0 && message.kind === "request" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
+    if (starting2 !== void 0 && message.kind === "request" && (message.method === "initialize" || message.method === DISCOVER_METHOD)) {
       return {
         kind: "malformed",
         message: notAnMcpServer(server, line, "echo", message.method)
@@ -1547,10 +1533,10 @@ var readServerLine = (function readServerLine(line, server, starting) {
     }
     return message;
   }
-  if (starting !== void 0) {
+  if (starting2 !== void 0) {
     return {
       kind: "malformed",
-      message: notAnMcpServer(server, line, "garbage", starting)
+      message: notAnMcpServer(server, line, "garbage", starting2)
     };
   }
   return {
@@ -1563,6 +1549,179 @@ var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initial
 });
 var stderrTailOf = (function stderrTailOf(control) {
   return control.kind === "process" ? control.process.stderrTail() : "";
+});
+var probeDeadline = (function probeDeadline(plan, remainingMs) {
+  if (plan.legacy.length === 0) return remainingMs;
+  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
+});
+var startSession = (async function startSession(io) {
+  const deadlineAt = io.now() + io.connectTimeoutMs;
+  const first = await attempt(io, {
+    plan: io.plan,
+    priorAttempts: [],
+    deadlineAt,
+    connectTimeoutMs: io.connectTimeoutMs,
+    last: false
+  });
+  if (first.kind === "done") return first.result;
+  const second = await attempt(io, {
+    plan: {
+      modern: [],
+      legacy: io.plan.legacy
+    },
+    priorAttempts: first.attempts,
+    deadlineAt,
+    connectTimeoutMs: deadlineAt - io.now(),
+    last: true
+  });
+  if (second.kind === "relaunch") throw new TypeError("Cannot launch a server a third time");
+  return second.result;
+});
+var attempt = (async function attempt(io, at) {
+  const launched = await io.launch();
+  if (!launched.ok) {
+    const failure2 = {
+      kind: "transport_failed",
+      message: `Cannot start server "${io.name}": ${launched.error.message}`,
+      stderrTail: ""
+    };
+    io.failed(failure2, true);
+    return {
+      kind: "done",
+      result: {
+        ok: false,
+        error: failure2,
+        cleanup: void 0
+      }
+    };
+  }
+  const connection = launched.value;
+  const ran = await runPlan(at.plan, {
+    name: io.name,
+    clientInfo: io.clientInfo,
+    connectTimeoutMs: at.connectTimeoutMs,
+    priorAttempts: at.priorAttempts,
+    remaining: () => Math.max(0, at.deadlineAt - io.now()),
+    request: io.request,
+    exited: () => connection.exited,
+    stderrTail: () => connection.stderrTail()
+  });
+  let failure;
+  let exitedOnProbe = false;
+  if (ran.ok) {
+    const lost = io.lost();
+    if (lost === void 0) {
+      return {
+        kind: "done",
+        result: {
+          ok: true,
+          info: ran.info,
+          envelope: ran.envelope
+        }
+      };
+    }
+    failure = handshakeFailure(ran.info.era === "modern" ? DISCOVER_METHOD : "initialize", lost, {
+      name: io.name,
+      timeoutMs: at.connectTimeoutMs,
+      stderrTail: connection.stderrTail()
+    });
+  } else {
+    failure = ran.failure;
+    exitedOnProbe = ran.exitedOnProbe;
+  }
+  failure = connection.refused() ?? failure;
+  const again = !at.last && exitedOnProbe && io.mayRelaunch();
+  io.failed(failure, !again);
+  const cleanup = await connection.retire(io.retirementTimeoutMs);
+  const error = startError(failure, cleanup, connection.stderrTail());
+  if (again) {
+    if (at.deadlineAt - io.now() > 0 && error.kind !== "cleanup_unconfirmed" && io.mayRelaunch()) {
+      const attempts = error.kind === "handshake_failed" || error.kind === "version_unsupported" ? [
+        {
+          method: DISCOVER_METHOD,
+          outcome: error.message
+        }
+      ] : [];
+      return {
+        kind: "relaunch",
+        attempts
+      };
+    }
+    io.failed(failure, true);
+  }
+  return {
+    kind: "done",
+    result: {
+      ok: false,
+      error,
+      cleanup
+    }
+  };
+});
+var runPlan = (async function runPlan(plan, io) {
+  const context = (timeoutMs2) => ({
+    name: io.name,
+    timeoutMs: timeoutMs2,
+    stderrTail: io.stderrTail()
+  });
+  const attempts = [
+    ...io.priorAttempts
+  ];
+  const modern = plan.modern[0];
+  if (modern !== void 0) {
+    const probe = (version2) => frameText({
+      _meta: requestMeta(version2, io.clientInfo)
+    });
+    let timeoutMs2 = probeDeadline(plan, io.remaining());
+    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
+    const corrected = correctedVersion(answer3, plan);
+    if (corrected !== void 0) {
+      timeoutMs2 = probeDeadline(plan, io.remaining());
+      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
+    }
+    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
+    if (verdict.kind === "modern") {
+      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
+      return {
+        ok: true,
+        info: verdict.info,
+        envelope
+      };
+    }
+    if (verdict.kind === "failed" || plan.legacy.length === 0) {
+      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
+      return {
+        ok: false,
+        failure: verdict.failure,
+        exitedOnProbe
+      };
+    }
+    attempts.push(verdict.attempt);
+  }
+  const timeoutMs = io.remaining();
+  const version = plan.legacy[0] ?? "";
+  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
+  if (!judged.ok) {
+    return {
+      ok: false,
+      failure: withAttempts(judged.error, attempts),
+      exitedOnProbe: false
+    };
+  }
+  return {
+    ok: true,
+    info: judged.value,
+    envelope: void 0
+  };
+});
+var death = (function death(cause, message) {
+  return {
+    kind: "unavailable",
+    cause,
+    message,
+    stderrTail: ""
+  };
 });
 var renderAnswers = (function renderAnswers(tickets2, ids, lines) {
   return `${tickets2.join(",")} ${ids.join(",")}
@@ -1780,8 +1939,8 @@ var remoteTransport = (function remoteTransport(message) {
     clock
   });
 });
-var launch = (function launch(message, options) {
-  const transport = remoteTransport(message) ?? new CommandTransport({
+var childTransport = (function childTransport(message) {
+  const child = new CommandTransport({
     name: message.name,
     command: message.command,
     args: message.args,
@@ -1808,26 +1967,6 @@ var launch = (function launch(message, options) {
       });
     }
   });
-  const child = new ClientMachine(transport, {
-    name: message.name,
-    clock,
-    connectTimeoutMs: options.connectTimeoutMs,
-    retirementTimeoutMs: message.retirementTimeoutMs,
-    era: options.era,
-    ...message.versions === null ? {} : {
-      versions: message.versions
-    },
-    priorAttempts: options.priorAttempts,
-    onDeath(error) {
-      if (child.state === "connecting" || child.state === "failed") return;
-      flushStderr();
-      post({
-        kind: "died",
-        error
-      });
-    }
-  });
-  machine = child;
   return child;
 });
 var start = (async function start(message) {
@@ -1838,27 +1977,30 @@ var start = (async function start(message) {
     throw new Error(`The main thread's request ring broke: it held ${broken}`);
   });
   requestRing.listen();
-  const deadlineAt = clock.now() + message.connectTimeoutMs;
-  const first = launch(message, {
+  const client = new ClientMachine(() => remoteTransport(message) ?? childTransport(message), {
+    name: message.name,
+    clock,
     connectTimeoutMs: message.connectTimeoutMs,
+    retirementTimeoutMs: message.retirementTimeoutMs,
     era: message.era,
-    priorAttempts: []
-  });
-  let outcome = await first.connect();
-  const left = deadlineAt - clock.now();
-  if (!outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed") {
-    const attempts = outcome.error.kind === "handshake_failed" || outcome.error.kind === "version_unsupported" ? [
-      {
-        method: "server/discover",
-        outcome: outcome.error.message
+    ...message.versions === null ? {} : {
+      versions: message.versions
+    },
+    onReport(report) {
+      if (report.death === null || reportedDeath) return;
+      if (report.state !== "dead" && report.state !== "retiring" && report.state !== "retired") {
+        return;
       }
-    ] : [];
-    outcome = await launch(message, {
-      connectTimeoutMs: left,
-      era: "legacy",
-      priorAttempts: attempts
-    }).connect();
-  }
+      reportedDeath = true;
+      flushStderr();
+      post({
+        kind: "died",
+        error: report.death
+      });
+    }
+  });
+  machine = client;
+  const outcome = await client.connect();
   flushStderr();
   post({
     kind: "started",
@@ -1978,7 +2120,7 @@ var handle = (function handle(data) {
   const message = decoded.value;
   switch (message.kind) {
     case "start":
-      void start(message);
+      starting = start(message);
       return;
     case "request":
       run(message);
@@ -2002,9 +2144,12 @@ var handle = (function handle(data) {
         });
         return;
       }
-      void client.retire({
-        timeoutMs: message.timeoutMs
-      }).then((outcome) => {
+      void Promise.all([
+        client.retire({
+          timeoutMs: message.timeoutMs
+        }),
+        starting
+      ]).then(([outcome]) => {
         flushStderr();
         post({
           kind: "retired",
@@ -3707,6 +3852,39 @@ var HttpTransport = class {
 };
 
 
+// spec/era.ts
+var ERA_MODES = [
+  "auto",
+  "modern",
+  "legacy"
+];
+
+var PROBE_TIMEOUT_MS = 1e4;
+var PROBE_DEADLINE_SHARE = 0.5;
+
+
+// thread/guards.ts
+
+
+
+
+
+
+// thread/evidence.ts
+
+
+
+// thread/outcomes.ts
+
+
+
+
+// thread/state.ts
+
+
+
+
+
 // worker/_pending.ts
 var PendingTable = class {
   #clock;
@@ -3768,36 +3946,6 @@ var PendingTable = class {
     return all.map((id) => this.take(id)).filter((p) => p !== void 0);
   }
 };
-
-// thread/guards.ts
-
-
-
-
-
-
-// thread/evidence.ts
-
-
-// thread/outcomes.ts
-
-
-
-
-// spec/era.ts
-var ERA_MODES = [
-  "auto",
-  "modern",
-  "legacy"
-];
-
-var PROBE_TIMEOUT_MS = 1e4;
-var PROBE_DEADLINE_SHARE = 0.5;
-
-
-// worker/start.ts
-
-
 
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
@@ -4130,49 +4278,30 @@ var LineRouter = class {
 // worker/transport.ts
 
 
-// worker/machine.ts
+// worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
-var CLIENT_INFO = {
-  name: "@loom/mcp",
-  version: "0.1.0"
-};
-var ClientMachine = class {
+var Connection = class {
   #transport;
   #name;
   #clock;
-  #connectTimeoutMs;
-  #retirementTimeoutMs;
-  #clientInfo;
-  #plan;
-  #priorAttempts;
-  #onDeath;
-  #retirement;
+  #ended;
   #exit;
-  #lines;
-  #state = "parked";
-  #era;
-  #exitedOnProbe = false;
-  #opened = false;
+  #retirement;
   #pending;
-  #reader = new LineRouter();
+  #router = new LineRouter();
   #takeRaw = (id) => this.#pending.takeRaw(id);
+  #writer;
+  #opened = false;
   #channelOpen = false;
-  #death;
-  #evidence;
-  /** The start request in flight: the probe until the handshake is sent. */
-  #starting;
-  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
+  #closed = false;
+  #era;
+  /** Whether a start is under way: its answers are judged as a start's. */
+  #starting = true;
   constructor(transport, options) {
     this.#transport = transport;
     this.#name = options.name;
-    this.#clock = options.clock ?? systemClock;
-    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
-    this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
-    this.#plan = eraPlan(options.era, options.versions);
-    this.#priorAttempts = options.priorAttempts ?? [];
-    this.#onDeath = options.onDeath;
+    this.#clock = options.clock;
+    this.#ended = options.ended;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -4184,13 +4313,18 @@ var ClientMachine = class {
       dispose: () => transport.dispose(),
       clock: this.#clock
     });
-    this.#lines = new LineWriter((data) => this.#write(data));
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
+    this.#writer = new LineWriter((data) => this.#write(data));
   }
-  /** Where the machine is in its life. */
-  get state() {
-    return this.#state;
+  /** Whether the transport was opened: there is a server to retire. */
+  get opened() {
+    return this.#opened;
   }
-  /** The server's pid once spawned (`null` for a transport without one). */
+  /** Whether the server's real exit has been seen. */
+  get exited() {
+    return this.#exit.exit !== void 0;
+  }
+  /** The server's pid once spawned (`null` for a server that is not a child process). */
   get pid() {
     const control = this.#transport.control;
     return control.kind === "process" ? control.process.pid : null;
@@ -4199,32 +4333,17 @@ var ClientMachine = class {
   get inFlight() {
     return this.#pending.size;
   }
-  /**
-   * Whether the start failed because the server exited on the probe while a
-   * handshake was still to be tried: it may be started once more, pinned to
-   * the legacy era.
-   */
-  get exitedOnProbe() {
-    return this.#exitedOnProbe;
-  }
   /** The kept tail of the server's stderr. */
   stderrTail() {
     return stderrTailOf(this.#transport.control);
   }
-  /**
-   * Opens the transport and starts the session. With a modern era to
-   * offer, `server/discover` first (with the full envelope and empty client
-   * capabilities); a modern answer makes the session modern, and any other
-   * answer falls back at once to `initialize` (empty client capabilities),
-   * then `notifications/initialized`, when the legacy era is offered. A
-   * failure after the spawn retires the process before it is returned.
-   */
-  async connect() {
-    if (this.#state !== "parked") {
-      throw new TypeError(`Cannot connect client "${this.#name}": it is ${this.#state}`);
-    }
-    this.#state = "connecting";
-    const deadlineAt = this.#clock.now() + this.#connectTimeoutMs;
+  /** The start failure the transport met that no answer explains (a remote server's). */
+  refused() {
+    const control = this.#transport.control;
+    return control.kind === "session" ? control.session.refused() : void 0;
+  }
+  /** Opens the transport: the server is spawned, or its endpoint reached. */
+  async open() {
     this.#opened = true;
     this.#channelOpen = true;
     const opened = await this.#transport.open({
@@ -4235,58 +4354,232 @@ var ClientMachine = class {
     if (!opened.ok) {
       this.#opened = false;
       this.#channelOpen = false;
-      this.#die("not_connected", `Server "${this.#name}" did not start: ${opened.error.message}`);
-      if (this.#state === "connecting") this.#state = "failed";
-      return err({
-        kind: "transport_failed",
-        message: `Cannot start server "${this.#name}": ${opened.error.message}`,
-        stderrTail: this.stderrTail()
+    }
+    return opened;
+  }
+  /**
+   * The start is over and the session begins in `era`: a modern session's
+   * requests carry `envelope`; a legacy session is told
+   * `notifications/initialized`.
+   */
+  begin(era, envelope) {
+    this.#starting = false;
+    this.#era = era;
+    if (envelope !== void 0) this.#writer.envelope(envelope);
+    else this.#writer.notification("notifications/initialized");
+  }
+  /**
+   * Sends one request whose parameters are compact JSON of an object (text,
+   * `""` for none, or UTF-8 bytes); `settle` is called exactly once. In a
+   * modern session `ping` (gone from that era) is sent as `server/discover`.
+   */
+  request(method, params, timeoutMs, settle2, options) {
+    const id = this.#pending.add({
+      method,
+      settle: settle2,
+      timeoutMs,
+      tellCancel: options.tellCancel,
+      raw: options.raw,
+      timed: options.timed
+    });
+    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    this.#writer.request(id, wire, params);
+    return id;
+  }
+  /** Gives up on a request (see the machine's `cancel`); an unknown or settled id does nothing. */
+  cancel(id, aborted) {
+    const pending = this.#pending.take(id);
+    if (pending !== void 0) this.#expire(id, pending, aborted);
+  }
+  /** Ends the channel: nothing more is written or read, and every waiting request settles with `error`. */
+  close(error) {
+    this.#closed = true;
+    this.#channelOpen = false;
+    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
+  }
+  /** Retires the server (see `retirement.ts`), or joins the retirement under way. */
+  retire(timeoutMs) {
+    return this.#retirement.retire(timeoutMs);
+  }
+  /** Retires the server, answered by `timeoutMs` even if a retirement under way runs longer. */
+  retireWithin(timeoutMs) {
+    return this.#retirement.retireWithin(timeoutMs);
+  }
+  /** A request taken out of the table is given up: the caller is told, and the server. */
+  #expire(id, pending, aborted) {
+    if (pending.tellCancel && this.#channelOpen && !this.#closed) {
+      this.#writer.notification("notifications/cancelled", {
+        requestId: id,
+        reason: aborted ? "The caller cancelled the request" : "The request timed out"
       });
     }
-    const started2 = await runStart(this.#plan, {
-      name: this.#name,
-      clientInfo: this.#clientInfo,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      priorAttempts: this.#priorAttempts,
-      remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
-      exited: () => this.#exit.exit !== void 0,
-      stderrTail: () => this.stderrTail()
+    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
+  }
+  #write(data) {
+    if (!this.#channelOpen) return;
+    this.#transport.write(data);
+  }
+  // ---- inbound ----
+  #onBytes(chunk) {
+    if (!this.#channelOpen) return;
+    const pushed = this.#router.push(chunk);
+    const lines = pushed.ok ? pushed.value : pushed.error.lines;
+    for (const line of lines) {
+      if (!this.#channelOpen) return;
+      this.#onLine(line);
+    }
+    if (!pushed.ok) {
+      this.#end("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
+    }
+  }
+  #onLine(bytes) {
+    const read = this.#router.route(bytes, this.#takeRaw);
+    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
+    if (read.kind === "not_utf8") {
+      this.#end("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
+      return;
+    }
+    const message = readServerLine(read.line, this.#name, this.#starting ? "initialize" : void 0);
+    switch (message.kind) {
+      case "malformed":
+        this.#end("malformed", message.message);
+        return;
+      case "response": {
+        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : void 0;
+        pending?.settle(message.outcome.ok ? message.outcome : err(serverError(this.#name, pending.method, message.outcome.error)));
+        return;
+      }
+      case "request":
+        if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
+        return;
+      case "notification":
+        return;
+    }
+  }
+  #onEnd(cause) {
+    if (cause.kind === "http_failed") return this.#end("http_failed", cause.message);
+    if (cause.kind === "write_failed") {
+      this.#end("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
+      return;
+    }
+    this.#channelOpen = false;
+    if (this.#exit.exit !== void 0 || this.#closed) return;
+    const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
+    this.#exit.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+      if (!exited) this.#end("stdout_closed", message);
     });
-    if (!started2.ok) {
-      this.#exitedOnProbe = started2.exitedOnProbe;
-      return await this.#failStart(started2.failure);
+  }
+  #onExit(status) {
+    if (!this.#exit.exited(status)) return;
+    const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
+    this.#end("exited", `Server "${this.#name}" exited ${how}`);
+  }
+  #end(cause, message) {
+    if (this.#closed) return;
+    this.#channelOpen = false;
+    this.#ended(cause, message);
+  }
+};
+
+// worker/start.ts
+
+
+
+
+
+// worker/machine.ts
+var CLIENT_INFO = {
+  name: "@loom/mcp",
+  version: "0.1.0"
+};
+var ClientMachine = class {
+  #launcher;
+  #name;
+  #clock;
+  #connectTimeoutMs;
+  #retirementTimeoutMs;
+  #clientInfo;
+  #plan;
+  #onReport;
+  #state = "parked";
+  #connection;
+  #launches = 0;
+  /** The one death latch: why calls are refused once the client has died. */
+  #death;
+  #evidence;
+  #connecting;
+  #reported;
+  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
+  constructor(launcher, options) {
+    this.#launcher = launcher;
+    this.#name = options.name;
+    this.#clock = options.clock ?? systemClock;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
+    this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    this.#plan = eraPlan(options.era, options.versions);
+    this.#onReport = options.onReport;
+  }
+  /** Where the machine is in its life. */
+  get state() {
+    return this.#state;
+  }
+  /** The server's pid once spawned (`null` for a server that is not a child process). */
+  get pid() {
+    return this.#connection?.pid ?? null;
+  }
+  /** Requests still waiting for an answer. */
+  get inFlight() {
+    return this.#connection?.inFlight ?? 0;
+  }
+  /** The kept tail of the server's stderr. */
+  stderrTail() {
+    return this.#connection?.stderrTail() ?? "";
+  }
+  /** What the machine would report now. */
+  get report() {
+    return {
+      state: this.#state,
+      death: this.#death ?? null,
+      evidence: this.#evidence ?? null
+    };
+  }
+  /**
+   * Launches the server and starts the session (`start.ts`). A failure after
+   * the launch retires the server before it is returned. Calling it again
+   * returns the same outcome; a client retired before it was started is
+   * `transport_failed`.
+   */
+  connect() {
+    if (this.#connecting !== void 0) return this.#connecting;
+    if (this.#state !== "parked") {
+      return Promise.resolve(err(cannotConnect(this.#name, this.#state, this.stderrTail())));
     }
-    if (this.#state !== "connecting" || this.#death !== void 0) {
-      const method = started2.info.era === "modern" ? DISCOVER_METHOD : "initialize";
-      return await this.#failStart(handshakeFailure(method, this.#unavailable(), {
-        name: this.#name,
-        timeoutMs: this.#connectTimeoutMs,
-        stderrTail: this.stderrTail()
-      }));
-    }
-    this.#era = started2.info.era;
-    if (started2.envelope !== void 0) this.#lines.envelope(started2.envelope);
-    else this.#lines.notification("notifications/initialized");
-    this.#state = "ready";
-    return ok(started2.info);
+    this.#setState("connecting");
+    this.#connecting = this.#start();
+    return this.#connecting;
   }
   /**
    * Sends one request whose parameters are already compact JSON of an
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a modern session the
-   * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
-   * the deadline to the caller, who says `cancel(id, true)` when it passes.
+   * `undefined` when it was refused at once. In a modern session the request
+   * carries the envelope, and `ping` (gone from that era) is sent as
+   * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
+   * deadline to the caller, who says `cancel(id, true)` when it passes.
    */
   send(method, params, timeoutMs, settle2, options = {}) {
-    if (this.#state !== "ready") {
+    const connection = this.#connection;
+    if (this.#state !== "ready" || connection === void 0) {
       settle2(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, params, timeoutMs, settle2, true, options.raw, options.timed ?? true);
+    return connection.request(method, params, timeoutMs, settle2, {
+      tellCancel: true,
+      raw: options.raw,
+      timed: options.timed ?? true
+    });
   }
   /**
    * A line handed on raw was not the response it looked like (`malformed`),
@@ -4302,174 +4595,140 @@ var ClientMachine = class {
    * settled id does nothing.
    */
   cancel(id, timedOut = false) {
-    const pending = this.#pending.take(id);
-    if (pending !== void 0) this.#expire(id, pending, !timedOut);
+    this.#connection?.cancel(id, !timedOut);
   }
   /**
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
-   * only on the real exit, or `no_resource` for a client that never opened.
+   * only on the real exit, or `no_resource` for a client never started.
    */
   async retire(options = {}) {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
-    if (this.#evidence !== void 0) {
-      this.#state = "retired";
-      return ok(this.#evidence);
-    }
-    if (this.#state === "parked") {
-      this.#state = "retired";
-      this.#die("shutdown", `Client "${this.#name}" was retired`);
-      this.#evidence = {
-        kind: "no_resource"
-      };
-      return ok(this.#evidence);
+    const atOnce = retiredAtOnce(this.report, this.#name);
+    if (atOnce !== void 0) {
+      this.#death ??= atOnce.death ?? void 0;
+      this.#evidence = atOnce.evidence;
+      this.#setState("retired");
+      return ok(atOnce.evidence);
     }
     this.#state = "retiring";
-    this.#die("shutdown", `Client "${this.#name}" was shut down`, {
+    this.#die("shutdown", retiredDeath(this.#name).message, {
       retire: false
     });
-    const outcome = this.#opened ? await this.#retirement.retireWithin(timeoutMs) : ok({
-      kind: "no_resource"
-    });
+    this.#tell();
+    const connection = this.#connection;
+    const outcome = connection?.opened === true ? await connection.retireWithin(timeoutMs) : ok(noResource());
     if (outcome.ok) {
       this.#evidence = outcome.value;
-      this.#state = "retired";
+      this.#setState("retired");
     }
     return outcome;
   }
   // ---- start ----
+  async #start() {
+    const started2 = await startSession({
+      name: this.#name,
+      clientInfo: this.#clientInfo,
+      plan: this.#plan,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      retirementTimeoutMs: this.#retirementTimeoutMs,
+      now: () => this.#clock.now(),
+      launch: () => this.#launch(),
+      mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
+      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      lost: () => this.#state !== "connecting" || this.#death !== void 0 ? this.#unavailable() : void 0,
+      failed: (failure, final) => this.#failed(failure, final)
+    });
+    if (started2.ok) {
+      this.#connection?.begin(started2.info.era, started2.envelope);
+      this.#setState("ready");
+      return ok(started2.info);
+    }
+    const cleanup = started2.cleanup;
+    if (cleanup === void 0) this.#evidence ??= noResource();
+    else if (cleanup.ok) this.#evidence = cleanup.value;
+    this.#tell();
+    return err(started2.error);
+  }
+  /** Launches the server once more: a fresh connection, spoken to from now on. */
+  async #launch() {
+    const launcher = this.#launcher;
+    if (typeof launcher !== "function" && this.#launches > 0) {
+      throw new TypeError(`Cannot launch server "${this.#name}" again: it has one transport`);
+    }
+    this.#launches++;
+    const transport = typeof launcher === "function" ? launcher() : launcher;
+    const connection = new Connection(transport, {
+      name: this.#name,
+      clock: this.#clock,
+      ended: (cause, message) => {
+        if (connection === this.#connection) this.#die(cause, message);
+      }
+    });
+    this.#connection = connection;
+    this.#death = void 0;
+    const opened = await connection.open();
+    return opened.ok ? ok(connection) : opened;
+  }
   /** A request of the start: sent while `connecting`. */
   #startRequest(method, paramsText, timeoutMs) {
-    if (this.#state !== "connecting" || this.#death !== void 0) {
+    const connection = this.#connection;
+    if (this.#state !== "connecting" || this.#death !== void 0 || connection === void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, false));
+    return new Promise((resolve) => connection.request(method, paramsText, timeoutMs, resolve, {
+      tellCancel: false,
+      timed: true
+    }));
   }
-  async #failStart(failure) {
-    if (this.#state === "connecting") this.#state = "failed";
-    const control = this.#transport.control;
-    failure = (control.kind === "session" ? control.session.refused() : void 0) ?? failure;
-    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
-      kind: "no_resource"
-    });
-    if (cleanup.ok) this.#evidence = cleanup.value;
-    return err(startError(failure, cleanup, this.stderrTail()));
-  }
-  // ---- requests ----
-  #send(method, params, timeoutMs, settle2, tellCancel, raw, timed = true) {
-    const id = this.#pending.add({
-      method,
-      settle: settle2,
-      timeoutMs,
-      tellCancel,
-      raw,
-      timed
-    });
-    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#lines.request(id, wire, params);
-    return id;
-  }
-  /** A request taken out of the table is given up: the caller is told, and the server. */
-  #expire(id, pending, aborted) {
-    if (pending.tellCancel && this.#channelOpen && this.#death === void 0) {
-      this.#lines.notification("notifications/cancelled", {
-        requestId: id,
-        reason: aborted ? "The caller cancelled the request" : "The request timed out"
-      });
-    }
-    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
-  }
-  #write(data) {
-    if (!this.#channelOpen) return;
-    this.#transport.write(data);
-  }
-  // ---- inbound ----
-  #onBytes(chunk) {
-    if (!this.#channelOpen) return;
-    const pushed = this.#reader.push(chunk);
-    const lines = pushed.ok ? pushed.value : pushed.error.lines;
-    for (const line of lines) {
-      if (!this.#channelOpen) return;
-      this.#onLine(line);
-    }
-    if (!pushed.ok) {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
-    }
-  }
-  #onLine(bytes) {
-    const read = this.#reader.route(bytes, this.#takeRaw);
-    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
-    if (read.kind === "not_utf8") {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
-      return;
-    }
-    const line = read.line;
-    const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : void 0;
-    const message = readServerLine(line, this.#name, starting);
-    switch (message.kind) {
-      case "malformed":
-        this.#die("malformed", message.message);
-        return;
-      case "response": {
-        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : void 0;
-        pending?.settle(message.outcome.ok ? message.outcome : err(serverError(this.#name, pending.method, message.outcome.error)));
-        return;
-      }
-      case "request":
-        if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
-        return;
-      case "notification":
-        return;
-    }
-  }
-  #onEnd(cause) {
-    if (cause.kind === "http_failed") return this.#die("http_failed", cause.message);
-    if (cause.kind === "write_failed") {
-      this.#die("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
-      return;
-    }
-    this.#channelOpen = false;
-    if (this.#exit.exit !== void 0 || this.#death !== void 0) return;
-    const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    this.#exit.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
-      if (!exited) this.#die("stdout_closed", message);
-    });
-  }
-  #onExit(status) {
-    if (!this.#exit.exited(status)) return;
-    const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
-    this.#die("exited", `Server "${this.#name}" exited ${how}`);
+  /**
+   * A launch failed to start the session: it is ended. When the whole start
+   * has failed, so has the client, and its calls say so, whatever ended the
+   * launch.
+   */
+  #failed(failure, final) {
+    const message = `Server "${this.#name}" failed to start: ${failure.message}`;
+    const failedNow = final && this.#state === "connecting";
+    if (failedNow) this.#state = "failed";
+    const ended = this.#death !== void 0;
+    this.#die("not_connected", message);
+    if (failedNow && ended) this.#death = death("not_connected", message);
+    this.#tell();
   }
   // ---- death ----
   #unavailable() {
-    const death = this.#death ?? {
-      cause: "not_connected",
-      message: `Client "${this.#name}" is ${this.#state}, not connected`
-    };
-    return {
-      kind: "unavailable",
-      cause: death.cause,
-      message: death.message,
-      stderrTail: this.stderrTail()
-    };
+    return unavailableOf(this.report, this.#name, this.stderrTail());
   }
   /** Latches the first reason, settles every waiting call, starts the retirement. */
   #die(cause, message, options = {}) {
     if (this.#death !== void 0) return;
-    this.#death = {
-      cause,
-      message
-    };
-    this.#channelOpen = false;
+    this.#death = death(cause, message);
     if (this.#state === "ready") this.#state = "dead";
-    const error = this.#unavailable();
-    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
-    this.#onDeath?.(error);
-    if (this.#opened && options.retire !== false) {
-      void this.#retirement.retire(this.#retirementTimeoutMs);
+    const connection = this.#connection;
+    connection?.close(this.#unavailable());
+    this.#tell();
+    if (connection?.opened === true && options.retire !== false) {
+      void connection.retire(this.#retirementTimeoutMs);
     }
   }
+  #setState(state) {
+    this.#state = state;
+    this.#tell();
+  }
+  /**
+   * Reports the client's life when it changed. While a start is under way
+   * only its beginning is told: how one launch ended is the start's to judge.
+   */
+  #tell() {
+    const report = this.report;
+    const last = this.#reported;
+    if (last !== void 0 && last.state === report.state && (report.state === "connecting" || last.death === report.death && last.evidence === report.evidence)) {
+      return;
+    }
+    this.#reported = report;
+    this.#onReport?.(report);
+  }
 };
+
 
 // thread/from_worker.ts
 
@@ -4540,6 +4799,8 @@ var group = {
 };
 
 
+var reportedDeath = false;
+var starting;
 
 
 

@@ -403,8 +403,9 @@ export class Client {
         this.#evidence = error.cleanup ?? nothingSpawned;
       }
       this.#latch("not_connected", `Server "${this.name}" failed to start: ${error.message}`);
-      // Nothing is left for the worker to do once the cleanup is confirmed.
-      if (this.#evidence !== undefined) this.#endWorker();
+      // Nothing is left for the worker to do once the cleanup is confirmed,
+      // unless a retirement asked meanwhile is still to be answered.
+      if (this.#evidence !== undefined && this.#retireWaiters.size === 0) this.#endWorker();
       settle(outcome);
       return;
     }

@@ -61,6 +61,11 @@ export type RetirementEvidence =
   /** A remote server: what was done with its session. */
   | RemoteEvidence;
 
+/** The evidence of a client that never spawned anything: there is nothing to retire. */
+export function noResource(): RetirementEvidence {
+  return { kind: "no_resource" };
+}
+
 /**
  * How a remote server's retirement can end its session: `stateless` (no
  * session was opened: nothing to end), `deleted` (the server confirmed the

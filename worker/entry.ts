@@ -39,8 +39,7 @@ import { InOrder } from "../thread/order.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { HttpTransport } from "./http_transport.ts";
 import { ClientMachine } from "./machine.ts";
-import type { ClientError, StartAttempt } from "../thread/outcomes.ts";
-import type { EraMode } from "../spec/era.ts";
+import type { ClientError } from "../thread/outcomes.ts";
 import type { Drain } from "./transport.ts";
 import { type Answers, type FromWorker, renderAnswers } from "../thread/from_worker.ts";
 import {
@@ -188,12 +187,9 @@ function remoteTransport(message: StartMessage): HttpTransport | undefined {
   });
 }
 
-/** Spawns the server once and makes its machine; `onExit` is wired to this child. */
-function launch(
-  message: StartMessage,
-  options: { connectTimeoutMs: number; era: EraMode; priorAttempts: StartAttempt[] },
-): ClientMachine {
-  const transport = remoteTransport(message) ?? new CommandTransport({
+/** The transport of a stdio server: its child process, owned by this worker. */
+function childTransport(message: StartMessage): CommandTransport {
+  const child: CommandTransport = new CommandTransport({
     name: message.name,
     command: message.command,
     args: message.args,
@@ -213,32 +209,13 @@ function launch(
       post({ kind: "exited", pid: child.pid ?? 0, code: status.code, signal: status.signal });
     },
   });
-  const child: ClientMachine = new ClientMachine(transport, {
-    name: message.name,
-    clock,
-    connectTimeoutMs: options.connectTimeoutMs,
-    retirementTimeoutMs: message.retirementTimeoutMs,
-    era: options.era,
-    ...(message.versions === null ? {} : { versions: message.versions }),
-    priorAttempts: options.priorAttempts,
-    onDeath(error) {
-      // A death during the start is told by the start's outcome; one start
-      // may be followed by another, whose client must not inherit it.
-      if (child.state === "connecting" || child.state === "failed") return;
-      flushStderr();
-      post({ kind: "died", error });
-    },
-  });
-  machine = child;
   return child;
 }
 
-/**
- * Starts the server and its session. A server that exits on the
- * `server/discover` probe, with a handshake still to try, is started once
- * more inside what is left of the connect deadline, pinned to the handshake
- * era; its failure then carries both attempts.
- */
+let reportedDeath = false;
+let starting: Promise<void> | undefined;
+
+/** Starts the server and its session (`start.ts`), and tells the main thread how it went. */
 async function start(message: StartMessage): Promise<void> {
   if (started) return;
   started = true;
@@ -248,28 +225,26 @@ async function start(message: StartMessage): Promise<void> {
     throw new Error(`The main thread's request ring broke: it held ${broken}`);
   });
   requestRing.listen();
-  const deadlineAt = clock.now() + message.connectTimeoutMs;
-  const first = launch(message, {
+  const client = new ClientMachine(() => remoteTransport(message) ?? childTransport(message), {
+    name: message.name,
+    clock,
     connectTimeoutMs: message.connectTimeoutMs,
+    retirementTimeoutMs: message.retirementTimeoutMs,
     era: message.era,
-    priorAttempts: [],
+    ...(message.versions === null ? {} : { versions: message.versions }),
+    onReport(report) {
+      // A death during the start is told by the start's outcome.
+      if (report.death === null || reportedDeath) return;
+      if (report.state !== "dead" && report.state !== "retiring" && report.state !== "retired") {
+        return;
+      }
+      reportedDeath = true;
+      flushStderr();
+      post({ kind: "died", error: report.death });
+    },
   });
-  let outcome = await first.connect();
-  const left = deadlineAt - clock.now();
-  if (
-    !outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed"
-  ) {
-    const attempts = outcome.error.kind === "handshake_failed" ||
-        outcome.error.kind === "version_unsupported"
-      ? [{ method: "server/discover" as const, outcome: outcome.error.message }]
-      : [];
-    outcome = await launch(message, {
-      connectTimeoutMs: left,
-      era: "legacy",
-      priorAttempts: attempts,
-    })
-      .connect();
-  }
+  machine = client;
+  const outcome = await client.connect();
   flushStderr();
   post({ kind: "started", outcome: outcome.ok ? ok(outcome.value as JsonValue) : outcome });
 }
@@ -414,7 +389,7 @@ function handle(data: unknown): void {
   const message = decoded.value;
   switch (message.kind) {
     case "start":
-      void start(message);
+      starting = start(message);
       return;
     case "request":
       run(message);
@@ -433,10 +408,13 @@ function handle(data: unknown): void {
         post({ kind: "retired", outcome: ok({ kind: "no_resource" }) });
         return;
       }
-      void client.retire({ timeoutMs: message.timeoutMs }).then((outcome) => {
-        flushStderr();
-        post({ kind: "retired", outcome });
-      });
+      // The start is answered first: its cleanup may be this very retirement.
+      void Promise.all([client.retire({ timeoutMs: message.timeoutMs }), starting]).then(
+        ([outcome]) => {
+          flushStderr();
+          post({ kind: "retired", outcome });
+        },
+      );
       return;
     }
     case "drained": {

@@ -1,7 +1,10 @@
 /**
- * The start of a client's session: the `server/discover` probe of the
- * modern era, the `initialize` handshake of the legacy era, and the fallback
- * from one to the other; how each answer is judged is `judge.ts`.
+ * The start of a client's session, in one place: the launch of the server,
+ * the `server/discover` probe of the modern era, the `initialize` handshake
+ * of the legacy era, the fallback from one to the other, and the launch once
+ * more of a server that exited on the probe. How each answer is judged is
+ * `judge.ts`; the machine (`machine.ts`) runs a start and keeps what comes of
+ * it.
  *
  * The era is chosen per server (`EraMode`, `spec/era.ts`): `auto` probes with
  * `server/discover` and falls back to `initialize` on the same process at
@@ -9,7 +12,13 @@
  * a result that is not a discover result, versions that do not overlap, or
  * silence past the probe's deadline), as the specification asks of a
  * client over stdio; `modern` probes with no fallback; `legacy` sends
- * `initialize` at once, as before the modern era.
+ * `initialize` at once, as before the modern era. A server that exits on
+ * the probe, with a handshake still to try, is launched once more inside
+ * what is left of the connect deadline, pinned to the legacy era; its failure
+ * then carries both attempts.
+ *
+ * A failed start retires what it launched before it is returned: its
+ * failure carries the evidence of that cleanup, or is `cleanup_unconfirmed`.
  *
  * @module
  */
@@ -19,16 +28,20 @@ import { frameText } from "../codec/framing.ts";
 import type { Implementation } from "../codec/protocol.ts";
 import { DISCOVER_METHOD, requestMeta } from "../codec/stateless.ts";
 import type { Result } from "../codec/result.ts";
-import type { ClientError, StartAttempt, StartFailure } from "../thread/outcomes.ts";
+import type { ClientError, StartAttempt, StartError, StartFailure } from "../thread/outcomes.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
 import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../spec/era.ts";
 import {
   correctedVersion,
+  handshakeFailure,
   initializeParams,
   judgeDiscover,
   judgeInitialize,
+  startError,
   withAttempts,
 } from "./judge.ts";
+import type { Connection } from "./_connection.ts";
+import type { RetirementOutcome } from "./retirement.ts";
 
 /** The deadline of a probe, in ms, out of what is left of the connect deadline. */
 export function probeDeadline(plan: EraPlan, remainingMs: number): number {
@@ -42,31 +55,164 @@ export type StartIo = {
   name: string;
   /** What the client calls itself. */
   clientInfo: Implementation;
-  /** The whole start's deadline, in ms (for the message of a silent server). */
+  /** What the start offers. */
+  plan: EraPlan;
+  /** The whole start's deadline, in ms. */
   connectTimeoutMs: number;
-  /** What an earlier start of the same server tried. */
-  priorAttempts: readonly StartAttempt[];
-  /** What is left of the start's deadline, in ms. */
-  remaining(): number;
-  /** Sends a request of the start and waits for its outcome. */
+  /** The deadline of the cleanup of a failed launch, in ms. */
+  retirementTimeoutMs: number;
+  /** The time on the machine's clock, in ms. */
+  now(): number;
+  /** Launches the server, the one spoken to from now on; why it could not. */
+  launch(): Promise<Result<Connection, { message: string }>>;
+  /** Whether the server may be launched once more: the machine can, and still starts. */
+  mayRelaunch(): boolean;
+  /** Sends a request of the start to the server launched last, and waits for its outcome. */
   request(
     method: string,
     paramsText: string,
     timeoutMs: number,
   ): Promise<Result<JsonValue, ClientError>>;
+  /** Why the client can no longer start (it died or was retired meanwhile), if it cannot. */
+  lost(): ClientError | undefined;
+  /**
+   * A launch failed to start the session, with `failure`: it is ended. When
+   * `final`, the whole start has failed, and the client with it.
+   */
+  failed(failure: StartFailure, final: boolean): void;
+};
+
+/** How a start ended: a session of one era, or a failure after the cleanup of its launch. */
+export type StartResult =
+  | { ok: true; info: ServerInfo; envelope: JsonObject | undefined }
+  | {
+    ok: false;
+    error: StartError;
+    /** How the cleanup of what was launched went; `undefined` when nothing was. */
+    cleanup: RetirementOutcome | undefined;
+  };
+
+/**
+ * Starts the session: launches the server and runs the plan on it, and
+ * launches it once more, pinned to the legacy era, when it exited on the
+ * probe with a handshake still to try.
+ */
+export async function startSession(io: StartIo): Promise<StartResult> {
+  const deadlineAt = io.now() + io.connectTimeoutMs;
+  const first = await attempt(io, {
+    plan: io.plan,
+    priorAttempts: [],
+    deadlineAt,
+    connectTimeoutMs: io.connectTimeoutMs,
+    last: false,
+  });
+  if (first.kind === "done") return first.result;
+  const second = await attempt(io, {
+    plan: { modern: [], legacy: io.plan.legacy },
+    priorAttempts: first.attempts,
+    deadlineAt,
+    connectTimeoutMs: deadlineAt - io.now(),
+    last: true,
+  });
+  // The last launch is never followed by another.
+  if (second.kind === "relaunch") throw new TypeError("Cannot launch a server a third time");
+  return second.result;
+}
+
+/** One launch and what it tries. */
+type Attempt = {
+  plan: EraPlan;
+  priorAttempts: StartAttempt[];
+  deadlineAt: number;
+  connectTimeoutMs: number;
+  /** Whether no launch may follow this one. */
+  last: boolean;
+};
+
+type AttemptEnd =
+  | { kind: "done"; result: StartResult }
+  | { kind: "relaunch"; attempts: StartAttempt[] };
+
+async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
+  const launched = await io.launch();
+  if (!launched.ok) {
+    const failure: StartFailure = {
+      kind: "transport_failed",
+      message: `Cannot start server "${io.name}": ${launched.error.message}`,
+      stderrTail: "",
+    };
+    io.failed(failure, true);
+    return { kind: "done", result: { ok: false, error: failure, cleanup: undefined } };
+  }
+  const connection = launched.value;
+  const ran = await runPlan(at.plan, {
+    name: io.name,
+    clientInfo: io.clientInfo,
+    connectTimeoutMs: at.connectTimeoutMs,
+    priorAttempts: at.priorAttempts,
+    remaining: () => Math.max(0, at.deadlineAt - io.now()),
+    request: io.request,
+    exited: () => connection.exited,
+    stderrTail: () => connection.stderrTail(),
+  });
+  let failure: StartFailure;
+  let exitedOnProbe = false;
+  if (ran.ok) {
+    const lost = io.lost();
+    if (lost === undefined) {
+      return { kind: "done", result: { ok: true, info: ran.info, envelope: ran.envelope } };
+    }
+    failure = handshakeFailure(ran.info.era === "modern" ? DISCOVER_METHOD : "initialize", lost, {
+      name: io.name,
+      timeoutMs: at.connectTimeoutMs,
+      stderrTail: connection.stderrTail(),
+    });
+  } else {
+    failure = ran.failure;
+    exitedOnProbe = ran.exitedOnProbe;
+  }
+  failure = connection.refused() ?? failure;
+  const again = !at.last && exitedOnProbe && io.mayRelaunch();
+  io.failed(failure, !again);
+  const cleanup = await connection.retire(io.retirementTimeoutMs);
+  const error = startError(failure, cleanup, connection.stderrTail());
+  if (again) {
+    if (at.deadlineAt - io.now() > 0 && error.kind !== "cleanup_unconfirmed" && io.mayRelaunch()) {
+      const attempts: StartAttempt[] =
+        error.kind === "handshake_failed" || error.kind === "version_unsupported"
+          ? [{ method: DISCOVER_METHOD, outcome: error.message }]
+          : [];
+      return { kind: "relaunch", attempts };
+    }
+    io.failed(failure, true);
+  }
+  return { kind: "done", result: { ok: false, error, cleanup } };
+}
+
+/** What a plan's run needs. */
+type PlanIo = {
+  name: string;
+  clientInfo: Implementation;
+  /** The whole start's deadline, in ms (for the message of a silent server). */
+  connectTimeoutMs: number;
+  /** What an earlier launch of the same server tried. */
+  priorAttempts: readonly StartAttempt[];
+  /** What is left of the start's deadline, in ms. */
+  remaining(): number;
+  request: StartIo["request"];
   /** Whether the server's exit has been seen. */
   exited(): boolean;
   /** The server's stderr tail now. */
   stderrTail(): string;
 };
 
-/** How a start ended: a session of one era, or a failure. */
-export type StartOutcome =
+/** How a plan's run ended: a session of one era, or a failure. */
+type PlanOutcome =
   | { ok: true; info: ServerInfo; envelope: JsonObject | undefined }
   | {
     ok: false;
     failure: StartFailure;
-    /** The server exited on the probe with a handshake still to try: start it once more. */
+    /** The server exited on the probe with a handshake still to try: launch it once more. */
     exitedOnProbe: boolean;
   };
 
@@ -76,7 +222,7 @@ export type StartOutcome =
  * legacy era is offered. A modern session comes with the envelope its
  * requests carry.
  */
-export async function runStart(plan: EraPlan, io: StartIo): Promise<StartOutcome> {
+async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
   const context = (timeoutMs: number) => ({
     name: io.name,
     timeoutMs,

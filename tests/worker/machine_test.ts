@@ -3,6 +3,7 @@ import { ManualClock } from "../../worker/clock.ts";
 import { ClientMachine } from "../../worker/machine.ts";
 import { ChannelTransport, type PeerBehaviour } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
+import type { StateReport } from "../../thread/state.ts";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { REQUESTED_VERSION } from "../../codec/protocol.ts";
 import type { Result } from "../../codec/result.ts";
@@ -414,78 +415,50 @@ Deno.test("every death path settles every waiting call once with unavailable and
   }
 });
 
-Deno.test("retire() escalates stdin, SIGTERM, SIGKILL within one deadline", async (t) => {
-  const cases: {
-    name: string;
-    behaviour: Omit<PeerBehaviour, "line">;
-    steps: number[];
-    escalation?: string;
-    signals: string[];
-  }[] = [
-    { name: "exits on EOF", behaviour: {}, steps: [0], escalation: "stdin_closed", signals: [] },
-    {
-      name: "ignores EOF",
-      behaviour: { stdinClosed: () => {} },
-      steps: [400],
-      escalation: "sigterm",
-      signals: ["SIGTERM"],
-    },
-    {
-      name: "ignores SIGTERM",
-      behaviour: {
-        stdinClosed: () => {},
-        signal: (s, p) => s === "SIGKILL" && p.exit(137, "SIGKILL"),
-      },
-      steps: [400, 400],
-      escalation: "sigkill",
-      signals: ["SIGTERM", "SIGKILL"],
-    },
-    {
-      name: "survives everything",
-      behaviour: { stdinClosed: () => {}, signal: () => {} },
-      steps: [400, 400, 200],
-      signals: ["SIGTERM", "SIGKILL"],
-    },
-  ];
-  for (const c of cases) {
-    await t.step(c.name, async () => {
-      const m = await ready({}, c.behaviour);
-      const retiring = m.client.retire({ timeoutMs: 1_000 });
-      assert.equal(m.client.state, "retiring");
-      for (const step of c.steps) {
-        await settle();
-        m.clock.advance(step);
-      }
-      await settle();
-      const outcome = await retiring;
-      assert.deepEqual(m.peer.signals, c.signals);
-      assert.equal(m.transport.signalsAfterExit, 0);
-      if (c.escalation === undefined) {
-        assert.ok(!outcome.ok && outcome.error.kind === "retirement_timed_out");
-        assert.equal(m.client.state, "retiring");
-        m.peer.exit(137, "SIGKILL");
-        await settle();
-        const again = m.client.retire({ timeoutMs: 1_000 });
-        await settle();
-        const confirmed = await again;
-        assert.ok(confirmed.ok && confirmed.value.kind === "exited");
-        assert.equal(m.transport.signalsAfterExit, 0);
-      } else {
-        assert.ok(outcome.ok && outcome.value.kind === "exited");
-        assert.equal(outcome.value.escalation, c.escalation);
-        assert.equal(outcome.value.pid, 4242);
-        assert.equal(outcome.value.drained, true);
-      }
-      assert.equal(m.client.state, c.escalation === undefined ? "retired" : "retired");
-    });
-  }
+Deno.test("a second connect() answers the same start, and connect() after retire() is refused", async () => {
+  const { client } = machine(mcpPeer());
+  const first = client.connect();
+  assert.equal(client.connect(), first);
+  assert.ok((await first).ok);
+  assert.ok((await client.retire()).ok);
+  const parked = machine(mcpPeer()).client;
+  assert.ok((await parked.retire()).ok);
+  const refused = await parked.connect();
+  assert.ok(!refused.ok && refused.error.kind === "transport_failed");
+  assert.match(refused.error.message, /Cannot connect client "peer": it is retired/);
 });
 
-Deno.test("retirement evidence carries the drain the transport reports", async () => {
-  const m = machine(mcpPeer(), { drain: "unknown" });
-  assert.ok((await m.client.connect()).ok);
-  const outcome = await m.client.retire();
-  assert.ok(outcome.ok && outcome.value.kind === "exited");
-  assert.equal(outcome.value.drained, "unknown");
-  assert.equal(outcome.value.code, 0);
+Deno.test("the machine reports each change of its life, its death latched once", async () => {
+  const reports: StateReport[] = [];
+  const clock = new ManualClock();
+  const transport = new ChannelTransport(mcpPeer({ "tools/call": () => undefined }), { pid: 5 });
+  const client = new ClientMachine(transport, {
+    name: "peer",
+    clock,
+    era: "legacy",
+    onReport: (report) => reports.push(report),
+  });
+  assert.ok((await client.connect()).ok);
+  const call = request(client, "tools/call", "{}");
+  await settle();
+  transport.peer.exit(2);
+  const outcome = await call.outcome;
+  assert.ok(
+    !outcome.ok && outcome.error.kind === "unavailable" && outcome.error.cause === "exited",
+  );
+  await settle();
+  const retired = await client.retire();
+  assert.ok(retired.ok && retired.value.kind === "exited");
+  const seen = reports.map((r) =>
+    r.death?.kind === "unavailable" ? `${r.state} ${r.death.cause}` : r.state
+  );
+  assert.deepEqual(seen, [
+    "connecting",
+    "ready",
+    "dead exited",
+    "retiring exited",
+    "retired exited",
+  ]);
+  assert.deepEqual(reports.at(-1)?.evidence, retired.value);
+  assert.deepEqual(client.report, reports.at(-1));
 });

@@ -182,3 +182,68 @@ Deno.test("eraPlan() offers each era its own versions, and refuses an empty offe
   assert.deepEqual(eraPlan("modern").legacy, []);
   assert.throws(() => eraPlan("modern", ["2025-11-25"]), RangeError);
 });
+
+/** A launcher of in-process servers, each scripted by the next of `handlers`. */
+function launcher(handlers: Handlers[]) {
+  const made: ChannelTransport[] = [];
+  const launch = () => {
+    const transport = new ChannelTransport(mcpPeer(handlers[made.length] ?? {}), {
+      pid: 100 + made.length,
+    });
+    made.push(transport);
+    return transport;
+  };
+  return { made, launch };
+}
+
+const EXIT_ON_PROBE: Handlers = {
+  "server/discover": (_m, peer) => {
+    peer.exit(1);
+    return undefined;
+  },
+};
+
+Deno.test("a server that exits on the probe is launched once more, straight to initialize", async () => {
+  const { made, launch } = launcher([EXIT_ON_PROBE, {}]);
+  const client = new ClientMachine(launch, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(started.ok && started.value.era === "legacy", JSON.stringify(started));
+  assert.equal(made.length, 2);
+  assert.deepEqual(sent(made[0]!.peer).map((m) => m.method), ["server/discover"]);
+  assert.ok(made[0]!.disposed, "the first launch was retired");
+  assert.deepEqual(sent(made[1]!.peer).map((m) => m.method), [
+    "initialize",
+    "notifications/initialized",
+  ]);
+  assert.equal(client.pid, 101);
+  assert.ok((await request(client, "ping", "")).ok);
+  assert.ok((await client.retire()).ok);
+});
+
+Deno.test("a launch once more that fails too carries both attempts", async () => {
+  const refuse: Handlers = {
+    initialize: () => ({ error: { code: -32000, message: "not today" } }),
+  };
+  const { made, launch } = launcher([EXIT_ON_PROBE, refuse]);
+  const client = new ClientMachine(launch, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed", JSON.stringify(started));
+  assert.deepEqual(started.error.attempts?.map((a) => a.method), ["server/discover", "initialize"]);
+  assert.match(started.error.attempts?.[0]?.outcome ?? "", /exited with code 1/);
+  assert.equal(started.error.cleanup?.kind, "exited");
+  assert.equal(made.length, 2);
+  assert.equal(client.state, "failed");
+  const later = await request(client, "ping", "");
+  assert.ok(!later.ok && later.error.kind === "unavailable");
+  assert.equal(later.error.cause, "not_connected");
+  assert.match(later.error.message, /Server "peer" failed to start: .*not today/);
+});
+
+Deno.test("a machine given one transport does not launch its server again", async () => {
+  const transport = new ChannelTransport(mcpPeer(EXIT_ON_PROBE), { pid: 7 });
+  const client = new ClientMachine(transport, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed");
+  assert.match(started.error.message, /exited with code 1 before answering server\/discover/);
+  assert.equal(started.error.attempts, undefined);
+});
