@@ -17,6 +17,8 @@ import { err, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "../thread/outcomes.ts";
 import {
+  encodeBytesRequest,
+  encodeCancel,
   renderRequest,
   type RequestMethod,
   type ToWorker,
@@ -116,10 +118,13 @@ export class Tickets {
       if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
         // After those queued, so that requests reach the worker in order.
         this.flush();
-        const params = encodeUtf8(paramsText);
-        this.#post.message({ kind: "request", ticket, timeoutMs, method, params }, [
-          params.buffer as ArrayBuffer,
-        ]);
+        const [message, transfer] = encodeBytesRequest(
+          ticket,
+          timeoutMs,
+          method,
+          encodeUtf8(paramsText),
+        );
+        this.#post.message(message, transfer);
         return;
       }
       this.#outbox.push(renderRequest(ticket, timeoutMs, method, paramsText));
@@ -309,7 +314,7 @@ export class Tickets {
     const pending = this.#take(ticket);
     if (pending === undefined) return;
     this.flush();
-    this.#post.message({ kind: "cancel", ticket, timedOut: !aborted });
+    this.#post.message(encodeCancel(ticket, !aborted));
     pending.resolve(
       err(callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
     );

@@ -26,7 +26,7 @@ import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts"
 import type { ServerInfo } from "../thread/server_info.ts";
 import type { ClientState } from "../worker/machine.ts";
 import type { FromWorker } from "../thread/from_worker.ts";
-import type { ToWorker } from "../thread/to_worker.ts";
+import { encodeSettledAsk, type ToWorker } from "../thread/to_worker.ts";
 import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -355,20 +355,20 @@ export class Client {
       case "exited":
         this.#custody.exited(event.pid);
         return;
-      case "signal":
-        this.#custody.signal(event.pid, event.signal);
-        return;
-      case "drain": {
-        const { seq, pid, deadlineMs } = event;
-        void this.#custody.drain(pid, deadlineMs).then((drained) =>
-          this.#post({ kind: "drained", seq, drained })
+      case "request": {
+        const ticket = event.ticket;
+        if (event.method === "signal") {
+          this.#post(encodeSettledAsk(ticket, this.#custody.signal(event.pid, event.signal)));
+          return;
+        }
+        void this.#custody.drain(event.pid, event.deadlineMs).then((drained) =>
+          this.#post(encodeSettledAsk(ticket, drained))
         );
         return;
       }
-      case "died":
-        if (event.error.kind === "unavailable") {
-          this.#death ??= event.error;
-        }
+      case "state":
+        if (event.death === null) return;
+        this.#death ??= event.death;
         if (this.#state === "ready") this.#state = "dead";
         this.#tickets.settleAll(this.#unavailable());
         return;

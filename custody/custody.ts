@@ -81,12 +81,16 @@ export class Custody {
     if (!this.#exitSeen) this.#tree?.snapshot(true);
   }
 
-  /** Signals the group for the worker's escalation, unless the exit was seen. */
-  signal(pid: number, signal: GroupSignal): void {
-    if (pid !== this.#pid || this.#exitSeen) return;
+  /**
+   * Signals the group for the worker's escalation, unless the exit was seen;
+   * whether the group was signalled.
+   */
+  signal(pid: number, signal: GroupSignal): boolean {
+    if (pid !== this.#pid || this.#exitSeen) return false;
     this.#tree?.snapshot(true);
-    signalGroup(pid, signal);
+    const sent = signalGroup(pid, signal);
     this.#tree?.signalEscaped(signal);
+    return sent;
   }
 
   /**

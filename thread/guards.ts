@@ -45,6 +45,19 @@ export function isStringRecord(value: unknown): value is Record<string, string> 
 }
 
 /**
+ * A short, safe description of a value that failed to decode, for a
+ * message: a string quoted and cut short, anything else by its type (no
+ * conversion that could throw, such as `String` of an object without a
+ * prototype).
+ */
+export function describe(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
+}
+
+/**
  * Decodes a `Result` that crossed the boundary, its value and its error each
  * with their own decoder; `undefined` when either part does not decode.
  */
