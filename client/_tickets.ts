@@ -76,6 +76,8 @@ export class Tickets {
   #timerAt = Infinity;
   // The tickets queued in this turn, whose deadlines start when they leave.
   #leaving: number[] = [];
+  // Whether an answer was refused: none settles anything after it.
+  #refused = false;
 
   constructor(server: string, post: WorkerPost) {
     this.#server = server;
@@ -181,8 +183,21 @@ export class Tickets {
    * lines it routed to `tickets` as the responses of `ids`: each is decoded and
    * settled in order, up to the first that must end the client (a line that
    * is not UTF-8 or not its response, or a batch the worker got wrong).
+   * After that line, no answer settles anything: the client dies of it in
+   * the worker, and its death, reported, settles the rest.
    */
   answers(
+    tickets: readonly number[],
+    ids: readonly number[],
+    lines: string | Uint8Array,
+  ): AnswerFault | undefined {
+    if (this.#refused) return undefined;
+    const fault = this.#answers(tickets, ids, lines);
+    if (fault !== undefined) this.#refused = true;
+    return fault;
+  }
+
+  #answers(
     tickets: readonly number[],
     ids: readonly number[],
     lines: string | Uint8Array,

@@ -1,7 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import type { StartMessage, StartRings } from "../thread/to_worker.ts";
+import { encodeStart, type StartMessage, type StartRings } from "../thread/to_worker.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -49,7 +49,6 @@ export function startMessage(
   rings: StartRings,
 ): StartMessage {
   const common = {
-    kind: "start" as const,
     rings,
     name: spec.name,
     connectTimeoutMs,
@@ -58,7 +57,7 @@ export function startMessage(
     versions: spec.versions === undefined ? null : [...spec.versions],
   };
   if (isRemote(spec)) {
-    return {
+    return encodeStart({
       ...common,
       command: "",
       args: [],
@@ -66,9 +65,9 @@ export function startMessage(
       cwd: null,
       forwardStderr: false,
       remote: { url: spec.url, headers: { ...spec.headers } },
-    };
+    });
   }
-  return {
+  return encodeStart({
     ...common,
     command: spec.command,
     args: [...spec.args],
@@ -76,7 +75,7 @@ export function startMessage(
     cwd: spec.cwd ?? null,
     forwardStderr: spec.stderr === "forward",
     remote: null,
-  };
+  });
 }
 
 /**

@@ -188,6 +188,17 @@ Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
   assert.deepEqual(await client.shutdown(), retired);
 });
 
+Deno.test("a client retired before it was started refuses a connect, as its machine would", async () => {
+  const client = new Client(echo("never"), QUICK);
+  assert.deepEqual(await client.retire(), { ok: true, value: { kind: "no_resource" } });
+  assert.equal(client.state, "retired");
+  const refused = await client.connect();
+  assert.ok(!refused.ok && refused.error.kind === "transport_failed");
+  assert.match(refused.error.message, /Cannot connect client "never": it is retired/);
+  const call = await client.callTool("echo", { text: "x" });
+  assert.ok(!call.ok && call.error.kind === "unavailable" && call.error.cause === "shutdown");
+});
+
 Deno.test("retire() during connect retires the server and fails the start", async () => {
   const client = new Client(fixture("silent", "silent.ts"), QUICK);
   const connecting = client.connect();
