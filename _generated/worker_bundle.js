@@ -1791,26 +1791,27 @@ var probeDeadline = (function probeDeadline(plan, remainingMs) {
 });
 var startSession = (async function startSession(io) {
   const deadlineAt = io.now() + io.connectTimeoutMs;
-  const first = await attempt(io, {
+  let at = {
     plan: io.plan,
     priorAttempts: [],
     deadlineAt,
     connectTimeoutMs: io.connectTimeoutMs,
     last: false
-  });
-  if (first.kind === "done") return first.result;
-  const second = await attempt(io, {
-    plan: {
-      modern: [],
-      legacy: io.plan.legacy
-    },
-    priorAttempts: first.attempts,
-    deadlineAt,
-    connectTimeoutMs: deadlineAt - io.now(),
-    last: true
-  });
-  if (second.kind === "relaunch") throw new TypeError("Cannot launch a server a third time");
-  return second.result;
+  };
+  for (; ; ) {
+    const end = await attempt(io, at);
+    if (end.kind === "done") return end.result;
+    at = {
+      plan: {
+        modern: [],
+        legacy: io.plan.legacy
+      },
+      priorAttempts: end.attempts,
+      deadlineAt,
+      connectTimeoutMs: deadlineAt - io.now(),
+      last: true
+    };
+  }
 });
 var attempt = (async function attempt(io, at) {
   const launched = await io.launch();
@@ -4318,18 +4319,13 @@ var Connection = class {
   }
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
-   * `""` for none, or UTF-8 bytes); `settle` is called exactly once. In a
-   * modern session `ping` (gone from that era) is sent as `server/discover`.
+   * `""` for none, or UTF-8 bytes): `request` says how it is settled, exactly
+   * once. In a modern session `ping` (gone from that era) is sent as
+   * `server/discover`.
    */
-  request(method, params, timeoutMs, settle, options) {
-    const id = this.#pending.add({
-      method,
-      settle,
-      timeoutMs,
-      tellCancel: options.tellCancel,
-      raw: options.raw,
-      timed: options.timed
-    });
+  request(params, request) {
+    const id = this.#pending.add(request);
+    const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#writer.request(id, wire, params);
     return id;
@@ -4523,7 +4519,10 @@ var ClientMachine = class {
       settle(err(this.#unavailable()));
       return void 0;
     }
-    return connection.request(method, params, timeoutMs, settle, {
+    return connection.request(params, {
+      method,
+      settle,
+      timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true
@@ -4623,8 +4622,12 @@ var ClientMachine = class {
     if (this.#state !== "connecting" || this.#death !== void 0 || connection === void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return new Promise((resolve) => connection.request(method, paramsText, timeoutMs, resolve, {
+    return new Promise((resolve) => connection.request(paramsText, {
+      method,
+      settle: resolve,
+      timeoutMs,
       tellCancel: false,
+      raw: void 0,
       timed: true
     }));
   }

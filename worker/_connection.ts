@@ -16,7 +16,7 @@ import type { Era } from "../codec/protocol.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import { err, type Result } from "../codec/result.ts";
 import type { Clock } from "./clock.ts";
-import { type Pending, PendingTable, type Settle } from "./_pending.ts";
+import { type Pending, PendingTable } from "./_pending.ts";
 import {
   callTimedOut,
   type ClientError,
@@ -39,16 +39,6 @@ export type ConnectionOptions = {
   clock: Clock;
   /** The channel ended, and why: called at most once a cause, until `close`. */
   ended(cause: DeathCause, message: string): void;
-};
-
-/** How a request is sent. */
-export type RequestOptions = {
-  /** Whether the server is told when the request is given up (not for a start request). */
-  tellCancel: boolean;
-  /** Receives the response undecoded instead of `settle` (see `_pending.ts`). */
-  raw?: Pending["raw"] | undefined;
-  /** Whether the connection keeps the deadline; `false` leaves it to the sender. */
-  timed: boolean;
 };
 
 /** One launch of a server: its transport, its wire, its waiting requests, its retirement. */
@@ -154,24 +144,13 @@ export class Connection {
 
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
-   * `""` for none, or UTF-8 bytes); `settle` is called exactly once. In a
-   * modern session `ping` (gone from that era) is sent as `server/discover`.
+   * `""` for none, or UTF-8 bytes): `request` says how it is settled, exactly
+   * once. In a modern session `ping` (gone from that era) is sent as
+   * `server/discover`.
    */
-  request(
-    method: string,
-    params: string | Uint8Array,
-    timeoutMs: number,
-    settle: Settle,
-    options: RequestOptions,
-  ): number {
-    const id = this.#pending.add({
-      method,
-      settle,
-      timeoutMs,
-      tellCancel: options.tellCancel,
-      raw: options.raw,
-      timed: options.timed,
-    });
+  request(params: string | Uint8Array, request: Pending): number {
+    const id = this.#pending.add(request);
+    const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
     this.#writer.request(id, wire, params);
     return id;

@@ -203,7 +203,10 @@ export class ClientMachine {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return connection.request(method, params, timeoutMs, settle, {
+    return connection.request(params, {
+      method,
+      settle,
+      timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true,
@@ -319,7 +322,14 @@ export class ClientMachine {
     // Never announced when given up: `initialize` must not be cancelled (the
     // specification says so), and a legacy server must hear nothing of a probe.
     return new Promise((resolve) =>
-      connection.request(method, paramsText, timeoutMs, resolve, { tellCancel: false, timed: true })
+      connection.request(paramsText, {
+        method,
+        settle: resolve,
+        timeoutMs,
+        tellCancel: false,
+        raw: undefined,
+        timed: true,
+      })
     );
   }
 

@@ -99,24 +99,25 @@ export type StartResult =
  */
 export async function startSession(io: StartIo): Promise<StartResult> {
   const deadlineAt = io.now() + io.connectTimeoutMs;
-  const first = await attempt(io, {
+  let at: Attempt = {
     plan: io.plan,
     priorAttempts: [],
     deadlineAt,
     connectTimeoutMs: io.connectTimeoutMs,
     last: false,
-  });
-  if (first.kind === "done") return first.result;
-  const second = await attempt(io, {
-    plan: { modern: [], legacy: io.plan.legacy },
-    priorAttempts: first.attempts,
-    deadlineAt,
-    connectTimeoutMs: deadlineAt - io.now(),
-    last: true,
-  });
-  // The last launch is never followed by another.
-  if (second.kind === "relaunch") throw new TypeError("Cannot launch a server a third time");
-  return second.result;
+  };
+  for (;;) {
+    const end = await attempt(io, at);
+    if (end.kind === "done") return end.result;
+    // Once more, pinned to the legacy era, in what is left of the deadline; never again after.
+    at = {
+      plan: { modern: [], legacy: io.plan.legacy },
+      priorAttempts: end.attempts,
+      deadlineAt,
+      connectTimeoutMs: deadlineAt - io.now(),
+      last: true,
+    };
+  }
 }
 
 /** One launch and what it tries. */
