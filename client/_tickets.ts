@@ -19,6 +19,7 @@ import { callTimedOut, type ClientError, malformedLine, serverError } from "../t
 import {
   encodeBytesRequest,
   encodeCancel,
+  type LineFault,
   renderRequest,
   type RequestMethod,
   type ToWorker,
@@ -28,7 +29,7 @@ import {
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 
 /** Why a batch of answers ends the client: a line's fault, or the worker's. */
-export type AnswerFault = { cause: "malformed" | "framing" | "worker"; message: string };
+export type AnswerFault = { cause: LineFault | "worker"; message: string };
 
 const NEWLINE = 0x0a;
 

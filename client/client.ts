@@ -41,6 +41,7 @@ import {
   encodeMalformed,
   encodeRetire,
   encodeSettledAsk,
+  type RequestMethod,
   type ToWorker,
 } from "../thread/to_worker.ts";
 import { ByteTail } from "../worker/tail.ts";
@@ -58,7 +59,6 @@ import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, startMessage, type WorkerPermissions } from "./_worker_launch.ts";
 import { WorkerLink } from "../thread/link.ts";
 
-export type { ClientState } from "../thread/state.ts";
 export type { WorkerPermissions } from "./_worker_launch.ts";
 
 /** Options of a {@linkcode Client}. */
@@ -86,8 +86,6 @@ export const WORKER_GRACE_MS = 2_000;
 
 /** A ping's answer, whatever its result. */
 const PONG: Decode<void> = () => ok(undefined);
-
-type RetirementOutcome = Result<RetirementEvidence, RetirementError>;
 
 /**
  * One MCP server, run in its own worker. Usually made by
@@ -129,7 +127,7 @@ export class Client {
   #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
-  #retireWaiters = new Set<(outcome: RetirementOutcome) => void>();
+  #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -274,7 +272,9 @@ export class Client {
    * Evidence only on its real exit, or `no_resource` for a client that never
    * spawned. An error is never permission to start a replacement.
    */
-  retire(options: { timeoutMs?: number } = {}): Promise<RetirementOutcome> {
+  retire(
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
     // Nothing to stop: the evidence is known, or nothing was ever started.
     const atOnce = retiredAtOnce(this.#report, this.name);
@@ -313,7 +313,9 @@ export class Client {
    *
    * @deprecated Use {@linkcode Client.prototype.retire}.
    */
-  shutdown(options: { timeoutMs?: number } = {}): Promise<RetirementOutcome> {
+  shutdown(
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<RetirementEvidence, RetirementError>> {
     return this.retire(options);
   }
 
@@ -324,7 +326,7 @@ export class Client {
   }
 
   #request<T = JsonValue>(
-    method: "tools/call" | "tools/list" | "ping",
+    method: RequestMethod,
     paramsText: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,

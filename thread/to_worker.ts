@@ -291,6 +291,9 @@ function decodeCancel(data: Fields): Result<CancelMessage, string> {
 /** Why an answer handed on raw was refused: not its response, or not UTF-8. */
 export const LINE_FAULTS = ["malformed", "framing"] as const;
 
+/** Why an answer handed on raw was refused, one of {@linkcode LINE_FAULTS}. */
+export type LineFault = (typeof LINE_FAULTS)[number];
+
 /**
  * An answer handed on raw was refused on the main thread, which decoded it
  * (`cause` is one of {@linkcode LINE_FAULTS}): the client dies of it in the
@@ -299,7 +302,7 @@ export const LINE_FAULTS = ["malformed", "framing"] as const;
 export type MalformedMessage = {
   kind: "malformed";
   message: string;
-  cause: (typeof LINE_FAULTS)[number];
+  cause: LineFault;
 };
 
 /** Encodes a refused answer. */

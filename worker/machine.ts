@@ -51,6 +51,7 @@ import { Connection } from "./_connection.ts";
 import type { RetirementOutcome } from "./retirement.ts";
 import { startSession } from "./start.ts";
 import type { Transport } from "./transport.ts";
+import type { LineFault } from "../thread/to_worker.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "../thread/state.ts";
 export { EXIT_AFTER_EOF_GRACE_MS } from "./_connection.ts";
@@ -217,7 +218,7 @@ export class ClientMachine {
    * A line handed on raw was not the response it looked like (`malformed`),
    * or not UTF-8 (`framing`): the client dies of it.
    */
-  malformed(message: string, cause: "malformed" | "framing" = "malformed"): void {
+  malformed(message: string, cause: LineFault = "malformed"): void {
     this.#die(cause, message);
   }
 
