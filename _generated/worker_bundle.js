@@ -15,38 +15,37 @@ var err = (function err(error) {
     error
   };
 });
-var joinBytes = (function joinBytes(parts, size) {
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+var isRecord = (function isRecord(value) {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 });
-var encodeUtf8 = (function encodeUtf8(text) {
-  if (text.length < SHORT_TEXT) return encoder.encode(text);
-  const first = new Uint8Array(text.length);
-  const { read, written } = encoder.encodeInto(text, first);
-  if (read === text.length) return first.subarray(0, written);
-  const rest = text.length - read;
-  const whole = new Uint8Array(written + rest * 3);
-  whole.set(first.subarray(0, written));
-  const tail = encoder.encodeInto(text.slice(read), whole.subarray(written));
-  return whole.subarray(0, written + tail.written);
+var isString = (function isString(value) {
+  return typeof value === "string";
 });
-var decodeUtf8 = (function decodeUtf8(bytes) {
-  const text = lenient.decode(bytes);
-  if (!text.includes("\uFFFD")) return text;
-  try {
-    return strict.decode(bytes);
-  } catch {
-    return void 0;
-  }
+var isCount = (function isCount(value) {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 });
-var byteText = (function byteText(bytes) {
-  const text = lenient.decode(bytes);
-  return text.length === bytes.length ? text : void 0;
+var isDuration = (function isDuration(value) {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0;
+});
+var isOneOf = (function isOneOf(values, value) {
+  return values.includes(value);
+});
+var isStringRecord = (function isStringRecord(value) {
+  return isRecord(value) && Object.values(value).every(isString);
+});
+var describe = (function describe(value) {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 40));
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : typeof value;
+});
+var isDrain = (function isDrain(value) {
+  return value === true || value === false || value === "unknown";
+});
+var noResource = (function noResource() {
+  return {
+    kind: "no_resource"
+  };
 });
 var syntaxErrorOffset = (function syntaxErrorOffset(text) {
   const n = text.length;
@@ -92,9 +91,9 @@ var syntaxErrorOffset = (function syntaxErrorOffset(text) {
     return false;
   };
   const digits = () => {
-    const start2 = i;
+    const start = i;
     while (i < n && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57) i++;
-    return i > start2;
+    return i > start;
   };
   const number = () => {
     if (text[i] === "-") i++;
@@ -400,42 +399,6 @@ var write = (function write(value, out) {
 var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
-var grow = (function grow(long, size) {
-  long.buffer.resize(size);
-});
-var tooLong = (function tooLong(bytes, lines) {
-  return {
-    kind: "line_too_long",
-    bytes,
-    limit: MAX_LINE_BYTES,
-    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
-    lines
-  };
-});
-var frameText = (function frameText(message) {
-  return `${compactJson(message)}
-`;
-});
-var frameRequest = (function frameRequest(id, method) {
-  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
-  let quoted = METHOD_TEXT.get(method);
-  if (quoted === void 0) {
-    quoted = compactJson(method);
-    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
-  }
-  return [
-    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
-    "}\n"
-  ];
-});
-var earlier = (function earlier(a, b) {
-  return a.at < b.at || a.at === b.at && a.id < b.id;
-});
-var isRingMemory = (function isRingMemory(value) {
-  if (!(value instanceof SharedArrayBuffer)) return false;
-  const bytes = value.byteLength - HEADER_INTS * 4;
-  return bytes >= 64 && (bytes & bytes - 1) === 0;
-});
 var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
   if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
@@ -465,43 +428,6 @@ var describeValue = (function describeValue(value) {
       return `a ${typeof value}`;
   }
   return Array.isArray(value) ? "an array" : "an object";
-});
-var coalesce = (function coalesce(queued) {
-  if (queued.length === 1 && typeof queued[0] === "string") return [
-    queued[0]
-  ];
-  const out = [];
-  let text = [];
-  for (const item of queued) {
-    if (typeof item === "string") {
-      text.push(item);
-      continue;
-    }
-    if (text.length > 0) out.push(text.join(""));
-    text = [];
-    if (item.length > 0) out.push(item);
-  }
-  if (text.length > 0) out.push(text.join(""));
-  return out;
-});
-var writeAll = (function writeAll(bytes) {
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
-});
-var lineEnd = (function lineEnd(chunk, from) {
-  const lf = chunk.indexOf(LF, from);
-  const limit = lf === -1 ? chunk.length : lf;
-  const cr = chunk.subarray(from, limit).indexOf(CR);
-  return cr === -1 ? lf : from + cr;
-});
-var tooLarge = (function tooLarge(bytes, events) {
-  return {
-    kind: "event_too_large",
-    bytes,
-    limit: MAX_EVENT_BYTES,
-    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
-    events
-  };
 });
 var invalid = (function invalid(message, index) {
   return err(index === void 0 ? {
@@ -553,6 +479,428 @@ var decodeInitializeResult = (function decodeInitializeResult(value, requested =
   };
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
+});
+var isEraMode = (function isEraMode(value) {
+  return ERA_MODES.includes(value);
+});
+var planOf = (function planOf(mode, versions) {
+  const offered = versions ?? [
+    ...MODERN_VERSIONS,
+    ...LEGACY_VERSIONS
+  ];
+  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
+  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
+  return {
+    modern,
+    legacy
+  };
+});
+var offerProblem = (function offerProblem(mode = "auto", versions) {
+  const plan = planOf(mode, versions);
+  if (plan.modern.length > 0 || plan.legacy.length > 0) return void 0;
+  if (mode === "auto" || versions?.length === 0) return "no version is offered; offer at least one";
+  return `era "${mode}" is pinned but none of these versions is of that era; offer one or set era to "auto"`;
+});
+var eraPlan = (function eraPlan(mode = "auto", versions) {
+  const problem = offerProblem(mode, versions);
+  if (problem !== void 0) {
+    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(versions ?? "all")}: ${problem}`);
+  }
+  return planOf(mode, versions);
+});
+var isRingMemory = (function isRingMemory(value) {
+  if (!(value instanceof SharedArrayBuffer)) return false;
+  const bytes = value.byteLength - HEADER_INTS * 4;
+  return bytes >= 64 && (bytes & bytes - 1) === 0;
+});
+var decodeRequests = (function decodeRequests(batch) {
+  const requests = [];
+  for (const line of batch.split("\n")) {
+    const first = line.indexOf("|");
+    const second = line.indexOf("|", first + 1);
+    const third = line.indexOf("|", second + 1);
+    const ticket = Number(line.slice(0, first));
+    const timeoutMs = Number(line.slice(first + 1, second));
+    const method = line.slice(second + 1, third);
+    const paramsText = line.slice(third + 1);
+    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
+    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
+      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
+      return Number.isSafeInteger(ticket) ? {
+        requests,
+        fault,
+        faultTicket: ticket
+      } : {
+        requests,
+        fault
+      };
+    }
+    requests.push({
+      ticket,
+      timeoutMs,
+      method,
+      params: paramsText
+    });
+  }
+  return {
+    requests
+  };
+});
+var decodeStart = (function decodeStart(data) {
+  const { name, command, args, env, cwd } = data;
+  if (!isString(name) || !isString(command)) return err("no name or command");
+  if (!Array.isArray(args) || !args.every(isString)) return err("args are not strings");
+  if (!isStringRecord(env)) return err("env is not a string record");
+  if (cwd !== null && !isString(cwd)) return err("cwd is not a string");
+  const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
+  if (!isDuration(connectTimeoutMs)) return err("bad deadline");
+  if (!isDuration(retirementTimeoutMs)) return err("bad retirement deadline");
+  if (typeof forwardStderr !== "boolean") return err("forwardStderr is not a boolean");
+  const { era, versions } = data;
+  if (!isEraMode(era)) return err("unknown era");
+  if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
+    return err("versions are not supported versions");
+  }
+  const remote = decodeRemote(data.remote);
+  if (remote === void 0) return err("remote is not a URL with string headers");
+  const rings = data.rings;
+  if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
+    return err("rings are not two rings' shared memory");
+  }
+  return ok({
+    kind: "start",
+    name,
+    command,
+    args: [
+      ...args
+    ],
+    env: {
+      ...env
+    },
+    cwd,
+    connectTimeoutMs,
+    retirementTimeoutMs,
+    forwardStderr,
+    era,
+    versions: versions === null ? null : [
+      ...versions
+    ],
+    remote,
+    rings: {
+      requests: rings.requests,
+      answers: rings.answers
+    }
+  });
+});
+var decodeRemote = (function decodeRemote(value) {
+  if (value === null) return null;
+  if (!isRecord(value)) return void 0;
+  const { url, headers } = value;
+  if (!isString(url) || !isStringRecord(headers)) return void 0;
+  return {
+    url,
+    headers: {
+      ...headers
+    }
+  };
+});
+var decodeBytesRequest = (function decodeBytesRequest(data) {
+  const { ticket, timeoutMs, method, params } = data;
+  if (!isCount(ticket) || !isDuration(timeoutMs)) return err("bad ticket or deadline");
+  if (!isOneOf(REQUEST_METHODS, method)) return err("unknown method");
+  if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE || params[params.length - 1] !== CLOSE_BRACE || params.includes(NEWLINE)) {
+    return err("params are not the bytes of one compact JSON object");
+  }
+  return ok({
+    kind: "request",
+    ticket,
+    timeoutMs,
+    method,
+    params
+  });
+});
+var encodeCancel = (function encodeCancel(ticket, timedOut) {
+  return {
+    kind: "cancel",
+    ticket,
+    timedOut
+  };
+});
+var decodeCancel = (function decodeCancel(data) {
+  const { ticket, timedOut } = data;
+  return isCount(ticket) && typeof timedOut === "boolean" ? ok(encodeCancel(ticket, timedOut)) : err("bad ticket");
+});
+var encodeMalformed = (function encodeMalformed(message, cause) {
+  return {
+    kind: "malformed",
+    message,
+    cause
+  };
+});
+var decodeMalformed = (function decodeMalformed(data) {
+  const { message, cause } = data;
+  return isString(message) && isOneOf(LINE_FAULTS, cause) ? ok(encodeMalformed(message, cause)) : err("message is not a string or cause unknown");
+});
+var encodeRetire = (function encodeRetire(timeoutMs) {
+  return {
+    kind: "retire",
+    timeoutMs
+  };
+});
+var decodeRetire = (function decodeRetire(data) {
+  return isDuration(data.timeoutMs) ? ok(encodeRetire(data.timeoutMs)) : err("bad deadline");
+});
+var encodeSettledAsk = (function encodeSettledAsk(ticket, value) {
+  return {
+    kind: "settled",
+    ticket,
+    value
+  };
+});
+var decodeSettled = (function decodeSettled(data) {
+  const { ticket, value } = data;
+  return isCount(ticket) && isDrain(value) ? ok(encodeSettledAsk(ticket, value)) : err("bad ticket");
+});
+var decodeToWorker = (function decodeToWorker(data) {
+  if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
+  const kind = data.kind;
+  if (!isOneOf(TO_WORKER_KINDS, kind)) {
+    return err(`Cannot decode a message to the worker: its kind ${describe(kind)} is unknown`);
+  }
+  const decoded = DECODERS[kind](data);
+  return decoded.ok ? decoded : err(`Cannot decode a "${kind}" message: ${decoded.error}`);
+});
+var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
+  return {
+    kind: "call_timed_out",
+    method,
+    timeoutMs,
+    aborted,
+    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
+  };
+});
+var serverError = (function serverError(server, method, error) {
+  return {
+    kind: "server_error",
+    method,
+    error,
+    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+  };
+});
+var malformedLine = (function malformedLine(server, line, reason2) {
+  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
+});
+var unavailableOf = (function unavailableOf(report, name, stderrTail) {
+  const death2 = report.death;
+  if (death2 !== null && death2.kind === "unavailable") return {
+    ...death2,
+    stderrTail
+  };
+  return {
+    kind: "unavailable",
+    cause: "not_connected",
+    message: `Client "${name}" is ${report.state}, not ready; connect it first`,
+    stderrTail
+  };
+});
+var cannotConnect = (function cannotConnect(name, state, stderrTail) {
+  return {
+    kind: "transport_failed",
+    message: `Cannot connect client "${name}": it is ${state}`,
+    stderrTail
+  };
+});
+var retiredDeath = (function retiredDeath(name) {
+  return {
+    kind: "unavailable",
+    cause: "shutdown",
+    message: `Client "${name}" was retired`,
+    stderrTail: ""
+  };
+});
+var retiredAtOnce = (function retiredAtOnce(report, name) {
+  const evidence = report.evidence;
+  if (evidence !== null) return {
+    ...report,
+    state: "retired",
+    evidence
+  };
+  if (report.state !== "parked") return void 0;
+  return {
+    state: "retired",
+    death: retiredDeath(name),
+    evidence: noResource()
+  };
+});
+var encodeSpawned = (function encodeSpawned(pid) {
+  return {
+    kind: "spawned",
+    pid
+  };
+});
+var encodeExited = (function encodeExited(pid, code, signal) {
+  return {
+    kind: "exited",
+    pid,
+    code,
+    signal
+  };
+});
+var encodeStderr = (function encodeStderr(bytes) {
+  return {
+    kind: "stderr",
+    bytes
+  };
+});
+var encodeState = (function encodeState(report) {
+  return {
+    kind: "state",
+    state: report.state,
+    death: report.death,
+    evidence: report.evidence
+  };
+});
+var encodeStarted = (function encodeStarted(outcome) {
+  return {
+    kind: "started",
+    outcome
+  };
+});
+var encodeRetired = (function encodeRetired(outcome) {
+  return {
+    kind: "retired",
+    outcome
+  };
+});
+var encodeSettled = (function encodeSettled(ticket, outcome) {
+  return {
+    kind: "settled",
+    ticket,
+    outcome
+  };
+});
+var renderAnswers = (function renderAnswers(tickets, ids, lines) {
+  return `${tickets.join(",")} ${ids.join(",")}
+${lines}`;
+});
+var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
+  return {
+    kind: "request",
+    ticket,
+    method: "signal",
+    pid,
+    signal
+  };
+});
+var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
+  return {
+    kind: "request",
+    ticket,
+    method: "drain",
+    pid,
+    deadlineMs
+  };
+});
+var earlier = (function earlier(a, b) {
+  return a.at < b.at || a.at === b.at && a.id < b.id;
+});
+var encodeUtf8 = (function encodeUtf8(text) {
+  if (text.length < SHORT_TEXT) return encoder2.encode(text);
+  const first = new Uint8Array(text.length);
+  const { read, written } = encoder2.encodeInto(text, first);
+  if (read === text.length) return first.subarray(0, written);
+  const rest = text.length - read;
+  const whole = new Uint8Array(written + rest * 3);
+  whole.set(first.subarray(0, written));
+  const tail = encoder2.encodeInto(text.slice(read), whole.subarray(written));
+  return whole.subarray(0, written + tail.written);
+});
+var decodeUtf8 = (function decodeUtf8(bytes) {
+  const text = lenient.decode(bytes);
+  if (!text.includes("\uFFFD")) return text;
+  try {
+    return strict.decode(bytes);
+  } catch {
+    return void 0;
+  }
+});
+var byteText = (function byteText(bytes) {
+  const text = lenient.decode(bytes);
+  return text.length === bytes.length ? text : void 0;
+});
+var coalesce = (function coalesce(queued) {
+  if (queued.length === 1 && typeof queued[0] === "string") return [
+    queued[0]
+  ];
+  const out = [];
+  let text = [];
+  for (const item of queued) {
+    if (typeof item === "string") {
+      text.push(item);
+      continue;
+    }
+    if (text.length > 0) out.push(text.join(""));
+    text = [];
+    if (item.length > 0) out.push(item);
+  }
+  if (text.length > 0) out.push(text.join(""));
+  return out;
+});
+var writeAll = (function writeAll(bytes) {
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+});
+var joinBytes = (function joinBytes(parts, size) {
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+});
+var grow = (function grow(long, size) {
+  long.buffer.resize(size);
+});
+var tooLong = (function tooLong(bytes, lines) {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_LINE_BYTES,
+    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
+    lines
+  };
+});
+var frameText = (function frameText(message) {
+  return `${compactJson(message)}
+`;
+});
+var frameRequest = (function frameRequest(id, method) {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  let quoted = METHOD_TEXT.get(method);
+  if (quoted === void 0) {
+    quoted = compactJson(method);
+    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
+  }
+  return [
+    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
+    "}\n"
+  ];
+});
+var lineEnd = (function lineEnd(chunk, from) {
+  const lf = chunk.indexOf(LF, from);
+  const limit = lf === -1 ? chunk.length : lf;
+  const cr = chunk.subarray(from, limit).indexOf(CR);
+  return cr === -1 ? lf : from + cr;
+});
+var tooLarge = (function tooLarge(bytes, events) {
+  return {
+    kind: "event_too_large",
+    bytes,
+    limit: MAX_EVENT_BYTES,
+    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    events
+  };
 });
 var readOutgoing = (function readOutgoing(text) {
   const parsed = parseJson(text);
@@ -717,38 +1065,6 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 });
-var isEraMode = (function isEraMode(value) {
-  return ERA_MODES.includes(value);
-});
-var planOf = (function planOf(mode, versions) {
-  const offered = versions ?? [
-    ...MODERN_VERSIONS,
-    ...LEGACY_VERSIONS
-  ];
-  const modern = MODERN_VERSIONS.filter((v) => offered.includes(v) && mode !== "legacy");
-  const legacy = LEGACY_VERSIONS.filter((v) => offered.includes(v) && mode !== "modern");
-  return {
-    modern,
-    legacy
-  };
-});
-var offerProblem = (function offerProblem(mode = "auto", versions) {
-  const plan = planOf(mode, versions);
-  if (plan.modern.length > 0 || plan.legacy.length > 0) return void 0;
-  if (mode === "auto" || versions?.length === 0) return "no version is offered; offer at least one";
-  return `era "${mode}" is pinned but none of these versions is of that era; offer one or set era to "auto"`;
-});
-var eraPlan = (function eraPlan(mode = "auto", versions) {
-  const problem = offerProblem(mode, versions);
-  if (problem !== void 0) {
-    throw new RangeError(`Cannot connect with era "${mode}" and versions ${JSON.stringify(versions ?? "all")}: ${problem}`);
-  }
-  return planOf(mode, versions);
-});
-var probeDeadline = (function probeDeadline(plan, remainingMs) {
-  if (plan.legacy.length === 0) return remainingMs;
-  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
-});
 var initializeParams = (function initializeParams(clientInfo, version) {
   return frameText({
     protocolVersion: version,
@@ -802,7 +1118,7 @@ var noTools = (function noTools(name, info, stderrTail) {
     stderrTail
   };
 });
-var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
+var judgeDiscover = (function judgeDiscover(answer, plan, context) {
   const { name, stderrTail } = context;
   const legacy = (outcome, failure) => ({
     kind: "legacy",
@@ -812,8 +1128,8 @@ var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
     },
     failure
   });
-  if (!answer2.ok) {
-    const error = answer2.error;
+  if (!answer.ok) {
+    const error = answer.error;
     const failure = handshakeFailure(DISCOVER_METHOD, error, context);
     if (error.kind === "unavailable") return {
       kind: "failed",
@@ -839,7 +1155,7 @@ var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
     }
     return legacy(failure.message, failure);
   }
-  const decoded = decodeDiscoverResult(answer2.value);
+  const decoded = decodeDiscoverResult(answer.value);
   if (!decoded.ok) {
     const message = `Server "${name}" answered server/discover wrongly: ${decoded.error.message}`;
     return legacy(message, {
@@ -851,13 +1167,13 @@ var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
   const discovered = decoded.value;
   const version = plan.modern.find((v) => discovered.supportedVersions.includes(v));
   if (version === void 0) {
-    const received2 = discovered.supportedVersions.join(", ");
-    const message = `Cannot use server "${name}": it lists ${received2 || "no versions"} and this client offered ${plan.modern.join(", ")}`;
+    const received = discovered.supportedVersions.join(", ");
+    const message = `Cannot use server "${name}": it lists ${received || "no versions"} and this client offered ${plan.modern.join(", ")}`;
     return legacy(message, {
       kind: "version_unsupported",
       message,
       requested: plan.modern.join(", "),
-      received: received2,
+      received,
       stderrTail
     });
   }
@@ -882,11 +1198,11 @@ var judgeDiscover = (function judgeDiscover(answer2, plan, context) {
     info
   };
 });
-var judgeInitialize = (function judgeInitialize(answer2, plan, context) {
+var judgeInitialize = (function judgeInitialize(answer, plan, context) {
   const { name, stderrTail } = context;
-  if (!answer2.ok) return err(handshakeFailure("initialize", answer2.error, context));
+  if (!answer.ok) return err(handshakeFailure("initialize", answer.error, context));
   const requested = plan.legacy[0] ?? "";
-  const decoded = decodeInitializeResult(answer2.value, requested, plan.legacy);
+  const decoded = decodeInitializeResult(answer.value, requested, plan.legacy);
   if (!decoded.ok) {
     const fault = decoded.error;
     return err(fault.kind === "version_unsupported" ? {
@@ -927,69 +1243,12 @@ var withAttempts = (function withAttempts(failure, attempts) {
     attempts: all
   };
 });
-var correctedVersion = (function correctedVersion(answer2, plan) {
-  if (answer2.ok || answer2.error.kind !== "server_error") return void 0;
-  const { code, data } = answer2.error.error;
+var correctedVersion = (function correctedVersion(answer, plan) {
+  if (answer.ok || answer.error.kind !== "server_error") return void 0;
+  const { code, data } = answer.error.error;
   if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return void 0;
   const supported = Array.isArray(data.supported) ? data.supported : [];
   return plan.modern.find((version) => supported.includes(version));
-});
-var runStart = (async function runStart(plan, io) {
-  const context = (timeoutMs2) => ({
-    name: io.name,
-    timeoutMs: timeoutMs2,
-    stderrTail: io.stderrTail()
-  });
-  const attempts = [
-    ...io.priorAttempts
-  ];
-  const modern = plan.modern[0];
-  if (modern !== void 0) {
-    const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
-    });
-    let timeoutMs2 = probeDeadline(plan, io.remaining());
-    let answer3 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
-    const corrected = correctedVersion(answer3, plan);
-    if (corrected !== void 0) {
-      timeoutMs2 = probeDeadline(plan, io.remaining());
-      answer3 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
-    }
-    const verdict = judgeDiscover(answer3, plan, context(timeoutMs2));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return {
-        ok: true,
-        info: verdict.info,
-        envelope
-      };
-    }
-    if (verdict.kind === "failed" || plan.legacy.length === 0) {
-      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
-      return {
-        ok: false,
-        failure: verdict.failure,
-        exitedOnProbe
-      };
-    }
-    attempts.push(verdict.attempt);
-  }
-  const timeoutMs = io.remaining();
-  const version = plan.legacy[0] ?? "";
-  const answer2 = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
-  const judged = judgeInitialize(answer2, plan, context(io.connectTimeoutMs));
-  if (!judged.ok) {
-    return {
-      ok: false,
-      failure: withAttempts(judged.error, attempts),
-      exitedOnProbe: false
-    };
-  }
-  return {
-    ok: true,
-    info: judged.value,
-    envelope: void 0
-  };
 });
 var startError = (function startError(failure, cleanup, stderrTail) {
   if (cleanup.ok) return {
@@ -1253,25 +1512,11 @@ var paramHeaders = (function paramHeaders(marks, args) {
 var isModernList = (function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
 });
-var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
-  return {
-    kind: "call_timed_out",
-    method,
-    timeoutMs,
-    aborted,
-    message: aborted ? `Request ${method} to server "${server}" was cancelled by its caller` : `Server "${server}" did not answer ${method} within ${timeoutMs} ms; raise call_timeout_ms in its catalog entry (callTimeoutMs in a ServerSpec, or the call's timeoutMs)`
-  };
-});
-var serverError = (function serverError(server, method, error) {
-  return {
-    kind: "server_error",
-    method,
-    error,
-    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
-  };
-});
-var malformedLine = (function malformedLine(server, line, reason2) {
-  return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
+var stoppingFor = (function stoppingFor(control, options) {
+  return control.kind === "process" ? new ProcessEscalation({
+    ...options,
+    process: control.process
+  }) : new SessionRelease(control.session);
 });
 var classify = (function classify(value) {
   if (!isJsonObject(value)) {
@@ -1395,9 +1640,9 @@ var encodeError = (function encodeError(id, error) {
 var peekResponseId = (function peekResponseId(line) {
   const end = line.length;
   let at = skipSpace(line, 0);
-  if (line.charCodeAt(at) !== OPEN_BRACE) return void 0;
+  if (line.charCodeAt(at) !== OPEN_BRACE2) return void 0;
   at = skipSpace(line, at + 1);
-  if (line.charCodeAt(at) === CLOSE_BRACE) return void 0;
+  if (line.charCodeAt(at) === CLOSE_BRACE2) return void 0;
   let id;
   let answered = false;
   for (; ; ) {
@@ -1411,16 +1656,16 @@ var peekResponseId = (function peekResponseId(line) {
     at = skipSpace(line, at + 1);
     if (key === "method") return void 0;
     if (key === "id") {
-      const start2 = at;
-      while (at < end && at - start2 <= MAX_ID_DIGITS) {
+      const start = at;
+      while (at < end && at - start <= MAX_ID_DIGITS) {
         const code = line.charCodeAt(at);
         if (code < ZERO || code > NINE) break;
         at++;
       }
-      const digits = at - start2;
+      const digits = at - start;
       if (digits === 0 || digits > MAX_ID_DIGITS) return void 0;
-      if (digits > 1 && line.charCodeAt(start2) === ZERO) return void 0;
-      id = Number(line.slice(start2, at));
+      if (digits > 1 && line.charCodeAt(start) === ZERO) return void 0;
+      id = Number(line.slice(start, at));
     } else {
       if (key === "result" || key === "error") answered = true;
       at = skipValue(line, at);
@@ -1432,7 +1677,7 @@ var peekResponseId = (function peekResponseId(line) {
       at = skipSpace(line, at + 1);
       continue;
     }
-    if (next !== CLOSE_BRACE) return void 0;
+    if (next !== CLOSE_BRACE2) return void 0;
     if (skipSpace(line, at + 1) !== end) return void 0;
     return answered ? id : void 0;
   }
@@ -1458,11 +1703,11 @@ var skipString = (function skipString(line, at) {
 var skipValue = (function skipValue(line, at) {
   const first = line.charCodeAt(at);
   if (first === QUOTE) return skipString(line, at);
-  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+  if (first !== OPEN_BRACE2 && first !== OPEN_BRACKET) {
     let next = at;
     while (next < line.length) {
       const code = line.charCodeAt(next);
-      if (code === COMMA || code === CLOSE_BRACE) break;
+      if (code === COMMA || code === CLOSE_BRACE2) break;
       next++;
     }
     return next === at ? -1 : next;
@@ -1480,9 +1725,9 @@ var skipValue = (function skipValue(line, at) {
       STRUCTURE.lastIndex = after;
       continue;
     }
-    if (code === OPEN_BRACE || code === OPEN_BRACKET) {
+    if (code === OPEN_BRACE2 || code === OPEN_BRACKET) {
       depth++;
-    } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
+    } else if (code === CLOSE_BRACE2 || code === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return index + 1;
     }
@@ -1495,12 +1740,12 @@ var startsWith = (function startsWith(line, at, part) {
   }
   return true;
 });
-var digitsAt = (function digitsAt(line, start2, end) {
-  const count = end - start2;
+var digitsAt = (function digitsAt(line, start, end) {
+  const count = end - start;
   if (count < 1 || count > MAX_ID_DIGITS) return -1;
-  if (count > 1 && line[start2] === ZERO) return -1;
+  if (count > 1 && line[start] === ZERO) return -1;
   let id = 0;
-  for (let at = start2; at < end; at++) {
+  for (let at = start; at < end; at++) {
     const code = line[at];
     if (code < ZERO || code > NINE) return -1;
     id = id * 10 + code - ZERO;
@@ -1521,18 +1766,18 @@ var peekResponseIdBytes = (function peekResponseIdBytes(line) {
     return void 0;
   }
   const last = line.length - 1;
-  if (line[last] !== CLOSE_BRACE || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
+  if (line[last] !== CLOSE_BRACE2 || !HEADS_ANSWER.some((head) => startsWith(line, 0, head))) {
     return void 0;
   }
-  let start2 = last;
-  while (start2 > 0 && last - start2 <= MAX_ID_DIGITS) {
-    const code = line[start2 - 1];
+  let start = last;
+  while (start > 0 && last - start <= MAX_ID_DIGITS) {
+    const code = line[start - 1];
     if (code < ZERO || code > NINE) break;
-    start2--;
+    start--;
   }
-  const id = digitsAt(line, start2, last);
-  if (id === -1 || start2 < TAIL_ID.length) return void 0;
-  return startsWith(line, start2 - TAIL_ID.length, TAIL_ID) ? id : void 0;
+  const id = digitsAt(line, start, last);
+  if (id === -1 || start < TAIL_ID.length) return void 0;
+  return startsWith(line, start - TAIL_ID.length, TAIL_ID) ? id : void 0;
 });
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
@@ -1561,495 +1806,208 @@ var readServerLine = (function readServerLine(line, server, starting) {
 var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initialize") {
   return how === "echo" ? `Server "${name}" is not an MCP server: it wrote back the ${method} request it was sent (${quote(line)}); check its command` : `Server "${name}" is not an MCP server: before answering ${method} it wrote ${quote(line)}, which is not JSON-RPC; check its command`;
 });
-var isRecord = (function isRecord(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+var stderrTailOf = (function stderrTailOf(control) {
+  return control.kind === "process" ? control.process.stderrTail() : "";
 });
-var isString = (function isString(value) {
-  return typeof value === "string";
+var probeDeadline = (function probeDeadline(plan, remainingMs) {
+  if (plan.legacy.length === 0) return remainingMs;
+  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
 });
-var isCount = (function isCount(value) {
-  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+var startSession = (async function startSession(io) {
+  const deadlineAt = io.now() + io.connectTimeoutMs;
+  let at = {
+    plan: io.plan,
+    priorAttempts: [],
+    deadlineAt,
+    connectTimeoutMs: io.connectTimeoutMs,
+    last: false
+  };
+  for (; ; ) {
+    const end = await attempt(io, at);
+    if (end.kind === "done") return end.result;
+    at = {
+      plan: {
+        modern: [],
+        legacy: io.plan.legacy
+      },
+      priorAttempts: end.attempts,
+      deadlineAt,
+      connectTimeoutMs: deadlineAt - io.now(),
+      last: true
+    };
+  }
 });
-var isDuration = (function isDuration(value) {
-  return typeof value === "number" && Number.isFinite(value) && value >= 0;
-});
-var isDrain = (function isDrain(value) {
-  return value === true || value === false || value === "unknown";
-});
-var isStringRecord = (function isStringRecord(value) {
-  return isRecord(value) && Object.values(value).every(isString);
-});
-var renderAnswers = (function renderAnswers(tickets2, ids, lines) {
-  return `${tickets2.join(",")} ${ids.join(",")}
-${lines}`;
-});
-var decodeRequests = (function decodeRequests(batch) {
-  const requests = [];
-  for (const line of batch.split("\n")) {
-    const first = line.indexOf("|");
-    const second = line.indexOf("|", first + 1);
-    const third = line.indexOf("|", second + 1);
-    const ticket = Number(line.slice(0, first));
-    const timeoutMs = Number(line.slice(first + 1, second));
-    const method = line.slice(second + 1, third);
-    const paramsText = line.slice(third + 1);
-    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
-    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
-      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
-      return Number.isSafeInteger(ticket) ? {
-        requests,
-        fault,
-        faultTicket: ticket
-      } : {
-        requests,
-        fault
+var attempt = (async function attempt(io, at) {
+  const launched = await io.launch();
+  if (!launched.ok) {
+    const failure2 = {
+      kind: "transport_failed",
+      message: `Cannot start server "${io.name}": ${launched.error.message}`,
+      stderrTail: ""
+    };
+    io.failed(failure2, true);
+    return {
+      kind: "done",
+      result: {
+        ok: false,
+        error: failure2,
+        cleanup: void 0
+      }
+    };
+  }
+  const connection = launched.value;
+  const ran = await runPlan(at.plan, {
+    name: io.name,
+    clientInfo: io.clientInfo,
+    connectTimeoutMs: at.connectTimeoutMs,
+    priorAttempts: at.priorAttempts,
+    remaining: () => Math.max(0, at.deadlineAt - io.now()),
+    request: io.request,
+    exited: () => connection.exited,
+    stderrTail: () => connection.stderrTail()
+  });
+  let failure;
+  let exitedOnProbe = false;
+  if (ran.ok) {
+    const lost = io.lost();
+    if (lost === void 0) {
+      return {
+        kind: "done",
+        result: {
+          ok: true,
+          info: ran.info,
+          envelope: ran.envelope
+        }
       };
     }
-    requests.push({
-      ticket,
-      timeoutMs,
-      method,
-      params: paramsText
+    failure = handshakeFailure(ran.info.era === "modern" ? DISCOVER_METHOD : "initialize", lost, {
+      name: io.name,
+      timeoutMs: at.connectTimeoutMs,
+      stderrTail: connection.stderrTail()
     });
+  } else {
+    failure = ran.failure;
+    exitedOnProbe = ran.exitedOnProbe;
   }
-  return {
-    requests
-  };
-});
-var decodeToWorker = (function decodeToWorker(data) {
-  if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
-  const bad2 = (what) => err(`Cannot decode a "${String(data.kind)}" message: ${what}`);
-  switch (data.kind) {
-    case "start": {
-      const { name, command, args, env, cwd } = data;
-      if (!isString(name) || !isString(command)) return bad2("no name or command");
-      if (!Array.isArray(args) || !args.every(isString)) return bad2("args are not strings");
-      if (!isStringRecord(env)) return bad2("env is not a string record");
-      if (cwd !== null && !isString(cwd)) return bad2("cwd is not a string");
-      const { connectTimeoutMs, retirementTimeoutMs, forwardStderr } = data;
-      if (!isDuration(connectTimeoutMs)) return bad2("bad deadline");
-      if (!isDuration(retirementTimeoutMs)) return bad2("bad retirement deadline");
-      if (typeof forwardStderr !== "boolean") return bad2("forwardStderr is not a boolean");
-      const { era, versions } = data;
-      if (!isEraMode(era)) return bad2("unknown era");
-      if (versions !== null && (!Array.isArray(versions) || !versions.every((v) => isString(v) && isSupportedVersion(v)))) {
-        return bad2("versions are not supported versions");
-      }
-      const remote = readRemote(data.remote);
-      if (remote === void 0) return bad2("remote is not a URL with string headers");
-      const rings = data.rings;
-      if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
-        return bad2("rings are not two rings' shared memory");
-      }
-      return ok({
-        kind: "start",
-        name,
-        command,
-        args: [
-          ...args
-        ],
-        env: {
-          ...env
-        },
-        cwd,
-        connectTimeoutMs,
-        retirementTimeoutMs,
-        forwardStderr,
-        era,
-        versions: versions === null ? null : [
-          ...versions
-        ],
-        remote,
-        rings: {
-          requests: rings.requests,
-          answers: rings.answers
+  failure = connection.refused() ?? failure;
+  const again = !at.last && exitedOnProbe && io.mayRelaunch();
+  io.failed(failure, !again);
+  const cleanup = await connection.retire(io.retirementTimeoutMs);
+  const error = startError(failure, cleanup, connection.stderrTail());
+  if (again) {
+    if (at.deadlineAt - io.now() > 0 && error.kind !== "cleanup_unconfirmed" && io.mayRelaunch()) {
+      const attempts = error.kind === "handshake_failed" || error.kind === "version_unsupported" ? [
+        {
+          method: DISCOVER_METHOD,
+          outcome: error.message
         }
-      });
+      ] : [];
+      return {
+        kind: "relaunch",
+        attempts
+      };
     }
-    case "request": {
-      const { ticket, timeoutMs, method, params } = data;
-      if (!isCount(ticket) || !isDuration(timeoutMs)) return bad2("bad ticket or deadline");
-      if (!isString(method) || !METHODS.has(method)) return bad2("unknown method");
-      if (!(params instanceof Uint8Array) || params[0] !== OPEN_BRACE3 || params[params.length - 1] !== CLOSE_BRACE2 || params.includes(NEWLINE4)) {
-        return bad2("params are not the bytes of one compact JSON object");
-      }
-      return ok({
-        kind: "request",
-        ticket,
-        timeoutMs,
-        method,
-        params
-      });
-    }
-    case "cancel":
-      return isCount(data.ticket) && typeof data.timedOut === "boolean" ? ok({
-        kind: "cancel",
-        ticket: data.ticket,
-        timedOut: data.timedOut
-      }) : bad2("bad ticket");
-    case "malformed":
-      return isString(data.message) && (data.cause === "malformed" || data.cause === "framing") ? ok({
-        kind: "malformed",
-        message: data.message,
-        cause: data.cause
-      }) : bad2("message is not a string or cause unknown");
-    case "retire":
-      return isDuration(data.timeoutMs) ? ok({
-        kind: "retire",
-        timeoutMs: data.timeoutMs
-      }) : bad2("bad deadline");
-    case "drained":
-      return isCount(data.seq) && isDrain(data.drained) ? ok({
-        kind: "drained",
-        seq: data.seq,
-        drained: data.drained
-      }) : bad2("bad seq or drain");
-    default:
-      return bad2("unknown kind");
+    io.failed(failure, true);
   }
-});
-var readRemote = (function readRemote(value) {
-  if (value === null) return null;
-  if (!isRecord(value)) return void 0;
-  const { url, headers } = value;
-  if (!isString(url) || !isStringRecord(headers)) return void 0;
   return {
-    url,
-    headers: {
-      ...headers
+    kind: "done",
+    result: {
+      ok: false,
+      error,
+      cleanup
     }
   };
 });
-var post = (function post(event) {
-  sealAnswers();
-  outbox.push(event);
-  if (!flushQueued) {
-    flushQueued = true;
-    queueMicrotask(flush);
-  }
-});
-var flush = (function flush() {
-  flushQueued = false;
-  sealAnswers();
-  if (outbox.length === 0) return;
-  const batch = outbox;
-  outbox = [];
-  const only = batch.length === 1 ? batch[0] : void 0;
-  const order = sentOrder;
-  if (only?.kind === "answers" && typeof only.lines === "string") {
-    const text = `${order}
-${renderAnswers(only.tickets, only.ids, only.lines)}`;
-    if (answerRing?.write(text) !== true) self.postMessage(text);
-    sentOrder = order + 1;
-    return;
-  }
-  const transfer = [];
-  for (const event of batch) {
-    if (event.kind === "answers" && typeof event.lines !== "string") {
-      transfer.push(event.lines.buffer);
+var runPlan = (async function runPlan(plan, io) {
+  const context = (timeoutMs2) => ({
+    name: io.name,
+    timeoutMs: timeoutMs2,
+    stderrTail: io.stderrTail()
+  });
+  const attempts = [
+    ...io.priorAttempts
+  ];
+  const modern = plan.modern[0];
+  if (modern !== void 0) {
+    const probe = (version2) => frameText({
+      _meta: requestMeta(version2, io.clientInfo)
+    });
+    let timeoutMs2 = probeDeadline(plan, io.remaining());
+    let answer2 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
+    const corrected = correctedVersion(answer2, plan);
+    if (corrected !== void 0) {
+      timeoutMs2 = probeDeadline(plan, io.remaining());
+      answer2 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
     }
-  }
-  if (transfer.length === 0) self.postMessage({
-    order,
-    events: batch
-  });
-  else self.postMessage({
-    order,
-    events: batch
-  }, transfer);
-  sentOrder = order + 1;
-});
-var sealAnswers = (function sealAnswers() {
-  const batch = answers;
-  answers = void 0;
-  if (batch === void 0) return;
-  batch.event.lines = batch.whole ?? textOrBytes(scratch.subarray(0, batch.size));
-  if (scratch.length > ANSWER_BUFFER_BYTES * 16) scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
-});
-var flushStderr = (function flushStderr() {
-  if (stderrTimer !== void 0) clock.clearTimer(stderrTimer);
-  stderrTimer = void 0;
-  if (stderrHeldBytes === 0) return;
-  const bytes = joinBytes(stderrHeld, stderrHeldBytes);
-  stderrHeld = [];
-  stderrHeldBytes = 0;
-  post({
-    kind: "stderr",
-    bytes
-  });
-});
-var holdStderr = (function holdStderr(chunk) {
-  stderrHeld.push(chunk.slice());
-  stderrHeldBytes += chunk.length;
-  while (stderrHeldBytes - (stderrHeld[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
-    stderrHeldBytes -= stderrHeld.shift()?.length ?? 0;
-  }
-  stderrTimer ??= clock.setTimer(STDERR_FLUSH_MS, flushStderr);
-});
-var remoteTransport = (function remoteTransport(message) {
-  if (message.remote === null) return void 0;
-  return new HttpTransport({
-    name: message.name,
-    url: message.remote.url,
-    headers: message.remote.headers,
-    clock
-  });
-});
-var launch = (function launch(message, options) {
-  const transport = remoteTransport(message) ?? new CommandTransport({
-    name: message.name,
-    command: message.command,
-    args: message.args,
-    env: message.env,
-    cwd: message.cwd ?? void 0,
-    forwardStderr: message.forwardStderr,
-    clock,
-    group,
-    onSpawn(pid) {
-      post({
-        kind: "spawned",
-        pid
-      });
-      flush();
-    },
-    onStderr: holdStderr,
-    onExit(status) {
-      flushStderr();
-      post({
-        kind: "exited",
-        pid: child.pid ?? 0,
-        code: status.code,
-        signal: status.signal
-      });
+    const verdict = judgeDiscover(answer2, plan, context(timeoutMs2));
+    if (verdict.kind === "modern") {
+      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
+      return {
+        ok: true,
+        info: verdict.info,
+        envelope
+      };
     }
-  });
-  const child = new ClientMachine(transport, {
-    name: message.name,
-    clock,
-    connectTimeoutMs: options.connectTimeoutMs,
-    retirementTimeoutMs: message.retirementTimeoutMs,
-    era: options.era,
-    ...message.versions === null ? {} : {
-      versions: message.versions
-    },
-    priorAttempts: options.priorAttempts,
-    onDeath(error) {
-      if (child.state === "connecting" || child.state === "failed") return;
-      flushStderr();
-      post({
-        kind: "died",
-        error
-      });
+    if (verdict.kind === "failed" || plan.legacy.length === 0) {
+      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
+      return {
+        ok: false,
+        failure: verdict.failure,
+        exitedOnProbe
+      };
     }
-  });
-  machine = child;
-  return child;
-});
-var start = (async function start(message) {
-  if (started) return;
-  started = true;
-  answerRing = new RingWriter(message.rings.answers);
-  requestRing = new RingReader(message.rings.requests, onBatch, (broken) => {
-    throw new Error(`The main thread's request ring broke: it held ${broken}`);
-  });
-  requestRing.listen();
-  const deadlineAt = clock.now() + message.connectTimeoutMs;
-  const first = launch(message, {
-    connectTimeoutMs: message.connectTimeoutMs,
-    era: message.era,
-    priorAttempts: []
-  });
-  let outcome = await first.connect();
-  const left = deadlineAt - clock.now();
-  if (!outcome.ok && first.exitedOnProbe && left > 0 && outcome.error.kind !== "cleanup_unconfirmed") {
-    const attempts = outcome.error.kind === "handshake_failed" || outcome.error.kind === "version_unsupported" ? [
-      {
-        method: "server/discover",
-        outcome: outcome.error.message
-      }
-    ] : [];
-    outcome = await launch(message, {
-      connectTimeoutMs: left,
-      era: "legacy",
-      priorAttempts: attempts
-    }).connect();
+    attempts.push(verdict.attempt);
   }
-  flushStderr();
-  post({
-    kind: "started",
-    outcome: outcome.ok ? ok(outcome.value) : outcome
-  });
-});
-var settle = (function settle(ticket, outcome) {
-  tickets.delete(ticket);
-  post({
-    kind: "settled",
-    ticket,
-    outcome
-  });
-});
-var answer = (function answer(ticket, id, line) {
-  tickets.delete(ticket);
-  let batch = answers;
-  if (batch === void 0) {
-    const event = {
-      kind: "answers",
-      tickets: [],
-      ids: [],
-      lines: EMPTY
+  const timeoutMs = io.remaining();
+  const version = plan.legacy[0] ?? "";
+  const answer = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
+  if (!judged.ok) {
+    return {
+      ok: false,
+      failure: withAttempts(judged.error, attempts),
+      exitedOnProbe: false
     };
-    post(event);
-    batch = {
-      event,
-      size: 0,
-      whole: void 0
-    };
-    answers = batch;
-    if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
-      batch.whole = line;
-      batch.size = line.length;
-      batch.event.tickets.push(ticket);
-      batch.event.ids.push(id);
-      return;
-    }
   }
-  if (batch.whole !== void 0) {
-    const whole = batch.whole;
-    batch.whole = void 0;
-    batch.size = 0;
-    append(batch, whole, false);
-  }
-  append(batch, line, batch.event.tickets.length > 0);
-  batch.event.tickets.push(ticket);
-  batch.event.ids.push(id);
+  return {
+    ok: true,
+    info: judged.value,
+    envelope: void 0
+  };
+});
+var death = (function death(cause, message) {
+  return {
+    kind: "unavailable",
+    cause,
+    message,
+    stderrTail: ""
+  };
 });
 var textOrBytes = (function textOrBytes(bytes) {
   const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
   return text ?? bytes.slice();
 });
-var append = (function append(batch, line, separated) {
-  const needed = batch.size + line.length + (separated ? 1 : 0);
-  if (needed > scratch.length) {
-    const grown = new Uint8Array(Math.max(needed, scratch.length * 2));
-    grown.set(scratch.subarray(0, batch.size));
-    scratch = grown;
-  }
-  if (separated) scratch[batch.size++] = NEWLINE5;
-  scratch.set(line, batch.size);
-  batch.size += line.length;
-});
-var refuse = (function refuse(ticket, message) {
-  settle(ticket, err({
+var unavailable = (function unavailable(cause, message) {
+  return {
     kind: "unavailable",
-    cause: "worker_lost",
+    cause,
     message,
     stderrTail: ""
-  }));
-});
-var run = (function run(request) {
-  const { ticket, timeoutMs, method, params } = request;
-  const client = machine;
-  if (client === void 0) {
-    settle(ticket, err({
-      kind: "unavailable",
-      cause: "not_connected",
-      message: "The client was not started",
-      stderrTail: ""
-    }));
-    return;
-  }
-  const id = client.send(method, params, timeoutMs, (outcome) => settle(ticket, outcome), {
-    raw: (id2, line) => answer(ticket, id2, line),
-    timed: false
-  });
-  if (id !== void 0 && !tickets.has(ticket)) tickets.set(ticket, id);
-});
-var runBatch = (function runBatch(text) {
-  const batch = decodeRequests(text);
-  for (const request of batch.requests) run(request);
-  if (batch.fault !== void 0 && batch.faultTicket !== void 0) {
-    refuse(batch.faultTicket, batch.fault);
-  }
-});
-var onBatch = (function onBatch(frame) {
-  const cut = frame.indexOf("\n");
-  const order = cut > 0 ? Number(frame.slice(0, cut)) : NaN;
-  if (!Number.isSafeInteger(order) || order < 0) {
-    throw new Error(`Cannot read a batch from the main thread: ${JSON.stringify(frame.slice(0, 40))}`);
-  }
-  if (!received.take(order, () => runBatch(frame.slice(cut + 1)))) {
-    throw new Error(`Cannot read a batch from the main thread: it is out of order (${order})`);
-  }
-});
-var handle = (function handle(data) {
-  const decoded = decodeToWorker(data);
-  if (!decoded.ok) {
-    const ticket = data?.ticket;
-    if (data?.kind === "request" && Number.isSafeInteger(ticket)) {
-      refuse(ticket, decoded.error);
-    }
-    return;
-  }
-  const message = decoded.value;
-  switch (message.kind) {
-    case "start":
-      void start(message);
-      return;
-    case "request":
-      run(message);
-      return;
-    case "cancel": {
-      const id = tickets.get(message.ticket);
-      if (id !== void 0) machine?.cancel(id, message.timedOut);
-      return;
-    }
-    case "malformed":
-      machine?.malformed(message.message, message.cause);
-      return;
-    case "retire": {
-      const client = machine;
-      if (client === void 0) {
-        post({
-          kind: "retired",
-          outcome: ok({
-            kind: "no_resource"
-          })
-        });
-        return;
-      }
-      void client.shutdown({
-        timeoutMs: message.timeoutMs
-      }).then((outcome) => {
-        flushStderr();
-        post({
-          kind: "retired",
-          outcome
-        });
-      });
-      return;
-    }
-    case "drained": {
-      const resolve = drains.get(message.seq);
-      drains.delete(message.seq);
-      resolve?.(message.drained);
-      return;
-    }
-  }
+  };
 });
 
 
 
-// codec/_bytes.ts
+// thread/guards.ts
 
 
-// codec/_utf8.ts
-var encoder = new TextEncoder();
-var SHORT_TEXT = 4096;
 
-var lenient = new TextDecoder();
-var strict = new TextDecoder("utf-8", {
-  fatal: true
-});
+
+
+
+
+
+// thread/evidence.ts
 
 
 
@@ -2076,223 +2034,373 @@ var UNSAYABLE = 2;
 
 
 
-// codec/_line_cut.ts
+// codec/quote.ts
+var MAX_QUOTED_CHARS = 80;
+var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+
+
+// codec/protocol.ts
+var REQUESTED_VERSION = "2025-11-25";
+var MODERN_VERSIONS = [
+  "2026-07-28"
+];
+var LEGACY_VERSIONS = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05"
+];
+var SUPPORTED_VERSIONS = [
+  ...MODERN_VERSIONS,
+  ...LEGACY_VERSIONS
+];
+var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
+var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
+var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+
+
+
+
+// spec/era.ts
+var ERA_MODES = [
+  "auto",
+  "modern",
+  "legacy"
+];
+
+var PROBE_TIMEOUT_MS = 1e4;
+var PROBE_DEADLINE_SHARE = 0.5;
+
+
+
+
+// thread/ring.ts
+var RING_BYTES = 128 * 1024;
+var HEAD = 0;
+var TAIL = 1;
+var WAITING = 2;
+var CLOSED = 3;
+var HEADER_INTS = 4;
+var LENGTH_BYTES = 4;
+var COPY_BYTES = 4096;
+var encoder = new TextEncoder();
+var decoder = new TextDecoder();
+
+var Ring = class {
+  header;
+  data;
+  mask;
+  constructor(memory) {
+    this.header = new Int32Array(memory, 0, HEADER_INTS);
+    this.data = new Uint8Array(memory, HEADER_INTS * 4);
+    this.mask = this.data.length - 1;
+  }
+  /**
+   * Closes the ring, from either end: nothing more is written, and the
+   * reader stops once it has read what was (a waiting reader is woken).
+   */
+  close() {
+    Atomics.store(this.header, CLOSED, 1);
+    Atomics.notify(this.header, HEAD);
+  }
+};
+var RingWriter = class extends Ring {
+  /**
+   * Writes one frame; false when it does not fit in the space left (or the
+   * ring is closed), and nothing is written then. Wakes the reader if it
+   * waits.
+   */
+  write(text) {
+    if (Atomics.load(this.header, CLOSED) !== 0) return false;
+    const head = Atomics.load(this.header, HEAD);
+    const used = head - Atomics.load(this.header, TAIL) | 0;
+    const free = this.data.length - used - LENGTH_BYTES;
+    if (text.length > free) return false;
+    const start = head + LENGTH_BYTES & this.mask;
+    const room = Math.min(free, this.data.length - start);
+    const placed = encoder.encodeInto(text, this.data.subarray(start, start + room));
+    let length = placed.written;
+    if (placed.read !== text.length) {
+      const bytes = encoder.encode(text);
+      if (bytes.length > free) return false;
+      length = bytes.length;
+      const first = Math.min(length, this.data.length - start);
+      this.data.set(bytes.subarray(0, first), start);
+      if (first < length) this.data.set(bytes.subarray(first), 0);
+    }
+    let at = head;
+    for (let shift = 0; shift < 32; shift += 8) {
+      this.data[at & this.mask] = length >>> shift & 255;
+      at = at + 1 | 0;
+    }
+    Atomics.store(this.header, HEAD, at + length | 0);
+    if (Atomics.load(this.header, WAITING) !== 0) Atomics.notify(this.header, HEAD);
+    return true;
+  }
+};
+var RingReader = class extends Ring {
+  #onFrame;
+  #onBroken;
+  #listening = false;
+  #broken = false;
+  #copy = new Uint8Array(COPY_BYTES);
+  /**
+   * `onFrame` receives each frame, in order, on this thread; `onBroken` is
+   * told once if a frame's length is impossible, after which nothing more is
+   * read.
+   */
+  constructor(memory, onFrame, onBroken) {
+    super(memory);
+    this.#onFrame = onFrame;
+    this.#onBroken = onBroken;
+  }
+  /** Reads every frame written so far. */
+  drain() {
+    while (!this.#broken) {
+      const tail = Atomics.load(this.header, TAIL);
+      const head = Atomics.load(this.header, HEAD);
+      if (tail === head) return;
+      let at = tail;
+      let length = 0;
+      for (let shift = 0; shift < 32; shift += 8) {
+        length |= this.data[at & this.mask] << shift;
+        at = at + 1 | 0;
+      }
+      if (length < 0 || LENGTH_BYTES + length > (head - tail | 0)) {
+        this.#broken = true;
+        this.#onBroken(`a frame of ${length} bytes with ${head - tail | 0} written`);
+        return;
+      }
+      const start = at & this.mask;
+      const first = Math.min(length, this.data.length - start);
+      if (this.#copy.length < length) this.#copy = new Uint8Array(this.data.length);
+      const copy = this.#copy;
+      copy.set(this.data.subarray(start, start + first));
+      if (first < length) copy.set(this.data.subarray(0, length - first), first);
+      const text = decoder.decode(copy.subarray(0, length));
+      Atomics.store(this.header, TAIL, at + length | 0);
+      this.#onFrame(text);
+    }
+  }
+  /**
+   * Reads frames as they are written, until the ring is closed: each wait
+   * is one `Atomics.waitAsync`, armed only once the ring is empty.
+   */
+  listen() {
+    if (this.#listening) return;
+    this.#listening = true;
+    this.#wait();
+  }
+  #wait() {
+    for (; ; ) {
+      this.drain();
+      if (this.#broken || Atomics.load(this.header, CLOSED) !== 0) {
+        this.#listening = false;
+        return;
+      }
+      Atomics.store(this.header, WAITING, 1);
+      const head = Atomics.load(this.header, HEAD);
+      if (head !== Atomics.load(this.header, TAIL)) {
+        Atomics.store(this.header, WAITING, 0);
+        continue;
+      }
+      const waited = Atomics.waitAsync(this.header, HEAD, head);
+      if (!waited.async) {
+        Atomics.store(this.header, WAITING, 0);
+        continue;
+      }
+      void waited.value.then(() => {
+        Atomics.store(this.header, WAITING, 0);
+        this.#wait();
+      });
+      return;
+    }
+  }
+};
+
+// thread/to_worker.ts
+var REQUEST_METHODS = [
+  "tools/call",
+  "tools/list",
+  "ping"
+];
+var TO_WORKER_KINDS = [
+  "start",
+  "request",
+  "cancel",
+  "malformed",
+  "retire",
+  "settled"
+];
+var METHODS = new Set(REQUEST_METHODS);
+
+
+
+var TRANSFER_PARAMS_CHARS = 64 * 1024;
+var OPEN_BRACE = 123;
+var CLOSE_BRACE = 125;
 var NEWLINE = 10;
-var RETURN = 13;
-var TEXT_SEARCH_BYTES = 4096;
-var LineCutter = class {
-  #holder;
-  #limit;
-  #pending = 0;
-  #lastByte = -1;
-  // Set while the rest of an over-long line is being discarded.
-  #skipping = false;
-  /** A cutter whose lines are at most `limit` bytes, without their newline. */
-  constructor(holder, limit) {
-    this.#holder = holder;
-    this.#limit = limit;
-  }
-  /** Bytes held for the line not yet completed. */
-  get pendingBytes() {
-    return this.#pending;
-  }
+
+
+
+var LINE_FAULTS = [
+  "malformed",
+  "framing"
+];
+
+
+
+
+
+
+var DECODERS = {
+  start: decodeStart,
+  request: decodeBytesRequest,
+  cancel: decodeCancel,
+  malformed: decodeMalformed,
+  retire: decodeRetire,
+  settled: decodeSettled
+};
+
+
+// thread/outcomes.ts
+
+
+
+
+// thread/state.ts
+
+
+
+
+
+// thread/from_worker.ts
+
+
+
+
+
+
+
+
+
+
+
+// thread/order.ts
+var InOrder = class {
+  #next = 0;
+  #early = /* @__PURE__ */ new Map();
   /**
-   * Cuts one chunk: the lines it completes go to `lines`, in order; the first
-   * refusal met is returned (every other line of the chunk is still cut).
+   * Runs `act` now if `order` is next, with every action held that follows
+   * it; holds it while an earlier one is missing. Returns false, running
+   * nothing, for an order that is not a count, that came before, or that
+   * is already held: a sender that breaks the order.
    */
-  cut(chunk, lines) {
-    const holder = this.#holder;
-    let fault;
-    let start2 = 0;
-    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
-    while (start2 < chunk.length) {
-      const end = text === void 0 ? chunk.indexOf(NEWLINE, start2) : text.indexOf("\n", start2);
-      if (end === -1) {
-        const rest = chunk.length - start2;
-        if (this.#skipping) break;
-        if (this.#pending + rest > this.#limit + 1) {
-          fault ??= {
-            kind: "line_too_long",
-            bytes: this.#pending + rest
-          };
-          this.#skipping = true;
-          this.#drop();
-        } else {
-          holder.hold(chunk, text, start2, this.#lastByte);
-          this.#pending += rest;
-          this.#lastByte = chunk[chunk.length - 1] ?? -1;
-        }
-        break;
-      }
-      const from = start2;
-      start2 = end + 1;
-      if (this.#skipping) {
-        this.#skipping = false;
-        continue;
-      }
-      const size = this.#pending + (end - from);
-      if (size > this.#limit + 1) {
-        fault ??= {
-          kind: "line_too_long",
-          bytes: size
-        };
-        this.#drop();
-        continue;
-      }
-      const last = end > from ? chunk[end - 1] : this.#lastByte;
-      const length = size > 0 && last === RETURN ? size - 1 : size;
-      if (length > this.#limit) {
-        fault ??= {
-          kind: "line_too_long",
-          bytes: length
-        };
-        this.#drop();
-        continue;
-      }
-      if (length === 0) {
-        this.#drop();
-        continue;
-      }
-      let line;
-      if (this.#pending === 0) {
-        line = holder.whole(chunk, text, from, from + length);
-      } else {
-        line = holder.complete(chunk, text, from, end, {
-          trimReturn: length !== size,
-          lastByte: this.#lastByte
-        });
-        this.#pending = 0;
-        this.#lastByte = -1;
-      }
-      if (line === void 0) fault ??= {
-        kind: "not_utf8",
-        bytes: length
-      };
-      else lines.push(line);
+  take(order, act) {
+    if (!Number.isSafeInteger(order) || order < this.#next || this.#early.has(order)) return false;
+    if (order !== this.#next) {
+      this.#early.set(order, act);
+      return true;
     }
-    return fault;
-  }
-  /** Ends the input: the final line without a newline is cut as if it had one. */
-  end(lines) {
-    if (this.#skipping || this.#pending === 0) {
-      this.#skipping = false;
-      this.#drop();
-      return void 0;
+    act();
+    this.#next++;
+    for (let held = this.#early.get(this.#next); held !== void 0; ) {
+      this.#early.delete(this.#next);
+      held();
+      held = this.#early.get(++this.#next);
     }
-    return this.cut(new Uint8Array([
-      NEWLINE
-    ]), lines);
-  }
-  #drop() {
-    if (this.#pending > 0) this.#holder.drop();
-    this.#pending = 0;
-    this.#lastByte = -1;
+    return true;
   }
 };
 
-// codec/framing.ts
-var MAX_LINE_BYTES = 16 * 1024 * 1024;
-var LineSplitter = class {
-  #cutter = new LineCutter(new BytesHolder(), MAX_LINE_BYTES);
-  /** Bytes held for the line not yet completed. */
-  get pendingBytes() {
-    return this.#cutter.pendingBytes;
+// thread/link.ts
+var ThreadEnd = class {
+  #post;
+  #handlers;
+  #out;
+  #in;
+  #sent = 0;
+  #received = new InOrder();
+  #closed = false;
+  constructor(post, handlers) {
+    this.#post = post;
+    this.#handlers = handlers;
   }
-  /**
-   * Whether `line` spanned chunks: a view into a buffer no splitter writes
-   * any more, which its receiver may keep or transfer (a line in one chunk is
-   * a view into that chunk).
-   */
-  static owns(line) {
-    return GIVEN_UP.has(line.buffer);
+  /** Whether the end was closed: nothing is sent or handed on any more. */
+  get closed() {
+    return this.#closed;
   }
-  /**
-   * Feeds one chunk; returns the lines it completed, or the first fault met
-   * with every intact line of the chunk beside it.
-   */
-  push(chunk) {
-    const lines = [];
-    const cut = this.#cutter.cut(chunk, lines);
-    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
+  /** Starts writing frames to `rings.out` and reading them from `rings.in`. */
+  attach(rings) {
+    if (this.#closed) return;
+    this.#out = new RingWriter(rings.out);
+    this.#in = new RingReader(rings.in, (frame) => this.#frame(frame), (message) => this.#broken(`its ring held ${message}`));
+    this.#in.listen();
   }
-  /**
-   * Ends the input: returns the final line if it had no newline, or the fault
-   * it makes. The splitter is empty afterwards and may be reused.
-   */
-  end() {
-    const lines = [];
-    const cut = this.#cutter.end(lines);
-    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
+  /** Sends a text frame: through the ring, or posted when it does not fit. */
+  text(text) {
+    if (this.#closed) return;
+    const order = this.#sent;
+    const frame = `${order}
+${text}`;
+    if (this.#out?.write(frame) !== true) this.#post(frame);
+    this.#sent = order + 1;
+  }
+  /** Posts one message, transferring the buffers given. */
+  message(body, transfer = []) {
+    if (this.#closed) return;
+    const order = this.#sent;
+    if (transfer.length === 0) this.#post({
+      order,
+      body
+    });
+    else this.#post({
+      order,
+      body
+    }, transfer);
+    this.#sent = order + 1;
+  }
+  /** Takes one posted message (what `onmessage` is given) and what the ring holds before it. */
+  receive(data) {
+    this.#in?.drain();
+    if (this.#closed) return;
+    if (typeof data === "string") {
+      this.#frame(data);
+      return;
+    }
+    const sent = data;
+    const order = sent?.order;
+    const body = sent?.body;
+    this.#take(order, () => this.#handlers.message(body));
+  }
+  /** Stops sending and handing on; the rings are closed for the other end too. */
+  close() {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#out?.close();
+    this.#in?.close();
+  }
+  #frame(frame) {
+    if (this.#closed) return;
+    const cut = frame.indexOf("\n");
+    const order = cut > 0 ? Number(frame.slice(0, cut)) : NaN;
+    this.#take(order, () => this.#handlers.text(frame.slice(cut + 1)));
+  }
+  #take(order, handle) {
+    const taken = typeof order === "number" && this.#received.take(order, () => {
+      if (!this.#closed) handle();
+    });
+    if (!taken) this.#broken("a message out of order, or with no order");
+  }
+  #broken(message) {
+    if (this.#closed) return;
+    this.#handlers.broken(message);
   }
 };
-var BytesHolder = class {
-  #parts = [];
-  #size = 0;
-  #long;
-  hold(chunk, _text, from) {
-    const piece = chunk.subarray(from);
-    const size = this.#size + piece.length;
-    let long = this.#long;
-    if (long === void 0 && size > LONG_LINE_BYTES && RESIZABLE) {
-      long = new Uint8Array(new ArrayBuffer(0, {
-        maxByteLength: MAX_LINE_BYTES + 1
-      }));
-      this.#long = long;
-      grow(long, size);
-      let offset = 0;
-      for (const part of this.#parts) {
-        long.set(part, offset);
-        offset += part.length;
-      }
-      this.#parts = [];
-    } else if (long !== void 0) {
-      grow(long, size);
-    }
-    if (long !== void 0) long.set(piece, this.#size);
-    else this.#parts.push(piece.slice());
-    this.#size = size;
-  }
-  whole(chunk, _text, from, to) {
-    return chunk.subarray(from, to);
-  }
-  complete(chunk, _text, from, end, options) {
-    const piece = chunk.subarray(from, end);
-    const size = this.#size + piece.length;
-    const long = this.#long;
-    let line;
-    if (long === void 0) {
-      this.#parts.push(piece);
-      line = joinBytes(this.#parts, size);
-    } else {
-      grow(long, size);
-      long.set(piece, this.#size);
-      line = new Uint8Array(long.buffer, 0, size);
-    }
-    GIVEN_UP.add(line.buffer);
-    this.drop();
-    return options.trimReturn ? line.subarray(0, size - 1) : line;
-  }
-  drop() {
-    this.#parts = [];
-    this.#size = 0;
-    this.#long = void 0;
-  }
-};
-
-var LONG_LINE_BYTES = 64 * 1024;
-var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
-var GIVEN_UP = /* @__PURE__ */ new WeakSet();
-
-
-
-var METHOD_TEXT = /* @__PURE__ */ new Map();
-var METHODS_KEPT = 64;
-
-// spec/limits.ts
-var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
-var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
-var STDERR_TAIL_BYTES = 64 * 1024;
-var MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 // worker/wait_clock.ts
 var SLACK = 64;
@@ -2329,8 +2437,8 @@ var WaitClock = class {
     };
   }
   /** Cancels a timer; cancelling a fired or cancelled timer does nothing. */
-  clearTimer(handle2) {
-    if (typeof handle2.id !== "number" || !this.#live.delete(handle2.id)) return;
+  clearTimer(handle) {
+    if (typeof handle.id !== "number" || !this.#live.delete(handle.id)) return;
     if (this.#heap.length > 2 * this.#live.size + SLACK) this.#rebuild();
     if (this.#live.size === 0 && this.#fallback !== void 0) {
       ++this.#generation;
@@ -2430,182 +2538,14 @@ var WaitClock = class {
   }
 };
 
-// thread/ring.ts
-var RING_BYTES = 128 * 1024;
-var HEAD = 0;
-var TAIL = 1;
-var WAITING = 2;
-var CLOSED = 3;
-var HEADER_INTS = 4;
-var LENGTH_BYTES = 4;
-var COPY_BYTES = 4096;
+// codec/_utf8.ts
 var encoder2 = new TextEncoder();
-var decoder = new TextDecoder();
+var SHORT_TEXT = 4096;
 
-var Ring = class {
-  header;
-  data;
-  mask;
-  constructor(memory) {
-    this.header = new Int32Array(memory, 0, HEADER_INTS);
-    this.data = new Uint8Array(memory, HEADER_INTS * 4);
-    this.mask = this.data.length - 1;
-  }
-  /**
-   * Closes the ring, from either end: nothing more is written, and the
-   * reader stops once it has read what was (a waiting reader is woken).
-   */
-  close() {
-    Atomics.store(this.header, CLOSED, 1);
-    Atomics.notify(this.header, HEAD);
-  }
-};
-var RingWriter = class extends Ring {
-  /**
-   * Writes one frame; false when it does not fit in the space left (or the
-   * ring is closed), and nothing is written then. Wakes the reader if it
-   * waits.
-   */
-  write(text) {
-    if (Atomics.load(this.header, CLOSED) !== 0) return false;
-    const head = Atomics.load(this.header, HEAD);
-    const used = head - Atomics.load(this.header, TAIL) | 0;
-    const free = this.data.length - used - LENGTH_BYTES;
-    if (text.length > free) return false;
-    const start2 = head + LENGTH_BYTES & this.mask;
-    const room = Math.min(free, this.data.length - start2);
-    const placed = encoder2.encodeInto(text, this.data.subarray(start2, start2 + room));
-    let length = placed.written;
-    if (placed.read !== text.length) {
-      const bytes = encoder2.encode(text);
-      if (bytes.length > free) return false;
-      length = bytes.length;
-      const first = Math.min(length, this.data.length - start2);
-      this.data.set(bytes.subarray(0, first), start2);
-      if (first < length) this.data.set(bytes.subarray(first), 0);
-    }
-    let at = head;
-    for (let shift = 0; shift < 32; shift += 8) {
-      this.data[at & this.mask] = length >>> shift & 255;
-      at = at + 1 | 0;
-    }
-    Atomics.store(this.header, HEAD, at + length | 0);
-    if (Atomics.load(this.header, WAITING) !== 0) Atomics.notify(this.header, HEAD);
-    return true;
-  }
-};
-var RingReader = class extends Ring {
-  #onFrame;
-  #onBroken;
-  #listening = false;
-  #broken = false;
-  #copy = new Uint8Array(COPY_BYTES);
-  /**
-   * `onFrame` receives each frame, in order, on this thread; `onBroken` is
-   * told once if a frame's length is impossible, after which nothing more is
-   * read.
-   */
-  constructor(memory, onFrame, onBroken) {
-    super(memory);
-    this.#onFrame = onFrame;
-    this.#onBroken = onBroken;
-  }
-  /** Reads every frame written so far. */
-  drain() {
-    while (!this.#broken) {
-      const tail = Atomics.load(this.header, TAIL);
-      const head = Atomics.load(this.header, HEAD);
-      if (tail === head) return;
-      let at = tail;
-      let length = 0;
-      for (let shift = 0; shift < 32; shift += 8) {
-        length |= this.data[at & this.mask] << shift;
-        at = at + 1 | 0;
-      }
-      if (length < 0 || LENGTH_BYTES + length > (head - tail | 0)) {
-        this.#broken = true;
-        this.#onBroken(`a frame of ${length} bytes with ${head - tail | 0} written`);
-        return;
-      }
-      const start2 = at & this.mask;
-      const first = Math.min(length, this.data.length - start2);
-      if (this.#copy.length < length) this.#copy = new Uint8Array(this.data.length);
-      const copy = this.#copy;
-      copy.set(this.data.subarray(start2, start2 + first));
-      if (first < length) copy.set(this.data.subarray(0, length - first), first);
-      const text = decoder.decode(copy.subarray(0, length));
-      Atomics.store(this.header, TAIL, at + length | 0);
-      this.#onFrame(text);
-    }
-  }
-  /**
-   * Reads frames as they are written, until the ring is closed: each wait
-   * is one `Atomics.waitAsync`, armed only once the ring is empty.
-   */
-  listen() {
-    if (this.#listening) return;
-    this.#listening = true;
-    this.#wait();
-  }
-  #wait() {
-    for (; ; ) {
-      this.drain();
-      if (this.#broken || Atomics.load(this.header, CLOSED) !== 0) {
-        this.#listening = false;
-        return;
-      }
-      Atomics.store(this.header, WAITING, 1);
-      const head = Atomics.load(this.header, HEAD);
-      if (head !== Atomics.load(this.header, TAIL)) {
-        Atomics.store(this.header, WAITING, 0);
-        continue;
-      }
-      const waited = Atomics.waitAsync(this.header, HEAD, head);
-      if (!waited.async) {
-        Atomics.store(this.header, WAITING, 0);
-        continue;
-      }
-      void waited.value.then(() => {
-        Atomics.store(this.header, WAITING, 0);
-        this.#wait();
-      });
-      return;
-    }
-  }
-};
-
-// thread/order.ts
-var InOrder = class {
-  #next = 0;
-  #early = /* @__PURE__ */ new Map();
-  /**
-   * Runs `act` now if `order` is next, with every action held that follows
-   * it; holds it while an earlier one is missing. Returns false, running
-   * nothing, for an order that is not a count, that came before, or that
-   * is already held: a sender that breaks the order.
-   */
-  take(order, act) {
-    if (!Number.isSafeInteger(order) || order < this.#next || this.#early.has(order)) return false;
-    if (order !== this.#next) {
-      this.#early.set(order, act);
-      return true;
-    }
-    act();
-    this.#next++;
-    for (let held = this.#early.get(this.#next); held !== void 0; ) {
-      this.#early.delete(this.#next);
-      held();
-      held = this.#early.get(++this.#next);
-    }
-    return true;
-  }
-};
-
-// codec/quote.ts
-var MAX_QUOTED_CHARS = 80;
-var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
-
-var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+var lenient = new TextDecoder();
+var strict = new TextDecoder("utf-8", {
+  fatal: true
+});
 
 
 
@@ -2615,8 +2555,14 @@ var systemClock = {
   setTimer: (delayMs, callback) => ({
     id: setTimeout(callback, Math.max(0, delayMs))
   }),
-  clearTimer: (handle2) => clearTimeout(handle2.id)
+  clearTimer: (handle) => clearTimeout(handle.id)
 };
+
+// spec/limits.ts
+var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
+var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
+var STDERR_TAIL_BYTES = 64 * 1024;
+var MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 // worker/tail.ts
 var decoder2 = new TextDecoder();
@@ -2666,9 +2612,9 @@ var ByteTail = class {
    */
   text() {
     const bytes = this.bytes();
-    let start2 = 0;
-    while (start2 < bytes.length && start2 < 3 && ((bytes[start2] ?? 0) & 192) === 128) start2++;
-    return decoder2.decode(bytes.subarray(start2));
+    let start = 0;
+    while (start < bytes.length && start < 3 && ((bytes[start] ?? 0) & 192) === 128) start++;
+    return decoder2.decode(bytes.subarray(start));
   }
 };
 
@@ -2681,6 +2627,11 @@ var encoder3 = new TextEncoder();
 var lenient2 = new TextDecoder();
 var NEWLINE2 = 10;
 var CommandTransport = class {
+  /** A child process's control: this transport's own. */
+  control = {
+    kind: "process",
+    process: this
+  };
   #options;
   #child;
   #writer;
@@ -2703,6 +2654,10 @@ var CommandTransport = class {
   #stderrEnded = false;
   constructor(options) {
     this.#options = options;
+  }
+  /** The child's pid once spawned. */
+  get pid() {
+    return this.#child?.pid ?? null;
   }
   /** Spawns the child and starts reading its stdout and stderr. */
   open(sink) {
@@ -2752,9 +2707,7 @@ var CommandTransport = class {
       options.onExit?.(exit);
       sink.exit(exit);
     });
-    return Promise.resolve(ok({
-      pid: child.pid
-    }));
+    return Promise.resolve(ok(void 0));
   }
   /**
    * Queues text or bytes for stdin; written in order, adjacent text coalesced.
@@ -2843,10 +2796,10 @@ var CommandTransport = class {
     this.#stdinOpen = false;
     this.#queue = [];
     if (!this.#stdoutEnded || !this.#stderrEnded) {
-      const clock2 = this.#options.clock ?? systemClock;
+      const clock = this.#options.clock ?? systemClock;
       let timer;
       const grace = new Promise((resolve) => {
-        timer = clock2.setTimer(DISPOSE_GRACE_MS, resolve);
+        timer = clock.setTimer(DISPOSE_GRACE_MS, resolve);
       });
       await Promise.race([
         Promise.all([
@@ -2855,7 +2808,7 @@ var CommandTransport = class {
         ]),
         grace
       ]);
-      if (timer !== void 0) clock2.clearTimer(timer);
+      if (timer !== void 0) clock.clearTimer(timer);
       if (!this.#stdoutEnded) this.#stdout?.cancel().catch(() => {
       });
       if (!this.#stderrEnded) this.#stderr?.cancel().catch(() => {
@@ -2914,18 +2867,18 @@ var CommandTransport = class {
     this.#flushForward(true);
   }
   #forward(chunk) {
-    let start2 = 0;
+    let start = 0;
     for (; ; ) {
-      const end = chunk.indexOf(NEWLINE2, start2);
+      const end = chunk.indexOf(NEWLINE2, start);
       if (end === -1) break;
-      this.#forwardHeld.push(chunk.subarray(start2, end + 1));
-      this.#forwardHeldBytes += end + 1 - start2;
+      this.#forwardHeld.push(chunk.subarray(start, end + 1));
+      this.#forwardHeldBytes += end + 1 - start;
       this.#flushForward(false);
-      start2 = end + 1;
+      start = end + 1;
     }
-    if (start2 < chunk.length) {
-      this.#forwardHeld.push(chunk.slice(start2));
-      this.#forwardHeldBytes += chunk.length - start2;
+    if (start < chunk.length) {
+      this.#forwardHeld.push(chunk.slice(start));
+      this.#forwardHeldBytes += chunk.length - start;
       if (this.#forwardHeldBytes > FORWARD_LINE_BYTES) this.#flushForward(true);
     }
   }
@@ -2951,6 +2904,221 @@ var CommandTransport = class {
 };
 
 
+
+// codec/_line_cut.ts
+var NEWLINE3 = 10;
+var RETURN = 13;
+var TEXT_SEARCH_BYTES = 4096;
+var LineCutter = class {
+  #holder;
+  #limit;
+  #pending = 0;
+  #lastByte = -1;
+  // Set while the rest of an over-long line is being discarded.
+  #skipping = false;
+  /** A cutter whose lines are at most `limit` bytes, without their newline. */
+  constructor(holder, limit) {
+    this.#holder = holder;
+    this.#limit = limit;
+  }
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes() {
+    return this.#pending;
+  }
+  /**
+   * Cuts one chunk: the lines it completes go to `lines`, in order; the first
+   * refusal met is returned (every other line of the chunk is still cut).
+   */
+  cut(chunk, lines) {
+    const holder = this.#holder;
+    let fault;
+    let start = 0;
+    const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
+    while (start < chunk.length) {
+      const end = text === void 0 ? chunk.indexOf(NEWLINE3, start) : text.indexOf("\n", start);
+      if (end === -1) {
+        const rest = chunk.length - start;
+        if (this.#skipping) break;
+        if (this.#pending + rest > this.#limit + 1) {
+          fault ??= {
+            kind: "line_too_long",
+            bytes: this.#pending + rest
+          };
+          this.#skipping = true;
+          this.#drop();
+        } else {
+          holder.hold(chunk, text, start, this.#lastByte);
+          this.#pending += rest;
+          this.#lastByte = chunk[chunk.length - 1] ?? -1;
+        }
+        break;
+      }
+      const from = start;
+      start = end + 1;
+      if (this.#skipping) {
+        this.#skipping = false;
+        continue;
+      }
+      const size = this.#pending + (end - from);
+      if (size > this.#limit + 1) {
+        fault ??= {
+          kind: "line_too_long",
+          bytes: size
+        };
+        this.#drop();
+        continue;
+      }
+      const last = end > from ? chunk[end - 1] : this.#lastByte;
+      const length = size > 0 && last === RETURN ? size - 1 : size;
+      if (length > this.#limit) {
+        fault ??= {
+          kind: "line_too_long",
+          bytes: length
+        };
+        this.#drop();
+        continue;
+      }
+      if (length === 0) {
+        this.#drop();
+        continue;
+      }
+      let line;
+      if (this.#pending === 0) {
+        line = holder.whole(chunk, text, from, from + length);
+      } else {
+        line = holder.complete(chunk, text, from, end, {
+          trimReturn: length !== size,
+          lastByte: this.#lastByte
+        });
+        this.#pending = 0;
+        this.#lastByte = -1;
+      }
+      if (line === void 0) fault ??= {
+        kind: "not_utf8",
+        bytes: length
+      };
+      else lines.push(line);
+    }
+    return fault;
+  }
+  /** Ends the input: the final line without a newline is cut as if it had one. */
+  end(lines) {
+    if (this.#skipping || this.#pending === 0) {
+      this.#skipping = false;
+      this.#drop();
+      return void 0;
+    }
+    return this.cut(new Uint8Array([
+      NEWLINE3
+    ]), lines);
+  }
+  #drop() {
+    if (this.#pending > 0) this.#holder.drop();
+    this.#pending = 0;
+    this.#lastByte = -1;
+  }
+};
+
+// codec/_bytes.ts
+
+
+// codec/framing.ts
+var MAX_LINE_BYTES = 16 * 1024 * 1024;
+var LineSplitter = class {
+  #cutter = new LineCutter(new BytesHolder(), MAX_LINE_BYTES);
+  /** Bytes held for the line not yet completed. */
+  get pendingBytes() {
+    return this.#cutter.pendingBytes;
+  }
+  /**
+   * Whether `line` spanned chunks: a view into a buffer no splitter writes
+   * any more, which its receiver may keep or transfer (a line in one chunk is
+   * a view into that chunk).
+   */
+  static owns(line) {
+    return GIVEN_UP.has(line.buffer);
+  }
+  /**
+   * Feeds one chunk; returns the lines it completed, or the first fault met
+   * with every intact line of the chunk beside it.
+   */
+  push(chunk) {
+    const lines = [];
+    const cut = this.#cutter.cut(chunk, lines);
+    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
+  }
+  /**
+   * Ends the input: returns the final line if it had no newline, or the fault
+   * it makes. The splitter is empty afterwards and may be reused.
+   */
+  end() {
+    const lines = [];
+    const cut = this.#cutter.end(lines);
+    return cut === void 0 ? ok(lines) : err(tooLong(cut.bytes, lines));
+  }
+};
+var BytesHolder = class {
+  #parts = [];
+  #size = 0;
+  #long;
+  hold(chunk, _text, from) {
+    const piece = chunk.subarray(from);
+    const size = this.#size + piece.length;
+    let long = this.#long;
+    if (long === void 0 && size > LONG_LINE_BYTES && RESIZABLE) {
+      long = new Uint8Array(new ArrayBuffer(0, {
+        maxByteLength: MAX_LINE_BYTES + 1
+      }));
+      this.#long = long;
+      grow(long, size);
+      let offset = 0;
+      for (const part of this.#parts) {
+        long.set(part, offset);
+        offset += part.length;
+      }
+      this.#parts = [];
+    } else if (long !== void 0) {
+      grow(long, size);
+    }
+    if (long !== void 0) long.set(piece, this.#size);
+    else this.#parts.push(piece.slice());
+    this.#size = size;
+  }
+  whole(chunk, _text, from, to) {
+    return chunk.subarray(from, to);
+  }
+  complete(chunk, _text, from, end, options) {
+    const piece = chunk.subarray(from, end);
+    const size = this.#size + piece.length;
+    const long = this.#long;
+    let line;
+    if (long === void 0) {
+      this.#parts.push(piece);
+      line = joinBytes(this.#parts, size);
+    } else {
+      grow(long, size);
+      long.set(piece, this.#size);
+      line = new Uint8Array(long.buffer, 0, size);
+    }
+    GIVEN_UP.add(line.buffer);
+    this.drop();
+    return options.trimReturn ? line.subarray(0, size - 1) : line;
+  }
+  drop() {
+    this.#parts = [];
+    this.#size = 0;
+    this.#long = void 0;
+  }
+};
+
+var LONG_LINE_BYTES = 64 * 1024;
+var RESIZABLE = typeof ArrayBuffer.prototype.resize === "function";
+var GIVEN_UP = /* @__PURE__ */ new WeakSet();
+
+
+
+var METHOD_TEXT = /* @__PURE__ */ new Map();
+var METHODS_KEPT = 64;
 
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;
@@ -2993,23 +3161,23 @@ var SseDecoder = class {
       events: []
     });
     const events = [];
-    let start2 = 0;
+    let start = 0;
     if (this.#afterCr && chunk.length > 0) {
       this.#afterCr = false;
-      if (chunk[0] === LF) start2 = 1;
+      if (chunk[0] === LF) start = 1;
     }
-    while (start2 < chunk.length) {
-      const end = lineEnd(chunk, start2);
+    while (start < chunk.length) {
+      const end = lineEnd(chunk, start);
       if (end === -1) {
-        const rest = chunk.length - start2;
+        const rest = chunk.length - start;
         if (this.#pending + rest > MAX_EVENT_BYTES + LINE_SLACK) {
           return this.#fail(tooLarge(this.#pending + rest, events));
         }
-        this.#parts.push(chunk.slice(start2));
+        this.#parts.push(chunk.slice(start));
         this.#pending += rest;
         break;
       }
-      const piece = chunk.subarray(start2, end);
+      const piece = chunk.subarray(start, end);
       const size = this.#pending + piece.length;
       if (size > MAX_EVENT_BYTES + LINE_SLACK) return this.#fail(tooLarge(size, events));
       let line = piece;
@@ -3021,13 +3189,13 @@ var SseDecoder = class {
       }
       if (chunk[end] === CR) {
         if (end + 1 < chunk.length) {
-          start2 = chunk[end + 1] === LF ? end + 2 : end + 1;
+          start = chunk[end + 1] === LF ? end + 2 : end + 1;
         } else {
           this.#afterCr = true;
-          start2 = end + 1;
+          start = end + 1;
         }
       } else {
-        start2 = end + 1;
+        start = end + 1;
       }
       const fault = this.#line(line, events);
       if (fault !== void 0) return this.#fail(fault);
@@ -3131,29 +3299,6 @@ var SseDecoder = class {
 
 
 
-// codec/protocol.ts
-var REQUESTED_VERSION = "2025-11-25";
-var MODERN_VERSIONS = [
-  "2026-07-28"
-];
-var LEGACY_VERSIONS = [
-  "2025-11-25",
-  "2025-06-18",
-  "2025-03-26",
-  "2024-11-05"
-];
-var SUPPORTED_VERSIONS = [
-  ...MODERN_VERSIONS,
-  ...LEGACY_VERSIONS
-];
-var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-
-
-
-
 // codec/streamable_http.ts
 var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
 var METHOD_HEADER = "Mcp-Method";
@@ -3187,22 +3332,7 @@ var UNSUPPORTED_PROTOCOL_VERSION = -32022;
 
 
 
-// spec/era.ts
-var ERA_MODES = [
-  "auto",
-  "modern",
-  "legacy"
-];
-
-var PROBE_TIMEOUT_MS = 1e4;
-var PROBE_DEADLINE_SHARE = 0.5;
-
-
-
-
-// worker/handshake.ts
-
-
+// worker/judge.ts
 
 
 
@@ -3260,8 +3390,8 @@ var HttpSession = class {
   }
   /**
    * The headers of the request carrying `message` (`undefined`: a GET or a
-   * DELETE of the session): a stateless-era message says its own version,
-   * method and name; a handshake-era one the session and the version.
+   * DELETE of the session): a modern message says its own version,
+   * method and name; a legacy one the session and the version.
    */
   headers(message) {
     const headers = new Headers(this.#headers);
@@ -3281,7 +3411,7 @@ var HttpSession = class {
    * server gave one. Says what was done; a stateless session has nothing
    * to end.
    */
-  async end(deadlineMs, clock2) {
+  async end(deadlineMs, clock) {
     const url = displayUrl(this.#url);
     const session = this.#id;
     if (session === void 0) return {
@@ -3290,7 +3420,7 @@ var HttpSession = class {
       session: "stateless"
     };
     const controller = new AbortController();
-    const timer = clock2.setTimer(deadlineMs, () => controller.abort());
+    const timer = clock.setTimer(deadlineMs, () => controller.abort());
     try {
       const sent = await send(this.#url, {
         method: "DELETE",
@@ -3336,7 +3466,7 @@ var HttpSession = class {
         message
       };
     } finally {
-      clock2.clearTimer(timer);
+      clock.clearTimer(timer);
     }
   }
   /**
@@ -3460,7 +3590,7 @@ var ToolMarks = class {
       }
     }).slice(0, -1);
   }
-  /** The `Mcp-Param-*` headers of a stateless-era `tools/call`. */
+  /** The `Mcp-Param-*` headers of a modern `tools/call`. */
   headers(message) {
     if (message.method !== "tools/call" || message.name === void 0) return [];
     const marks = this.#marks.get(message.name);
@@ -3475,10 +3605,15 @@ var MAX_RESUMPTIONS = 5;
 var HTTP_ANSWER_ERROR = -32e3;
 var encoder5 = new TextEncoder();
 var decoder5 = new TextDecoder();
-var NEWLINE3 = 10;
+var NEWLINE4 = 10;
 var RETURN2 = 13;
 var SPACE = 32;
 var HttpTransport = class {
+  /** A remote server's control: its session, this transport's own. */
+  control = {
+    kind: "session",
+    session: this
+  };
   #name;
   #url;
   #clock;
@@ -3509,9 +3644,7 @@ var HttpTransport = class {
   open(sink) {
     if (this.#sink !== void 0) throw new TypeError("Cannot open an HttpTransport twice");
     this.#sink = sink;
-    return Promise.resolve(ok({
-      pid: null
-    }));
+    return Promise.resolve(ok(void 0));
   }
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
@@ -3519,7 +3652,7 @@ var HttpTransport = class {
     const bytes = typeof data === "string" ? encoder5.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
-    if (bytes[bytes.length - 1] !== NEWLINE3) return;
+    if (bytes[bytes.length - 1] !== NEWLINE4) return;
     const whole = joinBytes(this.#parts, this.#partBytes);
     const line = whole.subarray(0, whole.length - 1);
     this.#parts = [];
@@ -3533,18 +3666,8 @@ var HttpTransport = class {
     this.#inflight.delete(id);
     controller.abort();
   }
-  /** No stdin: a remote session ends with {@linkcode HttpTransport.prototype.release}. */
-  closeStdin() {
-  }
-  /** No process group to signal. */
-  signal(_signal) {
-  }
-  /** No process group to drain. */
-  drain(_deadlineMs) {
-    return Promise.resolve("unknown");
-  }
   /**
-   * Ends the session: every open request is abandoned, and a handshake-era
+   * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
    * `deadlineMs`. Says what was done; a stateless session has nothing to end.
    */
@@ -3556,10 +3679,6 @@ var HttpTransport = class {
   dispose() {
     this.#abortAll();
     return Promise.resolve();
-  }
-  /** A remote server has no stderr. */
-  stderrTail() {
-    return "";
   }
   #abortAll() {
     this.#ended = true;
@@ -3649,10 +3768,10 @@ var HttpTransport = class {
       else this.#deliverBytes(read.bytes);
       return;
     }
-    const answer2 = json ? answerOf(read.bytes, id) : void 0;
-    if (answer2 !== void 0) {
-      if (answer2 === "as_is") this.#deliverBytes(read.bytes);
-      else this.#deliverText(answer2);
+    const answer = json ? answerOf(read.bytes, id) : void 0;
+    if (answer !== void 0) {
+      if (answer === "as_is") this.#deliverBytes(read.bytes);
+      else this.#deliverText(answer);
       return;
     }
     const what = status === 202 || read.bytes.length === 0 ? `HTTP ${status} ${response.statusText} without an answer` : `HTTP ${status} ${response.statusText}: ${bodyExcerpt(read.bytes)}`;
@@ -3789,11 +3908,11 @@ var HttpTransport = class {
     if (this.#ended) return;
     const line = new Uint8Array(bytes.length + 1);
     line.set(bytes);
-    for (let i = line.indexOf(NEWLINE3); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE3, i)) {
+    for (let i = line.indexOf(NEWLINE4); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE4, i)) {
       line[i] = SPACE;
     }
     for (let i = line.indexOf(RETURN2); i !== -1; i = line.indexOf(RETURN2, i)) line[i] = SPACE;
-    line[bytes.length] = NEWLINE3;
+    line[bytes.length] = NEWLINE4;
     this.#sink?.bytes(line);
   }
   #fail(message, http) {
@@ -3824,8 +3943,8 @@ var PendingTable = class {
    * `transport` is told of every id that leaves, however it does (a
    * transport with a stream per request closes it then).
    */
-  constructor(clock2, onTimeout, transport) {
-    this.#clock = clock2;
+  constructor(clock, onTimeout, transport) {
+    this.#clock = clock;
     this.#onTimeout = onTimeout;
     this.#transport = transport;
   }
@@ -3874,45 +3993,28 @@ var PendingTable = class {
   }
 };
 
-// thread/outcomes.ts
-
-
-
-
 // worker/retirement.ts
 var STDIN_GRACE_SHARE = 0.4;
 var SIGTERM_GRACE_SHARE = 0.8;
-var Retirement = class {
-  #name;
-  #transport;
+var ExitWatch = class {
   #clock;
-  #pid;
   #exit;
-  #exitWaiters = /* @__PURE__ */ new Set();
-  #escalation = "none";
-  #running;
-  constructor(options) {
-    this.#name = options.name;
-    this.#transport = options.transport;
-    this.#clock = options.clock;
-    this.#pid = options.pid;
+  #waiters = /* @__PURE__ */ new Set();
+  constructor(clock) {
+    this.#clock = clock;
   }
   /** The real exit status, once seen. */
   get exit() {
     return this.#exit;
-  }
-  /** The last step taken. */
-  get escalation() {
-    return this.#escalation;
   }
   /** Records the real exit and wakes every wait; false when it was already seen. */
   exited(status) {
     if (this.#exit !== void 0) return false;
     this.#exit = status;
     const waiters = [
-      ...this.#exitWaiters
+      ...this.#waiters
     ];
-    this.#exitWaiters.clear();
+    this.#waiters.clear();
     for (const wake of waiters) wake();
     return true;
   }
@@ -3930,19 +4032,108 @@ var Retirement = class {
       then(true);
     };
     const timer = this.#clock.setTimer(at - this.#clock.now(), () => {
-      this.#exitWaiters.delete(wake);
+      this.#waiters.delete(wake);
       then(false);
     });
-    this.#exitWaiters.add(wake);
+    this.#waiters.add(wake);
   }
   /** Resolves once the exit has been seen, or at `at` on the clock, whichever is first. */
   waitExit(at) {
     return new Promise((resolve) => this.whenExit(at, () => resolve()));
   }
-  /** Runs the escalation, or joins the one running. */
+};
+var ProcessEscalation = class {
+  #name;
+  #process;
+  #exit;
+  #clock;
+  #escalation = "none";
+  constructor(options) {
+    this.#name = options.name;
+    this.#process = options.process;
+    this.#exit = options.exit;
+    this.#clock = options.clock;
+  }
+  /** The last step taken. */
+  get escalation() {
+    return this.#escalation;
+  }
+  /** Runs the escalation; evidence only on the real exit. */
+  async stop(timeoutMs) {
+    const process = this.#process;
+    const exit = this.#exit;
+    const start = this.#clock.now();
+    const deadlineAt = start + timeoutMs;
+    if (exit.exit === void 0) {
+      if (this.#escalation === "none") this.#escalation = "stdin_closed";
+      process.closeStdin();
+      await exit.waitExit(start + timeoutMs * STDIN_GRACE_SHARE);
+    }
+    if (exit.exit === void 0) {
+      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
+      process.signal("SIGTERM");
+      await exit.waitExit(start + timeoutMs * SIGTERM_GRACE_SHARE);
+    }
+    if (exit.exit === void 0) {
+      this.#escalation = "sigkill";
+      process.signal("SIGKILL");
+      await exit.waitExit(deadlineAt);
+    }
+    const status = exit.exit;
+    if (status === void 0) {
+      return err({
+        kind: "retirement_timed_out",
+        timeoutMs,
+        escalation: this.#escalation,
+        message: `Server "${this.#name}" (pid ${process.pid ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
+      });
+    }
+    const drained = await process.drain(Math.max(0, deadlineAt - this.#clock.now()));
+    return ok({
+      kind: "exited",
+      pid: process.pid ?? -1,
+      code: status.code,
+      signal: status.signal,
+      drained,
+      escalation: this.#escalation
+    });
+  }
+};
+var SessionRelease = class {
+  #session;
+  constructor(session) {
+    this.#session = session;
+  }
+  /** A session is never escalated. */
+  get escalation() {
+    return "none";
+  }
+  /** Ends the session; says what was done. */
+  async stop(timeoutMs) {
+    return ok(await this.#session.release(timeoutMs));
+  }
+};
+
+var Retirement = class {
+  #name;
+  #stopping;
+  #dispose;
+  #clock;
+  #running;
+  constructor(options) {
+    this.#name = options.name;
+    this.#stopping = options.stopping;
+    this.#dispose = options.dispose;
+    this.#clock = options.clock;
+  }
+  /** The last step taken. */
+  get escalation() {
+    return this.#stopping.escalation;
+  }
+  /** Runs the strategy, or joins the run under way. */
   retire(timeoutMs) {
     if (this.#running === void 0) {
-      const running = this.#escalate(timeoutMs);
+      const running = this.#run(timeoutMs);
       this.#running = running;
       void running.then((outcome) => {
         if (!outcome.ok && this.#running === running) this.#running = void 0;
@@ -3951,18 +4142,19 @@ var Retirement = class {
     return this.#running;
   }
   /**
-   * Runs the escalation under a deadline of its own: a caller's `shutdown`
-   * is answered by then even if a retirement started earlier runs longer.
+   * Runs the strategy under a deadline of its own: a caller's `retire` is
+   * answered by then even if a retirement started earlier runs longer.
    */
   retireWithin(timeoutMs) {
     const running = this.retire(timeoutMs);
     return new Promise((resolve) => {
       const timer = this.#clock.setTimer(timeoutMs, () => {
+        const escalation = this.#stopping.escalation;
         resolve(err({
           kind: "retirement_timed_out",
           timeoutMs,
-          escalation: this.#escalation,
-          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${this.#escalation}); do not start a replacement until it is`
+          escalation,
+          message: `Server "${this.#name}" was not confirmed gone within ${timeoutMs} ms (last step: ${escalation}); do not start a replacement until it is`
         }));
       });
       void running.then((outcome) => {
@@ -3971,49 +4163,10 @@ var Retirement = class {
       });
     });
   }
-  async #escalate(timeoutMs) {
-    const release = this.#transport.release;
-    if (release !== void 0) {
-      const evidence = await release.call(this.#transport, timeoutMs);
-      await this.#transport.dispose();
-      return ok(evidence);
-    }
-    const start2 = this.#clock.now();
-    const deadlineAt = start2 + timeoutMs;
-    if (this.#exit === void 0) {
-      if (this.#escalation === "none") this.#escalation = "stdin_closed";
-      this.#transport.closeStdin();
-      await this.waitExit(start2 + timeoutMs * STDIN_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      if (this.#escalation !== "sigkill") this.#escalation = "sigterm";
-      this.#transport.signal("SIGTERM");
-      await this.waitExit(start2 + timeoutMs * SIGTERM_GRACE_SHARE);
-    }
-    if (this.#exit === void 0) {
-      this.#escalation = "sigkill";
-      this.#transport.signal("SIGKILL");
-      await this.waitExit(deadlineAt);
-    }
-    const status = this.#exit;
-    if (status === void 0) {
-      return err({
-        kind: "retirement_timed_out",
-        timeoutMs,
-        escalation: this.#escalation,
-        message: `Server "${this.#name}" (pid ${this.#pid() ?? "unknown"}) did not exit within ${timeoutMs} ms of its retirement, even after SIGKILL; do not start a replacement until it is gone`
-      });
-    }
-    const drained = await this.#transport.drain(Math.max(0, deadlineAt - this.#clock.now()));
-    await this.#transport.dispose();
-    return ok({
-      kind: "exited",
-      pid: this.#pid() ?? -1,
-      code: status.code,
-      signal: status.signal,
-      drained,
-      escalation: this.#escalation
-    });
+  async #run(timeoutMs) {
+    const outcome = await this.#stopping.stop(timeoutMs);
+    if (outcome.ok) await this.#dispose();
+    return outcome;
   }
 };
 
@@ -4029,8 +4182,8 @@ var METHOD_NOT_FOUND = -32601;
 // codec/peek.ts
 var QUOTE = 34;
 var BACKSLASH = 92;
-var OPEN_BRACE = 123;
-var CLOSE_BRACE = 125;
+var OPEN_BRACE2 = 123;
+var CLOSE_BRACE2 = 125;
 var OPEN_BRACKET = 91;
 var CLOSE_BRACKET = 93;
 var COMMA = 44;
@@ -4061,7 +4214,7 @@ var TAIL_ID = ascii(',"id":');
 
 
 // worker/_lines.ts
-var OPEN_BRACE2 = 123;
+var OPEN_BRACE3 = 123;
 var LineWriter = class {
   #write;
   #meta = "";
@@ -4106,10 +4259,10 @@ var LineWriter = class {
       return;
     }
     this.#write(`${head}{${this.#meta},`);
-    this.#write(params[0] === OPEN_BRACE2 ? params.subarray(1) : params);
+    this.#write(params[0] === OPEN_BRACE3 ? params.subarray(1) : params);
     this.#write(tail);
   }
-  /** Writes a notification, with the envelope in a stateless-era session. */
+  /** Writes a notification, with the envelope in a modern session. */
   notification(method, params) {
     const meta = this.#metaObject;
     const body = meta === void 0 ? params : {
@@ -4126,7 +4279,7 @@ var LineWriter = class {
     })));
   }
 };
-var LineReader = class {
+var LineRouter = class {
   #splitter = new LineSplitter();
   /** Feeds one chunk; see `LineSplitter.push`. */
   push(chunk) {
@@ -4168,95 +4321,75 @@ var LineReader = class {
 
 
 
-// worker/machine.ts
+// worker/transport.ts
+
+
+// worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
-var CLIENT_INFO = {
-  name: "@loom/mcp",
-  version: "0.1.0"
-};
-var ClientMachine = class {
+var Connection = class {
   #transport;
   #name;
   #clock;
-  #connectTimeoutMs;
-  #retirementTimeoutMs;
-  #clientInfo;
-  #plan;
-  #priorAttempts;
-  #onDeath;
+  #ended;
+  #exit;
   #retirement;
-  #lines;
-  #state = "parked";
-  #era;
-  #exitedOnProbe = false;
-  #opened = false;
-  #pid = null;
   #pending;
-  #reader = new LineReader();
+  #router = new LineRouter();
   #takeRaw = (id) => this.#pending.takeRaw(id);
+  #writer;
+  #opened = false;
   #channelOpen = false;
-  #death;
-  #evidence;
-  /** The start request in flight: the probe until the handshake is sent. */
-  #starting;
-  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
+  #closed = false;
+  #era;
+  /** Whether a start is under way: its answers are judged as a start's. */
+  #starting = true;
   constructor(transport, options) {
     this.#transport = transport;
     this.#name = options.name;
-    this.#clock = options.clock ?? systemClock;
-    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
-    this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
-    this.#plan = eraPlan(options.era, options.versions);
-    this.#priorAttempts = options.priorAttempts ?? [];
-    this.#onDeath = options.onDeath;
+    this.#clock = options.clock;
+    this.#ended = options.ended;
+    this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
-      transport,
-      clock: this.#clock,
-      pid: () => this.#pid
+      stopping: stoppingFor(transport.control, {
+        name: this.#name,
+        exit: this.#exit,
+        clock: this.#clock
+      }),
+      dispose: () => transport.dispose(),
+      clock: this.#clock
     });
-    this.#lines = new LineWriter((data) => this.#write(data));
+    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
+    this.#writer = new LineWriter((data) => this.#write(data));
   }
-  /** Where the machine is in its life. */
-  get state() {
-    return this.#state;
+  /** Whether the transport was opened: there is a server to retire. */
+  get opened() {
+    return this.#opened;
   }
-  /** The server's pid once spawned (`null` for a transport without one). */
+  /** Whether the server's real exit has been seen. */
+  get exited() {
+    return this.#exit.exit !== void 0;
+  }
+  /** The server's pid once spawned (`null` for a server that is not a child process). */
   get pid() {
-    return this.#pid;
+    const control = this.#transport.control;
+    return control.kind === "process" ? control.process.pid : null;
   }
   /** Requests still waiting for an answer. */
   get inFlight() {
     return this.#pending.size;
   }
-  /**
-   * Whether the start failed because the server exited on the probe while a
-   * handshake was still to be tried: it may be started once more, pinned to
-   * the handshake era.
-   */
-  get exitedOnProbe() {
-    return this.#exitedOnProbe;
-  }
   /** The kept tail of the server's stderr. */
   stderrTail() {
-    return this.#transport.stderrTail();
+    return stderrTailOf(this.#transport.control);
   }
-  /**
-   * Opens the transport and starts the session. With a stateless era to
-   * offer, `server/discover` first (with the full envelope and empty client
-   * capabilities); a modern answer makes the session modern, and any other
-   * answer falls back at once to `initialize` (empty client capabilities),
-   * then `notifications/initialized`, when the handshake era is offered. A
-   * failure after the spawn retires the process before it is returned.
-   */
-  async connect() {
-    if (this.#state !== "parked") {
-      throw new TypeError(`Cannot connect client "${this.#name}": it is ${this.#state}`);
-    }
-    this.#state = "connecting";
-    const deadlineAt = this.#clock.now() + this.#connectTimeoutMs;
+  /** The start failure the transport met that no answer explains (a remote server's). */
+  refused() {
+    const control = this.#transport.control;
+    return control.kind === "session" ? control.session.refused() : void 0;
+  }
+  /** Opens the transport: the server is spawned, or its endpoint reached. */
+  async open() {
     this.#opened = true;
     this.#channelOpen = true;
     const opened = await this.#transport.open({
@@ -4267,59 +4400,230 @@ var ClientMachine = class {
     if (!opened.ok) {
       this.#opened = false;
       this.#channelOpen = false;
-      this.#die("not_connected", `Server "${this.#name}" did not start: ${opened.error.message}`);
-      if (this.#state === "connecting") this.#state = "failed";
-      return err({
-        kind: "transport_failed",
-        message: `Cannot start server "${this.#name}": ${opened.error.message}`,
-        stderrTail: this.stderrTail()
+    }
+    return opened;
+  }
+  /**
+   * The start is over and the session begins in `era`: a modern session's
+   * requests carry `envelope`; a legacy session is told
+   * `notifications/initialized`.
+   */
+  begin(era, envelope) {
+    this.#starting = false;
+    this.#era = era;
+    if (envelope !== void 0) this.#writer.envelope(envelope);
+    else this.#writer.notification("notifications/initialized");
+  }
+  /**
+   * Sends one request whose parameters are compact JSON of an object (text,
+   * `""` for none, or UTF-8 bytes): `request` says how it is settled, exactly
+   * once. In a modern session `ping` (gone from that era) is sent as
+   * `server/discover`.
+   */
+  request(params, request) {
+    const id = this.#pending.add(request);
+    const method = request.method;
+    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    this.#writer.request(id, wire, params);
+    return id;
+  }
+  /** Gives up on a request (see the machine's `cancel`); an unknown or settled id does nothing. */
+  cancel(id, aborted) {
+    const pending = this.#pending.take(id);
+    if (pending !== void 0) this.#expire(id, pending, aborted);
+  }
+  /** Ends the channel: nothing more is written or read, and every waiting request settles with `error`. */
+  close(error) {
+    this.#closed = true;
+    this.#channelOpen = false;
+    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
+  }
+  /** Retires the server (see `retirement.ts`), or joins the retirement under way. */
+  retire(timeoutMs) {
+    return this.#retirement.retire(timeoutMs);
+  }
+  /** Retires the server, answered by `timeoutMs` even if a retirement under way runs longer. */
+  retireWithin(timeoutMs) {
+    return this.#retirement.retireWithin(timeoutMs);
+  }
+  /** A request taken out of the table is given up: the caller is told, and the server. */
+  #expire(id, pending, aborted) {
+    if (pending.tellCancel && this.#channelOpen && !this.#closed) {
+      this.#writer.notification("notifications/cancelled", {
+        requestId: id,
+        reason: aborted ? "The caller cancelled the request" : "The request timed out"
       });
     }
-    this.#pid = opened.value.pid;
-    const started2 = await runStart(this.#plan, {
-      name: this.#name,
-      clientInfo: this.#clientInfo,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      priorAttempts: this.#priorAttempts,
-      remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
-      exited: () => this.#retirement.exit !== void 0,
-      stderrTail: () => this.stderrTail()
+    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
+  }
+  #write(data) {
+    if (!this.#channelOpen) return;
+    this.#transport.write(data);
+  }
+  // ---- inbound ----
+  #onBytes(chunk) {
+    if (!this.#channelOpen) return;
+    const pushed = this.#router.push(chunk);
+    const lines = pushed.ok ? pushed.value : pushed.error.lines;
+    for (const line of lines) {
+      if (!this.#channelOpen) return;
+      this.#onLine(line);
+    }
+    if (!pushed.ok) {
+      this.#end("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
+    }
+  }
+  #onLine(bytes) {
+    const read = this.#router.route(bytes, this.#takeRaw);
+    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
+    if (read.kind === "not_utf8") {
+      this.#end("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
+      return;
+    }
+    const message = readServerLine(read.line, this.#name, this.#starting ? "initialize" : void 0);
+    switch (message.kind) {
+      case "malformed":
+        this.#end("malformed", message.message);
+        return;
+      case "response": {
+        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : void 0;
+        pending?.settle(message.outcome.ok ? message.outcome : err(serverError(this.#name, pending.method, message.outcome.error)));
+        return;
+      }
+      case "request":
+        if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
+        return;
+      case "notification":
+        return;
+    }
+  }
+  #onEnd(cause) {
+    if (cause.kind === "http_failed") return this.#end("http_failed", cause.message);
+    if (cause.kind === "write_failed") {
+      this.#end("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
+      return;
+    }
+    this.#channelOpen = false;
+    if (this.#exit.exit !== void 0 || this.#closed) return;
+    const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
+    this.#exit.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
+      if (!exited) this.#end("stdout_closed", message);
     });
-    if (!started2.ok) {
-      this.#exitedOnProbe = started2.exitedOnProbe;
-      return await this.#failStart(started2.failure);
+  }
+  #onExit(status) {
+    if (!this.#exit.exited(status)) return;
+    const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
+    this.#end("exited", `Server "${this.#name}" exited ${how}`);
+  }
+  #end(cause, message) {
+    if (this.#closed) return;
+    this.#channelOpen = false;
+    this.#ended(cause, message);
+  }
+};
+
+// worker/start.ts
+
+
+
+
+
+// worker/machine.ts
+var CLIENT_INFO = {
+  name: "@loom/mcp",
+  version: "0.1.0"
+};
+var ClientMachine = class {
+  #launcher;
+  #name;
+  #clock;
+  #connectTimeoutMs;
+  #retirementTimeoutMs;
+  #clientInfo;
+  #plan;
+  #onReport;
+  #state = "parked";
+  #connection;
+  #launches = 0;
+  /** The one death latch: why calls are refused once the client has died. */
+  #death;
+  #evidence;
+  #connecting;
+  #reported;
+  /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
+  constructor(launcher, options) {
+    this.#launcher = launcher;
+    this.#name = options.name;
+    this.#clock = options.clock ?? systemClock;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
+    this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    this.#plan = eraPlan(options.era, options.versions);
+    this.#onReport = options.onReport;
+  }
+  /** Where the machine is in its life. */
+  get state() {
+    return this.#state;
+  }
+  /** The server's pid once spawned (`null` for a server that is not a child process). */
+  get pid() {
+    return this.#connection?.pid ?? null;
+  }
+  /** Requests still waiting for an answer. */
+  get inFlight() {
+    return this.#connection?.inFlight ?? 0;
+  }
+  /** The kept tail of the server's stderr. */
+  stderrTail() {
+    return this.#connection?.stderrTail() ?? "";
+  }
+  /** What the machine would report now. */
+  get report() {
+    return {
+      state: this.#state,
+      death: this.#death ?? null,
+      evidence: this.#evidence ?? null
+    };
+  }
+  /**
+   * Launches the server and starts the session (`start.ts`). A failure after
+   * the launch retires the server before it is returned. Calling it again
+   * returns the same outcome; a client retired before it was started is
+   * `transport_failed`.
+   */
+  connect() {
+    if (this.#connecting !== void 0) return this.#connecting;
+    if (this.#state !== "parked") {
+      return Promise.resolve(err(cannotConnect(this.#name, this.#state, this.stderrTail())));
     }
-    if (this.#state !== "connecting" || this.#death !== void 0) {
-      const method = started2.info.era === "modern" ? DISCOVER_METHOD : "initialize";
-      return await this.#failStart(handshakeFailure(method, this.#unavailable(), {
-        name: this.#name,
-        timeoutMs: this.#connectTimeoutMs,
-        stderrTail: this.stderrTail()
-      }));
-    }
-    this.#era = started2.info.era;
-    if (started2.envelope !== void 0) this.#lines.envelope(started2.envelope);
-    else this.#lines.notification("notifications/initialized");
-    this.#state = "ready";
-    return ok(started2.info);
+    this.#setState("connecting");
+    this.#connecting = this.#start();
+    return this.#connecting;
   }
   /**
    * Sends one request whose parameters are already compact JSON of an
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a stateless-era session the
-   * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
-   * the deadline to the caller, who says `cancel(id, true)` when it passes.
+   * `undefined` when it was refused at once. In a modern session the request
+   * carries the envelope, and `ping` (gone from that era) is sent as
+   * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
+   * deadline to the caller, who says `cancel(id, true)` when it passes.
    */
-  send(method, params, timeoutMs, settle2, options = {}) {
-    if (this.#state !== "ready") {
-      settle2(err(this.#unavailable()));
+  send(method, params, timeoutMs, settle, options = {}) {
+    const connection = this.#connection;
+    if (this.#state !== "ready" || connection === void 0) {
+      settle(err(this.#unavailable()));
       return void 0;
     }
-    return this.#send(method, params, timeoutMs, settle2, true, options.raw, options.timed ?? true);
+    return connection.request(params, {
+      method,
+      settle,
+      timeoutMs,
+      tellCancel: true,
+      raw: options.raw,
+      timed: options.timed ?? true
+    });
   }
   /**
    * A line handed on raw was not the response it looked like (`malformed`),
@@ -4335,275 +4639,472 @@ var ClientMachine = class {
    * settled id does nothing.
    */
   cancel(id, timedOut = false) {
-    const pending = this.#pending.take(id);
-    if (pending !== void 0) this.#expire(id, pending, !timedOut);
+    this.#connection?.cancel(id, !timedOut);
   }
   /**
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
-   * only on the real exit, or `no_resource` for a client that never opened.
+   * only on the real exit, or `no_resource` for a client never started.
    */
-  async shutdown(options = {}) {
+  async retire(options = {}) {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
-    if (this.#evidence !== void 0) {
-      this.#state = "retired";
-      return ok(this.#evidence);
-    }
-    if (this.#state === "parked") {
-      this.#state = "retired";
-      this.#die("shutdown", `Client "${this.#name}" was retired`);
-      this.#evidence = {
-        kind: "no_resource"
-      };
-      return ok(this.#evidence);
+    const atOnce = retiredAtOnce(this.report, this.#name);
+    if (atOnce !== void 0) {
+      this.#death ??= atOnce.death ?? void 0;
+      this.#evidence = atOnce.evidence;
+      this.#setState("retired");
+      return ok(atOnce.evidence);
     }
     this.#state = "retiring";
-    this.#die("shutdown", `Client "${this.#name}" was shut down`, {
+    this.#die("shutdown", retiredDeath(this.#name).message, {
       retire: false
     });
-    const outcome = this.#opened ? await this.#retirement.retireWithin(timeoutMs) : ok({
-      kind: "no_resource"
-    });
+    this.#tell();
+    const connection = this.#connection;
+    const outcome = connection?.opened === true ? await connection.retireWithin(timeoutMs) : ok(noResource());
     if (outcome.ok) {
       this.#evidence = outcome.value;
-      this.#state = "retired";
+      this.#setState("retired");
     }
     return outcome;
   }
   // ---- start ----
+  async #start() {
+    const started = await startSession({
+      name: this.#name,
+      clientInfo: this.#clientInfo,
+      plan: this.#plan,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      retirementTimeoutMs: this.#retirementTimeoutMs,
+      now: () => this.#clock.now(),
+      launch: () => this.#launch(),
+      mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
+      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      lost: () => this.#state !== "connecting" || this.#death !== void 0 ? this.#unavailable() : void 0,
+      failed: (failure, final) => this.#failed(failure, final)
+    });
+    if (started.ok) {
+      this.#connection?.begin(started.info.era, started.envelope);
+      this.#setState("ready");
+      return ok(started.info);
+    }
+    const cleanup = started.cleanup;
+    if (cleanup === void 0) this.#evidence ??= noResource();
+    else if (cleanup.ok) this.#evidence = cleanup.value;
+    this.#tell();
+    return err(started.error);
+  }
+  /** Launches the server once more: a fresh connection, spoken to from now on. */
+  async #launch() {
+    const launcher = this.#launcher;
+    if (typeof launcher !== "function" && this.#launches > 0) {
+      throw new TypeError(`Cannot launch server "${this.#name}" again: it has one transport`);
+    }
+    this.#launches++;
+    const transport = typeof launcher === "function" ? launcher() : launcher;
+    const connection = new Connection(transport, {
+      name: this.#name,
+      clock: this.#clock,
+      ended: (cause, message) => {
+        if (connection === this.#connection) this.#die(cause, message);
+      }
+    });
+    this.#connection = connection;
+    this.#death = void 0;
+    const opened = await connection.open();
+    return opened.ok ? ok(connection) : opened;
+  }
   /** A request of the start: sent while `connecting`. */
   #startRequest(method, paramsText, timeoutMs) {
-    if (this.#state !== "connecting" || this.#death !== void 0) {
+    const connection = this.#connection;
+    if (this.#state !== "connecting" || this.#death !== void 0 || connection === void 0) {
       return Promise.resolve(err(this.#unavailable()));
     }
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, false));
-  }
-  async #failStart(failure) {
-    if (this.#state === "connecting") this.#state = "failed";
-    failure = this.#transport.refused?.() ?? failure;
-    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = this.#opened ? await this.#retirement.retire(this.#retirementTimeoutMs) : ok({
-      kind: "no_resource"
-    });
-    if (cleanup.ok) this.#evidence = cleanup.value;
-    return err(startError(failure, cleanup, this.stderrTail()));
-  }
-  // ---- requests ----
-  #send(method, params, timeoutMs, settle2, tellCancel, raw, timed = true) {
-    const id = this.#pending.add({
+    return new Promise((resolve) => connection.request(paramsText, {
       method,
-      settle: settle2,
+      settle: resolve,
       timeoutMs,
-      tellCancel,
-      raw,
-      timed
-    });
-    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#lines.request(id, wire, params);
-    return id;
+      tellCancel: false,
+      raw: void 0,
+      timed: true
+    }));
   }
-  /** A request taken out of the table is given up: the caller is told, and the server. */
-  #expire(id, pending, aborted) {
-    if (pending.tellCancel && this.#channelOpen && this.#death === void 0) {
-      this.#lines.notification("notifications/cancelled", {
-        requestId: id,
-        reason: aborted ? "The caller cancelled the request" : "The request timed out"
-      });
-    }
-    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
-  }
-  #write(data) {
-    if (!this.#channelOpen) return;
-    this.#transport.write(data);
-  }
-  // ---- inbound ----
-  #onBytes(chunk) {
-    if (!this.#channelOpen) return;
-    const pushed = this.#reader.push(chunk);
-    const lines = pushed.ok ? pushed.value : pushed.error.lines;
-    for (const line of lines) {
-      if (!this.#channelOpen) return;
-      this.#onLine(line);
-    }
-    if (!pushed.ok) {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
-    }
-  }
-  #onLine(bytes) {
-    const read = this.#reader.route(bytes, this.#takeRaw);
-    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
-    if (read.kind === "not_utf8") {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
-      return;
-    }
-    const line = read.line;
-    const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : void 0;
-    const message = readServerLine(line, this.#name, starting);
-    switch (message.kind) {
-      case "malformed":
-        this.#die("malformed", message.message);
-        return;
-      case "response": {
-        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : void 0;
-        pending?.settle(message.outcome.ok ? message.outcome : err(serverError(this.#name, pending.method, message.outcome.error)));
-        return;
-      }
-      case "request":
-        if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
-        return;
-      case "notification":
-        return;
-    }
-  }
-  #onEnd(cause) {
-    if (cause.kind === "http_failed") return this.#die("http_failed", cause.message);
-    if (cause.kind === "write_failed") {
-      this.#die("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
-      return;
-    }
-    this.#channelOpen = false;
-    if (this.#retirement.exit !== void 0 || this.#death !== void 0) return;
-    const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
-      if (!exited) this.#die("stdout_closed", message);
-    });
-  }
-  #onExit(status) {
-    if (!this.#retirement.exited(status)) return;
-    const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
-    this.#die("exited", `Server "${this.#name}" exited ${how}`);
+  /**
+   * A launch failed to start the session: it is ended. When the whole start
+   * has failed, so has the client, and its calls say so, whatever ended the
+   * launch.
+   */
+  #failed(failure, final) {
+    const message = `Server "${this.#name}" failed to start: ${failure.message}`;
+    const failedNow = final && this.#state === "connecting";
+    if (failedNow) this.#state = "failed";
+    const ended = this.#death !== void 0;
+    this.#die("not_connected", message);
+    if (failedNow && ended) this.#death = death("not_connected", message);
+    this.#tell();
   }
   // ---- death ----
   #unavailable() {
-    const death = this.#death ?? {
-      cause: "not_connected",
-      message: `Client "${this.#name}" is ${this.#state}, not connected`
-    };
-    return {
-      kind: "unavailable",
-      cause: death.cause,
-      message: death.message,
-      stderrTail: this.stderrTail()
-    };
+    return unavailableOf(this.report, this.#name, this.stderrTail());
   }
   /** Latches the first reason, settles every waiting call, starts the retirement. */
   #die(cause, message, options = {}) {
     if (this.#death !== void 0) return;
-    this.#death = {
-      cause,
-      message
-    };
-    this.#channelOpen = false;
+    this.#death = death(cause, message);
     if (this.#state === "ready") this.#state = "dead";
-    const error = this.#unavailable();
-    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
-    this.#onDeath?.(error);
-    if (this.#opened && options.retire !== false) {
-      void this.#retirement.retire(this.#retirementTimeoutMs);
+    const connection = this.#connection;
+    connection?.close(this.#unavailable());
+    this.#tell();
+    if (connection?.opened === true && options.retire !== false) {
+      void connection.retire(this.#retirementTimeoutMs);
     }
+  }
+  #setState(state) {
+    this.#state = state;
+    this.#tell();
+  }
+  /**
+   * Reports the client's life when it changed. While a start is under way
+   * only its beginning is told: how one launch ended is the start's to judge.
+   */
+  #tell() {
+    const report = this.report;
+    const last = this.#reported;
+    if (last !== void 0 && last.state === report.state && (report.state === "connecting" || last.death === report.death && last.evidence === report.evidence)) {
+      return;
+    }
+    this.#reported = report;
+    this.#onReport?.(report);
   }
 };
 
-// thread/guards.ts
 
-
-
-
-
-
-
-// thread/messages.ts
-var TRANSFER_PARAMS_CHARS = 64 * 1024;
-
-var METHODS = /* @__PURE__ */ new Set([
-  "tools/call",
-  "tools/list",
-  "ping"
-]);
-var OPEN_BRACE3 = 123;
-var CLOSE_BRACE2 = 125;
-var NEWLINE4 = 10;
-
-
-
-
-// worker/entry.ts
+// worker/outbox.ts
 var STDERR_FLUSH_MS = 50;
 var ANSWER_BUFFER_BYTES = 16 * 1024;
 var ANSWER_TEXT_BYTES = 64 * 1024;
 var EMPTY = "";
 var NEWLINE5 = 10;
-var machine;
-var started = false;
-var answerRing;
-var sentOrder = 0;
-var requestRing;
-var outbox = [];
-var answers;
-var scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
-var flushQueued = false;
-var stderrHeld = [];
-var stderrHeldBytes = 0;
-var stderrTimer;
-var clock = new WaitClock();
-var tickets = /* @__PURE__ */ new Map();
-var drains = /* @__PURE__ */ new Map();
-var nextDrain = 0;
+var Outbox = class {
+  #end;
+  #clock;
+  #events = [];
+  #flushQueued = false;
+  #flush = () => this.flush();
+  #answers;
+  #scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
+  #stderr = [];
+  #stderrBytes = 0;
+  #stderrTimer;
+  #flushStderr = () => this.flushStderr();
+  constructor(end, clock) {
+    this.#end = end;
+    this.#clock = clock;
+  }
+  /** Queues an event; the turn's events leave together once the turn's work is done. */
+  post(event) {
+    this.#seal();
+    this.#events.push(event);
+    if (!this.#flushQueued) {
+      this.#flushQueued = true;
+      queueMicrotask(this.#flush);
+    }
+  }
+  /** Sends what is queued now. */
+  flush() {
+    this.#flushQueued = false;
+    this.#seal();
+    if (this.#events.length === 0) return;
+    const batch = this.#events;
+    this.#events = [];
+    const only = batch.length === 1 ? batch[0] : void 0;
+    if (only?.kind === "answers" && typeof only.lines === "string") {
+      this.#end.text(renderAnswers(only.tickets, only.ids, only.lines));
+      return;
+    }
+    const transfer = [];
+    for (const event of batch) {
+      if (event.kind === "answers" && typeof event.lines !== "string") {
+        transfer.push(event.lines.buffer);
+      }
+    }
+    this.#end.message(batch, transfer);
+  }
+  /** Hands on the response line of `ticket`, routed by `id`, undecoded. */
+  answer(ticket, id, line) {
+    let batch = this.#answers;
+    if (batch === void 0) {
+      const event = {
+        kind: "answers",
+        tickets: [],
+        ids: [],
+        lines: EMPTY
+      };
+      this.post(event);
+      batch = {
+        event,
+        size: 0,
+        whole: void 0
+      };
+      this.#answers = batch;
+      if (line.length > ANSWER_TEXT_BYTES && LineSplitter.owns(line)) {
+        batch.whole = line;
+        batch.size = line.length;
+        batch.event.tickets.push(ticket);
+        batch.event.ids.push(id);
+        return;
+      }
+    }
+    if (batch.whole !== void 0) {
+      const whole = batch.whole;
+      batch.whole = void 0;
+      batch.size = 0;
+      this.#append(batch, whole, false);
+    }
+    this.#append(batch, line, batch.event.tickets.length > 0);
+    batch.event.tickets.push(ticket);
+    batch.event.ids.push(id);
+  }
+  /** Holds a chunk of the server's stderr, sent within {@linkcode STDERR_FLUSH_MS}. */
+  holdStderr(chunk) {
+    this.#stderr.push(chunk.slice());
+    this.#stderrBytes += chunk.length;
+    while (this.#stderrBytes - (this.#stderr[0]?.length ?? 0) >= STDERR_TAIL_BYTES) {
+      this.#stderrBytes -= this.#stderr.shift()?.length ?? 0;
+    }
+    this.#stderrTimer ??= this.#clock.setTimer(STDERR_FLUSH_MS, this.#flushStderr);
+  }
+  /** Queues held stderr now, ahead of whatever is posted next. */
+  flushStderr() {
+    if (this.#stderrTimer !== void 0) this.#clock.clearTimer(this.#stderrTimer);
+    this.#stderrTimer = void 0;
+    if (this.#stderrBytes === 0) return;
+    const bytes = joinBytes(this.#stderr, this.#stderrBytes);
+    this.#stderr = [];
+    this.#stderrBytes = 0;
+    this.post(encodeStderr(bytes));
+  }
+  /** Ends the batch of answers being gathered: its bytes are final. */
+  #seal() {
+    const batch = this.#answers;
+    this.#answers = void 0;
+    if (batch === void 0) return;
+    batch.event.lines = batch.whole ?? textOrBytes(this.#scratch.subarray(0, batch.size));
+    if (this.#scratch.length > ANSWER_BUFFER_BYTES * 16) {
+      this.#scratch = new Uint8Array(ANSWER_BUFFER_BYTES);
+    }
+  }
+  /** Copies a line into the batch's buffer, after a newline when it is not the first. */
+  #append(batch, line, separated) {
+    const needed = batch.size + line.length + (separated ? 1 : 0);
+    if (needed > this.#scratch.length) {
+      const grown = new Uint8Array(Math.max(needed, this.#scratch.length * 2));
+      grown.set(this.#scratch.subarray(0, batch.size));
+      this.#scratch = grown;
+    }
+    if (separated) this.#scratch[batch.size++] = NEWLINE5;
+    this.#scratch.set(line, batch.size);
+    batch.size += line.length;
+  }
+};
 
 
-
-
-
-var group = {
-  signal(pid, signal) {
-    post({
-      kind: "signal",
-      pid,
-      signal
+// worker/host.ts
+var WorkerHost = class {
+  #end;
+  #outbox;
+  #clock;
+  #makeTransport;
+  #machine;
+  #starting;
+  // The request id each ticket of the main thread's was sent as, for `cancel`.
+  #tickets = /* @__PURE__ */ new Map();
+  // The worker's own requests of the main thread, by ticket.
+  #asks = /* @__PURE__ */ new Map();
+  #nextAsk = 0;
+  #group = {
+    signal: (pid, signal) => {
+      void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
+      this.#outbox.flush();
+    },
+    drain: (pid, deadlineMs) => this.#ask((ticket) => encodeDrainAsk(ticket, pid, deadlineMs))
+  };
+  /** A host posting with `post`; nothing runs until the main thread's `start`. */
+  constructor(post, options = {}) {
+    this.#clock = options.clock ?? new WaitClock();
+    this.#makeTransport = options.transport;
+    this.#end = new ThreadEnd(post, {
+      text: (text) => this.#batch(text),
+      message: (body) => this.#message(body),
+      broken: (message) => {
+        throw new Error(`Cannot read what the main thread sent: ${message}`);
+      }
     });
-    flush();
-  },
-  drain(pid, deadlineMs) {
-    const seq = nextDrain++;
-    return new Promise((resolve) => {
-      drains.set(seq, resolve);
-      post({
-        kind: "drain",
-        seq,
-        pid,
-        deadlineMs
+    this.#outbox = new Outbox(this.#end, this.#clock);
+  }
+  /** Takes one message the main thread posted (what `onmessage` is given). */
+  receive(data) {
+    this.#end.receive(data);
+  }
+  /** A frame of rendered requests, from the ring or posted. */
+  #batch(text) {
+    const batch = decodeRequests(text);
+    for (const request of batch.requests) this.#run(request);
+    if (batch.fault !== void 0 && batch.faultTicket !== void 0) {
+      this.#refuse(batch.faultTicket, batch.fault);
+    }
+  }
+  #message(body) {
+    const decoded = decodeToWorker(body);
+    if (!decoded.ok) {
+      const fields = body;
+      if (fields?.kind === "request" && Number.isSafeInteger(fields.ticket)) {
+        this.#refuse(fields.ticket, decoded.error);
+      }
+      return;
+    }
+    const message = decoded.value;
+    switch (message.kind) {
+      case "start":
+        this.#starting ??= this.#start(message);
+        return;
+      case "request":
+        this.#run(message);
+        return;
+      case "cancel": {
+        const id = this.#tickets.get(message.ticket);
+        if (id !== void 0) this.#machine?.cancel(id, message.timedOut);
+        return;
+      }
+      case "malformed":
+        this.#machine?.malformed(message.message, message.cause);
+        return;
+      case "retire":
+        this.#retire(message.timeoutMs);
+        return;
+      case "settled": {
+        const resolve = this.#asks.get(message.ticket);
+        this.#asks.delete(message.ticket);
+        resolve?.(message.value);
+        return;
+      }
+    }
+  }
+  // ---- start and retire ----
+  /** Starts the server and its session (`start.ts`), and tells the main thread how it went. */
+  async #start(message) {
+    this.#end.attach({
+      out: message.rings.answers,
+      in: message.rings.requests
+    });
+    const machine = new ClientMachine(() => this.#transport(message), {
+      name: message.name,
+      clock: this.#clock,
+      connectTimeoutMs: message.connectTimeoutMs,
+      retirementTimeoutMs: message.retirementTimeoutMs,
+      era: message.era,
+      ...message.versions === null ? {} : {
+        versions: message.versions
+      },
+      onReport: (report) => {
+        this.#outbox.flushStderr();
+        this.#outbox.post(encodeState(report));
+      }
+    });
+    this.#machine = machine;
+    const outcome = await machine.connect();
+    this.#outbox.flushStderr();
+    this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
+  }
+  /** Retires the server; answered once the start has been (its cleanup may be this retirement). */
+  #retire(timeoutMs) {
+    const machine = this.#machine;
+    if (machine === void 0) {
+      this.#outbox.post(encodeRetired(ok(noResource())));
+      return;
+    }
+    void Promise.all([
+      machine.retire({
+        timeoutMs
+      }),
+      this.#starting
+    ]).then(([outcome]) => {
+      this.#outbox.flushStderr();
+      this.#outbox.post(encodeRetired(outcome));
+    });
+  }
+  /** The transport of one launch: the one given, or the start's own. */
+  #transport(message) {
+    if (this.#makeTransport !== void 0) return this.#makeTransport(message, this.#group);
+    if (message.remote !== null) {
+      return new HttpTransport({
+        name: message.name,
+        url: message.remote.url,
+        headers: message.remote.headers,
+        clock: this.#clock
       });
+    }
+    const outbox = this.#outbox;
+    const child = new CommandTransport({
+      name: message.name,
+      command: message.command,
+      args: message.args,
+      env: message.env,
+      cwd: message.cwd ?? void 0,
+      forwardStderr: message.forwardStderr,
+      clock: this.#clock,
+      group: this.#group,
+      onSpawn(pid) {
+        outbox.post(encodeSpawned(pid));
+        outbox.flush();
+      },
+      onStderr: (chunk) => outbox.holdStderr(chunk),
+      onExit(status) {
+        outbox.flushStderr();
+        outbox.post(encodeExited(child.pid ?? 0, status.code, status.signal));
+      }
+    });
+    return child;
+  }
+  /** Asks the main thread, on a ticket of the worker's own; resolves with its answer. */
+  #ask(make) {
+    const ticket = this.#nextAsk++;
+    return new Promise((resolve) => {
+      this.#asks.set(ticket, resolve);
+      this.#outbox.post(make(ticket));
     });
   }
+  // ---- requests ----
+  #run(request) {
+    const { ticket, timeoutMs, method, params } = request;
+    const machine = this.#machine;
+    if (machine === void 0) {
+      this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
+      return;
+    }
+    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
+      raw: (id2, line) => this.#answer(ticket, id2, line),
+      timed: false
+    });
+    if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
+  }
+  #settle(ticket, outcome) {
+    this.#tickets.delete(ticket);
+    this.#outbox.post(encodeSettled(ticket, outcome));
+  }
+  #answer(ticket, id, line) {
+    this.#tickets.delete(ticket);
+    this.#outbox.answer(ticket, id, line);
+  }
+  /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
+  #refuse(ticket, message) {
+    this.#settle(ticket, err(unavailable("worker_lost", message)));
+  }
 };
 
 
-
-
-
-
-
-
-
-
-var received = new InOrder();
-
-self.onmessage = (event) => {
-  requestRing?.drain();
-  const data = event.data;
-  if (typeof data === "string") {
-    onBatch(data);
-    return;
-  }
-  const order = data?.order;
-  if (typeof order !== "number" || !Number.isSafeInteger(order) || order < 0) {
-    throw new Error("Cannot read a message from the main thread: it has no order");
-  }
-  if (!received.take(order, () => handle(data))) {
-    throw new Error(`Cannot read a message from the main thread: it is out of order (${order})`);
-  }
-};
-
-export {
-  ANSWER_TEXT_BYTES,
-  STDERR_FLUSH_MS
-};
+// worker/entry.ts
+var host = new WorkerHost((data, transfer) => {
+  if (transfer === void 0) self.postMessage(data);
+  else self.postMessage(data, transfer);
+});
+self.onmessage = (event) => host.receive(event.data);

@@ -135,7 +135,7 @@ async function figures(): Promise<void> {
     } µs`,
   );
   line(`calls/s via worker, ${IN_FLIGHT} in flight`, (await pipelined(viaWorker)).toFixed(0));
-  await client.shutdown();
+  await client.retire();
 
   const machine = mainThreadMachine();
   const inline = await machine.connect();
@@ -154,7 +154,7 @@ async function figures(): Promise<void> {
     `${(median(directTimes) * 1_000).toFixed(0)} µs`,
   );
   line(`calls/s on main thread, ${IN_FLIGHT} in flight`, (await pipelined(direct)).toFixed(0));
-  await machine.shutdown();
+  await machine.retire();
 
   const singles: number[] = [];
   const retirements: number[] = [];
@@ -166,7 +166,7 @@ async function figures(): Promise<void> {
     singles.push(performance.now() - start);
     if (!outcome.ok) throw new Error(outcome.error.message);
     const retiring = performance.now();
-    const evidence = await one.shutdown();
+    const evidence = await one.retire();
     retirements.push(performance.now() - retiring);
     if (!evidence.ok) throw new Error(evidence.error.message);
     exits.push(await bareExit());
@@ -211,7 +211,7 @@ if (import.meta.main && !Deno.args.includes("--bench")) {
   Deno.bench({
     name: "retire the bench client",
     async fn() {
-      await client.shutdown();
+      await client.retire();
     },
     n: 1,
     warmup: 0,

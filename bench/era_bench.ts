@@ -54,6 +54,9 @@ class SettledTransport implements Transport {
     this.#inner = inner;
     this.#settleMs = settleMs;
   }
+  get control() {
+    return this.#inner.control;
+  }
   async open(sink: TransportSink) {
     const opened = await this.#inner.open(sink);
     await new Promise((resolve) => setTimeout(resolve, this.#settleMs));
@@ -63,20 +66,8 @@ class SettledTransport implements Transport {
   write(data: string | Uint8Array) {
     this.#inner.write(data);
   }
-  closeStdin() {
-    this.#inner.closeStdin();
-  }
-  signal(signal: "SIGTERM" | "SIGKILL") {
-    this.#inner.signal(signal);
-  }
-  drain(deadlineMs: number) {
-    return this.#inner.drain(deadlineMs);
-  }
   dispose() {
     return this.#inner.dispose();
-  }
-  stderrTail() {
-    return this.#inner.stderrTail();
   }
 }
 
@@ -101,7 +92,7 @@ async function sessionStartMs(
   const machine = new ClientMachine(transport, { name: base.name, era });
   const started = await machine.connect();
   const elapsed = performance.now() - transport.openedAt;
-  const retired = await machine.shutdown();
+  const retired = await machine.retire();
   if (!started.ok) throw new Error(`${base.name} (${era}) did not start: ${started.error.message}`);
   if (!retired.ok) throw new Error(`${base.name} (${era}) was not retired`);
   return elapsed;
@@ -164,7 +155,7 @@ async function connectMs(base: ResolvedStdioSpec, era: EraMode): Promise<[number
   const start = performance.now();
   const started = await client.connect();
   const elapsed = performance.now() - start;
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   if (!started.ok) throw new Error(`${base.name} (${era}) did not start: ${started.error.message}`);
   if (!retired.ok) throw new Error(`${base.name} (${era}) was not retired`);
   return [elapsed, `${started.value.era} ${started.value.protocolVersion}`];

@@ -30,7 +30,7 @@ try {
       const outcome = await client.connect();
       connects.push(performance.now() - started);
       if (!outcome.ok) throw new Error(outcome.error.message);
-      await client.shutdown();
+      await client.retire();
     }
     const client = new Client({ name: "bench", url, headers: {}, era });
     const info = await client.connect();
@@ -54,7 +54,7 @@ try {
     }
     const perSecond = (Math.floor(CALLS / PARALLEL) * PARALLEL) /
       ((performance.now() - started) / 1000);
-    await client.shutdown();
+    await client.retire();
     console.log(
       `${era} (${info.value.era} ${info.value.protocolVersion}): connect p50 ${
         percentile(connects, 0.5).toFixed(1)

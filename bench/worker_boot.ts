@@ -10,7 +10,7 @@
 
 import { WorkerLink } from "../thread/link.ts";
 import { startMessage } from "../client/_worker_launch.ts";
-import type { FromWorker } from "../thread/messages.ts";
+import type { FromWorker } from "../thread/from_worker.ts";
 
 const BUNDLE = new URL("../_generated/worker_bundle.js", import.meta.url);
 const SOURCES = new URL("../worker/entry.ts", import.meta.url);

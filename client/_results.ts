@@ -24,7 +24,7 @@ export type PageRequest = (
 
 /**
  * Decodes a raw `tools/call` result, `result_malformed` when it lies; in a
- * stateless-era session its `resultType` must be `complete`.
+ * modern session its `resultType` must be `complete`.
  */
 export function decodeCallResult(
   server: string,
@@ -45,7 +45,7 @@ export function decodeCallResult(
  * Lists every tool, following `nextCursor` for at most
  * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor is
  * refused as `result_malformed`, a lying page names its number. In a
- * stateless-era session every page's `resultType` must be `complete`; its
+ * modern session every page's `resultType` must be `complete`; its
  * caching fields are not used (a listing is taken once per start).
  */
 export async function listAllTools(

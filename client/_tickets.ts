@@ -17,16 +17,19 @@ import { err, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "../thread/outcomes.ts";
 import {
+  encodeBytesRequest,
+  encodeCancel,
+  type LineFault,
   renderRequest,
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
-} from "../thread/messages.ts";
+} from "../thread/to_worker.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 
 /** Why a batch of answers ends the client: a line's fault, or the worker's. */
-export type AnswerFault = { cause: "malformed" | "framing" | "worker"; message: string };
+export type AnswerFault = { cause: LineFault | "worker"; message: string };
 
 const NEWLINE = 0x0a;
 
@@ -74,6 +77,8 @@ export class Tickets {
   #timerAt = Infinity;
   // The tickets queued in this turn, whose deadlines start when they leave.
   #leaving: number[] = [];
+  // Whether an answer was refused: none settles anything after it.
+  #refused = false;
 
   constructor(server: string, post: WorkerPost) {
     this.#server = server;
@@ -116,10 +121,13 @@ export class Tickets {
       if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
         // After those queued, so that requests reach the worker in order.
         this.flush();
-        const params = encodeUtf8(paramsText);
-        this.#post.message({ kind: "request", ticket, timeoutMs, method, params }, [
-          params.buffer as ArrayBuffer,
-        ]);
+        const [message, transfer] = encodeBytesRequest(
+          ticket,
+          timeoutMs,
+          method,
+          encodeUtf8(paramsText),
+        );
+        this.#post.message(message, transfer);
         return;
       }
       this.#outbox.push(renderRequest(ticket, timeoutMs, method, paramsText));
@@ -176,8 +184,21 @@ export class Tickets {
    * lines it routed to `tickets` as the responses of `ids`: each is decoded and
    * settled in order, up to the first that must end the client (a line that
    * is not UTF-8 or not its response, or a batch the worker got wrong).
+   * After that line, no answer settles anything: the client dies of it in
+   * the worker, and its death, reported, settles the rest.
    */
   answers(
+    tickets: readonly number[],
+    ids: readonly number[],
+    lines: string | Uint8Array,
+  ): AnswerFault | undefined {
+    if (this.#refused) return undefined;
+    const fault = this.#answers(tickets, ids, lines);
+    if (fault !== undefined) this.#refused = true;
+    return fault;
+  }
+
+  #answers(
     tickets: readonly number[],
     ids: readonly number[],
     lines: string | Uint8Array,
@@ -309,7 +330,7 @@ export class Tickets {
     const pending = this.#take(ticket);
     if (pending === undefined) return;
     this.flush();
-    this.#post.message({ kind: "cancel", ticket, timedOut: !aborted });
+    this.#post.message(encodeCancel(ticket, !aborted));
     pending.resolve(
       err(callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
     );

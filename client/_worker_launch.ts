@@ -1,7 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import type { StartMessage, StartRings } from "../thread/messages.ts";
+import { encodeStart, type StartMessage, type StartRings } from "../thread/to_worker.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -50,7 +50,6 @@ export function startMessage(
 ): StartMessage {
   const spec = withDefaults(given);
   const common = {
-    kind: "start" as const,
     rings,
     name: spec.name,
     connectTimeoutMs,
@@ -59,7 +58,7 @@ export function startMessage(
     versions: spec.versions === undefined ? null : [...spec.versions],
   };
   if (isRemote(spec)) {
-    return {
+    return encodeStart({
       ...common,
       command: "",
       args: [],
@@ -67,9 +66,9 @@ export function startMessage(
       cwd: null,
       forwardStderr: false,
       remote: { url: spec.url, headers: { ...spec.headers } },
-    };
+    });
   }
-  return {
+  return encodeStart({
     ...common,
     command: spec.command,
     args: [...spec.args],
@@ -77,7 +76,7 @@ export function startMessage(
     cwd: spec.cwd ?? null,
     forwardStderr: spec.stderr === "forward",
     remote: null,
-  };
+  });
 }
 
 /**

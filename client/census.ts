@@ -131,7 +131,7 @@ export class Census {
   async retire(options: { timeoutMs?: number } = {}): Promise<RetirementReport> {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
     const entries = [...this.clients];
-    const outcomes = await Promise.all(entries.map(([, client]) => client.shutdown({ timeoutMs })));
+    const outcomes = await Promise.all(entries.map(([, client]) => client.retire({ timeoutMs })));
     return {
       confirmed: outcomes.every((outcome) => outcome.ok),
       clients: new Map(

@@ -1,19 +1,23 @@
 /**
  * The main thread's handle on one MCP server. The server's process and the
- * client state machine live in a Web Worker; this handle only routes:
- * each method posts a request and awaits its settlement, and decodes what
- * the result means.
+ * client state machine, the one a client has (`worker/machine.ts`), live in
+ * a Web Worker; this handle routes: each method posts a request and awaits
+ * its settlement, and decodes what the result means.
  *
- * Lifecycle ({@linkcode ClientState}, the same states as the worker's
- * machine): `parked` (no worker, no process) → `connect` → `connecting` →
- * `ready`; a failed start is `failed`, a lost server `dead`; `shutdown`
- * leads through `retiring` to `retired`. Who closes what: the worker retires
- * the process; this handle terminates the worker only after the retirement
- * is confirmed (or the worker is lost). Every call has a main-thread timer
- * at its deadline (`_tickets.ts`), so neither a hung server nor a hung
- * worker can hold a caller past it. The main thread's share in controlling
- * the process (group signals, the drain check, the exit guard) is
- * `custody/custody.ts`.
+ * Lifecycle ({@linkcode ClientState}): the handle's state is what the
+ * worker's machine last reported (`thread/state.ts`), its death latched
+ * there; `parked` (no worker, no process) until `connect`, which makes it
+ * `connecting`. Only where no worker can be asked does the handle answer by
+ * itself, with the same rules: a client never started, a worker that could
+ * not be made, a worker lost. Who closes what: the worker retires the
+ * process, within the deadline it is given; this handle terminates the
+ * worker only after the retirement is confirmed (or the worker is lost), and
+ * declares a worker that does not answer in time lost. Every call has a
+ * main-thread timer at its deadline (`_tickets.ts`), so neither a hung
+ * server nor a hung worker can hold a caller past it. The main thread's
+ * share in controlling the process (group signals, the drain check, the
+ * exit guard) is `custody/custody.ts`, asked by the worker on tickets of its
+ * own.
  *
  * @module
  */
@@ -21,15 +25,25 @@
 import type { JsonObject, JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  ClientError,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
-  StartError,
-} from "../thread/outcomes.ts";
-import type { ClientState } from "../worker/machine.ts";
-import type { FromWorker, ToWorker } from "../thread/messages.ts";
+import type { ClientError, StartError } from "../thread/outcomes.ts";
+import { noResource, type RetirementError, type RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
+import {
+  cannotConnect,
+  type ClientState,
+  parkedReport,
+  retiredAtOnce,
+  type StateReport,
+  unavailableOf,
+} from "../thread/state.ts";
+import type { FromWorker, WorkerAsk } from "../thread/from_worker.ts";
+import {
+  encodeMalformed,
+  encodeRetire,
+  encodeSettledAsk,
+  type RequestMethod,
+  type ToWorker,
+} from "../thread/to_worker.ts";
 import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
@@ -40,20 +54,19 @@ import {
 import { callParams, checkTimeout } from "./_checks.ts";
 import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
-import { decodeServerInfo } from "../thread/settlements.ts";
+import { decodeServerInfo } from "../thread/server_info.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, startMessage } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import { WorkerLink } from "../thread/link.ts";
 
-export type { ClientState } from "../worker/machine.ts";
 export type { WorkerPermissions } from "./permissions.ts";
 
 /** Options of a {@linkcode Client}. */
 export type ClientOptions = {
   /** How its worker runs; `"inherit"` by default. */
   permissions?: WorkerPermissions;
-  /** Default deadline of `shutdown`, and of the cleanup after a failed start. */
+  /** Default deadline of `retire`, and of the cleanup after a failed start. */
   retirementTimeoutMs?: number;
 };
 
@@ -66,13 +79,11 @@ export type CallOptions = {
 };
 
 /**
- * Time a worker is given beyond a start's own deadlines (handshake plus
- * cleanup) before the main thread declares it lost, in milliseconds.
+ * Time a worker is given beyond its own deadlines (a start's: handshake plus
+ * cleanup; a retirement's) before the main thread declares it lost, in
+ * milliseconds.
  */
 export const WORKER_GRACE_MS = 2_000;
-
-/** Share of a retirement deadline the worker gets, so its answer beats the caller's timer. */
-const WORKER_RETIREMENT_SHARE = 0.95;
 
 /** A ping's answer, whatever its result. */
 const PONG: Decode<void> = () => ok(undefined);
@@ -97,7 +108,7 @@ const PONG: Decode<void> = () => ok(undefined);
  *   const result = await client.callTool("echo", { text: "hi" });
  *   console.log(result.ok && result.value.content);
  * }
- * console.log(await client.shutdown());
+ * console.log(await client.retire());
  * ```
  */
 export class Client {
@@ -107,18 +118,17 @@ export class Client {
   readonly spec: ServerSpec;
   #permissions: WorkerPermissions;
   #retirementTimeoutMs: number;
-  #state: ClientState = "parked";
+  /** What the worker's machine last reported; with no worker to ask, what is known without one. */
+  #report: StateReport = parkedReport();
   #link: WorkerLink | undefined;
   #tickets: Tickets;
   #custody = new Custody();
   #info: ServerInfo | undefined;
-  #death: ClientError | undefined;
   #tail = new ByteTail();
   #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
-  #evidence: RetirementEvidence | undefined;
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -138,9 +148,9 @@ export class Client {
     });
   }
 
-  /** Where the client is in its life. */
+  /** Where the client is in its life: what its worker last reported. */
   get state(): ClientState {
-    return this.#state;
+    return this.#report.state;
   }
 
   /** Whether its worker runs with least privilege or inherits. */
@@ -165,24 +175,20 @@ export class Client {
 
   /**
    * Starts the worker, spawns the server and runs the handshake. Calling it
-   * again returns the same outcome. A start that failed after spawning has
-   * retired its process, with the evidence in the error.
+   * again returns the same outcome; a client retired before it was started
+   * is `transport_failed`. A start that failed after spawning has retired
+   * its process, with the evidence in the error.
    */
   connect(): Promise<Result<ServerInfo, StartError>> {
     if (this.#connecting !== undefined) return this.#connecting;
-    if (this.#state !== "parked") {
-      return Promise.resolve(err({
-        kind: "transport_failed",
-        message: `Cannot connect client "${this.name}": it is ${this.#state}`,
-        stderrTail: this.stderrTail(),
-      }));
+    if (this.state !== "parked") {
+      return Promise.resolve(err(cannotConnect(this.name, this.state, this.stderrTail())));
     }
     this.#connecting = this.#connect();
     return this.#connecting;
   }
 
   #connect(): Promise<Result<ServerInfo, StartError>> {
-    this.#state = "connecting";
     const spec = this.spec;
     const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#custody.hold();
@@ -191,8 +197,17 @@ export class Client {
       worker = createWorker(this.name, this.#permissions, grantOf(spec));
     } catch (error) {
       this.#custody.release();
-      this.#state = "failed";
-      this.#latch("not_connected", `Client "${this.name}" has no worker`);
+      // No worker to report: the client failed, nothing was spawned.
+      this.#report = {
+        state: "failed",
+        death: {
+          kind: "unavailable",
+          cause: "not_connected",
+          message: `Client "${this.name}" has no worker`,
+          stderrTail: "",
+        },
+        evidence: noResource(),
+      };
       const reason = error instanceof Error ? error.message : String(error);
       return Promise.resolve(err({
         kind: "transport_failed",
@@ -200,18 +215,19 @@ export class Client {
         stderrTail: "",
       }));
     }
-    this.#link = new WorkerLink(worker, this.name, {
+    const link = new WorkerLink(worker, this.name, {
       event: (event) => this.#onEvent(event),
       lost: (message) => this.#lost(message),
     });
-    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, this.#link.rings));
+    this.#link = link;
+    // What the start makes of the machine, before it says so.
+    this.#report = { ...this.#report, state: "connecting" };
+    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, link.rings));
     return new Promise((resolve) => {
       this.#startSettle = resolve;
       const backstop = connectTimeoutMs + this.#retirementTimeoutMs + WORKER_GRACE_MS;
       this.#startTimer = setTimeout(() => {
-        this.#link?.lose(
-          `The worker of "${this.name}" did not finish starting within ${backstop} ms`,
-        );
+        link.lose(`The worker of "${this.name}" did not finish starting within ${backstop} ms`);
       }, backstop);
     });
   }
@@ -253,51 +269,55 @@ export class Client {
 
   /**
    * Retires the server: stdin closed, SIGTERM, SIGKILL to its process group,
-   * within one deadline. Evidence only on its real exit, or `no_resource`
-   * for a client that never spawned. An error is never permission to start
-   * a replacement.
+   * within one deadline (or, for a remote server, its session released).
+   * Evidence only on its real exit, or `no_resource` for a client that never
+   * spawned. An error is never permission to start a replacement.
+   */
+  retire(
+    options: { timeoutMs?: number } = {},
+  ): Promise<Result<RetirementEvidence, RetirementError>> {
+    const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
+    // Nothing to stop: the evidence is known, or nothing was ever started.
+    const atOnce = retiredAtOnce(this.#report, this.name);
+    if (atOnce !== undefined) {
+      this.#report = atOnce;
+      this.#endWorker();
+      return Promise.resolve(ok(atOnce.evidence));
+    }
+    const link = this.#link;
+    if (link === undefined || link.closed) {
+      this.#report = { ...this.#report, state: "retiring" };
+      return Promise.resolve(err(this.#unconfirmed()));
+    }
+    // The tree as it stands while the server still lives: once it exits, its
+    // descendants are reparented and only this record finds them.
+    this.#custody.snapshot();
+    this.#post(encodeRetire(timeoutMs));
+    // The worker answers within the deadline; one that does not is lost.
+    const backstop = timeoutMs + WORKER_GRACE_MS;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        link.lose(
+          `The worker of "${this.name}" did not answer its retirement within ${backstop} ms`,
+        );
+      }, backstop);
+      this.#retireWaiters.add((outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      });
+    });
+  }
+
+  /**
+   * Retires the server: the same as {@linkcode Client.prototype.retire}, by
+   * its former name.
+   *
+   * @deprecated Use {@linkcode Client.prototype.retire}.
    */
   shutdown(
     options: { timeoutMs?: number } = {},
   ): Promise<Result<RetirementEvidence, RetirementError>> {
-    const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
-    if (this.#evidence !== undefined) {
-      this.#state = "retired";
-      this.#endWorker();
-      return Promise.resolve(ok(this.#evidence));
-    }
-    const link = this.#link;
-    if (link === undefined) {
-      this.#state = "retired";
-      this.#latch("shutdown", `Client "${this.name}" was retired`);
-      this.#evidence = { kind: "no_resource" };
-      return Promise.resolve(ok(this.#evidence));
-    }
-    this.#state = "retiring";
-    this.#latch("shutdown", `Client "${this.name}" was shut down`);
-    this.#tickets.settleAll(this.#unavailable());
-    if (link.closed) return Promise.resolve(err(this.#unconfirmed()));
-    // The tree as it stands while the server still lives: once it exits, its
-    // descendants are reparented and only this record finds them.
-    this.#custody.snapshot();
-    this.#post({ kind: "retire", timeoutMs: timeoutMs * WORKER_RETIREMENT_SHARE });
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#retireWaiters.delete(settle);
-        resolve(err({
-          kind: "retirement_timed_out",
-          timeoutMs,
-          escalation: "none",
-          message: `Server "${this.name}" was not confirmed gone within ${timeoutMs} ms; ` +
-            `do not start a replacement until it is`,
-        }));
-      }, timeoutMs);
-      const settle = (outcome: Result<RetirementEvidence, RetirementError>) => {
-        clearTimeout(timer);
-        resolve(outcome);
-      };
-      this.#retireWaiters.add(settle);
-    });
+    return this.retire(options);
   }
 
   // ---- requests ----
@@ -307,16 +327,21 @@ export class Client {
   }
 
   #request<T = JsonValue>(
-    method: "tools/call" | "tools/list" | "ping",
+    method: RequestMethod,
     paramsText: string,
     timeoutMs: number,
     signal: AbortSignal | undefined,
     decode?: Decode<T>,
   ): Promise<Result<T, ClientError>> {
-    if (this.#state !== "ready" || this.#link === undefined || this.#link.closed) {
+    if (this.state !== "ready" || this.#link === undefined || this.#link.closed) {
       return Promise.resolve(err(this.#unavailable()));
     }
     return this.#tickets.request(method, paramsText, timeoutMs, signal, decode);
+  }
+
+  /** Why a call is refused now: the worker's latched death, or that the client is not ready. */
+  #unavailable(): ClientError {
+    return unavailableOf(this.#report, this.name, this.stderrTail());
   }
 
   // ---- events ----
@@ -328,16 +353,24 @@ export class Client {
 
   #onEvent(event: FromWorker): void {
     switch (event.kind) {
-      case "settled":
-        this.#tickets.settled(event.ticket, event.outcome);
-        return;
       case "answers": {
         const fault = this.#tickets.answers(event.tickets, event.ids, event.lines);
         if (fault === undefined) return;
+        // The worker that sent them is lost; a line that is not its response
+        // is told to the worker, whose machine dies of it and says so.
         if (fault.cause === "worker") this.#link?.lose(fault.message);
-        else this.#malformed(fault.message, fault.cause);
+        else this.#post(encodeMalformed(fault.message, fault.cause));
         return;
       }
+      case "settled":
+        this.#tickets.settled(event.ticket, event.outcome);
+        return;
+      case "state":
+        this.#report = { state: event.state, death: event.death, evidence: event.evidence };
+        // What the worker's death did not settle (answers handed on, not yet
+        // read here) settles with it.
+        if (event.death !== null) this.#tickets.settleAll(this.#unavailable());
+        return;
       case "stderr":
         this.#tail.append(event.bytes);
         return;
@@ -347,36 +380,31 @@ export class Client {
       case "exited":
         this.#custody.exited(event.pid);
         return;
-      case "signal":
-        this.#custody.signal(event.pid, event.signal);
-        return;
-      case "drain": {
-        const { seq, pid, deadlineMs } = event;
-        void this.#custody.drain(pid, deadlineMs).then((drained) =>
-          this.#post({ kind: "drained", seq, drained })
-        );
-        return;
-      }
-      case "died":
-        if (event.error.kind === "unavailable") {
-          this.#death ??= event.error;
-        }
-        if (this.#state === "ready") this.#state = "dead";
-        this.#tickets.settleAll(this.#unavailable());
+      case "request":
+        this.#serve(event);
         return;
       case "started":
         this.#started(event.outcome);
         return;
       case "retired":
-        if (event.outcome.ok) {
-          this.#evidence = event.outcome.value;
-          this.#state = "retired";
-          this.#endWorker();
-        }
         for (const settle of [...this.#retireWaiters]) settle(event.outcome);
         this.#retireWaiters.clear();
+        // The start is answered before the retirement: nothing is left to ask.
+        if (event.outcome.ok) this.#endWorker();
         return;
     }
+  }
+
+  /** Does for the worker what it cannot (`custody/custody.ts`), and answers its ticket. */
+  #serve(ask: WorkerAsk): void {
+    const ticket = ask.ticket;
+    if (ask.method === "signal") {
+      this.#post(encodeSettledAsk(ticket, this.#custody.signal(ask.pid, ask.signal)));
+      return;
+    }
+    void this.#custody.drain(ask.pid, ask.deadlineMs).then((drained) =>
+      this.#post(encodeSettledAsk(ticket, drained))
+    );
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {
@@ -386,17 +414,9 @@ export class Client {
     clearTimeout(this.#startTimer);
     this.#custody.release();
     if (!outcome.ok) {
-      if (this.#state === "connecting") this.#state = "failed";
-      const error = outcome.error;
-      if (error.kind !== "cleanup_unconfirmed") {
-        const nothingSpawned = this.#custody.pid === undefined
-          ? { kind: "no_resource" as const }
-          : undefined;
-        this.#evidence = error.cleanup ?? nothingSpawned;
-      }
-      this.#latch("not_connected", `Server "${this.name}" failed to start: ${error.message}`);
-      // Nothing is left for the worker to do once the cleanup is confirmed.
-      if (this.#evidence !== undefined) this.#endWorker();
+      // Nothing is left for the worker to do once the cleanup is confirmed,
+      // unless a retirement asked meanwhile is still to be answered.
+      if (this.#report.evidence !== null && this.#retireWaiters.size === 0) this.#endWorker();
       settle(outcome);
       return;
     }
@@ -406,28 +426,10 @@ export class Client {
       return;
     }
     this.#info = info;
-    if (this.#state === "connecting") this.#state = "ready";
     settle(ok(info));
   }
 
-  // ---- death ----
-
-  #latch(cause: "not_connected" | "shutdown" | "worker_lost", message: string): void {
-    this.#death ??= { kind: "unavailable", cause, message, stderrTail: "" };
-  }
-
-  #unavailable(): ClientError {
-    const death = this.#death;
-    if (death !== undefined && death.kind === "unavailable") {
-      return { ...death, stderrTail: this.stderrTail() };
-    }
-    return {
-      kind: "unavailable",
-      cause: "not_connected",
-      message: `Client "${this.name}" is ${this.#state}, not ready; connect it first`,
-      stderrTail: this.stderrTail(),
-    };
-  }
+  // ---- a lost worker ----
 
   #unconfirmed(): RetirementError {
     return {
@@ -438,27 +440,31 @@ export class Client {
   }
 
   /**
-   * A response line decoded here was malformed: the client dies of it as the
-   * worker would have, and the worker is told, so that it retires the server.
+   * The worker crashed, broke protocol or hung: it can report nothing more,
+   * so its loss is the client's last report, and everything waiting settles
+   * now.
    */
-  #malformed(message: string, cause: "malformed" | "framing"): void {
-    this.#death ??= { kind: "unavailable", cause, message, stderrTail: "" };
-    if (this.#state === "ready") this.#state = "dead";
-    this.#tickets.settleAll(this.#unavailable());
-    this.#post({ kind: "malformed", message, cause });
-  }
-
-  /** The worker crashed, broke protocol or hung: everything waiting settles now. */
   #lost(message: string): void {
-    this.#latch("worker_lost", message);
     const cleanupConfirmed = this.#custody.abandon();
-    if (this.#state === "ready") this.#state = "dead";
+    const report = this.#report;
+    const state = report.state === "connecting"
+      ? "failed"
+      : report.state === "ready"
+      ? "dead"
+      : report.state;
+    // A death the worker reported stays why calls are refused.
+    const death = report.death ?? {
+      kind: "unavailable" as const,
+      cause: "worker_lost" as const,
+      message,
+      stderrTail: "",
+    };
+    this.#report = { state, death, evidence: report.evidence };
     this.#tickets.settleAll(this.#unavailable());
     const start = this.#startSettle;
     if (start !== undefined) {
       this.#startSettle = undefined;
       clearTimeout(this.#startTimer);
-      if (this.#state === "connecting") this.#state = "failed";
       const failure = { kind: "transport_failed" as const, message, stderrTail: this.stderrTail() };
       start(
         cleanupConfirmed ? err(failure) : err({

@@ -1,24 +1,35 @@
 /**
- * What a client reports: the server's handshake, and every failure as a
- * value with a `kind` and a message a person can act on. Start failures and
- * `unavailable` carry the tail of the server's stderr.
+ * What a client reports: the server's handshake, its state, and every
+ * failure as a value with a `kind` and a message a person can act on. Start
+ * failures and `unavailable` carry the tail of the server's stderr. Each
+ * union comes with the array of its members (`DEATH_CAUSES`, ...), which is
+ * what it is derived from.
  *
- * The types are defined in `thread/outcomes.ts`, below both threads, because
- * the worker builds them; this module is where users get them.
+ * The shapes are defined in `thread/`, below both threads, because the
+ * worker builds them and the main thread decodes them; this module is where
+ * users get them.
  *
  * @module
  */
 
-export type {
-  ClientError,
-  DeathCause,
-  Escalation,
-  HttpFailure,
-  RemoteEvidence,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
-  StartAttempt,
-  StartError,
-  StartFailure,
+export {
+  type ClientError,
+  DEATH_CAUSES,
+  type DeathCause,
+  type HttpFailure,
+  START_METHODS,
+  type StartAttempt,
+  type StartError,
+  type StartFailure,
 } from "../thread/outcomes.ts";
+export {
+  type Escalation,
+  ESCALATIONS,
+  type RemoteEvidence,
+  type RetirementError,
+  type RetirementEvidence,
+  SESSION_ENDS,
+  type SessionEnd,
+} from "../thread/evidence.ts";
+export { CLIENT_STATES, type ClientState } from "../thread/state.ts";
+export type { ServerInfo } from "../thread/server_info.ts";

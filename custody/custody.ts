@@ -15,7 +15,7 @@
 // a descendant that left the group gets the group's signals itself, is part
 // of the drain check, and is guarded at the harness's exit like a server.
 
-import type { Drain, GroupSignal } from "../thread/outcomes.ts";
+import type { Drain, GroupSignal } from "../thread/evidence.ts";
 import { drainGroup, signalGroup } from "./process_group.ts";
 import { ProcessTree, watchTree } from "./process_tree.ts";
 import * as guard from "./exit_guard.ts";
@@ -81,12 +81,16 @@ export class Custody {
     if (!this.#exitSeen) this.#tree?.snapshot(true);
   }
 
-  /** Signals the group for the worker's escalation, unless the exit was seen. */
-  signal(pid: number, signal: GroupSignal): void {
-    if (pid !== this.#pid || this.#exitSeen) return;
+  /**
+   * Signals the group for the worker's escalation, unless the exit was seen;
+   * whether the group was signalled.
+   */
+  signal(pid: number, signal: GroupSignal): boolean {
+    if (pid !== this.#pid || this.#exitSeen) return false;
     this.#tree?.snapshot(true);
-    signalGroup(pid, signal);
+    const sent = signalGroup(pid, signal);
     this.#tree?.signalEscaped(signal);
+    return sent;
   }
 
   /**

@@ -6,7 +6,7 @@
 // run with least privilege cannot: `Deno.kill` of a group needs unrestricted
 // run access, and reading `/proc` needs read access it is not given.
 
-import type { Drain, GroupSignal } from "../thread/outcomes.ts";
+import type { Drain, GroupSignal } from "../thread/evidence.ts";
 import type { ProcessTree } from "./process_tree.ts";
 
 /** Pause between two looks at a group being drained, in milliseconds. */

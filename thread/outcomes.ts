@@ -1,110 +1,61 @@
 /**
- * What a client reports: its state, the server's info, and every failure as
- * a value with a `kind`. These shapes cross the worker boundary as plain data and are
- * rebuilt on the main thread, so they hold only JSON-like data and strings.
+ * What a client reports when something fails: why a start failed, why a
+ * request failed, and why a client is unavailable, each a value with a
+ * `kind` and a message a person can act on. These shapes cross the worker
+ * boundary as plain data; each is defined here with the decoder that reads
+ * it back on the main thread, checked field by field.
  *
  * @module
  */
 
-import type { Era, InitializeResult } from "../codec/protocol.ts";
+import type { JsonValue } from "../codec/json.ts";
 import type { RpcError } from "../codec/jsonrpc.ts";
 import { quote } from "../codec/quote.ts";
+import { type Fields, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
+import {
+  decodeEvidence,
+  decodeRetirementError,
+  type RetirementError,
+  type RetirementEvidence,
+} from "./evidence.ts";
+import { decodeServerInfo, type ServerInfo } from "./server_info.ts";
 
-/**
- * What a server said of itself when the client connected, and how they
- * speak: the negotiated `era` and `protocolVersion`. A handshake-era server
- * answered `initialize`; a stateless-era server answered `server/discover`,
- * and its `serverInfo` is the identity it put in that result's `_meta`
- * (empty strings when it gave none).
- */
-export type ServerInfo = InitializeResult & { era: Era };
-
-/**
- * Where a client is in its life, on either side of the worker boundary:
- * `parked` (nothing spawned), `connecting`, `ready`, `failed` (its start),
- * `dead` (its server was lost), `retiring`, `retired`.
- */
-export type ClientState =
-  | "parked"
-  | "connecting"
-  | "ready"
-  | "failed"
-  | "dead"
-  | "retiring"
-  | "retired";
+/** The requests a start may try, in the order it tries them: the probe, the handshake. */
+export const START_METHODS = ["server/discover", "initialize"] as const;
 
 /** One way a start tried to speak to a server, and what came of it. */
 export type StartAttempt = {
   /** The request that was tried. */
-  method: "server/discover" | "initialize";
+  method: (typeof START_METHODS)[number];
   /** What came of it, in a sentence a person can act on. */
   outcome: string;
 };
 
-/** How a client ended: why calls now answer `unavailable`. */
-export type DeathCause =
-  /** The client was never connected, or its start failed. */
-  | "not_connected"
-  /** Writing to the server's stdin failed. */
-  | "write_failed"
-  /** The server process exited. */
-  | "exited"
-  /** The server closed its stdout, or reading it failed. */
-  | "stdout_closed"
-  /** A line broke the framing: too long, or not UTF-8. */
-  | "framing"
-  /** A line was not JSON, or not a JSON-RPC message. */
-  | "malformed"
-  /** A remote server could not be reached, refused the client, or broke the wire. */
-  | "http_failed"
-  /** The worker that hosted the client crashed or stopped answering. */
-  | "worker_lost"
-  /** The client is shutting down or was retired. */
-  | "shutdown";
-
-/** How a retirement's process ended. */
-export type RetirementEvidence =
-  /** The client never spawned anything: there is nothing to retire. */
-  | { kind: "no_resource" }
-  /** The server's real exit status was observed. */
-  | {
-    kind: "exited";
-    /** The server's process id (also its process group id). */
-    pid: number;
-    /** The exit code (128 + signal number when killed by a signal). */
-    code: number;
-    /** The signal that ended it, if any. */
-    signal: string | null;
-    /**
-     * Whether no member of its process group remained (zombies aside);
-     * `"unknown"` where that cannot be checked.
-     */
-    drained: boolean | "unknown";
-    /** The last step taken before the exit was seen. */
-    escalation: Escalation;
-  }
-  /** A remote server: what was done with its session. */
-  | RemoteEvidence;
-
 /**
- * How a remote server's retirement ended its session. No process is
- * involved, so no exit is ever claimed: `stateless` (no session was
- * opened: nothing to end), `deleted` (the server confirmed the `DELETE` of
- * the session), `already_ended` (the server no longer knew it),
- * `not_deletable` (the server does not let clients end sessions: it
- * expires them), `unconfirmed` (the `DELETE` failed; `message` says how).
- * Nothing of the client's is left open in any case.
+ * Every way a client can end, each why its calls then answer `unavailable`:
+ * `not_connected` (never connected, or its start failed), `write_failed`
+ * (writing to the server's stdin failed), `exited` (the server process
+ * exited), `stdout_closed` (the server closed its stdout, or reading it
+ * failed), `framing` (a line broke the framing: too long, or not UTF-8),
+ * `malformed` (a line was not JSON, or not a JSON-RPC message), `http_failed`
+ * (a remote server could not be reached, refused the client, or broke the
+ * wire), `worker_lost` (the worker that hosted the client crashed or stopped
+ * answering), `shutdown` (the client is being retired or was).
  */
-export type RemoteEvidence = {
-  kind: "remote";
-  /** The endpoint, origin and path only. */
-  url: string;
-  session: "stateless" | "deleted" | "already_ended" | "not_deletable" | "unconfirmed";
-  /** The status the `DELETE` was answered with, when it was. */
-  status?: number;
-  /** What went wrong, for `unconfirmed`. */
-  message?: string;
-};
+export const DEATH_CAUSES = [
+  "not_connected",
+  "write_failed",
+  "exited",
+  "stdout_closed",
+  "framing",
+  "malformed",
+  "http_failed",
+  "worker_lost",
+  "shutdown",
+] as const;
+
+/** How a client ended, one of {@linkcode DEATH_CAUSES}: why calls now answer `unavailable`. */
+export type DeathCause = (typeof DEATH_CAUSES)[number];
 
 /** The HTTP answer that refused a remote client. */
 export type HttpFailure = {
@@ -117,20 +68,6 @@ export type HttpFailure = {
   /** The `WWW-Authenticate` header of a 401, telling what the server wants. */
   wwwAuthenticate?: string;
 };
-
-/** Steps of a retirement, in order: none yet, stdin closed, SIGTERM sent, SIGKILL sent. */
-export type Escalation = "none" | "stdin_closed" | "sigterm" | "sigkill";
-
-/** Why a retirement could not be confirmed. Never permission to start a replacement. */
-export type RetirementError =
-  | {
-    kind: "retirement_timed_out";
-    message: string;
-    timeoutMs: number;
-    /** The last step taken before the deadline. */
-    escalation: Escalation;
-  }
-  | { kind: "retirement_unconfirmed"; message: string };
 
 /** A start failure that is not about its own cleanup. */
 export type StartFailure =
@@ -240,15 +177,128 @@ export function malformedLine(server: string, line: string, reason: string): str
   }`;
 }
 
-/** A real exit status. */
-export type ExitStatus = { code: number; signal: string | null };
+/** Decodes a client error that crossed the boundary. */
+export function decodeClientError(value: unknown): ClientError | undefined {
+  if (!isRecord(value) || !isString(value.message)) return undefined;
+  const message = value.message;
+  switch (value.kind) {
+    case "unavailable":
+      return isOneOf(DEATH_CAUSES, value.cause) && isString(value.stderrTail)
+        ? { kind: "unavailable", cause: value.cause, message, stderrTail: value.stderrTail }
+        : undefined;
+    case "call_timed_out":
+      return isString(value.method) && isDuration(value.timeoutMs) &&
+          typeof value.aborted === "boolean"
+        ? {
+          kind: "call_timed_out",
+          method: value.method,
+          timeoutMs: value.timeoutMs,
+          aborted: value.aborted,
+          message,
+        }
+        : undefined;
+    case "server_error": {
+      const error = value.error;
+      if (!isString(value.method) || !isRecord(error)) return undefined;
+      if (!Number.isSafeInteger(error.code) || !isString(error.message)) return undefined;
+      const rpc = "data" in error
+        ? { code: error.code as number, message: error.message, data: error.data as JsonValue }
+        : { code: error.code as number, message: error.message };
+      return { kind: "server_error", method: value.method, error: rpc, message };
+    }
+    case "result_malformed":
+      return isString(value.method)
+        ? { kind: "result_malformed", method: value.method, message }
+        : undefined;
+    case "too_many_pages":
+      return isCount(value.pages) && isCount(value.limit)
+        ? { kind: "too_many_pages", pages: value.pages, limit: value.limit, message }
+        : undefined;
+    default:
+      return undefined;
+  }
+}
 
-/** A signal sent to a server's process group. */
-export type GroupSignal = "SIGTERM" | "SIGKILL";
+function decodeHttpFailure(value: unknown): HttpFailure | undefined | false {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) return false;
+  const { status, statusText, body, wwwAuthenticate } = value;
+  if (!isCount(status) || !isString(statusText) || !isString(body)) return false;
+  if (wwwAuthenticate !== undefined && !isString(wwwAuthenticate)) return false;
+  const http: HttpFailure = { status, statusText, body };
+  if (wwwAuthenticate !== undefined) http.wwwAuthenticate = wwwAuthenticate;
+  return http;
+}
 
-/**
- * Whether a server's process group is empty after its leader exited:
- * `true` when no live member remains (zombies aside), `false` when some
- * survive, `"unknown"` where that cannot be checked.
- */
-export type Drain = boolean | "unknown";
+function decodeAttempts(value: unknown): StartAttempt[] | undefined | false {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return false;
+  const attempts: StartAttempt[] = [];
+  for (const item of value) {
+    if (!isRecord(item) || !isString(item.outcome)) return false;
+    if (!isOneOf(START_METHODS, item.method)) return false;
+    attempts.push({ method: item.method, outcome: item.outcome });
+  }
+  return attempts;
+}
+
+function decodeStartFailure(value: Fields): StartFailure | undefined {
+  const { message, stderrTail } = value;
+  if (!isString(message) || !isString(stderrTail)) return undefined;
+  const attempts = decodeAttempts(value.attempts);
+  if (attempts === false) return undefined;
+  const tried = attempts === undefined ? {} : { attempts };
+  switch (value.kind) {
+    case "transport_failed": {
+      const http = decodeHttpFailure(value.http);
+      if (http === false) return undefined;
+      return http === undefined
+        ? { kind: value.kind, message, stderrTail }
+        : { kind: value.kind, message, stderrTail, http };
+    }
+    case "handshake_failed":
+      return { kind: value.kind, message, stderrTail, ...tried };
+    case "version_unsupported":
+      return isString(value.requested) && isString(value.received)
+        ? {
+          kind: "version_unsupported",
+          message,
+          requested: value.requested,
+          received: value.received,
+          stderrTail,
+          ...tried,
+        }
+        : undefined;
+    case "tools_not_declared": {
+      const info = decodeServerInfo(value.serverInfo);
+      return info !== undefined
+        ? { kind: "tools_not_declared", message, serverInfo: info, stderrTail }
+        : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Decodes a start error that crossed the boundary. */
+export function decodeStartError(value: unknown): StartError | undefined {
+  if (!isRecord(value)) return undefined;
+  if (value.kind === "cleanup_unconfirmed") {
+    const cause = isRecord(value.cause) ? decodeStartFailure(value.cause) : undefined;
+    const retirement = decodeRetirementError(value.retirement);
+    if (cause === undefined || retirement === undefined) return undefined;
+    if (!isString(value.message) || !isString(value.stderrTail)) return undefined;
+    return {
+      kind: "cleanup_unconfirmed",
+      message: value.message,
+      cause,
+      retirement,
+      stderrTail: value.stderrTail,
+    };
+  }
+  const failure = decodeStartFailure(value);
+  if (failure === undefined) return undefined;
+  if (value.cleanup === undefined) return failure;
+  const cleanup = decodeEvidence(value.cleanup);
+  return cleanup === undefined ? undefined : { ...failure, cleanup };
+}

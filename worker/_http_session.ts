@@ -1,4 +1,4 @@
-// Private to worker/: the state a handshake-era session keeps over HTTP (the
+// Private to worker/: the state a legacy session keeps over HTTP (the
 // id the server gave with its `initialize` answer, the negotiated version,
 // the `initialize` request itself) and the headers every request carries,
 // in either era. When the server forgets the session (404), `renew` sends
@@ -20,7 +20,7 @@ import {
 } from "../codec/streamable_http.ts";
 import { readBody, send } from "./_http_read.ts";
 import type { Clock } from "./clock.ts";
-import type { RemoteEvidence } from "../thread/outcomes.ts";
+import type { RemoteEvidence } from "../thread/evidence.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -66,8 +66,8 @@ export class HttpSession {
 
   /**
    * The headers of the request carrying `message` (`undefined`: a GET or a
-   * DELETE of the session): a stateless-era message says its own version,
-   * method and name; a handshake-era one the session and the version.
+   * DELETE of the session): a modern message says its own version,
+   * method and name; a legacy one the session and the version.
    */
   headers(message: OutgoingMessage | undefined): Headers {
     const headers = new Headers(this.#headers);

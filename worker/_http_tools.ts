@@ -1,5 +1,5 @@
 // Private to worker/: what a Streamable HTTP transport keeps of a
-// stateless-era tool listing: the `x-mcp-header` marks of each tool, so
+// modern tool listing: the `x-mcp-header` marks of each tool, so
 // that a call says its marked arguments again in `Mcp-Param-*` headers; a
 // tool whose marks break the rules is taken out of the listing before the
 // machine sees it (the specification says such a tool must not be used).
@@ -35,7 +35,7 @@ export class ToolMarks {
     return frameText({ ...parsed.value, result: { ...result, tools: kept } }).slice(0, -1);
   }
 
-  /** The `Mcp-Param-*` headers of a stateless-era `tools/call`. */
+  /** The `Mcp-Param-*` headers of a modern `tools/call`. */
   headers(message: OutgoingMessage): Array<[string, string]> {
     if (message.method !== "tools/call" || message.name === undefined) return [];
     const marks = this.#marks.get(message.name);

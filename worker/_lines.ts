@@ -1,10 +1,10 @@
 // Private to worker/: the lines a machine reads from its server, split and
-// routed (`LineReader`: answers wanted raw leave as bytes), decoded as
+// routed (`LineRouter`: answers wanted raw leave as bytes), decoded as
 // JSON-RPC or refused with a message a person can act on (a process that is
 // not an MCP server is named so), and the lines it
 // writes to its server, rendered by
 // the codec's one wire writer (`frameText`, `frameRequest`). In a
-// stateless-era session every request and notification carries the `_meta`
+// modern session every request and notification carries the `_meta`
 // envelope, rendered once per session and put first in the parameters, which
 // otherwise reach the pipe as they came (text or UTF-8 bytes).
 
@@ -79,7 +79,7 @@ export class LineWriter {
     this.#write(tail);
   }
 
-  /** Writes a notification, with the envelope in a stateless-era session. */
+  /** Writes a notification, with the envelope in a modern session. */
   notification(method: string, params?: JsonObject): void {
     const meta = this.#metaObject;
     const body = meta === undefined ? params : { _meta: meta, ...params };
@@ -107,7 +107,7 @@ export type Read =
  * by `peekResponseIdBytes`, or once decoded by `peekResponseId`), undecoded
  * even as UTF-8; any other line is decoded to text here.
  */
-export class LineReader {
+export class LineRouter {
   #splitter = new LineSplitter();
 
   /** Feeds one chunk; see `LineSplitter.push`. */

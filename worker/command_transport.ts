@@ -17,7 +17,14 @@ import { encodeUtf8 } from "../codec/_utf8.ts";
 import { printable } from "../codec/quote.ts";
 import { type Clock, systemClock, type TimerHandle } from "./clock.ts";
 import { ByteTail } from "./tail.ts";
-import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
+import type {
+  Drain,
+  GroupSignal,
+  ProcessControl,
+  ServerControl,
+  Transport,
+  TransportSink,
+} from "./transport.ts";
 
 /** Signals and drain checks of a process group, done wherever permitted. */
 export interface GroupControl {
@@ -88,7 +95,9 @@ const NEWLINE = 0x0a;
  * console.log(transport.stderrTail()); // ""
  * ```
  */
-export class CommandTransport implements Transport {
+export class CommandTransport implements Transport, ProcessControl {
+  /** A child process's control: this transport's own. */
+  readonly control: ServerControl = { kind: "process", process: this };
   #options: CommandOptions;
   #child: Deno.ChildProcess | undefined;
   #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
@@ -114,8 +123,13 @@ export class CommandTransport implements Transport {
     this.#options = options;
   }
 
+  /** The child's pid once spawned. */
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
+  }
+
   /** Spawns the child and starts reading its stdout and stderr. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+  open(sink: TransportSink): Promise<Result<void, { message: string }>> {
     if (this.#child !== undefined) throw new TypeError("Cannot open a CommandTransport twice");
     const options = this.#options;
     let child: Deno.ChildProcess;
@@ -151,7 +165,7 @@ export class CommandTransport implements Transport {
       options.onExit?.(exit);
       sink.exit(exit);
     });
-    return Promise.resolve(ok({ pid: child.pid }));
+    return Promise.resolve(ok(undefined));
   }
 
   /**

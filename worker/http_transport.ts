@@ -6,20 +6,22 @@
  *
  * Every line the machine writes is one JSON-RPC message and becomes one
  * POST; what the server answers (one JSON body, or the messages of an event
- * stream) reaches the machine as lines. A stateless-era message (its
+ * stream) reaches the machine as lines. A modern message (its
  * envelope in `params._meta`) carries `MCP-Protocol-Version`, `Mcp-Method`
- * and `Mcp-Name`; a handshake-era session carries `Mcp-Session-Id` and the
+ * and `Mcp-Name`; a legacy session carries `Mcp-Session-Id` and the
  * negotiated `MCP-Protocol-Version` after `initialize`, is opened again when
  * the server forgets it (404), and is deleted at retirement. A stream that
  * drops before its answer is resumed with `Last-Event-ID` when the server
  * gave event ids. Every body and every event is capped at 16 MiB; a request
  * the machine gives up on (its deadline, its caller) has its stream closed,
- * which in the stateless era is also how it is cancelled.
+ * which in the modern era is also how it is cancelled.
  *
  * Who closes what: the transport owns every fetch and its body; the machine
  * tells it when a request needs nothing more ({@linkcode HttpTransport.prototype.done}),
- * `release` ends the session (no process exists, so no exit is ever
- * claimed), and `dispose` aborts whatever is still open.
+ * `release`, its session's control, ends the session (no process exists, so
+ * no exit is ever claimed), and `dispose` aborts whatever is still open. It
+ * has no stdin to close, no signal to send and no stderr: those are a
+ * process's control (`ProcessControl`), which it does not have.
  *
  * @module
  */
@@ -38,12 +40,13 @@ import {
   readOutgoing,
 } from "../codec/streamable_http.ts";
 import { type Clock, systemClock } from "./clock.ts";
-import type { HttpFailure, RemoteEvidence, StartFailure } from "../thread/outcomes.ts";
-import { httpFailure } from "./handshake.ts";
+import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
+import type { RemoteEvidence } from "../thread/evidence.ts";
+import { httpFailure } from "./judge.ts";
 import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
 import { HttpSession } from "./_http_session.ts";
 import { ToolMarks } from "./_http_tools.ts";
-import type { Drain, GroupSignal, Transport, TransportSink } from "./transport.ts";
+import type { ServerControl, SessionControl, Transport, TransportSink } from "./transport.ts";
 
 /** How long a resumption waits when the server named no `retry`, in ms: 1 s. */
 export const DEFAULT_RESUME_DELAY_MS = 1_000;
@@ -78,16 +81,20 @@ const RETURN = 0x0d;
 const SPACE = 0x20;
 
 /**
- * Speaks MCP to one Streamable HTTP endpoint.
+ * Speaks MCP to one Streamable HTTP endpoint. Its server is behind a
+ * session, which is its control ({@linkcode SessionControl}): retirement
+ * releases it.
  *
  * @example Open a transport (nothing is sent until the machine writes)
  * ```ts
  * import { HttpTransport } from "./http_transport.ts";
  * const transport = new HttpTransport({ name: "remote", url: "http://127.0.0.1:9/mcp", headers: {} });
- * console.log(transport.stderrTail()); // ""
+ * console.log(transport.endpoint); // http://127.0.0.1:9/mcp
  * ```
  */
-export class HttpTransport implements Transport {
+export class HttpTransport implements Transport, SessionControl {
+  /** A remote server's control: its session, this transport's own. */
+  readonly control: ServerControl = { kind: "session", session: this };
   #name: string;
   #url: URL;
   #clock: Clock;
@@ -118,10 +125,10 @@ export class HttpTransport implements Transport {
   }
 
   /** Nothing to start: the first request opens the conversation. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
+  open(sink: TransportSink): Promise<Result<void, { message: string }>> {
     if (this.#sink !== undefined) throw new TypeError("Cannot open an HttpTransport twice");
     this.#sink = sink;
-    return Promise.resolve(ok({ pid: null }));
+    return Promise.resolve(ok(undefined));
   }
 
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
@@ -146,19 +153,8 @@ export class HttpTransport implements Transport {
     controller.abort();
   }
 
-  /** No stdin: a remote session ends with {@linkcode HttpTransport.prototype.release}. */
-  closeStdin(): void {}
-
-  /** No process group to signal. */
-  signal(_signal: GroupSignal): void {}
-
-  /** No process group to drain. */
-  drain(_deadlineMs: number): Promise<Drain> {
-    return Promise.resolve("unknown");
-  }
-
   /**
-   * Ends the session: every open request is abandoned, and a handshake-era
+   * Ends the session: every open request is abandoned, and a legacy
    * session the server gave an id is deleted (`DELETE` with its id) within
    * `deadlineMs`. Says what was done; a stateless session has nothing to end.
    */
@@ -171,11 +167,6 @@ export class HttpTransport implements Transport {
   dispose(): Promise<void> {
     this.#abortAll();
     return Promise.resolve();
-  }
-
-  /** A remote server has no stderr. */
-  stderrTail(): string {
-    return "";
   }
 
   #abortAll(): void {
@@ -192,7 +183,7 @@ export class HttpTransport implements Transport {
       await this.#request(message, message.id, body);
       return;
     }
-    // The stateless era cancels by closing the request's stream (done).
+    // The modern era cancels by closing the request's stream (done).
     if (message.version !== undefined) return;
     const sent = await send(this.#url, {
       method: "POST",
@@ -275,7 +266,7 @@ export class HttpTransport implements Transport {
       else this.#deliverBytes(read.bytes);
       return;
     }
-    // An error status may still carry the JSON-RPC answer (a stateless-era
+    // An error status may still carry the JSON-RPC answer (a modern
     // server answers an unknown method with 404 and -32601, for example).
     const answer = json ? answerOf(read.bytes, id) : undefined;
     if (answer !== undefined) {
@@ -450,7 +441,7 @@ export class HttpTransport implements Transport {
   }
 }
 
-/** Whether a message is a stateless-era `tools/list`, whose answer may mark parameters. */
+/** Whether a message is a modern `tools/list`, whose answer may mark parameters. */
 function isModernList(message: OutgoingMessage): boolean {
   return message.method === "tools/list" && message.version !== undefined;
 }

@@ -1,20 +1,23 @@
 /**
- * The client state machine: one MCP server over a {@linkcode Transport},
- * with deadlines on an injected {@linkcode Clock}. It starts the session
- * (the era probe, the handshake: what is said and how answers are judged is
- * `handshake.ts`), sends requests and settles them from their answers, reads
- * what the server writes, and dies; how a server is retired is
- * `retirement.ts`.
+ * The client state machine, the one a client has: one MCP server over the
+ * {@linkcode Transport} seam, with deadlines on an injected
+ * {@linkcode Clock}. It starts the session (`start.ts`: the launch, the era
+ * probe, the handshake, the launch once more), sends requests and settles
+ * them from their answers, reads what the server writes, dies, and retires
+ * the server (`retirement.ts`). Platform-free: a test drives it over a
+ * `ChannelTransport`; the worker's host (`host.ts`) drives it for a client.
  *
  * Lifecycle ({@linkcode ClientState}): `parked` → `connecting` → `ready`; a
  * start that fails ends `failed`, a ready client that loses its server ends
- * `dead`, and `shutdown` leads through `retiring` to `retired`. Who closes
- * what: the machine owns the transport from `open` on. Any death (a failed
- * write, the exit, a framing fault, a malformed line, a shutdown) settles
- * every waiting request once with `unavailable`, latches its reason, and
- * starts the retirement, which disposes of the transport once the exit has
- * been seen. Only that real exit, or never having opened, is retirement
- * evidence.
+ * `dead`, and `retire` leads through `retiring` to `retired`. Each change is
+ * reported (`onReport`, a {@linkcode StateReport}): the main thread's handle
+ * is what it last heard. Who closes what: the machine owns each launch of
+ * its server (`_connection.ts`) from `open` on. Any death (a failed write,
+ * the exit, a framing fault, a malformed line, a retirement) latches its
+ * reason, the one latch a client has, settles every waiting request once
+ * with `unavailable`, and starts the retirement, which disposes of the
+ * transport once the exit has been seen. Only that real exit, or never
+ * having opened, is retirement evidence.
  *
  * The machine hands back raw results, or with `send`'s `raw` the response
  * lines themselves, as the bytes the server wrote (routed by
@@ -27,31 +30,31 @@
  */
 
 import type { JsonValue } from "../codec/json.ts";
-import type { Era, Implementation, SupportedVersion } from "../codec/protocol.ts";
-import { DISCOVER_METHOD } from "../codec/stateless.ts";
+import type { Implementation, SupportedVersion } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "../spec/limits.ts";
-import { type Clock, systemClock } from "./clock.ts";
-import { type Pending, PendingTable, type Settle } from "./_pending.ts";
-import { callTimedOut, serverError } from "../thread/outcomes.ts";
-import type {
-  ClientError,
-  ClientState,
-  DeathCause,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
-  StartAttempt,
-  StartError,
-  StartFailure,
-} from "../thread/outcomes.ts";
-import { handshakeFailure, runStart, startError } from "./handshake.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../spec/era.ts";
-import { Retirement } from "./retirement.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import type { Pending, Settle } from "./_pending.ts";
+import type { ClientError, DeathCause, StartError, StartFailure } from "../thread/outcomes.ts";
+import {
+  cannotConnect,
+  type ClientState,
+  retiredAtOnce,
+  retiredDeath,
+  type StateReport,
+  unavailableOf,
+} from "../thread/state.ts";
+import { noResource, type RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
+import { Connection } from "./_connection.ts";
+import type { RetirementOutcome } from "./retirement.ts";
+import { startSession } from "./start.ts";
+import type { Transport } from "./transport.ts";
+import type { LineFault } from "../thread/to_worker.ts";
 export type { Settle } from "./_pending.ts";
-export type { ClientState } from "../thread/outcomes.ts";
-import { LineReader, LineWriter, readServerLine } from "./_lines.ts";
-import type { ChannelEnd, ExitStatus, Transport } from "./transport.ts";
+export type { ClientState } from "../thread/state.ts";
+export { EXIT_AFTER_EOF_GRACE_MS } from "./_connection.ts";
 
 /** Options of a {@linkcode ClientMachine}. */
 export type MachineOptions = {
@@ -69,24 +72,26 @@ export type MachineOptions = {
   era?: EraMode;
   /** The versions offered, a subset of `SUPPORTED_VERSIONS`; all by default. */
   versions?: readonly SupportedVersion[];
-  /** What an earlier start of the same server tried, reported with a failure of this one. */
-  priorAttempts?: readonly StartAttempt[];
-  /** Called once, with the latched reason, when the client dies. */
-  onDeath?: (error: ClientError) => void;
+  /** Told of every change of the client's life, in order. */
+  onReport?: (report: StateReport) => void;
 };
 
-/** How long an end of stdout waits for the exit status before it is the death reason. */
-export const EXIT_AFTER_EOF_GRACE_MS = 50;
+/**
+ * What a machine runs on: one transport (its server launched once), or a
+ * launcher that makes a fresh transport for each launch (so that a server
+ * that exits on the era probe can be launched once more).
+ */
+export type Launcher = Transport | (() => Transport);
 
 /** What this client calls itself in `initialize` and in every envelope. */
 export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0" };
 
 /**
- * One MCP client over one transport.
+ * One MCP client over one server.
  *
- * @example Talk to an in-process peer of the handshake era
+ * @example Talk to an in-process peer of the legacy era
  * ```ts
- * import { ChannelTransport } from "./transport.ts";
+ * import { ChannelTransport } from "./channel_transport.ts";
  * import { ClientMachine } from "./machine.ts";
  * const result = {
  *   protocolVersion: "2025-11-25",
@@ -102,55 +107,38 @@ export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0"
  * const machine = new ClientMachine(transport, { name: "peer", era: "legacy" });
  * const started = await machine.connect();
  * console.log(started.ok && started.value.era); // legacy
- * await machine.shutdown();
+ * await machine.retire();
  * ```
  */
 export class ClientMachine {
-  #transport: Transport;
+  #launcher: Launcher;
   #name: string;
   #clock: Clock;
   #connectTimeoutMs: number;
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
   #plan: EraPlan;
-  #priorAttempts: readonly StartAttempt[];
-  #onDeath: ((error: ClientError) => void) | undefined;
-  #retirement: Retirement;
-  #lines: LineWriter;
+  #onReport: ((report: StateReport) => void) | undefined;
 
   #state: ClientState = "parked";
-  #era: Era | undefined;
-  #exitedOnProbe = false;
-  #opened = false;
-  #pid: number | null = null;
-  #pending: PendingTable;
-  #reader = new LineReader();
-  #takeRaw = (id: number) => this.#pending.takeRaw(id);
-  #channelOpen = false;
-  #death: { cause: DeathCause; message: string } | undefined;
+  #connection: Connection | undefined;
+  #launches = 0;
+  /** The one death latch: why calls are refused once the client has died. */
+  #death: ClientError | undefined;
   #evidence: RetirementEvidence | undefined;
-  /** The start request in flight: the probe until the handshake is sent. */
-  #starting: string | undefined;
+  #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
+  #reported: StateReport | undefined;
 
   /** Makes a parked machine; `RangeError` when the era and versions leave nothing to offer. */
-  constructor(transport: Transport, options: MachineOptions) {
-    this.#transport = transport;
+  constructor(launcher: Launcher, options: MachineOptions) {
+    this.#launcher = launcher;
     this.#name = options.name;
     this.#clock = options.clock ?? systemClock;
-    this.#pending = new PendingTable(this.#clock, (id, p) => this.#expire(id, p, false), transport);
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#plan = eraPlan(options.era, options.versions);
-    this.#priorAttempts = options.priorAttempts ?? [];
-    this.#onDeath = options.onDeath;
-    this.#retirement = new Retirement({
-      name: this.#name,
-      transport,
-      clock: this.#clock,
-      pid: () => this.#pid,
-    });
-    this.#lines = new LineWriter((data) => this.#write(data));
+    this.#onReport = options.onReport;
   }
 
   /** Where the machine is in its life. */
@@ -158,92 +146,40 @@ export class ClientMachine {
     return this.#state;
   }
 
-  /** The server's pid once spawned (`null` for a transport without one). */
+  /** The server's pid once spawned (`null` for a server that is not a child process). */
   get pid(): number | null {
-    return this.#pid;
+    return this.#connection?.pid ?? null;
   }
 
   /** Requests still waiting for an answer. */
   get inFlight(): number {
-    return this.#pending.size;
-  }
-
-  /**
-   * Whether the start failed because the server exited on the probe while a
-   * handshake was still to be tried: it may be started once more, pinned to
-   * the handshake era.
-   */
-  get exitedOnProbe(): boolean {
-    return this.#exitedOnProbe;
+    return this.#connection?.inFlight ?? 0;
   }
 
   /** The kept tail of the server's stderr. */
   stderrTail(): string {
-    return this.#transport.stderrTail();
+    return this.#connection?.stderrTail() ?? "";
+  }
+
+  /** What the machine would report now. */
+  get report(): StateReport {
+    return { state: this.#state, death: this.#death ?? null, evidence: this.#evidence ?? null };
   }
 
   /**
-   * Opens the transport and starts the session. With a stateless era to
-   * offer, `server/discover` first (with the full envelope and empty client
-   * capabilities); a modern answer makes the session modern, and any other
-   * answer falls back at once to `initialize` (empty client capabilities),
-   * then `notifications/initialized`, when the handshake era is offered. A
-   * failure after the spawn retires the process before it is returned.
+   * Launches the server and starts the session (`start.ts`). A failure after
+   * the launch retires the server before it is returned. Calling it again
+   * returns the same outcome; a client retired before it was started is
+   * `transport_failed`.
    */
-  async connect(): Promise<Result<ServerInfo, StartError>> {
+  connect(): Promise<Result<ServerInfo, StartError>> {
+    if (this.#connecting !== undefined) return this.#connecting;
     if (this.#state !== "parked") {
-      throw new TypeError(`Cannot connect client "${this.#name}": it is ${this.#state}`);
+      return Promise.resolve(err(cannotConnect(this.#name, this.#state, this.stderrTail())));
     }
-    this.#state = "connecting";
-    const deadlineAt = this.#clock.now() + this.#connectTimeoutMs;
-    // Open before the first event: a fast server may write, or exit, before
-    // `open` resolves.
-    this.#opened = true;
-    this.#channelOpen = true;
-    const opened = await this.#transport.open({
-      bytes: (chunk) => this.#onBytes(chunk),
-      end: (cause) => this.#onEnd(cause),
-      exit: (status) => this.#onExit(status),
-    });
-    if (!opened.ok) {
-      this.#opened = false;
-      this.#channelOpen = false;
-      this.#die("not_connected", `Server "${this.#name}" did not start: ${opened.error.message}`);
-      if (this.#state === "connecting") this.#state = "failed";
-      return err({
-        kind: "transport_failed",
-        message: `Cannot start server "${this.#name}": ${opened.error.message}`,
-        stderrTail: this.stderrTail(),
-      });
-    }
-    this.#pid = opened.value.pid;
-    const started = await runStart(this.#plan, {
-      name: this.#name,
-      clientInfo: this.#clientInfo,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      priorAttempts: this.#priorAttempts,
-      remaining: () => Math.max(0, deadlineAt - this.#clock.now()),
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
-      exited: () => this.#retirement.exit !== undefined,
-      stderrTail: () => this.stderrTail(),
-    });
-    if (!started.ok) {
-      this.#exitedOnProbe = started.exitedOnProbe;
-      return await this.#failStart(started.failure);
-    }
-    if (this.#state !== "connecting" || this.#death !== undefined) {
-      const method = started.info.era === "modern" ? DISCOVER_METHOD : "initialize";
-      return await this.#failStart(handshakeFailure(method, this.#unavailable(), {
-        name: this.#name,
-        timeoutMs: this.#connectTimeoutMs,
-        stderrTail: this.stderrTail(),
-      }));
-    }
-    this.#era = started.info.era;
-    if (started.envelope !== undefined) this.#lines.envelope(started.envelope);
-    else this.#lines.notification("notifications/initialized");
-    this.#state = "ready";
-    return ok(started.info);
+    this.#setState("connecting");
+    this.#connecting = this.#start();
+    return this.#connecting;
   }
 
   /**
@@ -251,10 +187,10 @@ export class ClientMachine {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a stateless-era session the
-   * request carries the envelope, and `ping` (gone from that era) is sent
-   * as `server/discover`. `raw`: see the module doc. `timed: false` leaves
-   * the deadline to the caller, who says `cancel(id, true)` when it passes.
+   * `undefined` when it was refused at once. In a modern session the request
+   * carries the envelope, and `ping` (gone from that era) is sent as
+   * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
+   * deadline to the caller, who says `cancel(id, true)` when it passes.
    */
   send(
     method: string,
@@ -263,18 +199,26 @@ export class ClientMachine {
     settle: Settle,
     options: { raw?: Pending["raw"]; timed?: boolean } = {},
   ): number | undefined {
-    if (this.#state !== "ready") {
+    const connection = this.#connection;
+    if (this.#state !== "ready" || connection === undefined) {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return this.#send(method, params, timeoutMs, settle, true, options.raw, options.timed ?? true);
+    return connection.request(params, {
+      method,
+      settle,
+      timeoutMs,
+      tellCancel: true,
+      raw: options.raw,
+      timed: options.timed ?? true,
+    });
   }
 
   /**
    * A line handed on raw was not the response it looked like (`malformed`),
    * or not UTF-8 (`framing`): the client dies of it.
    */
-  malformed(message: string, cause: "malformed" | "framing" = "malformed"): void {
+  malformed(message: string, cause: LineFault = "malformed"): void {
     this.#die(cause, message);
   }
 
@@ -285,41 +229,86 @@ export class ClientMachine {
    * settled id does nothing.
    */
   cancel(id: number, timedOut = false): void {
-    const pending = this.#pending.take(id);
-    if (pending !== undefined) this.#expire(id, pending, !timedOut);
+    this.#connection?.cancel(id, !timedOut);
   }
 
   /**
    * Retires the server (see `retirement.ts`) within one deadline. Evidence
-   * only on the real exit, or `no_resource` for a client that never opened.
+   * only on the real exit, or `no_resource` for a client never started.
    */
-  async shutdown(
-    options: { timeoutMs?: number } = {},
-  ): Promise<Result<RetirementEvidence, RetirementError>> {
+  async retire(options: { timeoutMs?: number } = {}): Promise<RetirementOutcome> {
     const timeoutMs = options.timeoutMs ?? this.#retirementTimeoutMs;
-    if (this.#evidence !== undefined) {
-      this.#state = "retired";
-      return ok(this.#evidence);
-    }
-    if (this.#state === "parked") {
-      this.#state = "retired";
-      this.#die("shutdown", `Client "${this.#name}" was retired`);
-      this.#evidence = { kind: "no_resource" };
-      return ok(this.#evidence);
+    const atOnce = retiredAtOnce(this.report, this.#name);
+    if (atOnce !== undefined) {
+      this.#death ??= atOnce.death ?? undefined;
+      this.#evidence = atOnce.evidence;
+      this.#setState("retired");
+      return ok(atOnce.evidence);
     }
     this.#state = "retiring";
-    this.#die("shutdown", `Client "${this.#name}" was shut down`, { retire: false });
-    const outcome = this.#opened
-      ? await this.#retirement.retireWithin(timeoutMs)
-      : ok({ kind: "no_resource" as const });
+    this.#die("shutdown", retiredDeath(this.#name).message, { retire: false });
+    this.#tell();
+    const connection = this.#connection;
+    const outcome = connection?.opened === true
+      ? await connection.retireWithin(timeoutMs)
+      : ok(noResource());
     if (outcome.ok) {
       this.#evidence = outcome.value;
-      this.#state = "retired";
+      this.#setState("retired");
     }
     return outcome;
   }
 
   // ---- start ----
+
+  async #start(): Promise<Result<ServerInfo, StartError>> {
+    const started = await startSession({
+      name: this.#name,
+      clientInfo: this.#clientInfo,
+      plan: this.#plan,
+      connectTimeoutMs: this.#connectTimeoutMs,
+      retirementTimeoutMs: this.#retirementTimeoutMs,
+      now: () => this.#clock.now(),
+      launch: () => this.#launch(),
+      mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
+      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      lost: () =>
+        this.#state !== "connecting" || this.#death !== undefined ? this.#unavailable() : undefined,
+      failed: (failure, final) => this.#failed(failure, final),
+    });
+    if (started.ok) {
+      this.#connection?.begin(started.info.era, started.envelope);
+      this.#setState("ready");
+      return ok(started.info);
+    }
+    const cleanup = started.cleanup;
+    if (cleanup === undefined) this.#evidence ??= noResource();
+    else if (cleanup.ok) this.#evidence = cleanup.value;
+    this.#tell();
+    return err(started.error);
+  }
+
+  /** Launches the server once more: a fresh connection, spoken to from now on. */
+  async #launch(): Promise<Result<Connection, { message: string }>> {
+    const launcher = this.#launcher;
+    if (typeof launcher !== "function" && this.#launches > 0) {
+      throw new TypeError(`Cannot launch server "${this.#name}" again: it has one transport`);
+    }
+    this.#launches++;
+    const transport = typeof launcher === "function" ? launcher() : launcher;
+    const connection: Connection = new Connection(transport, {
+      name: this.#name,
+      clock: this.#clock,
+      ended: (cause, message) => {
+        if (connection === this.#connection) this.#die(cause, message);
+      },
+    });
+    this.#connection = connection;
+    // A fresh launch: how the last one ended was its attempt's failure.
+    this.#death = undefined;
+    const opened = await connection.open();
+    return opened.ok ? ok(connection) : opened;
+  }
 
   /** A request of the start: sent while `connecting`. */
   #startRequest(
@@ -327,155 +316,84 @@ export class ClientMachine {
     paramsText: string,
     timeoutMs: number,
   ): Promise<Result<JsonValue, ClientError>> {
-    if (this.#state !== "connecting" || this.#death !== undefined) {
+    const connection = this.#connection;
+    if (this.#state !== "connecting" || this.#death !== undefined || connection === undefined) {
       return Promise.resolve(err(this.#unavailable()));
     }
     // Never announced when given up: `initialize` must not be cancelled (the
     // specification says so), and a legacy server must hear nothing of a probe.
-    return new Promise((resolve) => this.#send(method, paramsText, timeoutMs, resolve, false));
+    return new Promise((resolve) =>
+      connection.request(paramsText, {
+        method,
+        settle: resolve,
+        timeoutMs,
+        tellCancel: false,
+        raw: undefined,
+        timed: true,
+      })
+    );
   }
 
-  async #failStart(failure: StartFailure): Promise<Result<ServerInfo, StartError>> {
-    if (this.#state === "connecting") this.#state = "failed";
-    failure = this.#transport.refused?.() ?? failure;
-    this.#die("not_connected", `Server "${this.#name}" failed to start: ${failure.message}`);
-    const cleanup = this.#opened
-      ? await this.#retirement.retire(this.#retirementTimeoutMs)
-      : ok({ kind: "no_resource" as const });
-    if (cleanup.ok) this.#evidence = cleanup.value;
-    return err(startError(failure, cleanup, this.stderrTail()));
-  }
-
-  // ---- requests ----
-
-  #send(
-    method: string,
-    params: string | Uint8Array,
-    timeoutMs: number,
-    settle: Settle,
-    tellCancel: boolean,
-    raw?: Pending["raw"],
-    timed = true,
-  ): number {
-    const id = this.#pending.add({ method, settle, timeoutMs, tellCancel, raw, timed });
-    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#lines.request(id, wire, params);
-    return id;
-  }
-
-  /** A request taken out of the table is given up: the caller is told, and the server. */
-  #expire(id: number, pending: Pending, aborted: boolean): void {
-    if (pending.tellCancel && this.#channelOpen && this.#death === undefined) {
-      this.#lines.notification("notifications/cancelled", {
-        requestId: id,
-        reason: aborted ? "The caller cancelled the request" : "The request timed out",
-      });
-    }
-    pending.settle(err(callTimedOut(this.#name, pending.method, pending.timeoutMs, aborted)));
-  }
-
-  #write(data: string | Uint8Array): void {
-    if (!this.#channelOpen) return;
-    this.#transport.write(data);
-  }
-
-  // ---- inbound ----
-
-  #onBytes(chunk: Uint8Array): void {
-    if (!this.#channelOpen) return;
-    const pushed = this.#reader.push(chunk);
-    const lines = pushed.ok ? pushed.value : pushed.error.lines;
-    for (const line of lines) {
-      if (!this.#channelOpen) return;
-      this.#onLine(line);
-    }
-    if (!pushed.ok) {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${pushed.error.message}`);
-    }
-  }
-
-  #onLine(bytes: Uint8Array): void {
-    const read = this.#reader.route(bytes, this.#takeRaw);
-    if (read.kind === "raw") return read.pending.raw?.(read.id, bytes);
-    if (read.kind === "not_utf8") {
-      this.#die("framing", `Server "${this.#name}" broke the framing: ${read.message}`);
-      return;
-    }
-    const line = read.line;
-    const starting = this.#state === "connecting" ? this.#starting ?? "initialize" : undefined;
-    const message = readServerLine(line, this.#name, starting);
-    switch (message.kind) {
-      case "malformed":
-        this.#die("malformed", message.message);
-        return;
-      case "response": {
-        const pending = typeof message.id === "number" ? this.#pending.take(message.id) : undefined;
-        pending?.settle(
-          message.outcome.ok
-            ? message.outcome
-            : err(serverError(this.#name, pending.method, message.outcome.error)),
-        );
-        return;
-      }
-      case "request":
-        // The stateless era has no server-to-client requests, and a client
-        // there must not answer one: it is dropped.
-        if (this.#era !== "modern") this.#lines.refuse(message.id, message.method);
-        return;
-      case "notification":
-        return;
-    }
-  }
-
-  #onEnd(cause: ChannelEnd): void {
-    if (cause.kind === "http_failed") return this.#die("http_failed", cause.message);
-    if (cause.kind === "write_failed") {
-      this.#die("write_failed", `Cannot write to server "${this.#name}": ${cause.message}`);
-      return;
-    }
-    // End of stdout usually means the exit is on its way; its status says more
-    // to a person than "stdout closed", so it is given a moment to arrive.
-    this.#channelOpen = false;
-    if (this.#retirement.exit !== undefined || this.#death !== undefined) return;
-    const message = `Server "${this.#name}" closed its stdout: ${cause.message}`;
-    this.#retirement.whenExit(this.#clock.now() + EXIT_AFTER_EOF_GRACE_MS, (exited) => {
-      if (!exited) this.#die("stdout_closed", message);
-    });
-  }
-
-  #onExit(status: ExitStatus): void {
-    if (!this.#retirement.exited(status)) return;
-    const how = status.signal === null ? `with code ${status.code}` : `on signal ${status.signal}`;
-    this.#die("exited", `Server "${this.#name}" exited ${how}`);
+  /**
+   * A launch failed to start the session: it is ended. When the whole start
+   * has failed, so has the client, and its calls say so, whatever ended the
+   * launch.
+   */
+  #failed(failure: StartFailure, final: boolean): void {
+    const message = `Server "${this.#name}" failed to start: ${failure.message}`;
+    const failedNow = final && this.#state === "connecting";
+    if (failedNow) this.#state = "failed";
+    const ended = this.#death !== undefined;
+    // Ends the launch, when nothing else has.
+    this.#die("not_connected", message);
+    if (failedNow && ended) this.#death = death("not_connected", message);
+    this.#tell();
   }
 
   // ---- death ----
 
   #unavailable(): ClientError {
-    const death = this.#death ?? {
-      cause: "not_connected" as const,
-      message: `Client "${this.#name}" is ${this.#state}, not connected`,
-    };
-    return {
-      kind: "unavailable",
-      cause: death.cause,
-      message: death.message,
-      stderrTail: this.stderrTail(),
-    };
+    return unavailableOf(this.report, this.#name, this.stderrTail());
   }
 
   /** Latches the first reason, settles every waiting call, starts the retirement. */
   #die(cause: DeathCause, message: string, options: { retire?: boolean } = {}): void {
     if (this.#death !== undefined) return;
-    this.#death = { cause, message };
-    this.#channelOpen = false;
+    this.#death = death(cause, message);
     if (this.#state === "ready") this.#state = "dead";
-    const error = this.#unavailable();
-    for (const pending of this.#pending.takeAll()) pending.settle(err(error));
-    this.#onDeath?.(error);
+    const connection = this.#connection;
+    connection?.close(this.#unavailable());
+    this.#tell();
     // A dead channel is never reopened: the server is retired at once.
-    if (this.#opened && options.retire !== false) {
-      void this.#retirement.retire(this.#retirementTimeoutMs);
+    if (connection?.opened === true && options.retire !== false) {
+      void connection.retire(this.#retirementTimeoutMs);
     }
   }
+
+  #setState(state: ClientState): void {
+    this.#state = state;
+    this.#tell();
+  }
+
+  /**
+   * Reports the client's life when it changed. While a start is under way
+   * only its beginning is told: how one launch ended is the start's to judge.
+   */
+  #tell(): void {
+    const report = this.report;
+    const last = this.#reported;
+    if (
+      last !== undefined && last.state === report.state &&
+      (report.state === "connecting" ||
+        (last.death === report.death && last.evidence === report.evidence))
+    ) {
+      return;
+    }
+    this.#reported = report;
+    this.#onReport?.(report);
+  }
+}
+
+function death(cause: DeathCause, message: string): ClientError {
+  return { kind: "unavailable", cause, message, stderrTail: "" };
 }

@@ -1,25 +1,26 @@
 /**
- * The seam the client state machine is written against, and its in-process
- * implementation.
+ * The seam the client state machine is written against: a transport carries
+ * bytes and an end. Its in-process implementation, for tests, is
+ * `channel_transport.ts`.
  *
- * A transport carries bytes both ways and reports, separately, that the
- * channel broke (`end`) and that the server really exited (`exit`): a server
- * whose descendants hold its stdout open has still exited, and a server that
- * closed its stdout may still be running. Signals go to the server's whole
- * process group and are refused once its exit has been seen, because pids are
- * recycled.
+ * A transport writes bytes to the server, delivers what the server writes,
+ * and reports, separately, that the channel broke (`end`) and that the server
+ * really exited (`exit`): a server whose descendants hold its stdout open has
+ * still exited, and a server that closed its stdout may still be running.
+ *
+ * What only one kind of server has is a capability of its own, the
+ * transport's {@linkcode ServerControl}: a child process has
+ * {@linkcode ProcessControl} (its pid, stdin close, its group's signals, the
+ * drain check, the tail of its stderr), a remote server
+ * {@linkcode SessionControl} (the release of its session). The retirement
+ * takes the stopping strategy that fits (`retirement.ts`).
  *
  * @module
  */
 
-import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  Drain,
-  ExitStatus,
-  GroupSignal,
-  RemoteEvidence,
-  StartFailure,
-} from "../thread/outcomes.ts";
+import type { Result } from "../codec/result.ts";
+import type { Drain, ExitStatus, GroupSignal, RemoteEvidence } from "../thread/evidence.ts";
+import type { StartFailure } from "../thread/outcomes.ts";
 
 export type { Drain, ExitStatus, GroupSignal };
 
@@ -32,7 +33,7 @@ export type ChannelEnd =
 
 /** Where a transport delivers what happens; set once by `open`. */
 export interface TransportSink {
-  /** A chunk of the server's stdout. The chunk may be reused after the call. */
+  /** A chunk of what the server wrote. The chunk may be reused after the call. */
   bytes(chunk: Uint8Array): void;
   /** The channel broke; no more bytes will be delivered or written. */
   end(cause: ChannelEnd): void;
@@ -40,18 +41,41 @@ export interface TransportSink {
   exit(status: ExitStatus): void;
 }
 
-/** One way of running a server. */
+/** One way of reaching a server: bytes both ways, and an end. */
 export interface Transport {
   /** Starts the server; `sink` receives everything from then on. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>>;
+  open(sink: TransportSink): Promise<Result<void, { message: string }>>;
   /**
-   * Queues text or UTF-8 bytes for the server's stdin, written in the order
-   * queued. What one synchronous run of writes queues ends with a complete
-   * line: a line may be queued in parts (a long request's parameters travel
-   * as bytes between its head and tail), never left unfinished.
+   * Queues text or UTF-8 bytes for the server, written in the order queued.
+   * What one synchronous run of writes queues ends with a complete line: a
+   * line may be queued in parts (a long request's parameters travel as bytes
+   * between its head and tail), never left unfinished.
    */
   write(data: string | Uint8Array): void;
-  /** Closes the server's stdin (its documented shutdown request). */
+  /**
+   * Told when request `id` needs nothing more (answered, given up, or its
+   * client died): a transport with a stream per request closes it.
+   */
+  done?(id: number): void;
+  /**
+   * Releases what is left (pipes, readers, requests) once the server is
+   * retired, letting output already written be read first, briefly.
+   */
+  dispose(): Promise<void>;
+  /** What controls the server behind the transport, and so how it is stopped. */
+  readonly control: ServerControl;
+}
+
+/** The capability a transport has over its server: a process's, or a session's. */
+export type ServerControl =
+  | { kind: "process"; process: ProcessControl }
+  | { kind: "session"; session: SessionControl };
+
+/** What a transport can do to a server that is a child process. */
+export interface ProcessControl {
+  /** The child's pid (also its process group's id) once spawned; `null` before. */
+  readonly pid: number | null;
+  /** Closes the child's stdin (its documented request to end). */
   closeStdin(): void;
   /** Signals the process group; does nothing once the exit has been seen. */
   signal(signal: GroupSignal): void;
@@ -61,245 +85,23 @@ export interface Transport {
    * (as `false` if survivors remain then).
    */
   drain(deadlineMs: number): Promise<Drain>;
-  /**
-   * Releases what is left (pipes, readers) once the server is retired,
-   * letting output already written be read first, briefly.
-   */
-  dispose(): Promise<void>;
-  /** The kept tail of the server's stderr, decoded leniently. */
+  /** The kept tail of the child's stderr, decoded leniently. */
   stderrTail(): string;
+}
+
+/** What a transport can do to a server behind a session (a remote server). */
+export interface SessionControl {
+  /** Ends the session within `deadlineMs`; says what was done, never claiming an exit. */
+  release(deadlineMs: number): Promise<RemoteEvidence>;
   /**
-   * Told when request `id` needs nothing more (answered, given up, or its
-   * client died): a transport with a stream per request closes it.
-   */
-  done?(id: number): void;
-  /**
-   * Present on a transport with no process (a remote server): retirement
-   * ends its session this way instead of closing stdin and signalling, and
-   * the evidence says what was done.
-   */
-  release?(deadlineMs: number): Promise<RemoteEvidence>;
-  /**
-   * The start failure a transport met that no answer can explain (a remote
+   * The start failure the transport met that no answer can explain (the
    * server unreachable, refusing the client's credentials, or breaking the
    * wire): a failed start reports it instead of what the start was asking.
    */
-  refused?(): StartFailure | undefined;
+  refused(): StartFailure | undefined;
 }
 
-/** What a {@linkcode ChannelPeer} does when the client acts on it. */
-export type PeerBehaviour = {
-  /** Called with each line the client writes. */
-  line?: (line: string, peer: ChannelPeer) => void;
-  /** Called when the client closes stdin. */
-  stdinClosed?: (peer: ChannelPeer) => void;
-  /** Called for each signal; the default exits on either signal. */
-  signal?: (signal: GroupSignal, peer: ChannelPeer) => void;
-};
-
-/** Options of a {@linkcode ChannelTransport}. */
-export type ChannelOptions = {
-  /** The pid reported on open; `null` by default. */
-  pid?: number | null;
-  /** When set, `open` fails with this message. */
-  openFailure?: string;
-  /** What `drain` answers; `true` by default. */
-  drain?: Drain;
-};
-
-const encoder = new TextEncoder();
-
-/**
- * The far end of a {@linkcode ChannelTransport}: a scripted server in the
- * same thread. Everything crosses on microtasks, never synchronously, as it
- * would through a pipe.
- *
- * @example Answer every line with garbage
- * ```ts
- * import { ChannelTransport } from "./transport.ts";
- * const transport = new ChannelTransport({
- *   line: (_line, peer) => peer.send("not json\n"),
- * });
- * console.log(transport.peer.written.length); // 0
- * ```
- */
-export class ChannelPeer {
-  /** Every line the client wrote, in order. */
-  readonly written: string[] = [];
-  /** Signals received, in order. */
-  readonly signals: GroupSignal[] = [];
-  /** Whether the client closed stdin. */
-  stdinClosed = false;
-  /** The exit status, once the peer exited. */
-  exitStatus: ExitStatus | undefined;
-  /** When true, the client's writes fail. */
-  failWrites = false;
-  /** Whether the client has been told of the exit. */
-  exitDelivered = false;
-  #behaviour: PeerBehaviour;
-  #sink: TransportSink | undefined;
-  #stdoutOpen = true;
-  #stderr: string[] = [];
-  #partial = "";
-  #decoder = new TextDecoder();
-
-  constructor(behaviour: PeerBehaviour) {
-    this.#behaviour = behaviour;
-  }
-
-  /** Sends text or bytes to the client's side, as stdout. */
-  send(data: string | Uint8Array): void {
-    const bytes = typeof data === "string" ? encoder.encode(data) : data.slice();
-    queueMicrotask(() => {
-      if (this.#stdoutOpen) this.#sink?.bytes(bytes);
-    });
-  }
-
-  /** Appends to the stderr tail the client reports. */
-  stderr(text: string): void {
-    this.#stderr.push(text);
-  }
-
-  /** Closes stdout without exiting. */
-  closeStdout(): void {
-    queueMicrotask(() => this.#endStdout());
-  }
-
-  /** Exits: stdout closes, then the exit status is delivered. */
-  exit(code: number, signal: string | null = null): void {
-    if (this.exitStatus !== undefined) return;
-    this.exitStatus = { code, signal };
-    const status = this.exitStatus;
-    queueMicrotask(() => {
-      this.#endStdout();
-      this.exitDelivered = true;
-      this.#sink?.exit(status);
-    });
-  }
-
-  #endStdout(): void {
-    if (!this.#stdoutOpen) return;
-    this.#stdoutOpen = false;
-    this.#sink?.end({ kind: "stdout_closed", message: "The peer closed its stdout" });
-  }
-
-  /** @internal Called by the transport. */
-  attach(sink: TransportSink): void {
-    this.#sink = sink;
-  }
-
-  /** @internal Called by the transport. */
-  receive(data: string | Uint8Array): void {
-    if (this.exitStatus !== undefined || this.failWrites || this.stdinClosed) {
-      const reason = this.failWrites ? "the peer refuses writes" : "the peer's stdin is closed";
-      queueMicrotask(() => this.#sink?.end({ kind: "write_failed", message: reason }));
-      return;
-    }
-    const text = this.#partial +
-      (typeof data === "string" ? data : this.#decoder.decode(data, { stream: true }));
-    const lines = text.split("\n");
-    this.#partial = lines.pop() ?? "";
-    for (const line of lines) {
-      if (line.length === 0) continue;
-      this.written.push(line);
-      const handler = this.#behaviour.line;
-      if (handler !== undefined) queueMicrotask(() => handler(line, this));
-    }
-  }
-
-  /** @internal Called by the transport. */
-  onStdinClosed(): void {
-    if (this.stdinClosed) return;
-    this.stdinClosed = true;
-    const handler = this.#behaviour.stdinClosed;
-    if (handler !== undefined) queueMicrotask(() => handler(this));
-  }
-
-  /** @internal Called by the transport. */
-  onSignal(signal: GroupSignal): void {
-    this.signals.push(signal);
-    const handler = this.#behaviour.signal ??
-      ((s: GroupSignal, peer: ChannelPeer) => peer.exit(128 + (s === "SIGKILL" ? 9 : 15), s));
-    queueMicrotask(() => handler(signal, this));
-  }
-
-  /** @internal The stderr text written so far. */
-  stderrText(): string {
-    return this.#stderr.join("");
-  }
-}
-
-/**
- * An in-process transport: the client talks to a {@linkcode ChannelPeer}
- * instead of a process, so every client behaviour is testable without one.
- *
- * @example Open a channel with a silent peer
- * ```ts
- * import { ChannelTransport } from "./transport.ts";
- * const transport = new ChannelTransport({}, { pid: 7 });
- * const opened = await transport.open({ bytes() {}, end() {}, exit() {} });
- * console.log(opened.ok); // true
- * ```
- */
-export class ChannelTransport implements Transport {
-  /** The scripted far end. */
-  readonly peer: ChannelPeer;
-  #options: ChannelOptions;
-  #opened = false;
-  /** Signals sent after the exit was seen (must stay 0). */
-  signalsAfterExit = 0;
-  /** Whether `dispose` ran. */
-  disposed = false;
-
-  constructor(behaviour: PeerBehaviour, options: ChannelOptions = {}) {
-    this.peer = new ChannelPeer(behaviour);
-    this.#options = options;
-  }
-
-  /** Attaches the sink, or fails as configured. */
-  open(sink: TransportSink): Promise<Result<{ pid: number | null }, { message: string }>> {
-    if (this.#opened) throw new TypeError("Cannot open a ChannelTransport twice");
-    this.#opened = true;
-    if (this.#options.openFailure !== undefined) {
-      return Promise.resolve(err({ message: this.#options.openFailure }));
-    }
-    this.peer.attach(sink);
-    return Promise.resolve(ok({ pid: this.#options.pid ?? null }));
-  }
-
-  /** Hands what is written to the peer, which sees each line once complete. */
-  write(data: string | Uint8Array): void {
-    this.peer.receive(data);
-  }
-
-  /** Tells the peer its stdin closed. */
-  closeStdin(): void {
-    this.peer.onStdinClosed();
-  }
-
-  /** Delivers a signal to the peer, unless it has exited. */
-  signal(signal: GroupSignal): void {
-    if (this.peer.exitDelivered) {
-      this.signalsAfterExit++;
-      return;
-    }
-    if (this.peer.exitStatus !== undefined) return;
-    this.peer.onSignal(signal);
-  }
-
-  /** Answers as configured. */
-  drain(_deadlineMs: number): Promise<Drain> {
-    return Promise.resolve(this.#options.drain ?? true);
-  }
-
-  /** Marks the transport disposed. */
-  dispose(): Promise<void> {
-    this.disposed = true;
-    return Promise.resolve();
-  }
-
-  /** The stderr text the peer wrote. */
-  stderrTail(): string {
-    return this.peer.stderrText();
-  }
+/** The kept tail of the server's stderr: a process's, or none. */
+export function stderrTailOf(control: ServerControl): string {
+  return control.kind === "process" ? control.process.stderrTail() : "";
 }

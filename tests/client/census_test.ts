@@ -194,19 +194,32 @@ Deno.test("Client calls: deadlines, aborts, misuse and states", async (t) => {
     assert.ok(tools.ok && tools.value.some((tool) => tool.name === "echo_args"));
     assert.ok((await client.ping()).ok);
   });
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   assert.ok(
     retired.ok && retired.value.kind === "exited" && retired.value.escalation === "stdin_closed",
   );
   const after = await client.callTool("echo", { text: "too late" });
   assert.ok(!after.ok && after.error.kind === "unavailable" && after.error.cause === "shutdown");
+  assert.deepEqual(await client.retire(), retired);
+  // The former name, deprecated, answers the same.
   assert.deepEqual(await client.shutdown(), retired);
 });
 
-Deno.test("shutdown() during connect retires the server and fails the start", async () => {
+Deno.test("a client retired before it was started refuses a connect, as its machine would", async () => {
+  const client = new Client(echo("never"), QUICK);
+  assert.deepEqual(await client.retire(), { ok: true, value: { kind: "no_resource" } });
+  assert.equal(client.state, "retired");
+  const refused = await client.connect();
+  assert.ok(!refused.ok && refused.error.kind === "transport_failed");
+  assert.match(refused.error.message, /Cannot connect client "never": it is retired/);
+  const call = await client.callTool("echo", { text: "x" });
+  assert.ok(!call.ok && call.error.kind === "unavailable" && call.error.cause === "shutdown");
+});
+
+Deno.test("retire() during connect retires the server and fails the start", async () => {
   const client = new Client(fixture("silent", "silent.ts"), QUICK);
   const connecting = client.connect();
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   const started = await connecting;
   assert.ok(!started.ok);
   assert.ok(retired.ok, JSON.stringify(retired));

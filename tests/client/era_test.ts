@@ -15,12 +15,12 @@ function peer(mode: string, extra: Partial<StdioServerSpec> = {}): StdioServerSp
  * retired, when every byte of the server's stderr has reached the tail.
  */
 async function received(client: Client): Promise<string[]> {
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   assert.ok(retired.ok && retired.value.kind === "exited", JSON.stringify(retired));
   return client.stderrTail().split("\n").filter((line) => line.startsWith("recv "));
 }
 
-/** Connects in the handshake era, calls, retires; the lines received. */
+/** Connects in the legacy era, calls, retires; the lines received. */
 async function connected(spec: StdioServerSpec): Promise<string[]> {
   const client = new Client(spec, QUICK);
   const started = await client.connect();

@@ -16,7 +16,7 @@ async function ready(client: Client): Promise<void> {
 
 async function retired(client: Client, code?: number): Promise<void> {
   const pid = client.pid;
-  const outcome = await client.shutdown();
+  const outcome = await client.retire();
   assert.ok(outcome.ok, JSON.stringify(outcome));
   assert.equal(outcome.value.kind, "exited");
   if (outcome.value.kind === "exited") {
@@ -230,7 +230,7 @@ Deno.test("a server that ignores stdin EOF and SIGTERM is killed by SIGKILL", as
   const client = new Client(fixture("stubborn", "stubborn.ts"), QUICK);
   await ready(client);
   const pid = client.pid ?? -1;
-  const outcome = await client.shutdown({ timeoutMs: 2_000 });
+  const outcome = await client.retire({ timeoutMs: 2_000 });
   assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
   assert.equal(outcome.value.signal, "SIGKILL");
   assert.equal(outcome.value.escalation, "sigkill");
@@ -249,7 +249,7 @@ Deno.test("grandchildren that ignore SIGTERM do not survive the retirement", asy
   const grandchildren = [...client.stderrTail().matchAll(/grandchild (\d+)/g)].map((m) =>
     Number(m[1])
   );
-  const outcome = await client.shutdown();
+  const outcome = await client.retire();
   assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
   assert.equal(outcome.value.drained, true);
   assert.deepEqual(survivors(pid), []);

@@ -16,7 +16,7 @@ async function ready(client: Client): Promise<void> {
 
 async function retiredWithoutSurvivors(client: Client): Promise<void> {
   const pid = client.pid ?? -1;
-  const outcome = await client.shutdown();
+  const outcome = await client.retire();
   assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
   assert.equal(outcome.value.drained, true);
   assert.deepEqual(survivors(pid), []);
@@ -61,7 +61,7 @@ Deno.test("a server that stops reading: a call that cannot be written times out,
   assert.ok(!call.ok, JSON.stringify(call).slice(0, 500));
   assert.equal(call.error.kind, "call_timed_out", call.error.message);
   const pid = client.pid ?? -1;
-  const outcome = await client.shutdown();
+  const outcome = await client.retire();
   assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
   assert.notEqual(outcome.value.escalation, "stdin_closed", "it had to be signalled");
   assert.deepEqual(survivors(pid), []);

@@ -38,7 +38,7 @@ Deno.test("auto falls back to initialize over HTTP, then sends the session and v
     const called = await client.callTool("go", {});
     assert.ok(called.ok, JSON.stringify(called));
     assert.deepEqual(called.value.content, [{ type: "text", text: "gone" }]);
-    const retired = await client.shutdown();
+    const retired = await client.retire();
     assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
     assert.deepEqual(await requests(peer), [
       "POST /mcp server/discover - 2026-07-28 -",
@@ -66,7 +66,7 @@ Deno.test("a 401 fails the start with its status, body and WWW-Authenticate", as
     assert.match(started.error.message, /HTTP 401 Unauthorized; it asks for: Bearer realm="peer"/);
     // Credentials are never evidence of an era: nothing was tried after the 401.
     assert.equal((await requests(peer)).length, 1);
-    await client.shutdown();
+    await client.retire();
   });
 });
 
@@ -78,7 +78,7 @@ Deno.test("an endless event stream is bounded by the call's deadline", async () 
     assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
     // The client stays usable: only that request's stream was closed.
     assert.ok((await client.listTools()).ok);
-    await client.shutdown();
+    await client.retire();
   });
 });
 
@@ -92,7 +92,7 @@ Deno.test("a body past 16 MiB ends the client, named", async (t) => {
         assert.ok(!called.ok && called.error.kind === "unavailable", JSON.stringify(called));
         assert.equal(called.error.cause, "http_failed");
         assert.match(called.error.message, /16777216|MAX_/);
-        await client.shutdown();
+        await client.retire();
       });
     });
   }
@@ -109,7 +109,7 @@ Deno.test("a redirect to another origin is refused, one within it followed", asy
         /redirected server\/discover \(HTTP 307\) to http:\/\/localhost:/,
       );
       assert.deepEqual((await requests(peer)).length, 1);
-      await client.shutdown();
+      await client.retire();
     });
   });
   await t.step("the same origin", async () => {
@@ -117,7 +117,7 @@ Deno.test("a redirect to another origin is refused, one within it followed", asy
       const client = new Client(remote(`${peer.origin}/old`));
       const started = await client.connect();
       assert.ok(started.ok, JSON.stringify(started));
-      await client.shutdown();
+      await client.retire();
     });
   });
 });
@@ -129,7 +129,7 @@ Deno.test("a stream dropped after a priming event is resumed with Last-Event-ID"
     const called = await client.callTool("go", {});
     assert.ok(called.ok, JSON.stringify(called));
     assert.deepEqual(called.value.content, [{ type: "text", text: "resumed" }]);
-    await client.shutdown();
+    await client.retire();
     const log = await requests(peer);
     assert.ok(log.includes("GET /mcp - session-1 2025-06-18 ev-1"), log.join("\n"));
   });
@@ -147,7 +147,7 @@ Deno.test("an HTTP error without a JSON-RPC answer fails the call with its statu
       /HTTP 500 Internal Server Error: <h1>Internal error<\/h1>\\u\{a\}/,
     );
     assert.ok((await client.listTools()).ok);
-    await client.shutdown();
+    await client.retire();
   });
 });
 
@@ -155,7 +155,7 @@ Deno.test("a server that refuses DELETE leaves the session to expire, and says s
   await withPeer("no_delete", async (peer) => {
     const client = new Client(remote(`${peer.origin}/mcp`));
     assert.ok((await client.connect()).ok);
-    const retired = await client.shutdown();
+    const retired = await client.retire();
     assert.deepEqual(retired, {
       ok: true,
       value: { kind: "remote", url: `${peer.origin}/mcp`, session: "not_deletable", status: 405 },
@@ -174,7 +174,7 @@ Deno.test("an unreachable endpoint fails the start as transport_failed", async (
     started.error.message,
     /Cannot reach server "peer" at http:\/\/127\.0\.0\.1:\d+\/mcp/,
   );
-  const retired = await client.shutdown();
+  const retired = await client.retire();
   assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "stateless");
 });
 

@@ -11,7 +11,7 @@ async function stats(origin: string): Promise<Record<string, number>> {
   return await (await fetch(`${origin}/stats`)).json();
 }
 
-Deno.test("a remote SDK v2 server speaks the stateless era over HTTP", async () => {
+Deno.test("a remote SDK v2 server speaks the modern era over HTTP", async () => {
   const server = await serveFixture("sdk_v2_http.ts");
   try {
     const client = new Client(remote(`${server.origin}/mcp`));
@@ -25,7 +25,7 @@ Deno.test("a remote SDK v2 server speaks the stateless era over HTTP", async () 
     const called = await client.callTool("add", { a: 2, b: 3 });
     assert.ok(called.ok, JSON.stringify(called));
     assert.deepEqual(called.value.content, [{ type: "text", text: "5" }]);
-    const retired = await client.shutdown();
+    const retired = await client.retire();
     assert.deepEqual(retired, {
       ok: true,
       value: { kind: "remote", url: `${server.origin}/mcp`, session: "stateless" },
@@ -37,7 +37,7 @@ Deno.test("a remote SDK v2 server speaks the stateless era over HTTP", async () 
   }
 });
 
-Deno.test("a remote SDK v2 server pinned to the handshake era keeps a session and deletes it", async () => {
+Deno.test("a remote SDK v2 server pinned to the legacy era keeps a session and deletes it", async () => {
   const server = await serveFixture("sdk_v2_http.ts");
   try {
     const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
@@ -48,7 +48,7 @@ Deno.test("a remote SDK v2 server pinned to the handshake era keeps a session an
     const called = await client.callTool("echo", { text: "hé" });
     assert.ok(called.ok, JSON.stringify(called));
     assert.deepEqual(called.value.content, [{ type: "text", text: "hé" }]);
-    const retired = await client.shutdown();
+    const retired = await client.retire();
     assert.ok(retired.ok && retired.value.kind === "remote", JSON.stringify(retired));
     assert.equal(retired.value.session, "deleted");
     const seen = await stats(server.origin);
@@ -60,7 +60,7 @@ Deno.test("a remote SDK v2 server pinned to the handshake era keeps a session an
   }
 });
 
-Deno.test("a handshake-era session the server forgot (404) is opened again, and the call goes through", async () => {
+Deno.test("a legacy session the server forgot (404) is opened again, and the call goes through", async () => {
   const server = await serveFixture("sdk_v2_http.ts");
   try {
     const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
@@ -72,7 +72,7 @@ Deno.test("a handshake-era session the server forgot (404) is opened again, and 
     assert.deepEqual(called.value.content, [{ type: "text", text: "again" }]);
     const seen = await stats(server.origin);
     assert.equal(seen.opened, 2);
-    const retired = await client.shutdown();
+    const retired = await client.retire();
     assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
   } finally {
     await server.close();

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { ClientMachine } from "../../worker/machine.ts";
-import { ChannelTransport } from "../../worker/transport.ts";
+import { ChannelTransport } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
 import { MAX_TOOL_PAGES } from "../../spec/mod.ts";
 import { decodeCallResult, listAllTools, type PageRequest } from "../../client/_results.ts";
@@ -39,7 +39,7 @@ Deno.test("listAllTools() follows cursors, and refuses loops and floods", async 
     });
     const listed = await listAllTools("peer", page, { timeoutMs: 500 });
     assert.deepEqual(listed.ok && listed.value.map((tool) => tool.name), ["t0", "t1", "t2"]);
-    assert.ok((await machine.shutdown()).ok);
+    assert.ok((await machine.retire()).ok);
   });
   await t.step("a repeated cursor", async () => {
     const { machine, page } = await ready({
@@ -48,7 +48,7 @@ Deno.test("listAllTools() follows cursors, and refuses loops and floods", async 
     const listed = await listAllTools("peer", page, { timeoutMs: 500 });
     assert.ok(!listed.ok && listed.error.kind === "result_malformed");
     assert.match(listed.error.message, /repeated the tools\/list cursor "again"/);
-    assert.ok((await machine.shutdown()).ok);
+    assert.ok((await machine.retire()).ok);
   });
   await t.step("more than MAX_TOOL_PAGES pages", async () => {
     let pages = 0;
@@ -58,7 +58,7 @@ Deno.test("listAllTools() follows cursors, and refuses loops and floods", async 
     const listed = await listAllTools("peer", page, { timeoutMs: 500 });
     assert.ok(!listed.ok && listed.error.kind === "too_many_pages");
     assert.equal(pages, MAX_TOOL_PAGES);
-    assert.ok((await machine.shutdown()).ok);
+    assert.ok((await machine.retire()).ok);
   });
   await t.step("a lying tool", async () => {
     const { machine, page } = await ready({
@@ -67,7 +67,7 @@ Deno.test("listAllTools() follows cursors, and refuses loops and floods", async 
     const listed = await listAllTools("peer", page, { timeoutMs: 500 });
     assert.ok(!listed.ok && listed.error.kind === "result_malformed");
     assert.match(listed.error.message, /page 1: .*tool 1/);
-    assert.ok((await machine.shutdown()).ok);
+    assert.ok((await machine.retire()).ok);
   });
 });
 
@@ -104,5 +104,5 @@ Deno.test("a call's arguments reach the wire exactly, big integers and all", asy
   });
   assert.ok(outcome.ok);
   assert.match(peer.written.at(-1) ?? "", /"arguments":\{"big":12345678901234567890,"s":"é"\}/);
-  assert.ok((await machine.shutdown()).ok);
+  assert.ok((await machine.retire()).ok);
 });

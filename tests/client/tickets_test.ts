@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Tickets } from "../../client/_tickets.ts";
-import type { ToWorker } from "../../thread/messages.ts";
+import type { ToWorker } from "../../thread/to_worker.ts";
 import { runToEnd } from "./_fixtures.ts";
 
 function table() {
@@ -61,4 +61,25 @@ Deno.test("Tickets starts a deadline when its request leaves, not before", async
 Deno.test("Tickets keeps no process alive for requests that ended in the turn that made them", async () => {
   // A timer left armed would hold the process for the requests' 60 s.
   assert.equal(await runToEnd("tickets_exit.ts", []), "done\n");
+});
+
+Deno.test("Tickets settle nothing more from answers once one was refused, until the death settles all", async () => {
+  const { tickets } = table();
+  const first = tickets.request("ping", "", 5_000, undefined);
+  const second = tickets.request("ping", "", 5_000, undefined);
+  tickets.flush();
+  const fault = tickets.answers([0], [0], '{"jsonrpc":"1.0","id":0,"result":{}}');
+  assert.equal(fault?.cause, "malformed");
+  // A good answer that comes after it waits for the worker's verdict.
+  assert.equal(tickets.answers([1], [1], '{"jsonrpc":"2.0","id":1,"result":{}}'), undefined);
+  let settled = false;
+  void second.then(() => settled = true);
+  await Promise.resolve();
+  assert.equal(settled, false);
+  const death = { kind: "unavailable" as const, cause: "malformed" as const, message: "m" };
+  tickets.settleAll({ ...death, stderrTail: "" });
+  for (const outcome of await Promise.all([first, second])) {
+    assert.ok(!outcome.ok && outcome.error.kind === "unavailable");
+    assert.equal(outcome.error.cause, "malformed");
+  }
 });

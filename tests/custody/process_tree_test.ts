@@ -50,7 +50,7 @@ Deno.test({
     assert.ok(isLive(pids.escaped) && isLive(pids.orphaned));
     assert.notEqual(pgidOf(pids.escaped), pids.server);
     assert.notEqual(pgidOf(pids.orphaned), pids.server);
-    const outcome = await client.shutdown();
+    const outcome = await client.retire();
     assert.ok(outcome.ok && outcome.value.kind === "exited", JSON.stringify(outcome));
     assert.equal(outcome.value.drained, true);
     assert.deepEqual([pids.escaped, pids.orphaned].filter(isLive), []);

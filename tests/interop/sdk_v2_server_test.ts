@@ -42,7 +42,7 @@ Deno.test("the SDK v2 server over stdio: modern in auto mode, legacy when pinned
         assert.deepEqual(called.value.content, [{ type: "text", text: "both eras" }]);
         assert.ok((await client.ping()).ok);
       } finally {
-        const retired = await client.shutdown();
+        const retired = await client.retire();
         assert.ok(retired.ok && retired.value.kind === "exited", JSON.stringify(retired));
       }
     });

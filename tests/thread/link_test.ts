@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { WorkerLink } from "../../thread/link.ts";
-import type { FromWorker } from "../../thread/messages.ts";
+import type { FromWorker } from "../../thread/from_worker.ts";
+import { encodeCancel } from "../../thread/to_worker.ts";
 
 type Fake = {
   onmessage: ((event: { data: unknown }) => void) | null;
@@ -38,17 +39,20 @@ Deno.test("the main thread's end handles what the worker sent in its order, and 
     lost: (message) => lost.push(message),
   });
   const receive = (data: unknown) => worker.onmessage?.({ data });
-  receive({ order: 1, events: [{ kind: "spawned", pid: 12 }] });
-  receive({ order: 2, events: [{ kind: "exited", pid: 12, code: 0, signal: null }] });
+  receive({ order: 1, body: [{ kind: "spawned", pid: 12 }] });
+  receive({ order: 2, body: [{ kind: "exited", pid: 12, code: 0, signal: null }] });
   assert.deepEqual(seen, [], "nothing before the first");
   receive('0\n7 9\n{"jsonrpc":"2.0","id":9,"result":{}}');
   assert.deepEqual(seen, ["answers 7", "spawned", "exited"]);
   assert.deepEqual(lost, []);
 
-  link.post({ kind: "cancel", ticket: 7, timedOut: true });
-  assert.deepEqual(worker.posted, [{ kind: "cancel", ticket: 7, timedOut: true, order: 0 }]);
+  link.post(encodeCancel(7, true));
+  assert.deepEqual(worker.posted, [{
+    order: 0,
+    body: { kind: "cancel", ticket: 7, timedOut: true },
+  }]);
 
-  receive({ order: 1, events: [] });
+  receive({ order: 1, body: [] });
   assert.equal(lost.length, 1);
   assert.match(lost[0] ?? "", /out of order/);
   assert.ok(worker.terminated);

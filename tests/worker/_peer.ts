@@ -1,6 +1,6 @@
 // A scripted MCP server on a ChannelPeer, for the state machine's tests.
 
-import type { ChannelPeer, PeerBehaviour } from "../../worker/transport.ts";
+import type { ChannelPeer, PeerBehaviour } from "../../worker/channel_transport.ts";
 
 /** A decoded line the client wrote. */
 export type Sent = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { decodeFromWorker } from "../../thread/settlements.ts";
-import type { FromWorker } from "../../thread/messages.ts";
+import { decodeFromWorker } from "../../thread/from_worker.ts";
+import type { FromWorker } from "../../thread/from_worker.ts";
 
 // The worker entry as the client starts it (the bundle), driven by hand: no
 // server is started, so only how it answers what it cannot run is seen here.
@@ -13,9 +13,9 @@ function entry(): { worker: Worker; next: () => Promise<FromWorker[]> } {
   let order = 0;
   worker.onmessage = (event: MessageEvent<unknown>) => {
     // Each message carries its place in order; with no server, all are posted.
-    const sent = event.data as { order: number; events: unknown };
+    const sent = event.data as { order: number; body: unknown };
     assert.equal(sent.order, order++);
-    const decoded = decodeFromWorker(sent.events);
+    const decoded = decodeFromWorker(sent.body);
     assert.ok(decoded.ok, JSON.stringify(event.data));
     const resolve = waiting.shift();
     if (resolve === undefined) queue.push(decoded.value);
@@ -35,24 +35,16 @@ Deno.test("the worker answers every request it cannot run, whichever way it came
   try {
     const bytes = new TextEncoder().encode('{"name":"x","arguments":{}}');
     worker.postMessage({
-      kind: "request",
-      ticket: 1,
-      timeoutMs: 500,
-      method: "tools/call",
-      params: bytes,
       order: 0,
+      body: { kind: "request", ticket: 1, timeoutMs: 500, method: "tools/call", params: bytes },
     });
     const [notStarted] = await next();
     assert.ok(notStarted?.kind === "settled" && notStarted.ticket === 1 && !notStarted.outcome.ok);
     assert.equal(notStarted.outcome.error.kind, "unavailable");
 
     worker.postMessage({
-      kind: "request",
-      ticket: 2,
-      timeoutMs: 500,
-      method: "tools/call",
-      params: "{}",
       order: 1,
+      body: { kind: "request", ticket: 2, timeoutMs: 500, method: "tools/call", params: "{}" },
     });
     const [malformed] = await next();
     assert.ok(malformed?.kind === "settled" && malformed.ticket === 2 && !malformed.outcome.ok);
@@ -67,7 +59,7 @@ Deno.test("the worker answers every request it cannot run, whichever way it came
     assert.ok(badLine?.kind === "settled" && badLine.ticket === 3 && !badLine.outcome.ok);
     assert.match(badLine.outcome.error.message, /Cannot decode request 0/);
 
-    worker.postMessage({ kind: "retire", timeoutMs: 100, order: 3 });
+    worker.postMessage({ order: 3, body: { kind: "retire", timeoutMs: 100 } });
     const [retired] = await next();
     assert.deepEqual(retired, {
       kind: "retired",
@@ -82,15 +74,17 @@ Deno.test("the worker handles what the main thread sends in its order, whichever
   const { worker, next } = entry();
   try {
     // The retire (2) and a batch (1) arrive before the request they follow (0).
-    worker.postMessage({ kind: "retire", timeoutMs: 100, order: 2 });
+    worker.postMessage({ order: 2, body: { kind: "retire", timeoutMs: 100 } });
     worker.postMessage("1\n5|500|nonsense|");
     worker.postMessage({
-      kind: "request",
-      ticket: 4,
-      timeoutMs: 500,
-      method: "tools/call",
-      params: new TextEncoder().encode("{}"),
       order: 0,
+      body: {
+        kind: "request",
+        ticket: 4,
+        timeoutMs: 500,
+        method: "tools/call",
+        params: new TextEncoder().encode("{}"),
+      },
     });
     const seen: FromWorker[] = [];
     while (seen.length < 3) seen.push(...await next());

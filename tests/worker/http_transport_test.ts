@@ -37,7 +37,7 @@ async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-Deno.test("a stateless-era request carries its version, method and name as headers, and the catalog's", async () => {
+Deno.test("a modern request carries its version, method and name as headers, and the catalog's", async () => {
   const server = serve((_request, body) =>
     Response.json({
       jsonrpc: "2.0",
@@ -65,7 +65,7 @@ Deno.test("a stateless-era request carries its version, method and name as heade
   }
 });
 
-Deno.test("a request given up has its stream closed, and a stateless-era cancellation is not posted", async () => {
+Deno.test("a request given up has its stream closed, and a modern cancellation is not posted", async () => {
   let aborted = false;
   const server = serve((request) =>
     new Response(

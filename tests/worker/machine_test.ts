@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { ClientMachine } from "../../worker/machine.ts";
-import { ChannelTransport, type PeerBehaviour } from "../../worker/transport.ts";
+import { ChannelTransport, type PeerBehaviour } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
+import type { StateReport } from "../../thread/state.ts";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { REQUESTED_VERSION } from "../../codec/protocol.ts";
 import type { Result } from "../../codec/result.ts";
@@ -23,7 +24,7 @@ function machine(
     clock,
     connectTimeoutMs: 1_000,
     retirementTimeoutMs: 1_000,
-    // The handshake era's own behaviour; the era probe is tested in era_test.ts.
+    // The legacy era's own behaviour; the era probe is tested in era_test.ts.
     era: "legacy",
   });
   return { clock, transport, peer: transport.peer, client };
@@ -59,7 +60,7 @@ Deno.test("connect() sends initialize with exactly empty capabilities, then init
   assert.equal(initialize?.params?.protocolVersion, REQUESTED_VERSION);
   assert.deepEqual(initialized, { jsonrpc: "2.0", method: "notifications/initialized" });
   assert.equal(client.state, "ready");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("connect() refuses a server that fails the handshake, retiring it", async (t) => {
@@ -118,7 +119,7 @@ Deno.test("connect() refuses a server that fails the handshake, retiring it", as
       } else {
         assert.ok(peer.stdinClosed);
       }
-      const retired = await client.shutdown();
+      const retired = await client.retire();
       assert.deepEqual(retired.ok && retired.value.kind, "exited");
     });
   }
@@ -152,12 +153,12 @@ Deno.test("connect() reports a transport that cannot open, and retirement finds 
   assert.ok(!started.ok);
   assert.equal(started.error.kind, "transport_failed");
   assert.match(started.error.message, /Cannot start server "ghost": no such file/);
-  assert.deepEqual(await client.shutdown(), { ok: true, value: { kind: "no_resource" } });
+  assert.deepEqual(await client.retire(), { ok: true, value: { kind: "no_resource" } });
 });
 
-Deno.test("shutdown() of a client never connected is no_resource", async () => {
+Deno.test("retire() of a client never connected is no_resource", async () => {
   const { client, peer } = machine(mcpPeer());
-  assert.deepEqual(await client.shutdown(), { ok: true, value: { kind: "no_resource" } });
+  assert.deepEqual(await client.retire(), { ok: true, value: { kind: "no_resource" } });
   assert.equal(client.state, "retired");
   assert.equal(peer.written.length, 0);
 });
@@ -199,7 +200,7 @@ Deno.test("send() settles with the raw result or the server's error, the channel
   await t.step("the channel is still open", async () => {
     assert.ok((await request(client, "ping").outcome).ok);
   });
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("send() with parameter bytes writes one whole line and settles from its answer", async () => {
@@ -218,7 +219,7 @@ Deno.test("send() with parameter bytes writes one whole line and settles from it
   const line = peer.written.at(-1) ?? "";
   assert.ok(line.startsWith('{"jsonrpc":"2.0","id":'), line.slice(0, 60));
   assert.deepEqual(JSON.parse(line).params, params);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("send() with raw hands a plain response on undecoded, by its peeked id", async () => {
@@ -247,7 +248,7 @@ Deno.test("send() with raw hands a plain response on undecoded, by its peeked id
   assert.ok(settled[0]?.ok);
   assert.equal(client.inFlight, 0);
   assert.ok(second !== undefined);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("malformed() kills the client as a malformed line would, settling every call", async () => {
@@ -259,7 +260,7 @@ Deno.test("malformed() kills the client as a malformed line would, settling ever
   assert.equal(outcome.error.cause, "malformed");
   assert.equal(client.state, "dead");
   assert.ok(peer.stdinClosed, "the server is being retired");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("responses out of order reach their own callers", async () => {
@@ -282,7 +283,7 @@ Deno.test("responses out of order reach their own callers", async () => {
     results.map((r) => r.ok && (r.value as { content: { text: string }[] }).content[0]?.text),
     ["0", "1", "2", "3", "4"],
   );
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a call past its deadline is call_timed_out, cancelled, and a late answer is dropped", async () => {
@@ -309,7 +310,7 @@ Deno.test("a call past its deadline is call_timed_out, cancelled, and a late ans
   await settle();
   assert.equal(client.state, "ready");
   assert.ok((await request(client, "ping").outcome).ok);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a cancelled call settles at once and the server is told", async () => {
@@ -324,7 +325,7 @@ Deno.test("a cancelled call settles at once and the server is told", async () =>
   assert.equal(cancelled?.params?.requestId, call.id);
   client.cancel(call.id ?? -1);
   assert.equal(sent(peer).filter((m) => m.method === "notifications/cancelled").length, 1);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("server requests get -32601 and notifications are dropped, the channel open", async () => {
@@ -338,7 +339,7 @@ Deno.test("server requests get -32601 and notifications are dropped, the channel
   assert.deepEqual(answers.map((m) => [m.id, m.error?.code]), [[0, -32601], ["abc", -32601]]);
   assert.equal(client.state, "ready");
   assert.ok((await request(client, "ping").outcome).ok);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("every death path settles every waiting call once with unavailable and latches", async (t) => {
@@ -378,7 +379,7 @@ Deno.test("every death path settles every waiting call once with unavailable and
       cause: "malformed",
     },
     { name: "a batch", kill: ({ peer }) => peer.send("[]\n"), cause: "malformed" },
-    { name: "shutdown", kill: ({ client }) => void client.shutdown(), cause: "shutdown" },
+    { name: "retire", kill: ({ client }) => void client.retire(), cause: "shutdown" },
   ];
   for (const path of paths) {
     await t.step(path.name, async () => {
@@ -406,7 +407,7 @@ Deno.test("every death path settles every waiting call once with unavailable and
       );
       m.clock.advance(10_000);
       await settle();
-      const retired = await m.client.shutdown();
+      const retired = await m.client.retire();
       assert.ok(retired.ok && retired.value.kind === "exited");
       assert.equal(m.transport.signalsAfterExit, 0);
       assert.ok(m.transport.disposed);
@@ -414,78 +415,50 @@ Deno.test("every death path settles every waiting call once with unavailable and
   }
 });
 
-Deno.test("shutdown() escalates stdin, SIGTERM, SIGKILL within one deadline", async (t) => {
-  const cases: {
-    name: string;
-    behaviour: Omit<PeerBehaviour, "line">;
-    steps: number[];
-    escalation?: string;
-    signals: string[];
-  }[] = [
-    { name: "exits on EOF", behaviour: {}, steps: [0], escalation: "stdin_closed", signals: [] },
-    {
-      name: "ignores EOF",
-      behaviour: { stdinClosed: () => {} },
-      steps: [400],
-      escalation: "sigterm",
-      signals: ["SIGTERM"],
-    },
-    {
-      name: "ignores SIGTERM",
-      behaviour: {
-        stdinClosed: () => {},
-        signal: (s, p) => s === "SIGKILL" && p.exit(137, "SIGKILL"),
-      },
-      steps: [400, 400],
-      escalation: "sigkill",
-      signals: ["SIGTERM", "SIGKILL"],
-    },
-    {
-      name: "survives everything",
-      behaviour: { stdinClosed: () => {}, signal: () => {} },
-      steps: [400, 400, 200],
-      signals: ["SIGTERM", "SIGKILL"],
-    },
-  ];
-  for (const c of cases) {
-    await t.step(c.name, async () => {
-      const m = await ready({}, c.behaviour);
-      const retiring = m.client.shutdown({ timeoutMs: 1_000 });
-      assert.equal(m.client.state, "retiring");
-      for (const step of c.steps) {
-        await settle();
-        m.clock.advance(step);
-      }
-      await settle();
-      const outcome = await retiring;
-      assert.deepEqual(m.peer.signals, c.signals);
-      assert.equal(m.transport.signalsAfterExit, 0);
-      if (c.escalation === undefined) {
-        assert.ok(!outcome.ok && outcome.error.kind === "retirement_timed_out");
-        assert.equal(m.client.state, "retiring");
-        m.peer.exit(137, "SIGKILL");
-        await settle();
-        const again = m.client.shutdown({ timeoutMs: 1_000 });
-        await settle();
-        const confirmed = await again;
-        assert.ok(confirmed.ok && confirmed.value.kind === "exited");
-        assert.equal(m.transport.signalsAfterExit, 0);
-      } else {
-        assert.ok(outcome.ok && outcome.value.kind === "exited");
-        assert.equal(outcome.value.escalation, c.escalation);
-        assert.equal(outcome.value.pid, 4242);
-        assert.equal(outcome.value.drained, true);
-      }
-      assert.equal(m.client.state, c.escalation === undefined ? "retired" : "retired");
-    });
-  }
+Deno.test("a second connect() answers the same start, and connect() after retire() is refused", async () => {
+  const { client } = machine(mcpPeer());
+  const first = client.connect();
+  assert.equal(client.connect(), first);
+  assert.ok((await first).ok);
+  assert.ok((await client.retire()).ok);
+  const parked = machine(mcpPeer()).client;
+  assert.ok((await parked.retire()).ok);
+  const refused = await parked.connect();
+  assert.ok(!refused.ok && refused.error.kind === "transport_failed");
+  assert.match(refused.error.message, /Cannot connect client "peer": it is retired/);
 });
 
-Deno.test("retirement evidence carries the drain the transport reports", async () => {
-  const m = machine(mcpPeer(), { drain: "unknown" });
-  assert.ok((await m.client.connect()).ok);
-  const outcome = await m.client.shutdown();
-  assert.ok(outcome.ok && outcome.value.kind === "exited");
-  assert.equal(outcome.value.drained, "unknown");
-  assert.equal(outcome.value.code, 0);
+Deno.test("the machine reports each change of its life, its death latched once", async () => {
+  const reports: StateReport[] = [];
+  const clock = new ManualClock();
+  const transport = new ChannelTransport(mcpPeer({ "tools/call": () => undefined }), { pid: 5 });
+  const client = new ClientMachine(transport, {
+    name: "peer",
+    clock,
+    era: "legacy",
+    onReport: (report) => reports.push(report),
+  });
+  assert.ok((await client.connect()).ok);
+  const call = request(client, "tools/call", "{}");
+  await settle();
+  transport.peer.exit(2);
+  const outcome = await call.outcome;
+  assert.ok(
+    !outcome.ok && outcome.error.kind === "unavailable" && outcome.error.cause === "exited",
+  );
+  await settle();
+  const retired = await client.retire();
+  assert.ok(retired.ok && retired.value.kind === "exited");
+  const seen = reports.map((r) =>
+    r.death?.kind === "unavailable" ? `${r.state} ${r.death.cause}` : r.state
+  );
+  assert.deepEqual(seen, [
+    "connecting",
+    "ready",
+    "dead exited",
+    "retiring exited",
+    "retired exited",
+  ]);
+  assert.deepEqual(reports.at(-1)?.evidence, retired.value);
+  assert.deepEqual(client.report, reports.at(-1));
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../worker/clock.ts";
 import { CLIENT_INFO, ClientMachine } from "../../worker/machine.ts";
 import { eraPlan, PROBE_TIMEOUT_MS } from "../../spec/era.ts";
-import { ChannelTransport } from "../../worker/transport.ts";
+import { ChannelTransport } from "../../worker/channel_transport.ts";
 import type { ClientError } from "../../thread/outcomes.ts";
 import type { Result } from "../../codec/result.ts";
 import type { JsonValue } from "../../codec/json.ts";
@@ -56,7 +56,7 @@ Deno.test("the probe carries the full envelope with empty client capabilities, a
     serverInfo: { name: "modern", version: "2" },
     era: "modern",
   });
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a modern session puts the envelope first in every request, text or bytes", async () => {
@@ -81,7 +81,7 @@ Deno.test("a modern session puts the envelope first in every request, text or by
     // ping is gone from 2026-07-28: the liveness check is a discover.
     ["server/discover", { _meta: ENVELOPE }],
   ]);
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("a modern session drops the server's requests instead of answering them", async () => {
@@ -91,7 +91,7 @@ Deno.test("a modern session drops the server's requests instead of answering the
   await settle();
   assert.deepEqual(sent(peer).filter((m) => m.id === "s1"), []);
   assert.equal(client.state, "ready");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("auto falls back on the same process for each legacy signal", async (t) => {
@@ -100,7 +100,7 @@ Deno.test("auto falls back on the same process for each legacy signal", async (t
     ["invalid params", () => ({ error: { code: -32602, message: "Invalid params" } })],
     ["a vendor error", () => ({ error: { code: -32000, message: "Not initialized" } })],
     [
-      "-32022 naming only handshake-era versions",
+      "-32022 naming only legacy versions",
       () => ({ error: { code: -32022, message: "no", data: { supported: ["2025-11-25"] } } }),
     ],
     ["not a discover result", () => ({ result: { foo: 1 } })],
@@ -117,7 +117,7 @@ Deno.test("auto falls back on the same process for each legacy signal", async (t
         "initialize",
         "notifications/initialized",
       ]);
-      assert.ok((await client.shutdown()).ok);
+      assert.ok((await client.retire()).ok);
     });
   }
 });
@@ -141,7 +141,7 @@ Deno.test("a silent probe falls back at PROBE_TIMEOUT_MS without a cancellation"
   peer.send(reply(0, { result: DISCOVERED }));
   await settle();
   assert.equal(client.state, "ready");
-  assert.ok((await client.shutdown()).ok);
+  assert.ok((await client.retire()).ok);
 });
 
 Deno.test("modern pinned: a legacy server is a start failure with no initialize", async (t) => {
@@ -181,4 +181,69 @@ Deno.test("eraPlan() offers each era its own versions, and refuses an empty offe
   assert.deepEqual(eraPlan("legacy").modern, []);
   assert.deepEqual(eraPlan("modern").legacy, []);
   assert.throws(() => eraPlan("modern", ["2025-11-25"]), RangeError);
+});
+
+/** A launcher of in-process servers, each scripted by the next of `handlers`. */
+function launcher(handlers: Handlers[]) {
+  const made: ChannelTransport[] = [];
+  const launch = () => {
+    const transport = new ChannelTransport(mcpPeer(handlers[made.length] ?? {}), {
+      pid: 100 + made.length,
+    });
+    made.push(transport);
+    return transport;
+  };
+  return { made, launch };
+}
+
+const EXIT_ON_PROBE: Handlers = {
+  "server/discover": (_m, peer) => {
+    peer.exit(1);
+    return undefined;
+  },
+};
+
+Deno.test("a server that exits on the probe is launched once more, straight to initialize", async () => {
+  const { made, launch } = launcher([EXIT_ON_PROBE, {}]);
+  const client = new ClientMachine(launch, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(started.ok && started.value.era === "legacy", JSON.stringify(started));
+  assert.equal(made.length, 2);
+  assert.deepEqual(sent(made[0]!.peer).map((m) => m.method), ["server/discover"]);
+  assert.ok(made[0]!.disposed, "the first launch was retired");
+  assert.deepEqual(sent(made[1]!.peer).map((m) => m.method), [
+    "initialize",
+    "notifications/initialized",
+  ]);
+  assert.equal(client.pid, 101);
+  assert.ok((await request(client, "ping", "")).ok);
+  assert.ok((await client.retire()).ok);
+});
+
+Deno.test("a launch once more that fails too carries both attempts", async () => {
+  const refuse: Handlers = {
+    initialize: () => ({ error: { code: -32000, message: "not today" } }),
+  };
+  const { made, launch } = launcher([EXIT_ON_PROBE, refuse]);
+  const client = new ClientMachine(launch, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed", JSON.stringify(started));
+  assert.deepEqual(started.error.attempts?.map((a) => a.method), ["server/discover", "initialize"]);
+  assert.match(started.error.attempts?.[0]?.outcome ?? "", /exited with code 1/);
+  assert.equal(started.error.cleanup?.kind, "exited");
+  assert.equal(made.length, 2);
+  assert.equal(client.state, "failed");
+  const later = await request(client, "ping", "");
+  assert.ok(!later.ok && later.error.kind === "unavailable");
+  assert.equal(later.error.cause, "not_connected");
+  assert.match(later.error.message, /Server "peer" failed to start: .*not today/);
+});
+
+Deno.test("a machine given one transport does not launch its server again", async () => {
+  const transport = new ChannelTransport(mcpPeer(EXIT_ON_PROBE), { pid: 7 });
+  const client = new ClientMachine(transport, { name: "peer", clock: new ManualClock() });
+  const started = await client.connect();
+  assert.ok(!started.ok && started.error.kind === "handshake_failed");
+  assert.match(started.error.message, /exited with code 1 before answering server\/discover/);
+  assert.equal(started.error.attempts, undefined);
 });

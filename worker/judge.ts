@@ -1,21 +1,14 @@
 /**
- * How a start speaks to a server and how each answer is judged: the
- * `server/discover` probe of the stateless era, the `initialize` handshake
- * of the handshake era, and the start failure each wrong answer is. Pure:
- * the machine sends and waits; this module decides.
- *
- * The era is chosen per server ({@linkcode EraMode}): `auto` probes with
- * `server/discover` and falls back to `initialize` on the same process at
- * any answer that is not a modern one (method not found or any other error,
- * a result that is not a discover result, versions that do not overlap, or
- * silence past the probe's deadline), as the specification asks of a
- * client over stdio; `modern` probes with no fallback; `legacy` sends
- * `initialize` at once, as before the stateless era.
+ * What a start says to a server and how each answer is judged: the
+ * parameters of the `server/discover` probe and of `initialize`, and the
+ * verdict on each answer (a session of one era, a reason to fall back, or the
+ * start failure it is). Pure: `start.ts` sends and waits; this module
+ * decides.
  *
  * @module
  */
 
-import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import { frameText } from "../codec/framing.ts";
 import {
   decodeInitializeResult,
@@ -32,22 +25,15 @@ import { err, ok, type Result } from "../codec/result.ts";
 import type {
   ClientError,
   HttpFailure,
-  RetirementError,
-  RetirementEvidence,
-  ServerInfo,
   StartAttempt,
   StartError,
   StartFailure,
 } from "../thread/outcomes.ts";
-import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../spec/era.ts";
+import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
+import type { ServerInfo } from "../thread/server_info.ts";
+import type { EraPlan } from "../spec/era.ts";
 
-/** The deadline of a probe, in ms, out of what is left of the connect deadline. */
-export function probeDeadline(plan: EraPlan, remainingMs: number): number {
-  if (plan.legacy.length === 0) return remainingMs;
-  return Math.min(PROBE_TIMEOUT_MS, remainingMs * PROBE_DEADLINE_SHARE);
-}
-
-/** The `_meta` envelope of every stateless-era request, as compact JSON. */
+/** The `_meta` envelope of every modern request, as compact JSON. */
 export function envelopeText(version: string, clientInfo: Implementation): string {
   return frameText(requestMeta(version, clientInfo)).slice(0, -1);
 }
@@ -59,7 +45,7 @@ export function envelopeText(version: string, clientInfo: Implementation): strin
  *
  * @example The parameters sent
  * ```ts
- * import { initializeParams } from "./handshake.ts";
+ * import { initializeParams } from "./judge.ts";
  * console.log(initializeParams({ name: "me", version: "1" }, "2025-11-25"));
  * ```
  */
@@ -128,7 +114,7 @@ export function httpFailure(message: string, http: HttpFailure | undefined): Sta
 
 /** What the answer to a probe means. */
 export type DiscoverVerdict =
-  /** A stateless-era server: the session is modern. */
+  /** A modern server: the session is modern. */
   | { kind: "modern"; info: ServerInfo }
   /** No modern answer: fall back to `initialize` (when the plan offers it). */
   | { kind: "legacy"; attempt: StartAttempt; failure: StartFailure }
@@ -226,7 +212,8 @@ export function judgeDiscover(
  *
  * @example A server without tools
  * ```ts
- * import { eraPlan, judgeInitialize } from "./handshake.ts";
+ * import { judgeInitialize } from "./judge.ts";
+ * import { eraPlan } from "../spec/era.ts";
  * const answer = {
  *   ok: true as const,
  *   value: {
@@ -289,7 +276,7 @@ export function withAttempts(failure: StartFailure, attempts: StartAttempt[]): S
 
 /**
  * The version to probe with again after an unsupported-version refusal
- * (-32022) that lists a stateless-era version this client offers: the
+ * (-32022) that lists a modern version this client offers: the
  * newest of them.
  */
 export function correctedVersion(
@@ -301,95 +288,6 @@ export function correctedVersion(
   if (code !== UNSUPPORTED_PROTOCOL_VERSION || !isJsonObject(data)) return undefined;
   const supported = Array.isArray(data.supported) ? data.supported : [];
   return plan.modern.find((version) => supported.includes(version));
-}
-
-/** What a start needs of the machine that runs it. */
-export type StartIo = {
-  /** The server's name, for messages. */
-  name: string;
-  /** What the client calls itself. */
-  clientInfo: Implementation;
-  /** The whole start's deadline, in ms (for the message of a silent server). */
-  connectTimeoutMs: number;
-  /** What an earlier start of the same server tried. */
-  priorAttempts: readonly StartAttempt[];
-  /** What is left of the start's deadline, in ms. */
-  remaining(): number;
-  /** Sends a request of the start and waits for its outcome. */
-  request(
-    method: string,
-    paramsText: string,
-    timeoutMs: number,
-  ): Promise<Result<JsonValue, ClientError>>;
-  /** Whether the server's exit has been seen. */
-  exited(): boolean;
-  /** The server's stderr tail now. */
-  stderrTail(): string;
-};
-
-/** How a start ended: a session of one era, or a failure. */
-export type StartOutcome =
-  | { ok: true; info: ServerInfo; envelope: JsonObject | undefined }
-  | {
-    ok: false;
-    failure: StartFailure;
-    /** The server exited on the probe with a handshake still to try: start it once more. */
-    exitedOnProbe: boolean;
-  };
-
-/**
- * Runs the start a plan says: the probe first when the stateless era is
- * offered, then `initialize` when the probe got no modern answer and the
- * handshake era is offered. A modern session comes with the envelope its
- * requests carry.
- */
-export async function runStart(plan: EraPlan, io: StartIo): Promise<StartOutcome> {
-  const context = (timeoutMs: number) => ({
-    name: io.name,
-    timeoutMs,
-    stderrTail: io.stderrTail(),
-  });
-  const attempts: StartAttempt[] = [...io.priorAttempts];
-  const modern = plan.modern[0];
-  if (modern !== undefined) {
-    const probe = (version: string) => frameText({ _meta: requestMeta(version, io.clientInfo) });
-    let timeoutMs = probeDeadline(plan, io.remaining());
-    let answer = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs);
-    // A refused version whose refusal lists one offered is asked again, once,
-    // with it (even the same one: the server said which it serves).
-    const corrected = correctedVersion(answer, plan);
-    if (corrected !== undefined) {
-      timeoutMs = probeDeadline(plan, io.remaining());
-      answer = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs);
-    }
-    const verdict = judgeDiscover(answer, plan, context(timeoutMs));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return { ok: true, info: verdict.info, envelope };
-    }
-    if (verdict.kind === "failed" || plan.legacy.length === 0) {
-      const exitedOnProbe = plan.legacy.length > 0 && io.exited();
-      return { ok: false, failure: verdict.failure, exitedOnProbe };
-    }
-    attempts.push(verdict.attempt);
-  }
-  const timeoutMs = io.remaining();
-  const version = plan.legacy[0] ?? "";
-  const answer = await io.request(
-    "initialize",
-    initializeParams(io.clientInfo, version),
-    timeoutMs,
-  );
-  // A silent server is told of the deadline it can raise: the whole start's.
-  const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
-  if (!judged.ok) {
-    return {
-      ok: false,
-      failure: withAttempts(judged.error, attempts),
-      exitedOnProbe: false,
-    };
-  }
-  return { ok: true, info: judged.value, envelope: undefined };
 }
 
 /**

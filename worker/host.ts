@@ -1,0 +1,278 @@
+/**
+ * The host of a client's worker: what the worker's entry wires `self` to.
+ * It owns the worker's end of the link (`thread/link.ts`), the client's state
+ * machine once started (`machine.ts`), and the transports of its server's
+ * launches; it reads what the main thread sends, in order, and answers it.
+ * A test drives it without a Worker: it is given the function that posts,
+ * and handed each message.
+ *
+ * Lifecycle: the main thread sends `start` once; requests follow as text
+ * frames (or posted, with long parameters); `retire` ends it, answered once
+ * the start has been, and the main thread terminates the worker once the
+ * retirement is confirmed.
+ *
+ * Who controls the child process: this worker spawns it and owns its three
+ * pipes, reads and writes the wire, and decides the escalation of its
+ * retirement (`retirement.ts`: stdin, SIGTERM, SIGKILL, one deadline). The
+ * main thread sends the signals to its process group and runs the drain
+ * check (reading `/proc`) when this worker asks (`custody/process_group.ts`),
+ * on tickets of the worker's own (`request`, answered by `settled`), and
+ * holds the exit guard that kills every live group when the harness process
+ * ends (`custody/exit_guard.ts`). The split is forced: a worker run with
+ * least privilege (`run` granted for its one command only) cannot signal a
+ * process group (`Deno.kill` with a negative pid needs unrestricted `run`)
+ * nor read `/proc`, and a worker's own exit hooks do not run when the
+ * process ends. The pid crosses at once (`spawned`), before anything can
+ * kill the child, and its exit (`exited`) so that no signal chases a pid
+ * that may have been recycled.
+ *
+ * @module
+ */
+
+import type { JsonValue } from "../codec/json.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import type { ClientError } from "../thread/outcomes.ts";
+import { type Drain, noResource } from "../thread/evidence.ts";
+import {
+  decodeRequests,
+  decodeToWorker,
+  type StartMessage,
+  type WorkerRequest,
+} from "../thread/to_worker.ts";
+import {
+  encodeDrainAsk,
+  encodeExited,
+  encodeRetired,
+  encodeSettled,
+  encodeSignalAsk,
+  encodeSpawned,
+  encodeStarted,
+  encodeState,
+  type WorkerAsk,
+} from "../thread/from_worker.ts";
+import { type Post, ThreadEnd } from "../thread/link.ts";
+import type { Clock } from "./clock.ts";
+import { WaitClock } from "./wait_clock.ts";
+import { CommandTransport, type GroupControl } from "./command_transport.ts";
+import { HttpTransport } from "./http_transport.ts";
+import { ClientMachine } from "./machine.ts";
+import { Outbox } from "./outbox.ts";
+import type { Transport } from "./transport.ts";
+
+/** What a host may be given instead of its defaults. */
+export type HostOptions = {
+  /** The clock of every timer; a {@linkcode WaitClock} by default (see `wait_clock.ts`). */
+  clock?: Clock;
+  /**
+   * Makes the transport of each launch of the server, given the start and
+   * the group control that asks the main thread; by default, from the start
+   * message, an HTTP session for a remote server or a child process.
+   */
+  transport?: (start: StartMessage, group: GroupControl) => Transport;
+};
+
+/** A client's worker, driven by what the main thread sends. */
+export class WorkerHost {
+  #end: ThreadEnd;
+  #outbox: Outbox;
+  #clock: Clock;
+  #makeTransport: HostOptions["transport"];
+  #machine: ClientMachine | undefined;
+  #starting: Promise<void> | undefined;
+  // The request id each ticket of the main thread's was sent as, for `cancel`.
+  #tickets = new Map<number, number>();
+  // The worker's own requests of the main thread, by ticket.
+  #asks = new Map<number, (value: Drain) => void>();
+  #nextAsk = 0;
+  #group: GroupControl = {
+    signal: (pid, signal) => {
+      void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
+      // At once: a retirement's clock is running.
+      this.#outbox.flush();
+    },
+    drain: (pid, deadlineMs) => this.#ask((ticket) => encodeDrainAsk(ticket, pid, deadlineMs)),
+  };
+
+  /** A host posting with `post`; nothing runs until the main thread's `start`. */
+  constructor(post: Post, options: HostOptions = {}) {
+    this.#clock = options.clock ?? new WaitClock();
+    this.#makeTransport = options.transport;
+    this.#end = new ThreadEnd(post, {
+      text: (text) => this.#batch(text),
+      message: (body) => this.#message(body),
+      broken: (message) => {
+        // The main thread learns of it as a crash, and loses this worker.
+        throw new Error(`Cannot read what the main thread sent: ${message}`);
+      },
+    });
+    this.#outbox = new Outbox(this.#end, this.#clock);
+  }
+
+  /** Takes one message the main thread posted (what `onmessage` is given). */
+  receive(data: unknown): void {
+    this.#end.receive(data);
+  }
+
+  /** A frame of rendered requests, from the ring or posted. */
+  #batch(text: string): void {
+    const batch = decodeRequests(text);
+    for (const request of batch.requests) this.#run(request);
+    if (batch.fault !== undefined && batch.faultTicket !== undefined) {
+      this.#refuse(batch.faultTicket, batch.fault);
+    }
+  }
+
+  #message(body: unknown): void {
+    const decoded = decodeToWorker(body);
+    if (!decoded.ok) {
+      // A request that does not decode is still answered, if its ticket can be read.
+      const fields = body as { kind?: unknown; ticket?: unknown } | null;
+      if (fields?.kind === "request" && Number.isSafeInteger(fields.ticket)) {
+        this.#refuse(fields.ticket as number, decoded.error);
+      }
+      return;
+    }
+    const message = decoded.value;
+    switch (message.kind) {
+      case "start":
+        this.#starting ??= this.#start(message);
+        return;
+      case "request":
+        this.#run(message);
+        return;
+      case "cancel": {
+        const id = this.#tickets.get(message.ticket);
+        if (id !== undefined) this.#machine?.cancel(id, message.timedOut);
+        return;
+      }
+      case "malformed":
+        this.#machine?.malformed(message.message, message.cause);
+        return;
+      case "retire":
+        this.#retire(message.timeoutMs);
+        return;
+      case "settled": {
+        const resolve = this.#asks.get(message.ticket);
+        this.#asks.delete(message.ticket);
+        resolve?.(message.value);
+        return;
+      }
+    }
+  }
+
+  // ---- start and retire ----
+
+  /** Starts the server and its session (`start.ts`), and tells the main thread how it went. */
+  async #start(message: StartMessage): Promise<void> {
+    this.#end.attach({ out: message.rings.answers, in: message.rings.requests });
+    const machine = new ClientMachine(() => this.#transport(message), {
+      name: message.name,
+      clock: this.#clock,
+      connectTimeoutMs: message.connectTimeoutMs,
+      retirementTimeoutMs: message.retirementTimeoutMs,
+      era: message.era,
+      ...(message.versions === null ? {} : { versions: message.versions }),
+      onReport: (report) => {
+        this.#outbox.flushStderr();
+        this.#outbox.post(encodeState(report));
+      },
+    });
+    this.#machine = machine;
+    const outcome = await machine.connect();
+    this.#outbox.flushStderr();
+    this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value as JsonValue) : outcome));
+  }
+
+  /** Retires the server; answered once the start has been (its cleanup may be this retirement). */
+  #retire(timeoutMs: number): void {
+    const machine = this.#machine;
+    if (machine === undefined) {
+      this.#outbox.post(encodeRetired(ok(noResource())));
+      return;
+    }
+    void Promise.all([machine.retire({ timeoutMs }), this.#starting]).then(([outcome]) => {
+      this.#outbox.flushStderr();
+      this.#outbox.post(encodeRetired(outcome));
+    });
+  }
+
+  /** The transport of one launch: the one given, or the start's own. */
+  #transport(message: StartMessage): Transport {
+    if (this.#makeTransport !== undefined) return this.#makeTransport(message, this.#group);
+    if (message.remote !== null) {
+      return new HttpTransport({
+        name: message.name,
+        url: message.remote.url,
+        headers: message.remote.headers,
+        clock: this.#clock,
+      });
+    }
+    const outbox = this.#outbox;
+    const child: CommandTransport = new CommandTransport({
+      name: message.name,
+      command: message.command,
+      args: message.args,
+      env: message.env,
+      cwd: message.cwd ?? undefined,
+      forwardStderr: message.forwardStderr,
+      clock: this.#clock,
+      group: this.#group,
+      onSpawn(pid) {
+        // At once: the main thread must know the pid before anything can kill it.
+        outbox.post(encodeSpawned(pid));
+        outbox.flush();
+      },
+      onStderr: (chunk) => outbox.holdStderr(chunk),
+      onExit(status) {
+        outbox.flushStderr();
+        outbox.post(encodeExited(child.pid ?? 0, status.code, status.signal));
+      },
+    });
+    return child;
+  }
+
+  /** Asks the main thread, on a ticket of the worker's own; resolves with its answer. */
+  #ask(make: (ticket: number) => WorkerAsk): Promise<Drain> {
+    const ticket = this.#nextAsk++;
+    return new Promise((resolve) => {
+      this.#asks.set(ticket, resolve);
+      this.#outbox.post(make(ticket));
+    });
+  }
+
+  // ---- requests ----
+
+  #run(request: WorkerRequest): void {
+    const { ticket, timeoutMs, method, params } = request;
+    const machine = this.#machine;
+    if (machine === undefined) {
+      this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
+      return;
+    }
+    // The main thread keeps the deadline and says `cancel` at it.
+    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
+      raw: (id, line) => this.#answer(ticket, id, line),
+      timed: false,
+    });
+    if (id !== undefined && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
+  }
+
+  #settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
+    this.#tickets.delete(ticket);
+    this.#outbox.post(encodeSettled(ticket, outcome));
+  }
+
+  #answer(ticket: number, id: number, line: Uint8Array): void {
+    this.#tickets.delete(ticket);
+    this.#outbox.answer(ticket, id, line);
+  }
+
+  /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
+  #refuse(ticket: number, message: string): void {
+    this.#settle(ticket, err(unavailable("worker_lost", message)));
+  }
+}
+
+function unavailable(cause: "not_connected" | "worker_lost", message: string): ClientError {
+  return { kind: "unavailable", cause, message, stderrTail: "" };
+}
