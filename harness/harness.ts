@@ -11,143 +11,20 @@
  * @module
  */
 
-import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
-import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { err, ok, type Result } from "../codec/result.ts";
-import { toJson } from "../codec/interchange.ts";
-import { quote } from "../codec/quote.ts";
-import { bootSteps } from "./_boot_steps.ts";
-import type { Generated, GenerateError } from "../codegen/generate.ts";
-import { closestNames } from "../codegen/names.ts";
-import { Census, type CensusOptions, type RetirementReport } from "../client/census.ts";
-import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
-import type { CallOptions } from "../client/client.ts";
+import type { Generated } from "../codegen/generate.ts";
+import { Census } from "../client/census.ts";
 import type { ServerSpec } from "../spec/mod.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
-import { type HarnessRunOptions, PROGRAM_CONVENTION, type RunReport } from "../runner/run.ts";
 import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
-import { Runner, type RunnerStats } from "../runner/runner.ts";
+import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
+import { bootOne } from "./_boot_one.ts";
+import { routeCalls } from "./_call.ts";
+import { renderSurface } from "./_surface.ts";
+import type { BootOptions, Harness, ServerReport } from "./types.ts";
 
-/** Why a call was refused before it reached a server. */
-export type CallDenial =
-  | { kind: "unknown_server"; server: string; message: string }
-  | {
-    kind: "server_failed";
-    server: string;
-    /** What failed at boot: the start, the listing or the generation. */
-    cause: BootFailure;
-    message: string;
-  }
-  | {
-    kind: "unknown_tool";
-    server: string;
-    tool: string;
-    /** The server's function names closest to `tool`, best first; maybe none. */
-    suggestions: string[];
-    message: string;
-  }
-  | {
-    kind: "task_required";
-    server: string;
-    /** The wire name of the tool. */
-    tool: string;
-    message: string;
-  }
-  | { kind: "invalid_arguments"; server: string; tool: string; path: string; message: string };
-
-/** What failed when a server was booted. */
-export type BootFailure =
-  | { stage: "start"; error: StartError }
-  | { stage: "list"; error: ClientError }
-  | { stage: "generate"; error: GenerateError };
-
-/** How one server's boot ended. */
-export type ServerReport =
-  | {
-    state: "ready";
-    name: string;
-    info: ServerInfo;
-    tools: readonly ToolDescriptor[];
-    generated: Generated;
-    /** Milliseconds from the start of boot until the module was generated. */
-    elapsedMs: number;
-  }
-  | {
-    state: "failed";
-    name: string;
-    failure: BootFailure;
-    /** The failure in one line a person can act on, with the stderr tail's last line if any. */
-    message: string;
-    /** The tail of the server's stderr, when the failure carried one. */
-    stderrTail: string;
-    elapsedMs: number;
-  };
-
-/** Options of {@linkcode boot}. */
-export type BootOptions = CensusOptions & {
-  /** Deadline of the `tools/list` walk of each server, in milliseconds. */
-  listTimeoutMs?: number;
-  /** The specifier generated modules import; default `@loom/mcp/cap`. */
-  capSpecifier?: string;
-  /**
-   * Called as each server's boot ends, in the order they end (for progress
-   * output). When it throws, boot still finishes, retires every server, and
-   * then rethrows the first such error.
-   */
-  onServer?: (report: ServerReport) => void;
-  /**
-   * Start code mode's resident checker while the servers start, and the
-   * first sandbox once their modules exist, instead of at the first
-   * {@linkcode Harness.run} (default `false`: a harness that never runs a
-   * program starts neither).
-   */
-  prepareRunner?: boolean;
-  /**
-   * How many of this harness's runs hold a sandbox at once; more wait their
-   * turn, within their own deadline. `DEFAULT_MAX_SANDBOXES` by default.
-   */
-  maxSandboxes?: number;
-};
-
-/** A booted set of servers: what the model reads, and where its calls go. */
-export type Harness = {
-  /** Every client, booted or failed; retire it with {@linkcode Harness.retire}. */
-  readonly census: Census;
-  /** What the model reads: how to write a program, then every ready server's block. */
-  readonly surface: string;
-  /** Each ready server's generated module, by server name, source held in memory. */
-  readonly modules: ReadonlyMap<string, Generated>;
-  /** How each server's boot ended, in catalog order. */
-  readonly reports: ReadonlyMap<string, ServerReport>;
-  /**
-   * Calls one tool of one server, named by its wire name or by its function's
-   * name in the generated module (`get-sum` or `get_sum`). Refuses, as a
-   * {@linkcode CallDenial}, a server not in the catalog, a server that failed
-   * at boot, a tool the server did not list (`unknown_tool`, with the closest
-   * names), a tool that only task-augmented calls can reach
-   * (`task_required`), and arguments JSON cannot carry (with the path).
-   */
-  call(
-    server: string,
-    tool: string,
-    args: unknown,
-    options?: CallOptions,
-  ): Promise<Result<CallToolResult, CallDenial | ClientError>>;
-  /**
-   * Runs one model-written program against the ready servers' modules, with
-   * the harness's resident checker and a sandbox started ahead.
-   */
-  run(source: string, options?: HarnessRunOptions): Promise<RunReport>;
-  /** What the harness's code mode holds: its checker, its waiting sandbox, its runs. */
-  runnerStats(): RunnerStats;
-  /**
-   * Retires code mode (runs in flight, the waiting sandbox, the checker),
-   * then every server of the census, with evidence for each.
-   */
-  retire(options?: { timeoutMs?: number }): Promise<RetirementReport>;
-};
+export type * from "./types.ts";
 
 /**
  * Boots every server of a catalog: publishes them all in a census before any
@@ -238,59 +115,7 @@ async function wire(
   }
   const surface = renderSurface(modules);
 
-  async function call(
-    server: string,
-    tool: string,
-    args: unknown,
-    callOptions: CallOptions = {},
-  ): Promise<Result<CallToolResult, CallDenial | ClientError>> {
-    const report = reports.get(server);
-    if (report === undefined) {
-      return err({
-        kind: "unknown_server",
-        server,
-        message: `Cannot call ${quote(server)}: no such server in the catalog; known servers: ` +
-          (reports.size === 0 ? "none" : [...reports.keys()].join(", ")),
-      });
-    }
-    if (report.state === "failed") {
-      return err({
-        kind: "server_failed",
-        server,
-        cause: report.failure,
-        message: `Cannot call server ${quote(server)}: it failed at boot (${report.message})`,
-      });
-    }
-    const named = resolveTool(report.generated, server, String(tool));
-    if (!named.ok) return named;
-    const wire = named.value;
-    const json = toJson(args);
-    if (!json.ok) {
-      return err({
-        kind: "invalid_arguments",
-        server,
-        tool: wire,
-        path: json.error.path,
-        message: `Cannot call tool ${quote(wire)} of ${quote(server)}: ${json.error.message}`,
-      });
-    }
-    if (!isJsonObject(json.value)) {
-      return err({
-        kind: "invalid_arguments",
-        server,
-        tool: wire,
-        path: "$",
-        message: `Cannot call tool ${quote(wire)} of ${quote(server)}: the arguments must be an ` +
-          `object, not ${kindOf(json.value)}`,
-      });
-    }
-    const client = census.clients.get(server);
-    if (client === undefined) {
-      // The census is built from the same specs; this cannot be reached.
-      throw new TypeError(`Server ${quote(server)} is missing from the census`);
-    }
-    return await client.callTool(wire, json.value as JsonObject, callOptions);
-  }
+  const call = routeCalls(census, reports);
 
   const runner = new Runner({
     modules,
@@ -315,93 +140,4 @@ async function wire(
       return await census.retire(retireOptions);
     },
   };
-}
-
-// A tool is named by its wire name or its function's identifier; the two
-// never disagree, since generate() refuses a listing where they could.
-function resolveTool(
-  generated: Generated,
-  server: string,
-  tool: string,
-): Result<string, CallDenial> {
-  if (generated.omitted.has(tool)) {
-    return err({
-      kind: "task_required",
-      server,
-      tool,
-      message: `Cannot call tool ${quote(tool)} of ${quote(server)}: it requires ` +
-        "task-augmented calls, which this client does not make",
-    });
-  }
-  const wires = new Set(generated.manifest.values());
-  if (wires.has(tool)) return ok(tool);
-  const wire = generated.manifest.get(tool);
-  if (wire !== undefined) return ok(wire);
-  const close = closestNames(tool, [...generated.manifest.keys()]);
-  return err({
-    kind: "unknown_tool",
-    server,
-    tool,
-    suggestions: close,
-    message: `Cannot call tool ${quote(tool)}: server ${quote(server)} did not list it` +
-      (close.length === 0 ? "" : `; did you mean ${close.join(", ")}?`),
-  });
-}
-
-async function bootOne(
-  census: Census,
-  name: string,
-  started: number,
-  options: BootOptions,
-): Promise<ServerReport> {
-  const client = census.clients.get(name);
-  if (client === undefined) throw new TypeError(`Server ${quote(name)} is missing from the census`);
-  const failed = (failure: BootFailure, stderrTail: string): ServerReport => ({
-    state: "failed",
-    name,
-    failure,
-    message: failure.error.message,
-    stderrTail,
-    elapsedMs: performance.now() - started,
-  });
-  const connected = await bootSteps.connect(client);
-  if (!connected.ok) {
-    return failed({ stage: "start", error: connected.error }, connected.error.stderrTail);
-  }
-  const listed = await bootSteps.list(
-    client,
-    options.listTimeoutMs === undefined ? {} : { timeoutMs: options.listTimeoutMs },
-  );
-  if (!listed.ok) {
-    const tail = "stderrTail" in listed.error ? listed.error.stderrTail : "";
-    return failed({ stage: "list", error: listed.error }, tail);
-  }
-  const generated = bootSteps.generate(
-    name,
-    listed.value,
-    options.capSpecifier === undefined ? {} : { capSpecifier: options.capSpecifier },
-  );
-  if (!generated.ok) return failed({ stage: "generate", error: generated.error }, "");
-  return {
-    state: "ready",
-    name,
-    info: connected.value,
-    tools: listed.value,
-    generated: generated.value,
-    elapsedMs: performance.now() - started,
-  };
-}
-
-function renderSurface(modules: ReadonlyMap<string, Generated>): string {
-  const blocks = [...modules.values()].map((generated) => generated.surface.trimEnd());
-  const header = PROGRAM_CONVENTION.trimEnd();
-  return blocks.length === 0
-    ? `${header}\n\n// No MCP server is available.\n`
-    : `${header}\n\n${blocks.join("\n\n")}\n`;
-}
-
-function kindOf(value: JsonValue): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return `a ${typeof value}`;
 }
