@@ -11,10 +11,10 @@ import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { NAMING_RULE } from "../codegen/names.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
-import type { Diagnostic } from "./compiler/_protocol.ts";
+import type { Diagnostic, RelatedInformation } from "./compiler/_protocol.ts";
 import type { CallFailure, CallRecord, KillReason } from "./_session.ts";
 
-export type { CallFailure, CallRecord, Diagnostic, KillReason };
+export type { CallFailure, CallRecord, Diagnostic, KillReason, RelatedInformation };
 export * from "./limits.ts";
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
@@ -109,6 +109,11 @@ export type RunOptions = {
   maxOutputBytes?: number;
   /** Type-check before running (default `true`). */
   typeCheck?: boolean;
+  /**
+   * The program's file name as its author knows it (`reports/weekly.ts`):
+   * its diagnostics name it so instead of `program.ts`, the default.
+   */
+  programName?: string;
   /** Deadline of the type check, in milliseconds; {@linkcode DEFAULT_CHECK_TIMEOUT_MS}. */
   checkTimeoutMs?: number;
   /** Aborting kills the run (outcome `killed`, reason `aborted`). */
