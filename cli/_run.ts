@@ -7,8 +7,12 @@ import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
 import type { Harness, ServerReport } from "../client/harness.ts";
 import type { ServerSpec } from "../client/spec.ts";
+import { formatDiagnostics } from "../runner/diagnostics.ts";
 import { importedSegments, type RunReport } from "../runner/run.ts";
 import { oneLine, printable, table, tailLines } from "./_render.ts";
+
+/** The columns a diagnostic's message is wrapped at, after its `error: ` (never cut). */
+export const DIAGNOSTIC_WIDTH = 93;
 
 /** The largest program `run` reads, in bytes: 1 MiB. */
 export const MAX_PROGRAM_BYTES = 1024 * 1024;
@@ -73,7 +77,13 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Arra
 export async function runCommand(
   source: string,
   specs: readonly ServerSpec[],
-  options: { json: boolean; codes: ExitCodes; withHarness: WithHarness },
+  options: {
+    json: boolean;
+    codes: ExitCodes;
+    withHarness: WithHarness;
+    /** The program's file as given, which its diagnostics name; none for standard input. */
+    programName?: string | undefined;
+  },
 ): Promise<number> {
   const { codes, json } = options;
   const wanted = importedSegments(source);
@@ -94,7 +104,10 @@ export async function runCommand(
       for (const report of failed) showFailure(report);
       return codes.failed;
     }
-    const report = await harness.run(source);
+    const report = await harness.run(
+      source,
+      options.programName === undefined ? {} : { programName: options.programName },
+    );
     if (json) print({ servers: servers(harness), report });
     else show(report);
     return report.outcome.kind === "returned" ? codes.ok : codes.failed;
@@ -144,8 +157,9 @@ function show(report: RunReport): void {
       );
       break;
     case "rejected":
-      for (const { file, line, column, message } of outcome.diagnostics) {
-        console.error(`error: ${printable(file)}:${line}:${column}: ${oneLine(message, 600)}`);
+      for (const diagnostic of outcome.diagnostics) {
+        const text = formatDiagnostics([diagnostic], { width: DIAGNOSTIC_WIDTH });
+        console.error(`error: ${printable(text)}`);
       }
       console.error("error: the program did not run; fix it and run it again");
       break;
