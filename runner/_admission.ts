@@ -10,7 +10,7 @@
 import { closestNames } from "../codegen/names.ts";
 import type { ImportScan } from "./compiler/_protocol.ts";
 import { VIRTUAL_ROOT } from "./compiler/_protocol.ts";
-import { excerpt, lineOf } from "./compiler/_excerpt.ts";
+import { excerpt } from "./compiler/_excerpt.ts";
 import type { CheckOutcome, ScanOutcome } from "./checker.ts";
 import { explainDiagnostics } from "./_explain.ts";
 import {
@@ -181,8 +181,11 @@ export function gateImports(
   modules: ReadonlyMap<string, RunModule>,
   source: string,
 ): Gate {
+  let lines: string[] | undefined;
   const at = (line: number, column: number, length: number) => {
-    const text = lineOf(source, line);
+    // Split once, and only for a program the gate refuses.
+    lines ??= source.split("\n");
+    const text = lines[line - 1]?.replace(/\r$/, "");
     return text === undefined ? {} : { excerpt: excerpt(text, column, length) };
   };
   const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({

@@ -71,7 +71,9 @@ export const PROGRAM_CONVENTION: string = [
   "A tool that reports failure throws McpToolError (.text, .content);",
   "a call that is denied or fails throws McpCallError (.code says why).",
   "console.log output is returned with the result. The program cannot read files,",
-  "use the network, read the environment or run commands.",
+  "use the network, read the environment or run commands. Its globals are a Web Worker's",
+  "but the network and storage: timers, AbortController, Blob, Request and Response, Headers,",
+  "streams, TextEncoder, URL, crypto.subtle, Intl, Temporal, WebAssembly.",
 ].join("\n");
 
 /**

@@ -12,18 +12,6 @@ export const MAX_EXCERPT_CHARS = 160;
 
 const ELLIPSIS = "…";
 
-/** The line of `text` that holds the 1-based `line`, without its line break. */
-export function lineOf(text: string, line: number): string | undefined {
-  let start = 0;
-  for (let at = 1; at < line; at++) {
-    const newline = text.indexOf("\n", start);
-    if (newline < 0) return undefined;
-    start = newline + 1;
-  }
-  const end = text.indexOf("\n", start);
-  return text.slice(start, end < 0 ? text.length : end).replace(/\r$/, "");
-}
-
 /**
  * Two lines: the source line (cut to {@linkcode MAX_EXCERPT_CHARS} around the
  * column, each cut marked with an ellipsis) and, under it, the marker of the

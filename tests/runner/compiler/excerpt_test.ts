@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { excerpt, lineOf, MAX_EXCERPT_CHARS } from "../../../runner/compiler/_excerpt.ts";
+import { excerpt, MAX_EXCERPT_CHARS } from "../../../runner/compiler/_excerpt.ts";
 
 Deno.test("excerpt() marks one character with ^ and a longer span with ~, under its column", () => {
   assert.equal(excerpt('const n: number = "x";', 7, 1), 'const n: number = "x";\n      ^');
@@ -32,14 +32,4 @@ Deno.test("excerpt() cuts a long line around the column, marking each cut", () =
   const start = excerpt(`x${"b".repeat(400)}`, 1, 1).split("\n");
   assert.ok(!start[0]?.startsWith("…") && start[0]?.endsWith("…"));
   assert.equal(start[1], "^");
-});
-
-Deno.test("lineOf() gives a 1-based line without its line break, none past the end", () => {
-  const text = "one\r\ntwo\nthree";
-  assert.deepEqual([1, 2, 3, 4].map((line) => lineOf(text, line)), [
-    "one",
-    "two",
-    "three",
-    undefined,
-  ]);
 });
