@@ -17,8 +17,9 @@
 
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
+import { LIB_FILES } from "./_libs.ts";
 import { VIRTUAL_ROOT } from "./_protocol.ts";
-import { WORLD_ROOTS } from "./_world.ts";
+import { carve, WORLD_ROOTS } from "./_world.ts";
 
 export { VIRTUAL_ROOT };
 /** Where the libraries live in the compiler's virtual file system. */
@@ -75,6 +76,16 @@ const PARSE_OPTIONS: ts.CreateSourceFileOptions = {
 /** Parses one virtual file as TypeScript. */
 export function parse(path: string, text: string): ts.SourceFile {
   return ts.createSourceFile(path, text, PARSE_OPTIONS, false, ts.ScriptKind.TS);
+}
+
+/** Every library file of the world by its virtual path, parsed once and carved (`_world.ts`). */
+export function worldLibs(): Map<string, ts.SourceFile> {
+  const libs = new Map<string, ts.SourceFile>();
+  for (const [name, text] of LIB_FILES) {
+    const path = `${VIRTUAL_LIB}${name}`;
+    libs.set(path, carve(parse(path, text)).file);
+  }
+  return libs;
 }
 
 /**

@@ -20,8 +20,8 @@
  * A hidden or absent global goes as a value (`declare var`, `declare
  * function`) and as a member of the global scope's interfaces, so neither
  * `fetch(url)` nor `self.fetch(url)` checks; its types stay, so the library's
- * other declarations still hold. Blanked declarations keep their lines, so a
- * related diagnostic pointing into a library file names TypeScript's own line.
+ * other declarations still hold. The carved file keeps the library's text,
+ * so a related diagnostic pointing into it names TypeScript's own line.
  * `tests/runner/compiler/world_test.ts` proves the world against a real
  * sandbox, both ways.
  *
@@ -30,9 +30,7 @@
 
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
-import { LIB_FILES } from "./_libs.ts";
-
-/** The library files the world starts from; the rest of {@linkcode LIB_FILES} is what they reference. */
+/** The library files the world starts from; the rest of `_libs.ts` is what they reference. */
 export const WORLD_ROOTS: readonly string[] = [
   "lib.esnext.d.ts",
   "lib.webworker.d.ts",
@@ -266,8 +264,8 @@ export function missingGlobalReason(name: string): string | undefined {
   return HIDDEN_GLOBALS.get(name) ?? ABSENT_GLOBALS.get(name);
 }
 
-/** What carving one library file removed, by `name` or `Interface.member`. */
-export type Carved = { text: string; removed: string[] };
+/** A library file without the world's removals, and what was removed (`name`, `Interface.member`). */
+export type Carved = { file: ts.SourceFile; removed: string[] };
 
 function memberRemovals(): Map<string, Set<string>> {
   const out = new Map<string, Set<string>>();
@@ -288,8 +286,12 @@ function memberRemovals(): Map<string, Set<string>> {
 
 const GLOBALS = new Set([...HIDDEN_GLOBALS.keys(), ...ABSENT_GLOBALS.keys()]);
 const MEMBERS = memberRemovals();
-const MENTIONS = new RegExp(
-  `\\b(?:${[...GLOBALS, ...MEMBERS.keys()].join("|")})\\b`,
+// A file that declares none of these, as the libraries lay declarations out
+// (at the start of a line), is returned as it is without a look at its nodes.
+const DECLARES = new RegExp(
+  `^(?:declare (?:var|function|namespace) (?:${[...GLOBALS].join("|")})|` +
+    `interface (?:${[...MEMBERS.keys()].join("|")}))\\b`,
+  "m",
 );
 
 function nameOf(name: ts.Node | undefined): string | undefined {
@@ -298,60 +300,71 @@ function nameOf(name: ts.Node | undefined): string | undefined {
   return undefined;
 }
 
-/**
- * One library file without the world's removals: each removed declaration
- * blanked (its characters but line breaks become spaces, so every other
- * declaration keeps its line and column), and what was removed.
- */
-export function carve(fileName: string, text: string): Carved {
-  if (!MENTIONS.test(text)) return { text, removed: [] };
-  const file = ts.createSourceFile(fileName, text, ts.ScriptTarget.ESNext, false);
-  const ranges: [number, number][] = [];
-  const removed: string[] = [];
-  for (const statement of file.statements) {
-    if (ts.isVariableStatement(statement)) {
-      const names = statement.declarationList.declarations.map((each) => nameOf(each.name));
-      if (names.every((name) => name !== undefined && GLOBALS.has(name))) {
-        ranges.push([statement.pos, statement.end]);
-        removed.push(...names as string[]);
-      }
-    } else if (
-      ts.isFunctionDeclaration(statement) ||
-      // A namespace, not `declare global { ... }`, which merely adds to the world.
-      (ts.isModuleDeclaration(statement) &&
-        (statement.flags & ts.NodeFlags.GlobalAugmentation) === 0)
-    ) {
-      const name = nameOf(statement.name);
-      if (name !== undefined && GLOBALS.has(name)) {
-        ranges.push([statement.pos, statement.end]);
-        removed.push(name);
-      }
-    } else if (ts.isInterfaceDeclaration(statement)) {
-      const owner = statement.name.text;
-      const members = MEMBERS.get(owner);
-      if (members === undefined) continue;
-      for (const member of statement.members) {
-        const name = nameOf(member.name);
-        if (name !== undefined && members.has(name)) {
-          ranges.push([member.pos, member.end]);
-          removed.push(`${owner}.${name}`);
-        }
-      }
-    }
+/** The name a statement declares as a value the world leaves out, if it does. */
+function removedValue(statement: ts.Statement): string[] | undefined {
+  if (ts.isVariableStatement(statement)) {
+    const names = statement.declarationList.declarations.map((each) => nameOf(each.name));
+    return names.every((name) => name !== undefined && GLOBALS.has(name))
+      ? names as string[]
+      : undefined;
   }
-  if (ranges.length === 0) return { text, removed };
-  let out = "";
-  let from = 0;
-  for (const [start, end] of ranges) {
-    out += text.slice(from, start) + text.slice(start, end).replace(/[^\n]/g, " ");
-    from = end;
-  }
-  return { text: out + text.slice(from), removed: [...new Set(removed)] };
+  // A namespace, not `declare global { ... }`, which merely adds to the world.
+  const named = ts.isFunctionDeclaration(statement) ||
+    (ts.isModuleDeclaration(statement) &&
+      (statement.flags & ts.NodeFlags.GlobalAugmentation) === 0);
+  const name = named ? nameOf(statement.name) : undefined;
+  return name !== undefined && GLOBALS.has(name) ? [name] : undefined;
 }
 
-/** Every library file of the world (name to text), carved. */
-export function worldLibFiles(): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [name, text] of LIB_FILES) out.set(name, carve(name, text).text);
-  return out;
+/**
+ * One parsed library file without the world's removals, as a new source
+ * file over the same text and the same nodes but those removed, so that no
+ * file is parsed twice (`lib.webworker.d.ts` is 770 KiB) and every kept
+ * declaration keeps its place. The file must not have been bound yet.
+ */
+export function carve(file: ts.SourceFile): Carved {
+  if (!DECLARES.test(file.text)) return { file, removed: [] };
+  const removed: string[] = [];
+  const statements: ts.Statement[] = [];
+  for (const statement of file.statements) {
+    const values = removedValue(statement);
+    if (values !== undefined) {
+      removed.push(...values);
+      continue;
+    }
+    const members = ts.isInterfaceDeclaration(statement)
+      ? MEMBERS.get(statement.name.text)
+      : undefined;
+    if (members === undefined || !ts.isInterfaceDeclaration(statement)) {
+      statements.push(statement);
+      continue;
+    }
+    const kept = statement.members.filter((member) => {
+      const name = nameOf(member.name);
+      if (name === undefined || !members.has(name)) return true;
+      removed.push(`${statement.name.text}.${name}`);
+      return false;
+    });
+    statements.push(
+      kept.length === statement.members.length ? statement : ts.factory.updateInterfaceDeclaration(
+        statement,
+        statement.modifiers,
+        statement.name,
+        statement.typeParameters,
+        statement.heritageClauses,
+        ts.setTextRange(ts.factory.createNodeArray(kept), statement.members),
+      ),
+    );
+  }
+  if (removed.length === 0) return { file, removed };
+  return {
+    file: ts.factory.updateSourceFile(
+      file,
+      ts.setTextRange(
+        ts.factory.createNodeArray(statements),
+        file.statements,
+      ),
+    ),
+    removed: [...new Set(removed)],
+  };
 }
