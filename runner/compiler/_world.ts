@@ -72,7 +72,7 @@ export const HIDDEN_GLOBALS: ReadonlyMap<string, string> = new Map([
   ["eval", "the sandbox disallows code generation from strings"],
   [
     "Worker",
-    "a program cannot start Workers (they would run outside its memory cap); " +
+    "a program cannot start Workers (each would have a memory cap of its own); " +
     "run work concurrently with Promise.all",
   ],
   ["getParent", "it is an internal of the runtime's EventTarget, not a web API"],
