@@ -80,8 +80,7 @@ export function toDiagnostic(diagnostic: ts.Diagnostic): Diagnostic {
     return { file: "program.ts", line: 1, column: 1, message, code: diagnostic.code };
   }
   const { excerpt, ...at } = placeOf(file, start, diagnostic.length);
-  const out: Diagnostic = { ...at, message, code: diagnostic.code };
-  out.excerpt = excerpt;
+  const out: Diagnostic = { ...at, message, code: diagnostic.code, excerpt };
   const places: RelatedInformation[] = [];
   for (const each of related.slice(0, MAX_RELATED_INFORMATION)) {
     const text = flatten(each.messageText);
