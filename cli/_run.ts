@@ -8,8 +8,16 @@ import { quote } from "../codec/quote.ts";
 import { reportJson } from "../codec/report_value.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { ServerSpec } from "../spec/mod.ts";
-import { importedSegments, MAX_PROGRAM_BYTES, type RunReport } from "../harness/mod.ts";
+import {
+  formatDiagnostics,
+  importedSegments,
+  MAX_PROGRAM_BYTES,
+  type RunReport,
+} from "../harness/mod.ts";
 import { oneLine, printable, table, tailLines } from "./_render.ts";
+
+/** The columns a diagnostic's message is wrapped at, after its `error: ` (never cut). */
+export const DIAGNOSTIC_WIDTH = 93;
 
 /** What `run` needs from the command line. */
 export type RunCommand = { program: string; json: boolean };
@@ -71,7 +79,13 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Arra
 export async function runCommand(
   source: string,
   specs: readonly ServerSpec[],
-  options: { json: boolean; codes: ExitCodes; withHarness: WithHarness },
+  options: {
+    json: boolean;
+    codes: ExitCodes;
+    withHarness: WithHarness;
+    /** The program's file as given, which its diagnostics name; none for standard input. */
+    programName?: string | undefined;
+  },
 ): Promise<number> {
   const { codes, json } = options;
   const wanted = importedSegments(source);
@@ -92,7 +106,10 @@ export async function runCommand(
       for (const report of failed) showFailure(report);
       return codes.failed;
     }
-    const report = await harness.run(source);
+    const report = await harness.run(
+      source,
+      options.programName === undefined ? {} : { programName: options.programName },
+    );
     if (json) print({ servers: servers(harness), report });
     else show(report);
     return report.outcome.kind === "returned" ? codes.ok : codes.failed;
@@ -145,8 +162,9 @@ function show(report: RunReport): void {
       console.error(`error: ${oneLine(outcome.message)}`);
       break;
     case "rejected":
-      for (const { file, line, column, message } of outcome.diagnostics) {
-        console.error(`error: ${printable(file)}:${line}:${column}: ${oneLine(message, 600)}`);
+      for (const diagnostic of outcome.diagnostics) {
+        const text = formatDiagnostics([diagnostic], { width: DIAGNOSTIC_WIDTH });
+        console.error(`error: ${printable(text)}`);
       }
       console.error("error: the program did not run; fix it and run it again");
       break;

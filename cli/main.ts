@@ -93,6 +93,7 @@ export async function main(args: string[]): Promise<number> {
       return await runCommand(program, source.value.specs, {
         json: command.json,
         codes: { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE },
+        programName: command.program === "-" ? undefined : command.program,
         withHarness: (specs, body) =>
           withHarness(specs, doing, body, progress(command, source.value)),
       });

@@ -7,8 +7,10 @@
  * @module
  */
 
+import { closestNames } from "../codegen/names.ts";
 import type { ImportScan } from "./compiler/protocol.ts";
 import { VIRTUAL_ROOT } from "./compiler/protocol.ts";
+import { excerpt } from "./compiler/_excerpt.ts";
 import type { CheckOutcome, ScanOutcome } from "./checker.ts";
 import { explainDiagnostics } from "./_explain.ts";
 import {
@@ -24,6 +26,8 @@ import { moduleSegment } from "../codegen/names.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 
 const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
+// Any specifier that ends like a server's module: `../mcp/echo.ts`, `./mcp/echo`, `mcp/echo.js`.
+const MODULE_LIKE = /(?:^|\/)mcp\/([^/?#]+?)(?:\.[jt]s)?$/;
 
 /** A positive integer option, or its default; anything else is caller misuse. */
 export function positiveInteger(name: string, value: number | undefined, fallback: number): number {
@@ -88,6 +92,21 @@ export function pastDeadline(limits: RunReport["limits"], stage: string): RunRep
   return report({ kind: "killed", reason: "timeout", message }, limits);
 }
 
+/**
+ * The report with its diagnostics naming the program `name` instead of
+ * `program.ts` (the file a program came from, as its author knows it).
+ */
+export function named(report: RunReport, name: string | undefined): RunReport {
+  if (name === undefined || report.outcome.kind !== "rejected") return report;
+  const rename = <T extends { file: string }>(place: T): T =>
+    place.file === "program.ts" ? { ...place, file: name } : place;
+  const diagnostics = report.outcome.diagnostics.map((diagnostic) => {
+    const out = rename(diagnostic);
+    return out.related === undefined ? out : { ...out, related: out.related.map(rename) };
+  });
+  return { ...report, outcome: { kind: "rejected", diagnostics } };
+}
+
 /** The report of a run rejected before it ran. */
 export function rejected(diagnostics: Diagnostic[], limits: RunReport["limits"]): RunReport {
   return report({ kind: "rejected", diagnostics }, limits);
@@ -149,40 +168,100 @@ export function oversize(source: string): Diagnostic | undefined {
   };
 }
 
-/** The scan's problems, then every import that is not one of `modules` or the cap. */
+/** What the import gate found: its diagnostics, and the modules misspelled imports surely meant. */
+export type Gate = {
+  diagnostics: Diagnostic[];
+  /** A specifier that names no module, and the build-root path of the one it surely meant. */
+  aliases: [string, string][];
+};
+
+/** The server module a specifier that is not one surely meant, if exactly one is close. */
+function meant(specifier: string, modules: ReadonlyMap<string, RunModule>): string | undefined {
+  const name = MODULE_LIKE.exec(specifier)?.[1];
+  if (name === undefined) return undefined;
+  if (modules.has(name)) return name;
+  const close = closestNames(name, modules.keys());
+  return close.length === 1 ? close[0] : undefined;
+}
+
+/**
+ * The scan's problems, then every import that is not one of `modules` or the
+ * cap, each with the line of `source` it is on; a specifier close to exactly
+ * one module says which, and becomes an alias the check reads as that module.
+ */
 export function gateImports(
   scan: ImportScan,
   modules: ReadonlyMap<string, RunModule>,
-): Diagnostic[] {
+  source: string,
+): Gate {
+  let lines: string[] | undefined;
+  const at = (line: number, column: number, length: number) => {
+    // Split once, and only for a program the gate refuses.
+    lines ??= source.split("\n");
+    const text = lines[line - 1]?.replace(/\r$/, "");
+    return text === undefined ? {} : { excerpt: excerpt(text, column, length) };
+  };
   const diagnostics: Diagnostic[] = scan.problems.map((problem) => ({
     file: "program.ts",
     ...problem,
+    ...at(problem.line, problem.column, 1),
   }));
+  const aliases: [string, string][] = [];
   for (const { specifier, line, column } of scan.imports) {
     if (specifier === CAP_SPECIFIER) continue;
     const segment = MODULE_PATH.exec(specifier)?.[1];
     if (segment !== undefined && modules.has(segment)) continue;
     const known = [...modules.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
+    const close = meant(specifier, modules);
+    if (close !== undefined) aliases.push([specifier, `mcp/${close}.ts`]);
+    let message = segment !== undefined
+      ? `Cannot import "${specifier}": no server of this harness has that module ` +
+        `(available: ${known || "none"})`
+      : `Cannot import "${specifier}": a program may import only its servers' modules ` +
+        `(${known || "none"}) and "${CAP_SPECIFIER}"`;
+    if (close !== undefined) {
+      message +=
+        `; did you mean "./mcp/${close}.ts"? The rest of the check reads it as that module`;
+    }
     diagnostics.push({
       file: "program.ts",
       line,
       column,
-      message: segment !== undefined
-        ? `Cannot import "${specifier}": no server of this harness has that module ` +
-          `(available: ${known || "none"})`
-        : `Cannot import "${specifier}": a program may import only its servers' modules ` +
-          `(${known || "none"}) and "${CAP_SPECIFIER}"`,
+      message,
+      ...at(line, column, specifier.length + 2),
     });
   }
-  return diagnostics;
+  return { diagnostics, aliases };
 }
 
-/** Diagnostics for the model: a missing export named with the closest ones of its module. */
+/**
+ * The gate's diagnostics, then the checker's, less those the gate already
+ * made at the same place (the compiler's "Cannot find module" of an import
+ * the gate refused).
+ */
+export function merged(gate: readonly Diagnostic[], checked: readonly Diagnostic[]): Diagnostic[] {
+  const places = new Set(gate.map((each) => `${each.file}:${each.line}:${each.column}`));
+  return [
+    ...gate,
+    ...checked.filter((each) => !places.has(`${each.file}:${each.line}:${each.column}`)),
+  ];
+}
+
+/**
+ * Diagnostics for the model: a missing export named with the closest ones of
+ * its module, also of a module imported by a misspelled path (an alias).
+ */
 export function explain(
   diagnostics: Diagnostic[],
   modules: ReadonlyMap<string, RunModule>,
+  aliases: readonly (readonly [string, string])[] = [],
 ): Diagnostic[] {
   const exports = new Map([...modules].map(([segment, module]) => [segment, exportsOf(module)]));
+  for (const [specifier, path] of aliases) {
+    const named = MODULE_PATH.exec(specifier)?.[1];
+    const module = modules.get(path.replace(/^mcp\//, "").replace(/\.ts$/, ""));
+    if (named !== undefined && module !== undefined) exports.set(named, exportsOf(module));
+  }
   // The checker's virtual root; its paths already come relative.
   return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
 }

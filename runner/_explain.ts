@@ -56,17 +56,24 @@ export function explainDiagnostics(
   diagnostics: readonly Diagnostic[],
   context: ExplainContext,
 ): Diagnostic[] {
+  const unroot = <T extends { file: string; message: string }>(place: T): T => ({
+    ...place,
+    file: unrootText(place.file, context.hostRoots).replace(/^\.\//, ""),
+    message: unrootText(place.message, context.hostRoots),
+  });
   return diagnostics.map((diagnostic) => {
-    const file = unrootText(diagnostic.file, context.hostRoots).replace(/^\.\//, "");
-    let message = unrootText(diagnostic.message, context.hostRoots);
-    const member = NO_MEMBER.exec(message);
-    const property = member === null ? NO_PROPERTY.exec(message) : null;
+    const out = unroot(diagnostic);
+    if (out.related !== undefined) out.related = out.related.map(unroot);
+    const member = NO_MEMBER.exec(out.message);
+    const property = member === null ? NO_PROPERTY.exec(out.message) : null;
     const segment = member?.[1] ?? property?.[2];
     const name = member?.[2] ?? property?.[1];
     if (segment !== undefined && name !== undefined) {
-      message = missingExport(segment, name, context.exports.get(segment) ?? []);
+      out.message = missingExport(segment, name, context.exports.get(segment) ?? []);
+      // TypeScript's related place of a suggestion it made: the message now says more.
+      delete out.related;
     }
-    return { ...diagnostic, file, message };
+    return out;
   });
 }
 

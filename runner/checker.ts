@@ -94,7 +94,9 @@ type Settled =
   | { kind: "unavailable"; message: string };
 
 type Job = {
-  request: { kind: "scan"; source: string } | { kind: "check"; files: [string, string][] };
+  request:
+    | { kind: "scan"; source: string }
+    | { kind: "check"; files: [string, string][]; aliases?: [string, string][] };
   timeoutMs: number;
   signal: AbortSignal | undefined;
   settle: (settled: Settled) => void;
@@ -114,6 +116,17 @@ export type CheckerRequestOptions = {
   timeoutMs: number;
   /** Aborting settles the request as `aborted` (and replaces a process busy with it). */
   signal?: AbortSignal | undefined;
+};
+
+/** Deadline, abort and aliases of one check. */
+export type CheckOptions = CheckerRequestOptions & {
+  /**
+   * Specifiers the program imports that name no file of the build root, each
+   * with the build-root relative path to check it as (`["./mcp/sequential_thinking.ts",
+   * "mcp/sequential-thinking.ts"]`): the module it surely meant, so that one
+   * check also reports what the program takes from it.
+   */
+  aliases?: [string, string][] | undefined;
 };
 
 /**
@@ -192,8 +205,11 @@ export class ResidentChecker {
   }
 
   /** Type-checks `program.ts` among `files` (build-root relative path, text). */
-  async check(files: [string, string][], options: CheckerRequestOptions): Promise<CheckOutcome> {
-    const settled = await this.#enqueue({ kind: "check", files }, options);
+  async check(files: [string, string][], options: CheckOptions): Promise<CheckOutcome> {
+    const request: Job["request"] = options.aliases === undefined || options.aliases.length === 0
+      ? { kind: "check", files }
+      : { kind: "check", files, aliases: options.aliases };
+    const settled = await this.#enqueue(request, options);
     if (settled.kind !== "answer") return settled;
     const reply = settled.reply;
     if (reply.kind !== "checked") return this.#unexpected(reply);

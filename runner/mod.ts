@@ -15,6 +15,7 @@
  * @module
  */
 
+export * from "./diagnostics.ts";
 export * from "./run.ts";
 export * from "./runner.ts";
 export * from "./slots.ts";
@@ -22,6 +23,7 @@ export {
   CHECKER_START_TIMEOUT_MS,
   type CheckerRequestOptions,
   type CheckerStats,
+  type CheckOptions,
   type CheckOutcome,
   MAX_CHECK_GROWTH_BYTES,
   MAX_CHECKER_HEAP_BYTES,

@@ -12,8 +12,8 @@ import { moduleSegment, NAMING_RULE } from "../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
-import type { Diagnostic } from "./compiler/protocol.ts";
-export type { Diagnostic };
+import type { Diagnostic, RelatedInformation } from "./compiler/protocol.ts";
+export type { Diagnostic, RelatedInformation };
 export * from "./limits.ts";
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
@@ -73,7 +73,9 @@ export const PROGRAM_CONVENTION: string = [
   "A tool that reports failure throws McpToolError (.text, .content);",
   "a call that is denied or fails throws McpCallError (.code says why).",
   "console.log output is returned with the result. The program cannot read files,",
-  "use the network, read the environment or run commands.",
+  "use the network, read the environment or run commands. Its globals are a Web Worker's",
+  "but the network and storage: timers, AbortController, Blob, Request and Response, Headers,",
+  "streams, TextEncoder, URL, crypto.subtle, Intl, Temporal, WebAssembly.",
 ].join("\n");
 
 /**
@@ -106,6 +108,11 @@ export type RunOptions = {
   maxOutputBytes?: number;
   /** Type-check before running (default `true`). */
   typeCheck?: boolean;
+  /**
+   * The program's file name as its author knows it (`reports/weekly.ts`):
+   * its diagnostics name it so instead of `program.ts`, the default.
+   */
+  programName?: string;
   /** Deadline of the type check, in milliseconds; {@linkcode DEFAULT_CHECK_TIMEOUT_MS}. */
   checkTimeoutMs?: number;
   /** Aborting kills the run (outcome `killed`, reason `aborted`). */

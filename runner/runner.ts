@@ -11,13 +11,17 @@
  *    parser. It may import `./mcp/<segment>.ts` for a server of the harness,
  *    and `@loom/mcp/cap`; anything else (another path, a remote URL, `npm:`,
  *    `node:`, a computed dynamic import, a comment directive that names a
- *    file) is rejected before anything runs.
+ *    file) is rejected before anything runs. Such a program is still
+ *    type-checked, a misspelled module path read as the module it surely
+ *    meant, so that one answer holds its every import problem and type error.
  * 2. Unless skipped, the resident checker type-checks the program against
  *    `cap.ts` and the generated modules, all held in memory: its compiler
  *    reads no file of the host but its own library declarations, and its
- *    world matches the sandbox's (no `Deno`). Type errors come back as
- *    diagnostics, with paths relative to the build root, and the program does
- *    not run.
+ *    world is the sandbox's program Worker as TypeScript's `lib.webworker`
+ *    declares it, less what the sandbox cannot give (`Deno`, the network,
+ *    storage; `runner/compiler/_world.ts`). Type errors come back as
+ *    diagnostics, with paths relative to the build root, their source lines
+ *    and related places, and the program does not run.
  * 3. A sandbox takes the program: a build root in a fresh temporary directory
  *    (`cap.ts`, every generated module, the bootstrap, worker prelude and tag
  *    vocabulary of `runner/sandbox/`, written from text this library carries,
@@ -59,8 +63,11 @@ import {
   checkerProblem,
   deadline,
   explain,
+  type Gate,
   gateImports,
   memoryCap,
+  merged,
+  named,
   nonce,
   oversize,
   pastDeadline,
@@ -239,6 +246,7 @@ export class Runner {
       options.checkTimeoutMs,
       DEFAULT_CHECK_TIMEOUT_MS,
     );
+    const programName = fileName(options.programName);
     if (this.#retired) {
       const message =
         "Cannot run the program: its harness was retired; boot a new harness to run it";
@@ -251,7 +259,7 @@ export class Runner {
     }
     this.#runs++;
     const tooLarge = oversize(source);
-    if (tooLarge !== undefined) return rejected([tooLarge], limits);
+    if (tooLarge !== undefined) return named(rejected([tooLarge], limits), programName);
     const signal = options.signal === undefined
       ? this.#stop.signal
       : AbortSignal.any([options.signal, this.#stop.signal]);
@@ -265,7 +273,7 @@ export class Runner {
     });
     this.#inflight.add(running);
     try {
-      return await running;
+      return named(await running, programName);
     } finally {
       this.#inflight.delete(running);
     }
@@ -300,8 +308,8 @@ export class Runner {
         limits,
       );
     }
-    const diagnostics = gateImports(scanned.scan, this.#bySegment);
-    if (diagnostics.length > 0) return rejected(diagnostics, limits);
+    const gate = gateImports(scanned.scan, this.#bySegment, source);
+    if (gate.diagnostics.length > 0) return await this.#refuse(source, gate, run);
 
     // A slot before any sandbox: the wait counts in the run's deadline.
     const waitStarted = performance.now();
@@ -314,6 +322,25 @@ export class Runner {
     } finally {
       grant.release();
     }
+  }
+
+  /**
+   * The rejection of a program whose imports the gate refused: with its type
+   * errors too, checked with each misspelled module read as the one it meant,
+   * so that one answer holds every problem. No sandbox is involved.
+   */
+  async #refuse(source: string, gate: Gate, run: RunSettings): Promise<RunReport> {
+    const { limits, signal } = run;
+    if (!run.typeCheck) return rejected(gate.diagnostics, limits);
+    const checked = await this.#checker.check(this.#files(source), {
+      timeoutMs: run.checkTimeoutMs,
+      signal,
+      aliases: gate.aliases,
+    });
+    if (checked.kind === "aborted") return aborted(limits);
+    if (checked.kind !== "failed") return rejected(gate.diagnostics, limits);
+    const found = explain(checked.diagnostics, this.#bySegment, gate.aliases);
+    return rejected(merged(gate.diagnostics, found), limits);
   }
 
   async #runAdmitted(
@@ -435,6 +462,15 @@ export class Runner {
       () => undefined,
     );
   }
+}
+
+/** The `programName` option: a file name, or undefined for the default. */
+function fileName(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "" || /\p{Cc}/u.test(value)) {
+    throw new TypeError("Cannot run the program: programName is not a printable file name");
+  }
+  return value;
 }
 
 /**

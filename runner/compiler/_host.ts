@@ -5,8 +5,8 @@
  *
  * The files: the build root of one check (`/sandbox/program.ts`,
  * `/sandbox/cap.ts`, `/sandbox/mcp/<segment>.ts`) and the libraries under
- * `/lib/` (the ES closure of `_libs.ts` and the sandbox's globals of
- * `_ambient.ts`). Every other question the compiler asks is answered "does
+ * `/lib/` (the closure of `_libs.ts`, carved to the sandbox's world by
+ * `_world.ts`). Every other question the compiler asks is answered "does
  * not exist" from memory: a `/// <reference path>` or an import of
  * `/etc/passwd` or `../secret.ts`, a `/// <reference types>`, a
  * `node_modules/@types` lookup, a `package.json` scope. Nothing is looked up
@@ -17,8 +17,9 @@
 
 import "./_no_node_system.ts";
 import ts from "npm:typescript@6.0.3";
-import { AMBIENT_LIB_NAME } from "./_ambient.ts";
+import { LIB_FILES } from "./_libs.ts";
 import { VIRTUAL_ROOT } from "./protocol.ts";
+import { carve, WORLD_ROOTS } from "./_world.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
 
 export { VIRTUAL_ROOT };
@@ -40,7 +41,7 @@ export const COMPILER_OPTIONS: ts.CompilerOptions = {
   allowImportingTsExtensions: true,
   allowSyntheticDefaultImports: true,
   isolatedModules: true,
-  lib: ["lib.esnext.d.ts", AMBIENT_LIB_NAME],
+  lib: [...WORLD_ROOTS],
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
   moduleDetection: ts.ModuleDetectionKind.Force,
@@ -78,6 +79,16 @@ export function parse(path: string, text: string): ts.SourceFile {
   return ts.createSourceFile(path, text, PARSE_OPTIONS, false, ts.ScriptKind.TS);
 }
 
+/** Every library file of the world by its virtual path, parsed once and carved (`_world.ts`). */
+export function worldLibs(): Map<string, ts.SourceFile> {
+  const libs = new Map<string, ts.SourceFile>();
+  for (const [name, text] of LIB_FILES) {
+    const path = `${VIRTUAL_LIB}${name}`;
+    libs.set(path, carve(parse(path, text)).file);
+  }
+  return libs;
+}
+
 /**
  * Where `specifier`, imported from `from`, lands in the build root, if it
  * names one of its files: the cap seam by its specifier, or a relative path.
@@ -111,14 +122,22 @@ export type HostTrace = {
 /**
  * A compiler host over `libs` and one check's build root `root`, both keyed
  * by virtual path. Every answer comes from those two maps; `trace` records
- * what the verdict cache needs to know about imports.
+ * what the verdict cache needs to know about imports. An alias (a specifier
+ * the program imports, a build-root relative path) resolves that specifier,
+ * from the program only, to that file of the root when it names none itself.
  */
 export function createHost(
   libs: ReadonlyMap<string, ts.SourceFile>,
   root: ReadonlyMap<string, ts.SourceFile>,
   trace: HostTrace,
+  aliases: readonly (readonly [string, string])[] = [],
 ): ts.CompilerHost {
   const known = (path: string) => libs.get(path) ?? root.get(path);
+  const aliased = new Map<string, string>();
+  for (const [specifier, relative] of aliases) {
+    const path = `${VIRTUAL_ROOT}${relative}`;
+    if (root.has(path) && path !== PROGRAM_PATH) aliased.set(specifier, path);
+  }
   return {
     getSourceFile: known,
     getDefaultLibFileName: () => `${VIRTUAL_LIB}lib.esnext.d.ts`,
@@ -136,7 +155,8 @@ export function createHost(
     getEnvironmentVariable: () => undefined,
     resolveModuleNameLiterals: (literals, containingFile) =>
       literals.map((literal) => {
-        const path = resolveInRoot(literal.text, containingFile, root);
+        const path = resolveInRoot(literal.text, containingFile, root) ??
+          (containingFile === PROGRAM_PATH ? aliased.get(literal.text) : undefined);
         if (path === PROGRAM_PATH && containingFile !== PROGRAM_PATH) trace.programImported = true;
         return resolution(path);
       }),

@@ -1,7 +1,9 @@
 /**
- * The ECMAScript library declarations the checker knows, and no other: the
- * `lib.esnext.d.ts` closure of the pinned TypeScript package (every file it
- * names through `/// <reference lib>`, transitively), imported as text.
+ * The library declarations the checker knows, and no other: the closure of
+ * the world's roots (`lib.esnext.d.ts` and `lib.webworker.d.ts` with its
+ * iterables, `WORLD_ROOTS` of `_world.ts`) in the pinned TypeScript package
+ * (every file they name through `/// <reference lib>`, transitively),
+ * imported as text.
  *
  * Text imports are part of the module graph: the runtime loads them with the
  * package, so reading them needs no read permission, and no lib file is ever
@@ -150,6 +152,13 @@ import esnextTemporal from "npm:typescript@6.0.3/lib/lib.esnext.temporal.d.ts" w
 import esnextTypedarrays from "npm:typescript@6.0.3/lib/lib.esnext.typedarrays.d.ts" with {
   type: "text",
 };
+import webworker from "npm:typescript@6.0.3/lib/lib.webworker.d.ts" with { type: "text" };
+import webworkerAsynciterable from "npm:typescript@6.0.3/lib/lib.webworker.asynciterable.d.ts" with {
+  type: "text",
+};
+import webworkerIterable from "npm:typescript@6.0.3/lib/lib.webworker.iterable.d.ts" with {
+  type: "text",
+};
 
 /** Each library file's name (`lib.es5.d.ts`) to its text. */
 export const LIB_FILES: ReadonlyMap<string, string> = new Map([
@@ -240,4 +249,7 @@ export const LIB_FILES: ReadonlyMap<string, string> = new Map([
   ["lib.esnext.sharedmemory.d.ts", esnextSharedmemory],
   ["lib.esnext.temporal.d.ts", esnextTemporal],
   ["lib.esnext.typedarrays.d.ts", esnextTypedarrays],
+  ["lib.webworker.d.ts", webworker],
+  ["lib.webworker.asynciterable.d.ts", webworkerAsynciterable],
+  ["lib.webworker.iterable.d.ts", webworkerIterable],
 ]);

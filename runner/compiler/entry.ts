@@ -64,7 +64,7 @@ function answer(compiler: ClosedWorldCompiler, line: string): CheckerReply {
     if (request.value.kind === "scan") {
       return { kind: "scanned", id, scan: scanImports(request.value.source) };
     }
-    const diagnostics = compiler.check(request.value.files);
+    const diagnostics = compiler.check(request.value.files, request.value.aliases);
     return { kind: "checked", id, diagnostics, heapBytes: Deno.memoryUsage().heapUsed };
   } catch (error) {
     return { kind: "fault", id, message: describe(error) };

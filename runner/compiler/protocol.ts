@@ -22,6 +22,18 @@ export type ImportProblem = { line: number; column: number; message: string };
 /** What a program imports, and what it does that the runner refuses. */
 export type ImportScan = { imports: NamedImport[]; problems: ImportProblem[] };
 
+/** A place a diagnostic's message refers to (TypeScript's related information), 1-based. */
+export type RelatedInformation = {
+  /** The module it is in: `program.ts`, `mcp/echo.ts`, or a library file (`lib.es5.d.ts`). */
+  file: string;
+  line: number;
+  column: number;
+  /** What is there: `The expected type comes from property 'b' which is declared here ...`. */
+  message: string;
+  /** The line it is on, with a marker under it (see {@linkcode Diagnostic.excerpt}). */
+  excerpt?: string;
+};
+
 /** One problem found before a program runs, at a 1-based line and column of `file`. */
 export type Diagnostic = {
   /** The module it is in, relative to the build root: `program.ts`, `mcp/echo.ts`. */
@@ -29,14 +41,29 @@ export type Diagnostic = {
   line: number;
   column: number;
   message: string;
+  /** TypeScript's error code (`2322` for TS2322); absent for the runner's own diagnostics. */
+  code?: number;
+  /**
+   * The source line the problem is on and, under it, a line marking its span
+   * as `deno check` does (`^` under one character, `~~~` under more): two
+   * lines joined by `\n`, the source line cut around the column when it is long.
+   */
+  excerpt?: string;
+  /** The places the message refers to: where an expected type comes from, a declaration. */
+  related?: RelatedInformation[];
 };
 
 /** Host to checker process. */
 export type CheckerRequest =
   /** Find the modules a program names. */
   | { kind: "scan"; id: number; source: string }
-  /** Check these build-root files (relative path, text); `program.ts` is the root. */
-  | { kind: "check"; id: number; files: [string, string][] };
+  /**
+   * Check these build-root files (relative path, text); `program.ts` is the
+   * root. Each alias is a specifier the program imports that names no file,
+   * and the build-root file to check it as (the module it surely meant), so
+   * that one check finds the problems of its imports too.
+   */
+  | { kind: "check"; id: number; files: [string, string][]; aliases?: [string, string][] };
 
 /** Checker process to host. */
 export type CheckerReply =
@@ -66,9 +93,37 @@ function isPosition(value: unknown): value is number {
   return Number.isSafeInteger(value) && (value as number) >= 1;
 }
 
-function isDiagnostic(value: unknown): value is Diagnostic {
+function isPlace(value: unknown): value is RelatedInformation {
   return isFields(value) && typeof value.file === "string" && isPosition(value.line) &&
-    isPosition(value.column) && typeof value.message === "string";
+    isPosition(value.column) && typeof value.message === "string" &&
+    (value.excerpt === undefined || typeof value.excerpt === "string");
+}
+
+function isDiagnostic(value: unknown): value is Diagnostic {
+  if (!isPlace(value)) return false;
+  const { code, related } = value as Fields;
+  return (code === undefined || isPosition(code)) &&
+    (related === undefined || (Array.isArray(related) && related.every(isPlace)));
+}
+
+/** A place with only its known fields, so that nothing else the process wrote travels on. */
+function place(value: RelatedInformation): RelatedInformation {
+  const out: RelatedInformation = {
+    file: value.file,
+    line: value.line,
+    column: value.column,
+    message: value.message,
+  };
+  if (value.excerpt !== undefined) out.excerpt = value.excerpt;
+  return out;
+}
+
+/** A diagnostic with only its known fields. */
+function diagnostic(value: Diagnostic): Diagnostic {
+  const out: Diagnostic = place(value);
+  if (value.code !== undefined) out.code = value.code;
+  if (value.related !== undefined) out.related = value.related.map(place);
+  return out;
 }
 
 function isProblem(value: unknown): value is ImportProblem {
@@ -120,7 +175,7 @@ export function decodeReply(data: unknown): Result<CheckerReply, ProtocolFault> 
       return ok({
         kind: "checked",
         id: data.id,
-        diagnostics: data.diagnostics,
+        diagnostics: data.diagnostics.map(diagnostic),
         heapBytes: data.heapBytes,
       });
     case "fault":
@@ -143,7 +198,11 @@ export function decodeRequest(data: unknown): Result<CheckerRequest, ProtocolFau
     if (!Array.isArray(data.files) || !data.files.every(isFile)) {
       return fault('"check" has malformed files');
     }
-    return ok({ kind: "check", id: data.id, files: data.files });
+    if (data.aliases === undefined) return ok({ kind: "check", id: data.id, files: data.files });
+    if (!Array.isArray(data.aliases) || !data.aliases.every(isFile)) {
+      return fault('"check" has malformed aliases');
+    }
+    return ok({ kind: "check", id: data.id, files: data.files, aliases: data.aliases });
   }
   return fault("it is neither a scan nor a check");
 }

@@ -63,14 +63,31 @@ Deno.test("run executes a program against the servers it imports, and only those
       'import { echoArgs } from "./mcp/echo.ts";\nexport default await echoArgs({ text: "x" });\n',
     );
     await Deno.writeTextFile(`${dir}/elsewhere.ts`, 'import { a } from "./mcp/nowhere.ts";\n');
-    const [file, json, threw, guess, elsewhere, missing] = await Promise.all([
+    // Two deep types that differ at the leaf: a message of about a thousand characters.
+    const nested = (leaf: string) => {
+      let type = leaf;
+      for (let level = 0; level < 6; level++) {
+        type = `{ level_${level}_with_a_long_name: ${type}; sibling_${level}: string }`;
+      }
+      return type;
+    };
+    await Deno.writeTextFile(
+      `${dir}/long.ts`,
+      `import "./mcp/echo.ts";\ndeclare const v: ${nested("number")};\n` +
+        `const o: ${nested("string")} = v;\nexport default o;\n`,
+    );
+    const [file, json, threw, guess, elsewhere, missing, long, longJson] = await Promise.all([
       cli(dir, ["run", "program.ts"]),
       cli(dir, ["run", "--json", "-"], PROGRAM),
       cli(dir, ["run", "throws.ts"]),
       cli(dir, ["run", "guess.ts"]),
       cli(dir, ["run", "elsewhere.ts"]),
       cli(dir, ["run", "absent.ts"]),
+      cli(dir, ["run", "long.ts"]),
+      cli(dir, ["run", "--json", "long.ts"]),
     ]);
+    // A message wrapped over lines, read back as one line.
+    const unwrap = (text: string) => text.replace(/\n {2}(?! )/g, " ");
 
     await t.step("prints the result, then its logs and calls, and exits 0", () => {
       assert.equal(file.code, 0, file.stderr);
@@ -104,13 +121,29 @@ Deno.test("run executes a program against the servers it imports, and only those
       assert.match(threw.stderr, /^error: the program threw Error: no$/m);
       assert.match(threw.stderr, /program\.ts:2/);
     });
-    await t.step("exits 1 for a camelCased guess, with a did-you-mean", () => {
+    await t.step("exits 1 for a camelCased guess, with a did-you-mean, naming the file", () => {
       assert.equal(guess.code, 1);
       assert.match(
+        unwrap(guess.stderr),
+        /^error: guess\.ts:1:10 - TS2724: Module "\.\/mcp\/echo\.ts" has no export "echoArgs"; did you mean echo_args\?$/m,
+      );
+      assert.match(
         guess.stderr,
-        /^error: program\.ts:1:10: Module "\.\/mcp\/echo\.ts" has no export "echoArgs"; did you mean echo_args\?$/m,
+        /^ {4}import \{ echoArgs \} from "\.\/mcp\/echo\.ts";\n {13}~{8}$/m,
       );
       assert.doesNotMatch(guess.stderr, /loom-run-|file:\/\//);
+    });
+    await t.step("wraps a long message and never cuts it", () => {
+      assert.equal(long.code, 1);
+      const [diagnostic] = JSON.parse(longJson.stdout).report.outcome.diagnostics;
+      assert.ok(diagnostic.message.length > 600, diagnostic.message);
+      const [message] = long.stderr.split("\n    const o:");
+      assert.ok(
+        unwrap(message ?? "").endsWith(`error: long.ts:3:7 - TS2322: ${diagnostic.message}`),
+      );
+      // Past 100 columns only a word too long for any line, alone on its line.
+      const lines = (message ?? "").slice((message ?? "").indexOf("error: long.ts")).split("\n");
+      assert.ok(lines.every((line) => line.length <= 100 || !line.trim().includes(" ")), message);
     });
     await t.step("exits 2 for a server the catalog lacks, and for a missing program", () => {
       assert.equal(elsewhere.code, 2);

@@ -133,6 +133,8 @@ console.log(JSON.stringify({
         line: 1,
         column: 7,
         message: "Type 'string' is not assignable to type 'number'.",
+        code: 2322,
+        excerpt: 'const n: number = "x";\n      ^',
       }],
     });
     assert.equal(summary.retired.confirmed, true, stdout);

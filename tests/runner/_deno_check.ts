@@ -5,15 +5,29 @@
 import { CAP_SOURCE } from "../../_generated/sandbox_sources.ts";
 import type { Diagnostic } from "../../runner/run.ts";
 
-const HEADER = /^TS\d+ \[ERROR\]: (.*)$/;
+type RelatedInformation = NonNullable<Diagnostic["related"]>[number];
+
+const HEADER = /^TS(\d+) \[ERROR\]: (.*)$/;
 const AT = /^ {4}at (file:\/\/\S+):(\d+):(\d+)$/;
+const RELATED_AT = /^ {8}at (\S+):(\d+):(\d+)$/;
 const CARET = /^\s*[\^~]+\s*$/;
 
 function relative(url: string, rootUrl: string): string {
   return url.startsWith(rootUrl) ? decodeURIComponent(url.slice(rootUrl.length)) : url;
 }
 
-/** Parses `deno check` output into diagnostics. */
+/** A message (its lines trimmed, joined by spaces), and the source line and caret under it. */
+function block(body: string[], indent: string): { message: string[]; excerpt?: string } {
+  const caret = body.findLastIndex((line) => CARET.test(line));
+  if (caret < 1) return { message: body.map((line) => line.trim()).filter((line) => line !== "") };
+  const strip = (line: string) => line.startsWith(indent) ? line.slice(indent.length) : line;
+  return {
+    message: body.slice(0, caret - 1).map((line) => line.trim()).filter((line) => line !== ""),
+    excerpt: `${strip(body[caret - 1] as string).trimEnd()}\n${strip(body[caret] as string)}`,
+  };
+}
+
+/** Parses `deno check` output into diagnostics, with their codes, excerpts and related places. */
 export function parseDiagnostics(text: string, rootUrl: string): Diagnostic[] {
   const lines = text.split("\n").map((line) => line.replace(/\r$/, ""));
   const diagnostics: Diagnostic[] = [];
@@ -28,16 +42,38 @@ export function parseDiagnostics(text: string, rootUrl: string): Diagnostic[] {
       if (place !== null || HEADER.test(lines[scan] as string)) break;
       body.push(lines[scan] as string);
     }
-    // The two lines before `at` are the source line and its caret line.
-    const caret = body.findIndex((line) => CARET.test(line));
-    const more = (caret > 0 ? body.slice(0, caret - 1) : body).map((line) => line.trim())
-      .filter((line) => line !== "");
-    diagnostics.push({
+    const main = block(body, "");
+    const diagnostic: Diagnostic = {
       file: place === null ? "program.ts" : relative(place[1] as string, rootUrl),
       line: place === null ? 1 : Number(place[2]),
       column: place === null ? 1 : Number(place[3]),
-      message: [header[1] as string, ...more].join(" "),
-    });
+      message: [header[2] as string, ...main.message].join(" "),
+      code: Number(header[1]),
+    };
+    if (main.excerpt !== undefined) diagnostic.excerpt = main.excerpt;
+    // Related places: indented blocks, each ending in its own `at` line.
+    const related: RelatedInformation[] = [];
+    let pending: string[] = [];
+    for (scan++; scan < lines.length; scan++) {
+      const line = lines[scan] as string;
+      if (HEADER.test(line) || /^Found \d+ errors?\.$/.test(line)) break;
+      const at = RELATED_AT.exec(line);
+      if (at === null) {
+        if (line !== "" || pending.length > 0) pending.push(line);
+        continue;
+      }
+      const each = block(pending, "    ");
+      related.push({
+        file: relative(at[1] as string, rootUrl),
+        line: Number(at[2]),
+        column: Number(at[3]),
+        message: each.message.join(" "),
+        ...(each.excerpt === undefined ? {} : { excerpt: each.excerpt }),
+      });
+      pending = [];
+    }
+    if (related.length > 0) diagnostic.related = related;
+    diagnostics.push(diagnostic);
     index = scan - 1;
   }
   return diagnostics;

@@ -56,6 +56,15 @@ Deno.test("the resident checker reports what deno check reports, at the same pla
       "two errors in order",
       `const a: string = 1;\nconst b: boolean = "no";\nexport default [a, b];\n`,
     ],
+    [
+      "an expected type that comes from a property, with its related place",
+      `const o: { a: string; b: number } = { a: "x", b: "y" };\nexport default o;\n`,
+    ],
+    [
+      "a tool argument's expected type, with its related place in the module",
+      `import { ${ECHO_FN} } from "./mcp/echo.ts";\nawait ${ECHO_FN}({ text: "a", times: "2" });\n`,
+    ],
+    ["a line indented with tabs", `if (true) {\n\t\tconst n: number = "x";\n\t\tvoid n;\n}\n`],
   ];
   const checker = new ResidentChecker();
   try {
@@ -65,6 +74,7 @@ Deno.test("the resident checker reports what deno check reports, at the same pla
         assert.ok(expected.length > 0, "deno check found nothing");
         const checked = await checker.check(files(program), { timeoutMs: 60_000 });
         assert.deepEqual(checked, { kind: "failed", diagnostics: expected });
+        if (name.includes("related")) assert.ok(expected.some((d) => d.related !== undefined));
       });
     }
   } finally {
@@ -82,12 +92,18 @@ Deno.test("runProgram() shows diagnostics relative to the program, never a host 
   assert.ok(!text.includes("/tmp") && !text.includes("file:") && !text.includes("/sandbox/"));
 });
 
-Deno.test("the sandbox's world has no Deno: using it is a type error that says so", async () => {
+Deno.test("the sandbox's world has no Deno: using it is a type error that says why", async () => {
   const diagnostics = await rejection(
     'const text = await Deno.readTextFile("/etc/passwd");\nexport default text;\n',
   );
-  assert.deepEqual(diagnostics.map((d) => [d.line, d.column, d.message]), [
-    [1, 20, "Cannot find name 'Deno'."],
+  assert.deepEqual(diagnostics.map((d) => [d.line, d.column, d.code, d.message]), [
+    [
+      1,
+      20,
+      2304,
+      "Cannot find name 'Deno': a program runs without the Deno namespace; files, the network, " +
+      "the environment and commands are reached through a server's tool",
+    ],
   ]);
 });
 
