@@ -42,7 +42,8 @@ export function parseChallenges(header: string): Challenge[] {
       continue;
     }
     const scheme = TOKEN.exec(rest)?.[0];
-    if (scheme === undefined) break;
+    // No scheme, or a parameter that cannot be read (an unterminated quote): the end.
+    if (scheme === undefined || /^\s*=/.test(rest.slice(scheme.length))) break;
     current = { scheme: scheme.toLowerCase(), params: {} };
     challenges.push(current);
     rest = rest.slice(scheme.length);

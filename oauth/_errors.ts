@@ -92,7 +92,8 @@ export function failureOf(error: unknown, context: ErrorContext): OAuthFailure {
       return {
         kind: "authorization_response_invalid",
         message: `The sign-in came back from ${context.issuer} with a response that fails its ` +
-          `checks (${text}): it is not used; sign in again`,
+          `checks (${text}): it is not used, as it may come from another server (RFC 9207); ` +
+          `sign in again, and report it to the server's operator if it happens again`,
       };
     case "token":
       return {

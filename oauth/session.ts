@@ -177,8 +177,11 @@ export class OAuthSession {
       if (refusal.status === 403 && params.error !== "insufficient_scope") {
         return err(forbidden(this.#where()));
       }
-      const found = await this.#discover(params.resourceMetadata, true);
-      if (!found.ok) return found;
+      // A 403 is about scopes, on a server already found; a 401 may mean it moved (SEP-2352).
+      if (refusal.status === 401 || this.#found === undefined) {
+        const found = await this.#discover(params.resourceMetadata, true);
+        if (!found.ok) return found;
+      }
       if (refusal.status === 403) {
         const wanted = [
           ...new Set([...(this.#held?.scopes ?? this.#lastAsked), ...scopeList(params.scope)]),
