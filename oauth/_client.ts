@@ -58,10 +58,7 @@ export async function prepareClient(
     noteStore: (result: Result<void, StoreFailure>) => void;
   },
 ): Promise<Result<PreparedClient, OAuthFailure>> {
-  const key: StoreKey = {
-    issuer: found.issuer,
-    client: clientKey(settings, found.as, options.redirectUri),
-  };
+  const key = storeKeyOf(found, settings, options.redirectUri);
   const entry = await options.store.read(key);
   if (!entry.ok) return err(entry.error);
   const context: ClientContext = {
@@ -79,6 +76,15 @@ export async function prepareClient(
   }
   const auth = await clientAuthentication(record.value, settings);
   return auth.ok ? ok({ record: record.value, auth: auth.value, key }) : auth;
+}
+
+/** Where the token store keeps what concerns this client at the authorization server `found` names. */
+export function storeKeyOf(
+  found: Discovered,
+  settings: OAuthSettings,
+  redirectUri: string,
+): StoreKey {
+  return { issuer: found.issuer, client: clientKey(settings, found.as, redirectUri) };
 }
 
 /** Keeps the dynamic registration of `client`. */

@@ -188,6 +188,11 @@ async function readResourceMetadata(
   return ok(out);
 }
 
+/** Whether two discoveries name the same authorization server for the same resource. */
+export function sameAuthority(a: Discovered, b: Discovered): boolean {
+  return a.issuer === b.issuer && a.resource?.resource === b.resource?.resource;
+}
+
 /**
  * Whether a protected resource identifier covers the server's URL: the same
  * origin, and a path that is the server's or one of its parents.

@@ -48,8 +48,10 @@ export function failureOf(error: unknown, context: ErrorContext): OAuthFailure {
   if (error instanceof oauth.AuthorizationResponseError) {
     const out: OAuthFailure = {
       kind: "authorization_denied",
-      message: `The authorization server ${context.phase === "discovery" ? "" : context.issuer} ` +
-        `sent the sign-in back with ${describeOAuthError(error.error, error.error_description)}; ` +
+      message:
+        `The sign-in came back from ${
+          context.phase === "discovery" ? context.url : context.issuer
+        } with ${describeOAuthError(error.error, error.error_description)}; ` +
         `sign in again, and grant the access asked for`,
       error: error.error,
     };

@@ -32,8 +32,8 @@ import type {
 } from "./credentials.ts";
 import { boundedFetch, type Fetch } from "./_http.ts";
 import { challengeParams, scopeList } from "./_challenge.ts";
-import { discover, type Discovered } from "./_discovery.ts";
-import { prepareClient, type PreparedClient } from "./_client.ts";
+import { discover, type Discovered, sameAuthority } from "./_discovery.ts";
+import { prepareClient, type PreparedClient, storeKeyOf } from "./_client.ts";
 import * as grants from "./_grants.ts";
 import { DpopKey, supportsDpop } from "./_dpop.ts";
 import {
@@ -87,7 +87,6 @@ export class OAuthSession {
   #grant: OAuthGrant;
   #redirectUri: string;
   #store: TokenStore;
-  #proactive: boolean;
   #http: Fetch;
   #now: () => number;
   #signInTimeoutMs: number;
@@ -98,7 +97,7 @@ export class OAuthSession {
   #dpop: DpopKey | undefined;
   #pending: grants.PendingSignIn | undefined;
   #restored = false;
-  #probed = false;
+  #probed: boolean;
   #givenRefreshTried = false;
   #lastAsked: string[] = [];
   #storeFailure: string | undefined;
@@ -114,8 +113,8 @@ export class OAuthSession {
     this.#store = options.store ?? new MemoryTokenStore();
     // Ahead of any refusal, discovery is worth its requests only where a token can come
     // without a person: from the store, from a refresh token, or from a headless grant.
-    this.#proactive = options.store !== undefined || this.#grant !== "authorization_code" ||
-      settings.refreshToken !== undefined;
+    this.#probed = options.store === undefined && this.#grant === "authorization_code" &&
+      settings.refreshToken === undefined;
     this.#http = boundedFetch(
       options.fetch ?? fetch,
       options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
@@ -133,14 +132,13 @@ export class OAuthSession {
    */
   credentials(target: RequestTarget = {}): Promise<Result<Credentials | undefined, OAuthFailure>> {
     return this.#turn(async () => {
-      if (
-        this.#held === undefined && this.#found === undefined && this.#proactive && !this.#probed
-      ) {
+      if (!this.#probed && this.#found === undefined) {
         this.#probed = true;
         const found = await this.#discover(undefined, false);
         if (found.ok && found.value) {
+          // A headless grant refused now would be refused again at the server's refusal.
           const gotten = await this.#restoreOrObtain();
-          if (!gotten.ok && gotten.error.kind === "unreachable") return gotten;
+          if (!gotten.ok) return gotten;
         }
       }
       const fresh = await this.#fresh();
@@ -157,6 +155,9 @@ export class OAuthSession {
    * refusal is the answer.
    */
   challenge(refusal: Refusal): Promise<Result<Credentials, OAuthFailure>> {
+    if (refusal.status !== 401 && refusal.status !== 403) {
+      throw new RangeError(`Cannot answer HTTP ${refusal.status}: a refusal is 401 or 403`);
+    }
     return this.#turn(async () => {
       const params = challengeParams(refusal.wwwAuthenticate);
       if (refusal.attempt > MAX_AUTHORIZATION_RETRIES) {
@@ -187,6 +188,12 @@ export class OAuthSession {
           ...new Set([...(this.#held?.scopes ?? this.#lastAsked), ...scopeList(params.scope)]),
         ];
         return await this.#obtainCredentials(wanted, refusal);
+      }
+      // Nothing held yet: the store, a harness's refresh token or a headless grant may do.
+      if (this.#held === undefined && !this.#restored) {
+        const restored = await this.#restoreOrObtain();
+        if (!restored.ok) return restored;
+        if (this.#held !== undefined) return ok(await this.#credentialsFor(refusal));
       }
       const current = this.#held;
       if (current?.refreshToken !== undefined) {
@@ -295,11 +302,7 @@ export class OAuthSession {
     if (found.value === undefined) return ok(false);
     const before = this.#found;
     this.#found = found.value;
-    if (
-      before !== undefined &&
-      (before.issuer !== found.value.issuer ||
-        before.resource?.resource !== found.value.resource?.resource)
-    ) {
+    if (before !== undefined && !sameAuthority(before, found.value)) {
       // The server moved to another authorization server (or resource): nothing of the
       // old one is presented to the new (SEP-2352).
       this.#client = undefined;
@@ -312,11 +315,11 @@ export class OAuthSession {
 
   /** Takes the stored token of this resource, or gets one without a person if that can be done. */
   async #restoreOrObtain(interactive = false): Outcome<void> {
-    const client = await this.#ensureClient();
-    if (!client.ok) return client;
     if (!this.#restored) {
       this.#restored = true;
-      const entry = await this.#store.read(client.value.key);
+      const entry = await this.#store.read(
+        storeKeyOf(this.#found!, this.#settings, this.#redirectUri),
+      );
       if (!entry.ok) return err(entry.error);
       const grant = entry.value?.grants[this.#resourceKey()];
       if (grant !== undefined) {
@@ -406,6 +409,11 @@ export class OAuthSession {
     const pending = { request: { ...request.value, redirectUri }, context, scopes };
     const authorize = this.#settings.authorize;
     if (authorize === undefined) {
+      // The URL already handed out stays good while it asks for every scope wanted now.
+      const shown = this.#pending;
+      if (shown !== undefined && scopes.every((scope) => shown.scopes.includes(scope))) {
+        return err(needsAuth(this.#where(), shown.request.url, found.issuer));
+      }
       this.#pending = pending;
       return err(needsAuth(this.#where(), request.value.url, found.issuer));
     }

@@ -125,6 +125,9 @@ export function defaultTokenDir(): string | undefined {
   return undefined;
 }
 
+/** The last task on each file, so that stores of one folder in this process take turns. */
+const TURNS = new Map<string, Promise<unknown>>();
+
 /** Options of a {@linkcode FileTokenStore}. */
 export type FileTokenStoreOptions = {
   /** The folder of the files; {@linkcode defaultTokenDir} when absent. */
@@ -146,7 +149,6 @@ export type FileTokenStoreOptions = {
 export class FileTokenStore implements TokenStore {
   /** The folder of the files, when one is known. */
   readonly dir: string | undefined;
-  #turns = new Map<string, Promise<unknown>>();
 
   /** A store in `options.dir`, or in {@linkcode defaultTokenDir}. */
   constructor(options: FileTokenStoreOptions = {}) {
@@ -201,14 +203,14 @@ export class FileTokenStore implements TokenStore {
     });
   }
 
-  /** Runs `task` after every earlier task on the same file. */
+  /** Runs `task` after every earlier task of this process on the same file, whichever store. */
   #turn<T>(file: string, task: () => Promise<T>): Promise<T> {
-    const before = this.#turns.get(file) ?? Promise.resolve();
+    const before = TURNS.get(file) ?? Promise.resolve();
     const run = before.then(task, task);
     const settled = run.then(() => {}, () => {});
-    this.#turns.set(file, settled);
+    TURNS.set(file, settled);
     settled.then(() => {
-      if (this.#turns.get(file) === settled) this.#turns.delete(file);
+      if (TURNS.get(file) === settled) TURNS.delete(file);
     });
     return run;
   }

@@ -191,3 +191,26 @@ Deno.test("no token, refresh token, code or client secret appears in a failure, 
   }
   assert.match(text, /\[redacted\]/);
 });
+
+Deno.test("a second refusal while a sign-in waits hands out the same authorization URL", async () => {
+  await within({}, async (w) => {
+    const { call } = client(w, {});
+    const first = await failure(call("tools/list"));
+    const second = await failure(call("tools/list"));
+    assert.equal(first.kind, "needs_auth");
+    assert.equal(second.kind, "needs_auth");
+    if (first.kind === "needs_auth" && second.kind === "needs_auth") {
+      assert.equal(second.authorizationUrl, first.authorizationUrl);
+    }
+  });
+});
+
+Deno.test("challenge() takes only 401 and 403: anything else is the caller's mistake", async () => {
+  await within({}, async (w) => {
+    const { session } = client(w, signingIn());
+    assert.throws(
+      () => session.challenge({ status: 500, wwwAuthenticate: null, attempt: 1 }),
+      RangeError,
+    );
+  });
+});

@@ -201,7 +201,7 @@ Deno.test("a token kept in a FileTokenStore is used by the next session without 
       assert.equal(expectOk(await second.call("tools/list")).status, 200);
       assert.equal(w.as.seen.authorizations.length, 1);
       assert.equal(w.as.seen.registrations.length, 1);
-      assert.equal(second.session.status().client, "dynamic");
+      assert.equal(second.session.status().state, "signed_in");
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -226,5 +226,21 @@ Deno.test("refusals of a token already replaced are answered with the new one, w
     const answers = await Promise.all([call("tools/list"), call("tools/list"), call("tools/list")]);
     for (const answer of answers) assert.equal(expectOk(answer).status, 200);
     assert.equal(w.as.seen.authorizations.length, 1);
+  });
+});
+
+Deno.test("a headless grant the token endpoint refuses is asked for once, and the refusal is the request's answer", async () => {
+  await within({ as: { clients: { svc: { secret: "right-secret" } } } }, async (w) => {
+    const { call } = client(w, {
+      grant: "client_credentials",
+      clientId: "svc",
+      clientSecret: "wrong-secret",
+    });
+    const answer = await call("tools/list");
+    assert.ok(!answer.ok);
+    assert.equal(answer.error.kind, "token_refused");
+    assert.match(answer.error.message, /invalid_client/);
+    assert.equal(w.as.seen.tokens.length, 1);
+    assert.equal(w.rs.seen.length, 0);
   });
 });
