@@ -37,3 +37,13 @@ export {
 export * from "./limits.ts";
 export { ERA_MODES, type EraMode, isEraMode, PROBE_TIMEOUT_MS } from "./era.ts";
 export { checkSpec, type CheckSpecOptions, type SpecKey, type SpecProblem } from "./check.ts";
+export {
+  type Authorize,
+  isOAuthGrant,
+  OAUTH_GRANTS,
+  type OAuthGrant,
+  type OAuthSettings,
+  type Supplied,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
+} from "./oauth.ts";

@@ -30,6 +30,7 @@ const CHECKED = [
   "client/",
   "harness/",
   "catalog/",
+  "oauth/",
   "runner/",
   "cli/",
   "server/",

@@ -23,6 +23,7 @@ const ARROWS: Record<string, readonly string[]> = {
   runner: ["runner/sandbox", "spec", "codegen", "codec", "_generated"],
   "runner/sandbox": [],
   worker: ["thread", "spec", "codec"],
+  oauth: ["spec", "codec"],
   thread: ["spec", "codec"],
   spec: ["codegen", "codec"],
   codegen: ["codec"],

@@ -54,9 +54,13 @@ export const RUNS: readonly ScenarioRun[] = [
 // deno-lint-ignore no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/g;
 
-/** Runs one scenario with this library's client; never throws on a failing scenario. */
-export async function runScenario(run: ScenarioRun): Promise<ScenarioOutcome> {
-  const command = `${Deno.execPath()} run -A --quiet --no-lock ${CLIENT}`;
+/**
+ * Runs one scenario with a client of this library (`client`, the path of its
+ * script; conformance_client.ts by default); never throws on a failing
+ * scenario.
+ */
+export async function runScenario(run: ScenarioRun, client = CLIENT): Promise<ScenarioOutcome> {
+  const command = `${Deno.execPath()} run -A --quiet --no-lock ${client}`;
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
