@@ -15,7 +15,7 @@ export { isLive };
 
 /**
  * A server to run: executable, argv, extra environment; and, for a server our
- * client speaks the stateless era with, the `_meta` envelope our client puts
+ * client speaks the modern era with, the `_meta` envelope our client puts
  * first in every request's parameters, which the floors then send too, so
  * that every way of calling puts the same bytes on the wire and the server
  * does the same work for each.

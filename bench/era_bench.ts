@@ -10,10 +10,10 @@
 // and its fallback, or the handshake alone, or the probe alone).
 //
 // Each pair connects the same server twice, alternating which goes first:
-// a handshake-era server (an official npm server) through the era probe and
+// a legacy-era server (an official npm server) through the era probe and
 // its fallback (`era: "auto"`) against the direct handshake (`era:
 // "legacy"`), and dual-era servers (ours, and one on the SDK v2) in the
-// stateless era (`auto` finds 2026-07-28) against the handshake era.
+// modern era (`auto` finds 2026-07-28) against the legacy era.
 // `connect()` is timed from the call to the resolved start (worker boot,
 // spawn, and the session start); every client is retired between rounds.
 
@@ -107,7 +107,7 @@ const SERVERS: {
   settleMs: number;
 }[] = [
   {
-    label: "era_peer fixture refusing the probe with -32601 (handshake era, starts fast)",
+    label: "era_peer fixture refusing the probe with -32601 (legacy era, starts fast)",
     spec: spec("peer", [
       "run",
       "--quiet",
@@ -121,7 +121,7 @@ const SERVERS: {
     settleMs: SETTLE_MS.deno,
   },
   {
-    label: "official server-sequential-thinking (handshake era)",
+    label: "official server-sequential-thinking (legacy era)",
     spec: spec(
       "thinking",
       ["run", "-A", "npm:@modelcontextprotocol/server-sequential-thinking@2026.8.31"],

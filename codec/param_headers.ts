@@ -1,5 +1,5 @@
 /**
- * The parameter headers of the stateless era over HTTP (2026-07-28): a
+ * The parameter headers of the modern era over HTTP (2026-07-28): a
  * tool's `inputSchema` may mark a property with `x-mcp-header: "Name"`, and
  * a call then says that argument again in an `Mcp-Param-Name` header. This
  * module reads the marks of a schema (refusing a tool whose marks break the

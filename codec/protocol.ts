@@ -1,8 +1,8 @@
 /**
  * MCP messages this client reads: the `server/discover` result of the
- * stateless era, the initialize result of the handshake era, a `tools/list`
+ * modern era, the initialize result of the legacy era, a `tools/list`
  * page and a `tools/call` result, and the `resultType` every result of the
- * stateless era carries. Every decoder is total.
+ * modern era carries. Every decoder is total.
  *
  * Two eras: `2026-07-28` and later (modern) have no handshake; every request
  * carries its version, client capabilities and client info in
@@ -22,13 +22,13 @@ import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
 import { describeValue } from "./quote.ts";
 
-/** The handshake-era revision this client asks for in `initialize`. */
+/** The legacy-era revision this client asks for in `initialize`. */
 export const REQUESTED_VERSION = "2025-11-25";
 
-/** The stateless-era revisions this client speaks, newest first. */
+/** The modern-era revisions this client speaks, newest first. */
 export const MODERN_VERSIONS = ["2026-07-28"] as const;
 
-/** The handshake-era revisions this client speaks, newest first. */
+/** The legacy-era revisions this client speaks, newest first. */
 export const LEGACY_VERSIONS = [
   "2025-11-25",
   "2025-06-18",
@@ -45,13 +45,13 @@ export type SupportedVersion = typeof SUPPORTED_VERSIONS[number];
 /** Which era a revision belongs to: stateless (`modern`) or handshake (`legacy`). */
 export type Era = "modern" | "legacy";
 
-/** `params._meta` key of a request's protocol version (stateless era). */
+/** `params._meta` key of a request's protocol version (modern era). */
 export const META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
-/** `params._meta` key of a request's client capabilities (stateless era). */
+/** `params._meta` key of a request's client capabilities (modern era). */
 export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-/** `params._meta` key of a request's client info (stateless era). */
+/** `params._meta` key of a request's client info (modern era). */
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
-/** `result._meta` key of a server's info (stateless era). */
+/** `result._meta` key of a server's info (modern era). */
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
 /** The first revision without a handshake. */
@@ -162,7 +162,7 @@ export function isSupportedVersion(version: string): version is SupportedVersion
 
 /**
  * Decodes the result of `initialize`. A version outside `accepted` (the
- * handshake-era {@linkcode LEGACY_VERSIONS} by default) is
+ * legacy-era {@linkcode LEGACY_VERSIONS} by default) is
  * `version_unsupported`, carrying both sides.
  *
  * @example Decode a handshake answer

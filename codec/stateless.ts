@@ -1,5 +1,5 @@
 /**
- * The stateless era of MCP (`2026-07-28` and later) on the wire: the
+ * The modern era of MCP (`2026-07-28` and later) on the wire: the
  * envelope every request carries in `params._meta`, the `server/discover`
  * result, the `resultType` every result carries, and the error a server
  * gives for a version it does not serve. Both sides use these: the client to
@@ -20,13 +20,13 @@ import {
   type ProtocolFault,
 } from "./protocol.ts";
 
-/** The method a client asks a stateless-era server what it speaks with. */
+/** The method a client asks a modern-era server what it speaks with. */
 export const DISCOVER_METHOD = "server/discover";
 
 /** JSON-RPC error code of a protocol version a server does not serve: -32022. */
 export const UNSUPPORTED_PROTOCOL_VERSION: number = -32022;
 
-/** How long a result may be reused, and by whom (stateless era; lists and discover). */
+/** How long a result may be reused, and by whom (modern era; lists and discover). */
 export type CacheScope = "public" | "private";
 
 /** A decoded `server/discover` result. */
@@ -43,9 +43,9 @@ export type DiscoverResult = {
   cacheScope: CacheScope;
 };
 
-/** What a request's `params._meta` says of the stateless era. */
+/** What a request's `params._meta` says of the modern era. */
 export type RequestMeta =
-  /** No protocol version: a handshake-era request. */
+  /** No protocol version: a legacy-era request. */
   | { kind: "none" }
   /** A well-formed envelope. */
   | {
@@ -58,7 +58,7 @@ export type RequestMeta =
   | { kind: "malformed"; message: string };
 
 /**
- * The envelope a client puts in `params._meta` of every stateless-era
+ * The envelope a client puts in `params._meta` of every modern-era
  * request: the version, its capabilities (empty here: no sampling, no roots,
  * no elicitation) and what it calls itself.
  *
@@ -87,8 +87,8 @@ function decodeImplementation(value: JsonValue | undefined): Implementation | un
 }
 
 /**
- * Reads the stateless-era envelope of a request's parameters. No protocol
- * version key means a handshake-era request; a version that is there with
+ * Reads the modern-era envelope of a request's parameters. No protocol
+ * version key means a legacy-era request; a version that is there with
  * a wrong type, or capabilities missing or not an object, or client info
  * that is not an object, is malformed (a server answers `-32602`).
  *
@@ -139,7 +139,7 @@ function invalid(message: string): { ok: false; error: ProtocolFault } {
 }
 
 /**
- * Checks the `resultType` of a stateless-era result: `complete` passes;
+ * Checks the `resultType` of a modern-era result: `complete` passes;
  * `input_required` (a server asking for input this client never gives),
  * an unknown value, or none at all is refused, naming the method.
  *

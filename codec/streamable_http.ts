@@ -5,10 +5,10 @@
  * asks for, the encoding of a header value that HTTP cannot carry as it is,
  * and a bounded, printable excerpt of an answer's body for a person.
  *
- * Two eras share one endpoint. A stateless-era message (2026-07-28 and
+ * Two eras share one endpoint. A modern-era message (2026-07-28 and
  * later) carries its version in `params._meta`, and its POST says it again
  * in `MCP-Protocol-Version`, with `Mcp-Method` and, for the methods that
- * name something, `Mcp-Name`. A handshake-era session (2025-03-26 to
+ * name something, `Mcp-Name`. A legacy-era session (2025-03-26 to
  * 2025-11-25) sends `initialize` bare, then `Mcp-Session-Id` (when the
  * server gave one) and `MCP-Protocol-Version` (the negotiated version) on
  * everything after it.
@@ -21,11 +21,11 @@ import { META_PROTOCOL_VERSION } from "./protocol.ts";
 
 /** The header naming a request's protocol version. */
 export const PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
-/** The header naming a stateless-era request's method. */
+/** The header naming a modern-era request's method. */
 export const METHOD_HEADER = "Mcp-Method";
-/** The header naming what a stateless-era request is about (a tool, a resource, a prompt). */
+/** The header naming what a modern-era request is about (a tool, a resource, a prompt). */
 export const NAME_HEADER = "Mcp-Name";
-/** The header carrying a handshake-era session's id. */
+/** The header carrying a legacy-era session's id. */
 export const SESSION_HEADER = "Mcp-Session-Id";
 /** The header a resumption carries: the last event id seen on the dropped stream. */
 export const LAST_EVENT_ID_HEADER = "Last-Event-ID";
@@ -55,7 +55,7 @@ export type OutgoingMessage = {
   method?: string;
   /** `params.name` or `params.uri`, for the methods that name something. */
   name?: string;
-  /** The protocol version of a stateless-era envelope in `params._meta`. */
+  /** The protocol version of a modern-era envelope in `params._meta`. */
   version?: string;
   /** `params.requestId` of a `notifications/cancelled`. */
   cancels?: number | string;
@@ -67,7 +67,7 @@ export type OutgoingMessage = {
  * Reads an outgoing message (one compact JSON line, without its newline).
  * Total: anything that is not a JSON-RPC message is `unreadable`.
  *
- * @example A stateless-era tools/call
+ * @example A modern-era tools/call
  * ```ts
  * import { readOutgoing } from "@loom/mcp/codec";
  * const line = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":' +
@@ -139,7 +139,7 @@ function needsBase64(value: string): boolean {
 }
 
 /**
- * The headers a stateless-era POST carries for one message: its version,
+ * The headers a modern-era POST carries for one message: its version,
  * its method and, for `tools/call`, `prompts/get` and `resources/read`, the
  * name it is about. Nothing for a message without an envelope.
  *

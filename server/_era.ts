@@ -1,13 +1,13 @@
 // Private to server/: how a serve loop speaks both eras over one stdio
-// connection. A request that carries the stateless-era envelope in
+// connection. A request that carries the modern-era envelope in
 // `params._meta` is judged on its own (every request, not only the first:
 // a malformed envelope is -32602, a version this server does not serve is
 // -32022 with the versions it serves) and answered with `resultType`; list
 // results also carry the caching fields. A request without one is served as
-// the handshake era always was. `initialize` selects the handshake era for
+// the legacy era always was. `initialize` selects the legacy era for
 // the rest of the connection, as the specification scopes it to the stdio
 // process: from then on envelopes are ignored and `server/discover` is
-// unknown. Once a stateless-era request has been served, a request without
+// unknown. Once a modern-era request has been served, a request without
 // an envelope is refused (-32602) and `initialize` is -32022.
 
 import type { JsonObject } from "../codec/json.ts";
@@ -32,7 +32,7 @@ export type Judgement =
 
 const SUPPORTED: JsonObject = { supported: [...MODERN_VERSIONS] };
 
-/** Methods of the stateless era this server serves. */
+/** Methods of the modern era this server serves. */
 const MODERN_METHODS: ReadonlySet<string> = new Set([DISCOVER_METHOD, "tools/list", "tools/call"]);
 
 /**
@@ -128,7 +128,7 @@ export function discoverResult(
   return result;
 }
 
-/** A stateless-era result: `resultType`, and the server's identity in `_meta`. */
+/** A modern-era result: `resultType`, and the server's identity in `_meta`. */
 export function modernResult(result: JsonObject, serverInfo: JsonObject): JsonObject {
   const meta = result._meta;
   const out: JsonObject = { resultType: "complete", ...result };

@@ -73,7 +73,7 @@ export type ServeEnd =
   | { kind: "channel_dead"; failure: TransportFailure };
 
 /**
- * How long a client may reuse a stateless-era listing (`ttlMs` of
+ * How long a client may reuse a modern-era listing (`ttlMs` of
  * `tools/list` and `server/discover`) unless the definition says otherwise:
  * 1 hour, since the tools of a serve loop never change while it runs.
  */
@@ -99,7 +99,7 @@ export {
  * envelope in `params._meta` is validated on its own and served statelessly
  * (`server/discover` answers the tools capability and the versions served;
  * results carry `resultType`, list results `ttlMs` and `cacheScope` from
- * `listCache`); a request without one is served as the handshake era, and
+ * `listCache`); a request without one is served as the legacy era, and
  * `initialize` keeps the connection in that era. A tool that needs the
  * client's input (an `input_required` result) is not supported. Notifications (no id
  * or a null id) get no answer; `notifications/cancelled` drops a queued call

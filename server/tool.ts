@@ -100,7 +100,7 @@ export type ServerDefinition = {
   instructions?: string;
   tools: readonly Tool[];
   /**
-   * How long a stateless-era client may reuse the listing, and whether it
+   * How long a modern-era client may reuse the listing, and whether it
    * may share it across users: `ttlMs` 1 hour (`LIST_TTL_MS`) and
    * `cacheScope` `"private"` by default.
    */

@@ -34,9 +34,9 @@ export const PROBE_DEADLINE_SHARE = 0.5;
 
 /** What a start will try, from the mode and the versions offered. */
 export type EraPlan = {
-  /** Stateless-era versions offered, newest first; empty: no probe. */
+  /** Modern-era versions offered, newest first; empty: no probe. */
   modern: readonly string[];
-  /** Handshake-era versions offered, newest first; empty: no handshake. */
+  /** Legacy-era versions offered, newest first; empty: no handshake. */
   legacy: readonly string[];
 };
 

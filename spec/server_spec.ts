@@ -34,7 +34,7 @@ export type SpecCommon = {
   /**
    * How the protocol era is chosen: `auto` (the default) probes with
    * `server/discover` and falls back to the `initialize` handshake on the
-   * same process (or endpoint); `modern` is the stateless era with no
+   * same process (or endpoint); `modern` is the modern era with no
    * fallback; `legacy` is the handshake with no probe.
    */
   era?: EraMode;

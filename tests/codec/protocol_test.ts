@@ -27,7 +27,7 @@ function wire(value: unknown): JsonValue {
 
 const INFO = { name: "echo", version: "1.0.0" };
 
-Deno.test("decodeInitializeResult() accepts every handshake-era version", async (t) => {
+Deno.test("decodeInitializeResult() accepts every legacy-era version", async (t) => {
   assert.equal(REQUESTED_VERSION, "2025-11-25");
   assert.deepStrictEqual([...SUPPORTED_VERSIONS], [
     "2026-07-28",

@@ -17,7 +17,7 @@ const META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}';
 Deno.test("readOutgoing() reads what an HTTP request needs of a message", async (t) => {
   const table: Array<[string, string, ReturnType<typeof readOutgoing>]> = [
     [
-      "a stateless-era tools/call",
+      "a modern-era tools/call",
       `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{${META},"name":"echo"}}`,
       {
         kind: "request",
@@ -37,7 +37,7 @@ Deno.test("readOutgoing() reads what an HTTP request needs of a message", async 
         name: "file:///a",
       },
     ],
-    ["a handshake-era initialize", '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', {
+    ["a legacy-era initialize", '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}', {
       kind: "request",
       id: 0,
       method: "initialize",

@@ -5,7 +5,7 @@
 // ids, secrets, keys, assertions) in MCP_CONFORMANCE_CONTEXT. It signs in with
 // the oauth/ room and speaks MCP's JSON-RPC over plain fetch: the handshake
 // era's `initialize`, `notifications/initialized`, `tools/list` and a call of
-// each tool, or the stateless era's `server/discover`, `tools/list` and the
+// each tool, or the modern era's `server/discover`, `tools/list` and the
 // calls, each request with its `_meta` envelope and headers. It says what
 // happened on stderr (never a token: the room's failures are scrubbed) and
 // exits 0 when every step worked.

@@ -25,7 +25,7 @@ Deno.test("server-everything over Streamable HTTP: boot, surface, a program of t
       connectTimeoutMs: 30_000,
     }]);
     try {
-      await t.step("boot: the handshake era, through the probe", () => {
+      await t.step("boot: the legacy era, through the probe", () => {
         const report = harness.reports.get("everything");
         assert.ok(report?.state === "ready", JSON.stringify(report));
         assert.equal(report.info.era, "legacy");

@@ -117,7 +117,7 @@ Deno.test("the official servers run the whole pipeline from one TOML catalog", a
           report.info.protocolVersion,
         );
         // They accept the version asked for rather than offering an older one,
-        // after refusing the era probe: the handshake era, through the fallback.
+        // after refusing the era probe: the legacy era, through the fallback.
         assert.equal(report.info.protocolVersion, REQUESTED_VERSION);
         assert.equal(report.info.era, "legacy");
         assert.equal(report.info.serverInfo.name, SERVER_INFO_NAMES[server]);

@@ -1,6 +1,6 @@
 // This client against a server built on the official SDK v2 and served with
 // its dual-era `serveStdio`: the probe finds 2026-07-28, and the session is
-// stateless; pinned to the handshake era, the same server speaks 2025-11-25.
+// stateless; pinned to the legacy era, the same server speaks 2025-11-25.
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";

@@ -79,7 +79,7 @@ Deno.test("every stateless request is validated, not only the first", async (t) 
       { supported: ["2026-07-28"], requested: "2099-01-01" },
     ],
     [
-      "a handshake-era version in the envelope",
+      "a legacy-era version in the envelope",
       { _meta: { ...META, "io.modelcontextprotocol/protocolVersion": "2025-11-25" } },
       -32022,
       /Unsupported protocol version/,
@@ -140,7 +140,7 @@ Deno.test("every stateless request is validated, not only the first", async (t) 
   });
 });
 
-Deno.test("once a stateless request was served, the handshake era is refused", async () => {
+Deno.test("once a stateless request was served, the legacy era is refused", async () => {
   const replies = await run([
     line(1, "tools/list", { _meta: META }),
     line(2, "tools/list", {}),
@@ -159,7 +159,7 @@ Deno.test("once a stateless request was served, the handshake era is refused", a
   assert.equal(replies[4]?.error?.code, -32601);
 });
 
-Deno.test("after a legacy initialize the connection stays in the handshake era", async () => {
+Deno.test("after a legacy initialize the connection stays in the legacy era", async () => {
   const replies = await run([
     line(1, "initialize", { protocolVersion: "2025-11-25", capabilities: {} }),
     line(2, "tools/list", { _meta: META }),
@@ -168,7 +168,7 @@ Deno.test("after a legacy initialize the connection stays in the handshake era",
     line(5, "ping"),
   ]);
   assert.equal(replies[0]?.result?.protocolVersion, "2025-11-25");
-  // The envelope is ignored: served as the handshake era, with no resultType.
+  // The envelope is ignored: served as the legacy era, with no resultType.
   assert.equal(replies[1]?.result?.resultType, undefined);
   assert.ok(Array.isArray(replies[1]?.result?.tools));
   assert.equal(replies[2]?.error?.code, -32601);
