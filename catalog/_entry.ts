@@ -128,11 +128,12 @@ export type Collected = {
   renamed: { key: string; name: string }[];
   substitutions: Substitution[];
   envFiles: { server: string; path: string }[];
+  tables: { server: string; table: string }[];
 };
 
 /** Nothing collected yet. */
 export function emptyCollected(): Collected {
-  return { servers: [], skipped: [], renamed: [], substitutions: [], envFiles: [] };
+  return { servers: [], skipped: [], renamed: [], substitutions: [], envFiles: [], tables: [] };
 }
 
 /** An entry whose variables the reading does not allow: read, but not expanded. */
@@ -200,6 +201,7 @@ export function readServers(
       const { variables, written } = read.error;
       taken.set(name, key);
       if (name !== key) collected.renamed.push({ key, name });
+      collected.tables.push({ server: name, table: where });
       collected.substitutions.push(...substitutionsOf(written));
       collected.skipped.push({
         key,
@@ -222,6 +224,7 @@ export function readServers(
     }
     taken.set(name, key);
     if (name !== key) collected.renamed.push({ key, name });
+    collected.tables.push({ server: name, table: where });
     collected.servers.push(read.value.spec);
     collected.substitutions.push(...read.value.substitutions);
     if (read.value.envFile !== undefined) {

@@ -71,6 +71,7 @@ export function readToml(
     collected.renamed.push(...read.value.renamed);
     collected.substitutions.push(...read.value.substitutions);
     collected.envFiles.push(...read.value.envFiles);
+    collected.tables.push(...read.value.tables);
   }
   return ok({ ...collected, warnings });
 }

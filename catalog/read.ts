@@ -75,6 +75,6 @@ export function readCatalog(
     ? readMcpJson(text, file, (inputs) => modeOf(options, format, inputs))
     : readToml(text, file, modeOf(options, format));
   if (!read.ok) return err(read.error);
-  const { servers, skipped, renamed, warnings, substitutions, envFiles } = read.value;
-  return ok({ file, format, servers, skipped, renamed, warnings, substitutions, envFiles });
+  const { servers, skipped, renamed, warnings, substitutions, envFiles, tables } = read.value;
+  return ok({ file, format, servers, skipped, renamed, warnings, substitutions, envFiles, tables });
 }

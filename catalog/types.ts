@@ -129,6 +129,11 @@ export type Catalog = {
    * variable, as written, in file order.
    */
   substitutions: Substitution[];
+  /**
+   * Where each server (and each `unexpanded` entry) is written, as messages
+   * name it: `[mcp.memory]`, `[mcp_servers.docs]`, `mcpServers.GitHub`.
+   */
+  tables: { server: string; table: string }[];
   /** The env files entries read (VS Code's `envFile`), by server, as resolved paths. */
   envFiles: { server: string; path: string }[];
   /** The SHA-256 of the file's bytes, in hex, when {@linkcode openCatalog} read a file. */
