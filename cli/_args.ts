@@ -178,7 +178,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   const found = commandOf(positional, common);
   if (!found.ok) return found;
   const { command, operands } = found.value;
-  if (help) {
+  if (help || found.value.help === true) {
     return ok(command === undefined ? { command: "help" } : { command: "help", topic: command });
   }
   if (command === undefined) {

@@ -106,9 +106,12 @@ export async function main(args: string[]): Promise<number> {
   const doing: Doing = { now: "reading the catalog" };
   const context: Context = { source: source.value, output, doing };
   const status = await dispatch(command, context, program);
-  // Entries the catalog left out mean the file does not do all it says.
+  // Entries the catalog left out mean the file does not do all it says, for
+  // a command that uses the whole of it.
   const skipped = source.value.catalog?.skipped.length ?? 0;
-  if (status === EXIT_OK && skipped > 0 && !command.allowSkipped) {
+  const whole = command.command === "check" || command.command === "surface" ||
+    (command.command === "tools" && command.server === undefined);
+  if (status === EXIT_OK && whole && skipped > 0 && !command.allowSkipped) {
     output.warn(
       `${skipped} entr${skipped === 1 ? "y" : "ies"} of ${source.value.origin} ${
         skipped === 1 ? "was" : "were"
