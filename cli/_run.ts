@@ -14,7 +14,7 @@ import {
   type RunOutcome,
   type RunReport,
 } from "../harness/mod.ts";
-import { oneLine, printable, seconds, table, tailLines } from "./_render.ts";
+import { duration, oneLine, printable, table, tailLines } from "./_render.ts";
 import type { Output } from "./_output.ts";
 import type { Doing } from "./_with_harness.ts";
 
@@ -140,7 +140,7 @@ function stopped(outcome: Extract<RunOutcome, { kind: "killed" }>, report: RunRe
   switch (outcome.reason) {
     case "timeout":
       return `the program ran past its deadline of ${
-        seconds(report.limits.timeoutMs)
+        duration(report.limits.timeoutMs)
       } and was stopped; give it longer with run --deadline (such as --deadline 2m)`;
     case "aborted":
       return "the program was interrupted (Ctrl-C) and stopped";
