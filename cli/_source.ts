@@ -107,8 +107,9 @@ async function catalogServers(
   });
 }
 
-// Every value expanded from a variable is said as written; so is the secret
-// itself, wherever a server or a message repeats it.
+// Every URL and header value expanded from a variable is said as written; so
+// is a variable's value of some length, wherever a server or a message
+// repeats it (a short one, such as "info", is too common to stand for it).
 function hideExpanded(catalog: Catalog, output: Output): void {
   const specs = new Map(catalog.servers.map((spec) => [spec.name, spec]));
   for (const { server, key, written, variables } of catalog.substitutions) {
@@ -127,11 +128,9 @@ function hideExpanded(catalog: Catalog, output: Output): void {
           // Not a URL: the spec's check refused it already.
         }
       }
-    } else if (field === "env") {
-      value = spec.env?.[name];
     }
-    if (value === undefined) continue;
-    output.redact(value, written);
+    if (value !== undefined) output.redact(value, written);
+    // A secret read into anything (an env value too) is said by its name.
     for (const variable of variables) {
       const secret = readEnv(variable);
       if (secret !== undefined && secret.length >= 8) output.redact(secret, `\${${variable}}`);
