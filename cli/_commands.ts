@@ -197,7 +197,7 @@ export async function check(command: Command<"check">, context: Context): Promis
         details.push(`${output.paint("error:", "error", "out")} ${first}`, ...rest);
       }
     }
-    if (!command.json && details.length > 0) output.result(`\n${details.join("\n")}`);
+    if (!command.json && details.length > 0) output.resultMessage(`\n${details.join("\n")}`);
     return ready === specs.length ? EXIT_OK : EXIT_FAILED;
   }, {
     output,

@@ -84,14 +84,19 @@ export class Output {
     writeAll(this.#streams.stdout, `${this.hide(text)}\n`);
   }
 
+  /** Messages that are a command's result (check's failures), on stdout, wrapped on a terminal. */
+  resultMessage(text: string): void {
+    writeAll(this.#streams.stdout, `${this.#wrap(this.hide(text), this.#streams.stdout)}\n`);
+  }
+
   /** Progress on stderr: the catalog read, each server's line, what the command is doing. */
   progress(text: string): void {
-    if (!this.quiet) writeAll(this.#streams.stderr, `${this.#wrap(this.hide(text))}\n`);
+    if (!this.quiet) this.detail(text);
   }
 
   /** A line on stderr that --quiet keeps (a stderr line of a failed server, a table). */
   detail(text: string): void {
-    writeAll(this.#streams.stderr, `${this.#wrap(this.hide(text))}\n`);
+    writeAll(this.#streams.stderr, `${this.#wrap(this.hide(text), this.#streams.stderr)}\n`);
   }
 
   /** `warning: ...` on stderr; kept by --quiet. */
@@ -106,8 +111,8 @@ export class Output {
 
   // A long line is wrapped at the terminal's width (continued two spaces in),
   // never cut; lines that are not on a terminal are left whole.
-  #wrap(text: string): string {
-    if (!this.#streams.stderr.isTerminal()) return text;
+  #wrap(text: string, stream: Stream): string {
+    if (!stream.isTerminal()) return text;
     const columns = (this.#streams.columns ?? terminalColumns)();
     if (columns === undefined || columns < 40) return text;
     return text.split("\n").map((line) => wrapLine(line, columns - 1)).join("\n");
