@@ -212,14 +212,20 @@ function commandOf(
   const command = word as CommandName;
   if (before.length > 1) return err(unknown(before[0]));
   let named = before[0];
-  // After the command: a file name of a catalog, or an operand a command without operands has not.
+  // After the command: the file name of a catalog first or last (a call's
+  // argument is key=value or JSON, never such a name), or an operand that a
+  // command without operands has not.
   const first = operands[0];
-  if (
-    named === undefined && first !== undefined &&
-    (CATALOG_NAME.test(first) || COMMANDS[command].max === 0)
-  ) {
-    named = first;
-    operands = operands.slice(1);
+  const last = operands[operands.length - 1];
+  const isCatalog = (word: string) => CATALOG_NAME.test(word) && !/[={]/.test(word);
+  if (named === undefined && first !== undefined) {
+    if (isCatalog(first) || COMMANDS[command].max === 0) {
+      named = first;
+      operands = operands.slice(1);
+    } else if (last !== undefined && operands.length > 1 && isCatalog(last)) {
+      named = last;
+      operands = operands.slice(0, -1);
+    }
   }
   if (named !== undefined) {
     if (common.catalog !== undefined) return err("the catalog is given twice; keep one");

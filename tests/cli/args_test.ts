@@ -29,6 +29,14 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
       catalog: "claude_desktop_config.json",
       ...COMMON,
     }],
+    [["call", "memory", "read_graph", "{}", "loom.toml"], {
+      command: "call",
+      server: "memory",
+      tool: "read_graph",
+      args: ["{}"],
+      catalog: "loom.toml",
+      ...COMMON,
+    }],
     [["tools", "config.toml", "memory", "-q"], {
       command: "tools",
       server: "memory",
