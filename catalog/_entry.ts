@@ -24,7 +24,6 @@ import {
   type Substitution,
 } from "./types.ts";
 import {
-  expand,
   expandSpec,
   refuseSubstitution,
   substitutionsOf,
@@ -32,7 +31,7 @@ import {
   variablesOf,
   withheld,
 } from "./_expand.ts";
-import { parseEnvFile } from "./_env_file.ts";
+import { readEnvFile } from "./_env_file.ts";
 import { isServerName, suggestName } from "./names.ts";
 import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
 import {
@@ -45,7 +44,7 @@ import {
   readPath,
   readTimeout,
 } from "./_fields.ts";
-import { describe, renderKey, type Syntax } from "./_text.ts";
+import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -342,7 +341,7 @@ function readServer(
   const substitutions = substitutionsOf(spec);
   const envFile = entry["envFile"] === undefined
     ? undefined
-    : readEnvFile(entry["envFile"], mode, syntax);
+    : readEnvFile(entry["envFile"], mode.variables, mode.envFile, syntax);
   if (envFile !== undefined && !envFile.ok) return envFile;
   if (envFile !== undefined && typeof entry["envFile"] === "string") {
     substitutions.push(
@@ -380,66 +379,6 @@ function readServer(
       ? { spec: checked.value, substitutions }
       : { spec: checked.value, substitutions, envFile: envFile.value.path },
   );
-}
-
-// An entry's env file: its path expanded (only ${workspaceFolder} and the
-// variables allowed) and resolved against the project folder, then read.
-function readEnvFile(
-  value: unknown,
-  mode: Mode,
-  syntax: Syntax,
-): Result<{ path?: string; env: Record<string, string>; withheld: string[] }, Problem> {
-  const key = "envFile";
-  if (typeof value !== "string" || value === "") {
-    return err({
-      kind: "invalid_entry",
-      key,
-      what: `expected the path of an env file, found ${describe(value, syntax)}`,
-    });
-  }
-  const variables = mode.variables;
-  if (variables === undefined) {
-    return err({
-      kind: "unsupported_entry",
-      key,
-      what: "an env file is read only where variables expand: read the file with openCatalog, " +
-        "or give readCatalog options.env and options.envFile",
-    });
-  }
-  const hidden = withheld({ name: "x", command: value }, variables);
-  if (hidden.length > 0) return ok({ env: {}, withheld: hidden });
-  const expanded = expand(key, value, variables);
-  if (!expanded.ok) return expanded;
-  const folder = variables.workspaceFolder;
-  const path = expanded.value.startsWith("/") || /^[A-Za-z]:[\\/]/.test(expanded.value) ||
-      folder === undefined
-    ? expanded.value
-    : `${folder.replace(/[\\/]+$/, "")}/${expanded.value}`;
-  if (mode.envFile === undefined) {
-    return err({
-      kind: "unsupported_entry",
-      key,
-      what: `the env file ${quote(path)} cannot be read here; openCatalog reads it, ` +
-        "readCatalog takes options.envFile",
-    });
-  }
-  const text = mode.envFile(path);
-  if (!text.ok) {
-    return err({
-      kind: "invalid_entry",
-      key,
-      what: `cannot read the env file ${quote(path)} (${text.error}); check the path`,
-    });
-  }
-  const env = parseEnvFile(text.value);
-  if (!env.ok) {
-    return err({
-      kind: "invalid_entry",
-      key,
-      what: `the env file ${quote(path)} has a line that is not NAME=value (line ${env.error})`,
-    });
-  }
-  return ok({ path, env: env.value, withheld: [] });
 }
 
 // The catalog's key for each key of a spec.
@@ -554,10 +493,4 @@ function refuseUnsupported(entry: Record<string, unknown>, mode: Mode): Problem 
     };
   }
   return undefined;
-}
-
-// A key that differs from a known one only in case, dashes or camelCase.
-function nearKey(key: string, known: readonly string[]): string | undefined {
-  const normal = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase();
-  return known.find((candidate) => candidate === normal);
 }

@@ -3,7 +3,7 @@
 // (`call --help`).
 
 import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../spec/mod.ts";
-import { DEFAULT_RUN_TIMEOUT_MS } from "../runner/run.ts";
+import { DEFAULT_RUN_TIMEOUT_MS } from "../harness/mod.ts";
 
 /** The name of a command of the table. */
 export type CommandName = "check" | "tools" | "surface" | "module" | "call" | "run";
