@@ -1,3 +1,4 @@
+// deno-lint-ignore-file no-control-regex
 import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
 import { argv, cli, DENO, FIXTURES, Terminal } from "./_cli.ts";
