@@ -24,9 +24,15 @@ export type Streams = { stdout: Stream; stderr: Stream; columns?: () => number |
 
 const encoder = new TextEncoder();
 
+// A reader that went away (`| head`) gets nothing more; the command goes on
+// to retire its servers.
 function writeAll(stream: Stream, text: string): void {
   let bytes = encoder.encode(text);
-  while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+  try {
+    while (bytes.length > 0) bytes = bytes.subarray(stream.writeSync(bytes));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
 }
 
 function terminalColumns(): number | undefined {

@@ -92,3 +92,23 @@ Deno.test("a long message is wrapped on a narrow terminal, never cut, and whole 
   assert.equal(words(wrapped.join(" ")), words(whole));
   assert.doesNotMatch(term.text(), /…/);
 });
+
+Deno.test("a reader that goes away (| head) ends nothing but the output: the servers are still retired", async () => {
+  const [command, ...rest] = argv(["--stdio", ENV_SERVER, "tools"]);
+  const child = new Deno.Command(command as string, {
+    args: rest,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const reader = child.stdout.getReader();
+  await reader.read();
+  await reader.cancel();
+  const [status, stderr] = await Promise.all([
+    child.status,
+    new Response(child.stderr).text(),
+  ]);
+  assert.equal(status.code, 0, stderr);
+  assert.doesNotMatch(stderr, /BrokenPipe|Uncaught/);
+});
