@@ -135,8 +135,18 @@ function servers(harness: Harness): Record<string, unknown> {
   return out;
 }
 
+// A Ctrl-C typed on a terminal reaches the sandbox too (it is in the
+// terminal's process group): a sandbox ended by SIGINT or SIGTERM was
+// interrupted, whichever of the two processes heard it first.
+function interrupted(outcome: RunOutcome): boolean {
+  return outcome.kind === "killed" &&
+    (outcome.reason === "aborted" ||
+      outcome.reason === "channel" && /\(signal SIG(?:INT|TERM)\)/.test(outcome.message));
+}
+
 // Why the program was stopped, named for what happened.
 function stopped(outcome: Extract<RunOutcome, { kind: "killed" }>, report: RunReport): string {
+  if (interrupted(outcome)) return "the program was interrupted (Ctrl-C) and stopped";
   switch (outcome.reason) {
     case "timeout":
       return `the program ran past its deadline of ${
@@ -157,7 +167,7 @@ function callState(call: RunReport["calls"][number], report: RunReport): string 
   const failure = call.outcome.error;
   const outcome = report.outcome;
   if (failure.kind === "call_timed_out" && /cancelled/.test(failure.message)) {
-    if (outcome.kind === "killed" && outcome.reason === "aborted") return "cancelled by Ctrl-C";
+    if (interrupted(outcome)) return "cancelled by Ctrl-C";
     if (outcome.kind === "killed" && outcome.reason === "timeout") {
       return "cancelled at the run's deadline";
     }

@@ -133,9 +133,11 @@ export async function withHarness(
     interrupted = true;
     doing.interrupted = true;
     output.detail(
-      `interrupted while ${doing.now}; ${
-        starting.size > 0 ? "cancelling the starts and " : ""
-      }retiring every server (Ctrl-C again to stop at once)`,
+      doing.now === "retiring every server"
+        ? "interrupted while retiring every server (Ctrl-C again to stop at once)"
+        : `interrupted while ${doing.now}; ${
+          starting.size > 0 ? "cancelling the starts and " : ""
+        }retiring every server (Ctrl-C again to stop at once)`,
     );
     cancel.abort();
     stop.resolve("interrupted");
