@@ -62,11 +62,16 @@ export function substitutionsOf(spec: ServerSpec): Substitution[] {
   return found;
 }
 
-/** The variables of a spec that the reading may not read, in the order written. */
+/**
+ * The variables of a spec that the reading may not read, in the order
+ * written: those its values expand, and those it asks to inherit (which
+ * would hand the harness's own values to its command).
+ */
 export function withheld(spec: ServerSpec, variables: Variables): string[] {
   const allow = variables.allow;
   if (allow === undefined) return [];
   const names = substitutionsOf(spec).flatMap((substitution) => substitution.variables);
+  if (!isRemote(spec)) names.push(...(spec.inheritEnv ?? []));
   return [...new Set(names.filter((name) => !allow.has(name)))];
 }
 

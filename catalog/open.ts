@@ -9,7 +9,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ResolvedServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec, type StdioServerSpec } from "../spec/mod.ts";
 import type { Catalog, CatalogError, OpenCatalogOptions } from "./types.ts";
 import { readCatalog } from "./read.ts";
 import { pathOf, readSmallText, readText } from "./_file.ts";
@@ -116,6 +116,12 @@ async function openFile(
   return ok({
     ...catalog.value,
     servers: inFolder(catalog.value.servers, project),
+    // What an unexpanded entry would run, in the folder it would run in.
+    skipped: catalog.value.skipped.map((entry) =>
+      entry.written === undefined
+        ? entry
+        : { ...entry, written: inFolder([entry.written], project)[0] as ServerSpec }
+    ),
     digest: read.value.digest,
   });
 }
@@ -175,12 +181,13 @@ async function findCatalog(folder?: string): Promise<string | undefined> {
 // A relative `cwd` means the project's own folder, wherever the harness runs,
 // and so does no `cwd` at all: relative paths in `args` mean what they say
 // next to the file.
-function inFolder(specs: ResolvedServerSpec[], folder: string): ResolvedServerSpec[] {
-  return specs.map((spec) =>
-    isRemote(spec) || spec.cwd !== undefined && isAbsolute(spec.cwd)
-      ? spec
-      : { ...spec, cwd: spec.cwd === undefined ? folder : join(folder, spec.cwd) }
-  );
+function inFolder<T extends ServerSpec>(specs: T[], folder: string): T[] {
+  return specs.map((spec) => {
+    if (isRemote(spec)) return spec;
+    const cwd = (spec as StdioServerSpec).cwd;
+    if (cwd !== undefined && isAbsolute(cwd)) return spec;
+    return { ...spec, cwd: cwd === undefined ? folder : join(folder, cwd) };
+  });
 }
 
 function harnessEnv(name: string): string | undefined {

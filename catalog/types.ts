@@ -67,8 +67,9 @@ export type SkipReason =
   /** The entry is malformed; its {@linkcode CatalogError} says how. */
   | "invalid"
   /**
-   * The entry reads variables the reading does not allow (`expand`): a file
-   * found in a project folder expands none by default. `variables` names them.
+   * The entry reads variables the reading does not allow (`expand`), in its
+   * values or its `inherit_env`: a file found in a project folder reads none
+   * by default. `variables` names them.
    */
   | "unexpanded";
 
@@ -185,8 +186,9 @@ export type CatalogOptions = {
    */
   env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
   /**
-   * Which environment variables may be read: an entry that reads any other
-   * is skipped as `unexpanded`, naming them, and nothing of it is expanded.
+   * Which environment variables may be read (expanded, or inherited by a
+   * server through `inherit_env`): an entry that reads any other is skipped
+   * as `unexpanded`, naming them, and nothing of it is expanded.
    * Every variable of `env` by default, but {@linkcode openCatalog} reading a
    * file it found (no path given) allows none unless told.
    */

@@ -227,6 +227,11 @@ function commandOf(
       operands = operands.slice(0, -1);
     }
   }
+  // A URL among the arguments is a remote server, as --http says it.
+  if (named !== undefined && /^https?:\/\//i.test(named) && common.catalog === undefined) {
+    common.servers.push({ kind: "http", url: named, headers: [] });
+    named = undefined;
+  }
   if (named !== undefined) {
     if (common.catalog !== undefined) return err("the catalog is given twice; keep one");
     if (common.servers.length > 0) {

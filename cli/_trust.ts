@@ -28,9 +28,15 @@ export function trustStore(
   return config === "" ? undefined : join(config, "loom-mcp", "trusted.json");
 }
 
-/** Every variable the file's servers would read, each once, in file order. */
+/** Every variable the file's servers would read or inherit, each once, in file order. */
 export function variablesOf(catalog: Catalog): string[] {
-  return [...new Set(catalog.substitutions.flatMap((substitution) => substitution.variables))];
+  const inherited = planned(catalog).flatMap((spec) => isRemote(spec) ? [] : spec.inheritEnv ?? []);
+  return [
+    ...new Set([
+      ...catalog.substitutions.flatMap((substitution) => substitution.variables),
+      ...inherited,
+    ]),
+  ];
 }
 
 /** The servers the file would start, as it wrote them (variables unexpanded). */
@@ -58,6 +64,10 @@ export function plan(catalog: Catalog): string[] {
         spec.cwd === undefined ? "" : `  (in ${printable(spec.cwd)})`
       }`,
     );
+  }
+  for (const spec of runs) {
+    if ((spec.inheritEnv ?? []).length === 0) continue;
+    lines.push(`  ${spec.name} also gets your ${(spec.inheritEnv ?? []).join(", ")} (inherit_env)`);
   }
   for (const { server, path } of catalog.envFiles) {
     lines.push(`  ${server} also gets the variables of the env file ${printable(path)}`);

@@ -187,6 +187,7 @@ Deno.test("openCatalog() expands no variable of a file it found, and those of a 
         mcpServers: {
           leak: { type: "http", url: "http://127.0.0.1:9/${HOME}" },
           app: { command: "node", envFile: ".env" },
+          inherits: { command: "node", inherit_env: ["AWS_SECRET_ACCESS_KEY"] },
         },
       }),
     );
@@ -195,7 +196,9 @@ Deno.test("openCatalog() expands no variable of a file it found, and those of a 
     assert.ok(found.ok, found.ok ? "" : found.error.message);
     assert.deepEqual(found.value.skipped.map((entry) => [entry.key, entry.reason]), [
       ["leak", "unexpanded"],
+      ["inherits", "unexpanded"],
     ]);
+    assert.deepEqual(found.value.skipped[1]?.variables, ["AWS_SECRET_ACCESS_KEY"]);
     assert.match(found.value.digest ?? "", /^[0-9a-f]{64}$/);
     const app = found.value.servers[0];
     assert.ok(app !== undefined && !isRemote(app));

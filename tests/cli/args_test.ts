@@ -87,6 +87,11 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
       inputs: { key: "v" },
       trust: true,
     }],
+    [["https://mcp.example.com/mcp", "tools"], {
+      command: "tools",
+      ...COMMON,
+      servers: [{ kind: "http", url: "https://mcp.example.com/mcp", headers: [] }],
+    }],
     [["call", "--help"], { command: "help", topic: "call" }],
     [["help", "run"], { command: "help", topic: "run" }],
     [["--version"], { command: "version" }],
