@@ -25,6 +25,7 @@ export {
   STDERR_TAIL_BYTES,
 } from "./spec/mod.ts";
 export { WORKER_GRACE_MS } from "./client/client.ts";
+export { BOOT_ABORT_RETIREMENT_MS } from "./harness/harness.ts";
 // A catalog.
 export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
 // The wire.

@@ -76,6 +76,9 @@ export {
   readCatalog,
   type SkippedServer,
   type SkipReason,
+  type Substitution,
+  userCatalogFiles,
+  type UserPlaces,
 } from "./catalog/mod.ts";
 // What a harness says about a server.
 export {

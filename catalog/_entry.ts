@@ -7,7 +7,12 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ResolvedServerSpec, ServerSpec, StdioServerSpec } from "../spec/mod.ts";
+import {
+  isRemote,
+  type ResolvedServerSpec,
+  type ServerSpec,
+  type StdioServerSpec,
+} from "../spec/mod.ts";
 import { checkSpec, type SpecKey, type SpecProblem } from "../spec/check.ts";
 import { MAX_SEGMENT_CHARS } from "../codegen/names.ts";
 import {
@@ -16,8 +21,17 @@ import {
   type CatalogOptions,
   MAX_CATALOG_SERVERS,
   type SkippedServer,
+  type Substitution,
 } from "./types.ts";
-import { expandSpec, refuseSubstitution, type Variables, variablesOf } from "./_expand.ts";
+import {
+  expandSpec,
+  refuseSubstitution,
+  substitutionsOf,
+  type Variables,
+  variablesOf,
+  withheld,
+} from "./_expand.ts";
+import { readEnvFile } from "./_env_file.ts";
 import { isServerName, suggestName } from "./names.ts";
 import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
 import {
@@ -30,7 +44,7 @@ import {
   readPath,
   readTimeout,
 } from "./_fields.ts";
-import { describe, renderKey, type Syntax } from "./_text.ts";
+import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -48,11 +62,21 @@ const KEYS = [
 ] as const;
 const JSON_KEYS: readonly string[] = [...KEYS, "type"];
 // What the configuration files of other tools may also hold.
-const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled"];
+const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled", "envFile"];
 const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
 
-/** Where the servers of a document are: its file, its syntax, the key holding them. */
-export type Place = { file: string; syntax: Syntax; root: string };
+/**
+ * Where the servers of a document are: its file, its syntax, the key holding
+ * them; for another tool's entries, how each is said in the catalog's keys
+ * and which of its own keys a message names instead.
+ */
+export type Place = {
+  file: string;
+  syntax: Syntax;
+  root: string;
+  translate?: (entry: Record<string, unknown>) => Result<Record<string, unknown>, Problem>;
+  keyNames?: Readonly<Record<string, string>>;
+};
 
 /**
  * How a front end reads entries: from the options of a reading, in one
@@ -70,12 +94,21 @@ export type Mode = {
   remoteVariables?: Variables;
   /** Derive a server name from a name that is not one ("GitHub": github). */
   deriveNames: boolean;
+  /** Reads the env file an entry names (VS Code's `envFile`); none when absent. */
+  envFile?: CatalogOptions["envFile"];
 };
 
-/** The mode of a reading of a document in `format`. */
-export function modeOf(options: CatalogOptions, format: CatalogFormat): Mode {
+/**
+ * The mode of a reading of a document in `format`; `inputs` are the VS Code
+ * inputs the document declares, by id, with their descriptions.
+ */
+export function modeOf(
+  options: CatalogOptions,
+  format: CatalogFormat,
+  inputs?: ReadonlyMap<string, string>,
+): Mode {
   const strict = options.strict ?? false;
-  const variables = variablesOf(options);
+  const variables = variablesOf(options, inputs);
   if (options.literal === true) {
     const mode: Mode = { strict, skipUnservable: false, deriveNames: false };
     if (variables !== undefined) mode.remoteVariables = variables;
@@ -83,6 +116,7 @@ export function modeOf(options: CatalogOptions, format: CatalogFormat): Mode {
   }
   const mode: Mode = { strict, skipUnservable: true, deriveNames: format === "json" };
   if (variables !== undefined) mode.variables = variables;
+  if (options.envFile !== undefined) mode.envFile = options.envFile;
   return mode;
 }
 
@@ -91,7 +125,21 @@ export type Collected = {
   servers: ResolvedServerSpec[];
   skipped: SkippedServer[];
   renamed: { key: string; name: string }[];
+  substitutions: Substitution[];
+  envFiles: { server: string; path: string }[];
+  tables: { server: string; table: string }[];
 };
+
+/** Nothing collected yet. */
+export function emptyCollected(): Collected {
+  return { servers: [], skipped: [], renamed: [], substitutions: [], envFiles: [], tables: [] };
+}
+
+/** An entry whose variables the reading does not allow: read, but not expanded. */
+type Withheld = { kind: "withheld"; variables: string[]; written: ServerSpec };
+
+/** An entry read: its spec, the values it wrote with variables, its env file. */
+type Read = { spec: ResolvedServerSpec; substitutions: Substitution[]; envFile?: string };
 
 /** Reads every server of a document's server table, in order. */
 export function readServers(
@@ -110,12 +158,22 @@ export function readServers(
       } lists ${names.length} servers, more than the ${MAX_CATALOG_SERVERS} one catalog may run; split it`,
     });
   }
-  const collected: Collected = { servers: [], skipped: [], renamed: [] };
+  const collected = emptyCollected();
   const taken = new Map<string, string>();
   for (const key of names) {
     const where = serverName(place, key);
-    const entry = servers[key];
-    const unservable = mode.skipUnservable && isTable(entry) ? skipReason(entry) : undefined;
+    let entry = servers[key];
+    if (place.translate !== undefined && isTable(entry)) {
+      const translated = place.translate(entry);
+      if (!translated.ok) {
+        const error = placeProblem(translated.error, { ...place, keyNames: {} }, key);
+        if (mode.strict) return err(error);
+        collected.skipped.push({ key, reason: "invalid", message: error.message, error });
+        continue;
+      }
+      entry = translated.value;
+    }
+    const unservable = mode.skipUnservable && isTable(entry) ? skipReason(entry, place) : undefined;
     if (unservable !== undefined) {
       collected.skipped.push({
         key,
@@ -130,7 +188,7 @@ export function readServers(
       if (derived !== undefined) name = derived;
     }
     const earlier = taken.get(name);
-    const spec: Result<ResolvedServerSpec, Problem> = earlier !== undefined
+    const read: Result<Read, Problem | Withheld> = earlier !== undefined
       ? err({
         kind: "duplicate_name",
         what: `its server name ${quote(name)} is also the name of ${
@@ -138,21 +196,46 @@ export function readServers(
         }; rename one of them`,
       })
       : readServer(name, entry, place, mode);
-    if (!spec.ok) {
-      const error = placeProblem(spec.error, place, key);
+    if (!read.ok && read.error.kind === "withheld") {
+      const { variables, written } = read.error;
+      taken.set(name, key);
+      if (name !== key) collected.renamed.push({ key, name });
+      collected.tables.push({ server: name, table: where });
+      collected.substitutions.push(...substitutionsOf(written));
+      collected.skipped.push({
+        key,
+        reason: "unexpanded",
+        message:
+          `${place.file}: ${where} skipped: it reads ${
+            variables.join(", ")
+          } from the environment, which this reading does not expand (a file found rather than ` +
+          "named expands no variable unless allowed)",
+        variables,
+        written,
+      });
+      continue;
+    }
+    if (!read.ok) {
+      const error = placeProblem(read.error as Problem, place, key);
       if (mode.strict) return err(error);
       collected.skipped.push({ key, reason: "invalid", message: error.message, error });
       continue;
     }
     taken.set(name, key);
     if (name !== key) collected.renamed.push({ key, name });
-    collected.servers.push(spec.value);
+    collected.tables.push({ server: name, table: where });
+    collected.servers.push(read.value.spec);
+    collected.substitutions.push(...read.value.substitutions);
+    if (read.value.envFile !== undefined) {
+      collected.envFiles.push({ server: name, path: read.value.envFile });
+    }
   }
   return ok(collected);
 }
 
 function placeProblem(problem: Problem, place: Place, name: string): CatalogError {
-  const { kind, key, what } = problem;
+  const { kind, what } = problem;
+  const key = problem.key === undefined ? undefined : place.keyNames?.[problem.key] ?? problem.key;
   const where = serverName(place, name);
   const message = key === undefined
     ? `${place.file}: ${where}: ${what}`
@@ -166,8 +249,18 @@ function placeProblem(problem: Problem, place: Place, name: string): CatalogErro
 // An entry the library cannot serve, said before any other check.
 function skipReason(
   entry: Record<string, unknown>,
+  place: Place,
 ): { reason: "disabled" | "remote"; what: string } | undefined {
-  if (entry["disabled"] === true) return { reason: "disabled", what: 'it is "disabled": true' };
+  if (entry["disabled"] === true) {
+    return {
+      reason: "disabled",
+      what: place.keyNames?.["disabled"] === "enabled"
+        ? "it is enabled = false"
+        : place.syntax === "toml"
+        ? "it is disabled = true"
+        : 'it is "disabled": true',
+    };
+  }
   const remote = isRemoteEntry(entry) ? unservableRemote(entry) : undefined;
   return remote === undefined ? undefined : { reason: "remote", what: remote.what };
 }
@@ -186,7 +279,7 @@ function readServer(
   entry: unknown,
   place: Place,
   mode: Mode,
-): Result<ResolvedServerSpec, Problem> {
+): Result<Read, Problem | Withheld> {
   const { syntax } = place;
   if (!isServerName(name)) {
     const suggestion = suggestName(name);
@@ -211,7 +304,7 @@ function readServer(
   const refusal = remote
     ? unservableRemote(entry)
     : syntax === "json"
-    ? refuseUnsupported(entry)
+    ? refuseUnsupported(entry, mode)
     : undefined;
   if (refusal !== undefined) return err(refusal);
   const known = [
@@ -245,6 +338,32 @@ function readServer(
   const spec: ServerSpec = base.value;
   const timeouts = readTimeouts(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
+  const substitutions = substitutionsOf(spec);
+  const envFile = entry["envFile"] === undefined
+    ? undefined
+    : readEnvFile(entry["envFile"], mode.variables, mode.envFile, syntax);
+  if (envFile !== undefined && !envFile.ok) return envFile;
+  if (envFile !== undefined && typeof entry["envFile"] === "string") {
+    substitutions.push(
+      ...substitutionsOf({ name, command: entry["envFile"] }).map((found) => ({
+        ...found,
+        key: "envFile",
+      })),
+    );
+  }
+  const hidden = mode.variables === undefined ? [] : withheld(spec, mode.variables);
+  const hiddenFile = envFile === undefined ? [] : envFile.value.withheld;
+  if (hidden.length > 0 || hiddenFile.length > 0) {
+    return err({
+      kind: "withheld",
+      variables: [...new Set([...hidden, ...hiddenFile])],
+      written: spec,
+    });
+  }
+  if (envFile !== undefined && !isRemote(spec)) {
+    // The entry's own env wins over its env file's, as in VS Code.
+    spec.env = Object.assign(Object.create(null), envFile.value.env, spec.env ?? {});
+  }
   const expanded = expandVariables(spec, remote, syntax, mode);
   if (!expanded.ok) return expanded;
   // Everything else is the spec's own rules, judged once the variables are
@@ -254,7 +373,12 @@ function readServer(
     if (entry[key] !== undefined) draft[key] = entry[key];
   }
   const checked = checkSpec(draft, { describe: (value) => describe(value, syntax) });
-  return checked.ok ? checked : err(entryProblem(checked.error));
+  if (!checked.ok) return err(entryProblem(checked.error));
+  return ok(
+    envFile?.value.path === undefined
+      ? { spec: checked.value, substitutions }
+      : { spec: checked.value, substitutions, envFile: envFile.value.path },
+  );
 }
 
 // The catalog's key for each key of a spec.
@@ -350,11 +474,11 @@ function readTimeouts(
   return undefined;
 }
 
-// VS Code's envFile is refused before the key check, so that it gets a
-// message about what it is rather than "unknown key".
-function refuseUnsupported(entry: Record<string, unknown>): Problem | undefined {
+// VS Code's envFile, in a literal reading, is refused before the key check,
+// so that it gets a message about what it is rather than "unknown key".
+function refuseUnsupported(entry: Record<string, unknown>, mode: Mode): Problem | undefined {
   const type = entry["type"];
-  if (entry["envFile"] !== undefined) {
+  if (entry["envFile"] !== undefined && !mode.skipUnservable) {
     return {
       kind: "unsupported_entry",
       key: "envFile",
@@ -369,10 +493,4 @@ function refuseUnsupported(entry: Record<string, unknown>): Problem | undefined 
     };
   }
   return undefined;
-}
-
-// A key that differs from a known one only in case, dashes or camelCase.
-function nearKey(key: string, known: readonly string[]): string | undefined {
-  const normal = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase();
-  return known.find((candidate) => candidate === normal);
 }

@@ -1,27 +1,79 @@
-// Private to catalog/: the variables the JSON configuration files of other
-// tools write in their values (`${VAR}` and `${env:VAR}` as Claude Code and
-// VS Code do, `${workspaceFolder}`, `${userHome}`), expanded from the
-// harness's environment; and, where no environment was given, the refusal
-// that says what to write instead.
+// Private to catalog/: the variables the configuration files of other tools
+// write in their values: `${VAR}` and `${env:VAR}` as Claude Code and VS Code
+// do, with Claude Code's `${VAR:-default}` and `${VAR:?message}`,
+// `${workspaceFolder}`, `${userHome}` and VS Code's `${input:id}`; expanded
+// from the environment the reading was given, and only the variables it
+// allows. Where no environment was given, the refusal says what to write
+// instead.
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isRemote, type ServerSpec } from "../spec/mod.ts";
 import type { Problem } from "./_fields.ts";
-import type { CatalogOptions } from "./types.ts";
+import type { CatalogOptions, Substitution } from "./types.ts";
 
-/** Where the values of variables come from. */
+/** Where the values of variables come from, and which of them may be read. */
 export type Variables = {
   /** A variable of the harness's environment, `undefined` when unset. */
   env: (name: string) => string | undefined;
+  /** The environment variables that may be read; every one when absent. */
+  allow?: ReadonlySet<string>;
   /** What `${workspaceFolder}` stands for: the folder the configuration belongs to. */
   workspaceFolder?: string;
+  /** The value of a VS Code input by its id, `undefined` when not given. */
+  input: (id: string) => string | undefined;
+  /** What the file says of each input it declares (its `description`), for messages. */
+  inputs?: ReadonlyMap<string, string>;
 };
 
 const SUBSTITUTION = /\$\{([^}]*)\}/;
 const SUBSTITUTIONS = /\$\{([^}]*)\}/g;
 const WHOLE_SUBSTITUTION = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$/;
-const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)$/;
+// `NAME`, `env:NAME`, then `:-default` or `:?message`.
+const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([\s\S]*))?$/;
+
+/** The environment variable a `${...}` reads, if it reads one. */
+function variableOf(inner: string): string | undefined {
+  if (inner === "workspaceFolder") return undefined;
+  return inner === "userHome" ? "HOME" : VARIABLE.exec(inner)?.[1];
+}
+
+/** Every value of a spec that holds a `${...}`, with the variables each reads. */
+export function substitutionsOf(spec: ServerSpec): Substitution[] {
+  const found: Substitution[] = [];
+  const look = (key: string, written: string) => {
+    if (!SUBSTITUTION.test(written)) return;
+    const variables = new Set<string>();
+    for (const match of written.matchAll(SUBSTITUTIONS)) {
+      const name = variableOf(match[1] ?? "");
+      if (name !== undefined) variables.add(name);
+    }
+    found.push({ server: spec.name, key, written, variables: [...variables] });
+  };
+  if (isRemote(spec)) {
+    look("url", spec.url);
+    for (const [name, value] of Object.entries(spec.headers ?? {})) look(`headers.${name}`, value);
+    return found;
+  }
+  look("command", spec.command);
+  (spec.args ?? []).forEach((arg, index) => look(`args.${index}`, arg));
+  for (const [name, value] of Object.entries(spec.env ?? {})) look(`env.${name}`, value);
+  if (spec.cwd !== undefined) look("cwd", spec.cwd);
+  return found;
+}
+
+/**
+ * The variables of a spec that the reading may not read, in the order
+ * written: those its values expand, and those it asks to inherit (which
+ * would hand the harness's own values to its command).
+ */
+export function withheld(spec: ServerSpec, variables: Variables): string[] {
+  const allow = variables.allow;
+  if (allow === undefined) return [];
+  const names = substitutionsOf(spec).flatMap((substitution) => substitution.variables);
+  if (!isRemote(spec)) names.push(...(spec.inheritEnv ?? []));
+  return [...new Set(names.filter((name) => !allow.has(name)))];
+}
 
 /**
  * Expands every variable of a spec's command, args, cwd and env values, or
@@ -79,50 +131,81 @@ function expandRecord(
   return ok(out);
 }
 
-function expand(key: string, text: string, variables: Variables): Result<string, Problem> {
+/** Expands the variables of one value. */
+export function expand(key: string, text: string, variables: Variables): Result<string, Problem> {
   let problem: Problem | undefined;
   const value = text.replace(SUBSTITUTIONS, (whole, inner: string) => {
     if (problem !== undefined) return whole;
-    if (inner === "workspaceFolder") {
-      if (variables.workspaceFolder !== undefined) return variables.workspaceFolder;
-      problem = {
-        kind: "unsupported_entry",
-        key,
-        what: `${
-          quote(whole)
-        } needs the folder the file belongs to, which is not known here; write the path itself`,
-      };
-      return whole;
-    }
-    const name = inner === "userHome" ? "HOME" : VARIABLE.exec(inner)?.[1];
-    if (name !== undefined) {
-      const found = variables.env(name);
-      if (found !== undefined) return found;
-      problem = {
-        kind: "invalid_entry",
-        key,
-        what: `${
-          quote(whole)
-        } names the variable ${name}, which is not set in the harness's environment; set it, or write the value itself`,
-      };
-      return whole;
-    }
-    const input = /^input:(.+)$/.exec(inner)?.[1];
-    problem = {
-      kind: "unsupported_entry",
-      key,
-      what: input === undefined
-        ? `unknown variable ${
-          quote(whole)
-        }; write the value itself, or \${env:NAME} for a variable of the harness's environment`
-        : `${quote(whole)} asks VS Code to prompt for input ${
-          quote(input)
-        }, which only VS Code can do; write \${env:NAME} and set NAME in the harness's environment`,
-    };
+    const expanded = expandOne(key, whole, inner, variables);
+    if (expanded.ok) return expanded.value;
+    problem = expanded.error;
     return whole;
   });
   // What the expanded value may hold (no NUL, for one) is the spec's rule, judged after.
   return problem !== undefined ? err(problem) : ok(value);
+}
+
+function expandOne(
+  key: string,
+  whole: string,
+  inner: string,
+  variables: Variables,
+): Result<string, Problem> {
+  if (inner === "workspaceFolder") {
+    if (variables.workspaceFolder !== undefined) return ok(variables.workspaceFolder);
+    return err({
+      kind: "unsupported_entry",
+      key,
+      what: `${
+        quote(whole)
+      } needs the folder the file belongs to, which is not known here; write the path itself`,
+    });
+  }
+  const input = /^input:(.+)$/.exec(inner)?.[1];
+  if (input !== undefined) {
+    const given = variables.input(input);
+    if (given !== undefined) return ok(given);
+    const description = variables.inputs?.get(input);
+    return err({
+      kind: "unsupported_entry",
+      key,
+      what:
+        `${quote(whole)} is the VS Code input ${quote(input)}${
+          description === undefined || description === "" ? "" : ` (${quote(description)})`
+        }, which VS Code prompts for; give its value (loom-mcp: --input ${input}=VALUE; ` +
+        `readCatalog and openCatalog: the inputs option)`,
+    });
+  }
+  const parts = inner === "userHome" ? ["", "HOME"] : VARIABLE.exec(inner);
+  if (parts === null) {
+    return err({
+      kind: "unsupported_entry",
+      key,
+      what: `unknown variable ${
+        quote(whole)
+      }; write the value itself, or \${env:NAME} for a variable of the harness's environment`,
+    });
+  }
+  const [, name = "", operator, operand = ""] = parts;
+  const found = variables.env(name);
+  if (operator === ":-" && (found === undefined || found === "")) return ok(operand);
+  if (operator === ":?" && (found === undefined || found === "")) {
+    return err({
+      kind: "invalid_entry",
+      key,
+      what: `${quote(whole)}: ${name} is not set in the harness's environment${
+        operand === "" ? "" : `: ${operand}`
+      }`,
+    });
+  }
+  if (found !== undefined) return ok(found);
+  return err({
+    kind: "invalid_entry",
+    key,
+    what: `${
+      quote(whole)
+    } names the variable ${name}, which is not set in the harness's environment; set it, or write the value itself`,
+  });
 }
 
 /** Where no environment was given: refuses the first value holding a variable. */
@@ -160,16 +243,31 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
   return undefined;
 }
 
-/** The variables of a reading's options: its environment and workspace folder, if given. */
+/**
+ * The variables of a reading's options: its environment, the variables it
+ * allows, its workspace folder and inputs, if given; `undefined` when the
+ * reading expands nothing at all.
+ */
 export function variablesOf(
-  options: Pick<CatalogOptions, "env" | "workspaceFolder">,
+  options: Pick<CatalogOptions, "env" | "workspaceFolder" | "expand" | "inputs">,
+  declared?: ReadonlyMap<string, string>,
 ): Variables | undefined {
-  const env = options.env;
-  if (env === undefined && options.workspaceFolder === undefined) return undefined;
+  const { env, expand: allowed, inputs } = options;
+  if (
+    env === undefined && options.workspaceFolder === undefined && allowed === undefined &&
+    inputs === undefined
+  ) {
+    return undefined;
+  }
   const lookup = typeof env === "function"
     ? env
     : (name: string) => env !== undefined && Object.hasOwn(env, name) ? env[name] : undefined;
-  const variables: Variables = { env: lookup };
+  const variables: Variables = {
+    env: lookup,
+    input: (id) => inputs !== undefined && Object.hasOwn(inputs, id) ? inputs[id] : undefined,
+  };
+  if (allowed !== undefined) variables.allow = new Set(allowed.allow);
   if (options.workspaceFolder !== undefined) variables.workspaceFolder = options.workspaceFolder;
+  if (declared !== undefined) variables.inputs = declared;
   return variables;
 }

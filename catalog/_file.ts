@@ -13,12 +13,18 @@ export function pathOf(path: string | URL, caller: string): string {
   throw new TypeError(`${caller}() expects a file path or a file: URL, got ${String(path)}`);
 }
 
-/** Reads a catalog file's text, bounded, as UTF-8. */
-export async function readText(file: string): Promise<Result<string, CatalogError>> {
+/** Reads a catalog file's text, bounded, as UTF-8, with the SHA-256 of its bytes in hex. */
+export async function readText(
+  file: string,
+): Promise<Result<{ text: string; digest: string }, CatalogError>> {
   const bytes = await readBounded(file);
   if (!bytes.ok) return bytes;
   try {
-    return ok(new TextDecoder("utf-8", { fatal: true }).decode(bytes.value));
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes.value);
+    const digest = new Uint8Array(
+      await crypto.subtle.digest("SHA-256", bytes.value as Uint8Array<ArrayBuffer>),
+    );
+    return ok({ text, digest: [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") });
   } catch {
     return err({
       kind: "invalid_catalog",
@@ -82,5 +88,21 @@ async function readBounded(file: string): Promise<Result<Uint8Array, CatalogErro
     return unreadable(error);
   } finally {
     handle.close();
+  }
+}
+
+/**
+ * Reads a small UTF-8 file (an env file an entry names) at once: a regular
+ * file of at most `MAX_CATALOG_BYTES`; the error says why not, in a few words.
+ */
+export function readSmallText(path: string): Result<string, string> {
+  try {
+    const info = Deno.statSync(path);
+    if (!info.isFile) return err(info.isDirectory ? "it is a directory" : "not a regular file");
+    if (info.size > MAX_CATALOG_BYTES) return err(`larger than ${MAX_CATALOG_BYTES} bytes`);
+    return ok(new TextDecoder("utf-8", { fatal: true }).decode(Deno.readFileSync(path)));
+  } catch (error) {
+    if (error instanceof TypeError) return err("not UTF-8 text");
+    return err(error instanceof Error ? error.message : String(error));
   }
 }

@@ -1,5 +1,6 @@
 // Private to catalog/: the JSON front end, the `mcpServers` form of
-// `.mcp.json` and Claude Desktop, and VS Code's `servers` form.
+// `.mcp.json` and Claude Desktop, and VS Code's `servers` form, read as JSONC
+// (comments and trailing commas, as VS Code writes them).
 
 import { quote } from "../codec/quote.ts";
 import { parseJson } from "../codec/json.ts";
@@ -8,6 +9,7 @@ import type { CatalogError } from "./types.ts";
 import { type Collected, type Mode, readServers } from "./_entry.ts";
 import { isTable } from "./_fields.ts";
 import { findDuplicateKey } from "./_duplicate_key.ts";
+import { strictJson } from "./_jsonc.ts";
 import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
 const JSON_PREFIX = /^Cannot parse JSON(?: at offset \d+)?: /;
@@ -23,9 +25,21 @@ const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
 export function readMcpJson(
   text: string,
   file: string,
-  mode: Mode,
+  modeFor: (inputs: ReadonlyMap<string, string>) => Mode,
 ): Result<Collected & { warnings: string[] }, CatalogError> {
-  const source = stripByteOrderMark(text);
+  const written = stripByteOrderMark(text);
+  const strict = strictJson(written);
+  if (!strict.ok) {
+    const { line, column } = lineColumn(written, strict.offset);
+    return err({
+      kind: "invalid_json",
+      file,
+      line,
+      column,
+      message: `${file}: invalid JSON at line ${line}, column ${column}: ${strict.reason}`,
+    });
+  }
+  const source = strict.text;
   const parsed = parseJson(source);
   if (!parsed.ok) {
     const fault = parsed.error;
@@ -37,8 +51,9 @@ export function readMcpJson(
       });
     }
     const { line, column } = lineColumn(source, fault.offset);
-    let reason = sentenceTail(fault.message.replace(JSON_PREFIX, "").replace(JSON_POSITION, ""));
-    if (source.charAt(fault.offset) === "/") reason += "; JSON has no comments, remove them";
+    const reason = sentenceTail(
+      fault.message.replace(JSON_PREFIX, "").replace(JSON_POSITION, ""),
+    );
     return err({
       kind: "invalid_json",
       file,
@@ -114,6 +129,19 @@ export function readMcpJson(
       }`,
     });
   }
-  const read = readServers(servers, { file, syntax: "json", root }, mode);
+  const read = readServers(servers, { file, syntax: "json", root }, modeFor(inputsOf(document)));
   return read.ok ? ok({ ...read.value, warnings: [] }) : read;
+}
+
+// VS Code's `inputs`: what the file says of each input it declares, by id.
+function inputsOf(document: Record<string, unknown>): ReadonlyMap<string, string> {
+  const inputs = new Map<string, string>();
+  const declared = document["inputs"];
+  if (!Array.isArray(declared)) return inputs;
+  for (const input of declared) {
+    if (!isTable(input) || typeof input["id"] !== "string") continue;
+    const description = input["description"];
+    inputs.set(input["id"], typeof description === "string" ? description : "");
+  }
+  return inputs;
 }

@@ -85,7 +85,7 @@ export function readRemote(
       what: `a server is either started from a "command" or reached at a "url", not both`,
     });
   }
-  for (const key of ["env", "inherit_env", "cwd", "stderr"]) {
+  for (const key of ["env", "inherit_env", "cwd", "stderr", "envFile"]) {
     if (entry[key] !== undefined) {
       return err({
         kind: "invalid_entry",

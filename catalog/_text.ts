@@ -82,3 +82,9 @@ export function sentenceTail(text: string): string {
   const trimmed = text.trim().replace(/\.+$/, "");
   return trimmed.charAt(0).toLowerCase() + trimmed.slice(1);
 }
+
+// A key that differs from a known one only in case, dashes or camelCase.
+export function nearKey(key: string, known: readonly string[]): string | undefined {
+  const normal = key.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase();
+  return known.find((candidate) => candidate === normal);
+}

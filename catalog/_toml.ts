@@ -5,7 +5,8 @@ import { parse as parseToml, TomlError } from "./_toml_parser.ts";
 import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CatalogError } from "./types.ts";
-import { type Collected, type Mode, readServers } from "./_entry.ts";
+import { type Collected, emptyCollected, type Mode, readServers } from "./_entry.ts";
+import { CODEX_KEY_NAMES, fromCodex } from "./_codex.ts";
 import { isTable } from "./_fields.ts";
 import { describe, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
@@ -15,9 +16,10 @@ const TOML_TABLE_HEADER =
 
 /**
  * A TOML document's servers, read in `mode`, and warnings about tables it
- * does not read. The `[mcp.<name>]` tables are read in file order; other
+ * does not read. The `[mcp.<name>]` tables are read in file order, then
+ * Codex's `[mcp_servers.<name>]` (unless the reading is literal); other
  * top-level keys are ignored (the catalog may live in a larger file), and a
- * document without `mcp` lists no servers.
+ * document without either lists no servers.
  */
 export function readToml(
   text: string,
@@ -31,42 +33,73 @@ export function readToml(
   } catch (error) {
     return err(tomlError(file, source, error));
   }
-  const warnings = lookAlikes(document, file);
-  const mcp = document["mcp"];
-  if (mcp === undefined) return ok({ servers: [], skipped: [], renamed: [], warnings });
-  if (!isTable(mcp)) {
-    return err({
-      kind: "invalid_catalog",
-      file,
-      key: "mcp",
-      message: `${file}: key "mcp": expected a table of [mcp.<name>] tables, found ${
-        describe(mcp, "toml")
-      }`,
-    });
+  const codex = mode.skipUnservable;
+  const warnings = lookAlikes(document, file, codex);
+  const collected = emptyCollected();
+  for (const root of codex ? ["mcp", "mcp_servers"] : ["mcp"]) {
+    const servers = document[root];
+    if (servers === undefined) continue;
+    if (!isTable(servers)) {
+      return err({
+        kind: "invalid_catalog",
+        file,
+        key: root,
+        message: `${file}: key "${root}": expected a table of [${root}.<name>] tables, found ${
+          describe(servers, "toml")
+        }`,
+      });
+    }
+    const place = root === "mcp"
+      ? { file, syntax: "toml" as const, root }
+      : { file, syntax: "toml" as const, root, translate: fromCodex, keyNames: CODEX_KEY_NAMES };
+    const read = readServers(servers, place, mode);
+    if (!read.ok) return read;
+    const names = new Set(collected.servers.map((spec) => spec.name));
+    for (const spec of read.value.servers) {
+      if (!names.has(spec.name)) continue;
+      return err({
+        kind: "duplicate_name",
+        file,
+        table: `${root}.${spec.name}`,
+        message: `${file}: [${root}.${
+          renderKey(spec.name, "toml")
+        }] has the name of an [mcp.<name>] table; keep one table per server`,
+      });
+    }
+    collected.servers.push(...read.value.servers);
+    collected.skipped.push(...read.value.skipped);
+    collected.renamed.push(...read.value.renamed);
+    collected.substitutions.push(...read.value.substitutions);
+    collected.envFiles.push(...read.value.envFiles);
+    collected.tables.push(...read.value.tables);
   }
-  const read = readServers(mcp, { file, syntax: "toml", root: "mcp" }, mode);
-  return read.ok ? ok({ ...read.value, warnings }) : read;
+  return ok({ ...collected, warnings });
 }
 
 // Top-level tables that look meant as server tables but are not read: a
-// typo of "mcp", or the prefix of another tool's format (Codex's
-// [mcp_servers.<name>], the JSON files' mcpServers).
-function lookAlikes(document: Record<string, unknown>, file: string): string[] {
+// typo of "mcp", or the prefix of another tool's format (the JSON files'
+// mcpServers; Codex's [mcp_servers.<name>] in a literal reading). One
+// warning per table of servers, so that none goes unsaid.
+function lookAlikes(document: Record<string, unknown>, file: string, codex: boolean): string[] {
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(document)) {
-    if (key === "mcp" || !isTable(value)) continue;
+    if (key === "mcp" || (codex && key === "mcp_servers") || !isTable(value)) continue;
     const normal = key.toLowerCase().replace(/[-_]/g, "");
-    const servers = Object.entries(value).filter(([, entry]) =>
-      isTable(entry) && entry["command"] !== undefined
-    );
+    const servers = Object.keys(value).filter((name) => {
+      const entry = value[name];
+      return isTable(entry) && (entry["command"] !== undefined || entry["url"] !== undefined);
+    });
     const similar = normal === "mcpservers" || normal === "servers" || nearMcp(normal);
     if (!similar && servers.length === 0) continue;
-    const first = servers[0]?.[0] ?? Object.keys(value)[0] ?? "<name>";
-    warnings.push(
-      `${file}: [${renderKey(key, "toml")}.${
-        renderKey(first, "toml")
-      }] is not read: server tables are [mcp.<name>]; write [mcp.${renderKey(first, "toml")}]`,
-    );
+    const tables = similar ? Object.keys(value).filter((name) => isTable(value[name])) : servers;
+    for (const name of tables.length === 0 ? ["<name>"] : tables) {
+      const server = name === "<name>" ? name : renderKey(name, "toml");
+      warnings.push(
+        `${file}: [${
+          renderKey(key, "toml")
+        }.${server}] is not read: server tables are [mcp.<name>]; write [mcp.${server}]`,
+      );
+    }
   }
   return warnings;
 }

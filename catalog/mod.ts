@@ -34,4 +34,5 @@ export * from "./types.ts";
 export { isServerName, SERVER_NAME_PATTERN } from "./names.ts";
 export { readCatalog } from "./read.ts";
 export { CATALOG_FILES, openCatalog } from "./open.ts";
+export { userCatalogFiles, type UserPlaces } from "./user.ts";
 export { loadCatalog, parseCatalog, parseMcpServersJson } from "./deprecated.ts";

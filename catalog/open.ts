@@ -9,10 +9,11 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ResolvedServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec, type StdioServerSpec } from "../spec/mod.ts";
 import type { Catalog, CatalogError, OpenCatalogOptions } from "./types.ts";
 import { readCatalog } from "./read.ts";
-import { pathOf, readText } from "./_file.ts";
+import { pathOf, readSmallText, readText } from "./_file.ts";
+import { userCatalogFiles } from "./user.ts";
 
 /**
  * Where {@linkcode openCatalog} looks, in order, when no file is given: the
@@ -29,14 +30,20 @@ export const CATALOG_FILES: readonly string[] = [
 /**
  * Opens a catalog file: the one at `path`, or else the first of
  * {@linkcode CATALOG_FILES} in `options.folder` (the current folder by
- * default), read as {@linkcode readCatalog} reads text, with its options
- * (`strict`, `literal`, `format`: by default from the file name). `${VAR}`
- * and `${env:VAR}` expand from the harness's environment unless
- * `options.env` says otherwise. The project folder (`workspaceFolder`, by
- * default the file's folder, or the parent of `.vscode/` or `.cursor/` for
- * the files kept there) is what `${workspaceFolder}` stands for and the
- * folder a relative `cwd`, or none, means. `Catalog.file` says which file was
- * read.
+ * default), or with `options.user` the first of the user's own files
+ * (`userCatalogFiles()`) that lists servers, read as {@linkcode readCatalog}
+ * reads text, with its options (`strict`, `literal`, `format`: by default
+ * from the file name). Variables (`${VAR}`, `${env:VAR}`, `${VAR:-default}`)
+ * expand from the harness's environment unless `options.env` says
+ * otherwise; but a file found in the project folder rather than named
+ * belongs to whoever wrote the project, and expands none unless
+ * `options.expand` (or `options.env`) allows them: an entry that reads one
+ * is skipped as `unexpanded`, naming it. An entry's `envFile` is read from
+ * disk. The project folder (`workspaceFolder`, by default the file's folder,
+ * or the parent of `.vscode/` or `.cursor/` for the files kept there) is
+ * what `${workspaceFolder}` stands for and the folder a relative `cwd`, or
+ * none, means. `Catalog.file` says which file was read, `Catalog.digest` the
+ * SHA-256 of its bytes.
  *
  * A file that cannot be read, is not a regular file, is larger than
  * `MAX_CATALOG_BYTES` or is not UTF-8 is a {@linkcode CatalogError}, and so
@@ -50,6 +57,7 @@ export const CATALOG_FILES: readonly string[] = [
  * if (!catalog.ok) throw new Error(catalog.error.message);
  * for (const skipped of catalog.value.skipped) console.error(skipped.message);
  * const harness = await boot(catalog.value.servers);
+ * await harness.retire();
  * ```
  *
  * @example Open a loom catalog the strict way
@@ -58,41 +66,95 @@ export const CATALOG_FILES: readonly string[] = [
  * const catalog = await openCatalog("loom.toml", { strict: true, literal: true });
  * if (!catalog.ok) throw new Error(catalog.error.message); // names the file, table and key
  * const harness = await boot(catalog.value.servers);
+ * await harness.retire();
  * ```
  */
 export async function openCatalog(
   path?: string | URL,
   options: OpenCatalogOptions = {},
 ): Promise<Result<Catalog, CatalogError>> {
-  const { folder, ...reading } = options;
-  let file: string;
-  if (path === undefined) {
-    const found = await findCatalog(folder);
-    if (found === undefined) {
-      const where = folder ?? Deno.cwd();
-      return err({
-        kind: "unreadable_file",
-        file: where,
-        message: `no catalog given and none of ${
-          CATALOG_FILES.join(", ")
-        } is in ${where}; give the catalog's path`,
-      });
-    }
-    file = found;
-  } else {
-    file = pathOf(path, "openCatalog");
+  const { folder, user, ...reading } = options;
+  if (path !== undefined) return await openFile(pathOf(path, "openCatalog"), reading, false);
+  if (user === true) return await openUserFile(reading);
+  const found = await findCatalog(folder);
+  if (found === undefined) {
+    const where = folder ?? Deno.cwd();
+    return err({
+      kind: "unreadable_file",
+      file: where,
+      message: `no catalog given and none of ${
+        CATALOG_FILES.join(", ")
+      } is in ${where}; give the catalog's path`,
+    });
   }
-  const text = await readText(file);
-  if (!text.ok) return text;
+  return await openFile(found, reading, true);
+}
+
+type Reading = Omit<OpenCatalogOptions, "folder" | "user">;
+
+async function openFile(
+  file: string,
+  reading: Reading,
+  found: boolean,
+): Promise<Result<Catalog, CatalogError>> {
+  const read = await readText(file);
+  if (!read.ok) return read;
   const project = resolve(reading.workspaceFolder ?? projectOf(dirname(resolve(file))));
-  const read = readCatalog(text.value, {
+  // A file found rather than named expands nothing it was not allowed.
+  const allow = found && reading.env === undefined && reading.expand === undefined
+    ? { expand: { allow: [] } }
+    : {};
+  const catalog = readCatalog(read.value.text, {
     ...reading,
+    ...allow,
     file,
     env: reading.env ?? harnessEnv,
     workspaceFolder: project,
+    envFile: readSmallText,
   });
-  if (!read.ok) return read;
-  return ok({ ...read.value, servers: inFolder(read.value.servers, project) });
+  if (!catalog.ok) return catalog;
+  return ok({
+    ...catalog.value,
+    servers: inFolder(catalog.value.servers, project),
+    // What an unexpanded entry would run, in the folder it would run in.
+    skipped: catalog.value.skipped.map((entry) =>
+      entry.written === undefined
+        ? entry
+        : { ...entry, written: inFolder([entry.written], project)[0] as ServerSpec }
+    ),
+    digest: read.value.digest,
+  });
+}
+
+// The first of the user's own files that lists servers: a file of another
+// shape (Claude Code's ~/.claude.json with no "mcpServers") is passed over.
+async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogError>> {
+  const places = userCatalogFiles();
+  for (const place of places) {
+    if (!(await exists(place))) continue;
+    const opened = await openFile(place, reading, false);
+    if (!opened.ok && opened.error.kind === "invalid_catalog" && opened.error.key === undefined) {
+      continue;
+    }
+    if (opened.ok && opened.value.servers.length + opened.value.skipped.length === 0) continue;
+    return opened;
+  }
+  return err({
+    kind: "unreadable_file",
+    file: places[0] ?? "~",
+    message: `no user-level catalog lists servers; looked at ${
+      places.length === 0 ? "nothing (HOME is not set)" : places.join(", ")
+    }; give the catalog's path`,
+  });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // The project a file belongs to: its folder, or the parent of the folders
@@ -119,12 +181,13 @@ async function findCatalog(folder?: string): Promise<string | undefined> {
 // A relative `cwd` means the project's own folder, wherever the harness runs,
 // and so does no `cwd` at all: relative paths in `args` mean what they say
 // next to the file.
-function inFolder(specs: ResolvedServerSpec[], folder: string): ResolvedServerSpec[] {
-  return specs.map((spec) =>
-    isRemote(spec) || spec.cwd !== undefined && isAbsolute(spec.cwd)
-      ? spec
-      : { ...spec, cwd: spec.cwd === undefined ? folder : join(folder, spec.cwd) }
-  );
+function inFolder<T extends ServerSpec>(specs: T[], folder: string): T[] {
+  return specs.map((spec) => {
+    if (isRemote(spec)) return spec;
+    const cwd = (spec as StdioServerSpec).cwd;
+    if (cwd !== undefined && isAbsolute(cwd)) return spec;
+    return { ...spec, cwd: cwd === undefined ? folder : join(folder, cwd) };
+  });
 }
 
 function harnessEnv(name: string): string | undefined {

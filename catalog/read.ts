@@ -71,9 +71,10 @@ export function readCatalog(
   if (format !== "toml" && format !== "json") {
     throw new TypeError(`readCatalog() expects format "toml" or "json", got ${String(format)}`);
   }
-  const mode = modeOf(options, format);
-  const read = format === "json" ? readMcpJson(text, file, mode) : readToml(text, file, mode);
+  const read = format === "json"
+    ? readMcpJson(text, file, (inputs) => modeOf(options, format, inputs))
+    : readToml(text, file, modeOf(options, format));
   if (!read.ok) return err(read.error);
-  const { servers, skipped, renamed, warnings } = read.value;
-  return ok({ file, format, servers, skipped, renamed, warnings });
+  const { servers, skipped, renamed, warnings, substitutions, envFiles, tables } = read.value;
+  return ok({ file, format, servers, skipped, renamed, warnings, substitutions, envFiles, tables });
 }

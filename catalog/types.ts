@@ -4,7 +4,8 @@
  * @module
  */
 
-import type { ResolvedServerSpec } from "../spec/mod.ts";
+import type { Result } from "../codec/result.ts";
+import type { ResolvedServerSpec, ServerSpec } from "../spec/mod.ts";
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;
@@ -64,7 +65,13 @@ export type SkipReason =
    */
   | "remote"
   /** The entry is malformed; its {@linkcode CatalogError} says how. */
-  | "invalid";
+  | "invalid"
+  /**
+   * The entry reads variables the reading does not allow (`expand`), in its
+   * values or its `inherit_env`: a file found in a project folder reads none
+   * by default. `variables` names them.
+   */
+  | "unexpanded";
 
 /** An entry of a catalog that names a server this library does not start, and why. */
 export type SkippedServer = {
@@ -76,6 +83,29 @@ export type SkippedServer = {
   message: string;
   /** For an `invalid` entry: the mistake, as a `strict` reading refuses the file with. */
   error?: CatalogError;
+  /** For an `unexpanded` entry: the variables it reads that were not allowed. */
+  variables?: string[];
+  /** For an `unexpanded` entry: the server as the file wrote it, its variables unexpanded. */
+  written?: ServerSpec;
+};
+
+/**
+ * A value of an entry that holds a variable (`${VAR}`, `${input:id}`,
+ * `${workspaceFolder}` ...), as the file wrote it: what a person is shown
+ * instead of the expanded value, which may hold a secret.
+ */
+export type Substitution = {
+  /** The server's name (as derived, like the spec's). */
+  server: string;
+  /**
+   * The spec's key holding it: `command`, `args.<index>`, `env.<NAME>`,
+   * `cwd`, `url`, `headers.<Name>` or `envFile`.
+   */
+  key: string;
+  /** The value as written. */
+  written: string;
+  /** The environment variables it reads (`HOME` for `${userHome}`), each once. */
+  variables: string[];
 };
 
 /** What a catalog yields: the servers to run, and every entry it left out, with the reason. */
@@ -95,6 +125,20 @@ export type Catalog = {
   renamed: { key: string; name: string }[];
   /** Things in the file that look like a mistake but refuse nothing, one line each. */
   warnings: string[];
+  /**
+   * Every value of the servers and the `unexpanded` entries that holds a
+   * variable, as written, in file order.
+   */
+  substitutions: Substitution[];
+  /**
+   * Where each server (and each `unexpanded` entry) is written, as messages
+   * name it: `[mcp.memory]`, `[mcp_servers.docs]`, `mcpServers.GitHub`.
+   */
+  tables: { server: string; table: string }[];
+  /** The env files entries read (VS Code's `envFile`), by server, as resolved paths. */
+  envFiles: { server: string; path: string }[];
+  /** The SHA-256 of the file's bytes, in hex, when {@linkcode openCatalog} read a file. */
+  digest?: string;
 };
 
 /**
@@ -134,12 +178,32 @@ export type CatalogOptions = {
    */
   literal?: boolean;
   /**
-   * The environment `${VAR}` and `${env:VAR}` read. {@linkcode openCatalog}
-   * defaults to the harness's own (`Deno.env`), {@linkcode readCatalog} to
-   * none, so that reading text stays pure; a variable with no environment
-   * given is refused, named.
+   * The environment `${VAR}`, `${env:VAR}`, `${VAR:-default}` and
+   * `${VAR:?message}` read. {@linkcode openCatalog} defaults to the
+   * harness's own (`Deno.env`), {@linkcode readCatalog} to none, so that
+   * reading text stays pure; a variable with no environment given is
+   * refused, named.
    */
   env?: Readonly<Record<string, string>> | ((name: string) => string | undefined);
+  /**
+   * Which environment variables may be read (expanded, or inherited by a
+   * server through `inherit_env`): an entry that reads any other is skipped
+   * as `unexpanded`, naming them, and nothing of it is expanded.
+   * Every variable of `env` by default, but {@linkcode openCatalog} reading a
+   * file it found (no path given) allows none unless told.
+   */
+  expand?: { allow: readonly string[] };
+  /**
+   * The values of VS Code's `${input:<id>}`, by id (VS Code prompts for
+   * them); an entry using one not given is skipped, naming it.
+   */
+  inputs?: Readonly<Record<string, string>>;
+  /**
+   * Reads the env file of an entry's `envFile` (a resolved path), as text or
+   * a reason it cannot; {@linkcode openCatalog} reads the file (bounded,
+   * UTF-8). Without it, an entry with an `envFile` is skipped, saying so.
+   */
+  envFile?: (path: string) => Result<string, string>;
   /**
    * The project folder: what `${workspaceFolder}` stands for, and (for
    * {@linkcode openCatalog}) the folder a relative `cwd`, or none, means. By
@@ -150,7 +214,13 @@ export type CatalogOptions = {
 };
 
 /** Options of {@linkcode openCatalog}: those of a text, and where to look for a file. */
-export type OpenCatalogOptions = Omit<CatalogOptions, "file"> & {
+export type OpenCatalogOptions = Omit<CatalogOptions, "file" | "envFile"> & {
   /** Where to look for one of `CATALOG_FILES` when no path is given; the current folder by default. */
   folder?: string;
+  /**
+   * With no path given, look in the user's own files (`userCatalogFiles()`:
+   * Claude Code's, Claude Desktop's, Cursor's, Codex's, VS Code's) instead of
+   * the project folder, and read the first that lists servers.
+   */
+  user?: boolean;
 };

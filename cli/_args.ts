@@ -1,140 +1,127 @@
 // Private to cli/: the command line of cli/main.ts, parsed with node:util's
 // parseArgs into a command or a usage error (one line, saying what to type
-// instead). The commands are one table: a new command is one more row here
-// and one handler in main.ts.
+// instead). The commands are one table (_help.ts): a new command is one more
+// row there and one handler in main.ts.
 
 import { parseArgs as parseOptions } from "node:util";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { type CommandName, COMMANDS, HELP_HINT } from "./_help.ts";
 
-/** What every command shares: where the servers come from, and the output form. */
+export { type CommandName, COMMANDS, USAGE } from "./_help.ts";
+
+/** A server given on the command line rather than in a catalog. */
+export type AdHoc =
+  | {
+    kind: "stdio";
+    /** `--stdio "<command> <args>"`. */
+    command: string;
+    name?: string;
+    /** `--env K=V`, in order. */
+    env: [string, string][];
+    /** `--cwd <folder>`. */
+    cwd?: string;
+  }
+  | {
+    kind: "http";
+    /** `--http <url>`. */
+    url: string;
+    name?: string;
+    /** `--header 'K: V'`, in order. */
+    headers: [string, string][];
+  };
+
+/** What every command shares: where the servers come from, the deadlines, the output form. */
 export type Common = {
-  /** `--catalog <path>`; absent when the default places apply. */
+  /** The catalog named (`--catalog`, or a path among the arguments); absent: the usual places. */
   catalog?: string;
-  /** `--stdio "<command> <args>"`, in order, each with its `--name` when given. */
-  stdio: { command: string; name?: string }[];
+  /** `--stdio` and `--http` servers, in order, each with what was given after it. */
+  servers: AdHoc[];
+  /** `--user`: the user's own configuration files rather than the project's. */
+  user: boolean;
+  /** `--trust`: start the servers of a file found in the project folder without asking. */
+  trust: boolean;
+  /** `--allow-skipped`: entries the catalog skipped do not change the exit status. */
+  allowSkipped: boolean;
+  /** `--input id=value`: VS Code inputs. */
+  inputs: Record<string, string>;
+  /** `--connect-timeout`, in milliseconds. */
+  connectTimeoutMs?: number;
+  /** `--timeout`: each call's deadline, in milliseconds. */
+  callTimeoutMs?: number;
   /** `--json`: one JSON document on stdout. */
   json: boolean;
+  /** `--quiet`: no progress, only results, warnings and errors. */
+  quiet: boolean;
   /** `--strict`: a malformed catalog entry refuses the whole catalog. */
   strict: boolean;
 };
 
 /** One parsed invocation. */
 export type CliCommand =
-  | { command: "help" }
+  | { command: "help"; topic?: CommandName }
+  | { command: "version" }
   | Common & { command: "check" }
   | Common & { command: "surface" }
   | Common & { command: "tools"; server?: string }
   | Common & { command: "module"; server: string }
   | Common & { command: "call"; server: string; tool: string; args: string[] }
-  | Common & { command: "run"; program: string };
+  | Common & { command: "run"; program: string; deadlineMs?: number };
 
-/** The name of a command of the table. */
-export type CommandName = Exclude<CliCommand["command"], "help">;
+const OPTIONS = {
+  catalog: { type: "string", multiple: true },
+  stdio: { type: "string", multiple: true },
+  http: { type: "string", multiple: true },
+  name: { type: "string", multiple: true },
+  env: { type: "string", multiple: true },
+  cwd: { type: "string", multiple: true },
+  header: { type: "string", multiple: true },
+  input: { type: "string", multiple: true },
+  "connect-timeout": { type: "string", multiple: true },
+  timeout: { type: "string", multiple: true },
+  deadline: { type: "string", multiple: true },
+  user: { type: "boolean" },
+  trust: { type: "boolean" },
+  "allow-skipped": { type: "boolean" },
+  json: { type: "boolean" },
+  quiet: { type: "boolean", short: "q" },
+  strict: { type: "boolean" },
+  version: { type: "boolean", short: "V" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
-type Row = {
-  usage: string;
-  summary: string;
-  /** What the operands are, for "needs ...". */
-  needs: string;
-  min: number;
-  max: number;
-  example: string;
+/** What each option needs, for the message of one given without its value. */
+const NEEDS: Readonly<Record<string, string>> = {
+  catalog: "--catalog needs a path, as in --catalog loom.toml",
+  stdio: '--stdio needs a command, as in --stdio "npx -y some-mcp-server"',
+  http: "--http needs a URL, as in --http https://mcp.example.com/mcp",
+  name: "--name needs a name, as in --name memory",
+  env: "--env needs NAME=value, as in --env MEMORY_FILE_PATH=/tmp/memory.jsonl",
+  cwd: "--cwd needs a folder, as in --cwd ./server",
+  header: "--header needs 'Name: value', as in --header 'Authorization: Bearer TOKEN'",
+  input: "--input needs id=value, as in --input github-token=ghp_xxx",
+  "connect-timeout": "--connect-timeout needs a duration, as in --connect-timeout 90s",
+  timeout: "--timeout needs a duration, as in --timeout 2m",
+  deadline: "--deadline needs a duration, as in --deadline 90s",
 };
 
-/** The commands, in the order the help shows them. */
-export const COMMANDS: Readonly<Record<CommandName, Row>> = {
-  check: {
-    needs: "nothing",
-    usage: "check",
-    summary: "boot every server, report each one as it settles, retire them all",
-    min: 0,
-    max: 0,
-    example: "check",
-  },
-  tools: {
-    needs: "a server name at most",
-    usage: "tools [<server>]",
-    summary: "list each tool: wire name, generated name, description, input schema",
-    min: 0,
-    max: 1,
-    example: "tools memory",
-  },
-  surface: {
-    needs: "nothing",
-    usage: "surface",
-    summary: "print the surface a model reads (every server's functions)",
-    min: 0,
-    max: 0,
-    example: "surface",
-  },
-  module: {
-    needs: "a server name",
-    usage: "module <server>",
-    summary: "print the TypeScript module generated for one server",
-    min: 1,
-    max: 1,
-    example: "module memory",
-  },
-  call: {
-    needs: "a server and a tool",
-    usage: "call <server> <tool> [args]",
-    summary: "call one tool; args: one JSON object, or key=value pairs",
-    min: 2,
-    max: Infinity,
-    example: "call memory search_nodes query=readme",
-  },
-  run: {
-    needs: "a program",
-    usage: "run <program.ts | ->",
-    summary:
-      "run a program (a file, or - for stdin) against the servers it imports, booting only those",
-    min: 1,
-    max: 1,
-    example: "run program.ts",
-  },
-};
+/** The longest duration an option takes: one hour, as the catalog's deadlines. */
+const MAX_DURATION_MS = 3_600_000;
 
-const HELP_HINT = "run with --help to see the commands";
-
-function usageText(): string {
-  const rows = Object.values(COMMANDS);
-  const width = Math.max(...rows.map((row) => row.usage.length)) + 2;
-  return `Usage: loom-mcp [options] <command> [arguments]
-
-Boots MCP servers, shows what a model would read, calls tools, and retires
-every server with evidence that it exited (or what was done with the
-session of a remote one).
-
-Commands:
-${rows.map((row) => `  ${row.usage.padEnd(width)}${row.summary}`).join("\n")}
-
-Options:
-  --catalog <path>   the catalog: [mcp.<name>] tables of a TOML file, or a JSON
-                     file with "mcpServers" (or VS Code's "servers"); it may also
-                     be the first argument. Default: the first of loom.toml,
-                     .mcp.json, .vscode/mcp.json, .cursor/mcp.json here
-  --stdio <command>  run this server instead of a catalog, as "<command> <args>"
-                     (quotes group words; no shell runs it); repeatable
-  --name <name>      the name of the --stdio server given before it
-  --strict           refuse the whole catalog at its first malformed entry
-  --json             print one JSON document on stdout instead of text
-  -h, --help         print this help
-
-Ctrl-C stops the command, says what it was doing, and retires every server.
-
-Exit status: 0 when everything worked, 1 when a server or a call failed,
-2 for a usage or catalog mistake (a catalog that yields no server included),
-130 when interrupted.
-
-Examples:
-${rows.map((row) => `  loom-mcp ${row.example}`).join("\n")}
-  loom-mcp --stdio "npx -y @modelcontextprotocol/server-memory" --name memory tools
-`;
+/**
+ * A duration as a person writes it: `90`, `90s`, `1500ms`, `2m`, `1.5s`
+ * (no unit: seconds), at most an hour.
+ */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
+  if (match === null) return undefined;
+  const scale = match[2] === "ms" ? 1 : match[2] === "m" ? 60_000 : 1000;
+  const ms = Math.round(Number(match[1]) * scale);
+  return ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
-/** The help text. */
-export const USAGE: string = usageText();
+// A path among the arguments is a catalog when it says so by its name.
+const CATALOG_NAME = /\.(?:json|jsonc|toml)$/i;
 
 /** Parses the arguments of the command line (a leading `--` is ignored). */
 export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
@@ -147,84 +134,126 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       allowPositionals: true,
       strict: true,
       tokens: true,
-      options: {
-        catalog: { type: "string", multiple: true },
-        stdio: { type: "string", multiple: true },
-        name: { type: "string", multiple: true },
-        json: { type: "boolean" },
-        strict: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
+      options: OPTIONS,
     }).tokens;
   } catch (error) {
     return err(optionError(error));
   }
   const positional: string[] = [];
-  const common: Common = { stdio: [], json: false, strict: false };
+  const common: Common = {
+    servers: [],
+    user: false,
+    trust: false,
+    allowSkipped: false,
+    inputs: Object.create(null),
+    json: false,
+    quiet: false,
+    strict: false,
+  };
+  let help = false;
+  let deadlineMs: number | undefined;
   for (const token of tokens) {
     if (token.kind === "positional") {
       positional.push(token.value);
       continue;
     }
     if (token.kind !== "option") continue;
-    const value = token.value;
-    switch (token.name) {
-      case "help":
-        return ok({ command: "help" });
-      case "json":
-        common.json = true;
-        break;
-      case "strict":
-        common.strict = true;
-        break;
-      case "catalog":
-        if (value === undefined || value === "") {
-          return err("--catalog needs a path, as in --catalog loom.toml");
-        }
-        if (common.catalog !== undefined) return err("--catalog is given twice; keep one");
-        common.catalog = value;
-        break;
-      case "stdio":
-        if (value === undefined || value.trim() === "") {
-          return err('--stdio needs a command, as in --stdio "npx -y some-mcp-server"');
-        }
-        common.stdio.push({ command: value });
-        break;
-      case "name": {
-        const last = common.stdio[common.stdio.length - 1];
-        if (last === undefined || last.name !== undefined) {
-          return err(
-            '--name names the --stdio server given before it, as in --stdio "..." --name memory',
-          );
-        }
-        if (value === undefined || value === "") {
-          return err("--name needs a name, as in --name memory");
-        }
-        last.name = value;
-        break;
-      }
+    const name = token.name;
+    if (name === "help") help = true;
+    else if (name === "version") return ok({ command: "version" });
+    else if (name === "deadline") {
+      deadlineMs = parseDuration(token.value ?? "");
+      if (deadlineMs === undefined) return err(durationError(name, token.value));
+    } else {
+      const problem = applyOption(common, name, token.value);
+      if (problem !== undefined) return err(problem);
     }
   }
-  if (common.catalog !== undefined && common.stdio.length > 0) {
-    return err("give either --catalog or --stdio, not both");
+  if (common.catalog !== undefined && common.servers.length > 0) {
+    return err("give either a catalog or --stdio/--http servers, not both");
   }
-  const leading = positional[0];
-  if (leading !== undefined && leading !== "help" && !(leading in COMMANDS)) {
-    if (common.catalog !== undefined || common.stdio.length > 0 || positional.length === 1) {
-      return err(`unknown command ${quote(leading)}; ${HELP_HINT}`);
+  if (common.user && (common.catalog !== undefined || common.servers.length > 0)) {
+    return err("--user reads the user's own files; give it without a catalog or --stdio/--http");
+  }
+  const found = commandOf(positional, common);
+  if (!found.ok) return found;
+  const { command, operands } = found.value;
+  if (help || found.value.help === true) {
+    return ok(command === undefined ? { command: "help" } : { command: "help", topic: command });
+  }
+  if (command === undefined) {
+    return err(positional.length === 0 ? `no command given; ${HELP_HINT}` : unknown(positional[0]));
+  }
+  if (deadlineMs !== undefined && command !== "run") {
+    return err("--deadline is the deadline of run's program; give it with run");
+  }
+  return commandWith(command, operands, common, deadlineMs);
+}
+
+// The command among the positionals, and a catalog named before or after it.
+function commandOf(
+  positional: readonly string[],
+  common: Common,
+): Result<{ command?: CommandName; operands: string[]; help?: true }, string> {
+  const at = positional.findIndex((word) => Object.hasOwn(COMMANDS, word) || word === "help");
+  if (at === -1) return ok({ operands: [] });
+  const before = positional.slice(0, at);
+  const word = positional[at] as string;
+  let operands = positional.slice(at + 1);
+  if (word === "help") {
+    const topic = operands[0];
+    if (topic !== undefined && !Object.hasOwn(COMMANDS, topic)) return err(unknown(topic));
+    return ok(
+      topic === undefined
+        ? { operands: [], help: true }
+        : { command: topic as CommandName, operands: [], help: true },
+    );
+  }
+  const command = word as CommandName;
+  if (before.length > 1) return err(unknown(before[0]));
+  let named = before[0];
+  // After the command: the file name of a catalog first or last (a call's
+  // argument is key=value or JSON, never such a name), or an operand that a
+  // command without operands has not.
+  const first = operands[0];
+  const last = operands[operands.length - 1];
+  const isCatalog = (word: string) => CATALOG_NAME.test(word) && !/[={]/.test(word);
+  if (named === undefined && first !== undefined) {
+    if (isCatalog(first) || COMMANDS[command].max === 0) {
+      named = first;
+      operands = operands.slice(1);
+    } else if (last !== undefined && operands.length > 1 && isCatalog(last)) {
+      named = last;
+      operands = operands.slice(0, -1);
     }
-    common.catalog = leading;
-    positional.shift();
   }
-  const [command, ...operands] = positional;
-  if (command === undefined) return err(`no command given; ${HELP_HINT}`);
-  if (command === "help") return ok({ command: "help" });
-  if (!(command in COMMANDS)) return err(`unknown command ${quote(command)}; ${HELP_HINT}`);
-  const name = command as CommandName;
+  // A URL among the arguments is a remote server, as --http says it.
+  if (named !== undefined && /^https?:\/\//i.test(named) && common.catalog === undefined) {
+    common.servers.push({ kind: "http", url: named, headers: [] });
+    named = undefined;
+  }
+  if (named !== undefined) {
+    if (common.catalog !== undefined) return err("the catalog is given twice; keep one");
+    if (common.servers.length > 0) {
+      return err(
+        before.length > 0
+          ? unknown(named)
+          : `give either a catalog or --stdio/--http servers, not both (got ${quote(named)})`,
+      );
+    }
+    common.catalog = named;
+  }
+  return ok({ command, operands });
+}
+
+function commandWith(
+  name: CommandName,
+  operands: string[],
+  common: Common,
+  deadlineMs: number | undefined,
+): Result<CliCommand, string> {
   const row = COMMANDS[name];
-  if (operands.length < row.min) {
-    return err(`${name} needs ${row.needs}, as in: ${row.example}`);
-  }
+  if (operands.length < row.min) return err(`${name} needs ${row.needs}, as in: ${row.example}`);
   if (operands.length > row.max) {
     return err(
       row.max === 0
@@ -236,7 +265,6 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   }
   switch (name) {
     case "check":
-      return ok({ command: name, ...common });
     case "surface":
       return ok({ command: name, ...common });
     case "tools":
@@ -252,8 +280,106 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       return ok({ command: name, server, tool, args, ...common });
     }
     case "run":
-      return ok({ command: name, program: operands[0] as string, ...common });
+      return ok({
+        command: name,
+        program: operands[0] as string,
+        ...common,
+        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      });
   }
+}
+
+// One option onto what the command shares; the problem, in one line, if any.
+function applyOption(common: Common, name: string, given: string | undefined): string | undefined {
+  const value = given ?? "";
+  const last = common.servers[common.servers.length - 1];
+  switch (name) {
+    case "json":
+    case "strict":
+    case "quiet":
+    case "user":
+    case "trust":
+      common[name] = true;
+      return undefined;
+    case "allow-skipped":
+      common.allowSkipped = true;
+      return undefined;
+    case "catalog":
+      if (value === "") return NEEDS["catalog"];
+      if (common.catalog !== undefined) return "the catalog is given twice; keep one";
+      common.catalog = value;
+      return undefined;
+    case "stdio":
+      if (value.trim() === "") return NEEDS["stdio"];
+      common.servers.push({ kind: "stdio", command: value, env: [] });
+      return undefined;
+    case "http":
+      if (value.trim() === "") return NEEDS["http"];
+      if (!/^https?:\/\//i.test(value)) {
+        return `--http ${
+          quote(value)
+        } is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp`;
+      }
+      common.servers.push({ kind: "http", url: value, headers: [] });
+      return undefined;
+    case "name":
+      if (last === undefined || last.name !== undefined) {
+        return '--name names the --stdio or --http server given before it, as in --stdio "..." --name memory';
+      }
+      if (value === "") return NEEDS["name"];
+      last.name = value;
+      return undefined;
+    case "env": {
+      if (last?.kind !== "stdio") {
+        return '--env sets a variable of the --stdio server given before it, as in --stdio "..." --env KEY=value';
+      }
+      const pair = /^([A-Za-z_][A-Za-z0-9_]*)=([\s\S]*)$/.exec(value);
+      if (pair === null) return `--env ${quote(value)} is not NAME=value; ${NEEDS["env"]}`;
+      last.env.push([pair[1] as string, pair[2] as string]);
+      return undefined;
+    }
+    case "cwd":
+      if (last?.kind !== "stdio") {
+        return '--cwd is the folder of the --stdio server given before it, as in --stdio "..." --cwd ./server';
+      }
+      if (value === "") return NEEDS["cwd"];
+      if (last.cwd !== undefined) return "--cwd is given twice for one server; keep one";
+      last.cwd = value;
+      return undefined;
+    case "header": {
+      if (last?.kind !== "http") {
+        return "--header is a header of the --http server given before it, as in --http URL --header 'Authorization: Bearer TOKEN'";
+      }
+      const pair = /^([^:\s]+)\s*:\s?([\s\S]*)$/.exec(value);
+      if (pair === null) return `--header ${quote(value)} is not 'Name: value'; ${NEEDS["header"]}`;
+      last.headers.push([pair[1] as string, pair[2] as string]);
+      return undefined;
+    }
+    case "input": {
+      const pair = /^([^=]+)=([\s\S]*)$/.exec(value);
+      if (pair === null) return `--input ${quote(value)} is not id=value; ${NEEDS["input"]}`;
+      common.inputs[pair[1] as string] = pair[2] as string;
+      return undefined;
+    }
+    case "connect-timeout":
+    case "timeout": {
+      const ms = parseDuration(value);
+      if (ms === undefined) return durationError(name, value);
+      if (name === "timeout") common.callTimeoutMs = ms;
+      else common.connectTimeoutMs = ms;
+      return undefined;
+    }
+  }
+  return `unknown option ${quote(`--${name}`)}; ${HELP_HINT}`;
+}
+
+function durationError(name: string, value: string | undefined): string {
+  return `--${name} ${quote(value ?? "")} is not a duration; write seconds (90, 90s, 1.5s), ` +
+    "milliseconds (1500ms) or minutes (2m), at most an hour";
+}
+
+function unknown(word: string | undefined): string {
+  return `unknown command ${quote(word ?? "")}; ${HELP_HINT}`;
 }
 
 function optionError(error: unknown): string {
@@ -265,11 +391,8 @@ function optionError(error: unknown): string {
   }
   if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE" && option !== undefined) {
     if (message.includes("does not take an argument")) return `${option} takes no value`;
-    const name = option.replace(/^-+/, "").split(/[ ,]/)[0];
-    if (name === "catalog") return "--catalog needs a path, as in --catalog loom.toml";
-    if (name === "stdio") return '--stdio needs a command, as in --stdio "npx -y some-mcp-server"';
-    if (name === "name") return "--name needs a name, as in --name memory";
-    return `${option} needs a value; ${HELP_HINT}`;
+    const name = option.replace(/^-+/, "").split(/[ ,]/)[0] ?? "";
+    return NEEDS[name] ?? `${option} needs a value; ${HELP_HINT}`;
   }
   return `${message.split("\n")[0]}; ${HELP_HINT}`;
 }

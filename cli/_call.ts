@@ -6,77 +6,93 @@ import { isJsonObject, type JsonObject, parseJson } from "../codec/json.ts";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CliCommand } from "./_args.ts";
-import { fail, failedJson, pick, printJson, progress, showFailures } from "./_commands.ts";
+import {
+  type Context,
+  fail,
+  failedJson,
+  pick,
+  printJson,
+  progress,
+  showFailures,
+} from "./_commands.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { type Doing, withHarness } from "./_with_harness.ts";
-import type { Source } from "./_source.ts";
+import { withHarness } from "./_with_harness.ts";
+import { callMessage } from "./_messages.ts";
 import { oneLine, renderResult, tailLines } from "./_render.ts";
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(
-  source: Source,
   command: Extract<CliCommand, { command: "call" }>,
-  doing: Doing,
+  context: Context,
 ): Promise<number> {
+  const { output, doing, source } = context;
   const args = callArguments(command.args);
   if (!args.ok) {
-    return fail(command.json, { kind: "invalid_arguments", message: args.error }, EXIT_USAGE);
+    return fail(
+      output,
+      command.json,
+      { kind: "invalid_arguments", message: args.error },
+      EXIT_USAGE,
+    );
   }
-  const specs = pick(source, command.server, command.json);
-  if (specs === undefined) return EXIT_USAGE;
-  return await withHarness(specs, doing, async (harness) => {
-    if (showFailures(harness) > 0) {
-      if (command.json) printJson({ ok: false, error: failedJson(harness) });
+  const picked = pick(context, command.server, command.json);
+  if (picked === undefined) return EXIT_USAGE;
+  const server = picked.name;
+  return await withHarness(picked.specs, doing, async (harness, signal) => {
+    if (showFailures(harness, context) > 0) {
+      if (command.json) printJson(output, { ok: false, error: failedJson(harness) });
       return EXIT_FAILED;
     }
-    doing.now = `calling ${command.tool} of ${command.server}`;
-    if (!command.json) console.error(`${doing.now}…`);
-    const result = await harness.call(command.server, command.tool, args.value);
-    // After Ctrl-C the call ends because its server is being retired: nothing to say.
+    doing.now = `calling ${command.tool} of ${server}`;
+    if (!command.json) output.progress(`${doing.now}…`);
+    const result = await harness.call(server, command.tool, args.value, { signal });
+    // After Ctrl-C the call ends because it was cancelled: the interruption says so.
     if (doing.interrupted === true) return EXIT_FAILED;
     if (!result.ok) {
       const error = result.error;
       if (error.kind === "unknown_tool") {
-        const report = harness.reports.get(command.server);
+        const report = harness.reports.get(server);
         const names = report?.state === "ready"
           ? report.tools.map((tool) => tool.name).sort().join(", ")
           : "";
         const guess = error.suggestions.length === 0
           ? ""
           : ` (did you mean ${error.suggestions.join(" or ")}?)`;
-        return fail(command.json, {
+        return fail(output, command.json, {
           kind: error.kind,
-          message: `server ${quote(command.server)} has no tool ${quote(command.tool)}${guess}; ` +
-            `its tools: ${oneLine(names === "" ? "none" : names, 600)}`,
+          message: `server ${quote(server)} has no tool ${quote(command.tool)}${guess}; ` +
+            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}`,
         }, EXIT_USAGE);
       }
       if (error.kind === "task_required") {
-        return fail(command.json, {
+        return fail(output, command.json, {
           kind: error.kind,
-          message: `${oneLine(error.message, 400)}; it is left out of the surface too`,
+          message: `${oneLine(error.message, Infinity)}; it is left out of the surface too`,
         }, EXIT_USAGE);
       }
       const tail = "stderrTail" in error ? tailLines(error.stderrTail, 1)[0] : undefined;
-      return fail(command.json, {
+      const message = "method" in error || error.kind === "unavailable"
+        ? callMessage(error, server, source.knobs.get(server))
+        : oneLine(error.message, Infinity);
+      return fail(output, command.json, {
         kind: error.kind,
-        message: oneLine(error.message, 400) +
-          (tail === undefined ? "" : `; the server's stderr ends with: ${tail}`),
+        message: message + (tail === undefined ? "" : `; the server's stderr ends with: ${tail}`),
       }, EXIT_FAILED);
     }
     if (command.json) {
-      printJson({ server: command.server, tool: command.tool, result: result.value });
+      printJson(output, { server, tool: command.tool, result: result.value });
     } else {
-      console.log(renderResult(result.value));
+      output.result(renderResult(result.value));
     }
     if (result.value.isError === true) {
-      console.error(
-        `error: tool ${quote(command.tool)} of ${quote(command.server)} reported a failure ` +
+      output.error(
+        `tool ${quote(command.tool)} of ${quote(server)} reported a failure ` +
           `(isError); its output is ${command.json ? "in the document" : "above"}`,
       );
       return EXIT_FAILED;
     }
     return EXIT_OK;
-  }, progress(command, source));
+  }, progress(command, context));
 }
 
 const PAIR = /^([^=\s]+)=([\s\S]*)$/;

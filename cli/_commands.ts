@@ -16,85 +16,49 @@ import {
   type WithHarnessOptions,
 } from "./_with_harness.ts";
 import { notes, type Source } from "./_source.ts";
-import {
-  oneLine,
-  printable,
-  printableLine,
-  retirementRow,
-  seconds,
-  table,
-  tailLines,
-} from "./_render.ts";
-
+import type { Output } from "./_output.ts";
+import { printable, printableLine, retirementRow, table, tailLines } from "./_render.ts";
+import { startMessage } from "./_messages.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
 type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;
 
+/** What every command handler is given besides its command. */
+export type Context = { source: Source; output: Output; doing: Doing };
+
 /**
- * Says why a command failed: one line on stderr and, with --json, the
+ * Says why a command failed: one message on stderr and, with --json, the
  * document `{ "ok": false, "error": { kind, message } }` on stdout, so that a
  * program reading stdout always gets one document. Returns `status`.
  */
 export function fail(
+  output: Output,
   json: boolean,
   error: { kind: string; message: string },
   status: number,
 ): number {
-  console.error(`error: ${error.message}`);
-  if (json) printJson({ ok: false, error });
+  output.error(error.message);
+  if (json) printJson(output, { ok: false, error });
   return status;
 }
 
 /** Prints one JSON document on stdout. */
-export function printJson(value: unknown): void {
+export function printJson(output: Output, value: unknown): void {
   const json = toJson(value);
   const text = json.ok ? stringifyJson(json.value) : undefined;
-  console.log(text?.ok ? text.value : JSON.stringify({ error: "unrepresentable output" }));
+  output.result(text?.ok ? text.value : JSON.stringify({ error: "unrepresentable output" }));
 }
 
-function failureLines(report: FailedReport): string[] {
-  const advice = hint(report);
+/** The lines that say why a server failed at boot: the message, then its stderr. */
+export function failureLines(report: FailedReport, source: Source): string[] {
   const lines = [
-    `error: server ${quote(report.name)} failed to ${report.failure.stage}: ` +
-    `${oneLine(report.message, 300)}${advice === "" ? "" : `; ${advice}`}${stopping(report)}`,
+    `server ${quote(report.name)} failed to ${report.failure.stage}: ${
+      startMessage(report, source.knobs.get(report.name))
+    }`,
   ];
   for (const line of tailLines(report.stderrTail)) lines.push(`  stderr: ${line}`);
   return lines;
-}
-
-// What to check, said once: a message that already says it gets no hint.
-function hint(report: FailedReport): string {
-  switch (report.failure.stage) {
-    case "start":
-      if (report.stderrTail !== "") return "its stderr follows";
-      if (/\bcheck\b/.test(report.message)) return "";
-      return remote(report) ? "check its url and headers" : "check its command, args and cwd";
-    case "list":
-      return "it started but its tools/list failed; check the server";
-    case "generate":
-      return "its tools cannot become a module; check the server's tool list";
-  }
-}
-
-// A remote server's failed start says so in the evidence of its cleanup.
-function remote(report: FailedReport): boolean {
-  if (report.failure.stage !== "start") return false;
-  const error = report.failure.error;
-  return "cleanup" in error && error.cleanup?.kind === "remote";
-}
-
-// A failed start is retired before it is reported, so its boot time includes
-// the stopping: say so when stopping took more than closing stdin.
-function stopping(report: FailedReport): string {
-  if (report.failure.stage !== "start") return "";
-  const error = report.failure.error;
-  const cleanup = "cleanup" in error ? error.cleanup : undefined;
-  if (cleanup === undefined || cleanup.kind !== "exited") return "";
-  if (cleanup.escalation === "none" || cleanup.escalation === "stdin_closed") return "";
-  return ` (its ${seconds(report.elapsedMs)} include stopping it, which took a ${
-    cleanup.escalation === "sigkill" ? "SIGKILL" : "SIGTERM"
-  })`;
 }
 
 function reportJson(report: ServerReport): Record<string, unknown> {
@@ -149,77 +113,103 @@ export function failedJson(harness: Harness): Record<string, unknown> {
 }
 
 /** Prints each server that failed at boot, with its stderr; returns how many. */
-export function showFailures(harness: Harness): number {
+export function showFailures(harness: Harness, context: Context): number {
   let failed = 0;
   for (const report of harness.reports.values()) {
-    if (report.state === "failed") {
-      failed++;
-      for (const line of failureLines(report)) console.error(line);
-    }
+    if (report.state !== "failed") continue;
+    failed++;
+    const [first = "", ...rest] = failureLines(report, context.source);
+    context.output.error(first);
+    for (const line of rest) context.output.detail(line);
   }
   return failed;
+}
+
+/** The catalog line and its notes, before anything boots. */
+export function catalogLines(source: Source): string[] {
+  if (source.catalog === undefined) return [];
+  const count = source.catalog.servers.length;
+  return [`Catalog ${printable(source.origin)}: ${count} server${count === 1 ? "" : "s"}`];
+}
+
+/** Prints the catalog's notes on stderr: skipped entries and warnings are kept by --quiet. */
+export function showNotes(source: Source, output: Output): void {
+  for (const { label, text } of notes(source)) {
+    if (label === "note") output.progress(`note: ${text}`);
+    else output.warn(text, label);
+  }
 }
 
 /**
  * The progress of a command other than check, on stderr: which catalog it
  * read (and what it skipped) as the servers start, then each server's line.
  */
-export function progress(command: { json: boolean }, source: Source): WithHarnessOptions {
-  if (command.json) return {};
+export function progress(command: { json: boolean }, context: Context): WithHarnessOptions {
+  const { source, output } = context;
+  const options: WithHarnessOptions = {
+    output,
+    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+  };
+  if (command.json) return options;
   return {
+    ...options,
     onStart: () => {
-      if (source.catalog === undefined) return;
-      const count = source.catalog.servers.length;
-      console.error(
-        `Catalog ${printable(source.origin)}: ${count} server${count === 1 ? "" : "s"}`,
-      );
-      for (const line of notes(source)) console.error(line);
+      for (const line of catalogLines(source)) output.progress(line);
+      showNotes(source, output);
     },
-    onLine: (line) => console.error(line),
+    onLine: (line) => output.progress(line),
   };
 }
 
 /** `check`: boot every server, a line each as it settles, then the retirement. */
-export async function check(
-  source: Source,
-  command: Command<"check">,
-  doing: Doing,
-): Promise<number> {
+export async function check(command: Command<"check">, context: Context): Promise<number> {
+  const { source, output } = context;
   const { specs } = source;
   const count = `${specs.length} server${specs.length === 1 ? "" : "s"}`;
   if (!command.json) {
-    console.log(`Catalog ${printable(source.origin)}: ${count}`);
-    for (const line of notes(source)) console.log(line);
+    for (const line of catalogLines(source)) output.result(line);
+    showNotes(source, output);
   }
   if (specs.length === 0) {
-    if (command.json) printJson({ ...catalogJson(source), servers: [], ready: 0, ok: false });
-    console.error(
-      `error: nothing to check: ${printable(source.origin)} yields no server; ` +
-        'add [mcp.<name>] tables (TOML) or "mcpServers" entries (JSON)',
+    if (command.json) {
+      printJson(output, { ...catalogJson(source), servers: [], ready: 0, ok: false });
+    }
+    const skipped = source.catalog?.skipped.length ?? 0;
+    output.error(
+      skipped > 0
+        ? `nothing to check: every entry of ${printable(source.origin)} was skipped (${skipped}, ` +
+          "each said above with what to change)"
+        : `nothing to check: ${printable(source.origin)} yields no server; ` +
+          'add [mcp.<name>] tables (TOML) or "mcpServers" entries (JSON)',
     );
     return EXIT_USAGE;
   }
-  const lines = new BootLines(specs);
+  const lines = new BootLines(specs, output, "out");
   let ready = 0;
   let servers: Record<string, unknown>[] = [];
-  return await withHarness(specs, doing, (harness) => {
+  return await withHarness(specs, context.doing, (harness) => {
     const details: string[] = [];
     servers = [...harness.reports.values()].map(reportJson);
     for (const report of harness.reports.values()) {
       if (report.state === "ready") ready++;
-      else details.push(...failureLines(report));
+      else {
+        const [first = "", ...rest] = failureLines(report, source);
+        details.push(`${output.paint("error:", "error", "out")} ${first}`, ...rest);
+      }
     }
-    if (!command.json && details.length > 0) console.log(`\n${details.join("\n")}`);
+    if (!command.json && details.length > 0) output.resultMessage(`\n${details.join("\n")}`);
     return ready === specs.length ? EXIT_OK : EXIT_FAILED;
   }, {
+    output,
+    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
     ...(command.json ? {} : {
-      onStart: () => console.log(`\nBoot\n${lines.header()}`),
-      onLine: (line: string) => console.log(line),
+      onStart: () => output.result(`\n${output.paint("Boot", "head", "out")}\n${lines.header()}`),
+      onLine: (line: string) => output.result(line),
     }),
     onRetired: (retired) => {
       const clean = retiredCleanly(retired);
       if (command.json) {
-        printJson({
+        printJson(output, {
           ...catalogJson(source),
           servers,
           retirement: retirementJson(retired),
@@ -229,8 +219,8 @@ export async function check(
         return;
       }
       const rows = [...retired.clients].map(([name, outcome]) => retirementRow(name, outcome));
-      console.log(`\nRetirement\n${table(rows)}`);
-      console.log(
+      output.result(`\n${output.paint("Retirement", "head", "out")}\n${table(rows)}`);
+      output.result(
         `\n${ready} of ${count} ready; ` +
           (clean
             ? `every server retired with evidence (${evidenceWords(retired)})`
@@ -250,17 +240,14 @@ function evidenceWords(report: RetirementReport): string {
 }
 
 /** `tools [server]`: each tool's wire name, generated name, description and input schema. */
-export async function tools(
-  source: Source,
-  command: Command<"tools">,
-  doing: Doing,
-): Promise<number> {
-  const specs = command.server === undefined
-    ? source.specs
-    : pick(source, command.server, command.json);
-  if (specs === undefined) return EXIT_USAGE;
-  return await withHarness(specs, doing, (harness) => {
-    const failed = showFailures(harness);
+export async function tools(command: Command<"tools">, context: Context): Promise<number> {
+  const { source, output } = context;
+  const picked = command.server === undefined
+    ? { specs: source.specs }
+    : pick(context, command.server, command.json);
+  if (picked === undefined) return EXIT_USAGE;
+  return await withHarness(picked.specs, context.doing, (harness) => {
+    const failed = showFailures(harness, context);
     const servers = [];
     for (const report of harness.reports.values()) {
       if (report.state !== "ready") continue;
@@ -268,95 +255,115 @@ export async function tools(
       servers.push({
         name: report.name,
         module: report.generated.moduleName,
+        // Every field of the listing, and the function the module gives it.
         tools: report.tools.map((tool) => ({
-          name: tool.name,
+          ...tool,
           function: functions.get(tool.name) ?? null,
-          description: tool.description ?? "",
-          inputSchema: tool.inputSchema,
         })),
       });
     }
     if (command.json) {
-      printJson({
+      printJson(output, {
         servers,
         failed: [...harness.reports.values()].filter((r) => r.state === "failed").map(reportJson),
       });
-    } else {
-      for (const server of servers) {
-        console.log(`${server.name} (${server.module}, ${server.tools.length} tools)`);
-        for (const tool of server.tools) {
-          const generated = tool.function === null
-            ? "not in the module"
-            : tool.function === tool.name
-            ? tool.function
-            : `function ${tool.function}`;
-          console.log(`  ${printableLine(tool.name)}  (${printableLine(generated)})`);
-          if (tool.description !== "") console.log(`    ${oneLine(tool.description, 300)}`);
-          const schema = stringifyJson(tool.inputSchema);
-          console.log(`    input: ${schema.ok ? oneLine(schema.value, 2_000) : "(not JSON)"}`);
-        }
+      return failed > 0 ? EXIT_FAILED : EXIT_OK;
+    }
+    for (const server of servers) {
+      output.result(output.paint(
+        `${server.name} (${server.module}, ${server.tools.length} tools)`,
+        "head",
+        "out",
+      ));
+      for (const tool of server.tools) {
+        const generated = tool.function === null
+          ? "not in the module"
+          : tool.function === tool.name
+          ? tool.function
+          : `function ${tool.function}`;
+        output.result(`  ${printableLine(tool.name)}  (${printableLine(generated)})`);
+        const description = tool.description ?? "";
+        if (description !== "") output.result(`    ${printableLine(description)}`);
+        const schema = stringifyJson(tool.inputSchema);
+        output.result(`    input: ${schema.ok ? printableLine(schema.value) : "(not JSON)"}`);
       }
     }
     return failed > 0 ? EXIT_FAILED : EXIT_OK;
-  }, progress(command, source));
+  }, progress(command, context));
 }
 
 /** `surface`: what the model reads. */
-export async function surface(
-  source: Source,
-  command: Command<"surface">,
-  doing: Doing,
-): Promise<number> {
-  return await withHarness(source.specs, doing, (harness) => {
-    const failed = showFailures(harness);
+export async function surface(command: Command<"surface">, context: Context): Promise<number> {
+  const { output } = context;
+  return await withHarness(context.source.specs, context.doing, (harness) => {
+    const failed = showFailures(harness, context);
     if (command.json) {
-      printJson({
+      printJson(output, {
         surface: harness.surface,
         failed: [...harness.reports.values()].filter((r) => r.state === "failed").map(reportJson),
       });
     } else {
-      console.log(harness.surface.trimEnd());
+      output.result(harness.surface.trimEnd());
     }
     return failed > 0 ? EXIT_FAILED : EXIT_OK;
-  }, progress(command, source));
+  }, progress(command, context));
 }
 
 /** `module <server>`: one server's generated module. */
-export async function moduleOf(
-  source: Source,
-  command: Command<"module">,
-  doing: Doing,
-): Promise<number> {
-  const specs = pick(source, command.server, command.json);
-  if (specs === undefined) return EXIT_USAGE;
-  return await withHarness(specs, doing, (harness) => {
-    const generated = harness.modules.get(command.server);
+export async function moduleOf(command: Command<"module">, context: Context): Promise<number> {
+  const { output } = context;
+  const picked = pick(context, command.server, command.json);
+  if (picked === undefined) return EXIT_USAGE;
+  return await withHarness(picked.specs, context.doing, (harness) => {
+    const generated = harness.modules.get(picked.name);
     if (generated === undefined) {
-      showFailures(harness);
-      if (command.json) printJson({ ok: false, error: failedJson(harness) });
+      showFailures(harness, context);
+      if (command.json) printJson(output, { ok: false, error: failedJson(harness) });
       return EXIT_FAILED;
     }
     if (command.json) {
-      printJson({ server: command.server, module: generated.moduleName, source: generated.source });
+      printJson(output, {
+        server: picked.name,
+        module: generated.moduleName,
+        source: generated.source,
+      });
     } else {
-      console.log(generated.source.trimEnd());
+      output.result(generated.source.trimEnd());
     }
     return EXIT_OK;
-  }, progress(command, source));
+  }, progress(command, context));
 }
 
-/** The spec of one server of the source; `undefined` (after saying why) when there is none. */
-export function pick(source: Source, server: string, json: boolean): Source["specs"] | undefined {
-  const spec = source.specs.find((candidate) => candidate.name === server);
-  if (spec === undefined) {
-    const known = source.specs.length === 0
-      ? "it lists none"
-      : `its servers: ${source.specs.map((s) => s.name).join(", ")}`;
-    fail(json, {
-      kind: "unknown_server",
-      message: `no server ${quote(server)} in ${printable(source.origin)}; ${known}`,
-    }, EXIT_USAGE);
-    return undefined;
-  }
-  return [spec];
+/**
+ * The spec of one server of the source, named by its server name or by the
+ * name the file wrote (`"GitHub"`); `undefined` (after saying why) when there
+ * is none, or when the file's entry of that name was skipped.
+ */
+export function pick(
+  context: Context,
+  server: string,
+  json: boolean,
+): { name: string; specs: Source["specs"] } | undefined {
+  const { source, output } = context;
+  const name = source.aliases.get(server) ?? server;
+  const spec = source.specs.find((candidate) => candidate.name === name);
+  if (spec !== undefined) return { name, specs: [spec] };
+  const skipped = source.catalog?.skipped.find((entry) =>
+    entry.key === server || source.aliases.get(entry.key) === name
+  );
+  const known = source.specs.length === 0
+    ? "it lists none"
+    : `its servers: ${
+      source.specs.map((s) => {
+        const key = [...source.aliases].find(([, alias]) => alias === s.name)?.[0];
+        return key === undefined ? s.name : `${s.name} (${quote(key)})`;
+      }).join(", ")
+    }`;
+  fail(output, json, {
+    kind: "unknown_server",
+    message: skipped !== undefined
+      ? `server ${quote(server)} was skipped: ${skipped.message}`
+      : `no server ${quote(server)} in ${printable(source.origin)}; ${known}`,
+  }, EXIT_USAGE);
+  return undefined;
 }

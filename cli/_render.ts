@@ -10,8 +10,8 @@ import { printable, printableLine } from "../codec/quote.ts";
 
 export { printable, printableLine };
 
-/** One line of at most `limit` characters: printable, whitespace runs collapsed. */
-export function oneLine(text: string, limit = 160): string {
+/** One line, printable, whitespace runs collapsed; at most `limit` characters (whole by default). */
+export function oneLine(text: string, limit = Infinity): string {
   const flat = printable(text.replace(/\s+/g, " ").trim());
   return flat.length > limit ? `${flat.slice(0, limit - 1)}…` : flat;
 }
@@ -52,6 +52,13 @@ export function table(rows: readonly (readonly string[])[], indent = "  "): stri
       index === row.length - 1 ? cell : cell + " ".repeat((widths[index] ?? 0) - [...cell].length)
     ).join("  ").trimEnd()
   ).join("\n");
+}
+
+/** A deadline as a person says it: `500 ms`, `2 s`, `1.5 s`, `2 min`. */
+export function duration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms >= 120_000 && ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${Number((ms / 1000).toFixed(1))} s`;
 }
 
 /** Milliseconds as seconds with two decimals: `0.27 s`. */

@@ -12,20 +12,23 @@ import {
   formatDiagnostics,
   importedSegments,
   MAX_PROGRAM_BYTES,
+  type RunOutcome,
   type RunReport,
 } from "../harness/mod.ts";
-import { oneLine, printable, table, tailLines } from "./_render.ts";
+import { duration, oneLine, printable, table, tailLines } from "./_render.ts";
+import type { Output } from "./_output.ts";
+import type { Doing } from "./_with_harness.ts";
 
 /** The columns a diagnostic's message is wrapped at, after its `error: ` (never cut). */
 export const DIAGNOSTIC_WIDTH = 93;
 
 /** What `run` needs from the command line. */
-export type RunCommand = { program: string; json: boolean };
+export type RunCommand = { program: string; json: boolean; deadlineMs?: number };
 
 /** How `run` boots servers and retires them: the command line's own session. */
 export type WithHarness = (
   specs: readonly ServerSpec[],
-  body: (harness: Harness) => Promise<number>,
+  body: (harness: Harness, signal: AbortSignal) => Promise<number>,
 ) => Promise<number>;
 
 /** Exit statuses, as every command uses them. */
@@ -45,7 +48,7 @@ export async function readProgram(path: string): Promise<{ source: string } | { 
   } catch (error) {
     if (error instanceof RangeError) return { error: tooLarge(path) };
     const why = error instanceof Error ? error.message : String(error);
-    return { error: `cannot read the program ${quote(path)}: ${oneLine(why, 200)}` };
+    return { error: `cannot read the program ${quote(path)}: ${oneLine(why)}` };
   }
   if (bytes.length > MAX_PROGRAM_BYTES) return { error: tooLarge(path) };
   try {
@@ -79,39 +82,48 @@ async function readCapped(stream: ReadableStream<Uint8Array>): Promise<Uint8Arra
 export async function runCommand(
   source: string,
   specs: readonly ServerSpec[],
-  options: {
-    json: boolean;
+  options: RunCommand & {
     codes: ExitCodes;
     withHarness: WithHarness;
-    /** The program's file as given, which its diagnostics name; none for standard input. */
-    programName?: string | undefined;
+    output: Output;
+    doing: Doing;
+    startMessage: (report: ServerReport & { state: "failed" }) => string;
   },
 ): Promise<number> {
-  const { codes, json } = options;
+  const { codes, json, output } = options;
   const wanted = importedSegments(source);
   const missing = wanted.filter((name) => !specs.some((spec) => spec.name === name));
   if (missing.length > 0) {
     const known = specs.length === 0 ? "none" : specs.map((spec) => spec.name).join(", ");
-    console.error(
-      `error: the program imports ${missing.map((name) => `./mcp/${name}.ts`).join(", ")}, ` +
+    output.error(
+      `the program imports ${missing.map((name) => `./mcp/${name}.ts`).join(", ")}, ` +
         `but the catalog has no such server; its servers: ${known}`,
     );
     return codes.usage;
   }
   const chosen = specs.filter((spec) => wanted.includes(spec.name));
-  return await options.withHarness(chosen, async (harness) => {
+  return await options.withHarness(chosen, async (harness, signal) => {
     const failed = [...harness.reports.values()].filter((report) => report.state === "failed");
     if (failed.length > 0) {
-      if (json) print({ servers: servers(harness), report: null });
-      for (const report of failed) showFailure(report);
+      if (json) print(output, { servers: servers(harness), report: null });
+      for (const report of failed) {
+        output.error(
+          `server ${quote(report.name)} failed to ${report.failure.stage}: ` +
+            `${options.startMessage(report)}; the program did not run`,
+        );
+        for (const line of tailLines(report.stderrTail)) output.detail(`  stderr: ${line}`);
+      }
       return codes.failed;
     }
-    const report = await harness.run(
-      source,
-      options.programName === undefined ? {} : { programName: options.programName },
-    );
-    if (json) print({ servers: servers(harness), report });
-    else show(report);
+    options.doing.now = `running ${options.program === "-" ? "the program" : options.program}`;
+    const report = await harness.run(source, {
+      signal,
+      ...(options.deadlineMs === undefined ? {} : { timeoutMs: options.deadlineMs }),
+      // A program read from a file is named by it in its diagnostics.
+      ...(options.program === "-" ? {} : { programName: options.program }),
+    });
+    if (json) print(output, { servers: servers(harness), report });
+    else show(report, output);
     return report.outcome.kind === "returned" ? codes.ok : codes.failed;
   });
 }
@@ -129,61 +141,94 @@ function servers(harness: Harness): Record<string, unknown> {
   return out;
 }
 
-function showFailure(report: ServerReport & { state: "failed" }): void {
-  console.error(
-    `error: server ${quote(report.name)} failed to ${report.failure.stage}: ` +
-      `${oneLine(report.message, 300)}; the program did not run`,
-  );
-  for (const line of tailLines(report.stderrTail)) console.error(`  stderr: ${line}`);
+// A Ctrl-C typed on a terminal reaches the sandbox too (it is in the
+// terminal's process group): a sandbox ended by SIGINT or SIGTERM was
+// interrupted, whichever of the two processes heard it first.
+function interrupted(outcome: RunOutcome): boolean {
+  return outcome.kind === "killed" &&
+    (outcome.reason === "aborted" ||
+      outcome.reason === "channel" && /\(signal SIG(?:INT|TERM)\)/.test(outcome.message));
 }
 
-function show(report: RunReport): void {
+// Why the program was stopped, named for what happened.
+function stopped(outcome: Extract<RunOutcome, { kind: "killed" }>, report: RunReport): string {
+  if (interrupted(outcome)) return "the program was interrupted (Ctrl-C) and stopped";
+  switch (outcome.reason) {
+    case "timeout":
+      return `the program ran past its deadline of ${
+        duration(report.limits.timeoutMs)
+      } and was stopped; give it longer with run --deadline (such as --deadline 2m)`;
+    case "aborted":
+      return "the program was interrupted (Ctrl-C) and stopped";
+    case "calls":
+      return `the program made more than ${report.limits.maxCalls} calls and was stopped`;
+    default:
+      return `the program was stopped (${outcome.reason}): ${oneLine(outcome.message)}`;
+  }
+}
+
+// A call the run's end cancelled is said so, with why.
+function callState(call: RunReport["calls"][number], report: RunReport): string {
+  if (call.outcome.ok) return call.outcome.value.isError ? "isError" : "ok";
+  const failure = call.outcome.error;
+  const outcome = report.outcome;
+  if (failure.kind === "call_timed_out" && /cancelled/.test(failure.message)) {
+    if (interrupted(outcome)) return "cancelled by Ctrl-C";
+    if (outcome.kind === "killed" && outcome.reason === "timeout") {
+      return "cancelled at the run's deadline";
+    }
+    return "cancelled";
+  }
+  return failure.kind;
+}
+
+function show(report: RunReport, output: Output): void {
   const { outcome } = report;
   switch (outcome.kind) {
     case "returned":
-      console.log(
+      output.result(
         outcome.value === undefined
           ? "(no result: the program has no export default)"
           : printable(reportJson(outcome.value, 2)),
       );
       break;
+    case "exited":
+      output.error(`the program called Deno.exit(${outcome.code})`);
+      break;
     case "threw":
-      console.error(`error: the program threw ${oneLine(`${outcome.name}: ${outcome.message}`)}`);
+      output.error(`the program threw ${oneLine(`${outcome.name}: ${outcome.message}`)}`);
       for (const line of outcome.stack.split("\n").slice(1, 6)) {
-        if (line.trim() !== "") console.error(`  ${oneLine(line.trim(), 200)}`);
+        if (line.trim() !== "") output.detail(`  ${oneLine(line.trim())}`);
       }
       break;
     case "killed":
-      console.error(
-        `error: the program was stopped (${outcome.reason}): ${oneLine(outcome.message)}`,
-      );
+      output.error(stopped(outcome, report));
       break;
     case "refused":
-      console.error(`error: ${oneLine(outcome.message)}`);
+      output.error(oneLine(outcome.message));
       break;
     case "rejected":
       for (const diagnostic of outcome.diagnostics) {
-        const text = formatDiagnostics([diagnostic], { width: DIAGNOSTIC_WIDTH });
-        console.error(`error: ${printable(text)}`);
+        output.error(printable(formatDiagnostics([diagnostic], { width: DIAGNOSTIC_WIDTH })));
       }
-      console.error("error: the program did not run; fix it and run it again");
+      output.error("the program did not run; fix it and run it again");
       break;
   }
   if (report.logs.length > 0) {
-    console.error(`\nLogs\n${report.logs.map((line) => `  ${oneLine(line, 400)}`).join("\n")}`);
+    output.detail(`\nLogs\n${report.logs.map((line) => `  ${oneLine(line)}`).join("\n")}`);
   }
   if (report.calls.length > 0) {
     const rows = report.calls.map((call) => [
       `${oneLine(call.server, 40)}.${oneLine(call.tool, 60)}`,
-      call.outcome.ok ? (call.outcome.value.isError ? "isError" : "ok") : call.outcome.error.kind,
+      callState(call, report),
       `${call.durationMs.toFixed(1)} ms`,
       oneLine(reportJson(call.args), 80),
     ]);
-    console.error(`\nCalls\n${table(rows)}`);
+    output.detail(`\nCalls\n${table(rows)}`);
   }
-  if (report.limits.hit.length > 0) console.error(`\nLimits hit: ${report.limits.hit.join(", ")}`);
+  if (report.limits.hit.length > 0) output.detail(`\nLimits hit: ${report.limits.hit.join(", ")}`);
 }
 
-function print(value: unknown): void {
-  console.log(reportJson(value, 2));
+function print(output: Output, value: unknown): void {
+  output.result(reportJson(value, 2));
 }

@@ -1,93 +1,208 @@
-// Private to cli/: where a command's servers come from. Either the --stdio
-// commands (each split into argv here, never by a shell) or a catalog: the
-// file given, or the first found in the usual places. What the catalog left
-// out, renamed or found suspicious comes back as notes for the person.
+// Private to cli/: where a command's servers come from. Either the servers
+// given on the command line (--stdio, each split into argv here, never by a
+// shell; --http) or a catalog: the file named, the user's own (--user), or
+// the first found in the project folder, which starts nothing before it is
+// trusted (_trust.ts). The deadlines given override every server's. What the
+// catalog left out, renamed or found suspicious comes back as notes, and
+// every value it expanded from a variable is said as written wherever it is
+// printed.
 
-import { basename } from "node:path";
+import { resolve } from "node:path";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../spec/mod.ts";
 import { type Catalog, isServerName, openCatalog } from "../catalog/mod.ts";
-import type { Common } from "./_args.ts";
+import type { AdHoc, Common } from "./_args.ts";
+import { httpName, stdioName } from "./_names.ts";
+import type { Output } from "./_output.ts";
+import { printable } from "./_render.ts";
+import { trustFound, variablesOf } from "./_trust.ts";
+import { EXIT_UNTRUSTED, EXIT_USAGE } from "./exit_codes.ts";
+
+/** How a server's deadlines are raised, in the words of where it was given. */
+export type Knobs = { connect: string; call: string };
 
 /** The servers of one invocation, where they came from, and what to tell about them. */
 export type Source = {
-  /** The catalog file read, or `--stdio`. */
+  /** The catalog file read, or `the command line`. */
   origin: string;
   specs: ServerSpec[];
   /** The catalog's report, when there was a catalog. */
   catalog?: Catalog;
+  /** Each name a server is written under in the file (`"GitHub"`) to its server name. */
+  aliases: ReadonlyMap<string, string>;
+  /** How each server's deadlines are raised. */
+  knobs: ReadonlyMap<string, Knobs>;
 };
 
-/** Reads the servers of an invocation; the error is one line for a person. */
-export async function serversOf(common: Common): Promise<Result<Source, string>> {
-  if (common.stdio.length > 0) return stdioServers(common.stdio);
-  const opened = await openCatalog(common.catalog, { strict: common.strict });
-  if (!opened.ok) return err(opened.error.message);
-  return ok({ origin: opened.value.file, specs: opened.value.servers, catalog: opened.value });
+/** A refusal before anything started: the message and the exit status. */
+export type Refusal = { message: string; status: number };
+
+/** Reads the servers of an invocation; a refusal is one message for a person. */
+export async function serversOf(
+  common: Common,
+  output: Output,
+): Promise<Result<Source, Refusal>> {
+  const read = common.servers.length > 0 ? adHocServers(common.servers) : await catalogServers(
+    common,
+    output,
+  );
+  if (!read.ok) return read;
+  const source = read.value;
+  const specs = source.specs.map((spec) => {
+    const out: ServerSpec = { ...spec };
+    if (common.connectTimeoutMs !== undefined) out.connectTimeoutMs = common.connectTimeoutMs;
+    if (common.callTimeoutMs !== undefined) out.callTimeoutMs = common.callTimeoutMs;
+    return out;
+  });
+  if (source.catalog !== undefined) hideExpanded(source.catalog, output);
+  return ok({ ...source, specs });
+}
+
+async function catalogServers(
+  common: Common,
+  output: Output,
+): Promise<Result<Source, Refusal>> {
+  const reading = { strict: common.strict, inputs: common.inputs };
+  const found = common.catalog === undefined && !common.user;
+  const opened = await openCatalog(common.catalog, { ...reading, user: common.user });
+  if (!opened.ok) return err({ message: opened.error.message, status: EXIT_USAGE });
+  let catalog = opened.value;
+  if (found) {
+    const trust = await trustFound(catalog, { trust: common.trust, output });
+    if (!trust.trusted) return err({ message: trust.message, status: EXIT_UNTRUSTED });
+    const again = await openCatalog(catalog.file, {
+      ...reading,
+      expand: { allow: variablesOf(catalog) },
+    });
+    if (!again.ok) return err({ message: again.error.message, status: EXIT_USAGE });
+    if (again.value.digest !== catalog.digest) {
+      return err({
+        message: `${
+          printable(catalog.file)
+        } changed while it was being read; run the command again`,
+        status: EXIT_USAGE,
+      });
+    }
+    catalog = again.value;
+  }
+  const tables = new Map(catalog.tables.map(({ server, table }) => [server, table]));
+  const knobs = new Map<string, Knobs>();
+  for (const spec of catalog.servers) {
+    const table = tables.get(spec.name) ?? spec.name;
+    const codex = table.startsWith("[mcp_servers.");
+    const where = `${table} of ${printable(catalog.file)}`;
+    knobs.set(spec.name, {
+      connect: `${codex ? "startup_timeout_sec" : "connect_timeout_ms"} in ${where}, or pass ` +
+        "--connect-timeout",
+      call: `${codex ? "tool_timeout_sec" : "call_timeout_ms"} in ${where}, or pass --timeout`,
+    });
+  }
+  return ok({
+    origin: catalog.file,
+    specs: catalog.servers,
+    catalog,
+    aliases: new Map(catalog.renamed.map(({ key, name }) => [key, name])),
+    knobs,
+  });
+}
+
+// Every URL and header value expanded from a variable is said as written; so
+// is a variable's value of some length, wherever a server or a message
+// repeats it (a short one, such as "info", is too common to stand for it).
+function hideExpanded(catalog: Catalog, output: Output): void {
+  const specs = new Map(catalog.servers.map((spec) => [spec.name, spec]));
+  for (const { server, key, written, variables } of catalog.substitutions) {
+    const spec = specs.get(server);
+    if (spec === undefined) continue;
+    const [field, name = ""] = key.split(/\.(.*)/s);
+    let value: string | undefined;
+    if (isRemote(spec)) {
+      value = field === "url" ? spec.url : field === "headers" ? spec.headers?.[name] : undefined;
+      if (field === "url" && value !== undefined) {
+        // Evidence says a URL's origin and path only.
+        output.redact(value.split(/[?#]/)[0] ?? value, written.split(/[?#]/)[0] ?? written);
+        try {
+          output.redact(new URL(value).href, written);
+        } catch {
+          // Not a URL: the spec's check refused it already.
+        }
+      }
+    }
+    if (value !== undefined) output.redact(value, written);
+    // A secret read into anything (an env value too) is said by its name.
+    for (const variable of variables) {
+      const secret = readEnv(variable);
+      if (secret !== undefined && secret.length >= 8) output.redact(secret, `\${${variable}}`);
+    }
+  }
 }
 
 /** What a person should know about the catalog before anything boots, one line each. */
-export function notes(source: Source): string[] {
+export function notes(source: Source): { label: string; text: string }[] {
   const catalog = source.catalog;
   if (catalog === undefined) return [];
   return [
-    ...catalog.renamed.map(({ key, name }) =>
-      `note: server ${quote(key)} is named ${name} here (its module is mcp/${name}.ts)`
-    ),
-    ...catalog.skipped.map((skipped) => `skipped: ${skipped.message}`),
-    ...catalog.warnings.map((warning) => `warning: ${warning}`),
+    ...catalog.renamed.map(({ key, name }) => ({
+      label: "note",
+      text: `server ${quote(key)} is named ${name} here (its module is mcp/${name}.ts); ` +
+        "either name works",
+    })),
+    ...catalog.skipped.map((skipped) => ({ label: "skipped", text: skipped.message })),
+    ...catalog.warnings.map((warning) => ({ label: "warning", text: warning })),
   ];
 }
 
-function stdioServers(
-  entries: readonly { command: string; name?: string }[],
-): Result<Source, string> {
+function adHocServers(entries: readonly AdHoc[]): Result<Source, Refusal> {
   const specs: ServerSpec[] = [];
+  const knobs = new Map<string, Knobs>();
   const taken = new Set<string>();
+  const refuse = (message: string) => err({ message, status: EXIT_USAGE });
   for (const [index, entry] of entries.entries()) {
-    const words = splitWords(entry.command);
-    if (!words.ok) return words;
-    const [command, ...args] = words.value;
-    if (command === undefined) return err(`--stdio ${quote(entry.command)} names no command`);
-    let name = entry.name ?? nameFor(words.value, index);
+    let spec: ServerSpec;
+    let derived: string | undefined;
+    if (entry.kind === "stdio") {
+      const words = splitWords(entry.command);
+      if (!words.ok) return refuse(words.error);
+      const [command, ...args] = words.value;
+      if (command === undefined) return refuse(`--stdio ${quote(entry.command)} names no command`);
+      derived = stdioName(words.value);
+      const env: Record<string, string> = Object.create(null);
+      for (const [name, value] of entry.env) env[name] = value;
+      spec = {
+        name: "",
+        command,
+        args,
+        env,
+        inheritEnv: [],
+        stderr: "tail",
+        cwd: entry.cwd === undefined ? Deno.cwd() : resolve(entry.cwd),
+      };
+    } else {
+      derived = httpName(entry.url);
+      const headers: Record<string, string> = Object.create(null);
+      for (const [name, value] of entry.headers) headers[name] = value;
+      spec = { name: "", url: entry.url, headers };
+    }
+    let name = entry.name ?? derived ?? `server${index + 1}`;
     if (!isServerName(name)) {
-      return err(
+      return refuse(
         `--name ${
           quote(name)
         } is not a server name: use lowercase letters, digits, _ and -, starting with a letter`,
       );
     }
     if (taken.has(name)) {
-      if (entry.name !== undefined) return err(`--name ${quote(name)} is given twice; keep one`);
-      name = `${name}_${index + 1}`;
+      if (entry.name !== undefined) return refuse(`--name ${quote(name)} is given twice; keep one`);
+      let n = 2;
+      while (taken.has(`${name}_${n}`)) n++;
+      name = `${name}_${n}`;
     }
     taken.add(name);
-    specs.push({
-      name,
-      command,
-      args,
-      env: {},
-      inheritEnv: [],
-      stderr: "tail",
-      cwd: Deno.cwd(),
-    });
+    specs.push({ ...spec, name });
+    knobs.set(name, { connect: "--connect-timeout", call: "--timeout" });
   }
-  return ok({ origin: "--stdio", specs });
-}
-
-// A name from the command: its package or script, without scope, version,
-// extension or an "mcp-server-" prefix; "server" when nothing is left.
-function nameFor(words: readonly string[], index: number): string {
-  const subject = [...words].reverse().find((word) => !word.startsWith("-")) ?? "";
-  const base = basename(subject.replace(/^(?:npm|jsr):/, "").replace(/(.)@[^/]*$/, "$1"))
-    .replace(/\.[cm]?[jt]s$/, "")
-    .toLowerCase()
-    .replace(/^(?:mcp[-_])?server[-_]|[-_]mcp[-_]server$|[-_]?mcp$/g, "")
-    .replace(/[^a-z0-9_-]+/g, "_")
-    .replace(/^[^a-z]+|[_-]+$/g, "")
-    .slice(0, 64);
-  return isServerName(base) ? base : `server${index + 1}`;
+  return ok({ origin: "the command line", specs, aliases: new Map(), knobs });
 }
 
 /**
@@ -122,4 +237,12 @@ export function splitWords(text: string): Result<string[], string> {
   }
   if (word !== undefined) words.push(word);
   return ok(words);
+}
+
+function readEnv(name: string): string | undefined {
+  try {
+    return Deno.env.get(name);
+  } catch {
+    return undefined;
+  }
 }

@@ -1,18 +1,33 @@
 // Private to cli/: one command's life with its servers. Boot (each server's
-// line printed as it settles), the command's body, and retirement, always;
-// Ctrl-C (SIGINT, SIGTERM) at any point says what the command was doing,
-// retires every server and reports what was retired. A second Ctrl-C stops
-// at once: the library's exit guard kills every server on the way out.
+// line printed as it settles, and a line naming the servers still awaited
+// after a few seconds), the command's body, and retirement, always. Ctrl-C
+// (SIGINT, SIGTERM) at any point says what the command was doing, cancels
+// the starts still under way (the boot's signal retires them at once), gives
+// the body a moment to say what it was stopped in, retires every server and
+// reports what was retired. A second Ctrl-C stops at once: the library's exit
+// guard kills every server on the way out.
 
-import { boot, type Harness, type ServerReport } from "../harness/harness.ts";
+import {
+  boot,
+  BOOT_ABORT_RETIREMENT_MS,
+  type Harness,
+  type ServerReport,
+} from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
 import { quote } from "../codec/quote.ts";
-import { oneLine, retirementRow, seconds, table } from "./_render.ts";
-
+import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
+import type { Output } from "./_output.ts";
 import { EXIT_INTERRUPTED } from "./exit_codes.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
+
+/** When the first line naming the servers still starting is printed, in milliseconds. */
+export const WAITING_AFTER_MS = 3_000;
+/** How often it is printed again while they are, in milliseconds. */
+export const WAITING_EVERY_MS = 10_000;
+/** How long the body is given after Ctrl-C to say what it was stopped in, in milliseconds. */
+export const INTERRUPT_GRACE_MS = 1_000;
 
 /** What the command is doing, for the line Ctrl-C prints; `interrupted` once it was. */
 export type Doing = { now: string; interrupted?: boolean };
@@ -25,14 +40,25 @@ export type WithHarnessOptions = {
   onLine?: (line: string) => void;
   /** Shows the retirement; by default only servers without evidence are shown, on stderr. */
   onRetired?: (report: RetirementReport) => void;
+  /** Where progress goes (the waiting line, Ctrl-C's lines). */
+  output: Output;
+  /** What raises each server's connect deadline, for the waiting line. */
+  connectKnob?: (server: string) => string;
 };
+
+/** The body of a command: the harness, and a signal aborted at Ctrl-C. */
+export type Body = (harness: Harness, signal: AbortSignal) => Promise<number> | number;
 
 /** The columns of the boot table, sized for the names known before boot. */
 export class BootLines {
   readonly #width: number;
+  readonly #output: Output | undefined;
+  readonly #stream: "out" | "err";
 
-  constructor(specs: readonly ServerSpec[]) {
+  constructor(specs: readonly ServerSpec[], output?: Output, stream: "out" | "err" = "err") {
     this.#width = Math.max(6, ...specs.map((spec) => [...spec.name].length));
+    this.#output = output;
+    this.#stream = stream;
   }
 
   /** The header line. */
@@ -41,9 +67,10 @@ export class BootLines {
   }
 
   /** One server's line: state, tools, protocol era, boot time, what it said it is. */
-  row(report: ServerReport): string {
+  row(report: ServerReport, cancelled = false): string {
     if (report.state === "failed") {
-      return this.#line([report.name, "FAILED", "-", "-", "-", seconds(report.elapsedMs), ""]);
+      const state = cancelled ? "cancelled" : "FAILED";
+      return this.#line([report.name, state, "-", "-", "-", seconds(report.elapsedMs), ""]);
     }
     const info = report.info.serverInfo;
     return this.#line([
@@ -58,11 +85,28 @@ export class BootLines {
   }
 
   #line(cells: string[]): string {
-    const widths = [this.#width, 6, 5, 6, 10, 8];
-    return table([cells.map((cell, index) => {
+    const widths = [this.#width, 9, 5, 6, 10, 8];
+    const line = table([cells.map((cell, index) => {
       const width = widths[index];
       return width === undefined ? cell : cell.padEnd(width);
     })]);
+    const output = this.#output;
+    if (output === undefined) return line;
+    return line.replace(
+      /^(\s+\S+\s+)(ready|FAILED|cancelled|state)\b/,
+      (_, head, state) =>
+        head + output.paint(
+          state,
+          state === "ready"
+            ? "ok"
+            : state === "FAILED"
+            ? "bad"
+            : state === "state"
+            ? "head"
+            : "dim",
+          this.#stream,
+        ),
+    );
   }
 }
 
@@ -74,47 +118,68 @@ export class BootLines {
 export async function withHarness(
   specs: readonly ServerSpec[],
   doing: Doing,
-  body: (harness: Harness) => Promise<number> | number,
-  options: WithHarnessOptions = {},
+  body: Body,
+  options: WithHarnessOptions,
 ): Promise<number> {
+  const { output } = options;
   const stop = Promise.withResolvers<"interrupted">();
+  const cancel = new AbortController();
   let interrupted = false;
   const onSignal = () => {
     if (interrupted) {
-      console.error(
-        "error: interrupted again: stopping now; every server is killed on the way out",
-      );
+      output.error("interrupted again: stopping now; every server is killed on the way out");
       Deno.exit(EXIT_INTERRUPTED);
     }
     interrupted = true;
     doing.interrupted = true;
-    console.error(
-      `interrupted while ${doing.now}; retiring every server (Ctrl-C again to stop at once)`,
+    output.detail(
+      doing.now === "retiring every server"
+        ? "interrupted while retiring every server (Ctrl-C again to stop at once)"
+        : `interrupted while ${doing.now}; ${
+          starting.size > 0 ? "cancelling the starts and " : ""
+        }retiring every server (Ctrl-C again to stop at once)`,
     );
+    cancel.abort();
     stop.resolve("interrupted");
   };
+  const starting = new Set(specs.map((spec) => spec.name));
+  const waiting = waitingLine(specs, starting, options);
   for (const signal of SIGNALS) Deno.addSignalListener(signal, onSignal);
   try {
-    const lines = new BootLines(specs);
+    const lines = new BootLines(specs, output);
     options.onStart?.();
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
-    const harness = await boot(specs, {
-      onServer: (report) => options.onLine?.(lines.row(report)),
-    });
+    let harness: Harness;
+    try {
+      harness = await boot(specs, {
+        signal: cancel.signal,
+        onServer: (report) => {
+          starting.delete(report.name);
+          options.onLine?.(lines.row(report, interrupted));
+        },
+      });
+    } finally {
+      waiting.stop();
+    }
     let status = 1;
     try {
       if (!interrupted) {
-        const outcome = await Promise.race([Promise.resolve(body(harness)), stop.promise]);
+        doing.now = "running the command";
+        const running = Promise.resolve(body(harness, cancel.signal));
+        const outcome = await Promise.race([running, stop.promise]);
+        if (outcome === "interrupted") await settleWithin(running, INTERRUPT_GRACE_MS);
         status = outcome === "interrupted" ? EXIT_INTERRUPTED : outcome;
       }
     } finally {
       doing.now = "retiring every server";
-      const retired = await harness.retire();
+      const retired = await harness.retire(
+        interrupted ? { timeoutMs: BOOT_ABORT_RETIREMENT_MS } : {},
+      );
       if (interrupted) {
-        showRetired(retired);
+        showRetired(retired, output);
         status = EXIT_INTERRUPTED;
       } else {
-        (options.onRetired ?? showUnretired)(retired);
+        (options.onRetired ?? ((report) => showUnretired(report, output)))(retired);
         if (!retiredCleanly(retired)) status = 1;
       }
     }
@@ -122,6 +187,54 @@ export async function withHarness(
   } finally {
     for (const signal of SIGNALS) Deno.removeSignalListener(signal, onSignal);
   }
+}
+
+// The body's own end, or `ms`, whichever comes first; no timer is left behind.
+async function settleWithin(running: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    running.catch(() => undefined),
+    new Promise((resolve) => timer = setTimeout(resolve, ms)),
+  ]);
+  clearTimeout(timer);
+}
+
+// After WAITING_AFTER_MS, and every WAITING_EVERY_MS after it, the servers
+// whose start has not settled, with their deadline and what raises it.
+function waitingLine(
+  specs: readonly ServerSpec[],
+  starting: ReadonlySet<string>,
+  options: WithHarnessOptions,
+): { stop: () => void } {
+  const started = performance.now();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadlines = new Map(
+    specs.map((spec) => [spec.name, spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS]),
+  );
+  const say = () => {
+    const elapsed = performance.now() - started;
+    const names = [...starting];
+    const late = names.filter((name) => (deadlines.get(name) ?? 0) <= elapsed);
+    const waiting = names.filter((name) => !late.includes(name));
+    const list = (group: string[]) => group.map((name) => quote(name)).join(", ");
+    if (waiting.length > 0) {
+      const limits = [...new Set(waiting.map((name) => duration(deadlines.get(name) ?? 0)))];
+      const knob = options.connectKnob?.(waiting[0] as string) ?? "--connect-timeout";
+      options.output.progress(
+        `waiting for ${list(waiting)} to start (${duration(Math.round(elapsed / 1000) * 1000)} ` +
+          `so far; ${waiting.length === 1 ? "its" : "their"} deadline: ${limits.join(", ")}, ` +
+          `set by ${knob}; Ctrl-C cancels)`,
+      );
+    }
+    if (late.length > 0) {
+      options.output.progress(
+        `stopping ${list(late)}, past ${late.length === 1 ? "its" : "their"} start deadline`,
+      );
+    }
+    timer = setTimeout(say, WAITING_EVERY_MS);
+  };
+  timer = setTimeout(say, WAITING_AFTER_MS);
+  return { stop: () => clearTimeout(timer) };
 }
 
 /** Whether every server retired with evidence and a drained (or unknowable) group. */
@@ -132,22 +245,22 @@ export function retiredCleanly(report: RetirementReport): boolean {
   );
 }
 
-function showRetired(report: RetirementReport): void {
+function showRetired(report: RetirementReport, output: Output): void {
   const rows = [...report.clients].map(([name, outcome]) => retirementRow(name, outcome));
-  console.error(`retired:\n${table(rows)}`);
+  output.detail(`retired:\n${table(rows)}`);
 }
 
-function showUnretired(report: RetirementReport): void {
+function showUnretired(report: RetirementReport, output: Output): void {
   for (const [name, outcome] of report.clients) {
     if (!outcome.ok) {
-      console.error(
-        `error: server ${quote(name)} was not confirmed retired: ${
-          oneLine(outcome.error.message)
+      output.error(
+        `server ${quote(name)} was not confirmed retired: ${
+          oneLine(outcome.error.message, Infinity)
         }; check for a leftover process before starting it again`,
       );
     } else if (outcome.value.kind === "exited" && outcome.value.drained === false) {
-      console.error(
-        `error: server ${quote(name)} exited but its process group ${outcome.value.pid} ` +
+      output.error(
+        `server ${quote(name)} exited but its process group ${outcome.value.pid} ` +
           "still has members; kill them before starting it again",
       );
     }

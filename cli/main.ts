@@ -9,12 +9,15 @@
  * deno run -A jsr:@loom/mcp/cli --catalog harness.toml surface
  * deno run -A jsr:@loom/mcp/cli call memory search_nodes query=readme
  * deno run -A jsr:@loom/mcp/cli --stdio "npx -y @modelcontextprotocol/server-memory" tools
- * deno run -A jsr:@loom/mcp/cli run program.ts
+ * deno run -A jsr:@loom/mcp/cli --http https://mcp.example.com/mcp --header "Authorization: Bearer T" tools
+ * deno run -A jsr:@loom/mcp/cli run program.ts --deadline 2m
  * ```
  *
- * The catalog is `--catalog <path>` (or the first argument), else the first
- * of `loom.toml`, `.mcp.json`, `.vscode/mcp.json` and `.cursor/mcp.json` in
- * the current folder; the command says which file it read. Every command
+ * The catalog is `--catalog <path>` (or a path before or after the command),
+ * `--user` for the user's own files, else the first of `loom.toml`,
+ * `.mcp.json`, `.vscode/mcp.json` and `.cursor/mcp.json` in the current
+ * folder, whose servers start only once trusted (asked on a terminal,
+ * `--trust` otherwise); the command says which file it read. Every command
  * retires every server it booted before it returns, with evidence that each
  * one exited, Ctrl-C included.
  *
@@ -22,22 +25,38 @@
  * stdout (as text, or one JSON document with `--json`); progress and errors
  * go to stderr, one line each, saying what to do. Exit status:
  * {@linkcode EXIT_OK}, {@linkcode EXIT_FAILED}, {@linkcode EXIT_USAGE},
- * {@linkcode EXIT_INTERRUPTED}.
+ * {@linkcode EXIT_SKIPPED}, {@linkcode EXIT_UNTRUSTED}, {@linkcode EXIT_INTERRUPTED}.
  *
  * @module
  */
 
-import { oneLine } from "./_render.ts";
 import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
+import { commandUsage } from "./_help.ts";
 import { call } from "./_call.ts";
-import { check, fail, moduleOf, progress, surface, tools } from "./_commands.ts";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { check, type Context, fail, moduleOf, progress, surface, tools } from "./_commands.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, EXIT_USAGE } from "./exit_codes.ts";
 import { type Doing, withHarness } from "./_with_harness.ts";
 import { readProgram, runCommand } from "./_run.ts";
 import { serversOf } from "./_source.ts";
+import { Output } from "./_output.ts";
+import { startMessage } from "./_messages.ts";
 
-export { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-export { CATALOG_FILES } from "../catalog/mod.ts";
+export {
+  EXIT_FAILED,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_SKIPPED,
+  EXIT_UNTRUSTED,
+  EXIT_USAGE,
+} from "./exit_codes.ts";
+export { CATALOG_FILES, userCatalogFiles } from "../catalog/mod.ts";
+
+/**
+ * The version of the command line: the package's own (`deno.json`'s
+ * `version`; a test holds them equal, since a room cannot import the
+ * package's metadata).
+ */
+export const VERSION = "0.1.0";
 
 /**
  * Runs the command line with `args` (as `Deno.args`) and returns the exit
@@ -54,48 +73,88 @@ export { CATALOG_FILES } from "../catalog/mod.ts";
 export async function main(args: string[]): Promise<number> {
   const parsed = parseArgs(args);
   if (!parsed.ok) {
-    console.error(`error: ${parsed.error}`);
+    new Output().error(parsed.error);
     return EXIT_USAGE;
   }
   const command: CliCommand = parsed.value;
   if (command.command === "help") {
-    console.log(USAGE.trimEnd());
+    new Output().result(
+      (command.topic === undefined ? USAGE : commandUsage(command.topic)).trimEnd(),
+    );
     return EXIT_OK;
   }
+  if (command.command === "version") {
+    new Output().result(`loom-mcp ${VERSION}`);
+    return EXIT_OK;
+  }
+  const output = new Output({ quiet: command.quiet });
   // The program is read first: a missing program is a usage mistake, found before any boot.
   let program = "";
   if (command.command === "run") {
     const read = await readProgram(command.program);
     if ("error" in read) {
-      return fail(command.json, { kind: "usage", message: read.error }, EXIT_USAGE);
+      return fail(output, command.json, { kind: "usage", message: read.error }, EXIT_USAGE);
     }
     program = read.source;
   }
-  const source = await serversOf(command);
+  const source = await serversOf(command, output);
   if (!source.ok) {
-    return fail(command.json, { kind: "catalog", message: oneLine(source.error, 400) }, EXIT_USAGE);
+    return fail(
+      output,
+      command.json,
+      { kind: "catalog", message: source.error.message },
+      source.error.status,
+    );
   }
   const doing: Doing = { now: "reading the catalog" };
-  // One case per command of the table in _args.ts.
+  const context: Context = { source: source.value, output, doing };
+  const status = await dispatch(command, context, program);
+  // Entries the catalog left out mean the file does not do all it says, for
+  // a command that uses the whole of it.
+  const skipped = source.value.catalog?.skipped.length ?? 0;
+  const whole = command.command === "check" || command.command === "surface" ||
+    (command.command === "tools" && command.server === undefined);
+  if (status === EXIT_OK && whole && skipped > 0 && !command.allowSkipped) {
+    output.warn(
+      `${skipped} entr${skipped === 1 ? "y" : "ies"} of ${source.value.origin} ${
+        skipped === 1 ? "was" : "were"
+      } skipped (said above); exiting ${EXIT_SKIPPED}, or pass --allow-skipped to exit 0`,
+      "note",
+    );
+    return EXIT_SKIPPED;
+  }
+  return status;
+}
+
+// One case per command of the table in _help.ts.
+function dispatch(
+  command: Exclude<CliCommand, { command: "help" | "version" }>,
+  context: Context,
+  program: string,
+): Promise<number> {
   switch (command.command) {
     case "check":
-      return await check(source.value, command, doing);
+      return check(command, context);
     case "tools":
-      return await tools(source.value, command, doing);
+      return tools(command, context);
     case "surface":
-      return await surface(source.value, command, doing);
+      return surface(command, context);
     case "module":
-      return await moduleOf(source.value, command, doing);
+      return moduleOf(command, context);
     case "call":
-      return await call(source.value, command, doing);
+      return call(command, context);
     case "run":
-      doing.now = "running the program";
-      return await runCommand(program, source.value.specs, {
+      context.doing.now = "running the program";
+      return runCommand(program, context.source.specs, {
+        program: command.program,
         json: command.json,
+        ...(command.deadlineMs === undefined ? {} : { deadlineMs: command.deadlineMs }),
         codes: { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE },
-        programName: command.program === "-" ? undefined : command.program,
+        output: context.output,
+        doing: context.doing,
+        startMessage: (report) => startMessage(report, context.source.knobs.get(report.name)),
         withHarness: (specs, body) =>
-          withHarness(specs, doing, body, progress(command, source.value)),
+          withHarness(specs, context.doing, body, progress(command, context)),
       });
   }
 }

@@ -27,6 +27,13 @@ import type { BootOptions, Harness, ServerReport } from "./types.ts";
 export type * from "./types.ts";
 
 /**
+ * The deadline of the retirement of a server whose start a boot's signal
+ * gave up on, in milliseconds: a server still starting has no work to save,
+ * so it is stopped promptly (stdin closed, SIGTERM at 40%, SIGKILL at 80%).
+ */
+export const BOOT_ABORT_RETIREMENT_MS = 1_500;
+
+/**
  * Boots every server of a catalog: publishes them all in a census before any
  * spawns, connects them in parallel, lists and generates each, and returns
  * the harness. Never throws for a server's failure: a server that failed to
@@ -81,6 +88,9 @@ function checkBootOptions(options: BootOptions): void {
   if (onServer !== undefined && typeof onServer !== "function") {
     throw new TypeError("Cannot boot: onServer is not a function");
   }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError("Cannot boot: signal is not an AbortSignal");
+  }
   if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
     throw new TypeError("Cannot boot: prepareRunner is not a boolean");
   }
@@ -96,13 +106,24 @@ async function wire(
 ): Promise<Harness> {
   const started = performance.now();
   const reports = new Map<string, ServerReport>();
+  // An abort retires every server whose boot has not ended: its start (or
+  // listing) settles as failed, and the boot below ends with it.
+  const booting = new Set(specs.map((spec) => spec.name));
+  const giveUp = () => {
+    for (const name of booting) {
+      void census.clients.get(name)?.retire({ timeoutMs: BOOT_ABORT_RETIREMENT_MS });
+    }
+  };
+  options.signal?.addEventListener("abort", giveUp, { once: true });
+  if (options.signal?.aborted) giveUp();
   // Every server's boot runs to its end before a throw leaves, so that the
   // retirement that follows finds no start still under way.
   const settled = await Promise.allSettled(specs.map(async (spec) => {
     const report = await bootOne(census, spec.name, started, options);
+    booting.delete(spec.name);
     options.onServer?.(report);
     return report;
-  }));
+  })).finally(() => options.signal?.removeEventListener("abort", giveUp));
   const outcomes: ServerReport[] = [];
   for (const outcome of settled) {
     if (outcome.status === "rejected") throw outcome.reason;

@@ -93,6 +93,13 @@ export type BootOptions = CensusOptions & {
    * turn, within their own deadline. `DEFAULT_MAX_SANDBOXES` by default.
    */
   maxSandboxes?: number;
+  /**
+   * Gives up on the servers still starting (or listing) when aborted: each is
+   * retired at once, within `BOOT_ABORT_RETIREMENT_MS`, and its boot settles
+   * as failed; `boot` then returns as usual, and the harness retires what is
+   * left. A server already booted is left running.
+   */
+  signal?: AbortSignal;
 };
 
 /** A booted set of servers: what the model reads, and where its calls go. */

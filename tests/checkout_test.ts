@@ -82,7 +82,7 @@ try {
     );
     const [harness, cli] = await Promise.all([
       run(dir, ["harness.ts"]),
-      run(dir, ["loom/cli/main.ts", "check"]),
+      run(dir, ["loom/cli/main.ts", "check", "loom.toml"]),
     ]);
     assert.equal(harness.code, 0, harness.err);
     const [called, retired] = harness.out.trimEnd().split("\n").map((line) => JSON.parse(line));

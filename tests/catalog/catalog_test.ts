@@ -527,16 +527,16 @@ Deno.test("parseCatalog() keeps an env variable named __proto__ as an own proper
 Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key and the fix", async (t) => {
   const cases: Refusal[] = [
     [
-      "a trailing comma, with its line and column",
-      '{\n  "mcpServers": {"a": {"command": "x",}}\n}',
+      "a comment that never ends, with its line and column",
+      '{\n  /* servers\n  "mcpServers": {}\n}',
       "invalid_json",
-      ".mcp.json: invalid JSON at line 2, column 39: expected double-quoted property name",
+      ".mcp.json: invalid JSON at line 2, column 3: a /* comment is never closed; close it with */",
     ],
     [
-      "a comment",
-      '{\n  // servers\n  "mcpServers": {}\n}',
+      "a syntax error after a comment, at its place in the file",
+      '{\n  // servers\n  "mcpServers": {"a": {"command": "x" "args": []}}\n}',
       "invalid_json",
-      ".mcp.json: invalid JSON at line 2, column 3: expected property name or '}'; JSON has no comments, remove them",
+      ".mcp.json: invalid JSON at line 3, column 39: expected ',' or '}' after property value",
     ],
     [
       "a number past a double",

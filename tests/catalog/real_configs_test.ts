@@ -111,7 +111,7 @@ Deno.test("readCatalog() reads a Cursor file: ${workspaceFolder} and ${env:VAR} 
   assert.deepEqual(skipped(value), []);
 });
 
-Deno.test("readCatalog() reads a VS Code mcp.json: servers, inputs it cannot prompt for, ${env:VAR}", async () => {
+Deno.test("readCatalog() reads a VS Code mcp.json: servers, an input not given, ${env:VAR}", async () => {
   const value = catalog(await read("vscode_mcp.json"));
   const local = value.servers.filter((spec) => !isRemote(spec));
   assert.deepEqual(stdio(local).map((spec) => [spec.name, { ...spec.env }]), [
@@ -125,14 +125,24 @@ Deno.test("readCatalog() reads a VS Code mcp.json: servers, inputs it cannot pro
   assert.equal(value.skipped[0]?.error?.kind, "unsupported_entry");
   assert.match(
     value.skipped[0]?.message ?? "",
-    /^vscode_mcp\.json: servers\.github key "env": "\$\{input:github-token\}" asks VS Code to prompt for input "github-token", which only VS Code can do; write \$\{env:NAME\}/,
+    /^vscode_mcp\.json: servers\.github key "env": "\$\{input:github-token\}" is the VS Code input "github-token" \("GitHub Personal Access Token"\), which VS Code prompts for; give its value \(loom-mcp: --input github-token=VALUE; readCatalog and openCatalog: the inputs option\)$/,
   );
+  const given = catalog(await read("vscode_mcp.json", { inputs: { "github-token": "ghp_x" } }));
+  const github = stdio(given.servers.filter((spec) => !isRemote(spec))).find((spec) =>
+    spec.name === "github"
+  );
+  assert.equal(github?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_x");
 });
 
-Deno.test("readCatalog() warns about a Codex-style [mcp_servers.x] table and a mistyped [mpc.x], saying what to write", async () => {
+Deno.test("readCatalog() reads Codex's [mcp_servers.x]; a literal reading warns about it, and about a mistyped [mpc.x]", async () => {
   const codex = catalog(await read("codex_config.toml"));
-  assert.deepEqual(codex.servers, []);
-  assert.deepEqual(codex.warnings, [
+  assert.deepEqual(stdio(codex.servers).map((spec) => [spec.name, spec.command, { ...spec.env }]), [
+    ["memory", "npx", { MEMORY_FILE_PATH: "/tmp/memory.jsonl" }],
+  ]);
+  assert.deepEqual(codex.warnings, []);
+  const literal = catalog(await read("codex_config.toml", { literal: true }));
+  assert.deepEqual(literal.servers, []);
+  assert.deepEqual(literal.warnings, [
     "codex_config.toml: [mcp_servers.memory] is not read: server tables are [mcp.<name>]; write [mcp.memory]",
   ]);
   const typo = catalog(await read("typo.toml"));

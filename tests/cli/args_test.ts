@@ -3,38 +3,104 @@ import { parseArgs, USAGE } from "../../cli/_args.ts";
 import { callArguments } from "../../cli/_call.ts";
 import { splitWords } from "../../cli/_source.ts";
 
-Deno.test("parseArgs() reads options anywhere and pairs each --name with its --stdio", async (t) => {
+const COMMON = {
+  servers: [],
+  user: false,
+  trust: false,
+  allowSkipped: false,
+  inputs: {},
+  json: false,
+  quiet: false,
+  strict: false,
+};
+
+Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cwd and --header with its server", async (t) => {
   const cases: [string[], unknown][] = [
-    [["check", "--json"], { command: "check", stdio: [], json: true, strict: false }],
+    [["check", "--json"], { command: "check", ...COMMON, json: true }],
     [["--", "--strict", "tools", "memory"], {
       command: "tools",
       server: "memory",
-      stdio: [],
-      json: false,
+      ...COMMON,
       strict: true,
     }],
-    [["harness.toml", "surface"], {
-      command: "surface",
-      catalog: "harness.toml",
-      stdio: [],
-      json: false,
-      strict: false,
+    [["harness.toml", "surface"], { command: "surface", catalog: "harness.toml", ...COMMON }],
+    [["check", "claude_desktop_config.json"], {
+      command: "check",
+      catalog: "claude_desktop_config.json",
+      ...COMMON,
     }],
-    [["--stdio", "npx a", "--name", "a", "--stdio", "npx b", "call", "a", "t", "x=1", "y=z"], {
+    [["call", "memory", "read_graph", "{}", "loom.toml"], {
+      command: "call",
+      server: "memory",
+      tool: "read_graph",
+      args: ["{}"],
+      catalog: "loom.toml",
+      ...COMMON,
+    }],
+    [["tools", "config.toml", "memory", "-q"], {
+      command: "tools",
+      server: "memory",
+      catalog: "config.toml",
+      ...COMMON,
+      quiet: true,
+    }],
+    [[
+      "--stdio",
+      "npx a",
+      "--name",
+      "a",
+      "--env",
+      "K=v=w",
+      "--cwd",
+      "srv",
+      "--http",
+      "https://x.example/mcp",
+      "--header",
+      "Authorization: Bearer t",
+      "call",
+      "a",
+      "t",
+      "x=1",
+      "y=z",
+      "--timeout",
+      "90s",
+      "--connect-timeout",
+      "1500ms",
+    ], {
       command: "call",
       server: "a",
       tool: "t",
       args: ["x=1", "y=z"],
-      stdio: [{ command: "npx a", name: "a" }, { command: "npx b" }],
-      json: false,
-      strict: false,
+      ...COMMON,
+      servers: [
+        { kind: "stdio", command: "npx a", name: "a", env: [["K", "v=w"]], cwd: "srv" },
+        { kind: "http", url: "https://x.example/mcp", headers: [["Authorization", "Bearer t"]] },
+      ],
+      callTimeoutMs: 90_000,
+      connectTimeoutMs: 1_500,
     }],
+    [["run", "p.ts", "--deadline", "2m", "--input", "key=v", "--trust"], {
+      command: "run",
+      program: "p.ts",
+      deadlineMs: 120_000,
+      ...COMMON,
+      inputs: { key: "v" },
+      trust: true,
+    }],
+    [["https://mcp.example.com/mcp", "tools"], {
+      command: "tools",
+      ...COMMON,
+      servers: [{ kind: "http", url: "https://mcp.example.com/mcp", headers: [] }],
+    }],
+    [["call", "--help"], { command: "help", topic: "call" }],
+    [["help", "run"], { command: "help", topic: "run" }],
+    [["--version"], { command: "version" }],
   ];
   for (const [argv, expected] of cases) {
     await t.step(argv.join(" "), () => {
       const parsed = parseArgs(argv);
       assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
-      assert.deepEqual(parsed.value, expected);
+      assert.deepEqual(JSON.parse(JSON.stringify(parsed.value)), expected);
     });
   }
 });
@@ -43,19 +109,32 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
   const cases: [string[], string][] = [
     [
       ["--name", "x", "check"],
-      '--name names the --stdio server given before it, as in --stdio "..." --name memory',
+      '--name names the --stdio or --http server given before it, as in --stdio "..." --name memory',
     ],
     [["--json=1", "check"], "--json takes no value"],
     [["--stdio"], '--stdio needs a command, as in --stdio "npx -y some-mcp-server"'],
     [
       ["--catalog", "a.toml", "--stdio", "x", "check"],
-      "give either --catalog or --stdio, not both",
+      "give either a catalog or --stdio/--http servers, not both",
     ],
     [["tools", "a", "b"], 'tools takes [<server>], got "b" too'],
     [
       ["call", "memory"],
       "call needs a server and a tool, as in: call memory search_nodes query=readme",
     ],
+    [
+      ["--env", "A=1", "check"],
+      '--env sets a variable of the --stdio server given before it, as in --stdio "..." --env KEY=value',
+    ],
+    [
+      ["--http", "mcp.example.com", "check"],
+      '--http "mcp.example.com" is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp',
+    ],
+    [
+      ["--timeout", "soon", "check"],
+      '--timeout "soon" is not a duration; write seconds (90, 90s, 1.5s), milliseconds (1500ms) or minutes (2m), at most an hour',
+    ],
+    [["check", "--deadline", "5"], "--deadline is the deadline of run's program; give it with run"],
   ];
   for (const [argv, expected] of cases) {
     await t.step(argv.join(" "), () => {

@@ -9,7 +9,7 @@ type Run = { code: number; stdout: string; stderr: string };
 
 async function cli(cwd: string, ...args: string[]): Promise<Run> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, ...args],
+    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, "--trust", ...args],
     cwd,
     stdin: "null",
     env: { NO_COLOR: "1" },

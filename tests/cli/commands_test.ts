@@ -10,7 +10,7 @@ type Run = { code: number; stdout: string; stderr: string };
 
 function command(cwd: string, args: string[]): Deno.Command {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, ...args],
+    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, "--trust", ...args],
     cwd,
     stdin: "null",
     stdout: "piped",
@@ -47,7 +47,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
     );
     await Deno.writeTextFile(
       `${codex}/loom.toml`,
-      `[mcp_servers.echo]\ncommand = ${JSON.stringify(Deno.execPath())}\n`,
+      `[mcpServers.echo]\ncommand = ${JSON.stringify(Deno.execPath())}\n`,
     );
     await Deno.writeTextFile(
       `${claude}/.mcp.json`,
@@ -61,8 +61,8 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
     );
     const [checkJson, toolsText, toolsJson, stdio, pairs, empty, found, skipped] = await Promise
       .all([
-        cli(claude, "check", "--json"),
-        cli(claude, "tools"),
+        cli(claude, "check", "--json", "--allow-skipped"),
+        cli(claude, "tools", "--allow-skipped"),
         cli(claude, "tools", "echo", "--json"),
         cli(dir, "--stdio", ECHO_COMMAND, "--name", "e", "call", "e", "add", "a=2", "b=40"),
         cli(claude, "call", "echo", "echo", "text=hello world", "--json"),
@@ -123,35 +123,39 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
     await t.step("check of a catalog with no server exits 2 and says what to write", () => {
       assert.equal(empty.code, 2, empty.stdout);
       assert.match(
-        empty.stdout,
-        /^warning: loom\.toml: \[mcp_servers\.echo\] is not read: server tables are \[mcp\.<name>\]; write \[mcp\.echo\]$/m,
+        empty.stderr,
+        /^warning: loom\.toml: \[mcpServers\.echo\] is not read: server tables are \[mcp\.<name>\]; write \[mcp\.echo\]$/m,
       );
-      assert.match(empty.stderr, /^error: nothing to check: loom\.toml yields no server; /);
+      assert.match(empty.stderr, /^error: nothing to check: loom\.toml yields no server; /m);
     });
 
     await t.step("check finds .vscode/mcp.json, says so, and shows the derived name", () => {
       assert.equal(found.code, 0, found.stderr);
       assert.match(found.stdout, /^Catalog \.vscode\/mcp\.json: 1 server$/m);
       assert.match(
-        found.stdout,
-        /^note: server "Echo" is named echo here \(its module is mcp\/echo\.ts\)$/m,
+        found.stderr,
+        /^note: server "Echo" is named echo here \(its module is mcp\/echo\.ts\); either name works$/m,
       );
       assert.match(found.stdout, /^ {2}echo +ready +6 /m);
     });
 
     await t.step(
-      "check reports skipped entries by name with the reason and checks the rest",
+      "check reports skipped entries by name with the reason, checks the rest, and exits 3",
       () => {
-        assert.equal(skipped.code, 0, skipped.stderr);
+        assert.equal(skipped.code, 3, skipped.stderr);
         assert.match(
-          skipped.stdout,
+          skipped.stderr,
           /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/mcp"\) that signs in with OAuth, which is not supported/m,
         );
         assert.match(
-          skipped.stdout,
+          skipped.stderr,
           /^skipped: \.mcp\.json: mcpServers\.old skipped: it is "disabled": true$/m,
         );
         assert.match(skipped.stdout, /1 of 1 server ready/);
+        assert.match(
+          skipped.stderr,
+          /^note: 2 entries of \.mcp\.json were skipped \(said above\); exiting 3, or pass --allow-skipped to exit 0$/m,
+        );
       },
     );
   } finally {
@@ -233,7 +237,10 @@ Deno.test("Ctrl-C while servers start says so; a second Ctrl-C stops at once wit
   const status = await child.status;
   await out.cancel();
   assert.equal(status.code, 130, stderr);
-  assert.match(stderr, /^interrupted while starting 1 server; retiring every server/m);
+  assert.match(
+    stderr,
+    /^interrupted while starting 1 server; cancelling the starts and retiring every server/m,
+  );
   assert.match(
     stderr,
     /^error: interrupted again: stopping now; every server is killed on the way out$/m,

@@ -21,7 +21,7 @@ Deno.test("tools prints one line per server-written field, CR LF inside it escap
       ].join("\n"),
     );
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, "tools"],
+      args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, "--trust", "tools"],
       cwd: dir,
       stdin: "null",
       env: { NO_COLOR: "1" },

@@ -8,7 +8,7 @@ type Run = { code: number; stdout: string; stderr: string };
 
 async function cli(cwd: string, args: string[], stdin?: string): Promise<Run> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, ...args],
+    args: ["run", "-A", "--quiet", "--no-lock", "--config", CONFIG, CLI, "--trust", ...args],
     cwd,
     stdin: stdin === undefined ? "null" : "piped",
     stdout: "piped",

@@ -1,0 +1,183 @@
+// Private to cli/: the commands of the command line, one row each, and the
+// help made from them: the whole usage (--help) and each command's own
+// (`call --help`).
+
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../spec/mod.ts";
+import { DEFAULT_RUN_TIMEOUT_MS } from "../harness/mod.ts";
+
+/** The name of a command of the table. */
+export type CommandName = "check" | "tools" | "surface" | "module" | "call" | "run";
+
+type Row = {
+  usage: string;
+  summary: string;
+  /** What the operands are, for "needs ...". */
+  needs: string;
+  min: number;
+  max: number;
+  example: string;
+  /** More about the command, for its own help. */
+  details: string;
+  /** Examples beyond `example`, for its own help. */
+  examples: string[];
+};
+
+/** How to see the commands, said at the end of every usage mistake. */
+export const HELP_HINT = "run with --help to see the commands";
+
+/** The commands, in the order the help shows them. */
+export const COMMANDS: Readonly<Record<CommandName, Row>> = {
+  check: {
+    needs: "nothing",
+    usage: "check",
+    summary: "boot every server, report each one as it settles, retire them all",
+    min: 0,
+    max: 0,
+    example: "check",
+    details: "Each server's line is printed as its start settles, then the retirement evidence.",
+    examples: ["check claude_desktop_config.json", "check --user", "check --json"],
+  },
+  tools: {
+    needs: "a server name at most",
+    usage: "tools [<server>]",
+    summary: "list each tool: wire name, generated name, description, input schema",
+    min: 0,
+    max: 1,
+    example: "tools memory",
+    details: "With --json, each tool carries every field of the server's listing.",
+    examples: ['--stdio "npx -y @modelcontextprotocol/server-everything" tools --json'],
+  },
+  surface: {
+    needs: "nothing",
+    usage: "surface",
+    summary: "print the surface a model reads (every server's functions)",
+    min: 0,
+    max: 0,
+    example: "surface",
+    details: "The same text a harness hands its model: how to write a program, then one line " +
+      "per tool.",
+    examples: [],
+  },
+  module: {
+    needs: "a server name",
+    usage: "module <server>",
+    summary: "print the TypeScript module generated for one server",
+    min: 1,
+    max: 1,
+    example: "module memory",
+    details: "The server is named as the catalog names it or by its module name.",
+    examples: [],
+  },
+  call: {
+    needs: "a server and a tool",
+    usage: "call <server> <tool> [args]",
+    summary: "call one tool; args: one JSON object, or key=value pairs",
+    min: 2,
+    max: Infinity,
+    example: "call memory search_nodes query=readme",
+    details: "key=value values are JSON when they parse as JSON, else strings. The tool is " +
+      "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
+      `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s).`,
+    examples: [
+      "call memory read_graph '{}'",
+      'call "GitHub-Like Everything" echo message=hi --timeout 90s',
+    ],
+  },
+  run: {
+    needs: "a program",
+    usage: "run <program.ts | ->",
+    summary:
+      "run a program (a file, or - for stdin) against the servers it imports, booting only those",
+    min: 1,
+    max: 1,
+    example: "run program.ts",
+    details: "The program runs in a sandbox with no permission; --deadline is its wall-clock " +
+      `deadline (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s), --timeout each call's.`,
+    examples: ["run - < program.ts", "run program.ts --deadline 2m --json"],
+  },
+};
+
+const OPTIONS_TEXT = `Servers:
+  --catalog <path>      the catalog: [mcp.<name>] tables of a TOML file (or Codex's
+                        [mcp_servers.<name>]), or a JSON file with "mcpServers" (or VS
+                        Code's "servers"), comments allowed; it may also be given
+                        before or after the command. Default: the first of loom.toml,
+                        .mcp.json, .vscode/mcp.json, .cursor/mcp.json here, which is
+                        not trusted: its servers start only once you say so
+  --user                the user's own file instead: the first of ~/.claude.json,
+                        Claude Desktop's, ~/.cursor/mcp.json, ~/.codex/config.toml,
+                        VS Code's and Windsurf's that lists servers
+  --stdio <command>     run this server instead of a catalog, as "<command> <args>"
+                        (quotes group words; no shell runs it); repeatable
+    --env <NAME=value>  a variable of the --stdio server before it; repeatable
+    --cwd <folder>      the folder it runs in
+  --http <url>          a remote server (Streamable HTTP); repeatable
+    --header 'N: v'     a header of the --http server before it; repeatable
+  --name <name>         the name of the --stdio or --http server before it (default:
+                        from its package, executable or host)
+  --input <id=value>    the value of a VS Code \${input:id}; repeatable
+  --trust               start the servers of a file found here without asking
+  --strict              refuse the whole catalog at its first malformed entry
+  --allow-skipped       exit 0 even when the catalog skipped entries
+
+Deadlines (90, 90s, 1500ms, 2m):
+  --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)
+  --timeout <d>         each call (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s)
+  --deadline <d>        run's program (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s)
+
+Output:
+  --json                print one JSON document on stdout instead of text
+  -q, --quiet           print results, warnings and errors only
+  -V, --version         print the version
+  -h, --help            print this help (after a command: that command's)`;
+
+const EXIT_TEXT = `Exit status: 0 when everything worked, 1 when a server or a call failed,
+2 for a usage or catalog mistake (a catalog that yields no server included),
+3 when the catalog skipped entries (unless --allow-skipped), 4 when a file
+found here was not trusted, 130 when interrupted.`;
+
+function usageText(): string {
+  const rows = Object.values(COMMANDS);
+  const width = Math.max(...rows.map((row) => row.usage.length)) + 2;
+  return `Usage: loom-mcp [options] <command> [arguments]
+
+Boots MCP servers, shows what a model would read, calls tools, and retires
+every server with evidence that it exited (or what was done with the
+session of a remote one).
+
+Commands:
+${rows.map((row) => `  ${row.usage.padEnd(width)}${row.summary}`).join("\n")}
+
+${OPTIONS_TEXT}
+
+Ctrl-C stops the command at once: servers still starting are cancelled, and
+every server is retired; what was retired is listed.
+
+${EXIT_TEXT}
+
+Examples:
+${rows.map((row) => `  loom-mcp ${row.example}`).join("\n")}
+  loom-mcp --stdio "npx -y @modelcontextprotocol/server-memory" tools
+  loom-mcp --http https://mcp.example.com/mcp --header 'Authorization: Bearer TOKEN' tools
+`;
+}
+
+/** The help text. */
+export const USAGE: string = usageText();
+
+/** One command's help: its usage, what it does, the options, examples. */
+export function commandUsage(name: CommandName): string {
+  const row = COMMANDS[name];
+  return `Usage: loom-mcp [options] ${row.usage}
+
+${row.summary.charAt(0).toUpperCase()}${row.summary.slice(1)}.
+${row.details}
+
+${OPTIONS_TEXT}
+
+${EXIT_TEXT}
+
+Examples:
+${[row.example, ...row.examples].map((example) => `  loom-mcp ${example}`).join("\n")}
+`;
+}
