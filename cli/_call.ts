@@ -2,7 +2,9 @@
 // key=value pairs; its output is the tool's result, rendered for a person or
 // as one JSON document.
 
-import { isJsonObject, type JsonObject, parseJson } from "../codec/json.ts";
+import { isJsonObject, type JsonObject, type JsonValue, parseJson } from "../codec/json.ts";
+import type { Harness } from "../harness/mod.ts";
+import { type Pair, typedArguments } from "./_typed_args.ts";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CliCommand } from "./_args.ts";
@@ -45,7 +47,10 @@ export async function call(
     }
     doing.now = `calling ${command.tool} of ${server}`;
     if (!command.json) output.progress(`${doing.now}…`);
-    const result = await harness.call(server, command.tool, args.value, { signal });
+    // Checked before the boot; typed now that the tool's schema is known.
+    const typed = callArguments(command.args, inputSchemaOf(harness, server, command.tool));
+    const given = typed.ok ? typed.value : args.value;
+    const result = await harness.call(server, command.tool, given, { signal });
     // After Ctrl-C the call ends because it was cancelled: the interruption says so.
     if (doing.interrupted === true) return EXIT_FAILED;
     if (!result.ok) {
@@ -98,10 +103,14 @@ export async function call(
 const PAIR = /^([^=\s]+)=([\s\S]*)$/;
 
 /**
- * A call's arguments: none (`{}`), one JSON object, or `key=value` pairs
- * whose values are JSON when they parse as JSON, else strings.
+ * A call's arguments: none (`{}`), one JSON object, or `key=value` pairs,
+ * each value typed by the property's schema in `inputSchema` where it says
+ * (`_typed_args.ts`), else JSON when it parses as JSON, else a string.
  */
-export function callArguments(args: readonly string[]): Result<JsonObject, string> {
+export function callArguments(
+  args: readonly string[],
+  inputSchema: JsonValue = {},
+): Result<JsonObject, string> {
   const [first] = args;
   if (first === undefined) return ok({});
   if (args.length === 1 && !PAIR.test(first)) {
@@ -115,7 +124,7 @@ export function callArguments(args: readonly string[]): Result<JsonObject, strin
         `pass one quoted JSON object, as in '{"text": "hi"}', or key=value pairs`,
     );
   }
-  const object: JsonObject = Object.create(null);
+  const pairs: Pair[] = [];
   for (const arg of args) {
     const pair = PAIR.exec(arg);
     if (pair === null) {
@@ -124,9 +133,18 @@ export function callArguments(args: readonly string[]): Result<JsonObject, strin
       );
     }
     const [, key = "", text = ""] = pair;
-    if (Object.hasOwn(object, key)) return err(`the key ${quote(key)} is given twice; keep one`);
-    const value = parseJson(text);
-    object[key] = value.ok ? value.value : text;
+    if (pairs.some((given) => given.key === key)) {
+      return err(`the key ${quote(key)} is given twice; keep one`);
+    }
+    pairs.push({ key, text });
   }
-  return ok(object);
+  return ok(typedArguments(pairs, inputSchema));
+}
+
+/** The input schema of `tool` (by wire or function name) of a ready server, if listed. */
+function inputSchemaOf(harness: Harness, server: string, tool: string): JsonValue {
+  const report = harness.reports.get(server);
+  if (report?.state !== "ready") return {};
+  const wire = report.generated.manifest.get(tool) ?? tool;
+  return report.tools.find((descriptor) => descriptor.name === wire)?.inputSchema ?? {};
 }

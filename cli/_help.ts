@@ -75,7 +75,9 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     min: 2,
     max: Infinity,
     example: "call memory search_nodes query=readme",
-    details: "key=value values are JSON when they parse as JSON, else strings. The tool is " +
+    details: "key=value values take the type the tool's input schema gives the key (text=123 " +
+      'sends the string "123" to a string property, the number to a number one); a key ' +
+      "the schema does not describe is JSON when it parses as JSON, else a string. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
       `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s).`,
     examples: [

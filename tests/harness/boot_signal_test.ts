@@ -20,7 +20,7 @@ Deno.test("boot() with an aborted signal retires the servers still starting, and
     assert.equal(harness.reports.get("echo")?.state, "ready");
     const hang = harness.reports.get("hang");
     assert.equal(hang?.state, "failed");
-    assert.match(hang?.message ?? "", /^Client "hang" was shut down before answering /);
+    assert.match(hang?.message ?? "", /^Client "hang" was retired before answering /);
     assert.equal(harness.census.clients.get("hang")?.state, "retired");
   } finally {
     const retired = await harness.retire();
