@@ -20,6 +20,7 @@ import {
 import { expandSpec, refuseSubstitution, type Variables, variablesOf } from "./_expand.ts";
 import { isServerName, suggestName } from "./names.ts";
 import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
+import { catalogOAuthKey } from "./_oauth.ts";
 import {
   isTable,
   type Problem,
@@ -268,15 +269,26 @@ const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   stderr: "stderr",
   url: "url",
   headers: "headers",
+  oauth: "oauth",
   connectTimeoutMs: "connect_timeout_ms",
   callTimeoutMs: "call_timeout_ms",
   era: "era",
   versions: "versions",
 };
 
-// A spec's problem, said of the entry's key.
+// A spec's problem, said of the entry's key (a sign-in setting's, in the catalog's spelling).
 function entryProblem(problem: SpecProblem): Problem {
   const what = problem.message;
+  if (problem.key === "oauth") {
+    const setting = /^([A-Za-z]+): (.*)$/s.exec(what);
+    if (setting !== null) {
+      return {
+        kind: "invalid_entry",
+        key: `oauth.${catalogOAuthKey(setting[1]!)}`,
+        what: setting[2]!,
+      };
+    }
+  }
   return problem.key === undefined
     ? { kind: "invalid_entry", what }
     : { kind: "invalid_entry", key: CATALOG_KEYS[problem.key], what };
