@@ -27,7 +27,9 @@ export type CliCommand =
   | Common & { command: "tools"; server?: string }
   | Common & { command: "module"; server: string }
   | Common & { command: "call"; server: string; tool: string; args: string[] }
-  | Common & { command: "run"; program: string };
+  | Common & { command: "run"; program: string }
+  | Common & { command: "login"; server: string }
+  | Common & { command: "logout"; server: string };
 
 /** The name of a command of the table. */
 export type CommandName = Exclude<CliCommand["command"], "help">;
@@ -92,6 +94,22 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     min: 1,
     max: 1,
     example: "run program.ts",
+  },
+  login: {
+    needs: "a remote server",
+    usage: "login <server>",
+    summary: "sign in to a remote server (prints the URL, opens $BROWSER) and keep its tokens",
+    min: 1,
+    max: 1,
+    example: "login notion",
+  },
+  logout: {
+    needs: "a remote server",
+    usage: "logout <server>",
+    summary: "forget the tokens a login kept for a remote server",
+    min: 1,
+    max: 1,
+    example: "logout notion",
   },
 };
 
@@ -253,6 +271,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     }
     case "run":
       return ok({ command: name, program: operands[0] as string, ...common });
+    case "login":
+    case "logout":
+      return ok({ command: name, server: operands[0] as string, ...common });
   }
 }
 

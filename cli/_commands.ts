@@ -27,6 +27,7 @@ import {
 } from "./_render.ts";
 
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { leftoversAdvice } from "./_leftovers.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
 type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;
@@ -67,6 +68,9 @@ function failureLines(report: FailedReport): string[] {
 function hint(report: FailedReport): string {
   switch (report.failure.stage) {
     case "start":
+      if (report.failure.error.kind === "needs_auth") {
+        return `sign in: loom-mcp login ${report.name}`;
+      }
       if (report.stderrTail !== "") return "its stderr follows";
       if (/\bcheck\b/.test(report.message)) return "";
       return remote(report) ? "check its url and headers" : "check its command, args and cwd";
@@ -234,7 +238,7 @@ export async function check(
         `\n${ready} of ${count} ready; ` +
           (clean
             ? `every server retired with evidence (${evidenceWords(retired)})`
-            : "NOT every server was confirmed retired: check for leftover processes"),
+            : `NOT every server was confirmed retired: ${leftoversAdvice(retired, specs)}`),
       );
     },
   });

@@ -11,6 +11,8 @@ import { quote } from "../codec/quote.ts";
 import { oneLine, retirementRow, seconds, table } from "./_render.ts";
 
 import { EXIT_INTERRUPTED } from "./exit_codes.ts";
+import { signInByDefault } from "./_sign_in_default.ts";
+import { leftoverAdvice } from "./_leftovers.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
@@ -98,7 +100,7 @@ export async function withHarness(
     const lines = new BootLines(specs);
     options.onStart?.();
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
-    const harness = await boot(specs, {
+    const harness = await boot(signInByDefault(specs), {
       onServer: (report) => options.onLine?.(lines.row(report)),
     });
     let status = 1;
@@ -114,7 +116,7 @@ export async function withHarness(
         showRetired(retired);
         status = EXIT_INTERRUPTED;
       } else {
-        (options.onRetired ?? showUnretired)(retired);
+        (options.onRetired ?? ((report) => showUnretired(report, specs)))(retired);
         if (!retiredCleanly(retired)) status = 1;
       }
     }
@@ -137,13 +139,13 @@ function showRetired(report: RetirementReport): void {
   console.error(`retired:\n${table(rows)}`);
 }
 
-function showUnretired(report: RetirementReport): void {
+function showUnretired(report: RetirementReport, specs: readonly ServerSpec[]): void {
   for (const [name, outcome] of report.clients) {
     if (!outcome.ok) {
       console.error(
         `error: server ${quote(name)} was not confirmed retired: ${
           oneLine(outcome.error.message)
-        }; check for a leftover process before starting it again`,
+        }; ${leftoverAdvice(specs.find((spec) => spec.name === name))}`,
       );
     } else if (outcome.value.kind === "exited" && outcome.value.drained === false) {
       console.error(

@@ -10,6 +10,7 @@
  * deno run -A jsr:@loom/mcp/cli call memory search_nodes query=readme
  * deno run -A jsr:@loom/mcp/cli --stdio "npx -y @modelcontextprotocol/server-memory" tools
  * deno run -A jsr:@loom/mcp/cli run program.ts
+ * deno run -A jsr:@loom/mcp/cli login notion
  * ```
  *
  * The catalog is `--catalog <path>` (or the first argument), else the first
@@ -35,6 +36,7 @@ import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { type Doing, withHarness } from "./_with_harness.ts";
 import { readProgram, runCommand } from "./_run.ts";
 import { serversOf } from "./_source.ts";
+import { login, logout } from "./_login.ts";
 
 export { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 export { CATALOG_FILES } from "../catalog/mod.ts";
@@ -97,6 +99,10 @@ export async function main(args: string[]): Promise<number> {
         withHarness: (specs, body) =>
           withHarness(specs, doing, body, progress(command, source.value)),
       });
+    case "login":
+      return await login(source.value, command);
+    case "logout":
+      return await logout(source.value, command);
   }
 }
 
