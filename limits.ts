@@ -20,6 +20,7 @@ export {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   ENV_ALLOWLIST,
+  MAX_LISTING_BYTES,
   MAX_TOOL_PAGES,
   PROBE_TIMEOUT_MS,
   STDERR_TAIL_BYTES,
@@ -30,6 +31,7 @@ export { BOOT_ABORT_RETIREMENT_MS } from "./harness/harness.ts";
 export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
 // The wire.
 export { MAX_LINE_BYTES } from "./codec/framing.ts";
+export { MAX_PARAM_HEADER_BYTES } from "./codec/param_headers.ts";
 export { MAX_JSON_DEPTH } from "./codec/json.ts";
 // Generation.
 export { MAX_SURFACE_BYTES, MAX_TOOLS } from "./codegen/generate.ts";

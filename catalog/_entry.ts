@@ -7,13 +7,8 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import {
-  isRemote,
-  type ResolvedServerSpec,
-  type ServerSpec,
-  type StdioServerSpec,
-} from "../spec/mod.ts";
-import { checkSpec, type SpecKey, type SpecProblem } from "../spec/check.ts";
+import { isRemote, type ResolvedServerSpec, type ServerSpec } from "../spec/mod.ts";
+import { checkSpec } from "../spec/check.ts";
 import { MAX_SEGMENT_CHARS } from "../codegen/names.ts";
 import {
   type CatalogError,
@@ -34,16 +29,9 @@ import {
 import { readEnvFile } from "./_env_file.ts";
 import { isServerName, suggestName } from "./names.ts";
 import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
-import {
-  isTable,
-  type Problem,
-  readArgs,
-  readCommand,
-  readEnv,
-  readInheritEnv,
-  readPath,
-  readTimeout,
-} from "./_fields.ts";
+import { isTable, type Problem, readTimeout } from "./_fields.ts";
+import { entryProblem } from "./_keys.ts";
+import { readStdio } from "./_stdio.ts";
 import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
 
 /** The file name used in messages when none is given. */
@@ -381,31 +369,6 @@ function readServer(
   );
 }
 
-// The catalog's key for each key of a spec.
-const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
-  name: "name",
-  command: "command",
-  args: "args",
-  env: "env",
-  inheritEnv: "inherit_env",
-  cwd: "cwd",
-  stderr: "stderr",
-  url: "url",
-  headers: "headers",
-  connectTimeoutMs: "connect_timeout_ms",
-  callTimeoutMs: "call_timeout_ms",
-  era: "era",
-  versions: "versions",
-};
-
-// A spec's problem, said of the entry's key.
-function entryProblem(problem: SpecProblem): Problem {
-  const what = problem.message;
-  return problem.key === undefined
-    ? { kind: "invalid_entry", what }
-    : { kind: "invalid_entry", key: CATALOG_KEYS[problem.key], what };
-}
-
 // Variables expand from the environment given; with none, a JSON entry that
 // holds one is refused, and a remote entry's URL and headers expand from the
 // environment of a literal reading (a token is read from the harness's
@@ -427,31 +390,6 @@ function expandVariables(
     what: `${substitution.what}, or read the catalog with loadCatalog or openCatalog ` +
       `(or give options.env), which expand it from the harness's environment`,
   });
-}
-
-function readStdio(
-  name: string,
-  entry: Record<string, unknown>,
-  syntax: Syntax,
-): Result<StdioServerSpec, Problem> {
-  const args = readArgs(entry["args"], syntax);
-  if (!args.ok) return args;
-  const command = readCommand(entry["command"], args.value ?? [], syntax);
-  if (!command.ok) return command;
-  const env = readEnv(entry["env"], syntax);
-  if (!env.ok) return env;
-  const inheritEnv = readInheritEnv(entry["inherit_env"], syntax);
-  if (!inheritEnv.ok) return inheritEnv;
-  const spec: StdioServerSpec = { name, command: command.value };
-  if (args.value !== undefined) spec.args = args.value;
-  if (env.value !== undefined) spec.env = env.value;
-  if (inheritEnv.value !== undefined) spec.inheritEnv = inheritEnv.value;
-  if (entry["cwd"] !== undefined) {
-    const cwd = readPath("cwd", entry["cwd"], syntax);
-    if (!cwd.ok) return cwd;
-    spec.cwd = cwd.value;
-  }
-  return ok(spec);
 }
 
 // The deadlines of an entry, read onto its spec: the catalog's own limits

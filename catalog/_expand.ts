@@ -11,6 +11,8 @@ import { err, ok, type Result } from "../codec/result.ts";
 import { isRemote, type ServerSpec } from "../spec/mod.ts";
 import type { Problem } from "./_fields.ts";
 import type { CatalogOptions, Substitution } from "./types.ts";
+import type { OAuthSettings } from "../spec/oauth.ts";
+import { catalogOAuthKey } from "./_oauth.ts";
 
 /** Where the values of variables come from, and which of them may be read. */
 export type Variables = {
@@ -77,7 +79,8 @@ export function withheld(spec: ServerSpec, variables: Variables): string[] {
 
 /**
  * Expands every variable of a spec's command, args, cwd and env values, or
- * of a remote spec's URL and header values.
+ * of a remote spec's URL, header values and sign-in settings (a client
+ * secret, say: a catalog never holds one).
  */
 export function expandSpec(spec: ServerSpec, variables: Variables): Result<ServerSpec, Problem> {
   if (isRemote(spec)) {
@@ -88,6 +91,16 @@ export function expandSpec(spec: ServerSpec, variables: Variables): Result<Serve
       const headers = expandRecord("headers", spec.headers, variables);
       if (!headers.ok) return headers;
       expanded.headers = headers.value;
+    }
+    if (spec.oauth !== undefined) {
+      const oauth: Record<string, unknown> = { ...spec.oauth };
+      for (const [name, value] of Object.entries(oauth)) {
+        if (typeof value !== "string") continue;
+        const done = expand(`oauth.${catalogOAuthKey(name)}`, value, variables);
+        if (!done.ok) return done;
+        oauth[name] = done.value;
+      }
+      expanded.oauth = oauth as OAuthSettings;
     }
     return ok(expanded);
   }
@@ -219,6 +232,11 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
     if (SUBSTITUTION.test(spec.url)) return found("url", spec.url);
     for (const value of Object.values(spec.headers ?? {})) {
       if (SUBSTITUTION.test(value)) return found("headers", value);
+    }
+    for (const [name, value] of Object.entries(spec.oauth ?? {})) {
+      if (typeof value === "string" && SUBSTITUTION.test(value)) {
+        return found(`oauth.${catalogOAuthKey(name)}`, value);
+      }
     }
     return undefined;
   }

@@ -3,9 +3,10 @@
 // Code, Cursor and VS Code write it) is a server reached over Streamable
 // HTTP, with optional `headers` whose values expand `${VAR}` and
 // `${env:VAR}` from the harness's environment (an http or https URL, headers
-// HTTP can carry: the spec's rules). What still cannot be served
-// is said, with the reason: the older HTTP+SSE transport, WebSockets, and
-// entries that need an OAuth sign-in or a command to make their headers.
+// HTTP can carry: the spec's rules), and optional sign-in settings
+// (`[mcp.<name>.oauth]`, `_oauth.ts`). What still cannot be served is said,
+// with the reason: the older HTTP+SSE transport, WebSockets, and entries
+// that need a command to make their headers.
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
@@ -13,6 +14,7 @@ import type { RemoteServerSpec } from "../spec/mod.ts";
 import type { Problem } from "./_fields.ts";
 import { isTable } from "./_fields.ts";
 import { describe, type Syntax } from "./_text.ts";
+import { oauthKeyOf, readOAuth } from "./_oauth.ts";
 
 /** The `type` values that name Streamable HTTP. */
 const HTTP_TYPES: readonly string[] = [
@@ -25,7 +27,7 @@ const HTTP_TYPES: readonly string[] = [
 const OTHER_REMOTE_TYPES: readonly string[] = ["sse", "ws", "websocket"];
 
 /** The keys a remote entry may hold, besides the common ones read by the caller. */
-export const REMOTE_KEYS: readonly string[] = ["url", "headers", "type"];
+export const REMOTE_KEYS: readonly string[] = ["url", "headers", "type", "oauth", "auth"];
 
 /** Whether an entry names a remote server (served or not). */
 export function isRemoteEntry(entry: Record<string, unknown>): boolean {
@@ -51,14 +53,6 @@ export function unservableRemote(entry: Record<string, unknown>): Problem | unde
       kind: "unsupported_entry",
       key: "type",
       what: `a remote server${url} over WebSocket, which is not supported; only Streamable HTTP is`,
-    };
-  }
-  if (entry["oauth"] !== undefined) {
-    return {
-      kind: "unsupported_entry",
-      key: "oauth",
-      what: `a remote server${url} that signs in with OAuth, which is not supported; ` +
-        `give a token in "headers" ("Authorization": "Bearer \${TOKEN}") instead`,
     };
   }
   if (entry["headersHelper"] !== undefined) {
@@ -112,7 +106,22 @@ export function readRemote(
   }
   const headers = readHeaders(entry["headers"], syntax);
   if (!headers.ok) return headers;
-  return ok(headers.value === undefined ? { name, url } : { name, url, headers: headers.value });
+  const spec: RemoteServerSpec = { name, url };
+  if (headers.value !== undefined) spec.headers = headers.value;
+  if (syntax === "toml" && entry["auth"] !== undefined) {
+    return err({
+      kind: "invalid_entry",
+      key: "auth",
+      what: `sign-in settings are a table of their own, [mcp.${name}.oauth]`,
+    });
+  }
+  const oauthKey = oauthKeyOf(entry, syntax);
+  if (oauthKey !== undefined) {
+    const oauth = readOAuth(entry[oauthKey], oauthKey, syntax);
+    if (!oauth.ok) return oauth;
+    spec.oauth = oauth.value;
+  }
+  return ok(spec);
 }
 
 // What makes a header one HTTP can carry is the spec's rule, judged once expanded.

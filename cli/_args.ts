@@ -66,7 +66,9 @@ export type CliCommand =
   | Common & { command: "tools"; server?: string }
   | Common & { command: "module"; server: string }
   | Common & { command: "call"; server: string; tool: string; args: string[] }
-  | Common & { command: "run"; program: string; deadlineMs?: number };
+  | Common & { command: "run"; program: string; deadlineMs?: number }
+  | Common & { command: "login"; server: string }
+  | Common & { command: "logout"; server: string };
 
 const OPTIONS = {
   catalog: { type: "string", multiple: true },
@@ -286,6 +288,9 @@ function commandWith(
         ...common,
         ...(deadlineMs === undefined ? {} : { deadlineMs }),
       });
+    case "login":
+    case "logout":
+      return ok({ command: name, server: operands[0] as string, ...common });
   }
 }
 

@@ -2,6 +2,7 @@
 // goes to a person (results on stdout, progress and errors on stderr); with
 // --json, one JSON document on stdout carries the same data.
 
+import { leftoversAdvice } from "./_leftovers.ts";
 import { stringifyJson } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { quote } from "../codec/quote.ts";
@@ -224,7 +225,7 @@ export async function check(command: Command<"check">, context: Context): Promis
         `\n${ready} of ${count} ready; ` +
           (clean
             ? `every server retired with evidence (${evidenceWords(retired)})`
-            : "NOT every server was confirmed retired: check for leftover processes"),
+            : `NOT every server was confirmed retired: ${leftoversAdvice(retired, specs)}`),
       );
     },
   });

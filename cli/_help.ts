@@ -6,7 +6,15 @@ import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../spec/mod
 import { DEFAULT_RUN_TIMEOUT_MS } from "../harness/mod.ts";
 
 /** The name of a command of the table. */
-export type CommandName = "check" | "tools" | "surface" | "module" | "call" | "run";
+export type CommandName =
+  | "check"
+  | "tools"
+  | "surface"
+  | "module"
+  | "call"
+  | "run"
+  | "login"
+  | "logout";
 
 type Row = {
   usage: string;
@@ -96,6 +104,29 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     details: "The program runs in a sandbox with no permission; --deadline is its wall-clock " +
       `deadline (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s), --timeout each call's.`,
     examples: ["run - < program.ts", "run program.ts --deadline 2m --json"],
+  },
+  login: {
+    needs: "a remote server",
+    usage: "login <server>",
+    summary: "sign in to a remote server (prints the URL, opens $BROWSER) and keep its tokens",
+    min: 1,
+    max: 1,
+    example: "login notion",
+    details: "The browser comes back to a loopback redirect URI the command listens on; the " +
+      "tokens go to a file of mode 0600 under $XDG_CONFIG_HOME/loom-mcp/ (or " +
+      "~/.config/loom-mcp/), where every later command finds them. A headless grant " +
+      "(client credentials, a JWT) needs no browser.",
+    examples: ["login notion", "login --http https://mcp.example.com/mcp"],
+  },
+  logout: {
+    needs: "a remote server",
+    usage: "logout <server>",
+    summary: "forget the tokens a login kept for a remote server",
+    min: 1,
+    max: 1,
+    example: "logout notion",
+    details: "Removes the server's tokens from the store; the next command signs in again.",
+    examples: ["logout notion"],
   },
 };
 

@@ -36,9 +36,12 @@ export function startMessage(report: FailedReport, knobs: Knobs | undefined): st
 function hint(report: FailedReport, text: string): string {
   switch (report.failure.stage) {
     case "start":
+      if (report.failure.error.kind === "needs_auth") {
+        return `sign in: loom-mcp login ${report.name}`;
+      }
       if (report.stderrTail !== "") return "its stderr follows";
       if (/\bcheck\b/.test(text)) return "";
-      if (/was shut down before/.test(text)) return "";
+      if (/was (?:shut down|retired) before/.test(text)) return "";
       return isRemote(report) ? "check its url and headers" : "check its command, args and cwd";
     case "list":
       return "it started but its tools/list failed; check the server";

@@ -7,6 +7,8 @@
 // reports what was retired. A second Ctrl-C stops at once: the library's exit
 // guard kills every server on the way out.
 
+import { signInByDefault } from "./_sign_in_default.ts";
+import { leftoverAdvice } from "./_leftovers.ts";
 import {
   boot,
   BOOT_ABORT_RETIREMENT_MS,
@@ -151,7 +153,7 @@ export async function withHarness(
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
     let harness: Harness;
     try {
-      harness = await boot(specs, {
+      harness = await boot(signInByDefault(specs), {
         signal: cancel.signal,
         onServer: (report) => {
           starting.delete(report.name);
@@ -179,7 +181,7 @@ export async function withHarness(
         showRetired(retired, output);
         status = EXIT_INTERRUPTED;
       } else {
-        (options.onRetired ?? ((report) => showUnretired(report, output)))(retired);
+        (options.onRetired ?? ((report) => showUnretired(report, output, specs)))(retired);
         if (!retiredCleanly(retired)) status = 1;
       }
     }
@@ -250,13 +252,17 @@ function showRetired(report: RetirementReport, output: Output): void {
   output.detail(`retired:\n${table(rows)}`);
 }
 
-function showUnretired(report: RetirementReport, output: Output): void {
+function showUnretired(
+  report: RetirementReport,
+  output: Output,
+  specs: readonly ServerSpec[],
+): void {
   for (const [name, outcome] of report.clients) {
     if (!outcome.ok) {
       output.error(
         `server ${quote(name)} was not confirmed retired: ${
           oneLine(outcome.error.message, Infinity)
-        }; check for a leftover process before starting it again`,
+        }; ${leftoverAdvice(specs.find((spec) => spec.name === name))}`,
       );
     } else if (outcome.value.kind === "exited" && outcome.value.drained === false) {
       output.error(

@@ -11,6 +11,7 @@
  * deno run -A jsr:@loom/mcp/cli --stdio "npx -y @modelcontextprotocol/server-memory" tools
  * deno run -A jsr:@loom/mcp/cli --http https://mcp.example.com/mcp --header "Authorization: Bearer T" tools
  * deno run -A jsr:@loom/mcp/cli run program.ts --deadline 2m
+ * deno run -A jsr:@loom/mcp/cli login notion
  * ```
  *
  * The catalog is `--catalog <path>` (or a path before or after the command),
@@ -40,6 +41,7 @@ import { readProgram, runCommand } from "./_run.ts";
 import { serversOf } from "./_source.ts";
 import { Output } from "./_output.ts";
 import { startMessage } from "./_messages.ts";
+import { login, logout } from "./_login.ts";
 
 export {
   EXIT_FAILED,
@@ -156,6 +158,10 @@ function dispatch(
         withHarness: (specs, body) =>
           withHarness(specs, context.doing, body, progress(command, context)),
       });
+    case "login":
+      return login(context, command);
+    case "logout":
+      return logout(context, command);
   }
 }
 

@@ -3,7 +3,7 @@
 // back as it read them; a listing's pages are followed from here, each page
 // one request through the worker, so that a page is decoded exactly once.
 
-import { compactJson, type JsonValue } from "../codec/json.ts";
+import { compactJson, isJsonObject, type JsonValue } from "../codec/json.ts";
 import { checkResultType } from "../codec/stateless.ts";
 import {
   type CallToolResult,
@@ -14,7 +14,8 @@ import {
 } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "../thread/outcomes.ts";
-import { MAX_TOOL_PAGES } from "../spec/mod.ts";
+import { MAX_LISTING_BYTES, MAX_TOOL_PAGES } from "../spec/mod.ts";
+import { MAX_TOOLS } from "../codegen/generate.ts";
 
 /** Sends one `tools/list` request (parameters as compact JSON) with a deadline. */
 export type PageRequest = (
@@ -44,9 +45,12 @@ export function decodeCallResult(
 /**
  * Lists every tool, following `nextCursor` for at most
  * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor is
- * refused as `result_malformed`, a lying page names its number. In a
- * modern session every page's `resultType` must be `complete`; its
- * caching fields are not used (a listing is taken once per start).
+ * refused as `result_malformed`, a lying page names its number. A listing
+ * past `MAX_TOOLS` tools or {@linkcode MAX_LISTING_BYTES} of JSON text is
+ * refused as `listing_too_large` as soon as a page takes it there, before
+ * that page is decoded, so that no more of it is ever held. In a modern
+ * session every page's `resultType` must be `complete`; its caching fields
+ * are not used (a listing is taken once per start).
  */
 export async function listAllTools(
   server: string,
@@ -59,6 +63,7 @@ export async function listAllTools(
   const tools: ToolDescriptor[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
+  let chars = 0;
   for (let page = 1;; page++) {
     if (page > MAX_TOOL_PAGES) {
       return err({
@@ -76,6 +81,24 @@ export async function listAllTools(
         ? err(callTimedOut(server, "tools/list", timeoutMs, outcome.error.aborted))
         : outcome;
     }
+    chars += compactJson(outcome.value).length;
+    const listed = pageTools(outcome.value);
+    const past = chars > MAX_LISTING_BYTES
+      ? { what: "bytes" as const, seen: chars, limit: MAX_LISTING_BYTES }
+      : tools.length + listed > MAX_TOOLS
+      ? { what: "tools" as const, seen: tools.length + listed, limit: MAX_TOOLS }
+      : undefined;
+    if (past !== undefined) {
+      const how = past.what === "bytes"
+        ? `more than ${MAX_LISTING_BYTES} characters of JSON (MAX_LISTING_BYTES)`
+        : `more than ${MAX_TOOLS} tools (MAX_TOOLS)`;
+      return err({
+        kind: "listing_too_large",
+        ...past,
+        message: `Server "${server}" listed ${how} by page ${page}; its listing was refused ` +
+          `there, and no more of it was read`,
+      });
+    }
     const type = options.era === "modern"
       ? checkResultType("tools/list", outcome.value)
       : ok(undefined);
@@ -88,7 +111,8 @@ export async function listAllTools(
           decoded.error.message,
       });
     }
-    tools.push(...decoded.value.tools);
+    // One at a time: spreading a page of 300,000 tools into `push` overflows the stack.
+    for (const tool of decoded.value.tools) tools.push(tool);
     const next = decoded.value.nextCursor;
     if (next === undefined) return ok(tools);
     if (seen.has(next)) {
@@ -102,4 +126,9 @@ export async function listAllTools(
     seen.add(next);
     cursor = next;
   }
+}
+
+/** How many tools a raw page lists, before it is decoded (0 when it lists none). */
+function pageTools(value: JsonValue): number {
+  return isJsonObject(value) && Array.isArray(value.tools) ? value.tools.length : 0;
 }

@@ -12,6 +12,9 @@ import {
 } from "../spec/mod.ts";
 
 import type { WorkerPermissions } from "./permissions.ts";
+import type { StartError } from "../thread/outcomes.ts";
+import type { StateReport } from "../thread/state.ts";
+import { noResource } from "../thread/evidence.ts";
 
 /**
  * The child's whole environment: the defaults, then the allowlist and the
@@ -41,12 +44,16 @@ function readEnv(name: string): string | undefined {
   }
 }
 
-/** The message that starts a worker: what to run, its deadlines, where stderr goes. */
+/**
+ * The message that starts a worker: what to run, its deadlines, where stderr
+ * goes; for a remote server, whether the main thread holds its sign-in.
+ */
 export function startMessage(
   given: ServerSpec,
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
+  signIn = false,
 ): StartMessage {
   const spec = withDefaults(given);
   const common = {
@@ -65,7 +72,9 @@ export function startMessage(
       env: {},
       cwd: null,
       forwardStderr: false,
-      remote: { url: spec.url, headers: { ...spec.headers } },
+      remote: signIn
+        ? { url: spec.url, headers: { ...spec.headers }, signIn }
+        : { url: spec.url, headers: { ...spec.headers } },
     });
   }
   return encodeStart({
@@ -154,4 +163,26 @@ export function createWorker(
     },
   };
   return new Worker(url, options as WorkerOptions);
+}
+
+/** A client whose worker could not be made: what it reports, and why its start failed. */
+export function noWorker(name: string, error: unknown): { report: StateReport; error: StartError } {
+  const reason = error instanceof Error ? error.message : String(error);
+  return {
+    report: {
+      state: "failed",
+      death: {
+        kind: "unavailable",
+        cause: "not_connected",
+        message: `Client "${name}" has no worker`,
+        stderrTail: "",
+      },
+      evidence: noResource(),
+    },
+    error: {
+      kind: "transport_failed",
+      message: `Cannot start the worker of "${name}": ${reason}`,
+      stderrTail: "",
+    },
+  };
 }

@@ -10,10 +10,11 @@ import type { Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
-import { checkSpec, type SpecProblem } from "../spec/check.ts";
+import { checkSpec, oauthProblem, type SpecProblem } from "../spec/check.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
-import { DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
+import { DEFAULT_RETIREMENT_TIMEOUT_MS, type OAuthSettings, type ServerSpec } from "../spec/mod.ts";
+import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
 
 /** Options of {@linkcode Census.prepare}. */
 export type CensusOptions = {
@@ -27,6 +28,18 @@ export type CensusOptions = {
   permissions?: "auto" | WorkerPermissions;
   /** Default deadline of each client's retirement, in milliseconds. */
   retirementTimeoutMs?: number;
+  /**
+   * The sign-in settings of every remote server whose spec has no `oauth` of
+   * its own (each server gets a sign-in of its own, with these settings);
+   * none when absent.
+   */
+  oauth?: OAuthSettings;
+  /**
+   * Where the sign-ins keep their tokens: one store for every server; a
+   * `FileTokenStore` in the user's config folder (`$XDG_CONFIG_HOME/loom-mcp/`
+   * or `~/.config/loom-mcp/`, files of mode 0600) when absent.
+   */
+  tokenStore?: TokenStore;
 };
 
 /** Every client's retirement outcome, and whether all were confirmed. */
@@ -103,6 +116,19 @@ export class Census {
       ? (hasWorkerOptions() ? "least" : "inherit")
       : mode;
     const retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
+    const oauth = oauthProblem(options.oauth);
+    if (oauth !== undefined) {
+      const message = `Cannot prepare a census: option "oauth": ${oauth.message}`;
+      throw oauth.kind === "out_of_range" ? new RangeError(message) : new TypeError(message);
+    }
+    const signIn = options.oauth === undefined ? {} : { oauth: options.oauth };
+    // One store for every sign-in, made only when a server signs in.
+    let tokenStore = options.tokenStore;
+    const storeFor = (spec: ServerSpec) => {
+      if (spec.url === undefined || (spec.oauth ?? options.oauth) === undefined) return {};
+      tokenStore ??= new FileTokenStore();
+      return { tokenStore };
+    };
     const clients = new Map<string, Client>();
     specs.forEach((given, index) => {
       const checked = checkSpec(given);
@@ -113,7 +139,10 @@ export class Census {
           `Cannot prepare a census: the name ${JSON.stringify(spec.name)} is used twice`,
         );
       }
-      clients.set(spec.name, new Client(spec, { permissions, retirementTimeoutMs }));
+      clients.set(
+        spec.name,
+        new Client(spec, { permissions, retirementTimeoutMs, ...signIn, ...storeFor(spec) }),
+      );
     });
     return new Census(clients, permissions, retirementTimeoutMs);
   }

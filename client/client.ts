@@ -14,19 +14,19 @@
  * worker only after the retirement is confirmed (or the worker is lost), and
  * declares a worker that does not answer in time lost. Every call has a
  * main-thread timer at its deadline (`_tickets.ts`), so neither a hung
- * server nor a hung worker can hold a caller past it. The main thread's
- * share in controlling the process (group signals, the drain check, the
- * exit guard) is `custody/custody.ts`, asked by the worker on tickets of its
- * own.
+ * server nor a hung worker can hold a caller past it. What the worker asks
+ * of the main thread on tickets of its own (group signals, the drain check,
+ * a remote server's credentials from its sign-in) is answered by `_asks.ts`.
  *
  * @module
  */
 
 import type { JsonObject, JsonValue } from "../codec/json.ts";
+import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "../thread/outcomes.ts";
-import { noResource, type RetirementError, type RetirementEvidence } from "../thread/evidence.ts";
+import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
 import {
   cannotConnect,
@@ -49,6 +49,7 @@ import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
+  type OAuthSettings,
   type ServerSpec,
 } from "../spec/mod.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
@@ -56,9 +57,11 @@ import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
 import { decodeServerInfo } from "../thread/server_info.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
-import { createWorker, grantOf, startMessage } from "./_worker_launch.ts";
+import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import { WorkerLink } from "../thread/link.ts";
+import { answerAsk } from "./_asks.ts";
+import { type SignIn, signInOf } from "./_sign_in.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 
@@ -68,6 +71,10 @@ export type ClientOptions = {
   permissions?: WorkerPermissions;
   /** Default deadline of `retire`, and of the cleanup after a failed start. */
   retirementTimeoutMs?: number;
+  /** The sign-in of a remote server whose spec has no `oauth` of its own. */
+  oauth?: OAuthSettings;
+  /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
+  tokenStore?: TokenStore;
 };
 
 /** Options of one call. */
@@ -129,6 +136,7 @@ export class Client {
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
+  #signIn: SignIn | undefined;
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -142,6 +150,7 @@ export class Client {
       options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS,
       "retirementTimeoutMs",
     );
+    this.#signIn = signInOf(spec, options);
     this.#tickets = new Tickets(this.name, {
       batch: (text) => this.#link?.batch(text),
       message: (message, transfer) => this.#link?.post(message, transfer),
@@ -166,6 +175,23 @@ export class Client {
   /** The server's pid once spawned. */
   get pid(): number | undefined {
     return this.#custody.pid;
+  }
+
+  /** What the server's sign-in knows, without any secret; `undefined` when it signs in with none. */
+  signInStatus(): OAuthStatus | undefined {
+    return this.#signIn?.session.status();
+  }
+
+  /**
+   * Finishes a sign-in that `connect` left as `needs_auth`, with the query
+   * the browser came back to the redirect URI with (`code`, `state`, `iss`);
+   * the tokens go to the token store, for the next start of the server.
+   */
+  async completeSignIn(callback: URLSearchParams): Promise<Result<void, OAuthFailure>> {
+    const session = this.#signIn?.session;
+    if (session === undefined) throw new TypeError(`Server "${this.name}" has no sign-in`);
+    const done = await session.completeSignIn(callback);
+    return done.ok ? ok(undefined) : done;
   }
 
   /** The newest bytes of the server's stderr (up to 64 KiB), decoded leniently. */
@@ -198,22 +224,9 @@ export class Client {
     } catch (error) {
       this.#custody.release();
       // No worker to report: the client failed, nothing was spawned.
-      this.#report = {
-        state: "failed",
-        death: {
-          kind: "unavailable",
-          cause: "not_connected",
-          message: `Client "${this.name}" has no worker`,
-          stderrTail: "",
-        },
-        evidence: noResource(),
-      };
-      const reason = error instanceof Error ? error.message : String(error);
-      return Promise.resolve(err({
-        kind: "transport_failed",
-        message: `Cannot start the worker of "${this.name}": ${reason}`,
-        stderrTail: "",
-      }));
+      const failed = noWorker(this.name, error);
+      this.#report = failed.report;
+      return Promise.resolve(err(failed.error));
     }
     const link = new WorkerLink(worker, this.name, {
       event: (event) => this.#onEvent(event),
@@ -222,7 +235,9 @@ export class Client {
     this.#link = link;
     // What the start makes of the machine, before it says so.
     this.#report = { ...this.#report, state: "connecting" };
-    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, link.rings));
+    const signIn = this.#signIn !== undefined;
+    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, link.rings, signIn));
+    this.#signIn?.watch((message) => this.#post(message));
     return new Promise((resolve) => {
       this.#startSettle = resolve;
       const backstop = connectTimeoutMs + this.#retirementTimeoutMs + WORKER_GRACE_MS;
@@ -395,16 +410,11 @@ export class Client {
     }
   }
 
-  /** Does for the worker what it cannot (`custody/custody.ts`), and answers its ticket. */
+  /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
-    const ticket = ask.ticket;
-    if (ask.method === "signal") {
-      this.#post(encodeSettledAsk(ticket, this.#custody.signal(ask.pid, ask.signal)));
-      return;
-    }
-    void this.#custody.drain(ask.pid, ask.deadlineMs).then((drained) =>
-      this.#post(encodeSettledAsk(ticket, drained))
-    );
+    const answer = answerAsk(ask, this.#custody, this.#signIn);
+    if (!(answer instanceof Promise)) return this.#post(encodeSettledAsk(ask.ticket, answer));
+    void answer.then((value) => this.#post(encodeSettledAsk(ask.ticket, value)));
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {
@@ -479,9 +489,11 @@ export class Client {
     for (const settle of [...this.#retireWaiters]) settle(err(this.#unconfirmed()));
     this.#retireWaiters.clear();
     this.#custody.release();
+    this.#signIn?.stop();
   }
 
   #endWorker(): void {
+    this.#signIn?.stop();
     this.#link?.end();
     this.#custody.end();
   }

@@ -148,3 +148,33 @@ export function paramHeaders(
   }
   return out;
 }
+
+/**
+ * The longest value, encoded, a header mirrored from a request may carry, in
+ * bytes: 8 KiB. Servers and proxies bound a request's headers (nginx's
+ * buffers hold 8 KiB, Node's parser 16 KiB for all of them) and drop a
+ * request past the bound without an answer; a value past this one is refused
+ * before anything is sent, failing that call alone.
+ */
+export const MAX_PARAM_HEADER_BYTES = 8 * 1024;
+
+/**
+ * The first header whose value is longer than
+ * {@linkcode MAX_PARAM_HEADER_BYTES} (header values here are ASCII, encoded as
+ * the specification says, so characters are bytes), or `undefined`.
+ *
+ * @example A marked argument too long for a header
+ * ```ts
+ * import { oversizedHeader, paramHeaders } from "@loom/mcp/codec";
+ * const headers = paramHeaders([{ path: ["q"], name: "Q" }], { q: "x".repeat(9000) });
+ * console.log(oversizedHeader(headers)); // { name: "Mcp-Param-Q", bytes: 9000 }
+ * ```
+ */
+export function oversizedHeader(
+  headers: Iterable<[string, string]>,
+): { name: string; bytes: number } | undefined {
+  for (const [name, value] of headers) {
+    if (value.length > MAX_PARAM_HEADER_BYTES) return { name, bytes: value.length };
+  }
+  return undefined;
+}

@@ -11,9 +11,9 @@
 
 import * as oauth from "./_oauth4webapi.ts";
 import { MAX_OAUTH_RESPONSE_BYTES } from "./limits.ts";
+import type { Fetch } from "./credentials.ts";
 
-/** The shape of `fetch`, injected by tests and by a harness that proxies. */
-export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+export type { Fetch };
 
 /** A request got no answer: the server is down, unknown, or too slow. */
 export class UnreachableError extends Error {

@@ -9,8 +9,10 @@
  */
 
 import type { OAuthGrant } from "../spec/oauth.ts";
-import type { Fetch } from "./_http.ts";
 import type { TokenStore } from "./store.ts";
+
+/** The shape of `fetch`, injected by tests and by a harness that proxies. */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** How the client came to have its id at the authorization server. */
 export type ClientOrigin = "pre_registered" | "metadata_document" | "dynamic";

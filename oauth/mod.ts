@@ -28,6 +28,7 @@ export type {
   AccessToken,
   ClientOrigin,
   Credentials,
+  Fetch,
   OAuthSessionOptions,
   OAuthStatus,
   Refusal,
@@ -48,7 +49,7 @@ export {
 } from "./store.ts";
 export { OAUTH_FAILURE_KINDS, type OAuthFailure, type OAuthFailureKind } from "./failures.ts";
 export * from "./limits.ts";
-export type { Fetch } from "./_http.ts";
+
 export type { Result } from "../codec/result.ts";
 export {
   type Authorize,

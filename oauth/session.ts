@@ -254,14 +254,16 @@ export class OAuthSession {
   }
 
   /**
-   * Forgets the tokens of this server, here and in the store (a registration
-   * is kept; a store that fails says so in the status).
+   * Forgets the tokens of this server, here and in the store (a registration is
+   * kept; a failing store says so in the status), found first when not known.
    */
   signOut(): Promise<Result<void, OAuthFailure>> {
     return this.#turn(async () => {
-      this.#held = undefined;
-      this.#pending = undefined;
-      await this.#persist();
+      [this.#held, this.#pending] = [undefined, undefined];
+      const known = await this.#known();
+      if (!known.ok || this.#found === undefined) return known.ok ? ok(undefined) : known;
+      const key = this.#client?.key ?? storeKeyOf(this.#found, this.#settings, this.#redirectUri);
+      this.#noteStore(await keepGrant(this.#store, key, this.#resourceKey(), undefined));
       return ok(undefined);
     });
   }

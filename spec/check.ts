@@ -1,8 +1,8 @@
 /**
  * The checks of a server spec, each rule stated once: a name that is a
  * module segment, the command, args, env, inheritEnv, cwd and stderr of a
- * stdio server, the url and headers of a remote one, the era and the
- * versions offered, and deadlines that a timer can keep. A check returns the
+ * stdio server, the url, headers and sign-in settings of a remote one, the
+ * era and the versions offered, and deadlines that a timer can keep. A check returns the
  * problem, naming the spec's key; the census turns it into the `TypeError`
  * or `RangeError` it throws, the catalog into a `CatalogError` naming its
  * file, table and key.
@@ -20,6 +20,7 @@ import {
 import { moduleSegment } from "../codegen/names.ts";
 import { ERA_MODES, type EraMode, isEraMode, offerProblem } from "./era.ts";
 import { MAX_TIMEOUT_MS } from "./limits.ts";
+import { OAUTH_GRANTS, TOKEN_ENDPOINT_AUTH_METHODS } from "./oauth.ts";
 import {
   isStderrMode,
   type ResolvedServerSpec,
@@ -39,6 +40,7 @@ export type SpecKey =
   | "stderr"
   | "url"
   | "headers"
+  | "oauth"
   | "connectTimeoutMs"
   | "callTimeoutMs"
   | "era"
@@ -267,6 +269,8 @@ function remoteProblem(spec: Record<string, unknown>, describe: Describe): SpecP
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     return wrongType("url", `${quote(url)} is not an http or https URL`);
   }
+  const oauth = oauthProblem(spec["oauth"], describe);
+  if (oauth !== undefined) return oauth;
   if (headers === undefined) return undefined;
   if (!isRecord(headers)) {
     return wrongType(
@@ -290,6 +294,118 @@ function remoteProblem(spec: Record<string, unknown>, describe: Describe): SpecP
           `and -, a value on one line)`,
       );
     }
+  }
+  return undefined;
+}
+
+/** The string settings of a sign-in, and which of them must be URLs. */
+const OAUTH_STRINGS = [
+  "clientId",
+  "clientSecret",
+  "clientName",
+  "privateKeyPem",
+  "signingAlgorithm",
+  "refreshToken",
+  "idpClientId",
+  "idpClientSecret",
+] as const;
+const OAUTH_URLS = ["clientMetadataUrl", "redirectUri", "idpIssuer", "idpTokenEndpoint"] as const;
+/** Settings given as a string or a function that fetches one. */
+const OAUTH_SUPPLIED = ["assertion", "idToken"] as const;
+const OAUTH_KEYS: readonly string[] = [
+  "grant",
+  ...OAUTH_STRINGS,
+  ...OAUTH_URLS,
+  ...OAUTH_SUPPLIED,
+  "callbackPort",
+  "scopes",
+  "tokenEndpointAuthMethod",
+  "dpop",
+  "authorize",
+];
+
+/**
+ * What is wrong with a remote server's sign-in settings (`OAuthSettings`),
+ * if anything, said of the spec's key `oauth`: an object of known keys, each
+ * of its type; for `boot`'s and the census's `oauth` as for a spec's.
+ */
+export function oauthProblem(
+  value: unknown,
+  describe: Describe = describeValue,
+): SpecProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) {
+    return wrongType("oauth", `expected an object of sign-in settings, found ${describe(value)}`);
+  }
+  const at = (key: string, message: string) => wrongType("oauth", `${key}: ${message}`);
+  for (const key of Object.keys(value)) {
+    if (!OAUTH_KEYS.includes(key)) {
+      return at(key, `unknown setting; the known ones are ${OAUTH_KEYS.join(", ")}`);
+    }
+  }
+  const { grant, callbackPort, scopes, tokenEndpointAuthMethod, dpop, authorize } = value;
+  if (grant !== undefined && !(OAUTH_GRANTS as readonly unknown[]).includes(grant)) {
+    return at("grant", `expected ${oneOf(OAUTH_GRANTS)}, found ${describe(grant)}`);
+  }
+  for (const key of OAUTH_STRINGS) {
+    const field = value[key];
+    if (field !== undefined && (typeof field !== "string" || field === "")) {
+      return at(key, `expected a non-empty string, found ${describe(field)}`);
+    }
+  }
+  for (const key of OAUTH_URLS) {
+    const field = value[key];
+    if (field === undefined) continue;
+    if (typeof field !== "string" || !URL.canParse(field)) {
+      return at(key, `expected a URL, found ${describe(field)}`);
+    }
+  }
+  for (const key of OAUTH_SUPPLIED) {
+    const field = value[key];
+    if (field !== undefined && typeof field !== "string" && typeof field !== "function") {
+      return at(
+        key,
+        `expected a string or a function that resolves to one, found ${describe(field)}`,
+      );
+    }
+  }
+  if (
+    callbackPort !== undefined &&
+    !(Number.isSafeInteger(callbackPort) && (callbackPort as number) > 0 &&
+      (callbackPort as number) < 65536)
+  ) {
+    return {
+      kind: "out_of_range",
+      key: "oauth",
+      message: `callbackPort: expected a port from 1 to 65535, found ${describe(callbackPort)}`,
+    };
+  }
+  if (
+    scopes !== undefined &&
+    !(Array.isArray(scopes) &&
+      scopes.every((scope) =>
+        typeof scope === "string" && /^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)
+      ))
+  ) {
+    return at(
+      "scopes",
+      `expected a list of scope names (no spaces or quotes), found ${describe(scopes)}`,
+    );
+  }
+  if (
+    tokenEndpointAuthMethod !== undefined &&
+    !(TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(tokenEndpointAuthMethod)
+  ) {
+    return at(
+      "tokenEndpointAuthMethod",
+      `expected ${oneOf(TOKEN_ENDPOINT_AUTH_METHODS)}, found ${describe(tokenEndpointAuthMethod)}`,
+    );
+  }
+  if (dpop !== undefined && typeof dpop !== "boolean") {
+    return at("dpop", `expected true or false, found ${describe(dpop)}`);
+  }
+  if (authorize !== undefined && typeof authorize !== "function") {
+    return at("authorize", `expected a function (the user agent), found ${describe(authorize)}`);
   }
   return undefined;
 }

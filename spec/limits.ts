@@ -18,3 +18,12 @@ export const STDERR_TAIL_BYTES = 64 * 1024;
  * days), the most a timer can wait; a longer one would fire at once.
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/**
+ * The most a whole `tools/list` listing may weigh, all its pages together, as
+ * compact JSON text (counted in characters, one a byte for ASCII): 16 MiB. A
+ * client stops following pages past it, or past `MAX_TOOLS` tools, and the
+ * listing is refused as `listing_too_large`: a listing the generator would
+ * refuse is never held whole. The largest of the 48 real listings the
+ * project keeps is 180 KB (notion's).
+ */
+export const MAX_LISTING_BYTES = 16 * 1024 * 1024;

@@ -7,6 +7,7 @@
 
 import type { SupportedVersion } from "../codec/protocol.ts";
 import type { EraMode } from "./era.ts";
+import type { OAuthSettings } from "./oauth.ts";
 
 /** Where a server's stderr goes besides its bounded tail. */
 export type StderrMode =
@@ -80,9 +81,16 @@ export type RemoteServerSpec = SpecCommon & {
   url: string;
   /**
    * Headers every request carries, an `Authorization` for example (a
-   * bearer token; OAuth sign-in is not supported); none when absent.
+   * bearer token); none when absent.
    */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * How the client signs in to a server that needs OAuth; the `oauth` given
+   * to `boot` or `Census.prepare` when absent, and no sign-in when neither
+   * is (a refusal then fails the start). The sign-in runs on the main
+   * thread; the worker sends only the headers it is given.
+   */
+  oauth?: OAuthSettings;
   command?: never;
 };
 

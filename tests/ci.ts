@@ -13,6 +13,7 @@ const ENTRY_POINTS = [
   "limits.ts",
   "codec/mod.ts",
   "codegen/mod.ts",
+  "oauth/mod.ts",
   "runner/sandbox/cap.ts",
   "server/mod.ts",
   "cli/main.ts",

@@ -15,10 +15,10 @@ const ROOT = new URL("../", import.meta.url);
 const ARROWS: Record<string, readonly string[]> = {
   "mod.ts": ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
   "limits.ts": ["harness", "catalog", "client", "runner", "spec", "codegen", "codec"],
-  cli: ["harness", "catalog", "client", "spec", "thread", "codegen", "codec"],
+  cli: ["harness", "catalog", "client", "oauth", "spec", "thread", "codegen", "codec"],
   harness: ["client", "runner", "custody", "spec", "thread", "codegen", "codec"],
   catalog: ["spec", "codegen", "codec"],
-  client: ["worker", "thread", "custody", "spec", "codegen", "codec", "_generated"],
+  client: ["worker", "thread", "custody", "oauth", "spec", "codegen", "codec", "_generated"],
   custody: ["thread", "codec"],
   runner: ["runner/sandbox", "spec", "codegen", "codec", "_generated"],
   "runner/sandbox": [],

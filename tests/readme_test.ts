@@ -98,7 +98,10 @@ Deno.test("every TOML snippet of the README is a catalog that skips nothing", ()
   const catalogs = BLOCKS.filter((block) => block.lang === "toml");
   assert.ok(catalogs.length >= 2);
   for (const block of catalogs) {
-    const read = readCatalog(block.text, { file: "loom.toml", env: { LINEAR_TOKEN: "t" } });
+    const read = readCatalog(block.text, {
+      file: "loom.toml",
+      env: { LINEAR_TOKEN: "t", NOTION_SECRET: "s" },
+    });
     assert.ok(read.ok, read.ok ? "" : read.error.message);
     assert.ok(read.value.servers.length > 0, block.text);
     assert.deepEqual(read.value.skipped, [], block.text);

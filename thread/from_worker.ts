@@ -13,8 +13,10 @@
  * answers alone cross as one string ({@linkcode renderAnswers}).
  *
  * The worker's own requests, for what a least-privilege worker cannot do
- * (signal a process group, read `/proc` for the drain check), are ordinary
- * tickets: a `request` here, answered by `settled` in `to_worker.ts`.
+ * (signal a process group, read `/proc` for the drain check) and for what it
+ * must not hold (a remote server's sign-in: it asks for the credentials of a
+ * request, and hands over each refusal), are ordinary tickets: a `request`
+ * here, answered by `settled` in `to_worker.ts`.
  *
  * @module
  */
@@ -46,6 +48,7 @@ import {
   type RetirementEvidence,
 } from "./evidence.ts";
 import { decodeStateReport, type StateReport } from "./state.ts";
+import { type AuthRefusal, decodeRefusal } from "./auth.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -292,17 +295,35 @@ function decodeAnswerEvent(data: Fields): Answers | undefined {
 // ---- request: what the worker asks of the main thread ----
 
 /** What a worker asks the main thread to do for it, answered by `settled` (`to_worker.ts`). */
-export const ASK_METHODS = ["signal", "drain"] as const;
+export const ASK_METHODS = ["signal", "drain", "credentials", "challenge"] as const;
 
 /**
  * A request of the worker's, on a ticket of its own: signal the server's
  * process group, or, after its exit, check that the group drained (killing
- * survivors) within `deadlineMs`. Answered with whether the signal was sent,
- * or the drain's verdict.
+ * survivors) within `deadlineMs` (answered with whether the signal was sent,
+ * or the drain's verdict); or, for a remote server that signs in, the
+ * credentials of a request to `target` (its first, or each one of a DPoP-bound
+ * token), or new credentials for a request the server refused (answered with
+ * an `AuthAnswer`, `auth.ts`).
  */
 export type WorkerAsk =
   | { kind: "request"; ticket: number; method: "signal"; pid: number; signal: GroupSignal }
-  | { kind: "request"; ticket: number; method: "drain"; pid: number; deadlineMs: number };
+  | { kind: "request"; ticket: number; method: "drain"; pid: number; deadlineMs: number }
+  | { kind: "request"; ticket: number; method: "credentials"; target: RequestTarget }
+  | { kind: "request"; ticket: number; method: "challenge"; refusal: AuthRefusal };
+
+/** The HTTP method and URL of a request, as far as its credentials depend on them. */
+export type RequestTarget = { method: string; url: string };
+
+/** Encodes a request for the credentials of a request to `target`. */
+export function encodeCredentialsAsk(ticket: number, target: RequestTarget): WorkerAsk {
+  return { kind: "request", ticket, method: "credentials", target };
+}
+
+/** Encodes a refusal handed to the main thread's sign-in. */
+export function encodeChallengeAsk(ticket: number, refusal: AuthRefusal): WorkerAsk {
+  return { kind: "request", ticket, method: "challenge", refusal };
+}
 
 /** Encodes a request to signal the group led by `pid`. */
 export function encodeSignalAsk(ticket: number, pid: number, signal: GroupSignal): WorkerAsk {
@@ -316,9 +337,18 @@ export function encodeDrainAsk(ticket: number, pid: number, deadlineMs: number):
 
 function decodeAsk(data: Fields): WorkerAsk | undefined {
   const { ticket, method, pid } = data;
-  if (!isCount(ticket) || !isOneOf(ASK_METHODS, method) || !isCount(pid) || pid === 0) {
-    return undefined;
+  if (!isCount(ticket) || !isOneOf(ASK_METHODS, method)) return undefined;
+  if (method === "credentials") {
+    const target = data.target;
+    return isRecord(target) && isString(target.method) && isString(target.url)
+      ? encodeCredentialsAsk(ticket, { method: target.method, url: target.url })
+      : undefined;
   }
+  if (method === "challenge") {
+    const refusal = isRecord(data.refusal) ? decodeRefusal(data.refusal) : undefined;
+    return refusal === undefined ? undefined : encodeChallengeAsk(ticket, refusal);
+  }
+  if (!isCount(pid) || pid === 0) return undefined;
   if (method === "signal") {
     return isOneOf(GROUP_SIGNALS, data.signal)
       ? encodeSignalAsk(ticket, pid, data.signal)

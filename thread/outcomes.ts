@@ -94,7 +94,21 @@ export type StartFailure =
     /** Every way the start tried, in order, when it tried more than one. */
     attempts?: StartAttempt[];
   }
-  | { kind: "tools_not_declared"; message: string; serverInfo: ServerInfo; stderrTail: string };
+  | { kind: "tools_not_declared"; message: string; serverInfo: ServerInfo; stderrTail: string }
+  /**
+   * Not a fault: a remote server needs a person to sign in, and the sign-in's
+   * settings give no `authorize` to show them the way. `authorizationUrl` is
+   * where they sign in; the client's `completeSignIn` takes the query the
+   * browser comes back with, and a start after it (or `loom-mcp login`, for
+   * a token store on disk) goes through.
+   */
+  | {
+    kind: "needs_auth";
+    message: string;
+    authorizationUrl: string;
+    issuer: string;
+    stderrTail: string;
+  };
 
 /**
  * Why `connect` failed. A start that failed after spawning has retired its
@@ -126,7 +140,19 @@ export type ClientError =
   }
   | { kind: "server_error"; method: string; error: RpcError; message: string }
   | { kind: "result_malformed"; method: string; message: string }
-  | { kind: "too_many_pages"; pages: number; limit: number; message: string };
+  | { kind: "too_many_pages"; pages: number; limit: number; message: string }
+  /**
+   * The listing was stopped past `MAX_TOOLS` tools (`what: "tools"`) or past
+   * `MAX_LISTING_BYTES` of JSON text (`what: "bytes"`), before it was held whole.
+   */
+  | {
+    kind: "listing_too_large";
+    what: "tools" | "bytes";
+    /** How many tools, or how many characters of JSON text, were seen when it stopped. */
+    seen: number;
+    limit: number;
+    message: string;
+  };
 
 /**
  * The error of a request that its deadline or its caller ended. Built in one
@@ -214,6 +240,17 @@ export function decodeClientError(value: unknown): ClientError | undefined {
       return isCount(value.pages) && isCount(value.limit)
         ? { kind: "too_many_pages", pages: value.pages, limit: value.limit, message }
         : undefined;
+    case "listing_too_large":
+      return (value.what === "tools" || value.what === "bytes") && isCount(value.seen) &&
+          isCount(value.limit)
+        ? {
+          kind: "listing_too_large",
+          what: value.what,
+          seen: value.seen,
+          limit: value.limit,
+          message,
+        }
+        : undefined;
     default:
       return undefined;
   }
@@ -267,6 +304,16 @@ function decodeStartFailure(value: Fields): StartFailure | undefined {
           received: value.received,
           stderrTail,
           ...tried,
+        }
+        : undefined;
+    case "needs_auth":
+      return isString(value.authorizationUrl) && isString(value.issuer)
+        ? {
+          kind: "needs_auth",
+          message,
+          authorizationUrl: value.authorizationUrl,
+          issuer: value.issuer,
+          stderrTail,
         }
         : undefined;
     case "tools_not_declared": {

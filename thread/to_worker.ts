@@ -35,6 +35,7 @@ import {
   isStringRecord,
 } from "./guards.ts";
 import { type Drain, isDrain } from "./evidence.ts";
+import { type AuthAnswer, type AuthHeaders, isAuthAnswer, isAuthHeaders } from "./auth.ts";
 
 /** The methods a main thread may ask a worker to run. */
 export const REQUEST_METHODS = ["tools/call", "tools/list", "ping"] as const;
@@ -50,6 +51,7 @@ export const TO_WORKER_KINDS = [
   "malformed",
   "retire",
   "settled",
+  "credentials",
 ] as const;
 
 /** A message the main thread posts to a worker. */
@@ -59,7 +61,8 @@ export type ToWorker =
   | CancelMessage
   | MalformedMessage
   | RetireMessage
-  | SettledAsk;
+  | SettledAsk
+  | CredentialsMessage;
 
 // ---- requests as text: the hot path ----
 
@@ -164,8 +167,12 @@ export type StartMessage = {
 /** The two rings between a worker and the main thread: requests in, answers out. */
 export type StartRings = { requests: RingMemory; answers: RingMemory };
 
-/** Where a remote server is, and what every request to it carries. */
-export type RemoteTarget = { url: string; headers: Record<string, string> };
+/**
+ * Where a remote server is, and what every request to it carries; `signIn`
+ * when the main thread holds a sign-in for it, which the worker asks for the
+ * credentials of its requests (absent: none).
+ */
+export type RemoteTarget = { url: string; headers: Record<string, string>; signIn?: boolean };
 
 /** Encodes a start. */
 export function encodeStart(start: Omit<StartMessage, "kind">): StartMessage {
@@ -216,9 +223,12 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
 function decodeRemote(value: unknown): RemoteTarget | null | undefined {
   if (value === null) return null;
   if (!isRecord(value)) return undefined;
-  const { url, headers } = value;
+  const { url, headers, signIn } = value;
   if (!isString(url) || !isStringRecord(headers)) return undefined;
-  return { url, headers: { ...headers } };
+  if (signIn !== undefined && typeof signIn !== "boolean") return undefined;
+  return signIn === true
+    ? { url, headers: { ...headers }, signIn }
+    : { url, headers: { ...headers } };
 }
 
 // ---- request, with parameter bytes ----
@@ -339,20 +349,45 @@ function decodeRetire(data: Fields): Result<RetireMessage, string> {
 /**
  * The main thread's answer to the worker's request of `ticket`
  * (`from_worker.ts`): a drain check's verdict, or, for a signal, whether it
- * was sent.
+ * was sent; for an ask about credentials, an `AuthAnswer` (`auth.ts`).
  */
-export type SettledAsk = { kind: "settled"; ticket: number; value: Drain };
+export type SettledAsk = { kind: "settled"; ticket: number; value: Drain | AuthAnswer };
 
 /** Encodes the answer to a worker's request. */
-export function encodeSettledAsk(ticket: number, value: Drain): SettledAsk {
+export function encodeSettledAsk(ticket: number, value: Drain | AuthAnswer): SettledAsk {
   return { kind: "settled", ticket, value };
 }
 
 function decodeSettled(data: Fields): Result<SettledAsk, string> {
   const { ticket, value } = data;
-  return isCount(ticket) && isDrain(value)
-    ? ok(encodeSettledAsk(ticket, value))
-    : err("bad ticket");
+  if (!isCount(ticket)) return err("bad ticket");
+  if (isDrain(value)) return ok(encodeSettledAsk(ticket, value));
+  if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
+  return ok(encodeSettledAsk(ticket, structuredClone(value)));
+}
+
+// ---- credentials: a new token's headers ----
+
+/**
+ * The credentials a remote server's requests carry from now on (a refreshed
+ * token's): headers and which token they hold, never more.
+ */
+export type CredentialsMessage = { kind: "credentials" } & AuthHeaders;
+
+/** Encodes new credentials. */
+export function encodeCredentials(credentials: AuthHeaders): CredentialsMessage {
+  return {
+    kind: "credentials",
+    headers: { ...credentials.headers },
+    generation: credentials.generation,
+    perRequest: credentials.perRequest,
+  };
+}
+
+function decodeCredentials(data: Fields): Result<CredentialsMessage, string> {
+  return isAuthHeaders(data)
+    ? ok(encodeCredentials(data))
+    : err("the credentials are not headers with a generation");
 }
 
 // ---- the worker's decoder ----
@@ -366,6 +401,7 @@ const DECODERS: {
   malformed: decodeMalformed,
   retire: decodeRetire,
   settled: decodeSettled,
+  credentials: decodeCredentials,
 };
 
 /**

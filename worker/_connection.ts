@@ -122,6 +122,8 @@ export class Connection {
       bytes: (chunk) => this.#onBytes(chunk),
       end: (cause) => this.#onEnd(cause),
       exit: (status) => this.#onExit(status),
+      // A request lost with its stream goes again under a new id, still its caller's.
+      reissue: (id) => this.#closed ? undefined : this.#pending.rekey(id),
     });
     if (!opened.ok) {
       this.#opened = false;

@@ -7,13 +7,18 @@ import type { SseDecoder, SseEvent, SseFault } from "../codec/sse.ts";
 import { joinBytes } from "../codec/_bytes.ts";
 import { frameText } from "../codec/framing.ts";
 import { isJsonObject, parseJson } from "../codec/json.ts";
+import { peekResponseIdBytes } from "../codec/peek.ts";
+import { quote } from "../codec/quote.ts";
 import { BODY_EXCERPT_BYTES, bodyExcerpt } from "../codec/streamable_http.ts";
 import type { HttpFailure } from "../thread/outcomes.ts";
+import type { AuthFailure } from "../thread/auth.ts";
 
 const decoder = new TextDecoder();
 
 /** The most redirects one request follows, each within the endpoint's origin: 5. */
 export const MAX_REDIRECTS = 5;
+/** The most characters of a refusal's `WWW-Authenticate` quoted in a message: 200 (whole in `http`). */
+export const MAX_CHALLENGE_CHARS = 200;
 
 /** How a bounded body read ended. */
 export type BodyRead =
@@ -95,11 +100,17 @@ export async function readEvents(
   }
 }
 
-/** What a request's POST came to: an answer, or why there is none. */
+/**
+ * What a request's POST came to: an answer, or why there is none (a refused
+ * redirect's `location` says where it pointed: an origin, or a scheme that
+ * is not HTTP's), or, for a server that signs in, why no credentials let it
+ * in (`http`: the last refusal, when the server refused).
+ */
 export type Sent =
   | { kind: "answer"; response: Response }
   | { kind: "refused_redirect"; status: number; location: string }
   | { kind: "unreachable"; message: string }
+  | { kind: "auth_failed"; failure: AuthFailure; http?: HttpFailure }
   | { kind: "aborted" };
 
 /**
@@ -129,7 +140,12 @@ export async function send(
     try {
       next = new URL(location, target);
     } catch {
-      return { kind: "refused_redirect", status: response.status, location };
+      return { kind: "refused_redirect", status: response.status, location: quote(location) };
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      // Its origin would read "null": the scheme says where it pointed.
+      const scheme = quote(next.protocol, 20);
+      return { kind: "refused_redirect", status: response.status, location: `a ${scheme} URL` };
     }
     const keepsBody = response.status === 307 || response.status === 308 ||
       init.method === "GET" || init.method === "DELETE";
@@ -140,9 +156,43 @@ export async function send(
   }
 }
 
-/** An error's message, whatever was thrown. */
+// How Deno's fetch words its errors, around the cause a person can act on; the
+// URL it repeats may carry a query, so it never reaches a message.
+const FETCH_WORDING = [
+  /^error sending request (?:from \S+ )?for \S+(?: \([^)]*\))?:\s*/,
+  /^client error \([A-Za-z]+\):\s*/,
+];
+
+/**
+ * An error's message, whatever was thrown, with the cause beneath it (Deno's
+ * `fetch failed` says why only in its `cause`: a refused connection, a
+ * header the HTTP client cannot parse), the URL it repeats left out.
+ */
 export function reason(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  const messages: string[] = [];
+  let inner: unknown = error;
+  for (let depth = 0; depth < 8 && inner !== undefined; depth++) {
+    let text = inner instanceof Error ? inner.message : String(inner);
+    for (const wording of FETCH_WORDING) text = text.replace(wording, "");
+    if (text !== "" && !messages.includes(text)) messages.push(text);
+    inner = inner instanceof Error ? inner.cause : undefined;
+  }
+  return messages.join(": ") || "unknown error";
+}
+
+/**
+ * The id a JSON body answers, read from its ends where it can be (a plain
+ * response with a numeric id), else from the whole body; `undefined` when the
+ * body is not a JSON-RPC response at all.
+ */
+export function answeredId(bytes: Uint8Array): number | string | undefined {
+  const peeked = peekResponseIdBytes(bytes);
+  if (peeked !== undefined) return peeked;
+  const parsed = parseJson(decoder.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return undefined;
+  const { id } = parsed.value;
+  const answers = "result" in parsed.value || "error" in parsed.value;
+  return answers && (typeof id === "number" || typeof id === "string") ? id : undefined;
 }
 
 /**
@@ -164,7 +214,8 @@ export function answerOf(bytes: Uint8Array, id: number | string): "as_is" | stri
 
 /**
  * What a 401 or 403 says: its status, the first bytes of its body, and the
- * `WWW-Authenticate` challenge that tells what the server wants.
+ * `WWW-Authenticate` challenge that tells what the server wants (whole in
+ * `http`, quoted and cut at {@linkcode MAX_CHALLENGE_CHARS} in the message).
  */
 export async function refusal(response: Response): Promise<{ message: string; http: HttpFailure }> {
   const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
@@ -175,10 +226,10 @@ export async function refusal(response: Response): Promise<{ message: string; ht
   };
   const challenge = response.headers.get("www-authenticate");
   if (challenge !== null) http.wwwAuthenticate = challenge;
-  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
+  const asks = challenge === null ? "" : `; it asks for: ${quote(challenge, MAX_CHALLENGE_CHARS)}`;
   return {
     message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; ` +
-      `check the credentials in its headers (OAuth sign-in is not supported)`,
+      `check the credentials in its headers, or give it oauth settings to sign in`,
     http,
   };
 }

@@ -13,30 +13,47 @@ import {
   ACCEPT_BOTH,
   displayUrl,
   isMediaType,
+  LAST_EVENT_ID_HEADER,
   modernHeaders,
   type OutgoingMessage,
   PROTOCOL_VERSION_HEADER,
   SESSION_HEADER,
 } from "../codec/streamable_http.ts";
-import { readBody, send } from "./_http_read.ts";
+import { readBody, type Sent } from "./_http_read.ts";
 import type { Clock } from "./clock.ts";
 import type { RemoteEvidence } from "../thread/evidence.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
+/**
+ * The share of a retirement's deadline its session's `DELETE` may take: 0.5.
+ * A `DELETE` that never answers then ends as `session: "unconfirmed"`,
+ * saying so, well inside the retirement's deadline, instead of running the
+ * whole retirement out.
+ */
+export const DELETE_DEADLINE_SHARE = 0.5;
+
+/** How a session sends a request: the transport's send, with its credentials. */
+export type SessionSend = (
+  url: URL,
+  init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+) => Promise<Sent>;
+
 /** One endpoint's session state and headers. */
 export class HttpSession {
   #url: URL;
+  #send: SessionSend;
   #headers: Readonly<Record<string, string>>;
   #id: string | undefined;
   #version: string | undefined;
   #initialize: Uint8Array<ArrayBuffer> | undefined;
   #renewing: Promise<string | undefined> | undefined;
 
-  constructor(url: URL, headers: Readonly<Record<string, string>>) {
+  constructor(url: URL, headers: Readonly<Record<string, string>>, send: SessionSend) {
     this.#url = url;
     this.#headers = headers;
+    this.#send = send;
   }
 
   /** The id the server gave the session, if it gave one. */
@@ -84,27 +101,31 @@ export class HttpSession {
   }
 
   /**
-   * Ends the session within `deadlineMs`: a `DELETE` with its id when the
-   * server gave one. Says what was done; a stateless session has nothing
-   * to end.
+   * Ends the session within `retirementMs`: a `DELETE` with its id when the
+   * server gave one, within {@linkcode DELETE_DEADLINE_SHARE} of it. Says
+   * what was done; a stateless session has nothing to end.
    */
-  async end(deadlineMs: number, clock: Clock): Promise<RemoteEvidence> {
+  async end(retirementMs: number, clock: Clock): Promise<RemoteEvidence> {
     const url = displayUrl(this.#url);
     const session = this.#id;
     if (session === undefined) return { kind: "remote", url, session: "stateless" };
+    const deadlineMs = Math.floor(retirementMs * DELETE_DEADLINE_SHARE);
     const controller = new AbortController();
     const timer = clock.setTimer(deadlineMs, () => controller.abort());
     try {
-      const sent = await send(this.#url, {
+      const sent = await this.#send(this.#url, {
         method: "DELETE",
         headers: this.headers(undefined),
         signal: controller.signal,
       });
       if (sent.kind !== "answer") {
         const message = sent.kind === "aborted"
-          ? `no answer to DELETE within ${deadlineMs} ms`
+          ? `no answer to DELETE within ${deadlineMs} ms (DELETE_DEADLINE_SHARE of the ` +
+            `retirement's ${retirementMs} ms); the server may keep the session until it expires it`
           : sent.kind === "unreachable"
           ? sent.message
+          : sent.kind === "auth_failed"
+          ? `DELETE was refused: ${sent.failure.message}`
           : `DELETE was redirected to ${sent.location}`;
         return { kind: "remote", url, session: "unconfirmed", message };
       }
@@ -118,6 +139,23 @@ export class HttpSession {
     } finally {
       clock.clearTimer(timer);
     }
+  }
+
+  /** A legacy stream again, after `lastEventId`; its body, or `undefined` when not given. */
+  async resume(
+    lastEventId: string,
+    signal: AbortSignal,
+  ): Promise<ReadableStream<Uint8Array> | null | undefined> {
+    const headers = this.headers(undefined);
+    headers.set("Accept", "text/event-stream");
+    headers.set(LAST_EVENT_ID_HEADER, lastEventId);
+    const sent = await this.#send(this.#url, { method: "GET", headers, signal });
+    if (sent.kind !== "answer") return undefined;
+    const { response } = sent;
+    const type = response.headers.get("content-type");
+    if (response.status === 200 && isMediaType(type, "text/event-stream")) return response.body;
+    response.body?.cancel().catch(() => {});
+    return undefined;
   }
 
   /**
@@ -135,7 +173,7 @@ export class HttpSession {
     const stale = this.#id;
     if (body === undefined) return `it forgot session ${stale} before any initialize`;
     this.#id = undefined;
-    const sent = await send(this.#url, {
+    const sent = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({ kind: "request", method: "initialize" }),
       body,
@@ -157,7 +195,7 @@ export class HttpSession {
     if (this.#version !== before) {
       return `it opened a new session with version ${this.#version} instead of ${before}`;
     }
-    const told = await send(this.#url, {
+    const told = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({ kind: "notification", method: "notifications/initialized" }),
       body: encoder.encode('{"jsonrpc":"2.0","method":"notifications/initialized"}'),

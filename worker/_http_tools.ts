@@ -2,7 +2,9 @@
 // modern tool listing: the `x-mcp-header` marks of each tool, so
 // that a call says its marked arguments again in `Mcp-Param-*` headers; a
 // tool whose marks break the rules is taken out of the listing before the
-// machine sees it (the specification says such a tool must not be used).
+// machine sees it (the specification says such a tool must not be used);
+// and which tools say calling them again does no harm (`readOnlyHint` or
+// `idempotentHint`), the only calls sent again when their stream breaks.
 
 import { frameText } from "../codec/framing.ts";
 import { isJsonObject, parseJson } from "../codec/json.ts";
@@ -12,6 +14,7 @@ import type { OutgoingMessage } from "../codec/streamable_http.ts";
 /** The marks of the tools listed so far, by tool name. */
 export class ToolMarks {
   #marks = new Map<string, ParamHeader[]>();
+  #repeatable = new Set<string>();
 
   /**
    * Reads the text of a `tools/list` answer: keeps each tool's marks and
@@ -29,10 +32,20 @@ export class ToolMarks {
       if (!scan.ok) return false;
       if (scan.headers.length > 0) this.#marks.set(tool.name, scan.headers);
       else this.#marks.delete(tool.name);
+      const hints = tool.annotations;
+      const repeatable = isJsonObject(hints) &&
+        (hints.readOnlyHint === true || hints.idempotentHint === true);
+      if (repeatable) this.#repeatable.add(tool.name);
+      else this.#repeatable.delete(tool.name);
       return true;
     });
     if (kept.length === result.tools.length) return text;
     return frameText({ ...parsed.value, result: { ...result, tools: kept } }).slice(0, -1);
+  }
+
+  /** Whether the listing said calling tool `name` again does no harm (read-only or idempotent). */
+  repeatable(name: string | undefined): boolean {
+    return name !== undefined && this.#repeatable.has(name);
   }
 
   /** The `Mcp-Param-*` headers of a modern `tools/call`. */

@@ -1,7 +1,9 @@
 // Private to worker/: a machine's requests waiting for their answers, by id,
 // each under a timer on the machine's clock. Ids are minted here, integers
 // from 0; an id leaves the table exactly once (answered, expired, or settled
-// by a death), and its timer is cleared when it does.
+// by a death), and its timer is cleared when it does. A request re-issued
+// under a new id (its stream broke, `rekey`) keeps its deadline and its
+// caller, and its former ids still name it (a cancel says the first).
 
 import type { JsonValue } from "../codec/json.ts";
 import type { Result } from "../codec/result.ts";
@@ -32,7 +34,13 @@ export type Pending = {
   timed: boolean;
 };
 
-type Entry = Pending & { timer: TimerHandle | undefined };
+type Entry = Pending & {
+  timer: TimerHandle | undefined;
+  /** When its deadline passes, on the clock (only when `timed`: the table keeps it). */
+  deadlineAt: number;
+  /** The ids it had before it was re-issued. */
+  formerIds: number[];
+};
 
 /** The requests in flight, by id. */
 export class PendingTable {
@@ -41,6 +49,7 @@ export class PendingTable {
   #transport: { done?(id: number): void } | undefined;
   #nextId = 0;
   #entries = new Map<number, Entry>();
+  #aliases = new Map<number, number>();
 
   /**
    * `onTimeout` receives a request whose deadline passed, already taken out;
@@ -65,12 +74,6 @@ export class PendingTable {
   /** Records a request and starts its timer (when `timed`); returns its id. */
   add(pending: Pending): number {
     const id = this.#nextId++;
-    const timer = pending.timed
-      ? this.#clock.setTimer(pending.timeoutMs, () => {
-        const taken = this.take(id);
-        if (taken !== undefined) this.#onTimeout(id, taken);
-      })
-      : undefined;
     const entry: Entry = {
       method: pending.method,
       settle: pending.settle,
@@ -78,25 +81,59 @@ export class PendingTable {
       tellCancel: pending.tellCancel,
       raw: pending.raw,
       timed: pending.timed,
-      timer,
+      timer: undefined,
+      // Only a deadline the table keeps costs a clock read (the hot path's calls have none).
+      deadlineAt: pending.timed ? this.#clock.now() + pending.timeoutMs : 0,
+      formerIds: [],
     };
+    this.#arm(id, entry);
     this.#entries.set(id, entry);
     return id;
   }
 
+  /**
+   * Moves a request to a new id, its deadline and caller kept, for it to be
+   * sent again; `undefined` when nothing waits under `id`.
+   */
+  rekey(id: number): number | undefined {
+    const current = this.#aliases.get(id) ?? id;
+    const entry = this.#entries.get(current);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(current);
+    if (entry.timer !== undefined) this.#clock.clearTimer(entry.timer);
+    const next = this.#nextId++;
+    entry.formerIds.push(current);
+    for (const former of entry.formerIds) this.#aliases.set(former, next);
+    this.#arm(next, entry);
+    this.#entries.set(next, entry);
+    return next;
+  }
+
   /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
   take(id: number): Pending | undefined {
-    const entry = this.#entries.get(id);
+    const key = this.#aliases.get(id) ?? id;
+    const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    this.#entries.delete(id);
+    this.#entries.delete(key);
+    for (const former of entry.formerIds) this.#aliases.delete(former);
     if (entry.timer !== undefined) this.#clock.clearTimer(entry.timer);
-    this.#transport?.done?.(id);
+    this.#transport?.done?.(key);
     return entry;
+  }
+
+  #arm(id: number, entry: Entry): void {
+    if (!entry.timed) return;
+    entry.timer = this.#clock.setTimer(Math.max(0, entry.deadlineAt - this.#clock.now()), () => {
+      const taken = this.take(id);
+      if (taken !== undefined) this.#onTimeout(id, taken);
+    });
   }
 
   /** Takes a request out only if it wants its response undecoded (`raw`). */
   takeRaw(id: number): Pending | undefined {
-    return this.#entries.get(id)?.raw === undefined ? undefined : this.take(id);
+    return this.#entries.get(this.#aliases.get(id) ?? id)?.raw === undefined
+      ? undefined
+      : this.take(id);
   }
 
   /** Takes every request out, in the order they were sent. */

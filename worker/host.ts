@@ -39,7 +39,10 @@ import {
   type StartMessage,
   type WorkerRequest,
 } from "../thread/to_worker.ts";
+import type { AuthAnswer } from "../thread/auth.ts";
 import {
+  encodeChallengeAsk,
+  encodeCredentialsAsk,
   encodeDrainAsk,
   encodeExited,
   encodeRetired,
@@ -55,6 +58,7 @@ import type { Clock } from "./clock.ts";
 import { WaitClock } from "./wait_clock.ts";
 import { CommandTransport, type GroupControl } from "./command_transport.ts";
 import { HttpTransport } from "./http_transport.ts";
+import { HttpAuth } from "./_http_auth.ts";
 import { ClientMachine } from "./machine.ts";
 import { Outbox } from "./outbox.ts";
 import type { Transport } from "./transport.ts";
@@ -82,7 +86,7 @@ export class WorkerHost {
   // The request id each ticket of the main thread's was sent as, for `cancel`.
   #tickets = new Map<number, number>();
   // The worker's own requests of the main thread, by ticket.
-  #asks = new Map<number, (value: Drain) => void>();
+  #asks = new Map<number, (value: unknown) => void>();
   #nextAsk = 0;
   #group: GroupControl = {
     signal: (pid, signal) => {
@@ -90,8 +94,14 @@ export class WorkerHost {
       // At once: a retirement's clock is running.
       this.#outbox.flush();
     },
-    drain: (pid, deadlineMs) => this.#ask((ticket) => encodeDrainAsk(ticket, pid, deadlineMs)),
+    drain: (pid, deadlineMs) =>
+      this.#ask<Drain>((ticket) => encodeDrainAsk(ticket, pid, deadlineMs)),
   };
+  // A remote server's credentials, from the main thread's sign-in; one for every launch.
+  #auth = new HttpAuth({
+    ask: (target) => this.#askNow<AuthAnswer>((ticket) => encodeCredentialsAsk(ticket, target)),
+    refused: (refusal) => this.#askNow<AuthAnswer>((ticket) => encodeChallengeAsk(ticket, refusal)),
+  });
 
   /** A host posting with `post`; nothing runs until the main thread's `start`. */
   constructor(post: Post, options: HostOptions = {}) {
@@ -157,6 +167,9 @@ export class WorkerHost {
         resolve?.(message.value);
         return;
       }
+      case "credentials":
+        this.#auth.update(message);
+        return;
     }
   }
 
@@ -205,6 +218,7 @@ export class WorkerHost {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        ...(message.remote.signIn === true ? { auth: this.#auth } : {}),
       });
     }
     const outbox = this.#outbox;
@@ -232,12 +246,19 @@ export class WorkerHost {
   }
 
   /** Asks the main thread, on a ticket of the worker's own; resolves with its answer. */
-  #ask(make: (ticket: number) => WorkerAsk): Promise<Drain> {
+  #ask<T>(make: (ticket: number) => WorkerAsk): Promise<T> {
     const ticket = this.#nextAsk++;
     return new Promise((resolve) => {
-      this.#asks.set(ticket, resolve);
+      this.#asks.set(ticket, resolve as (value: unknown) => void);
       this.#outbox.post(make(ticket));
     });
+  }
+
+  /** Asks, and sends the ask at once: a request waits on it. */
+  #askNow<T>(make: (ticket: number) => WorkerAsk): Promise<T> {
+    const asked = this.#ask<T>(make);
+    this.#outbox.flush();
+    return asked;
   }
 
   // ---- requests ----

@@ -10,11 +10,18 @@
  * envelope in `params._meta`) carries `MCP-Protocol-Version`, `Mcp-Method`
  * and `Mcp-Name`; a legacy session carries `Mcp-Session-Id` and the
  * negotiated `MCP-Protocol-Version` after `initialize`, is opened again when
- * the server forgets it (404), and is deleted at retirement. A stream that
- * drops before its answer is resumed with `Last-Event-ID` when the server
- * gave event ids. Every body and every event is capped at 16 MiB; a request
- * the machine gives up on (its deadline, its caller) has its stream closed,
- * which in the modern era is also how it is cancelled.
+ * the server forgets it (404), and is deleted at retirement. A legacy stream
+ * that drops before its answer is resumed with `Last-Event-ID` when the
+ * server gave event ids; a modern one is lost, and re-issued as a new
+ * request only where that does nothing twice (`_http_reissue.ts`). Every
+ * body and every event is capped at 16 MiB; a request the machine gives up
+ * on (its deadline, its caller) has its stream closed, which in the modern
+ * era is also how it is cancelled. A notification never ends the client
+ * (`_http_notify.ts`); once the server has answered, a request that cannot
+ * be sent (or whose headers would be too long to send) fails alone. A server
+ * that signs in (a sign-in the main thread holds) has its requests carry the
+ * credentials the main thread gives, and hands it every 401 or 403
+ * (`_http_auth.ts`); without one, a refusal ends the client.
  *
  * Who closes what: the transport owns every fetch and its body; the machine
  * tells it when a request needs nothing more ({@linkcode HttpTransport.prototype.done}),
@@ -29,38 +36,44 @@
 import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { ok, type Result } from "../codec/result.ts";
 import { joinBytes } from "../codec/_bytes.ts";
-import { SseDecoder } from "../codec/sse.ts";
 import {
   bodyExcerpt,
   displayUrl,
   isMediaType,
   jsonOnOneLine,
-  LAST_EVENT_ID_HEADER,
   type OutgoingMessage,
   readOutgoing,
 } from "../codec/streamable_http.ts";
+import { MAX_PARAM_HEADER_BYTES, oversizedHeader } from "../codec/param_headers.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
 import type { RemoteEvidence } from "../thread/evidence.ts";
 import { httpFailure } from "./judge.ts";
-import { answerOf, readBody, readEvents, refusal, send, type Sent } from "./_http_read.ts";
+import { answeredId, answerOf, readBody, refusal, send, type Sent } from "./_http_read.ts";
+import { followStream, sleepUnless } from "./_http_stream.ts";
+import {
+  headerTooLong,
+  jsonLine,
+  type MadeUp,
+  madeUpLine,
+  noAnswer,
+  notLetIn,
+  otherAnswer,
+  subject,
+  unsentFailure,
+  unsentMessage,
+  type Where,
+} from "./_http_words.ts";
+import { Notifier } from "./_http_notify.ts";
 import { HttpSession } from "./_http_session.ts";
 import { ToolMarks } from "./_http_tools.ts";
+import type { HttpAuth } from "./_http_auth.ts";
+import { Reissues } from "./_http_reissue.ts";
 import type { ServerControl, SessionControl, Transport, TransportSink } from "./transport.ts";
 
-/** How long a resumption waits when the server named no `retry`, in ms: 1 s. */
-export const DEFAULT_RESUME_DELAY_MS = 1_000;
-/** The longest `retry` a server may ask a resumption to wait, in ms: 10 s. */
-export const MAX_RESUME_DELAY_MS = 10_000;
-/** The most times one request's dropped stream is resumed: 5. */
-export const MAX_RESUMPTIONS = 5;
-/**
- * The JSON-RPC error code of an answer the client makes up for a request
- * whose HTTP answer was not a JSON-RPC message (a status without one, an
- * empty 202, a stream that ended without the answer): -32000, the first
- * code JSON-RPC leaves to implementations. Its `data` carries the status.
- */
-export const HTTP_ANSWER_ERROR = -32000;
+export { DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS, MAX_RESUMPTIONS } from "./_http_stream.ts";
+export { HTTP_ANSWER_ERROR } from "./_http_words.ts";
+export { MAX_OPEN_NOTIFICATIONS, NOTIFICATION_TIMEOUT_MS } from "./_http_notify.ts";
 
 /** What to reach, and how. */
 export type HttpOptions = {
@@ -70,15 +83,15 @@ export type HttpOptions = {
   url: string;
   /** Headers every request carries (an `Authorization`, for example). */
   headers: Readonly<Record<string, string>>;
-  /** The clock of resumption delays; the system clock by default. */
+  /** The clock of resumption delays and notification deadlines; the system clock by default. */
   clock?: Clock;
+  /** The credentials of a server that signs in, from the main thread's sign-in. */
+  auth?: HttpAuth;
 };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const NEWLINE = 0x0a;
-const RETURN = 0x0d;
-const SPACE = 0x20;
 
 /**
  * Speaks MCP to one Streamable HTTP endpoint. Its server is behind a
@@ -107,6 +120,11 @@ export class HttpTransport implements Transport, SessionControl {
   #refused: StartFailure | undefined;
   #session: HttpSession;
   #tools = new ToolMarks();
+  #auth: HttpAuth | undefined;
+  /** Whether the server has answered a request with success: failures are then one request's. */
+  #reached = false;
+  #notifier: Notifier;
+  #reissues = new Reissues();
 
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
@@ -115,8 +133,14 @@ export class HttpTransport implements Transport, SessionControl {
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
     }
-    this.#session = new HttpSession(this.#url, options.headers);
+    this.#auth = options.auth;
+    this.#session = new HttpSession(
+      this.#url,
+      options.headers,
+      (url, init) => this.#send(url, init),
+    );
     this.#clock = options.clock ?? systemClock;
+    this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
   }
 
   /** The endpoint as it may be shown (no credentials, no query). */
@@ -185,26 +209,29 @@ export class HttpTransport implements Transport, SessionControl {
     }
     // The modern era cancels by closing the request's stream (done).
     if (message.version !== undefined) return;
-    const sent = await send(this.#url, {
-      method: "POST",
-      headers: this.#headers(message),
-      body,
-      signal: this.#all.signal,
-    });
-    if (sent.kind === "answer") await this.#refusal(sent.response, message);
-    else if (sent.kind !== "aborted") this.#failSent(sent, message);
+    await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
+  }
+
+  /** Sends a request, with the server's credentials when it signs in. */
+  #send(
+    url: URL,
+    init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+  ): Promise<Sent> {
+    return this.#auth === undefined ? send(url, init) : this.#auth.send(url, init);
   }
 
   async #request(message: OutgoingMessage, id: number | string, body: Uint8Array<ArrayBuffer>) {
     const controller = new AbortController();
     this.#inflight.set(id, controller);
     const signal = AbortSignal.any([this.#all.signal, controller.signal]);
-    let sent = await send(this.#url, {
-      method: "POST",
-      headers: this.#headers(message),
-      body,
-      signal,
-    });
+    const headers = this.#headers(message);
+    const tooLong = oversizedHeader(headers);
+    if (tooLong !== undefined) {
+      this.#inflight.delete(id);
+      this.#madeUp(id, headerTooLong(this.#where, message, tooLong, MAX_PARAM_HEADER_BYTES));
+      return;
+    }
+    let sent = await this.#send(this.#url, { method: "POST", headers, body, signal });
     if (
       sent.kind === "answer" && sent.response.status === 404 && this.#session.id !== undefined &&
       message.version === undefined && message.method !== "initialize"
@@ -217,7 +244,7 @@ export class HttpTransport implements Transport, SessionControl {
         return;
       }
       if (this.#ended) return;
-      sent = await send(this.#url, {
+      sent = await this.#send(this.#url, {
         method: "POST",
         headers: this.#headers(message),
         body,
@@ -226,32 +253,69 @@ export class HttpTransport implements Transport, SessionControl {
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {
-      this.#failSent(sent, message);
+      this.#unsent(sent, message, id, body);
       return;
     }
-    await this.#answer(sent.response, message, id);
+    await this.#answer(sent.response, message, id, body);
     this.#inflight.delete(id);
   }
 
-  async #answer(response: Response, message: OutgoingMessage, id: number | string) {
+  /**
+   * A request that got no answer: before the server ever answered, the
+   * client fails (the start says why); after, the request alone does, and a
+   * modern one that may have reached the server is lost and re-issued where
+   * that does nothing twice.
+   */
+  #unsent(
+    sent: Exclude<Sent, { kind: "answer" } | { kind: "aborted" }>,
+    message: OutgoingMessage,
+    id: number | string,
+    body: Uint8Array<ArrayBuffer>,
+  ): void {
+    if (!this.#reached) {
+      this.#failSent(sent, message);
+      return;
+    }
+    if (sent.kind === "unreachable" && message.version !== undefined) {
+      void this.#lost(message, id, body, `could not be sent: ${sent.message}`);
+      return;
+    }
+    this.#inflight.delete(id);
+    this.#madeUp(
+      id,
+      sent.kind === "auth_failed"
+        ? notLetIn(this.#where, sent, message)
+        : { message: unsentMessage(this.#where, sent, message), data: { status: 0 } },
+    );
+  }
+
+  async #answer(
+    response: Response,
+    message: OutgoingMessage,
+    id: number | string,
+    body: Uint8Array<ArrayBuffer>,
+  ) {
     if (await this.#refusal(response, message)) return;
     const status = response.status;
     const type = response.headers.get("content-type");
-    if (message.method === "initialize" && status >= 200 && status < 300) {
-      this.#session.opened(response);
-    }
-    if (status >= 200 && status < 300 && isMediaType(type, "text/event-stream")) {
-      await this.#stream(response.body, message, id);
+    const success = status >= 200 && status < 300;
+    if (success) this.#reached = true;
+    if (message.method === "initialize" && success) this.#session.opened(response);
+    if (success && isMediaType(type, "text/event-stream")) {
+      await this.#stream(response.body, message, id, body);
       return;
     }
     const read = await readBody(response.body, MAX_LINE_BYTES);
     if (read.kind === "broken") {
-      if (this.#inflight.has(id)) this.#fail(`${this.#what(message)} broke: ${read.message}`);
+      if (!this.#inflight.has(id)) return;
+      if (message.version !== undefined) {
+        await this.#lost(message, id, body, `broke its body: ${read.message}`);
+      } else this.#fail(`${subject(this.#where, message)} broke: ${read.message}`);
       return;
     }
     if (read.kind === "too_large") {
       this.#fail(
-        `${this.#what(message)} was a body of more than ${MAX_LINE_BYTES} bytes ` +
+        `${subject(this.#where, message)} was a body of more than ${MAX_LINE_BYTES} bytes ` +
           `(MAX_LINE_BYTES)`,
       );
       return;
@@ -260,7 +324,14 @@ export class HttpTransport implements Transport, SessionControl {
     // The body is read whole: nothing is left to close, and aborting a
     // finished fetch would cost the pooled connection.
     if (!this.#inflight.delete(id)) return;
-    if (status >= 200 && status < 300 && json) {
+    if (success && json) {
+      const answered = answeredId(read.bytes);
+      if (answered !== id) {
+        // A body that answers another request settles nothing: this one fails now.
+        const excerpt = bodyExcerpt(read.bytes);
+        this.#madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
+        return;
+      }
       if (message.method === "initialize") this.#session.negotiated(decoder.decode(read.bytes));
       if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder.decode(read.bytes)));
       else this.#deliverBytes(read.bytes);
@@ -274,102 +345,99 @@ export class HttpTransport implements Transport, SessionControl {
       else this.#deliverText(answer);
       return;
     }
-    const what = status === 202 || read.bytes.length === 0
-      ? `HTTP ${status} ${response.statusText} without an answer`
-      : `HTTP ${status} ${response.statusText}: ${bodyExcerpt(read.bytes)}`;
-    this.#madeUpAnswer(id, `Server "${this.#name}" answered ${message.method} with ${what}`, {
-      status,
-      body: bodyExcerpt(read.bytes),
-    });
+    this.#madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
   }
 
-  /** Reads an answer's event stream, resuming it where the server allows. */
+  /**
+   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
+   * where the server allows, a modern one that ends before its answer lost.
+   */
   async #stream(
     body: ReadableStream<Uint8Array> | null,
     message: OutgoingMessage,
     id: number | string,
+    request: Uint8Array<ArrayBuffer>,
   ): Promise<void> {
-    let lastEventId = "";
-    let retryMs: number | undefined;
-    for (let resumptions = 0;; resumptions++) {
-      const events = new SseDecoder();
-      const end = await readEvents(body, events, (event) => {
-        if (event.type === "message" && event.data !== "") {
-          if (message.method === "initialize") this.#session.negotiated(event.data);
-          const line = jsonOnOneLine(event.data);
-          this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
-        }
-        // The machine tells, synchronously, when this was the answer.
-        return this.#inflight.has(id) && !this.#ended;
-      });
-      if (events.lastEventId !== "") lastEventId = events.lastEventId;
-      retryMs = events.retryMs ?? retryMs;
-      if (!this.#inflight.has(id) || this.#ended || end.kind === "stopped") return;
-      if (end.kind === "fault") {
-        this.#fail(`${this.#what(message)} broke its event stream: ${end.fault.message}`);
-        return;
-      }
-      if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
-      const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
-      if (!(await this.#sleep(delay, id))) return;
-      const headers = this.#session.headers(undefined);
-      headers.set("Accept", "text/event-stream");
-      headers.set(LAST_EVENT_ID_HEADER, lastEventId);
-      const controller = this.#inflight.get(id);
-      if (controller === undefined) return;
-      const sent = await send(this.#url, {
-        method: "GET",
-        headers,
-        signal: AbortSignal.any([this.#all.signal, controller.signal]),
-      });
-      if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
-      if (
-        sent.kind !== "answer" || sent.response.status !== 200 ||
-        !isMediaType(sent.response.headers.get("content-type"), "text/event-stream")
-      ) {
-        if (sent.kind === "answer") sent.response.body?.cancel().catch(() => {});
-        break;
-      }
-      body = sent.response.body;
+    const end = await followStream(body, {
+      modern: message.version !== undefined,
+      message: (data) => {
+        if (message.method === "initialize") this.#session.negotiated(data);
+        const line = jsonOnOneLine(data);
+        this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
+      },
+      // The machine tells, synchronously, when a message was the answer.
+      waiting: () => this.#inflight.has(id) && !this.#ended,
+      sleep: (ms) => this.#sleep(ms, id),
+      resume: (lastEventId) => this.#resume(id, lastEventId),
+    });
+    if (end.kind === "fault") {
+      this.#fail(`${subject(this.#where, message)} broke its event stream: ${end.message}`);
+    } else if (end.kind === "lost") await this.#lost(message, id, request, end.how);
+    else if (end.kind === "unanswered") {
+      const after = end.lastEventId;
+      const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
+      const words = `Server "${this.#name}" ended its event stream without answering`;
+      this.#madeUp(id, { message: `${words} ${message.method}${how}`, data: { status: 200 } });
     }
-    const how = lastEventId === "" ? "" : ` (resumed after event ${JSON.stringify(lastEventId)})`;
-    this.#madeUpAnswer(
-      id,
-      `Server "${this.#name}" ended its event stream without answering ${message.method}${how}`,
-      { status: 200 },
+  }
+
+  /** Asks for a legacy stream again after `lastEventId`; its body, if the server gives it. */
+  #resume(id: number | string, lastEventId: string) {
+    const controller = this.#inflight.get(id);
+    if (controller === undefined) return Promise.resolve(undefined);
+    return this.#session.resume(
+      lastEventId,
+      AbortSignal.any([this.#all.signal, controller.signal]),
     );
   }
 
-  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
-  #sleep(ms: number, id: number | string): Promise<boolean> {
-    return new Promise((resolve) => {
-      const controller = this.#inflight.get(id);
-      if (controller === undefined) return resolve(false);
-      const signal = AbortSignal.any([this.#all.signal, controller.signal]);
-      const wake = () => {
-        this.#clock.clearTimer(timer);
-        resolve(false);
-      };
-      const timer = this.#clock.setTimer(ms, () => {
-        signal.removeEventListener("abort", wake);
-        resolve(this.#inflight.has(id) && !this.#ended);
-      });
-      signal.addEventListener("abort", wake, { once: true });
+  /**
+   * A modern request whose answer was lost with its stream (the server took
+   * the broken stream as its cancellation): re-issued as a new request, with
+   * the id the machine gives it, where that does nothing twice, at most
+   * `MAX_REISSUES` times; otherwise it fails, saying why.
+   */
+  async #lost(
+    message: OutgoingMessage,
+    id: number | string,
+    body: Uint8Array<ArrayBuffer>,
+    how: string,
+  ): Promise<void> {
+    this.#inflight.delete(id);
+    if (this.#ended) return;
+    const next = this.#reissues.lost(message, id, body, {
+      repeatable: (tool) => this.#tools.repeatable(tool),
+      renumber: (old) => this.#sink?.reissue?.(old),
     });
+    if (next.kind === "again") await this.#request({ ...message, id: next.id }, next.id, next.body);
+    else if (next.kind === "fail") {
+      const lost = `Server "${this.#name}" at ${this.endpoint}: ${message.method} ${how}`;
+      this.#madeUp(next.id, { message: `${lost}; ${next.why}`, data: { status: 200 } });
+    }
+  }
+
+  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
+  async #sleep(ms: number, id: number | string): Promise<boolean> {
+    const controller = this.#inflight.get(id);
+    if (controller === undefined) return false;
+    const waited = await sleepUnless(
+      this.#clock,
+      ms,
+      AbortSignal.any([this.#all.signal, controller.signal]),
+    );
+    return waited && this.#inflight.has(id) && !this.#ended;
   }
 
   /**
-   * A 401 or 403 ends the client: it is about credentials, never about the
-   * era, and no retry can fix it. Answers whether it was one.
+   * A 401 or 403 that no sign-in answers ends the client: it is about
+   * credentials, never about the era, and no retry can fix it. Answers
+   * whether it was one.
    */
   async #refusal(response: Response, message: OutgoingMessage): Promise<boolean> {
     const status = response.status;
-    if (status !== 401 && status !== 403) {
-      if (message.kind !== "request") response.body?.cancel().catch(() => {});
-      return false;
-    }
+    if (status !== 401 && status !== 403) return false;
     const refused = await refusal(response);
-    this.#fail(`${this.#what(message)} ${refused.message}`, refused.http);
+    this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
     return true;
   }
 
@@ -381,29 +449,20 @@ export class HttpTransport implements Transport, SessionControl {
     return headers;
   }
 
-  #what(message: OutgoingMessage): string {
-    return `The answer of server "${this.#name}" at ${this.endpoint} to ${
-      message.method ?? "a response"
-    }`;
+  get #where(): Where {
+    return { name: this.#name, endpoint: this.endpoint };
   }
 
+  /** A request got no answer before the server ever answered: the client fails, saying why. */
   #failSent(sent: Exclude<Sent, { kind: "answer" } | { kind: "aborted" }>, m: OutgoingMessage) {
-    if (sent.kind === "unreachable") {
-      this.#fail(`Cannot reach server "${this.#name}" at ${this.endpoint}: ${sent.message}`);
-      return;
-    }
-    this.#fail(
-      `Server "${this.#name}" at ${this.endpoint} redirected ${m.method ?? "a response"} ` +
-        `(HTTP ${sent.status}) to ${sent.location}; only redirects within its origin ` +
-        `that keep the request are followed`,
-    );
+    const failed = unsentFailure(this.#where, sent, m);
+    this.#failWith(failed.message, failed.failure);
   }
 
   /** A made-up JSON-RPC error for a request the server answered without one. */
-  #madeUpAnswer(id: number | string, message: string, data: Record<string, string | number>) {
+  #madeUp(id: number | string, words: MadeUp): void {
     if (this.#ended) return;
-    const error = { code: HTTP_ANSWER_ERROR, message, data };
-    this.#deliverText(JSON.stringify({ jsonrpc: "2.0", id, error }));
+    this.#deliverText(madeUpLine(id, words));
   }
 
   #deliverText(line: string): void {
@@ -411,27 +470,19 @@ export class HttpTransport implements Transport, SessionControl {
     this.#sink?.bytes(encoder.encode(`${line}\n`));
   }
 
-  /** Hands a JSON body to the machine as one line (its raw line breaks are whitespace). */
+  /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes: Uint8Array): void {
-    if (this.#ended) return;
-    const line = new Uint8Array(bytes.length + 1);
-    line.set(bytes);
-    for (
-      let i = line.indexOf(NEWLINE);
-      i !== -1 && i < bytes.length;
-      i = line.indexOf(NEWLINE, i)
-    ) {
-      line[i] = SPACE;
-    }
-    for (let i = line.indexOf(RETURN); i !== -1; i = line.indexOf(RETURN, i)) line[i] = SPACE;
-    line[bytes.length] = NEWLINE;
-    this.#sink?.bytes(line);
+    if (!this.#ended) this.#sink?.bytes(jsonLine(bytes));
   }
 
   #fail(message: string, http?: HttpFailure): void {
+    this.#failWith(message, httpFailure(message, http));
+  }
+
+  #failWith(message: string, failure: StartFailure): void {
     if (this.#ended) return;
     this.#abortAll();
-    this.#refused = httpFailure(message, http);
+    this.#refused = failure;
     this.#sink?.end({ kind: "http_failed", message });
   }
 

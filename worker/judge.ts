@@ -112,6 +112,15 @@ export function httpFailure(message: string, http: HttpFailure | undefined): Sta
     : { kind: "transport_failed", message, stderrTail: "", http };
 }
 
+/** The start outcome of a remote server that needs a person to sign in. */
+export function needsAuthFailure(
+  message: string,
+  authorizationUrl: string,
+  issuer: string | undefined,
+): StartFailure {
+  return { kind: "needs_auth", message, authorizationUrl, issuer: issuer ?? "", stderrTail: "" };
+}
+
 /** What the answer to a probe means. */
 export type DiscoverVerdict =
   /** A modern server: the session is modern. */

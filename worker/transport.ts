@@ -39,6 +39,13 @@ export interface TransportSink {
   end(cause: ChannelEnd): void;
   /** The server's real exit status was observed. Delivered at most once. */
   exit(status: ExitStatus): void;
+  /**
+   * The answer to request `id` was lost with its stream, and the request is
+   * to be sent again as a new one: returns the id it goes under (its caller
+   * still waits for it, as for the first), or `undefined` when nothing waits
+   * for it any more.
+   */
+  reissue?(id: number): number | undefined;
 }
 
 /** One way of reaching a server: bytes both ways, and an end. */

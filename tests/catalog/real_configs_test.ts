@@ -51,22 +51,21 @@ Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a 
   );
 });
 
-Deno.test("readCatalog() reads a Claude Code .mcp.json: an OAuth entry and malformed ones are skipped alone, by name", async () => {
+Deno.test("readCatalog() reads a Claude Code .mcp.json: its OAuth entry is served, malformed ones are skipped alone, by name", async () => {
   const value = catalog(await read("claude_code.mcp.json", { env: { HOME: "/home/me" } }));
-  assert.deepEqual(value.servers.map((spec) => spec.name), ["memory"]);
-  assert.equal(stdio(value.servers)[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
-  assert.deepEqual(skipped(value), [["sentry", "invalid"], ["notion", "remote"], [
-    "db",
+  assert.deepEqual(value.servers.map((spec) => spec.name), ["memory", "notion"]);
+  const local = value.servers.filter((spec) => !isRemote(spec));
+  assert.equal(stdio(local)[0]?.env["MEMORY_FILE_PATH"], "/home/me/.claude/memory.jsonl");
+  const notion = value.servers.filter(isRemote)[0];
+  assert.deepEqual(notion?.oauth, { clientId: "loom-example", callbackPort: 8080 });
+  assert.deepEqual(skipped(value), [["sentry", "invalid"], ["db", "invalid"], [
+    "broken",
     "invalid",
-  ], ["broken", "invalid"]]);
-  const [sentry, notion, db, broken] = value.skipped;
+  ]]);
+  const [sentry, db, broken] = value.skipped;
   assert.equal(
     sentry?.message,
     `claude_code.mcp.json: mcpServers.sentry key "headers": "\${SENTRY_TOKEN}" names the variable SENTRY_TOKEN, which is not set in the harness's environment; set it, or write the value itself`,
-  );
-  assert.equal(
-    notion?.message,
-    'claude_code.mcp.json: mcpServers.notion skipped: a remote server ("https://mcp.notion.com/mcp") that signs in with OAuth, which is not supported; give a token in "headers" ("Authorization": "Bearer ${TOKEN}") instead',
   );
   assert.equal(
     db?.message,

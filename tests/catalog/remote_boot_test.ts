@@ -49,7 +49,7 @@ Deno.test("the wrong token is a failed start carrying the server's challenge", a
     try {
       const report = harness.reports.get("peer");
       assert.ok(report?.state === "failed", JSON.stringify(report));
-      assert.match(report.message, /HTTP 401 Unauthorized; it asks for: Bearer realm="peer"/);
+      assert.match(report.message, /HTTP 401 Unauthorized; it asks for: "Bearer realm=\\"peer\\"/);
     } finally {
       await harness.retire();
     }

@@ -144,3 +144,70 @@ Deno.test("remote entries are refused or skipped with the reason when they canno
     });
   }
 });
+
+Deno.test("parseCatalog() reads [mcp.<name>.oauth] in snake_case, field for field, a secret from the environment", () => {
+  const toml = `
+[mcp.linear]
+url = "https://mcp.linear.app/mcp"
+
+[mcp.linear.oauth]
+grant = "client_credentials"
+client_id = "svc"
+client_secret = "\${LINEAR_SECRET}"
+scopes = "read write"
+callback_port = 8976
+token_endpoint_auth_method = "client_secret_post"
+dpop = false
+`;
+  const result = parseCatalog(toml, { file: "loom.toml", env: { LINEAR_SECRET: "s-1" } });
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  const [linear] = result.value;
+  assert.ok(linear !== undefined && isRemote(linear));
+  assert.deepEqual({ ...linear.oauth }, {
+    grant: "client_credentials",
+    clientId: "svc",
+    clientSecret: "s-1",
+    scopes: ["read", "write"],
+    callbackPort: 8976,
+    tokenEndpointAuthMethod: "client_secret_post",
+    dpop: false,
+  });
+  const unset = parseCatalog(toml, { file: "loom.toml", env: {} });
+  assert.ok(!unset.ok);
+  assert.equal(unset.error.key, "oauth.client_secret");
+  assert.match(unset.error.message, /names the variable LINEAR_SECRET, which is not set/);
+});
+
+Deno.test("parseMcpServersJson() serves the oauth shapes Claude Code and Cursor write", () => {
+  const text = JSON.stringify({
+    mcpServers: {
+      notion: {
+        type: "http",
+        url: "https://mcp.notion.com/mcp",
+        oauth: { clientId: "c-1", callbackPort: 8080 },
+      },
+      pipes: {
+        url: "https://pipes.example.com/mcp",
+        auth: { CLIENT_ID: "c-2", CLIENT_SECRET: "${env:PIPES_SECRET}", scopes: ["mcp"] },
+      },
+    },
+  });
+  const result = parseMcpServersJson(text, { file: ".mcp.json", env: { PIPES_SECRET: "s-2" } });
+  assert.ok(result.ok, result.ok ? "" : result.error.message);
+  const [notion, pipes] = result.value.filter(isRemote);
+  assert.deepEqual({ ...notion?.oauth }, { clientId: "c-1", callbackPort: 8080 });
+  assert.deepEqual({ ...pipes?.oauth }, { clientId: "c-2", clientSecret: "s-2", scopes: ["mcp"] });
+});
+
+Deno.test("a sign-in setting the catalog does not know is refused at its key", () => {
+  const result = parseCatalog(
+    `[mcp.x]\nurl = "https://a.example/mcp"\n[mcp.x.oauth]\nclient-id = "c"\n`,
+    { file: "loom.toml" },
+  );
+  assert.ok(!result.ok);
+  assert.equal(result.error.key, "oauth.client-id");
+  assert.match(
+    result.error.message,
+    /unknown sign-in setting; the known ones are grant, client_id/,
+  );
+});

@@ -54,7 +54,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
       JSON.stringify({
         mcpServers: {
           echo: echoEntry,
-          notion: { type: "http", url: "https://mcp.notion.com/mcp", oauth: { clientId: "x" } },
+          notion: { type: "sse", url: "https://mcp.notion.com/sse" },
           old: { ...echoEntry, disabled: true },
         },
       }),
@@ -145,7 +145,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
         assert.equal(skipped.code, 3, skipped.stderr);
         assert.match(
           skipped.stderr,
-          /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/mcp"\) that signs in with OAuth, which is not supported/m,
+          /^skipped: \.mcp\.json: mcpServers\.notion skipped: a remote server \("https:\/\/mcp\.notion\.com\/sse"\) over the older HTTP\+SSE transport, which is not supported/m,
         );
         assert.match(
           skipped.stderr,

@@ -63,7 +63,10 @@ Deno.test("a 401 fails the start with its status, body and WWW-Authenticate", as
       body: "token required",
       wwwAuthenticate: 'Bearer realm="peer", error="invalid_token"',
     });
-    assert.match(started.error.message, /HTTP 401 Unauthorized; it asks for: Bearer realm="peer"/);
+    assert.match(
+      started.error.message,
+      /HTTP 401 Unauthorized; it asks for: "Bearer realm=\\"peer\\"/,
+    );
     // Credentials are never evidence of an era: nothing was tried after the 401.
     assert.equal((await requests(peer)).length, 1);
     await client.retire();

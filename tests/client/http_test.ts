@@ -7,7 +7,12 @@ function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServe
   return { name: "remote", url, headers: {}, connectTimeoutMs: 20_000, ...extra };
 }
 
-async function stats(origin: string): Promise<Record<string, number>> {
+type Stats = Record<string, number> & {
+  ran: Record<string, number>;
+  calledWith: Record<string, unknown[]>;
+};
+
+async function stats(origin: string): Promise<Stats> {
   return await (await fetch(`${origin}/stats`)).json();
 }
 
@@ -21,7 +26,13 @@ Deno.test("a remote SDK v2 server speaks the modern era over HTTP", async () => 
     assert.equal(started.value.protocolVersion, "2026-07-28");
     const tools = await client.listTools();
     assert.ok(tools.ok, JSON.stringify(tools));
-    assert.deepEqual(tools.value.map((t) => t.name).sort(), ["add", "echo", "now"]);
+    assert.deepEqual(tools.value.map((t) => t.name).sort(), [
+      "add",
+      "echo",
+      "flaky_read",
+      "flaky_write",
+      "now",
+    ]);
     const called = await client.callTool("add", { a: 2, b: 3 });
     assert.ok(called.ok, JSON.stringify(called));
     assert.deepEqual(called.value.content, [{ type: "text", text: "5" }]);
@@ -74,6 +85,34 @@ Deno.test("a legacy session the server forgot (404) is opened again, and the cal
     assert.equal(seen.opened, 2);
     const retired = await client.retire();
     assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a 2026-07-28 stream broken before its answer: a read-only call is re-issued with a new id, any other never sent again", async () => {
+  const server = await serveFixture("sdk_v2_http.ts");
+  try {
+    const client = new Client(remote(`${server.origin}/mcp`, { era: "modern" }));
+    assert.ok((await client.connect()).ok);
+    assert.ok((await client.listTools()).ok);
+    const read = await client.callTool("flaky_read", {});
+    assert.ok(read.ok, JSON.stringify(read));
+    assert.deepEqual(read.value.content, [{ type: "text", text: "ran 2" }]);
+    const write = await client.callTool("flaky_write", {});
+    assert.ok(!write.ok && write.error.kind === "server_error", JSON.stringify(write));
+    assert.match(
+      write.error.message,
+      /tools\/call its event stream ended before its answer; it was not sent again because tool "flaky_write" is not marked read-only or idempotent, so it may or may not have run/,
+    );
+    const seen = await stats(server.origin);
+    assert.deepEqual(seen.ran, { flaky_read: 2, flaky_write: 1 });
+    const [first, again] = seen.calledWith.flaky_read ?? [];
+    assert.notEqual(first, again, "the re-issued request has an id of its own");
+    assert.equal(seen.calledWith.flaky_write?.length, 1);
+    // The client goes on.
+    assert.ok((await client.callTool("now", {})).ok);
+    assert.ok((await client.retire()).ok);
   } finally {
     await server.close();
   }

@@ -56,11 +56,16 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
  * Runs one scenario with a client of this library (`client`, the path of its
- * script; conformance_client.ts by default); never throws on a failing
- * scenario.
+ * script; conformance_client.ts by default; `denoFlags` go before it, such as
+ * `--unstable-worker-options`); never throws on a failing scenario.
  */
-export async function runScenario(run: ScenarioRun, client = CLIENT): Promise<ScenarioOutcome> {
-  const command = `${Deno.execPath()} run -A --quiet --no-lock ${client}`;
+export async function runScenario(
+  run: ScenarioRun,
+  client = CLIENT,
+  denoFlags: readonly string[] = [],
+): Promise<ScenarioOutcome> {
+  const flags = denoFlags.length === 0 ? "" : ` ${denoFlags.join(" ")}`;
+  const command = `${Deno.execPath()} run -A --quiet --no-lock${flags} ${client}`;
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",

@@ -3,7 +3,10 @@
 // runs every one of the 33 at the spec versions it applies to (the 14 that
 // apply at both 2025-11-25 and 2026-07-28 at both: 47 runs), with
 // tests/interop/conformance_auth_client.ts as the client under test, and
-// prints one line per run and a summary. Like conformance.ts, every server
+// prints one line per run and a summary. With `--library`, the client under
+// test is the library's own (conformance_auth_library.ts: a census whose
+// least-privilege worker sends only the headers the main thread's sign-in
+// gives it) instead of the plain-fetch one. Like conformance.ts, every server
 // involved is the suite's own, on this machine's loopback interface: nothing
 // leaves the machine. Pass scenario names (`auth/dpop`) to run only those.
 // It exits 0 when every run passed.
@@ -11,6 +14,7 @@
 import { runScenario, type ScenarioRun } from "./conformance.ts";
 
 const CLIENT = new URL("./conformance_auth_client.ts", import.meta.url).pathname;
+const LIBRARY = new URL("./conformance_auth_library.ts", import.meta.url).pathname;
 
 /** The scenarios that apply at both 2025-11-25 and 2026-07-28. */
 const BOTH = [
@@ -75,18 +79,24 @@ export const AUTH_RUNS: readonly ScenarioRun[] = [
   ...EXTENSIONS.map((scenario) => at(scenario)),
 ];
 
-/** Runs one authorization scenario with the oauth/ room's client. */
-export function runAuthScenario(run: ScenarioRun) {
-  return runScenario(run, CLIENT);
+/**
+ * Runs one authorization scenario with the oauth/ room's plain client, or,
+ * with `library`, with the library's own client under least privilege.
+ */
+export function runAuthScenario(run: ScenarioRun, options: { library?: boolean } = {}) {
+  return options.library
+    ? runScenario(run, LIBRARY, ["--unstable-worker-options"])
+    : runScenario(run, CLIENT);
 }
 
 if (import.meta.main) {
-  const only = new Set(Deno.args);
+  const library = Deno.args.includes("--library");
+  const only = new Set(Deno.args.filter((arg) => arg !== "--library"));
   const runs = AUTH_RUNS.filter((run) => only.size === 0 || only.has(run.scenario));
   let failed = 0;
   for (const run of runs) {
     const started = performance.now();
-    const outcome = await runAuthScenario(run);
+    const outcome = await runAuthScenario(run, { library });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const name = `${run.scenario}${run.flags ? ` ${run.flags.join(" ")}` : ""}`;
     console.log(

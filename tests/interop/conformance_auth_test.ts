@@ -33,3 +33,25 @@ Deno.test("the conformance suite's authorization scenarios pass with the oauth/ 
     });
   }
 });
+
+const LIBRARY_FAST = [
+  "auth/metadata-var3 --spec-version 2026-07-28",
+  "auth/scope-step-up --spec-version 2025-11-25",
+  "auth/2025-03-26-oauth-endpoint-fallback --spec-version 2025-03-26",
+  "auth/client-credentials-jwt",
+  "auth/dpop-nonce",
+];
+
+Deno.test("the conformance suite's authorization scenarios pass with the library's own client under least privilege (fast subset)", async (t) => {
+  const runs = AUTH_RUNS.filter((run) =>
+    LIBRARY_FAST.includes(`${run.scenario}${run.flags ? ` ${run.flags.join(" ")}` : ""}`)
+  );
+  assert.equal(runs.length, LIBRARY_FAST.length);
+  for (const run of runs) {
+    await t.step(`${run.scenario} ${run.flags?.join(" ") ?? ""}`.trim(), async () => {
+      const outcome = await runAuthScenario(run, { library: true });
+      assert.ok(outcome.overall, outcome.output);
+      assert.equal(outcome.passed, outcome.total);
+    });
+  }
+});

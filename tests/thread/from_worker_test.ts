@@ -5,6 +5,8 @@ import { callTimedOut } from "../../thread/outcomes.ts";
 import {
   decodeAnswers,
   decodeFromWorker,
+  encodeChallengeAsk,
+  encodeCredentialsAsk,
   encodeDrainAsk,
   encodeExited,
   encodeRetired,
@@ -136,6 +138,25 @@ const EVENTS: FromWorker[] = [
   { kind: "answers", tickets: [1], ids: [7], lines: new TextEncoder().encode("{}") },
   encodeSignalAsk(1, 12, "SIGTERM"),
   encodeDrainAsk(2, 12, 250),
+  encodeCredentialsAsk(3, { method: "POST", url: "https://h/mcp" }),
+  encodeChallengeAsk(4, {
+    status: 401,
+    wwwAuthenticate: 'Bearer resource_metadata="https://h/.well-known/oauth-protected-resource"',
+    dpopNonce: null,
+    method: "POST",
+    url: "https://h/mcp",
+    attempt: 1,
+    generation: null,
+  }),
+  encodeStarted(
+    err({
+      kind: "needs_auth",
+      message: "Sign-in is needed",
+      authorizationUrl: "https://as/authorize",
+      issuer: "https://as",
+      stderrTail: "",
+    }),
+  ),
   encodeRetired(ok(EXITED)),
   encodeRetired(ok({ kind: "remote", url: "http://h/mcp", session: "deleted", status: 200 })),
   encodeRetired(

@@ -6,6 +6,7 @@ import {
   decodeToWorker,
   encodeBytesRequest,
   encodeCancel,
+  encodeCredentials,
   encodeMalformed,
   encodeRetire,
   encodeSettledAsk,
@@ -130,6 +131,21 @@ const MESSAGES: ToWorker[] = [
   encodeRetire(5_000),
   encodeSettledAsk(0, "unknown"),
   encodeSettledAsk(1, true),
+  encodeSettledAsk(2, {
+    ok: true,
+    value: { headers: { Authorization: "Bearer t" }, generation: 1, perRequest: false },
+  }),
+  encodeSettledAsk(3, {
+    ok: false,
+    error: {
+      kind: "needs_auth",
+      message: "Sign-in is needed",
+      authorizationUrl: "https://as/authorize?x=1",
+      issuer: "https://as",
+    },
+  }),
+  encodeCredentials({ headers: { Authorization: "Bearer t2" }, generation: 2, perRequest: false }),
+  { ...START, remote: { url: "https://h/mcp", headers: {}, signIn: true } },
 ];
 
 Deno.test("every message round-trips through its encoder, a structured clone and its decoder", () => {

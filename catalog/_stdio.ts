@@ -1,0 +1,40 @@
+// Private to catalog/: a stdio entry's fields read onto its spec (command,
+// args, env, inherit_env, cwd), each refused in the file's own syntax.
+
+import { ok, type Result } from "../codec/result.ts";
+import type { StdioServerSpec } from "../spec/mod.ts";
+import type { Syntax } from "./_text.ts";
+import {
+  type Problem,
+  readArgs,
+  readCommand,
+  readEnv,
+  readInheritEnv,
+  readPath,
+} from "./_fields.ts";
+
+/** The spec of a stdio entry named `name`, or the problem of its first bad field. */
+export function readStdio(
+  name: string,
+  entry: Record<string, unknown>,
+  syntax: Syntax,
+): Result<StdioServerSpec, Problem> {
+  const args = readArgs(entry["args"], syntax);
+  if (!args.ok) return args;
+  const command = readCommand(entry["command"], args.value ?? [], syntax);
+  if (!command.ok) return command;
+  const env = readEnv(entry["env"], syntax);
+  if (!env.ok) return env;
+  const inheritEnv = readInheritEnv(entry["inherit_env"], syntax);
+  if (!inheritEnv.ok) return inheritEnv;
+  const spec: StdioServerSpec = { name, command: command.value };
+  if (args.value !== undefined) spec.args = args.value;
+  if (env.value !== undefined) spec.env = env.value;
+  if (inheritEnv.value !== undefined) spec.inheritEnv = inheritEnv.value;
+  if (entry["cwd"] !== undefined) {
+    const cwd = readPath("cwd", entry["cwd"], syntax);
+    if (!cwd.ok) return cwd;
+    spec.cwd = cwd.value;
+  }
+  return ok(spec);
+}

@@ -1,0 +1,183 @@
+// Private to cli/: signing in to a remote server from the command line.
+// `login <server>` runs the server's sign-in (`oauth/`) with a user agent of
+// the command line's own: it prints the authorization URL, opens it in the
+// browser `$BROWSER` names when one is set, and listens on the loopback
+// redirect URI for the request the browser comes back with; the tokens go
+// to the token store on disk (one file of mode 0600 per issuer and client
+// under `$XDG_CONFIG_HOME/loom-mcp/` or `~/.config/loom-mcp/`), where every
+// later command finds them. A headless grant (client credentials, a JWT)
+// needs no browser. `logout <server>` removes the server's tokens from the
+// store. Neither ever prints a token.
+
+import { printableLine, quote } from "../codec/quote.ts";
+import { isRemote, type RemoteServerSpec } from "../spec/mod.ts";
+import type { OAuthSettings } from "../spec/oauth.ts";
+import {
+  type AccessToken,
+  DEFAULT_REDIRECT_URI,
+  FileTokenStore,
+  OAuthSession,
+} from "../oauth/mod.ts";
+import type { CliCommand } from "./_args.ts";
+import { type Context, fail, pick, printJson } from "./_commands.ts";
+import type { Output } from "./_output.ts";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+
+type Command<Name extends "login" | "logout"> = Extract<CliCommand, { command: Name }>;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
+
+/** `login <server>`: signs in and keeps the tokens in the store on disk. */
+export async function login(context: Context, command: Command<"login">): Promise<number> {
+  const { output } = context;
+  const spec = remoteOf(context, command);
+  if (typeof spec === "number") return spec;
+  const settings: OAuthSettings = spec.oauth ?? {};
+  const redirect = new URL(redirectUriOf(settings));
+  if (!LOOPBACK.has(redirect.hostname) || redirect.protocol !== "http:") {
+    const message = `login listens for the browser on a loopback redirect URI, and ` +
+      `${quote(redirect.href)} is not one; set redirect_uri to http://127.0.0.1:<port>/callback`;
+    return fail(output, command.json, { kind: "usage", message }, EXIT_USAGE);
+  }
+  const store = new FileTokenStore();
+  const listener = new AbortController();
+  const session = new OAuthSession(spec.url, {
+    ...settings,
+    authorize: (url) => authorizeHere(spec.name, String(url), redirect, listener.signal, output),
+  }, { store });
+  let token;
+  try {
+    token = await session.accessToken();
+  } finally {
+    listener.abort();
+  }
+  if (!token.ok) {
+    return fail(
+      output,
+      command.json,
+      { kind: token.error.kind, message: token.error.message },
+      EXIT_FAILED,
+    );
+  }
+  const stored = session.status().storeFailure;
+  if (stored !== undefined) {
+    return fail(output, command.json, { kind: "store_failed", message: stored }, EXIT_FAILED);
+  }
+  return signedIn(output, spec.name, token.value, store.dir ?? "", command.json);
+}
+
+/** `logout <server>`: removes the server's tokens from the store on disk. */
+export async function logout(context: Context, command: Command<"logout">): Promise<number> {
+  const { output } = context;
+  const spec = remoteOf(context, command);
+  if (typeof spec === "number") return spec;
+  const store = new FileTokenStore();
+  const session = new OAuthSession(spec.url, spec.oauth ?? {}, { store });
+  const done = await session.signOut();
+  const failure = done.ok ? session.status().storeFailure : done.error.message;
+  if (failure !== undefined) {
+    return fail(output, command.json, { kind: "logout_failed", message: failure }, EXIT_FAILED);
+  }
+  if (command.json) printJson(output, { ok: true, server: spec.name, store: store.dir ?? "" });
+  else output.result(`Signed out of ${spec.name}: its tokens are gone from ${store.dir ?? ""}`);
+  return EXIT_OK;
+}
+
+function remoteOf(context: Context, command: Command<"login" | "logout">) {
+  const [spec] = pick(context, command.server, command.json)?.specs ?? [];
+  if (spec === undefined) return EXIT_USAGE;
+  if (isRemote(spec)) return spec as RemoteServerSpec;
+  const message = `server ${quote(spec.name)} runs here from a command, and signs in to ` +
+    `nothing; ${command.command} is for a remote server (one with a "url")`;
+  return fail(context.output, command.json, { kind: "usage", message }, EXIT_USAGE);
+}
+
+function redirectUriOf(settings: OAuthSettings): string {
+  if (settings.redirectUri !== undefined) return settings.redirectUri;
+  return settings.callbackPort === undefined
+    ? DEFAULT_REDIRECT_URI
+    : `http://127.0.0.1:${settings.callbackPort}/callback`;
+}
+
+/**
+ * The command line's user agent: prints the URL, opens the browser `$BROWSER`
+ * names, and resolves with the query of the request that reaches the
+ * redirect URI, which it serves on loopback until `signal` aborts.
+ */
+function authorizeHere(
+  server: string,
+  url: string,
+  redirect: URL,
+  signal: AbortSignal,
+  output: Output,
+): Promise<URLSearchParams> {
+  return new Promise((resolve, reject) => {
+    const hostname = redirect.hostname === "[::1]" ? "::1" : redirect.hostname;
+    const port = Number(redirect.port || 80);
+    try {
+      Deno.serve({ hostname, port, signal, onListen() {} }, (request) => {
+        const reached = new URL(request.url);
+        if (reached.pathname !== redirect.pathname) {
+          return new Response("not here", { status: 404 });
+        }
+        resolve(reached.searchParams);
+        return new Response(
+          `<!doctype html><title>Signed in</title><p>Back to the terminal: you can close this tab.`,
+          { headers: { "content-type": "text/html; charset=utf-8" } },
+        );
+      });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      reject(new Error(`Cannot listen on ${redirect.host} for the browser: ${reason}`));
+      return;
+    }
+    output.detail(`To sign in to ${server}, open this URL in a browser:\n  ${url}`);
+    openBrowser(url, output);
+  });
+}
+
+/** Opens `url` in the browser `$BROWSER` names, if any; says so when it cannot. */
+function openBrowser(url: string, output: Output): void {
+  let browser: string | undefined;
+  try {
+    browser = Deno.env.get("BROWSER");
+  } catch {
+    return;
+  }
+  if (browser === undefined || browser === "") return;
+  try {
+    new Deno.Command(browser, { args: [url], stdin: "null", stdout: "null", stderr: "null" })
+      .spawn().status.catch(() => {});
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    output.warn(`cannot open the browser ${quote(browser)} ($BROWSER): ${reason}`, "note");
+  }
+}
+
+function signedIn(
+  output: Output,
+  server: string,
+  token: AccessToken,
+  dir: string,
+  json: boolean,
+): number {
+  const expires = token.expiresAt === undefined ? undefined : new Date(token.expiresAt);
+  if (json) {
+    printJson(output, {
+      ok: true,
+      server,
+      issuer: token.issuer,
+      scopes: token.scopes,
+      ...(expires === undefined ? {} : { expiresAt: expires.toISOString() }),
+      store: dir,
+    });
+    return EXIT_OK;
+  }
+  const scopes = token.scopes.length === 0
+    ? "no scope named"
+    : `scopes ${printableLine(token.scopes.join(" "))}`;
+  const until = expires === undefined ? "" : `, until ${expires.toISOString()}`;
+  const issuer = printableLine(token.issuer);
+  output.result(`Signed in to ${server} at ${issuer} (${scopes}${until}); tokens kept in ${dir}`);
+  return EXIT_OK;
+}

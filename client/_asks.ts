@@ -1,0 +1,34 @@
+// Private to client/: the answers to what a client's worker asks of the main
+// thread, on tickets of its own: group signals and drain checks a
+// least-privilege worker cannot do (`custody/`), and a remote server's
+// credentials, which only the main thread's sign-in holds (`_sign_in.ts`).
+
+import type { AuthAnswer } from "../thread/auth.ts";
+import type { Drain } from "../thread/evidence.ts";
+import type { WorkerAsk } from "../thread/from_worker.ts";
+import type { Custody } from "../custody/custody.ts";
+import type { SignIn } from "./_sign_in.ts";
+
+/** The answer to one ask: at once for a signal, later for a drain check or credentials. */
+export function answerAsk(
+  ask: WorkerAsk,
+  custody: Custody,
+  signIn: SignIn | undefined,
+): Drain | Promise<Drain | AuthAnswer> {
+  switch (ask.method) {
+    case "signal":
+      return custody.signal(ask.pid, ask.signal);
+    case "drain":
+      return custody.drain(ask.pid, ask.deadlineMs);
+    case "credentials":
+    case "challenge":
+      return signIn?.answer(ask) ?? Promise.resolve(noSignIn());
+  }
+}
+
+function noSignIn(): AuthAnswer {
+  return {
+    ok: false,
+    error: { kind: "configuration_invalid", message: "The server has no sign-in on this client" },
+  };
+}

@@ -1,0 +1,144 @@
+// Private to client/: a remote server's sign-in, held on the main thread for
+// its client: one OAuthSession (`oauth/`), which alone talks to authorization
+// servers and holds refresh tokens, client secrets and DPoP keys. The worker
+// asks it, on tickets of its own, for the credentials of a request and for
+// new ones after a refusal (`answer`); only the headers a request carries
+// cross back. While a worker runs, a token about to expire is refreshed here
+// ahead of time and its headers are posted (`watch`), so that a request
+// rarely meets an expired token; one that does is refused and asks.
+//
+// DPoP: a DPoP-bound token needs a proof per request (RFC 9449: method, URL,
+// a fresh `jti`, the token's hash, the server's nonce). The worker asks for
+// each request's headers rather than holding the key: a non-extractable
+// CryptoKey could cross to it, but the signer would have to follow (the
+// worker may not import `oauth/`), and the nonces the server hands out are
+// the session's to keep; one ask costs a hop between threads beside an HTTP
+// request, and only servers that bind tokens pay it.
+
+import type { AuthAnswer, AuthFailure } from "../thread/auth.ts";
+import type { WorkerAsk } from "../thread/from_worker.ts";
+import { encodeCredentials, type ToWorker } from "../thread/to_worker.ts";
+import type { Result } from "../codec/result.ts";
+import { OAuthSession } from "../oauth/session.ts";
+import type { Credentials } from "../oauth/credentials.ts";
+import type { OAuthFailure } from "../oauth/failures.ts";
+import { REFRESH_MARGIN_MS } from "../oauth/limits.ts";
+import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
+import { isRemote, type ServerSpec } from "../spec/server_spec.ts";
+import type { OAuthSettings } from "../spec/oauth.ts";
+
+/** The shortest wait before a refresh ahead of expiry, in ms: 1 s. */
+const MIN_REFRESH_WAIT_MS = 1_000;
+
+/**
+ * The sign-in of a client's server: a remote server with `oauth` settings of
+ * its own, or the ones given for every remote server that has none; none
+ * for a server run here, or a remote one with neither.
+ */
+export function signInOf(
+  spec: ServerSpec,
+  options: { oauth?: OAuthSettings; tokenStore?: TokenStore },
+): SignIn | undefined {
+  if (!isRemote(spec)) return undefined;
+  const settings = spec.oauth ?? options.oauth;
+  if (settings === undefined) return undefined;
+  const store = options.tokenStore ?? new FileTokenStore();
+  return new SignIn(new OAuthSession(spec.url, settings, { store }));
+}
+
+/** One remote server's sign-in, as its client's worker reaches it. */
+export class SignIn {
+  /** The session: discovery, grants, refresh, the store. */
+  readonly session: OAuthSession;
+  #post: ((message: ToWorker) => void) | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #now: () => number;
+
+  constructor(session: OAuthSession, now: () => number = Date.now) {
+    this.session = session;
+    this.#now = now;
+  }
+
+  /** Answers the worker's ask for credentials (`credentials`) or after a refusal (`challenge`). */
+  async answer(ask: Extract<WorkerAsk, { method: "credentials" | "challenge" }>) {
+    let outcome: Result<Credentials | undefined, OAuthFailure>;
+    try {
+      if (ask.method === "credentials") {
+        outcome = await this.session.credentials(ask.target);
+      } else {
+        const { generation, ...refusal } = ask.refusal;
+        outcome = await this.session.challenge(
+          generation === null ? refusal : { ...refusal, generation },
+        );
+      }
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      outcome = { ok: false, error: { kind: "refused", message, status: 0 } };
+    }
+    this.#schedule();
+    return answerOf(outcome);
+  }
+
+  /** Posts each token refreshed ahead of its expiry to the worker, until `stop`. */
+  watch(post: (message: ToWorker) => void): void {
+    this.#post = post;
+    this.#schedule();
+  }
+
+  /** Stops refreshing ahead of time: the worker is gone. */
+  stop(): void {
+    this.#post = undefined;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Arms the refresh of the current token ahead of its expiry, when it says when. */
+  #schedule(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const expiresAt = this.session.status().expiresAt;
+    if (this.#post === undefined || expiresAt === undefined) return;
+    const wait = Math.max(MIN_REFRESH_WAIT_MS, expiresAt - REFRESH_MARGIN_MS - this.#now());
+    this.#timer = setTimeout(() => void this.#refresh(), wait);
+    // Nothing waits on it: it keeps no process alive.
+    Deno.unrefTimer(this.#timer);
+  }
+
+  async #refresh(): Promise<void> {
+    this.#timer = undefined;
+    const outcome = await this.session.credentials();
+    const post = this.#post;
+    if (post === undefined) return;
+    // A bound token's headers are made per request; the worker asks for those.
+    if (outcome.ok && outcome.value !== undefined && outcome.value.scheme !== "DPoP") {
+      post(encodeCredentials({ ...headersOf(outcome.value), perRequest: false }));
+    }
+    this.#schedule();
+  }
+}
+
+function headersOf(credentials: Credentials) {
+  return { headers: { ...credentials.headers }, generation: credentials.generation };
+}
+
+/** What crosses of a sign-in's outcome: headers, or a failure without any secret. */
+function answerOf(outcome: Result<Credentials | undefined, OAuthFailure>): AuthAnswer {
+  if (!outcome.ok) return { ok: false, error: failureOf(outcome.error) };
+  const credentials = outcome.value;
+  if (credentials === undefined) {
+    return { ok: true, value: { headers: {}, generation: 0, perRequest: false } };
+  }
+  return {
+    ok: true,
+    value: { ...headersOf(credentials), perRequest: credentials.scheme === "DPoP" },
+  };
+}
+
+function failureOf(failure: OAuthFailure): AuthFailure {
+  const out: AuthFailure = { kind: failure.kind, message: failure.message };
+  if (failure.kind === "needs_auth") {
+    out.authorizationUrl = failure.authorizationUrl;
+    out.issuer = failure.issuer;
+  }
+  return out;
+}
