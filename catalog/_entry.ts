@@ -31,6 +31,7 @@ import {
   readTimeout,
 } from "./_fields.ts";
 import { describe, renderKey, type Syntax } from "./_text.ts";
+import { JSON_TOOL_KEYS, readToolKeys, TOOL_KEYS } from "./_tool_lists.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -45,8 +46,9 @@ const KEYS = [
   "stderr",
   "era",
   "versions",
+  ...TOOL_KEYS,
 ] as const;
-const JSON_KEYS: readonly string[] = [...KEYS, "type"];
+const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS];
 // What the configuration files of other tools may also hold.
 const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled"];
 const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
@@ -243,7 +245,7 @@ function readServer(
   const base = remote ? readRemote(name, entry, syntax) : readStdio(name, entry, syntax);
   if (!base.ok) return base;
   const spec: ServerSpec = base.value;
-  const timeouts = readTimeouts(spec, entry, syntax);
+  const timeouts = readTimeouts(spec, entry, syntax) ?? readToolKeys(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
   const expanded = expandVariables(spec, remote, syntax, mode);
   if (!expanded.ok) return expanded;
@@ -272,6 +274,9 @@ const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   callTimeoutMs: "call_timeout_ms",
   era: "era",
   versions: "versions",
+  enabledTools: "enabled_tools",
+  disabledTools: "disabled_tools",
+  resultCheck: "result_check",
 };
 
 // A spec's problem, said of the entry's key.

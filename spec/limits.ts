@@ -18,3 +18,9 @@ export const STDERR_TAIL_BYTES = 64 * 1024;
  * days), the most a timer can wait; a longer one would fire at once.
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+/**
+ * Time a client's worker is given beyond its own deadlines (a start's:
+ * handshake plus cleanup; a retirement's) before the main thread declares it
+ * lost, in milliseconds: 2 s.
+ */
+export const WORKER_GRACE_MS = 2_000;
