@@ -23,8 +23,8 @@ export {
   MAX_TOOL_PAGES,
   PROBE_TIMEOUT_MS,
   STDERR_TAIL_BYTES,
+  WORKER_GRACE_MS,
 } from "./spec/mod.ts";
-export { WORKER_GRACE_MS } from "./client/client.ts";
 // A catalog.
 export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
 // The wire.

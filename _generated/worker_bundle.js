@@ -801,6 +801,11 @@ var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
     deadlineMs
   };
 });
+var encodeToolsChanged = (function encodeToolsChanged() {
+  return {
+    kind: "tools_changed"
+  };
+});
 var earlier = (function earlier(a, b) {
   return a.at < b.at || a.at === b.at && a.id < b.id;
 });
@@ -2279,6 +2284,7 @@ var DECODERS = {
 
 
 // thread/from_worker.ts
+
 
 
 
@@ -4326,11 +4332,13 @@ var LineRouter = class {
 
 // worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
+var TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
 var Connection = class {
   #transport;
   #name;
   #clock;
   #ended;
+  #toolsChanged;
   #exit;
   #retirement;
   #pending;
@@ -4348,6 +4356,7 @@ var Connection = class {
     this.#name = options.name;
     this.#clock = options.clock;
     this.#ended = options.ended;
+    this.#toolsChanged = options.toolsChanged;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -4494,6 +4503,9 @@ var Connection = class {
         if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
         return;
       case "notification":
+        if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
+          this.#toolsChanged?.();
+        }
         return;
     }
   }
@@ -4542,6 +4554,7 @@ var ClientMachine = class {
   #clientInfo;
   #plan;
   #onReport;
+  #onToolsChanged;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -4560,6 +4573,7 @@ var ClientMachine = class {
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
+    this.#onToolsChanged = options.onToolsChanged;
   }
   /** Where the machine is in its life. */
   get state() {
@@ -4706,6 +4720,9 @@ var ClientMachine = class {
       clock: this.#clock,
       ended: (cause, message) => {
         if (connection === this.#connection) this.#die(cause, message);
+      },
+      toolsChanged: () => {
+        if (connection === this.#connection && this.#state === "ready") this.#onToolsChanged?.();
       }
     });
     this.#connection = connection;
@@ -4921,6 +4938,8 @@ var WorkerHost = class {
   // The worker's own requests of the main thread, by ticket.
   #asks = /* @__PURE__ */ new Map();
   #nextAsk = 0;
+  // Whether a change of the server's tools is told already this turn.
+  #toolsChangedTold = false;
   #group = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -5008,7 +5027,8 @@ var WorkerHost = class {
       onReport: (report) => {
         this.#outbox.flushStderr();
         this.#outbox.post(encodeState(report));
-      }
+      },
+      onToolsChanged: () => this.#toolsChanged()
     });
     this.#machine = machine;
     const outcome = await machine.connect();
@@ -5064,6 +5084,13 @@ var WorkerHost = class {
       }
     });
     return child;
+  }
+  /** Tells the main thread the server's tools changed, once for all it said in one read. */
+  #toolsChanged() {
+    if (this.#toolsChangedTold) return;
+    this.#toolsChangedTold = true;
+    this.#outbox.post(encodeToolsChanged());
+    queueMicrotask(() => this.#toolsChangedTold = false);
   }
   /** Asks the main thread, on a ticket of the worker's own; resolves with its answer. */
   #ask(make) {

@@ -15,6 +15,7 @@ import {
 import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "../thread/outcomes.ts";
 import { MAX_TOOL_PAGES } from "../spec/mod.ts";
+import type { ToolListing } from "./tool_listing.ts";
 
 /** Sends one `tools/list` request (parameters as compact JSON) with a deadline. */
 export type PageRequest = (
@@ -45,18 +46,20 @@ export function decodeCallResult(
  * Lists every tool, following `nextCursor` for at most
  * {@linkcode MAX_TOOL_PAGES} pages under one deadline; a repeated cursor is
  * refused as `result_malformed`, a lying page names its number. In a
- * modern session every page's `resultType` must be `complete`; its
- * caching fields are not used (a listing is taken once per start).
+ * modern session every page's `resultType` must be `complete`, and `ttl` is
+ * told its `ttlMs` (a non-negative integer; the least of the pages'), how
+ * long the listing stays fresh.
  */
 export async function listAllTools(
   server: string,
   request: PageRequest,
-  options: { timeoutMs: number; era?: Era; now?: () => number },
+  options: { timeoutMs: number; era?: Era; now?: () => number; ttl?: (ms: number) => void },
 ): Promise<Result<ToolDescriptor[], ClientError>> {
   const now = options.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs;
   const deadlineAt = now() + timeoutMs;
   const tools: ToolDescriptor[] = [];
+  let ttlMs: number | undefined;
   const seen = new Set<string>();
   let cursor: string | undefined;
   for (let page = 1;; page++) {
@@ -89,8 +92,15 @@ export async function listAllTools(
       });
     }
     tools.push(...decoded.value.tools);
+    const ttl = options.era === "modern" ? (outcome.value as { ttlMs?: unknown }).ttlMs : undefined;
+    if (typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0) {
+      ttlMs = Math.min(ttl, ttlMs ?? ttl);
+    }
     const next = decoded.value.nextCursor;
-    if (next === undefined) return ok(tools);
+    if (next === undefined) {
+      if (ttlMs !== undefined) options.ttl?.(ttlMs);
+      return ok(tools);
+    }
     if (seen.has(next)) {
       return err({
         kind: "result_malformed",
@@ -102,4 +112,16 @@ export async function listAllTools(
     seen.add(next);
     cursor = next;
   }
+}
+
+/** Lists every tool as {@linkcode listAllTools} does, with the listing's `ttlMs` when it has one. */
+export async function listFresh(
+  server: string,
+  request: PageRequest,
+  options: { timeoutMs: number; era: Era },
+): Promise<Result<ToolListing, ClientError>> {
+  let ttlMs: number | undefined;
+  const listed = await listAllTools(server, request, { ...options, ttl: (ms) => ttlMs = ms });
+  if (!listed.ok) return listed;
+  return ok(ttlMs === undefined ? { tools: listed.value } : { tools: listed.value, ttlMs });
 }
