@@ -25,6 +25,8 @@ export {
   STDERR_TAIL_BYTES,
   WORKER_GRACE_MS,
 } from "./spec/mod.ts";
+// A harness.
+export { MAX_DENIAL_REASON_CHARS, MIN_RELIST_INTERVAL_MS } from "./harness/limits.ts";
 // A catalog.
 export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
 // The wire.
