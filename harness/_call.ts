@@ -19,6 +19,7 @@ import type { Census } from "../client/census.ts";
 import type { ClientError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
 import { DEFAULT_CALL_TIMEOUT_MS } from "../spec/limits.ts";
+import { isTimeoutMs } from "../spec/check.ts";
 import type { Approve } from "../runner/approval.ts";
 import type { CallContext, CallResult } from "../runner/run.ts";
 import type { ApprovalGate } from "./_approval.ts";
@@ -74,16 +75,20 @@ export function routeCalls(routes: Routes): RoutedCall {
     };
     const approve = context?.approve ?? routes.approve;
     if (approve === undefined) return send(undefined);
+    if (callOptions.timeoutMs !== undefined && !isTimeoutMs(callOptions.timeoutMs)) {
+      // The client's own refusal of a bad deadline, before the hook is bothered.
+      return send(callOptions.timeoutMs);
+    }
     const timeoutMs = callOptions.timeoutMs ?? client.spec.callTimeoutMs ??
       DEFAULT_CALL_TIMEOUT_MS;
     const asked = performance.now();
-    const tool_ = exposure.byWire.get(wire);
+    const listed = exposure.byWire.get(wire);
     const approval = routes.gate.ask(approve, {
       server,
       tool: wire,
       name: exposure.functions.get(wire) ?? identifierFor(wire),
       args: json,
-      annotations: isJsonObject(tool_?.annotations) ? { ...tool_.annotations } : {},
+      annotations: isJsonObject(listed?.annotations) ? { ...listed.annotations } : {},
       run: context?.run,
     }, {
       queue: context?.run ?? HARNESS_QUEUE,
