@@ -24,9 +24,14 @@ export {
   MAX_TOOL_PAGES,
   PROBE_TIMEOUT_MS,
   STDERR_TAIL_BYTES,
+  WORKER_GRACE_MS,
 } from "./spec/mod.ts";
-export { WORKER_GRACE_MS } from "./client/client.ts";
-export { BOOT_ABORT_RETIREMENT_MS } from "./harness/harness.ts";
+// A harness.
+export {
+  BOOT_ABORT_RETIREMENT_MS,
+  MAX_DENIAL_REASON_CHARS,
+  MIN_RELIST_INTERVAL_MS,
+} from "./harness/limits.ts";
 // A catalog.
 export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
 // The wire.
@@ -44,6 +49,7 @@ export {
 export {
   CHECKER_START_TIMEOUT_MS,
   CHILD_STDERR_TAIL_CHARS,
+  CUT_KEY,
   DEFAULT_CHECK_TIMEOUT_MS,
   DEFAULT_MAX_CALLS,
   DEFAULT_MAX_OUTPUT_BYTES,

@@ -42,9 +42,14 @@ export {
   boot,
   type BootFailure,
   type BootOptions,
+  type BootWarning,
   type CallDenial,
   type Harness,
+  type PinSet,
   type ServerReport,
+  type ToolsChange,
+  type ToolsDecision,
+  type WithheldReason,
 } from "./harness/harness.ts";
 // What a run is given and what it reports.
 export {

@@ -33,6 +33,7 @@ import { isTable, type Problem, readTimeout } from "./_fields.ts";
 import { entryProblem } from "./_keys.ts";
 import { readStdio } from "./_stdio.ts";
 import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
+import { JSON_TOOL_KEYS, readToolKeys, TOOL_KEYS } from "./_tool_lists.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -47,8 +48,9 @@ const KEYS = [
   "stderr",
   "era",
   "versions",
+  ...TOOL_KEYS,
 ] as const;
-const JSON_KEYS: readonly string[] = [...KEYS, "type"];
+const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS];
 // What the configuration files of other tools may also hold.
 const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled", "envFile"];
 const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
@@ -324,7 +326,7 @@ function readServer(
   const base = remote ? readRemote(name, entry, syntax) : readStdio(name, entry, syntax);
   if (!base.ok) return base;
   const spec: ServerSpec = base.value;
-  const timeouts = readTimeouts(spec, entry, syntax);
+  const timeouts = readTimeouts(spec, entry, syntax) ?? readToolKeys(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
   const substitutions = substitutionsOf(spec);
   const envFile = entry["envFile"] === undefined

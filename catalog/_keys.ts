@@ -21,6 +21,9 @@ export const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   callTimeoutMs: "call_timeout_ms",
   era: "era",
   versions: "versions",
+  enabledTools: "enabled_tools",
+  disabledTools: "disabled_tools",
+  resultCheck: "result_check",
 };
 
 // A spec's problem, said of the entry's key (a sign-in setting's, in the catalog's spelling).

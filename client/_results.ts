@@ -16,6 +16,7 @@ import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "../thread/outcomes.ts";
 import { MAX_LISTING_BYTES, MAX_TOOL_PAGES } from "../spec/mod.ts";
 import { MAX_TOOLS } from "../codegen/generate.ts";
+import type { ToolListing } from "./tool_listing.ts";
 
 /** Sends one `tools/list` request (parameters as compact JSON) with a deadline. */
 export type PageRequest = (
@@ -49,18 +50,20 @@ export function decodeCallResult(
  * past `MAX_TOOLS` tools or {@linkcode MAX_LISTING_BYTES} of JSON text is
  * refused as `listing_too_large` as soon as a page takes it there, before
  * that page is decoded, so that no more of it is ever held. In a modern
- * session every page's `resultType` must be `complete`; its caching fields
- * are not used (a listing is taken once per start).
+ * session every page's `resultType` must be `complete`, and `ttl` is told its
+ * `ttlMs` (a non-negative integer; the least of the pages'), how long the
+ * listing stays fresh.
  */
 export async function listAllTools(
   server: string,
   request: PageRequest,
-  options: { timeoutMs: number; era?: Era; now?: () => number },
+  options: { timeoutMs: number; era?: Era; now?: () => number; ttl?: (ms: number) => void },
 ): Promise<Result<ToolDescriptor[], ClientError>> {
   const now = options.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs;
   const deadlineAt = now() + timeoutMs;
   const tools: ToolDescriptor[] = [];
+  let ttlMs: number | undefined;
   const seen = new Set<string>();
   let cursor: string | undefined;
   let chars = 0;
@@ -113,8 +116,15 @@ export async function listAllTools(
     }
     // One at a time: spreading a page of 300,000 tools into `push` overflows the stack.
     for (const tool of decoded.value.tools) tools.push(tool);
+    const ttl = options.era === "modern" ? (outcome.value as { ttlMs?: unknown }).ttlMs : undefined;
+    if (typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0) {
+      ttlMs = Math.min(ttl, ttlMs ?? ttl);
+    }
     const next = decoded.value.nextCursor;
-    if (next === undefined) return ok(tools);
+    if (next === undefined) {
+      if (ttlMs !== undefined) options.ttl?.(ttlMs);
+      return ok(tools);
+    }
     if (seen.has(next)) {
       return err({
         kind: "result_malformed",
@@ -131,4 +141,16 @@ export async function listAllTools(
 /** How many tools a raw page lists, before it is decoded (0 when it lists none). */
 function pageTools(value: JsonValue): number {
   return isJsonObject(value) && Array.isArray(value.tools) ? value.tools.length : 0;
+}
+
+/** Lists every tool as {@linkcode listAllTools} does, with the listing's `ttlMs` when it has one. */
+export async function listFresh(
+  server: string,
+  request: PageRequest,
+  options: { timeoutMs: number; era: Era },
+): Promise<Result<ToolListing, ClientError>> {
+  let ttlMs: number | undefined;
+  const listed = await listAllTools(server, request, { ...options, ttl: (ms) => ttlMs = ms });
+  if (!listed.ok) return listed;
+  return ok(ttlMs === undefined ? { tools: listed.value } : { tools: listed.value, ttlMs });
 }

@@ -51,10 +51,13 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
+  WORKER_GRACE_MS,
 } from "../spec/mod.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
 import { Custody } from "../custody/custody.ts";
-import { decodeCallResult, listAllTools } from "./_results.ts";
+import { decodeCallResult, listFresh } from "./_results.ts";
+import { ToolWatchers } from "./_tool_watch.ts";
+import type { ToolListing } from "./tool_listing.ts";
 import { decodeServerInfo } from "../thread/server_info.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
@@ -64,6 +67,7 @@ import { answerAsk } from "./_asks.ts";
 import { type SignIn, signInOf } from "./_sign_in.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
+export type { ToolListing } from "./tool_listing.ts";
 
 /** Options of a {@linkcode Client}. */
 export type ClientOptions = {
@@ -84,13 +88,6 @@ export type CallOptions = {
   /** Gives up on the call when aborted (it settles as `call_timed_out`, `aborted: true`). */
   signal?: AbortSignal;
 };
-
-/**
- * Time a worker is given beyond its own deadlines (a start's: handshake plus
- * cleanup; a retirement's) before the main thread declares it lost, in
- * milliseconds.
- */
-export const WORKER_GRACE_MS = 2_000;
 
 /** A ping's answer, whatever its result. */
 const PONG: Decode<void> = () => ok(undefined);
@@ -137,6 +134,7 @@ export class Client {
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
   #signIn: SignIn | undefined;
+  #toolWatchers = new ToolWatchers();
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -249,12 +247,14 @@ export class Client {
 
   /** Lists every tool the server offers (following pages, one deadline). */
   listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    return listAllTools(
-      this.name,
-      (params, remaining) => this.#request("tools/list", params, remaining, undefined),
-      { timeoutMs, era: this.#info?.era ?? "legacy" },
-    );
+    return this.listing(options).then((listed) => listed.ok ? ok(listed.value.tools) : listed);
+  }
+
+  /** Lists every tool as `listTools` does, with how long the listing stays fresh, when said. */
+  listing(options: { timeoutMs?: number } = {}): Promise<Result<ToolListing, ClientError>> {
+    const page = (params: string, ms: number) => this.#request("tools/list", params, ms, undefined);
+    const era = this.#info?.era ?? "legacy";
+    return listFresh(this.name, page, { timeoutMs: this.#timeout(options.timeoutMs), era });
   }
 
   /**
@@ -275,6 +275,11 @@ export class Client {
   // Decodes a tools/call result in the step that settles the call.
   #decodeCall = (value: JsonValue) =>
     decodeCallResult(this.name, value, this.#info?.era ?? "legacy");
+
+  /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
+  watchTools(listener: () => void): () => void {
+    return this.#toolWatchers.add(listener);
+  }
 
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
@@ -401,6 +406,8 @@ export class Client {
       case "started":
         this.#started(event.outcome);
         return;
+      case "tools_changed":
+        return this.#toolWatchers.tell();
       case "retired":
         for (const settle of [...this.#retireWaiters]) settle(event.outcome);
         this.#retireWaiters.clear();

@@ -8,7 +8,7 @@ import type { Client } from "../client/client.ts";
 /** The steps of one server's boot, in order. */
 export const bootSteps = {
   connect: (client: Client): ReturnType<Client["connect"]> => client.connect(),
-  list: (client: Client, options: { timeoutMs?: number }): ReturnType<Client["listTools"]> =>
-    client.listTools(options),
+  list: (client: Client, options: { timeoutMs?: number }): ReturnType<Client["listing"]> =>
+    client.listing(options),
   generate,
 };

@@ -6,12 +6,18 @@
  * Lifecycle: {@linkcode boot} returns a {@linkcode Harness} that owns its
  * census. Every server of the catalog stays in the census until
  * {@linkcode Harness.retire}, those whose start, listing or generation failed
- * included: the harness that booted them is the one that retires them.
+ * included: the harness that booted them is the one that retires them. It
+ * also watches its ready servers' listings (`_live.ts`) until it retires:
+ * its retirement stops that first.
+ *
+ * What a model may reach is governed here: the lists of each spec
+ * (`enabledTools`, `disabledTools`), the pins of each tool's definition
+ * (`pins`, `onToolsChanged`), the approval hook (`approve`), and the
+ * schemas every call's values are checked against.
  *
  * @module
  */
 
-import type { Generated } from "../codegen/generate.ts";
 import { Census } from "../client/census.ts";
 import type { ServerSpec } from "../spec/mod.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
@@ -19,19 +25,12 @@ import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
 import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
-import { bootOne } from "./_boot_one.ts";
+import { ApprovalGate } from "./_approval.ts";
 import { routeCalls } from "./_call.ts";
-import { renderSurface } from "./_surface.ts";
-import type { BootOptions, Harness, ServerReport } from "./types.ts";
+import { LiveListings } from "./_live.ts";
+import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
-
-/**
- * The deadline of the retirement of a server whose start a boot's signal
- * gave up on, in milliseconds: a server still starting has no work to save,
- * so it is stopped promptly (stdin closed, SIGTERM at 40%, SIGKILL at 80%).
- */
-export const BOOT_ABORT_RETIREMENT_MS = 1_500;
 
 /**
  * Boots every server of a catalog: publishes them all in a census before any
@@ -51,6 +50,22 @@ export const BOOT_ABORT_RETIREMENT_MS = 1_500;
  * console.log(result.ok);
  * await harness.retire();
  * ```
+ *
+ * @example Ask before every call that is not marked read-only, and keep the pins
+ * ```ts ignore
+ * import { boot } from "@loom/mcp";
+ * const kept = await Deno.readTextFile("pins.json").catch(() => undefined);
+ * const harness = await boot(specs, {
+ *   pins: kept,
+ *   approve: ({ server, tool, annotations }) =>
+ *     annotations.readOnlyHint === true || confirm(`Call ${server}.${tool}?`),
+ *   onToolsChanged: ({ server, changed }) => {
+ *     console.error(`${server} changed ${changed.map((tool) => tool.name).join(", ")}`);
+ *     return false;
+ *   },
+ * });
+ * await Deno.writeTextFile("pins.json", JSON.stringify(harness.pins()));
+ * ```
  */
 export async function boot(
   specs: readonly ServerSpec[],
@@ -58,6 +73,8 @@ export async function boot(
 ): Promise<Harness> {
   checkBootOptions(options);
   const census = Census.prepare(specs, options);
+  // Throws TypeError for pins that do not read, before anything starts.
+  const live = new LiveListings(census, options);
   // Code mode's checker, started now when asked: it loads while the servers start.
   // Its process is in the exit guard's custody like a server's, so a harness
   // that dies mid-check leaves no compiler running.
@@ -66,9 +83,10 @@ export async function boot(
   });
   if (options.prepareRunner) checker.start();
   try {
-    return await wire(census, checker, specs, options);
+    return await wire(census, checker, live, options);
   } catch (error) {
     // Whatever threw (a progress callback, a step), nothing it started is left running.
+    live.stop();
     await checker.retire();
     await census.retire();
     throw error;
@@ -94,6 +112,11 @@ function checkBootOptions(options: BootOptions): void {
   if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
     throw new TypeError("Cannot boot: prepareRunner is not a boolean");
   }
+  for (const key of ["approve", "onToolsChanged"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "function") {
+      throw new TypeError(`Cannot boot: ${key} is not a function`);
+    }
+  }
   // Throws RangeError for a limit that is not a positive integer.
   if (options.maxSandboxes !== undefined) new SandboxSlots(options.maxSandboxes);
 }
@@ -101,62 +124,50 @@ function checkBootOptions(options: BootOptions): void {
 async function wire(
   census: Census,
   checker: ResidentChecker,
-  specs: readonly ServerSpec[],
+  live: LiveListings,
   options: BootOptions,
 ): Promise<Harness> {
-  const started = performance.now();
-  const reports = new Map<string, ServerReport>();
-  // An abort retires every server whose boot has not ended: its start (or
-  // listing) settles as failed, and the boot below ends with it.
-  const booting = new Set(specs.map((spec) => spec.name));
-  const giveUp = () => {
-    for (const name of booting) {
-      void census.clients.get(name)?.retire({ timeoutMs: BOOT_ABORT_RETIREMENT_MS });
-    }
-  };
-  options.signal?.addEventListener("abort", giveUp, { once: true });
-  if (options.signal?.aborted) giveUp();
-  // Every server's boot runs to its end before a throw leaves, so that the
-  // retirement that follows finds no start still under way.
-  const settled = await Promise.allSettled(specs.map(async (spec) => {
-    const report = await bootOne(census, spec.name, started, options);
-    booting.delete(spec.name);
-    options.onServer?.(report);
-    return report;
-  })).finally(() => options.signal?.removeEventListener("abort", giveUp));
-  const outcomes: ServerReport[] = [];
-  for (const outcome of settled) {
-    if (outcome.status === "rejected") throw outcome.reason;
-    outcomes.push(outcome.value);
-  }
-  const modules = new Map<string, Generated>();
-  for (const report of outcomes) {
-    reports.set(report.name, report);
-    if (report.state === "ready") modules.set(report.name, report.generated);
-  }
-  const surface = renderSurface(modules);
-
-  const call = routeCalls(census, reports);
+  await live.boot();
+  const call = routeCalls({
+    census,
+    reports: live.reports,
+    exposures: live.exposures,
+    gate: new ApprovalGate(),
+    approve: options.approve,
+  });
 
   const runner = new Runner({
-    modules,
-    // A run that ends cancels its calls still in flight: the signal reaches the client.
-    call: (server, tool, args, callOptions) =>
-      call(server, tool, args, callOptions?.signal ? { signal: callOptions.signal } : {}),
+    modules: live.modules,
+    // A run that ends cancels its calls still in flight: the signal reaches the
+    // client; the run and its own approval hook reach the approval.
+    call: (server, tool, args, context) =>
+      call(server, tool, args, context?.signal ? { signal: context.signal } : {}, context),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     checker,
   });
+  live.modulesChanged = (modules) => runner.replaceModules(modules);
   if (options.prepareRunner) runner.prepare();
 
   return {
     census,
-    surface,
-    modules,
-    reports,
-    call,
-    run: (source, runOptions = {}) => runner.run(source, runOptions),
+    get surface() {
+      return live.surface;
+    },
+    modules: live.modules,
+    reports: live.reports,
+    call: (server, tool, args, callOptions = {}) =>
+      call(server, tool, args, callOptions, undefined),
+    run: (source, runOptions = {}) => {
+      if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
+        throw new TypeError("Cannot run the program: approve is not a function");
+      }
+      return runner.run(source, runOptions);
+    },
     runnerStats: () => runner.stats(),
+    pins: () => live.pins(),
+    acceptTools: (server, tools) => live.acceptTools(server, tools),
     retire: async (retireOptions) => {
+      live.stop();
       await runner.retire();
       return await census.retire(retireOptions);
     },

@@ -1,17 +1,19 @@
 /**
  * What a harness is and says: the {@linkcode Harness} that `boot` returns,
- * its options, how each server's boot ended, and why a call was refused.
+ * its options, how each server's boot ended, why a call was refused, and
+ * what governs the tools a model may reach (the lists, the approval hook,
+ * the pins).
  *
  * @module
  */
 
-import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
+import type { ToolDescriptor } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import type { Generated, GenerateError } from "../codegen/generate.ts";
 import type { Census, CensusOptions, RetirementReport } from "../client/census.ts";
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
-import type { HarnessRunOptions, RunReport } from "../runner/run.ts";
+import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/run.ts";
 import type { RunnerStats } from "../runner/runner.ts";
 
 /** Why a call was refused before it reached a server. */
@@ -39,7 +41,97 @@ export type CallDenial =
     tool: string;
     message: string;
   }
-  | { kind: "invalid_arguments"; server: string; tool: string; path: string; message: string };
+  | {
+    kind: "invalid_arguments";
+    server: string;
+    tool: string;
+    /** Where the arguments are wrong, as `$.a[3].b`. */
+    path: string;
+    /**
+     * The rule broken: a JSON Schema keyword of the input schema (`type`,
+     * `required`, `minimum`, ...), or `json` for a value JSON cannot carry.
+     */
+    rule: string;
+    message: string;
+  }
+  | {
+    /** The spec's `enabledTools` or `disabledTools` leave the tool out. */
+    kind: "tool_disabled";
+    server: string;
+    tool: string;
+    message: string;
+  }
+  | {
+    /**
+     * The tool's definition is not the one pinned (or it was added and not
+     * accepted): it is withheld until accepted.
+     */
+    kind: "tool_changed";
+    server: string;
+    tool: string;
+    message: string;
+  }
+  | {
+    /** The approval hook denied the call (or threw, or outlived the call's deadline). */
+    kind: "denied";
+    server: string;
+    tool: string;
+    /** Why, as the hook said or as the harness found. */
+    reason: string;
+    message: string;
+  };
+
+/** Why a listed tool is not exposed: the lists leave it out, or its definition is not trusted. */
+export type WithheldReason =
+  /** The spec's `enabledTools` or `disabledTools` leave it out (refused as `tool_disabled`). */
+  | "disabled"
+  /** Its definition differs from the one pinned (refused as `tool_changed`). */
+  | "changed"
+  /** It is new since the pins were taken and was not accepted (refused as `tool_changed`). */
+  | "added";
+
+/** Something a person should know of a server's boot, which did not stop it. */
+export type BootWarning = {
+  /** A name in `enabledTools` or `disabledTools` matches no tool the server lists. */
+  kind: "unlisted_tool";
+  list: "enabledTools" | "disabledTools";
+  /** The name as the list gives it. */
+  tool: string;
+  message: string;
+};
+
+/**
+ * What a listing changed against the pins: tools new since, tools the
+ * server no longer lists, and tools whose definition differs.
+ */
+export type ToolsChange = {
+  server: string;
+  /** `boot`: the listing differs from the pins given to `boot`; else what made the server be listed again. */
+  cause: "boot" | "list_changed" | "ttl_expired";
+  added: readonly ToolDescriptor[];
+  /** The wire names of the tools no longer listed. */
+  removed: readonly string[];
+  /** The new definitions of the tools that changed. */
+  changed: readonly ToolDescriptor[];
+};
+
+/**
+ * What `onToolsChanged` decides: `true` accepts every change, `false` none,
+ * `{ accept }` the tools it names (by wire name); `undefined` (or a handler
+ * that throws) leaves the default: added and removed tools are accepted,
+ * changed ones are withheld.
+ */
+export type ToolsDecision = undefined | boolean | { accept: readonly string[] };
+
+/**
+ * The pinned definitions of every server, as JSON data a harness can keep
+ * (`harness.pins()`) and give back to `boot(specs, { pins })`: for each tool
+ * the digest of its definition, and whether the server stopped listing it.
+ */
+export type PinSet = {
+  version: 1;
+  servers: { [server: string]: { [tool: string]: { digest: string; removed?: true } } };
+};
 
 /** What failed when a server was booted. */
 export type BootFailure =
@@ -53,8 +145,14 @@ export type ServerReport =
     state: "ready";
     name: string;
     info: ServerInfo;
+    /** Every tool the server lists, exposed or not. */
     tools: readonly ToolDescriptor[];
+    /** The module and surface of the tools exposed. */
     generated: Generated;
+    /** The listed tools left out of the module and the surface, by wire name, with why. */
+    withheld: ReadonlyMap<string, WithheldReason>;
+    /** What a person should know of this server's boot (a name in a list it does not list). */
+    warnings: readonly BootWarning[];
     /** Milliseconds from the start of boot until the module was generated. */
     elapsedMs: number;
   }
@@ -94,23 +192,51 @@ export type BootOptions = CensusOptions & {
    */
   maxSandboxes?: number;
   /**
+<<<<<<< HEAD
    * Gives up on the servers still starting (or listing) when aborted: each is
    * retired at once, within `BOOT_ABORT_RETIREMENT_MS`, and its boot settles
    * as failed; `boot` then returns as usual, and the harness retires what is
    * left. A server already booted is left running.
    */
   signal?: AbortSignal;
+=======
+   * Asked about every call that would otherwise be sent, a program's and
+   * `harness.call`'s, one at a time in the order they were made (a run's
+   * own `approve` replaces it for that run's calls). A denial is the
+   * call's `denied` refusal.
+   */
+  approve?: Approve;
+  /**
+   * Decides on what a listing changed against the pins (at boot, when pins
+   * were given, and at every re-listing); awaited before the listing is
+   * adopted. Without it, added and removed tools are accepted and changed
+   * ones withheld until accepted.
+   */
+  onToolsChanged?: (change: ToolsChange) => ToolsDecision | Promise<ToolsDecision>;
+  /**
+   * The pins a harness kept (`harness.pins()`, as given or as its JSON
+   * text): a server's tools are judged against them rather than trusted on
+   * first sight. Throws `TypeError` for pins that do not read.
+   */
+  pins?: PinSet | string;
+>>>>>>> i28-gov
 };
 
 /** A booted set of servers: what the model reads, and where its calls go. */
 export type Harness = {
   /** Every client, booted or failed; retire it with {@linkcode Harness.retire}. */
   readonly census: Census;
-  /** What the model reads: how to write a program, then every ready server's block. */
+  /**
+   * What the model reads: how to write a program, then every ready server's
+   * block; kept true as servers' listings change (read it again each turn).
+   */
   readonly surface: string;
-  /** Each ready server's generated module, by server name, source held in memory. */
+  /**
+   * Each ready server's generated module of the tools it exposes, by server
+   * name, source held in memory; replaced when its listing changes.
+   */
   readonly modules: ReadonlyMap<string, Generated>;
-  /** How each server's boot ended, in catalog order. */
+  /** How each server's boot ended, in catalog order (a ready one's listing kept current). */
   readonly reports: ReadonlyMap<string, ServerReport>;
   /**
    * Calls one tool of one server, named by its wire name or by its function's
@@ -118,14 +244,17 @@ export type Harness = {
    * {@linkcode CallDenial}, a server not in the catalog, a server that failed
    * at boot, a tool the server did not list (`unknown_tool`, with the closest
    * names), a tool that only task-augmented calls can reach
-   * (`task_required`), and arguments JSON cannot carry (with the path).
+   * (`task_required`), a tool the lists leave out (`tool_disabled`) or whose
+   * definition is not trusted (`tool_changed`), arguments JSON cannot carry
+   * or that break the tool's input schema (`invalid_arguments`, with the
+   * path and the rule), and a call the approval hook denies (`denied`).
    */
   call(
     server: string,
     tool: string,
     args: unknown,
     options?: CallOptions,
-  ): Promise<Result<CallToolResult, CallDenial | ClientError>>;
+  ): Promise<Result<CallResult, CallDenial | ClientError>>;
   /**
    * Runs one model-written program against the ready servers' modules, with
    * the harness's resident checker and a sandbox started ahead.
@@ -133,6 +262,14 @@ export type Harness = {
   run(source: string, options?: HarnessRunOptions): Promise<RunReport>;
   /** What the harness's code mode holds: its checker, its waiting sandbox, its runs. */
   runnerStats(): RunnerStats;
+  /** The pinned definitions of every server, as JSON data to keep and give back to `boot`. */
+  pins(): PinSet;
+  /**
+   * Accepts withheld definitions of a server now (changed or added tools;
+   * every one when `tools` is absent): they are pinned, and the module and
+   * the surface regenerated. Resolves to the wire names accepted.
+   */
+  acceptTools(server: string, tools?: readonly string[]): Promise<string[]>;
   /**
    * Retires code mode (runs in flight, the waiting sandbox, the checker),
    * then every server of the census, with evidence for each.

@@ -14,6 +14,7 @@ import { excerpt } from "./compiler/_excerpt.ts";
 import type { CheckOutcome, ScanOutcome } from "./checker.ts";
 import { explainDiagnostics } from "./_explain.ts";
 import {
+  type CallContext,
   CAP_SPECIFIER,
   DEFAULT_RUN_MEMORY_MB,
   type Diagnostic,
@@ -265,3 +266,26 @@ export function explain(
   // The checker's virtual root; its paths already come relative.
   return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
 }
+
+/** The `programName` option: a file name, or undefined for the default. */
+export function fileName(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "" || /\p{Cc}/u.test(value)) {
+    throw new TypeError("Cannot run the program: programName is not a printable file name");
+  }
+  return value;
+}
+
+// What one run is held to, settled from its options before it starts.
+export type RunSettings = {
+  limits: RunReport["limits"];
+  checkTimeoutMs: number;
+  typeCheck: boolean;
+  signal: AbortSignal;
+  deno: string;
+  tempDir: string | undefined;
+  /** The modules the run is checked against and runs with, whatever replaces them meanwhile. */
+  modules: ReadonlyMap<string, RunModule>;
+  /** What each of its calls tells the harness's call: the run, and its approval hook. */
+  context: Omit<CallContext, "signal">;
+};

@@ -13,10 +13,9 @@
  * @module
  */
 
-import type { CallToolResult } from "../codec/protocol.ts";
 import { err, type Result } from "../codec/result.ts";
 import { reportValue } from "../codec/report_value.ts";
-import type { CallFailure, CallFunction, CallRecord } from "./run.ts";
+import type { CallContext, CallFailure, CallFunction, CallRecord, CallResult } from "./run.ts";
 import {
   MAX_CALL_ARGS_BYTES,
   MAX_REPORT_ARGS_BYTES,
@@ -36,14 +35,17 @@ function exactBigints(_key: string, value: unknown): unknown {
 export class CallLedger {
   readonly records: CallRecord[] = [];
   readonly #call: CallFunction;
+  readonly #context: Omit<CallContext, "signal">;
   readonly #end = new AbortController();
   readonly #inflight = new Set<Promise<void>>();
   readonly #pending = new Set<number>();
   #argsBytes = 0;
   #closed = false;
 
-  constructor(call: CallFunction) {
+  /** A ledger whose calls go through `call`, each told `context` (the run, its hook). */
+  constructor(call: CallFunction, context: Omit<CallContext, "signal"> = {}) {
     this.#call = call;
+    this.#context = context;
   }
 
   /** Whether a call with this id is still in flight. */
@@ -57,7 +59,7 @@ export class CallLedger {
    */
   start(
     call: { id: number; server: string; tool: string; args: unknown },
-    settled: (outcome: Result<CallToolResult, CallFailure>) => void,
+    settled: (outcome: Result<CallResult, CallFailure>) => void,
   ): void {
     const record: CallRecord = {
       server: call.server,
@@ -70,9 +72,12 @@ export class CallLedger {
     this.#pending.add(call.id);
     const started = performance.now();
     const done = (async () => {
-      let outcome: Result<CallToolResult, CallFailure>;
+      let outcome: Result<CallResult, CallFailure>;
       try {
-        outcome = await this.#call(call.server, call.tool, call.args, { signal: this.#end.signal });
+        outcome = await this.#call(call.server, call.tool, call.args, {
+          ...this.#context,
+          signal: this.#end.signal,
+        });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });
@@ -80,6 +85,9 @@ export class CallLedger {
       // Past the grace the report is returned: it is not changed any more.
       if (this.#closed) return;
       record.outcome = outcome;
+      if (outcome.ok && outcome.value.warnings !== undefined) {
+        record.warnings = outcome.value.warnings;
+      }
       record.durationMs = performance.now() - started;
       this.#pending.delete(call.id);
       settled(outcome);

@@ -24,7 +24,7 @@ import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_chann
 import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
-import type { CallFailure, CallFunction, CallRecord, KillReason } from "./run.ts";
+import type { CallContext, CallFailure, CallFunction, CallRecord, KillReason } from "./run.ts";
 
 /** How a program ended. */
 export type SandboxOutcome =
@@ -42,6 +42,8 @@ export type SandboxRunOptions = {
   rootUrl: string;
   rootPath: string;
   call: CallFunction;
+  /** What each call tells `call` besides its signal: the run, and its approval hook. */
+  context?: Omit<CallContext, "signal">;
   /** What is left of the run's deadline for the program, in milliseconds. */
   timeoutMs: number;
   /** The run's whole deadline, as messages name it. */
@@ -91,7 +93,12 @@ function residentBytes(pid: number): number | undefined {
 
 function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
   if (!outcome.ok) {
-    return { ok: false, code: outcome.error.kind, message: outcome.error.message };
+    const { kind, message } = outcome.error;
+    // A denial's reason, as the approval hook gave it, reaches the program's McpCallError.
+    const reason = (outcome.error as { reason?: unknown }).reason;
+    return typeof reason === "string"
+      ? { ok: false, code: kind, message, reason }
+      : { ok: false, code: kind, message };
   }
   const reply: { [key: string]: JsonValue } = {
     ok: true,
@@ -119,7 +126,7 @@ class SandboxRun {
 
   constructor(options: SandboxRunOptions) {
     this.#options = options;
-    this.#calls = new CallLedger(options.call);
+    this.#calls = new CallLedger(options.call, options.context);
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = options.child;

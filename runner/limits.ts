@@ -42,3 +42,11 @@ export const CHILD_STDERR_TAIL_CHARS = 8192;
 
 /** Sandboxes per CPU a harness runs at once by default: 2. */
 export const SANDBOXES_PER_CPU = 2;
+
+/**
+ * The key of the markers that stand for what a report cut to its budget
+ * left out: `{ "$cut": "4998 more items" }` as an array's last item,
+ * `"$cut": "12 more keys"` in an object, `{ "$cut": "an object of 3 keys" }`
+ * for a value nested too deep. A cut string ends with `… [N more bytes]`.
+ */
+export const CUT_KEY = "$cut";

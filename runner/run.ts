@@ -13,7 +13,9 @@ import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import type { Result } from "../codec/result.ts";
 import type { Diagnostic, RelatedInformation } from "./compiler/protocol.ts";
+import type { Approve, RunInfo } from "./approval.ts";
 export type { Diagnostic, RelatedInformation };
+export type { Approval, ApprovalRequest, Approve, RunInfo } from "./approval.ts";
 export * from "./limits.ts";
 
 /** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
@@ -65,15 +67,18 @@ export const PROGRAM_CONVENTION: string = [
   "Promise.all run concurrently. The program's result is the value of its",
   "`export default` (awaited when it is a promise); without one the result is undefined.",
   "Each function resolves to a ToolResult<T>: .text joins its text blocks, .structuredContent",
-  "is T (typed when the surface shows ToolResult<{ ... }>), .content is ContentBlock[]:",
+  "is T (typed when the surface shows ToolResult<{ ... }>), .bytes is its size as JSON,",
+  ".content is ContentBlock[]:",
   '  { type: "text"; text } | { type: "image" | "audio"; data; mimeType }',
   '  | { type: "resource_link"; uri; name; title?; description?; mimeType?; size? }',
   '  | { type: "resource"; resource: { uri; mimeType?; text } | { uri; mimeType?; blob } }',
   '  | { type: "other"; originalType; raw }   (narrow on .type)',
   "A tool that reports failure throws McpToolError (.text, .content);",
   "a call that is denied or fails throws McpCallError (.code says why).",
-  "console.log output is returned with the result. The program cannot read files,",
-  "use the network, read the environment or run commands. Its globals are a Web Worker's",
+  "console.log output is returned with the result, both cut to a budget of bytes (a cut string",
+  'ends "… [N more bytes]", a cut array with { "$cut": "N more items" }): check .bytes first.',
+  "The program cannot read files, use the network, read the environment or run commands.",
+  "Its globals are a Web Worker's",
   "but the network and storage: timers, AbortController, Blob, Request and Response, Headers,",
   "streams, TextEncoder, URL, crypto.subtle, Intl, Temporal, WebAssembly.",
 ].join("\n");
@@ -121,6 +126,11 @@ export type RunOptions = {
   denoExecutable?: string;
   /** The folder a run's build root is made in (and removed from); the system's by default. */
   tempDir?: string;
+  /**
+   * The approval hook of this run's calls, handed to `call` with each of
+   * them: a harness's call asks it instead of the harness's own.
+   */
+  approve?: Approve;
 };
 
 /**
@@ -135,13 +145,30 @@ export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" |
 /** How one tool call failed, as the harness's `call` reports it. */
 export type CallFailure = { kind: string; message: string };
 
+/** What the runner tells the harness's call of each call it carries. */
+export type CallContext = {
+  /** Aborted when the run ends: a call still in flight is cancelled. */
+  signal?: AbortSignal;
+  /** The run the call comes from. */
+  run?: RunInfo;
+  /** The run's own approval hook, when it was given one. */
+  approve?: Approve;
+};
+
+/**
+ * A tool result as a harness's call hands it on: the server's, and what the
+ * harness noticed of it (such as structured content that breaks the tool's
+ * output schema, when its server only warns of that).
+ */
+export type CallResult = CallToolResult & { warnings?: readonly string[] };
+
 /** The harness's call, as the runner uses it. */
 export type CallFunction = (
   server: string,
   tool: string,
   args: unknown,
-  options?: { signal?: AbortSignal },
-) => Promise<Result<CallToolResult, CallFailure>>;
+  options?: CallContext,
+) => Promise<Result<CallResult, CallFailure>>;
 
 /** One tool call a program made, and how it went. */
 export type CallRecord = {
@@ -160,6 +187,8 @@ export type CallRecord = {
   /** Whether `args` is a truncated prefix rather than the arguments. */
   argsTruncated: boolean;
   outcome: Result<CallToolResult, CallFailure>;
+  /** What the harness noticed of the result, when anything (see {@linkcode CallResult}). */
+  warnings?: readonly string[];
   /** From the host receiving the call to its settlement, in milliseconds. */
   durationMs: number;
 };
@@ -188,13 +217,28 @@ export type RunOutcome =
   /** It never ran: bad imports or type errors. */
   | { kind: "rejected"; diagnostics: Diagnostic[] };
 
-/** Everything one run produced. */
+/**
+ * Everything one run produced, as a model is shown it: its returned value,
+ * its logs and its calls' records together within `maxOutputBytes` of JSON.
+ * What is past the budget is cut structurally, so that the JSON stays valid:
+ * a long string ends with `CUT_STRING_MARKER`'s words saying how many bytes
+ * were cut, a long array ends with a marker item `{ "$cut": "N more items" }`,
+ * an object with too many keys with a `"$cut"` key, and a value nested too
+ * deep is summarized as `{ "$cut": "an object of N keys" }`. The whole values
+ * are kept in {@linkcode RunReport.full}.
+ */
 export type RunReport = {
   outcome: RunOutcome;
   /** What the program printed, one entry per console call or line, capped. */
   logs: string[];
   /** Every tool call, in the order the host received them. */
   calls: CallRecord[];
+  /**
+   * Present when the report was cut to its budget: the outcome and the
+   * calls as they were, whole (within the run's memory bounds: a result as
+   * large as the channel carries, arguments as `MAX_CALL_ARGS_BYTES` keeps).
+   */
+  full?: { outcome: RunOutcome; calls: CallRecord[] };
   /** The limits in force, and which of them the run hit. */
   limits: {
     timeoutMs: number;

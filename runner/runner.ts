@@ -63,6 +63,7 @@ import {
   checkerProblem,
   deadline,
   explain,
+  fileName,
   type Gate,
   gateImports,
   memoryCap,
@@ -73,6 +74,7 @@ import {
   pastDeadline,
   positiveInteger,
   rejected,
+  type RunSettings,
 } from "./_admission.ts";
 import { DEFAULT_MAX_SANDBOXES, SandboxSlots } from "./slots.ts";
 import { runInSandbox } from "./_sandbox_run.ts";
@@ -89,6 +91,7 @@ import {
   type RunReport,
 } from "./run.ts";
 import { CAP_SOURCE } from "../_generated/sandbox_sources.ts";
+import { withinBudget } from "./_budget.ts";
 
 /** What a {@linkcode Runner} is built with. */
 export type RunnerOptions = {
@@ -140,19 +143,9 @@ export type RunnerStats = {
   warmRuns: number;
 };
 
-// What one run is held to, settled from its options before it starts.
-type RunSettings = {
-  limits: RunReport["limits"];
-  checkTimeoutMs: number;
-  typeCheck: boolean;
-  signal: AbortSignal;
-  deno: string;
-  tempDir: string | undefined;
-};
-
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
-  readonly #bySegment: ReadonlyMap<string, RunModule>;
+  #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -163,6 +156,8 @@ export class Runner {
   readonly #inflight = new Set<Promise<RunReport>>();
   readonly #stop = new AbortController();
   #waiting: Promise<Sandbox | undefined> | undefined;
+  /** The modules the sandbox waiting was started with. */
+  #waitingModules: ReadonlyMap<string, RunModule> | undefined;
   #retired = false;
   #runs = 0;
   #warmRuns = 0;
@@ -194,6 +189,16 @@ export class Runner {
     this.#slots = new SandboxSlots(options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES);
   }
 
+  /**
+   * Replaces the modules programs are checked against and run with (a
+   * server's listing changed): runs that start from now on use these (a
+   * sandbox started ahead with the old ones is not used); a run under way
+   * keeps the modules it was checked against. Throws as the constructor does.
+   */
+  replaceModules(modules: ReadonlyMap<string, RunModule>): void {
+    this.#bySegment = bySegment(modules);
+  }
+
   /** Starts the checker and, when warm, the first sandbox now rather than at the first run. */
   prepare(): void {
     if (this.#retired) return;
@@ -202,7 +207,7 @@ export class Runner {
     // A check of a program importing every module parses them all and warms
     // the compiler's paths for imports, so the first real check is a warm one.
     const imports = [...this.#bySegment.keys()].map((segment) => `import "./mcp/${segment}.ts";\n`);
-    this.#checker.check(this.#files(`${imports.join("")}export {};\n`), {
+    this.#checker.check(this.#files(`${imports.join("")}export {};\n`, this.#bySegment), {
       timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
       signal: this.#stop.signal,
     }).catch(() => {});
@@ -257,7 +262,7 @@ export class Runner {
         limits,
       };
     }
-    this.#runs++;
+    const run = { id: this.#runs++, programName: programName ?? "program.ts", source };
     const tooLarge = oversize(source);
     if (tooLarge !== undefined) return named(rejected([tooLarge], limits), programName);
     const signal = options.signal === undefined
@@ -270,6 +275,8 @@ export class Runner {
       signal,
       deno: options.denoExecutable ?? this.#deno,
       tempDir: options.tempDir ?? this.#tempDir,
+      modules: this.#bySegment,
+      context: options.approve === undefined ? { run } : { run, approve: options.approve },
     });
     this.#inflight.add(running);
     try {
@@ -308,7 +315,7 @@ export class Runner {
         limits,
       );
     }
-    const gate = gateImports(scanned.scan, this.#bySegment, source);
+    const gate = gateImports(scanned.scan, run.modules, source);
     if (gate.diagnostics.length > 0) return await this.#refuse(source, gate, run);
 
     // A slot before any sandbox: the wait counts in the run's deadline.
@@ -332,14 +339,14 @@ export class Runner {
   async #refuse(source: string, gate: Gate, run: RunSettings): Promise<RunReport> {
     const { limits, signal } = run;
     if (!run.typeCheck) return rejected(gate.diagnostics, limits);
-    const checked = await this.#checker.check(this.#files(source), {
+    const checked = await this.#checker.check(this.#files(source, run.modules), {
       timeoutMs: run.checkTimeoutMs,
       signal,
       aliases: gate.aliases,
     });
     if (checked.kind === "aborted") return aborted(limits);
     if (checked.kind !== "failed") return rejected(gate.diagnostics, limits);
-    const found = explain(checked.diagnostics, this.#bySegment, gate.aliases);
+    const found = explain(checked.diagnostics, run.modules, gate.aliases);
     return rejected(merged(gate.diagnostics, found), limits);
   }
 
@@ -353,23 +360,23 @@ export class Runner {
     // A sandbox waiting with the same heap cap and executable is taken after
     // the check passes; without one, a sandbox starts beside the check.
     const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
-      run.tempDir === this.#tempDir;
+      run.tempDir === this.#tempDir && run.modules === this.#bySegment;
     let pending: Promise<Sandbox | undefined> | undefined;
     if (!fits || this.#waiting === undefined) {
-      pending = this.#start(run.deno, limits.memoryMb, run.tempDir);
+      pending = this.#start(run.deno, limits.memoryMb, run.tempDir, run.modules);
       // Awaited below; a failure to start is the run's to report.
       pending.catch(() => {});
     }
     let sandbox: Sandbox | undefined;
     try {
       if (run.typeCheck) {
-        const checked = await this.#checker.check(this.#files(source), {
+        const checked = await this.#checker.check(this.#files(source, run.modules), {
           timeoutMs: run.checkTimeoutMs,
           signal,
         });
         if (checked.kind === "aborted") return aborted(limits);
         if (checked.kind === "failed") {
-          return rejected(explain(checked.diagnostics, this.#bySegment), limits);
+          return rejected(explain(checked.diagnostics, run.modules), limits);
         }
         if (checked.kind !== "passed") {
           return rejected(
@@ -379,10 +386,8 @@ export class Runner {
         }
       }
       if (signal.aborted) return aborted(limits);
-      sandbox = await (pending ?? this.#takeWaiting());
-      if (sandbox === undefined) {
-        sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
-      }
+      sandbox = await (pending ?? this.#takeWaiting(run.modules));
+      sandbox ??= await this.#start(run.deno, limits.memoryMb, run.tempDir, run.modules);
       await sandbox.hand(source);
       const ran = await runInSandbox({
         child: sandbox.child,
@@ -390,6 +395,7 @@ export class Runner {
         rootUrl: sandbox.rootUrl,
         rootPath: sandbox.rootPath,
         call: this.#call,
+        context: run.context,
         timeoutMs: programMs,
         runTimeoutMs: limits.timeoutMs,
         memoryMb: limits.memoryMb,
@@ -403,7 +409,7 @@ export class Runner {
       ) {
         limits.hit.push(outcome.reason);
       }
-      return { outcome, logs: ran.logs, calls: ran.calls, limits };
+      return withinBudget({ outcome, logs: ran.logs, calls: ran.calls, limits });
     } finally {
       if (sandbox === undefined && pending !== undefined) {
         sandbox = await pending.catch(() => undefined);
@@ -417,21 +423,22 @@ export class Runner {
   }
 
   /** The build root the checker sees for `program`: it, `cap.ts` and every module. */
-  #files(program: string): [string, string][] {
+  #files(program: string, modules: ReadonlyMap<string, RunModule>): [string, string][] {
     const files: [string, string][] = [["program.ts", program], ["cap.ts", CAP_SOURCE]];
-    for (const [segment, module] of this.#bySegment) {
+    for (const [segment, module] of modules) {
       files.push([`mcp/${segment}.ts`, module.source]);
     }
     return files;
   }
 
   /** The sandbox waiting for a program, if it is still usable; the caller owns it. */
-  async #takeWaiting(): Promise<Sandbox | undefined> {
+  async #takeWaiting(modules: ReadonlyMap<string, RunModule>): Promise<Sandbox | undefined> {
     const waiting = this.#waiting;
-    this.#waiting = undefined;
+    const same = this.#waitingModules === modules;
+    this.#waiting = this.#waitingModules = undefined;
     const sandbox = await waiting?.catch(() => undefined);
     if (sandbox === undefined) return undefined;
-    if (sandbox.usable) {
+    if (sandbox.usable && same) {
       this.#warmRuns++;
       return sandbox;
     }
@@ -439,22 +446,20 @@ export class Runner {
     return undefined;
   }
 
-  #start(deno: string, memoryMb: number, tempDir: string | undefined): Promise<Sandbox> {
-    const modules = new Map(
-      [...this.#bySegment].map(([segment, module]) => [segment, module.source]),
-    );
-    return startSandbox({
-      deno,
-      memoryMb,
-      modules,
-      capSpecifier: CAP_SPECIFIER,
-      tempDir,
-    });
+  #start(
+    deno: string,
+    memoryMb: number,
+    tempDir: string | undefined,
+    modules: ReadonlyMap<string, RunModule>,
+  ): Promise<Sandbox> {
+    const sources = new Map([...modules].map(([segment, module]) => [segment, module.source]));
+    return startSandbox({ deno, memoryMb, modules: sources, capSpecifier: CAP_SPECIFIER, tempDir });
   }
 
   /** Starts the next sandbox ahead; a failure leaves none waiting (the next run starts its own). */
   #startAhead(): Promise<Sandbox | undefined> {
-    return this.#start(this.#deno, this.#memoryMb, this.#tempDir).then(
+    this.#waitingModules = this.#bySegment;
+    return this.#start(this.#deno, this.#memoryMb, this.#tempDir, this.#bySegment).then(
       (sandbox) => {
         if (!this.#retired) return sandbox;
         return sandbox.dispose().then(() => undefined);
@@ -462,15 +467,6 @@ export class Runner {
       () => undefined,
     );
   }
-}
-
-/** The `programName` option: a file name, or undefined for the default. */
-function fileName(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "" || /\p{Cc}/u.test(value)) {
-    throw new TypeError("Cannot run the program: programName is not a printable file name");
-  }
-  return value;
 }
 
 /**

@@ -2,7 +2,9 @@
  * The checks of a server spec, each rule stated once: a name that is a
  * module segment, the command, args, env, inheritEnv, cwd and stderr of a
  * stdio server, the url, headers and sign-in settings of a remote one, the
- * era and the versions offered, and deadlines that a timer can keep. A check returns the
+ * era and the versions offered, deadlines that a timer can keep, the lists of
+ * tools enabled and disabled, and what a result that breaks its schema
+ * becomes. A check returns the
  * problem, naming the spec's key; the census turns it into the `TypeError`
  * or `RangeError` it throws, the catalog into a `CatalogError` naming its
  * file, table and key.
@@ -22,8 +24,10 @@ import { ERA_MODES, type EraMode, isEraMode, offerProblem } from "./era.ts";
 import { MAX_TIMEOUT_MS } from "./limits.ts";
 import { OAUTH_GRANTS, TOKEN_ENDPOINT_AUTH_METHODS } from "./oauth.ts";
 import {
+  isResultCheck,
   isStderrMode,
   type ResolvedServerSpec,
+  RESULT_CHECKS,
   type ServerSpec,
   STDERR_MODES,
   withDefaults,
@@ -44,7 +48,10 @@ export type SpecKey =
   | "connectTimeoutMs"
   | "callTimeoutMs"
   | "era"
-  | "versions";
+  | "versions"
+  | "enabledTools"
+  | "disabledTools"
+  | "resultCheck";
 
 /**
  * What is wrong with a spec, before anyone says where it came from.
@@ -116,7 +123,8 @@ export function checkSpec(
   const problem = nameProblem(value["name"], describe) ??
     (value["url"] !== undefined ? remoteProblem(value, describe) : stdioProblem(value, describe)) ??
     eraProblem(value, describe) ??
-    timeoutProblem(value, describe);
+    timeoutProblem(value, describe) ??
+    toolsProblem(value, describe);
   return problem === undefined ? ok(withDefaults(value as unknown as ServerSpec)) : err(problem);
 }
 
@@ -440,6 +448,32 @@ function timeoutProblem(
     if (value !== undefined && !isTimeoutMs(value)) {
       return outOfRange(key, `expected ${TIMEOUT_RULE}, found ${describe(value)}`);
     }
+  }
+  return undefined;
+}
+
+function toolsProblem(spec: Record<string, unknown>, describe: Describe): SpecProblem | undefined {
+  for (const key of ["enabledTools", "disabledTools"] as const) {
+    const value = spec[key];
+    if (value === undefined) continue;
+    if (!Array.isArray(value)) {
+      return wrongType(key, `expected an array of tool names, found ${describe(value)}`);
+    }
+    for (const [index, name] of value.entries()) {
+      if (typeof name !== "string" || name === "") {
+        return wrongType(
+          key,
+          `expected an array of tool names, found ${describe(name)} at index ${index}`,
+        );
+      }
+    }
+  }
+  const { resultCheck } = spec;
+  if (resultCheck !== undefined && !isResultCheck(resultCheck)) {
+    return wrongType(
+      "resultCheck",
+      `expected ${oneOf(RESULT_CHECKS)}, found ${describe(resultCheck)}`,
+    );
   }
   return undefined;
 }

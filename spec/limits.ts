@@ -27,3 +27,10 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
  * project keeps is 180 KB (notion's).
  */
 export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Time a client's worker is given beyond its own deadlines (a start's:
+ * handshake plus cleanup; a retirement's) before the main thread declares it
+ * lost, in milliseconds: 2 s.
+ */
+export const WORKER_GRACE_MS = 2_000;

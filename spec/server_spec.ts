@@ -24,6 +24,24 @@ export function isStderrMode(value: unknown): value is StderrMode {
   return (STDERR_MODES as readonly unknown[]).includes(value);
 }
 
+/**
+ * What a harness does with a result whose `structuredContent` breaks the
+ * tool's output schema.
+ */
+export type ResultCheck =
+  /** The call fails as `result_malformed`, naming the path (the default). */
+  | "refuse"
+  /** The result still arrives, with the mismatch recorded beside it as a warning. */
+  | "warn";
+
+/** Every {@linkcode ResultCheck}, the default first. */
+export const RESULT_CHECKS: readonly ResultCheck[] = ["refuse", "warn"];
+
+/** Whether a value is a {@linkcode ResultCheck}. */
+export function isResultCheck(value: unknown): value is ResultCheck {
+  return (RESULT_CHECKS as readonly unknown[]).includes(value);
+}
+
 /** What every server spec says, whether the server runs here or is remote. */
 export type SpecCommon = {
   /** The server's name: the census key and the generated module's segment. */
@@ -44,6 +62,23 @@ export type SpecCommon = {
    * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
    */
   versions?: readonly SupportedVersion[];
+  /**
+   * The only tools of the server a harness exposes, each by its wire name (or
+   * its function's name in the generated module); every listed tool when
+   * absent. A tool left out is absent from the module and the surface, and a
+   * call to it is refused as `tool_disabled`.
+   */
+  enabledTools?: readonly string[];
+  /**
+   * Tools of the server a harness never exposes, named as in
+   * `enabledTools`; applied after it (a tool in both is disabled).
+   */
+  disabledTools?: readonly string[];
+  /**
+   * What a result whose `structuredContent` breaks the tool's output schema
+   * becomes; `"refuse"` (`result_malformed`) when absent.
+   */
+  resultCheck?: ResultCheck;
 };
 
 /**

@@ -61,6 +61,7 @@ export const FROM_WORKER_KINDS = [
   "answers",
   "request",
   "retired",
+  "tools_changed",
 ] as const;
 
 /** One event from a worker. */
@@ -73,7 +74,8 @@ export type FromWorker =
   | Settled
   | Answers
   | WorkerAsk
-  | Retired;
+  | Retired
+  | ToolsChanged;
 
 // ---- spawned, exited: the pid, for custody ----
 
@@ -357,6 +359,24 @@ function decodeAsk(data: Fields): WorkerAsk | undefined {
   return isDuration(data.deadlineMs) ? encodeDrainAsk(ticket, pid, data.deadlineMs) : undefined;
 }
 
+// ---- tools_changed: the server said its listing changed ----
+
+/**
+ * The server said its tools changed (a handshake-era
+ * `notifications/tools/list_changed`): the main thread may list them again.
+ * Those said within one turn of the worker cross as one.
+ */
+export type ToolsChanged = { kind: "tools_changed" };
+
+/** Encodes a change of the server's tools. */
+export function encodeToolsChanged(): ToolsChanged {
+  return { kind: "tools_changed" };
+}
+
+function decodeToolsChanged(_data: Fields): ToolsChanged {
+  return encodeToolsChanged();
+}
+
 // ---- the main thread's decoder ----
 
 const DECODERS: {
@@ -371,6 +391,7 @@ const DECODERS: {
   answers: decodeAnswerEvent,
   request: decodeAsk,
   retired: decodeRetired,
+  tools_changed: decodeToolsChanged,
 };
 
 function decodeEvent(value: unknown): FromWorker | undefined {

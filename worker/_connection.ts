@@ -39,7 +39,12 @@ export type ConnectionOptions = {
   clock: Clock;
   /** The channel ended, and why: called at most once a cause, until `close`. */
   ended(cause: DeathCause, message: string): void;
+  /** The server said its tools changed (`notifications/tools/list_changed`, handshake era). */
+  toolsChanged?(): void;
 };
+
+/** The notification by which a handshake-era server says its tools changed. */
+export const TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
 
 /** One launch of a server: its transport, its wire, its waiting requests, its retirement. */
 export class Connection {
@@ -47,6 +52,7 @@ export class Connection {
   #name: string;
   #clock: Clock;
   #ended: (cause: DeathCause, message: string) => void;
+  #toolsChanged: (() => void) | undefined;
   #exit: ExitWatch;
   #retirement: Retirement;
   #pending: PendingTable;
@@ -65,6 +71,7 @@ export class Connection {
     this.#name = options.name;
     this.#clock = options.clock;
     this.#ended = options.ended;
+    this.#toolsChanged = options.toolsChanged;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -243,6 +250,10 @@ export class Connection {
         if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
         return;
       case "notification":
+        // A modern session has no such notification; any other is dropped.
+        if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
+          this.#toolsChanged?.();
+        }
         return;
     }
   }

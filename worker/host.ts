@@ -51,6 +51,7 @@ import {
   encodeSpawned,
   encodeStarted,
   encodeState,
+  encodeToolsChanged,
   type WorkerAsk,
 } from "../thread/from_worker.ts";
 import { type Post, ThreadEnd } from "../thread/link.ts";
@@ -88,6 +89,8 @@ export class WorkerHost {
   // The worker's own requests of the main thread, by ticket.
   #asks = new Map<number, (value: unknown) => void>();
   #nextAsk = 0;
+  // Whether a change of the server's tools is told already this turn.
+  #toolsChangedTold = false;
   #group: GroupControl = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -189,6 +192,7 @@ export class WorkerHost {
         this.#outbox.flushStderr();
         this.#outbox.post(encodeState(report));
       },
+      onToolsChanged: () => this.#toolsChanged(),
     });
     this.#machine = machine;
     const outcome = await machine.connect();
@@ -243,6 +247,14 @@ export class WorkerHost {
       },
     });
     return child;
+  }
+
+  /** Tells the main thread the server's tools changed, once for all it said in one read. */
+  #toolsChanged(): void {
+    if (this.#toolsChangedTold) return;
+    this.#toolsChangedTold = true;
+    this.#outbox.post(encodeToolsChanged());
+    queueMicrotask(() => this.#toolsChangedTold = false);
   }
 
   /** Asks the main thread, on a ticket of the worker's own; resolves with its answer. */

@@ -74,6 +74,8 @@ export type MachineOptions = {
   versions?: readonly SupportedVersion[];
   /** Told of every change of the client's life, in order. */
   onReport?: (report: StateReport) => void;
+  /** Told each time the ready server says its tools changed (handshake era). */
+  onToolsChanged?: () => void;
 };
 
 /**
@@ -119,6 +121,7 @@ export class ClientMachine {
   #clientInfo: Implementation;
   #plan: EraPlan;
   #onReport: ((report: StateReport) => void) | undefined;
+  #onToolsChanged: (() => void) | undefined;
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -139,6 +142,7 @@ export class ClientMachine {
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
+    this.#onToolsChanged = options.onToolsChanged;
   }
 
   /** Where the machine is in its life. */
@@ -301,6 +305,9 @@ export class ClientMachine {
       clock: this.#clock,
       ended: (cause, message) => {
         if (connection === this.#connection) this.#die(cause, message);
+      },
+      toolsChanged: () => {
+        if (connection === this.#connection && this.#state === "ready") this.#onToolsChanged?.();
       },
     });
     this.#connection = connection;

@@ -60,7 +60,7 @@ export type ContentBlock =
 /** What the host answers to one call: a tool result, or a denial with a code. */
 export type CapReply =
   | { ok: true; content: ContentBlock[]; structuredContent?: JsonValue; isError: boolean }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; reason?: string };
 
 /** Carries one call from the sandbox to the host. A runner's bootstrap provides it. */
 export type CapChannel = (server: string, tool: string, args: JsonObject) => Promise<CapReply>;
@@ -72,6 +72,19 @@ function joinText(content: readonly ContentBlock[]): string {
   const parts: string[] = [];
   for (const block of content) if (block.type === "text") parts.push(block.text);
   return parts.join("\n");
+}
+
+function bigintDigits(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
+
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0x80) bytes += code >= 0x800 && (code < 0xd800 || code > 0xdfff) ? 2 : 1;
+  }
+  return bytes;
 }
 
 function excerpt(text: string): string {
@@ -104,6 +117,15 @@ export class ToolResult<T = JsonValue | undefined> {
   /** The text blocks joined with `"\n"`; empty when there are none. */
   get text(): string {
     return joinText(this.content);
+  }
+
+  /**
+   * The size of the result as JSON, in UTF-8 bytes: what returning or
+   * printing it costs against the report's budget, which cuts what is past
+   * it. Ask before printing a large result.
+   */
+  get bytes(): number {
+    return utf8Length(JSON.stringify(this.toJSON(), bigintDigits));
   }
 
   /**
@@ -177,9 +199,11 @@ export class McpToolError extends Error {
 /**
  * A call that never produced a tool result: denied by the host, refused
  * before sending, or lost in transport. `code` says which, for example
- * `no_channel`, `unknown_server`, `unknown_tool`, `invalid_arguments`,
- * `task_required`, `unavailable`, `call_timed_out`, `server_error`, `result_malformed`,
- * `too_many_calls`, `channel_failed`.
+ * `denied` (the harness's approval refused it; `reason` says why),
+ * `tool_disabled`, `tool_changed`, `no_channel`, `unknown_server`,
+ * `unknown_tool`, `invalid_arguments` (the message names the path and the
+ * rule), `task_required`, `unavailable`, `call_timed_out`, `server_error`,
+ * `result_malformed`, `too_many_calls`, `channel_failed`.
  *
  * @example Tell a timeout from other failures
  * ```ts ignore
@@ -188,6 +212,7 @@ export class McpToolError extends Error {
  *   await invoke("slow", "wait", {});
  * } catch (error) {
  *   if (error instanceof McpCallError && error.code === "call_timed_out") console.log("retry later");
+ *   else if (error instanceof McpCallError && error.code === "denied") console.log(error.reason);
  * }
  * ```
  */
@@ -198,14 +223,21 @@ export class McpCallError extends Error {
   readonly server: string;
   /** The wire name of the tool the call was for. */
   readonly tool: string;
+  /** Why the harness denied the call, when it said (code `denied`). */
+  readonly reason?: string;
 
   /** Builds the error for one failed call. */
-  constructor(code: string, message: string, options: { server: string; tool: string }) {
+  constructor(
+    code: string,
+    message: string,
+    options: { server: string; tool: string; reason?: string },
+  ) {
     super(message);
     this.name = "McpCallError";
     this.code = code;
     this.server = options.server;
     this.tool = options.tool;
+    if (typeof options.reason === "string") this.reason = options.reason;
   }
 }
 
@@ -317,7 +349,10 @@ export async function invoke<T = JsonValue | undefined>(
       where,
     );
   }
-  if (!reply.ok) throw new McpCallError(reply.code, reply.message, where);
+  if (!reply.ok) {
+    const reason = typeof reply.reason === "string" ? { reason: reply.reason } : {};
+    throw new McpCallError(reply.code, reply.message, { ...where, ...reason });
+  }
   if (reply.isError) {
     throw new McpToolError(where.server, where.tool, reply.content, reply.structuredContent);
   }

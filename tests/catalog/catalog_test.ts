@@ -15,8 +15,9 @@ import { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS } from "../../limits.ts";
 const DATA = new URL("./data/", import.meta.url);
 const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
-const KNOWN_KEYS =
-  "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, stderr, era, versions";
+const KNOWN_KEYS = "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, " +
+  "stderr, era, versions, enabled_tools, disabled_tools, result_check";
+const JSON_TOOL_KEYS = "enabledTools, allowedTools, disabledTools, blockedTools";
 
 type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
 
@@ -626,7 +627,7 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       "an unknown key",
       githubJson({ command: "x", disabled: true }),
       "invalid_entry",
-      `.mcp.json: mcpServers.github key "disabled": unknown key; the known keys are ${KNOWN_KEYS}, type`,
+      `.mcp.json: mcpServers.github key "disabled": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}`,
     ],
     [
       "a null entry",

@@ -241,6 +241,38 @@ const RULES: Rule[] = [
     error: RangeError,
     same: false,
   },
+  {
+    name: "enabledTools that is not an array",
+    ...stdio({ enabledTools: "echo" }, 'enabled_tools = "echo"'),
+    key: "enabledTools",
+    catalogKey: "enabled_tools",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "disabledTools holding a number",
+    ...remote({ disabledTools: ["a", 3] }, 'disabled_tools = ["a", 3]'),
+    key: "disabledTools",
+    catalogKey: "disabled_tools",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "disabledTools holding an empty name",
+    ...stdio({ disabledTools: [""] }, 'disabled_tools = [""]'),
+    key: "disabledTools",
+    catalogKey: "disabled_tools",
+    error: TypeError,
+    same: false,
+  },
+  {
+    name: "an unknown resultCheck",
+    ...stdio({ resultCheck: "ignore" }, 'result_check = "ignore"'),
+    key: "resultCheck",
+    catalogKey: "result_check",
+    error: TypeError,
+    same: true,
+  },
 ];
 
 Deno.test("each rule of a spec refuses the spec in the census and in the catalog, at the same key", async (t) => {

@@ -16,6 +16,7 @@ import {
   encodeStarted,
   encodeState,
   encodeStderr,
+  encodeToolsChanged,
   FROM_WORKER_KINDS,
   type FromWorker,
   renderAnswers,
@@ -162,6 +163,7 @@ const EVENTS: FromWorker[] = [
   encodeRetired(
     err({ kind: "retirement_timed_out", message: "m", timeoutMs: 5, escalation: "sigkill" }),
   ),
+  encodeToolsChanged(),
 ];
 
 Deno.test("every event round-trips through its encoder, a structured clone and its decoder", () => {

@@ -204,3 +204,32 @@ Deno.test("a host not started answers a call and a retirement at once", async ()
     h.close();
   }
 });
+
+Deno.test("the host tells the main thread once of a flood of list_changed, and of nothing else", async () => {
+  const h = hosted();
+  try {
+    const started = h.next("started");
+    h.start();
+    await started;
+    const peer = h.transports[0]?.peer;
+    assert.ok(peer !== undefined);
+    const changed = h.next("tools_changed");
+    const line = '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n';
+    peer.send(line.repeat(1_000) + '{"jsonrpc":"2.0","method":"notifications/message"}\n');
+    assert.deepEqual((await changed).event, { kind: "tools_changed" });
+    // A call answered after it shows that the flood crossed as one event.
+    const answered = h.next("answers");
+    h.main.text(renderRequest(0, 500, "ping", ""));
+    await answered;
+    assert.equal(h.kinds().filter((kind) => kind === "tools_changed").length, 1);
+    const later = h.next("tools_changed");
+    peer.send(line);
+    await later;
+    assert.equal(h.kinds().filter((kind) => kind === "tools_changed").length, 2);
+    const retired = h.next("retired");
+    h.main.message(encodeRetire(1_000));
+    await retired;
+  } finally {
+    h.close();
+  }
+});
