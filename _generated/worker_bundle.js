@@ -619,6 +619,33 @@ var decodeBytesRequest = (function decodeBytesRequest(data) {
     params
   });
 });
+var encodeLongCall = (function encodeLongCall(call) {
+  return {
+    kind: "long_call",
+    ...call
+  };
+});
+var decodeLongCall = (function decodeLongCall(data) {
+  const { ticket, timeoutMs, params, progress, task, ttlMs } = data;
+  if (!isCount(ticket) || !isDuration(timeoutMs) || !isDuration(ttlMs)) {
+    return err("bad ticket or deadline");
+  }
+  if (!isString(params) || !params.startsWith("{") || !params.endsWith("}")) {
+    return err("params are not compact JSON of an object");
+  }
+  if (params.includes("\n")) return err("params hold a newline");
+  if (typeof progress !== "boolean" || typeof task !== "boolean") {
+    return err("progress or task is not a boolean");
+  }
+  return ok(encodeLongCall({
+    ticket,
+    timeoutMs,
+    params,
+    progress,
+    task,
+    ttlMs
+  }));
+});
 var encodeCancel = (function encodeCancel(ticket, timedOut) {
   return {
     kind: "cancel",
@@ -669,6 +696,22 @@ var decodeToWorker = (function decodeToWorker(data) {
   }
   const decoded = DECODERS[kind](data);
   return decoded.ok ? decoded : err(`Cannot decode a "${kind}" message: ${decoded.error}`);
+});
+var isFiniteNumber = (function isFiniteNumber(value) {
+  return typeof value === "number" && Number.isFinite(value);
+});
+var progressOf = (function progressOf(params) {
+  if (!isRecord(params) || !isFiniteNumber(params.progress)) return void 0;
+  const { total, message } = params;
+  if (total !== void 0 && !isFiniteNumber(total)) return void 0;
+  if (message !== void 0 && !isString(message)) return void 0;
+  const progress = {
+    kind: "progress",
+    progress: params.progress
+  };
+  if (total !== void 0) progress.total = total;
+  if (message !== void 0) progress.message = message;
+  return progress;
 });
 var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   return {
@@ -799,6 +842,13 @@ var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
     method: "drain",
     pid,
     deadlineMs
+  };
+});
+var encodeProgress = (function encodeProgress(ticket, progress) {
+  return {
+    kind: "progress",
+    ticket,
+    progress
   };
 });
 var earlier = (function earlier(a, b) {
@@ -2226,7 +2276,8 @@ var RingReader = class extends Ring {
 var REQUEST_METHODS = [
   "tools/call",
   "tools/list",
-  "ping"
+  "ping",
+  "resources/read"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -2234,7 +2285,8 @@ var TO_WORKER_KINDS = [
   "cancel",
   "malformed",
   "retire",
-  "settled"
+  "settled",
+  "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
 
@@ -2244,6 +2296,8 @@ var TRANSFER_PARAMS_CHARS = 64 * 1024;
 var OPEN_BRACE = 123;
 var CLOSE_BRACE = 125;
 var NEWLINE = 10;
+
+
 
 
 
@@ -2263,8 +2317,20 @@ var DECODERS = {
   cancel: decodeCancel,
   malformed: decodeMalformed,
   retire: decodeRetire,
-  settled: decodeSettled
+  settled: decodeSettled,
+  long_call: decodeLongCall
 };
+
+
+// thread/progress.ts
+var TASK_STATUSES = [
+  "working",
+  "input_required",
+  "completed",
+  "failed",
+  "cancelled"
+];
+
 
 
 // thread/outcomes.ts
@@ -2279,6 +2345,7 @@ var DECODERS = {
 
 
 // thread/from_worker.ts
+
 
 
 
@@ -2563,6 +2630,10 @@ var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var STDERR_TAIL_BYTES = 64 * 1024;
 var MAX_TIMEOUT_MS = 2 ** 31 - 1;
+var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+var TASK_POLL_DEFAULT_MS = 1e3;
+var TASK_POLL_MIN_MS = 100;
+var TASK_POLL_MAX_MS = 6e4;
 
 // worker/tail.ts
 var decoder2 = new TextDecoder();
@@ -3326,6 +3397,7 @@ var NAME_SOURCE = {
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 
 
@@ -3968,6 +4040,7 @@ var PendingTable = class {
       timed: pending.timed,
       timer
     };
+    if (pending.long !== void 0) entry.long = pending.long;
     this.#entries.set(id, entry);
     return id;
   }
@@ -4219,6 +4292,9 @@ var LineWriter = class {
   #write;
   #meta = "";
   #metaObject;
+  // The envelope's fields without braces, and the same declaring the tasks extension.
+  #inner = "";
+  #taskInner = "";
   constructor(write2) {
     this.#write = write2;
   }
@@ -4226,6 +4302,35 @@ var LineWriter = class {
   envelope(meta) {
     this.#metaObject = meta;
     this.#meta = `"_meta":${frameText(meta).slice(0, -1)}`;
+    this.#inner = frameText(meta).slice(1, -2);
+    const extended = {
+      ...meta,
+      [META_CLIENT_CAPABILITIES]: {
+        extensions: {
+          [TASKS_EXTENSION]: {}
+        }
+      }
+    };
+    this.#taskInner = frameText(extended).slice(1, -2);
+  }
+  /**
+   * Writes a long call's request: its parameters (compact JSON of an object,
+   * as text) with `extra`'s fields first, and its `_meta` holding the
+   * envelope (declaring the tasks extension when asked) and `extra.meta`.
+   */
+  requestWith(id, method, params, extra) {
+    const parts = [];
+    const envelope = this.#meta === "" ? "" : extra.tasks ? this.#taskInner : this.#inner;
+    const meta = [
+      envelope,
+      extra.meta ?? ""
+    ].filter((part) => part !== "").join(",");
+    if (meta !== "") parts.push(`"_meta":{${meta}}`);
+    if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
+    const rest = params === "" ? "}" : params.slice(1);
+    const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
+    const [head, tail] = frameRequest(id, method);
+    this.#write(head + body + tail);
   }
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
   request(id, method, params) {
@@ -4331,6 +4436,7 @@ var Connection = class {
   #name;
   #clock;
   #ended;
+  #notified;
   #exit;
   #retirement;
   #pending;
@@ -4348,6 +4454,7 @@ var Connection = class {
     this.#name = options.name;
     this.#clock = options.clock;
     this.#ended = options.ended;
+    this.#notified = options.notified;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -4424,7 +4531,20 @@ var Connection = class {
     const id = this.#pending.add(request);
     const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#writer.request(id, wire, params);
+    const long = request.long;
+    if (long === void 0 || typeof params !== "string") {
+      this.#writer.request(id, wire, params);
+      return id;
+    }
+    const token = long.progress ? `"progressToken":${id}` : "";
+    const meta = [
+      long.extra.meta ?? "",
+      token
+    ].filter((part) => part !== "").join(",");
+    this.#writer.requestWith(id, wire, params, {
+      ...long.extra,
+      meta
+    });
     return id;
   }
   /** Gives up on a request (see the machine's `cancel`); an unknown or settled id does nothing. */
@@ -4494,6 +4614,7 @@ var Connection = class {
         if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
         return;
       case "notification":
+        if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
   }
@@ -4542,6 +4663,7 @@ var ClientMachine = class {
   #clientInfo;
   #plan;
   #onReport;
+  #onNotification;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -4560,6 +4682,7 @@ var ClientMachine = class {
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
+    this.#onNotification = options.onNotification;
   }
   /** Where the machine is in its life. */
   get state() {
@@ -4608,7 +4731,8 @@ var ClientMachine = class {
    * `undefined` when it was refused at once. In a modern session the request
    * carries the envelope, and `ping` (gone from that era) is sent as
    * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes.
+   * deadline to the caller, who says `cancel(id, true)` when it passes;
+   * `long`: what a long call's request carries beyond its parameters.
    */
   send(method, params, timeoutMs, settle, options = {}) {
     const connection = this.#connection;
@@ -4616,14 +4740,16 @@ var ClientMachine = class {
       settle(err(this.#unavailable()));
       return void 0;
     }
-    return connection.request(params, {
+    const pending = {
       method,
       settle,
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true
-    });
+    };
+    if (options.long !== void 0) pending.long = options.long;
+    return connection.request(params, pending);
   }
   /**
    * A line handed on raw was not the response it looked like (`malformed`),
@@ -4706,6 +4832,9 @@ var ClientMachine = class {
       clock: this.#clock,
       ended: (cause, message) => {
         if (connection === this.#connection) this.#die(cause, message);
+      },
+      notified: (method, params) => {
+        if (connection === this.#connection) this.#onNotification?.(method, params);
       }
     });
     this.#connection = connection;
@@ -4908,6 +5037,242 @@ var Outbox = class {
 };
 
 
+// worker/_tasks.ts
+var TASK_CANCELLED_CODE = -32800;
+var TERMINAL = /* @__PURE__ */ new Set([
+  "completed",
+  "failed",
+  "cancelled"
+]);
+var TaskCall = class {
+  #io;
+  #request;
+  #phase = "creating";
+  #leg;
+  #createId;
+  #timer;
+  #task;
+  #told;
+  constructor(io, request) {
+    this.#io = io;
+    this.#request = request;
+  }
+  /** The id of the creating request: the call's progress token. */
+  get createId() {
+    return this.#createId;
+  }
+  /** The task's id, once created. */
+  get taskId() {
+    return this.#task?.taskId;
+  }
+  /** Whether the call has ended. */
+  get done() {
+    return this.#phase === "done";
+  }
+  /** Sends the creating call. */
+  start() {
+    const long = this.#io.era === "modern" ? {
+      extra: {
+        tasks: true
+      },
+      progress: this.#request.progress
+    } : {
+      extra: {
+        fields: `"task":{"ttl":${Math.round(this.#request.ttlMs)}}`
+      },
+      progress: this.#request.progress
+    };
+    const id = this.#io.send("tools/call", this.#request.params, (outcome) => {
+      this.#leg = void 0;
+      this.#created(outcome);
+    }, long);
+    this.#createId = id;
+    this.#leg = id;
+  }
+  /** The caller gave up: the task is cancelled where it exists; nothing is settled. */
+  cancel() {
+    if (this.#phase === "done") return;
+    const task = this.#task;
+    this.#end();
+    if (this.#leg !== void 0) this.#io.cancel(this.#leg);
+    if (task !== void 0 && !TERMINAL.has(task.status)) {
+      this.#io.send("tasks/cancel", JSON.stringify({
+        taskId: task.taskId
+      }), () => {
+      });
+    }
+  }
+  /** The client retires: nothing more is sent, and no timer is left. */
+  stop() {
+    this.#end();
+  }
+  /** A status notification of this call's task (either era's), its parameters the task. */
+  notified(params) {
+    if (this.#phase !== "waiting" && this.#phase !== "polling") return;
+    const task = this.#read(params);
+    if (task === void 0 || task.taskId !== this.#task?.taskId) return;
+    if (this.#phase === "waiting") {
+      if (this.#timer !== void 0) this.#io.clock.clearTimer(this.#timer);
+      this.#timer = void 0;
+    }
+    this.#status(task);
+  }
+  #created(outcome) {
+    if (this.#phase !== "creating") return;
+    if (!outcome.ok) return this.#finish(outcome);
+    const value = outcome.value;
+    const created = this.#io.era === "modern" ? isJsonObject(value) && value.resultType === "task" ? value : void 0 : isJsonObject(value) && isJsonObject(value.task) ? value.task : void 0;
+    if (created === void 0) return this.#finish(outcome);
+    const task = this.#read(created);
+    if (task === void 0) {
+      return this.#finish(err({
+        kind: "result_malformed",
+        method: "tools/call",
+        message: `Server "${this.#io.name}" sent a malformed task for tools/call: it has no string "taskId" or no known "status"`
+      }));
+    }
+    this.#status(task);
+  }
+  /** Reads a task of either era; `undefined` when it is not one. */
+  #read(value) {
+    if (!isJsonObject(value)) return void 0;
+    const fields = value;
+    const { taskId, status, statusMessage } = fields;
+    if (typeof taskId !== "string" || !TASK_STATUSES.includes(status)) {
+      return void 0;
+    }
+    const suggested = this.#io.era === "modern" ? fields.pollIntervalMs : fields.pollInterval;
+    const pollMs = typeof suggested === "number" && Number.isFinite(suggested) ? Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, suggested)) : TASK_POLL_DEFAULT_MS;
+    return {
+      taskId,
+      status,
+      message: typeof statusMessage === "string" ? statusMessage : void 0,
+      pollMs,
+      result: fields.result,
+      error: fields.error
+    };
+  }
+  /** The task as the server last said it: told when it changed, then followed. */
+  #status(task) {
+    this.#task = task;
+    const said = `${task.status}
+${task.message ?? ""}`;
+    if (said !== this.#told) {
+      this.#told = said;
+      const progress = {
+        kind: "task",
+        taskId: task.taskId,
+        status: task.status
+      };
+      if (task.message !== void 0) progress.message = task.message;
+      this.#io.report(progress);
+    }
+    if (this.#phase === "done") return;
+    if (this.#io.era === "modern") return this.#followModern(task);
+    if (TERMINAL.has(task.status) || task.status === "input_required") return this.#fetch();
+    if (this.#phase !== "polling") this.#wait(task.pollMs);
+  }
+  #followModern(task) {
+    switch (task.status) {
+      case "completed": {
+        const result = task.result;
+        if (!isJsonObject(result)) return this.#malformed("a completed task with no result object");
+        const complete = result;
+        return this.#finish(ok("resultType" in complete ? complete : {
+          ...complete,
+          resultType: "complete"
+        }));
+      }
+      case "failed": {
+        const error = task.error;
+        if (!isJsonObject(error)) return this.#malformed("a failed task with no error object");
+        const { code, message, data } = error;
+        if (!Number.isSafeInteger(code) || typeof message !== "string") {
+          return this.#malformed("a failed task whose error has no integer code or string message");
+        }
+        const rpc = data === void 0 ? {
+          code,
+          message
+        } : {
+          code,
+          message,
+          data
+        };
+        return this.#finish(err(serverError(this.#io.name, "tools/call", rpc)));
+      }
+      case "cancelled":
+        return this.#finish(err(serverError(this.#io.name, "tools/call", {
+          code: TASK_CANCELLED_CODE,
+          message: `the server cancelled task "${task.taskId}"` + (task.message === void 0 ? "" : `: ${task.message}`)
+        })));
+      case "input_required":
+        this.#io.send("tasks/cancel", JSON.stringify({
+          taskId: task.taskId
+        }), () => {
+        });
+        return this.#finish(err(serverError(this.#io.name, "tools/call", {
+          code: TASK_CANCELLED_CODE,
+          message: `task "${task.taskId}" needs input this client cannot give (it offers no elicitation or sampling), so it was cancelled`
+        })));
+      case "working":
+        if (this.#phase !== "polling") this.#wait(task.pollMs);
+    }
+  }
+  #wait(ms) {
+    this.#phase = "waiting";
+    this.#timer = this.#io.clock.setTimer(ms, () => {
+      this.#timer = void 0;
+      this.#poll();
+    });
+  }
+  #poll() {
+    const task = this.#task;
+    if (this.#phase !== "waiting" || task === void 0) return;
+    this.#phase = "polling";
+    this.#leg = this.#io.send("tasks/get", JSON.stringify({
+      taskId: task.taskId
+    }), (outcome) => {
+      this.#leg = void 0;
+      if (this.#phase !== "polling") return;
+      if (!outcome.ok) return this.#finish(outcome);
+      const next = this.#read(outcome.value);
+      if (next === void 0 || next.taskId !== task.taskId) {
+        return this.#malformed(`a tasks/get answer that is not task "${task.taskId}"`);
+      }
+      this.#phase = "waiting";
+      this.#status(next);
+    });
+  }
+  #fetch() {
+    const task = this.#task;
+    if (task === void 0) return;
+    this.#phase = "fetching";
+    this.#leg = this.#io.send("tasks/result", JSON.stringify({
+      taskId: task.taskId
+    }), (outcome) => {
+      this.#leg = void 0;
+      if (this.#phase === "fetching") this.#finish(outcome);
+    });
+  }
+  #malformed(what) {
+    this.#finish(err({
+      kind: "result_malformed",
+      method: "tools/call",
+      message: `Server "${this.#io.name}" sent ${what}`
+    }));
+  }
+  #finish(outcome) {
+    if (this.#phase === "done") return;
+    this.#end();
+    this.#io.settle(outcome);
+  }
+  #end() {
+    this.#phase = "done";
+    if (this.#timer !== void 0) this.#io.clock.clearTimer(this.#timer);
+    this.#timer = void 0;
+  }
+};
+
 // worker/host.ts
 var WorkerHost = class {
   #end;
@@ -4918,6 +5283,11 @@ var WorkerHost = class {
   #starting;
   // The request id each ticket of the main thread's was sent as, for `cancel`.
   #tickets = /* @__PURE__ */ new Map();
+  // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
+  #progress = /* @__PURE__ */ new Map();
+  #tasks = /* @__PURE__ */ new Map();
+  #era = "legacy";
+  #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = /* @__PURE__ */ new Map();
   #nextAsk = 0;
@@ -4970,7 +5340,16 @@ var WorkerHost = class {
       case "request":
         this.#run(message);
         return;
+      case "long_call":
+        this.#runLong(message);
+        return;
       case "cancel": {
+        const task = this.#tasks.get(message.ticket);
+        if (task !== void 0) {
+          this.#endLong(message.ticket);
+          task.cancel();
+          return;
+        }
         const id = this.#tickets.get(message.ticket);
         if (id !== void 0) this.#machine?.cancel(id, message.timedOut);
         return;
@@ -4996,6 +5375,7 @@ var WorkerHost = class {
       out: message.rings.answers,
       in: message.rings.requests
     });
+    this.#name = message.name;
     const machine = new ClientMachine(() => this.#transport(message), {
       name: message.name,
       clock: this.#clock,
@@ -5008,10 +5388,12 @@ var WorkerHost = class {
       onReport: (report) => {
         this.#outbox.flushStderr();
         this.#outbox.post(encodeState(report));
-      }
+      },
+      onNotification: (method, params) => this.#notified(method, params)
     });
     this.#machine = machine;
     const outcome = await machine.connect();
+    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
   }
@@ -5022,6 +5404,9 @@ var WorkerHost = class {
       this.#outbox.post(encodeRetired(ok(noResource())));
       return;
     }
+    for (const task of this.#tasks.values()) task.stop();
+    this.#tasks.clear();
+    this.#progress.clear();
     void Promise.all([
       machine.retire({
         timeoutMs
@@ -5088,12 +5473,90 @@ var WorkerHost = class {
     if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
   #settle(ticket, outcome) {
+    if (this.#progress.size > 0) this.#progress.delete(this.#tickets.get(ticket) ?? -1);
     this.#tickets.delete(ticket);
     this.#outbox.post(encodeSettled(ticket, outcome));
   }
   #answer(ticket, id, line) {
+    if (this.#progress.size > 0) this.#progress.delete(id);
     this.#tickets.delete(ticket);
     this.#outbox.answer(ticket, id, line);
+  }
+  // ---- long calls ----
+  /** A call that reports progress, runs as a task, or both (`thread/to_worker.ts`). */
+  #runLong(call) {
+    const { ticket, timeoutMs } = call;
+    const machine = this.#machine;
+    if (machine === void 0) {
+      this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
+      return;
+    }
+    if (!call.task) {
+      const id = machine.send("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
+        raw: (id2, line) => this.#answer(ticket, id2, line),
+        timed: false,
+        long: {
+          extra: {},
+          progress: call.progress
+        }
+      });
+      if (id === void 0) return;
+      this.#tickets.set(ticket, id);
+      if (call.progress) this.#progress.set(id, ticket);
+      return;
+    }
+    const task = new TaskCall({
+      name: this.#name,
+      era: this.#era,
+      clock: this.#clock,
+      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
+      // the main thread, ends the rest, and a cancel is answered by no one.
+      send: (method, params, settle, long) => machine.send(method, params, timeoutMs, settle, {
+        timed: method === "tasks/cancel",
+        ...long === void 0 ? {} : {
+          long
+        }
+      }),
+      cancel: (id) => machine.cancel(id),
+      report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
+      settle: (outcome) => {
+        this.#endLong(ticket);
+        this.#settle(ticket, outcome);
+      }
+    }, {
+      params: call.params,
+      progress: call.progress,
+      ttlMs: call.ttlMs
+    });
+    this.#tasks.set(ticket, task);
+    task.start();
+    if (call.progress && !task.done && task.createId !== void 0) {
+      this.#progress.set(task.createId, ticket);
+    }
+  }
+  #endLong(ticket) {
+    const task = this.#tasks.get(ticket);
+    if (task === void 0) return;
+    this.#tasks.delete(ticket);
+    if (task.createId !== void 0) this.#progress.delete(task.createId);
+  }
+  /** A notification: progress for a long call, or the status of a task. */
+  #notified(method, params) {
+    if (method === "notifications/progress") {
+      if (this.#progress.size === 0 || !isRecord(params)) return;
+      const token = params.progressToken;
+      const ticket = typeof token === "number" ? this.#progress.get(token) : void 0;
+      const progress = ticket === void 0 ? void 0 : progressOf(params);
+      if (ticket !== void 0 && progress !== void 0) {
+        this.#outbox.post(encodeProgress(ticket, progress));
+      }
+      return;
+    }
+    if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;
+    if (!isRecord(params)) return;
+    for (const task of this.#tasks.values()) {
+      if (task.taskId === params.taskId) task.notified(params);
+    }
   }
   /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
   #refuse(ticket, message) {

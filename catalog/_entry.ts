@@ -31,6 +31,7 @@ import {
   readTimeout,
 } from "./_fields.ts";
 import { describe, renderKey, type Syntax } from "./_text.ts";
+import { readRestart } from "./_restart.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -45,6 +46,7 @@ const KEYS = [
   "stderr",
   "era",
   "versions",
+  "restart",
 ] as const;
 const JSON_KEYS: readonly string[] = [...KEYS, "type"];
 // What the configuration files of other tools may also hold.
@@ -245,6 +247,11 @@ function readServer(
   const spec: ServerSpec = base.value;
   const timeouts = readTimeouts(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
+  if (entry["restart"] !== undefined) {
+    const restart = readRestart(entry["restart"], syntax);
+    if (!restart.ok) return restart;
+    spec.restart = restart.value;
+  }
   const expanded = expandVariables(spec, remote, syntax, mode);
   if (!expanded.ok) return expanded;
   // Everything else is the spec's own rules, judged once the variables are
@@ -272,6 +279,7 @@ const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   callTimeoutMs: "call_timeout_ms",
   era: "era",
   versions: "versions",
+  restart: "restart",
 };
 
 // A spec's problem, said of the entry's key.

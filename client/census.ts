@@ -10,6 +10,7 @@ import type { Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
+import type { GenerationRecord } from "./supervisor.ts";
 import { checkSpec, type SpecProblem } from "../spec/check.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
@@ -27,6 +28,8 @@ export type CensusOptions = {
   permissions?: "auto" | WorkerPermissions;
   /** Default deadline of each client's retirement, in milliseconds. */
   retirementTimeoutMs?: number;
+  /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
+  optionalTasks?: boolean;
 };
 
 /** Every client's retirement outcome, and whether all were confirmed. */
@@ -35,6 +38,12 @@ export type RetirementReport = {
   confirmed: boolean;
   /** Each client's outcome, by name. */
   clients: ReadonlyMap<string, Result<RetirementEvidence, RetirementError>>;
+  /**
+   * Every generation of each client, by name, the first first: one start
+   * each, and for a restarted server, each death with the evidence of its
+   * end and what followed it.
+   */
+  generations: ReadonlyMap<string, readonly GenerationRecord[]>;
 };
 
 // A spec's problem as the misuse it is: where the spec is (its name, or its
@@ -113,7 +122,10 @@ export class Census {
           `Cannot prepare a census: the name ${JSON.stringify(spec.name)} is used twice`,
         );
       }
-      clients.set(spec.name, new Client(spec, { permissions, retirementTimeoutMs }));
+      const clientOptions = options.optionalTasks === undefined
+        ? { permissions, retirementTimeoutMs }
+        : { permissions, retirementTimeoutMs, optionalTasks: options.optionalTasks };
+      clients.set(spec.name, new Client(spec, clientOptions));
     });
     return new Census(clients, permissions, retirementTimeoutMs);
   }
@@ -140,6 +152,7 @@ export class Census {
           outcomes[index] as Result<RetirementEvidence, RetirementError>,
         ]),
       ),
+      generations: new Map(entries.map(([name, client]) => [name, [...client.generations]])),
     };
   }
 }

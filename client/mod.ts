@@ -19,5 +19,8 @@
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
+export * from "./supervisor.ts";
+export * from "./resources.ts";
+export type { CallProgress, TaskStatus } from "../thread/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../spec/mod.ts";

@@ -2,7 +2,7 @@
  * The checks of a server spec, each rule stated once: a name that is a
  * module segment, the command, args, env, inheritEnv, cwd and stderr of a
  * stdio server, the url and headers of a remote one, the era and the
- * versions offered, and deadlines that a timer can keep. A check returns the
+ * versions offered, deadlines that a timer can keep, and a restart policy. A check returns the
  * problem, naming the spec's key; the census turns it into the `TypeError`
  * or `RangeError` it throws, the catalog into a `CatalogError` naming its
  * file, table and key.
@@ -20,6 +20,7 @@ import {
 import { moduleSegment } from "../codegen/names.ts";
 import { ERA_MODES, type EraMode, isEraMode, offerProblem } from "./era.ts";
 import { MAX_TIMEOUT_MS } from "./limits.ts";
+import { MAX_RESTART_ATTEMPTS } from "./restart.ts";
 import {
   isStderrMode,
   type ResolvedServerSpec,
@@ -42,7 +43,8 @@ export type SpecKey =
   | "connectTimeoutMs"
   | "callTimeoutMs"
   | "era"
-  | "versions";
+  | "versions"
+  | "restart";
 
 /**
  * What is wrong with a spec, before anyone says where it came from.
@@ -114,7 +116,8 @@ export function checkSpec(
   const problem = nameProblem(value["name"], describe) ??
     (value["url"] !== undefined ? remoteProblem(value, describe) : stdioProblem(value, describe)) ??
     eraProblem(value, describe) ??
-    timeoutProblem(value, describe);
+    timeoutProblem(value, describe) ??
+    restartProblem(value["restart"], describe);
   return problem === undefined ? ok(withDefaults(value as unknown as ServerSpec)) : err(problem);
 }
 
@@ -324,6 +327,36 @@ function timeoutProblem(
     if (value !== undefined && !isTimeoutMs(value)) {
       return outOfRange(key, `expected ${TIMEOUT_RULE}, found ${describe(value)}`);
     }
+  }
+  return undefined;
+}
+
+function restartProblem(value: unknown, describe: Describe): SpecProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!isRecord(value)) {
+    return wrongType("restart", `expected { max, backoffMs }, found ${describe(value)}`);
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "max" && key !== "backoffMs") {
+      return wrongType("restart", `unknown field ${quote(key)}; expected max and backoffMs`);
+    }
+  }
+  const { max, backoffMs } = value;
+  if (
+    max !== undefined && (!Number.isSafeInteger(max) || (max as number) < 1 ||
+      (max as number) > MAX_RESTART_ATTEMPTS)
+  ) {
+    return outOfRange(
+      "restart",
+      `expected max to be a whole number of attempts from 1 to ${MAX_RESTART_ATTEMPTS}, ` +
+        `found ${describe(max)}`,
+    );
+  }
+  if (backoffMs !== undefined && !isTimeoutMs(backoffMs)) {
+    return outOfRange(
+      "restart",
+      `expected backoffMs to be ${TIMEOUT_RULE}, found ${describe(backoffMs)}`,
+    );
   }
   return undefined;
 }

@@ -7,6 +7,7 @@
 
 import type { SupportedVersion } from "../codec/protocol.ts";
 import type { EraMode } from "./era.ts";
+import type { RestartPolicy } from "./restart.ts";
 
 /** Where a server's stderr goes besides its bounded tail. */
 export type StderrMode =
@@ -43,6 +44,11 @@ export type SpecCommon = {
    * own, newest first); every version in `SUPPORTED_VERSIONS` by default.
    */
   versions?: readonly SupportedVersion[];
+  /**
+   * Start the server again when it dies after it was ready, only once its
+   * exit was witnessed and its process group drained; none when absent.
+   */
+  restart?: RestartPolicy;
 };
 
 /**

@@ -46,6 +46,7 @@ import {
   type RetirementEvidence,
 } from "./evidence.ts";
 import { decodeStateReport, type StateReport } from "./state.ts";
+import { type CallProgress, decodeCallProgress } from "./progress.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -58,6 +59,7 @@ export const FROM_WORKER_KINDS = [
   "answers",
   "request",
   "retired",
+  "progress",
 ] as const;
 
 /** One event from a worker. */
@@ -70,7 +72,8 @@ export type FromWorker =
   | Settled
   | Answers
   | WorkerAsk
-  | Retired;
+  | Retired
+  | ProgressEvent;
 
 // ---- spawned, exited: the pid, for custody ----
 
@@ -327,6 +330,23 @@ function decodeAsk(data: Fields): WorkerAsk | undefined {
   return isDuration(data.deadlineMs) ? encodeDrainAsk(ticket, pid, data.deadlineMs) : undefined;
 }
 
+// ---- progress: what a long call reports while it runs ----
+
+/** A report of the long call of `ticket` (`progress.ts`), in the order the server sent it. */
+export type ProgressEvent = { kind: "progress"; ticket: number; progress: CallProgress };
+
+/** Encodes a report of a long call. */
+export function encodeProgress(ticket: number, progress: CallProgress): ProgressEvent {
+  return { kind: "progress", ticket, progress };
+}
+
+function decodeProgressEvent(data: Fields): ProgressEvent | undefined {
+  const progress = decodeCallProgress(data.progress);
+  return progress === undefined || !isCount(data.ticket)
+    ? undefined
+    : encodeProgress(data.ticket, progress);
+}
+
 // ---- the main thread's decoder ----
 
 const DECODERS: {
@@ -341,6 +361,7 @@ const DECODERS: {
   answers: decodeAnswerEvent,
   request: decodeAsk,
   retired: decodeRetired,
+  progress: decodeProgressEvent,
 };
 
 function decodeEvent(value: unknown): FromWorker | undefined {

@@ -37,7 +37,7 @@ import {
 import { type Drain, isDrain } from "./evidence.ts";
 
 /** The methods a main thread may ask a worker to run. */
-export const REQUEST_METHODS = ["tools/call", "tools/list", "ping"] as const;
+export const REQUEST_METHODS = ["tools/call", "tools/list", "ping", "resources/read"] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
@@ -50,6 +50,7 @@ export const TO_WORKER_KINDS = [
   "malformed",
   "retire",
   "settled",
+  "long_call",
 ] as const;
 
 /** A message the main thread posts to a worker. */
@@ -59,7 +60,8 @@ export type ToWorker =
   | CancelMessage
   | MalformedMessage
   | RetireMessage
-  | SettledAsk;
+  | SettledAsk
+  | LongCallMessage;
 
 // ---- requests as text: the hot path ----
 
@@ -269,6 +271,48 @@ function decodeBytesRequest(data: Fields): Result<BytesRequest, string> {
   return ok({ kind: "request", ticket, timeoutMs, method, params });
 }
 
+// ---- long call: one that reports progress or runs as a task ----
+
+/**
+ * A `tools/call` whose caller follows it: it asks the server for progress
+ * (`progress`: the worker sends a `progressToken` and hands on each
+ * `notifications/progress` for it), and runs as a task (`task`: the worker
+ * creates the task in the era the server speaks, polls it and fetches its
+ * result, and settles the ticket with that result). Posted, never batched:
+ * such calls are few and long, and the hot path keeps its one format.
+ * `ttlMs` is how long the task is asked to be kept.
+ */
+export type LongCallMessage = {
+  kind: "long_call";
+  ticket: number;
+  timeoutMs: number;
+  /** Compact JSON of the `tools/call` params object. */
+  params: string;
+  progress: boolean;
+  task: boolean;
+  ttlMs: number;
+};
+
+/** Encodes a long call. */
+export function encodeLongCall(call: Omit<LongCallMessage, "kind">): LongCallMessage {
+  return { kind: "long_call", ...call };
+}
+
+function decodeLongCall(data: Fields): Result<LongCallMessage, string> {
+  const { ticket, timeoutMs, params, progress, task, ttlMs } = data;
+  if (!isCount(ticket) || !isDuration(timeoutMs) || !isDuration(ttlMs)) {
+    return err("bad ticket or deadline");
+  }
+  if (!isString(params) || !params.startsWith("{") || !params.endsWith("}")) {
+    return err("params are not compact JSON of an object");
+  }
+  if (params.includes("\n")) return err("params hold a newline");
+  if (typeof progress !== "boolean" || typeof task !== "boolean") {
+    return err("progress or task is not a boolean");
+  }
+  return ok(encodeLongCall({ ticket, timeoutMs, params, progress, task, ttlMs }));
+}
+
 // ---- cancel ----
 
 /** The caller gave up on a ticket: its deadline passed (`timedOut`), or it aborted. */
@@ -366,6 +410,7 @@ const DECODERS: {
   malformed: decodeMalformed,
   retire: decodeRetire,
   settled: decodeSettled,
+  long_call: decodeLongCall,
 };
 
 /**

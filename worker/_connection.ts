@@ -39,6 +39,8 @@ export type ConnectionOptions = {
   clock: Clock;
   /** The channel ended, and why: called at most once a cause, until `close`. */
   ended(cause: DeathCause, message: string): void;
+  /** A notification the server sent (progress, a task's status), once the session began. */
+  notified?(method: string, params: unknown): void;
 };
 
 /** One launch of a server: its transport, its wire, its waiting requests, its retirement. */
@@ -47,6 +49,7 @@ export class Connection {
   #name: string;
   #clock: Clock;
   #ended: (cause: DeathCause, message: string) => void;
+  #notified: ConnectionOptions["notified"];
   #exit: ExitWatch;
   #retirement: Retirement;
   #pending: PendingTable;
@@ -65,6 +68,7 @@ export class Connection {
     this.#name = options.name;
     this.#clock = options.clock;
     this.#ended = options.ended;
+    this.#notified = options.notified;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -152,7 +156,14 @@ export class Connection {
     const id = this.#pending.add(request);
     const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#writer.request(id, wire, params);
+    const long = request.long;
+    if (long === undefined || typeof params !== "string") {
+      this.#writer.request(id, wire, params);
+      return id;
+    }
+    const token = long.progress ? `"progressToken":${id}` : "";
+    const meta = [long.extra.meta ?? "", token].filter((part) => part !== "").join(",");
+    this.#writer.requestWith(id, wire, params, { ...long.extra, meta });
     return id;
   }
 
@@ -241,6 +252,7 @@ export class Connection {
         if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
         return;
       case "notification":
+        if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
   }

@@ -74,6 +74,8 @@ export type MachineOptions = {
   versions?: readonly SupportedVersion[];
   /** Told of every change of the client's life, in order. */
   onReport?: (report: StateReport) => void;
+  /** Told of every notification the server sends once the session began (progress, task status). */
+  onNotification?: (method: string, params: unknown) => void;
 };
 
 /**
@@ -119,6 +121,7 @@ export class ClientMachine {
   #clientInfo: Implementation;
   #plan: EraPlan;
   #onReport: ((report: StateReport) => void) | undefined;
+  #onNotification: MachineOptions["onNotification"];
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -139,6 +142,7 @@ export class ClientMachine {
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
+    this.#onNotification = options.onNotification;
   }
 
   /** Where the machine is in its life. */
@@ -190,28 +194,31 @@ export class ClientMachine {
    * `undefined` when it was refused at once. In a modern session the request
    * carries the envelope, and `ping` (gone from that era) is sent as
    * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes.
+   * deadline to the caller, who says `cancel(id, true)` when it passes;
+   * `long`: what a long call's request carries beyond its parameters.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
-    options: { raw?: Pending["raw"]; timed?: boolean } = {},
+    options: { raw?: Pending["raw"]; timed?: boolean; long?: Pending["long"] } = {},
   ): number | undefined {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === undefined) {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return connection.request(params, {
+    const pending: Pending = {
       method,
       settle,
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true,
-    });
+    };
+    if (options.long !== undefined) pending.long = options.long;
+    return connection.request(params, pending);
   }
 
   /**
@@ -301,6 +308,9 @@ export class ClientMachine {
       clock: this.#clock,
       ended: (cause, message) => {
         if (connection === this.#connection) this.#die(cause, message);
+      },
+      notified: (method, params) => {
+        if (connection === this.#connection) this.#onNotification?.(method, params);
       },
     });
     this.#connection = connection;

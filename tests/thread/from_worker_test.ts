@@ -7,6 +7,7 @@ import {
   decodeFromWorker,
   encodeDrainAsk,
   encodeExited,
+  encodeProgress,
   encodeRetired,
   encodeSettled,
   encodeSignalAsk,
@@ -141,6 +142,10 @@ const EVENTS: FromWorker[] = [
   encodeRetired(
     err({ kind: "retirement_timed_out", message: "m", timeoutMs: 5, escalation: "sigkill" }),
   ),
+  encodeProgress(5, { kind: "progress", progress: 3, total: 10, message: "three" }),
+  encodeProgress(5, { kind: "progress", progress: 0.5 }),
+  encodeProgress(6, { kind: "task", taskId: "t-1", status: "working", message: "Gathering" }),
+  encodeProgress(6, { kind: "task", taskId: "t-1", status: "completed" }),
 ];
 
 Deno.test("every event round-trips through its encoder, a structured clone and its decoder", () => {
