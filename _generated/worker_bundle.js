@@ -5176,7 +5176,9 @@ ${task.message ?? ""}`;
     switch (task.status) {
       case "completed": {
         const result = task.result;
-        if (!isJsonObject(result)) return this.#malformed("a completed task with no result object");
+        if (!isJsonObject(result)) {
+          return this.#malformed("a completed task with no result object");
+        }
         const complete = result;
         return this.#finish(ok("resultType" in complete ? complete : {
           ...complete,
@@ -5185,7 +5187,9 @@ ${task.message ?? ""}`;
       }
       case "failed": {
         const error = task.error;
-        if (!isJsonObject(error)) return this.#malformed("a failed task with no error object");
+        if (!isJsonObject(error)) {
+          return this.#malformed("a failed task with no error object");
+        }
         const { code, message, data } = error;
         if (!Number.isSafeInteger(code) || typeof message !== "string") {
           return this.#malformed("a failed task whose error has no integer code or string message");

@@ -21,9 +21,9 @@
  *
  * Who does what: the client (`client.ts`) reports each death and carries
  * out what this asks (retire the dead generation's worker, start a new
- * one); this decides, keeps the timer of the next attempt (unref'd: it keeps
- * no process alive), and tells the client's listeners. `stop` (the client
- * retired) cancels whatever was next.
+ * one); this decides, keeps the timer of the next attempt, and tells the
+ * client's listeners. `stop` (the client retired) cancels whatever was next:
+ * a harness that retires its census leaves no timer behind.
  *
  * @module
  */
@@ -187,11 +187,7 @@ export type SupervisorClock = {
 
 const SYSTEM_CLOCK: SupervisorClock = {
   now: () => performance.now(),
-  setTimer: (ms, fire) => {
-    const timer = setTimeout(fire, ms);
-    Deno.unrefTimer(timer);
-    return timer;
-  },
+  setTimer: (ms, fire) => setTimeout(fire, ms),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
