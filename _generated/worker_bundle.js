@@ -701,13 +701,14 @@ var isFiniteNumber = (function isFiniteNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
 });
 var progressOf = (function progressOf(params) {
-  if (!isRecord(params) || !isFiniteNumber(params.progress)) return void 0;
-  const { total, message } = params;
+  if (!isJsonObject(params)) return void 0;
+  const { progress: value, total, message } = params;
+  if (!isFiniteNumber(value)) return void 0;
   if (total !== void 0 && !isFiniteNumber(total)) return void 0;
-  if (message !== void 0 && !isString(message)) return void 0;
+  if (message !== void 0 && typeof message !== "string") return void 0;
   const progress = {
     kind: "progress",
-    progress: params.progress
+    progress: value
   };
   if (total !== void 0) progress.total = total;
   if (message !== void 0) progress.message = message;
@@ -2322,7 +2323,7 @@ var DECODERS = {
 };
 
 
-// thread/progress.ts
+// codec/progress.ts
 var TASK_STATUSES = [
   "working",
   "input_required",

@@ -44,7 +44,7 @@ import { callParams, checkTimeout } from "./_checks.ts";
 import { decodeCallResult, listAllTools } from "./_results.ts";
 import type { Decode } from "./_tickets.ts";
 import { followOf } from "./_progress.ts";
-import { type TaskSupport, taskTools } from "./_tasks.ts";
+import { type TaskSupport, taskTools } from "./tasks.ts";
 import { Generation } from "./_generation.ts";
 import {
   declaresResources,

@@ -21,6 +21,6 @@ export * from "./client.ts";
 export * from "./census.ts";
 export * from "./supervisor.ts";
 export * from "./resources.ts";
-export type { CallProgress, TaskStatus } from "../thread/progress.ts";
+export type { CallProgress, TaskStatus } from "../codec/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../spec/mod.ts";

@@ -5,6 +5,8 @@
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import { bootSteps } from "./_boot_steps.ts";
+import { serverRunsTasks } from "../client/tasks.ts";
+import { declaresResources } from "../client/resources.ts";
 import type { BootFailure, BootOptions, ServerReport } from "./types.ts";
 
 /** Boots the server `name` of the census and says how its boot ended. */
@@ -36,11 +38,11 @@ export async function bootOne(
     const tail = "stderrTail" in listed.error ? listed.error.stderrTail : "";
     return failed({ stage: "list", error: listed.error }, tail);
   }
-  const generated = bootSteps.generate(
-    name,
-    listed.value,
-    options.capSpecifier === undefined ? {} : { capSpecifier: options.capSpecifier },
-  );
+  const generated = bootSteps.generate(name, listed.value, {
+    ...(options.capSpecifier === undefined ? {} : { capSpecifier: options.capSpecifier }),
+    tasks: serverRunsTasks(connected.value),
+    resources: declaresResources(connected.value),
+  });
   if (!generated.ok) return failed({ stage: "generate", error: generated.error }, "");
   return {
     state: "ready",

@@ -21,6 +21,8 @@ import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
 import { bootOne } from "./_boot_one.ts";
 import { routeCalls } from "./_call.ts";
+import { readAsCall, routeReads } from "./_resources.ts";
+import { watchGenerations } from "./_restart.ts";
 import { renderSurface } from "./_surface.ts";
 import type { BootOptions, Harness, ServerReport } from "./types.ts";
 
@@ -116,12 +118,21 @@ async function wire(
   const surface = renderSurface(modules);
 
   const call = routeCalls(census, reports);
+  const readResource = routeReads(census, reports);
+  const unwatch = watchGenerations(census, reports, options);
 
   const runner = new Runner({
     modules,
-    // A run that ends cancels its calls still in flight: the signal reaches the client.
-    call: (server, tool, args, callOptions) =>
-      call(server, tool, args, callOptions?.signal ? { signal: callOptions.signal } : {}),
+    // A run that ends cancels its calls still in flight: the signal reaches
+    // the client; a read of a resource goes to its server as one.
+    call: (server, tool, args, callOptions = {}) => {
+      const { signal, onProgress, resource } = callOptions;
+      if (resource === true) return readAsCall(readResource, server, args, signal);
+      return call(server, tool, args, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(onProgress === undefined ? {} : { onProgress }),
+      });
+    },
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     checker,
   });
@@ -133,9 +144,11 @@ async function wire(
     modules,
     reports,
     call,
+    readResource,
     run: (source, runOptions = {}) => runner.run(source, runOptions),
     runnerStats: () => runner.stats(),
     retire: async (retireOptions) => {
+      unwatch();
       await runner.retire();
       return await census.retire(retireOptions);
     },

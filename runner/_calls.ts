@@ -16,7 +16,7 @@
 import type { CallToolResult } from "../codec/protocol.ts";
 import { err, type Result } from "../codec/result.ts";
 import { reportValue } from "../codec/report_value.ts";
-import type { CallFailure, CallFunction, CallRecord } from "./run.ts";
+import type { CallFailure, CallFunction, CallRecord, RunOptions } from "./run.ts";
 import {
   MAX_CALL_ARGS_BYTES,
   MAX_REPORT_ARGS_BYTES,
@@ -42,8 +42,11 @@ export class CallLedger {
   #argsBytes = 0;
   #closed = false;
 
-  constructor(call: CallFunction) {
+  readonly #onProgress: RunOptions["onProgress"];
+
+  constructor(call: CallFunction, onProgress?: RunOptions["onProgress"]) {
     this.#call = call;
+    this.#onProgress = onProgress;
   }
 
   /** Whether a call with this id is still in flight. */
@@ -56,7 +59,7 @@ export class CallLedger {
    * ledger has ended by then.
    */
   start(
-    call: { id: number; server: string; tool: string; args: unknown },
+    call: { id: number; server: string; tool: string; args: unknown; resource?: true },
     settled: (outcome: Result<CallToolResult, CallFailure>) => void,
   ): void {
     const record: CallRecord = {
@@ -66,13 +69,23 @@ export class CallLedger {
       outcome: err({ kind: "call_pending", message: "The call has not settled" }),
       durationMs: 0,
     };
+    // The call's id is its record's place in the report.
+    const callId = this.records.length;
     this.records.push(record);
+    const hear = this.#onProgress;
+    const options: Parameters<CallFunction>[3] = { signal: this.#end.signal };
+    if (call.resource === true) options.resource = true;
+    if (hear !== undefined) {
+      options.onProgress = (progress) => {
+        if (!this.#closed) hear(callId, progress);
+      };
+    }
     this.#pending.add(call.id);
     const started = performance.now();
     const done = (async () => {
       let outcome: Result<CallToolResult, CallFailure>;
       try {
-        outcome = await this.#call(call.server, call.tool, call.args, { signal: this.#end.signal });
+        outcome = await this.#call(call.server, call.tool, call.args, options);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });

@@ -11,6 +11,7 @@ import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { moduleSegment, NAMING_RULE } from "../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
+import type { CallProgress } from "../codec/progress.ts";
 import type { Result } from "../codec/result.ts";
 import type { Diagnostic, RelatedInformation } from "./compiler/protocol.ts";
 export type { Diagnostic, RelatedInformation };
@@ -117,6 +118,12 @@ export type RunOptions = {
   checkTimeoutMs?: number;
   /** Aborting kills the run (outcome `killed`, reason `aborted`). */
   signal?: AbortSignal;
+  /**
+   * Hears each call's progress (its server's reports, its task's statuses),
+   * with its call id: the index of its record in the report's `calls`. The
+   * call's progress is asked for only when this is given.
+   */
+  onProgress?: (callId: number, progress: CallProgress) => void;
   /** The Deno executable to run the sandbox with; `Deno.execPath()` by default. */
   denoExecutable?: string;
   /** The folder a run's build root is made in (and removed from); the system's by default. */
@@ -135,12 +142,21 @@ export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" |
 /** How one tool call failed, as the harness's `call` reports it. */
 export type CallFailure = { kind: string; message: string };
 
-/** The harness's call, as the runner uses it. */
+/**
+ * The harness's call, as the runner uses it: `resource` marks the read of a
+ * resource (`tool` is `resources/read`, `args` its `{ uri }`, the result's
+ * content its contents as `resource` blocks); `onProgress` is given when the
+ * run hears progress.
+ */
 export type CallFunction = (
   server: string,
   tool: string,
   args: unknown,
-  options?: { signal?: AbortSignal },
+  options?: {
+    signal?: AbortSignal;
+    resource?: boolean;
+    onProgress?: (progress: CallProgress) => void;
+  },
 ) => Promise<Result<CallToolResult, CallFailure>>;
 
 /** One tool call a program made, and how it went. */

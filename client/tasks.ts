@@ -1,4 +1,4 @@
-// Private to client/: which tools a client calls as tasks. A server runs
+// Which tools a client calls as tasks. A server runs
 // task-augmented tool calls when it says so (legacy: its `tasks` capability
 // lists `requests.tools.call`; modern: its capabilities name the tasks
 // extension); a tool is then called as a task when its listing's
