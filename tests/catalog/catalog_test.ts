@@ -470,6 +470,39 @@ Deno.test("parseCatalog() reads the era and the versions offered of a server", (
   assert.equal(parsed.value[1]?.versions, undefined);
 });
 
+Deno.test("parseCatalog() and parseMcpServersJson() read a restart policy, none by default", () => {
+  const toml = parseCatalog(
+    '[mcp.a]\ncommand = "x"\nrestart = { max = 3, backoff_ms = 500 }\n' +
+      '[mcp.b]\ncommand = "y"\nrestart = {}\n[mcp.c]\ncommand = "z"\n',
+  );
+  assert.ok(toml.ok, JSON.stringify(toml));
+  assert.deepEqual(toml.value.map((spec) => spec.restart), [
+    { max: 3, backoffMs: 500 },
+    {},
+    undefined,
+  ]);
+  const json = parseMcpServersJson(
+    '{"mcpServers": {"a": {"command": "x", "restart": {"max": 2, "backoff_ms": 100}}}}',
+  );
+  assert.ok(json.ok && json.value[0]?.restart?.max === 2, JSON.stringify(json));
+});
+
+Deno.test("parseCatalog() refuses a restart policy it cannot run, naming the field", async (t) => {
+  const cases: [string, RegExp][] = [
+    ["restart = 3", /key "restart": expected a table such as restart = \{ max = 3/],
+    ["restart = { tries = 3 }", /unknown field "tries"; the fields are max and backoff_ms/],
+    ["restart = { max = 0 }", /max to be a whole number of attempts from 1 to 100/],
+    ["restart = { backoff_ms = -1 }", /backoff_ms: expected a whole number of milliseconds/],
+  ];
+  for (const [line, message] of cases) {
+    await t.step(line, () => {
+      const parsed = parseCatalog(`[mcp.a]\ncommand = "x"\n${line}\n`);
+      assert.ok(!parsed.ok && parsed.error.key === "restart", JSON.stringify(parsed));
+      assert.match(parsed.error.message, message);
+    });
+  }
+});
+
 Deno.test("parseCatalog() reports the table and key of a mistake as fields", () => {
   const error = refusal(parseCatalog(github('args = "--stdio"')));
   assert.deepEqual(error, {
