@@ -1,10 +1,14 @@
-// Which tools a client calls as tasks. A server runs
-// task-augmented tool calls when it says so (legacy: its `tasks` capability
-// lists `requests.tools.call`; modern: its capabilities name the tasks
-// extension); a tool is then called as a task when its listing's
-// `execution.taskSupport` is `"required"`, or `"optional"` and the caller
-// asks. Without the server's word no call is ever augmented, as the
-// specification requires, whatever the tool says.
+/**
+ * Which tools a client calls as tasks. A server runs
+ * task-augmented tool calls when it says so (legacy: its `tasks` capability
+ * lists `requests.tools.call`; modern: its capabilities name the tasks
+ * extension); a tool is then called as a task when its listing's
+ * `execution.taskSupport` is `"required"`, or `"optional"` and the caller
+ * asks. Without the server's word no call is ever augmented, as the
+ * specification requires, whatever the tool says.
+ *
+ * @module
+ */
 
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
