@@ -19,7 +19,15 @@
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
-export * from "./supervisor.ts";
+export {
+  type GenerationEnd,
+  type GenerationEvent,
+  type GenerationRecord,
+  replacementRefusal,
+  RESTART_REFUSALS,
+  type RestartPlan,
+  type RestartRefusal,
+} from "./supervisor.ts";
 export * from "./resources.ts";
 export type { CallProgress, TaskStatus } from "../codec/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.

@@ -206,6 +206,7 @@ export class Supervisor {
   #death: ClientError | undefined;
   #refused: RestartRefusal | undefined;
 
+  /** Supervises the client `name` by `policy`, asking `port` what only the client can do. */
   constructor(
     name: string,
     policy: ResolvedRestartPolicy,
