@@ -10,6 +10,7 @@
  * This entry holds what a harness author needs: the catalog, `boot` and the
  * `Harness`, the census of clients, what a run reports, and the failures.
  * The rest is in the sub-exports: `@loom/mcp/client` (every client type),
+ * `@loom/mcp/catalog` (every catalog name),
  * `@loom/mcp/runner` (code mode on its own), `@loom/mcp/limits` (every
  * limit and default), `@loom/mcp/codec`, `@loom/mcp/codegen`,
  * `@loom/mcp/cap` (what programs import), `@loom/mcp/server` and
@@ -67,23 +68,15 @@ export {
 // The catalog.
 export {
   type Catalog,
-  CATALOG_FILES,
   type CatalogError,
-  type CatalogErrorKind,
-  type CatalogFormat,
   type CatalogOptions,
   isServerName,
   loadCatalog,
   openCatalog,
   type OpenCatalogOptions,
   parseCatalog,
-  parseMcpServersJson,
   readCatalog,
   type SkippedServer,
-  type SkipReason,
-  type Substitution,
-  userCatalogFiles,
-  type UserPlaces,
 } from "./catalog/mod.ts";
 // What a harness says about a server.
 export {
@@ -92,6 +85,7 @@ export {
   type RemoteServerSpec,
   type ResolvedServerSpec,
   type ResolvedStdioSpec,
+  type RestartPolicy,
   type ServerSpec,
   type StderrMode,
   type StdioServerSpec,
@@ -99,12 +93,16 @@ export {
 // The census of clients, and what a client reports.
 export {
   type CallOptions,
+  type CallProgress,
   Census,
   type CensusOptions,
   Client,
   type ClientError,
   type ClientOptions,
   type ClientState,
+  type GenerationEvent,
+  type GenerationRecord,
+  type ReadResourceResult,
   type RetirementError,
   type RetirementEvidence,
   type RetirementReport,

@@ -513,6 +513,16 @@ var isRingMemory = (function isRingMemory(value) {
   const bytes = value.byteLength - HEADER_INTS * 4;
   return bytes >= 64 && (bytes & bytes - 1) === 0;
 });
+var isAuthHeaders = (function isAuthHeaders(value) {
+  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.generation) && value.generation >= 0 && typeof value.perRequest === "boolean";
+});
+var isAuthAnswer = (function isAuthAnswer(value) {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return isAuthHeaders(value.value);
+  if (value.ok !== false || !isRecord(value.error)) return false;
+  const { kind, message, authorizationUrl, issuer } = value.error;
+  return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
+});
 var decodeRequests = (function decodeRequests(batch) {
   const requests = [];
   for (const line of batch.split("\n")) {
@@ -595,9 +605,16 @@ var decodeStart = (function decodeStart(data) {
 var decodeRemote = (function decodeRemote(value) {
   if (value === null) return null;
   if (!isRecord(value)) return void 0;
-  const { url, headers } = value;
+  const { url, headers, signIn } = value;
   if (!isString(url) || !isStringRecord(headers)) return void 0;
-  return {
+  if (signIn !== void 0 && typeof signIn !== "boolean") return void 0;
+  return signIn === true ? {
+    url,
+    headers: {
+      ...headers
+    },
+    signIn
+  } : {
     url,
     headers: {
       ...headers
@@ -618,6 +635,33 @@ var decodeBytesRequest = (function decodeBytesRequest(data) {
     method,
     params
   });
+});
+var encodeLongCall = (function encodeLongCall(call) {
+  return {
+    kind: "long_call",
+    ...call
+  };
+});
+var decodeLongCall = (function decodeLongCall(data) {
+  const { ticket, timeoutMs, params, progress, task, ttlMs } = data;
+  if (!isCount(ticket) || !isDuration(timeoutMs) || !isDuration(ttlMs)) {
+    return err("bad ticket or deadline");
+  }
+  if (!isString(params) || !params.startsWith("{") || !params.endsWith("}")) {
+    return err("params are not compact JSON of an object");
+  }
+  if (params.includes("\n")) return err("params hold a newline");
+  if (typeof progress !== "boolean" || typeof task !== "boolean") {
+    return err("progress or task is not a boolean");
+  }
+  return ok(encodeLongCall({
+    ticket,
+    timeoutMs,
+    params,
+    progress,
+    task,
+    ttlMs
+  }));
 });
 var encodeCancel = (function encodeCancel(ticket, timedOut) {
   return {
@@ -659,7 +703,23 @@ var encodeSettledAsk = (function encodeSettledAsk(ticket, value) {
 });
 var decodeSettled = (function decodeSettled(data) {
   const { ticket, value } = data;
-  return isCount(ticket) && isDrain(value) ? ok(encodeSettledAsk(ticket, value)) : err("bad ticket");
+  if (!isCount(ticket)) return err("bad ticket");
+  if (isDrain(value)) return ok(encodeSettledAsk(ticket, value));
+  if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
+  return ok(encodeSettledAsk(ticket, structuredClone(value)));
+});
+var encodeCredentials = (function encodeCredentials(credentials) {
+  return {
+    kind: "credentials",
+    headers: {
+      ...credentials.headers
+    },
+    generation: credentials.generation,
+    perRequest: credentials.perRequest
+  };
+});
+var decodeCredentials = (function decodeCredentials(data) {
+  return isAuthHeaders(data) ? ok(encodeCredentials(data)) : err("the credentials are not headers with a generation");
 });
 var decodeToWorker = (function decodeToWorker(data) {
   if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
@@ -669,6 +729,23 @@ var decodeToWorker = (function decodeToWorker(data) {
   }
   const decoded = DECODERS[kind](data);
   return decoded.ok ? decoded : err(`Cannot decode a "${kind}" message: ${decoded.error}`);
+});
+var isFiniteNumber = (function isFiniteNumber(value) {
+  return typeof value === "number" && Number.isFinite(value);
+});
+var progressOf = (function progressOf(params) {
+  if (!isJsonObject(params)) return void 0;
+  const { progress: value, total, message } = params;
+  if (!isFiniteNumber(value)) return void 0;
+  if (total !== void 0 && !isFiniteNumber(total)) return void 0;
+  if (message !== void 0 && typeof message !== "string") return void 0;
+  const progress = {
+    kind: "progress",
+    progress: value
+  };
+  if (total !== void 0) progress.total = total;
+  if (message !== void 0) progress.message = message;
+  return progress;
 });
 var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   return {
@@ -783,6 +860,22 @@ var renderAnswers = (function renderAnswers(tickets, ids, lines) {
   return `${tickets.join(",")} ${ids.join(",")}
 ${lines}`;
 });
+var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
+  return {
+    kind: "request",
+    ticket,
+    method: "credentials",
+    target
+  };
+});
+var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
+  return {
+    kind: "request",
+    ticket,
+    method: "challenge",
+    refusal: refusal2
+  };
+});
 var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
   return {
     kind: "request",
@@ -804,6 +897,13 @@ var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
 var encodeToolsChanged = (function encodeToolsChanged() {
   return {
     kind: "tools_changed"
+  };
+});
+var encodeProgress = (function encodeProgress(ticket, progress) {
+  return {
+    kind: "progress",
+    ticket,
+    progress
   };
 });
 var earlier = (function earlier(a, b) {
@@ -891,21 +991,6 @@ var frameRequest = (function frameRequest(id, method) {
     `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
     "}\n"
   ];
-});
-var lineEnd = (function lineEnd(chunk, from) {
-  const lf = chunk.indexOf(LF, from);
-  const limit = lf === -1 ? chunk.length : lf;
-  const cr = chunk.subarray(from, limit).indexOf(CR);
-  return cr === -1 ? lf : from + cr;
-});
-var tooLarge = (function tooLarge(bytes, events) {
-  return {
-    kind: "event_too_large",
-    bytes,
-    limit: MAX_EVENT_BYTES,
-    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
-    events
-  };
 });
 var readOutgoing = (function readOutgoing(text) {
   const parsed = parseJson(text);
@@ -998,6 +1083,94 @@ var displayUrl = (function displayUrl(url) {
 });
 var jsonOnOneLine = (function jsonOnOneLine(text) {
   return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
+});
+var scanParamHeaders = (function scanParamHeaders(schema) {
+  const headers = [];
+  const seen = /* @__PURE__ */ new Map();
+  const visit = (node, path, reachable) => {
+    if (!isJsonObject(node)) return void 0;
+    if (MARK in node) {
+      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      if (!reachable || path.length === 0) {
+        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
+      }
+      const name = node[MARK];
+      if (typeof name !== "string" || name.length === 0) {
+        return `${where}: ${MARK} must be a non-empty string`;
+      }
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      const type = node.type;
+      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
+        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
+      }
+      const prior = seen.get(name.toLowerCase());
+      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), JSON.stringify(name));
+      headers.push({
+        path: [
+          ...path
+        ],
+        name
+      });
+    }
+    const properties = node.properties;
+    if (isJsonObject(properties)) {
+      for (const key of Object.keys(properties)) {
+        const fault2 = visit(properties[key] ?? null, [
+          ...path,
+          key
+        ], reachable);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    for (const keyword of ELSEWHERE) {
+      const sub = node[keyword];
+      if (sub === void 0) continue;
+      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
+        sub
+      ];
+      for (const branch of branches) {
+        const fault2 = visit(branch, [
+          ...path,
+          `<${keyword}>`
+        ], false);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    return void 0;
+  };
+  const fault = visit(schema, [], true);
+  return fault === void 0 ? {
+    ok: true,
+    headers
+  } : {
+    ok: false,
+    reason: fault
+  };
+});
+var paramHeaders = (function paramHeaders(marks, args) {
+  const out = [];
+  for (const mark of marks) {
+    let value = args;
+    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
+    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
+    if (text !== void 0) {
+      out.push([
+        `${PARAM_HEADER_PREFIX}${mark.name}`,
+        encodeHeaderValue(text)
+      ]);
+    }
+  }
+  return out;
+});
+var oversizedHeader = (function oversizedHeader(headers) {
+  for (const [name, value] of headers) {
+    if (value.length > MAX_PARAM_HEADER_BYTES) return {
+      name,
+      bytes: value.length
+    };
+  }
+  return void 0;
 });
 var requestMeta = (function requestMeta(version, clientInfo) {
   return {
@@ -1113,6 +1286,15 @@ var httpFailure = (function httpFailure(message, http) {
     message,
     stderrTail: "",
     http
+  };
+});
+var needsAuthFailure = (function needsAuthFailure(message, authorizationUrl, issuer) {
+  return {
+    kind: "needs_auth",
+    message,
+    authorizationUrl,
+    issuer: issuer ?? "",
+    stderrTail: ""
   };
 });
 var noTools = (function noTools(name, info, stderrTail) {
@@ -1268,380 +1450,6 @@ var startError = (function startError(failure, cleanup, stderrTail) {
     stderrTail
   };
 });
-var readBody = (async function readBody(body, limit) {
-  const parts = [];
-  let size = 0;
-  if (body === null) return {
-    kind: "whole",
-    bytes: new Uint8Array()
-  };
-  const reader = body.getReader();
-  try {
-    for (; ; ) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (size + value.length > limit) {
-        parts.push(value.subarray(0, limit - size));
-        reader.cancel().catch(() => {
-        });
-        return {
-          kind: "too_large",
-          bytes: joinBytes(parts, limit),
-          limit
-        };
-      }
-      parts.push(value);
-      size += value.length;
-    }
-  } catch (error) {
-    return {
-      kind: "broken",
-      bytes: joinBytes(parts, size),
-      message: reason(error)
-    };
-  } finally {
-    reader.releaseLock();
-  }
-  return {
-    kind: "whole",
-    bytes: joinBytes(parts, size)
-  };
-});
-var readEvents = (async function readEvents(body, decoder6, onEvent) {
-  if (body === null) return {
-    kind: "ended"
-  };
-  const reader = body.getReader();
-  const stop = () => {
-    reader.cancel().catch(() => {
-    });
-    return {
-      kind: "stopped"
-    };
-  };
-  try {
-    for (; ; ) {
-      const { done, value } = await reader.read();
-      if (done) {
-        decoder6.end();
-        return {
-          kind: "ended"
-        };
-      }
-      const pushed = decoder6.push(value);
-      const events = pushed.ok ? pushed.value : pushed.error.events;
-      for (const event of events) if (!onEvent(event)) return stop();
-      if (!pushed.ok) {
-        reader.cancel().catch(() => {
-        });
-        return {
-          kind: "fault",
-          fault: pushed.error
-        };
-      }
-    }
-  } catch (error) {
-    return {
-      kind: "broken",
-      message: reason(error)
-    };
-  } finally {
-    reader.releaseLock();
-  }
-});
-var send = (async function send(url, init) {
-  let target = url;
-  for (let hop = 0; ; hop++) {
-    let response;
-    try {
-      response = await fetch(target, {
-        ...init,
-        redirect: "manual"
-      });
-    } catch (error) {
-      if (init.signal.aborted) return {
-        kind: "aborted"
-      };
-      return {
-        kind: "unreachable",
-        message: reason(error)
-      };
-    }
-    if (response.status < 300 || response.status > 399 || response.status === 304) {
-      return {
-        kind: "answer",
-        response
-      };
-    }
-    const location = response.headers.get("location") ?? "";
-    response.body?.cancel().catch(() => {
-    });
-    let next;
-    try {
-      next = new URL(location, target);
-    } catch {
-      return {
-        kind: "refused_redirect",
-        status: response.status,
-        location
-      };
-    }
-    const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
-    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
-      return {
-        kind: "refused_redirect",
-        status: response.status,
-        location: next.origin
-      };
-    }
-    target = next;
-  }
-});
-var reason = (function reason(error) {
-  return error instanceof Error ? error.message : String(error);
-});
-var answerOf = (function answerOf(bytes, id) {
-  const parsed = parseJson(decoder3.decode(bytes));
-  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
-  const body = parsed.value;
-  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
-  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
-    return frameText({
-      jsonrpc: "2.0",
-      id,
-      error: body.error
-    }).slice(0, -1);
-  }
-  return void 0;
-});
-var refusal = (async function refusal(response) {
-  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
-  const http = {
-    status: response.status,
-    statusText: response.statusText,
-    body: bodyExcerpt(read.bytes)
-  };
-  const challenge = response.headers.get("www-authenticate");
-  if (challenge !== null) http.wwwAuthenticate = challenge;
-  const asks = challenge === null ? "" : `; it asks for: ${challenge}`;
-  return {
-    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; check the credentials in its headers (OAuth sign-in is not supported)`,
-    http
-  };
-});
-var firstEventData = (function firstEventData(bytes) {
-  const events = new SseDecoder();
-  const pushed = events.push(bytes);
-  const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
-  return first?.data ?? "";
-});
-var scanParamHeaders = (function scanParamHeaders(schema) {
-  const headers = [];
-  const seen = /* @__PURE__ */ new Map();
-  const visit = (node, path, reachable) => {
-    if (!isJsonObject(node)) return void 0;
-    if (MARK in node) {
-      const where = path.length === 0 ? "the schema itself" : path.join(".");
-      if (!reachable || path.length === 0) {
-        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
-      }
-      const name = node[MARK];
-      if (typeof name !== "string" || name.length === 0) {
-        return `${where}: ${MARK} must be a non-empty string`;
-      }
-      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
-      const type = node.type;
-      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
-        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
-      }
-      const prior = seen.get(name.toLowerCase());
-      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
-      seen.set(name.toLowerCase(), JSON.stringify(name));
-      headers.push({
-        path: [
-          ...path
-        ],
-        name
-      });
-    }
-    const properties = node.properties;
-    if (isJsonObject(properties)) {
-      for (const key of Object.keys(properties)) {
-        const fault2 = visit(properties[key] ?? null, [
-          ...path,
-          key
-        ], reachable);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    for (const keyword of ELSEWHERE) {
-      const sub = node[keyword];
-      if (sub === void 0) continue;
-      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
-        sub
-      ];
-      for (const branch of branches) {
-        const fault2 = visit(branch, [
-          ...path,
-          `<${keyword}>`
-        ], false);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    return void 0;
-  };
-  const fault = visit(schema, [], true);
-  return fault === void 0 ? {
-    ok: true,
-    headers
-  } : {
-    ok: false,
-    reason: fault
-  };
-});
-var paramHeaders = (function paramHeaders(marks, args) {
-  const out = [];
-  for (const mark of marks) {
-    let value = args;
-    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
-    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
-    if (text !== void 0) {
-      out.push([
-        `${PARAM_HEADER_PREFIX}${mark.name}`,
-        encodeHeaderValue(text)
-      ]);
-    }
-  }
-  return out;
-});
-var isModernList = (function isModernList(message) {
-  return message.method === "tools/list" && message.version !== void 0;
-});
-var stoppingFor = (function stoppingFor(control, options) {
-  return control.kind === "process" ? new ProcessEscalation({
-    ...options,
-    process: control.process
-  }) : new SessionRelease(control.session);
-});
-var classify = (function classify(value) {
-  if (!isJsonObject(value)) {
-    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
-  }
-  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
-  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
-  const hasId = Object.hasOwn(value, "id");
-  const id = value.id;
-  if (hasId && !isId(id)) {
-    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
-  }
-  if (Object.hasOwn(value, "method")) {
-    const method = value.method;
-    if (typeof method !== "string") {
-      return bad(`"method" is ${describeValue(method)}, not a string`);
-    }
-    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad(`a message with "method" also has "result" or "error"`);
-    }
-    const hasParams = Object.hasOwn(value, "params");
-    const params = hasParams ? value.params : void 0;
-    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
-    }
-    if (hasId) {
-      return ok(params === void 0 ? {
-        kind: "request",
-        id,
-        method
-      } : {
-        kind: "request",
-        id,
-        method,
-        params
-      });
-    }
-    return ok(params === void 0 ? {
-      kind: "notification",
-      method
-    } : {
-      kind: "notification",
-      method,
-      params
-    });
-  }
-  if (!hasId) return bad(`a message has neither "method" nor "id"`);
-  const hasResult = Object.hasOwn(value, "result");
-  const hasError = Object.hasOwn(value, "error");
-  if (hasResult === hasError) {
-    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
-  }
-  if (hasResult) {
-    return ok({
-      kind: "response",
-      id,
-      outcome: ok(value.result)
-    });
-  }
-  const error = decodeRpcError(value.error);
-  if (error === void 0) {
-    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
-  }
-  return ok({
-    kind: "response",
-    id,
-    outcome: err(error)
-  });
-});
-var decodeRpcError = (function decodeRpcError(value) {
-  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
-    return void 0;
-  }
-  const { code, message, data } = value;
-  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
-    return void 0;
-  }
-  return Object.hasOwn(value, "data") ? {
-    code,
-    message,
-    data
-  } : {
-    code,
-    message
-  };
-});
-var isId = (function isId(value) {
-  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
-});
-var bad = (function bad(message) {
-  return err({
-    kind: "bad_message",
-    message: `Cannot decode JSON-RPC message: ${message}`
-  });
-});
-var encodeNotification = (function encodeNotification(method, params) {
-  return params === void 0 ? {
-    jsonrpc: "2.0",
-    method
-  } : {
-    jsonrpc: "2.0",
-    method,
-    params
-  };
-});
-var encodeError = (function encodeError(id, error) {
-  const body = error.data === void 0 ? {
-    code: error.code,
-    message: error.message
-  } : {
-    code: error.code,
-    message: error.message,
-    data: error.data
-  };
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: body
-  };
-});
 var peekResponseId = (function peekResponseId(line) {
   const end = line.length;
   let at = skipSpace(line, 0);
@@ -1783,6 +1591,523 @@ var peekResponseIdBytes = (function peekResponseIdBytes(line) {
   const id = digitsAt(line, start, last);
   if (id === -1 || start < TAIL_ID.length) return void 0;
   return startsWith(line, start - TAIL_ID.length, TAIL_ID) ? id : void 0;
+});
+var readBody = (async function readBody(body, limit) {
+  const parts = [];
+  let size = 0;
+  if (body === null) return {
+    kind: "whole",
+    bytes: new Uint8Array()
+  };
+  const reader = body.getReader();
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > limit) {
+        parts.push(value.subarray(0, limit - size));
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "too_large",
+          bytes: joinBytes(parts, limit),
+          limit
+        };
+      }
+      parts.push(value);
+      size += value.length;
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      bytes: joinBytes(parts, size),
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+  return {
+    kind: "whole",
+    bytes: joinBytes(parts, size)
+  };
+});
+var readEvents = (async function readEvents(body, decoder6, onEvent) {
+  if (body === null) return {
+    kind: "ended"
+  };
+  const reader = body.getReader();
+  const stop = () => {
+    reader.cancel().catch(() => {
+    });
+    return {
+      kind: "stopped"
+    };
+  };
+  try {
+    for (; ; ) {
+      const { done, value } = await reader.read();
+      if (done) {
+        decoder6.end();
+        return {
+          kind: "ended"
+        };
+      }
+      const pushed = decoder6.push(value);
+      const events = pushed.ok ? pushed.value : pushed.error.events;
+      for (const event of events) if (!onEvent(event)) return stop();
+      if (!pushed.ok) {
+        reader.cancel().catch(() => {
+        });
+        return {
+          kind: "fault",
+          fault: pushed.error
+        };
+      }
+    }
+  } catch (error) {
+    return {
+      kind: "broken",
+      message: reason(error)
+    };
+  } finally {
+    reader.releaseLock();
+  }
+});
+var send = (async function send(url, init) {
+  let target = url;
+  for (let hop = 0; ; hop++) {
+    let response;
+    try {
+      response = await fetch(target, {
+        ...init,
+        redirect: "manual"
+      });
+    } catch (error) {
+      if (init.signal.aborted) return {
+        kind: "aborted"
+      };
+      return {
+        kind: "unreachable",
+        message: reason(error)
+      };
+    }
+    if (response.status < 300 || response.status > 399 || response.status === 304) {
+      return {
+        kind: "answer",
+        response
+      };
+    }
+    const location = response.headers.get("location") ?? "";
+    response.body?.cancel().catch(() => {
+    });
+    let next;
+    try {
+      next = new URL(location, target);
+    } catch {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: quote(location)
+      };
+    }
+    if (next.protocol !== "http:" && next.protocol !== "https:") {
+      const scheme = quote(next.protocol, 20);
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: `a ${scheme} URL`
+      };
+    }
+    const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
+    if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: next.origin
+      };
+    }
+    target = next;
+  }
+});
+var reason = (function reason(error) {
+  const messages = [];
+  let inner = error;
+  for (let depth = 0; depth < 8 && inner !== void 0; depth++) {
+    let text = inner instanceof Error ? inner.message : String(inner);
+    for (const wording of FETCH_WORDING) text = text.replace(wording, "");
+    if (text !== "" && !messages.includes(text)) messages.push(text);
+    inner = inner instanceof Error ? inner.cause : void 0;
+  }
+  return messages.join(": ") || "unknown error";
+});
+var answeredId = (function answeredId(bytes) {
+  const peeked = peekResponseIdBytes(bytes);
+  if (peeked !== void 0) return peeked;
+  const parsed = parseJson(decoder3.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const { id } = parsed.value;
+  const answers = "result" in parsed.value || "error" in parsed.value;
+  return answers && (typeof id === "number" || typeof id === "string") ? id : void 0;
+});
+var answerOf = (function answerOf(bytes, id) {
+  const parsed = parseJson(decoder3.decode(bytes));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const body = parsed.value;
+  if (body.id === id && ("error" in body || "result" in body)) return "as_is";
+  if ((body.id === null || body.id === void 0) && isJsonObject(body.error)) {
+    return frameText({
+      jsonrpc: "2.0",
+      id,
+      error: body.error
+    }).slice(0, -1);
+  }
+  return void 0;
+});
+var refusal = (async function refusal(response) {
+  const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
+  const http = {
+    status: response.status,
+    statusText: response.statusText,
+    body: bodyExcerpt(read.bytes)
+  };
+  const challenge = response.headers.get("www-authenticate");
+  if (challenge !== null) http.wwwAuthenticate = challenge;
+  const asks = challenge === null ? "" : `; it asks for: ${quote(challenge, MAX_CHALLENGE_CHARS)}`;
+  return {
+    message: `was refused with HTTP ${response.status} ${response.statusText}${asks}; check the credentials in its headers, or give it oauth settings to sign in`,
+    http
+  };
+});
+var lineEnd = (function lineEnd(chunk, from) {
+  const lf = chunk.indexOf(LF, from);
+  const limit = lf === -1 ? chunk.length : lf;
+  const cr = chunk.subarray(from, limit).indexOf(CR);
+  return cr === -1 ? lf : from + cr;
+});
+var tooLarge = (function tooLarge(bytes, events) {
+  return {
+    kind: "event_too_large",
+    bytes,
+    limit: MAX_EVENT_BYTES,
+    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    events
+  };
+});
+var followStream = (async function followStream(first, io) {
+  let body = first;
+  let lastEventId = "";
+  let retryMs;
+  for (let resumptions = 0; ; resumptions++) {
+    const events = new SseDecoder();
+    const end = await readEvents(body, events, (event) => {
+      if (event.type === "message" && event.data !== "") io.message(event.data);
+      return io.waiting();
+    });
+    if (events.lastEventId !== "") lastEventId = events.lastEventId;
+    retryMs = events.retryMs ?? retryMs;
+    if (!io.waiting() || end.kind === "stopped") return {
+      kind: "done"
+    };
+    if (end.kind === "fault") return {
+      kind: "fault",
+      message: end.fault.message
+    };
+    if (io.modern) {
+      const how = end.kind === "broken" ? `broke: ${end.message}` : "ended before its answer";
+      return {
+        kind: "lost",
+        how: `its event stream ${how}`
+      };
+    }
+    if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
+    const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
+    if (!await io.sleep(delay)) return {
+      kind: "done"
+    };
+    const again = await io.resume(lastEventId);
+    if (!io.waiting()) return {
+      kind: "done"
+    };
+    if (again === void 0) break;
+    body = again;
+  }
+  return {
+    kind: "unanswered",
+    lastEventId
+  };
+});
+var sleepUnless = (function sleepUnless(clock, ms, signal) {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const wake = () => {
+      clock.clearTimer(timer);
+      resolve(false);
+    };
+    const timer = clock.setTimer(ms, () => {
+      signal.removeEventListener("abort", wake);
+      resolve(true);
+    });
+    signal.addEventListener("abort", wake, {
+      once: true
+    });
+  });
+});
+var subject = (function subject(where, message) {
+  return `The answer of server "${where.name}" at ${where.endpoint} to ${message.method ?? "a response"}`;
+});
+var unsentMessage = (function unsentMessage(where, sent, message) {
+  if (sent.kind === "unreachable") {
+    return `Cannot reach server "${where.name}" at ${where.endpoint}: ${sent.message}`;
+  }
+  return `Server "${where.name}" at ${where.endpoint} redirected ${message.method ?? "a response"} (HTTP ${sent.status}) to ${sent.location}; only redirects within its origin that keep the request are followed`;
+});
+var signInMessage = (function signInMessage(where, failure, message, http) {
+  const refused = http === void 0 || failure.kind === "needs_auth" ? "" : ` (it answered HTTP ${http.status} ${http.statusText}${http.wwwAuthenticate === void 0 ? "" : `, asking for ${quote(http.wwwAuthenticate, MAX_CHALLENGE_CHARS)}`})`;
+  return `Cannot sign in to server "${where.name}" at ${where.endpoint} for ${message.method ?? "a response"}${refused}: ${failure.message}`;
+});
+var jsonLine = (function jsonLine(bytes) {
+  const line = new Uint8Array(bytes.length + 1);
+  line.set(bytes);
+  for (let i = line.indexOf(NEWLINE4); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE4, i)) {
+    line[i] = SPACE;
+  }
+  for (let i = line.indexOf(RETURN2); i !== -1; i = line.indexOf(RETURN2, i)) line[i] = SPACE;
+  line[bytes.length] = NEWLINE4;
+  return line;
+});
+var madeUpLine = (function madeUpLine(id, words) {
+  const error = {
+    code: HTTP_ANSWER_ERROR,
+    message: words.message,
+    data: words.data
+  };
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error
+  });
+});
+var unsentFailure = (function unsentFailure(where, sent, m) {
+  if (sent.kind !== "auth_failed") {
+    const message2 = unsentMessage(where, sent, m);
+    return {
+      message: message2,
+      failure: httpFailure(message2, void 0)
+    };
+  }
+  const message = signInMessage(where, sent.failure, m, sent.http);
+  const { kind, authorizationUrl, issuer } = sent.failure;
+  const failure = kind === "needs_auth" && authorizationUrl !== void 0 ? needsAuthFailure(message, authorizationUrl, issuer) : httpFailure(message, sent.http);
+  return {
+    message,
+    failure
+  };
+});
+var headerTooLong = (function headerTooLong(where, message, header, limit) {
+  return {
+    message: `Cannot send ${message.method} to server "${where.name}": its ${header.name} header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); nothing was sent`,
+    data: {
+      refused: "header_too_long",
+      header: header.name,
+      bytes: header.bytes
+    }
+  };
+});
+var notLetIn = (function notLetIn(where, sent, message) {
+  const data = {
+    auth: sent.failure.kind
+  };
+  if (sent.http !== void 0) data.status = sent.http.status;
+  if (sent.failure.authorizationUrl !== void 0) {
+    data.authorizationUrl = sent.failure.authorizationUrl;
+  }
+  return {
+    message: signInMessage(where, sent.failure, message, sent.http),
+    data
+  };
+});
+var otherAnswer = (function otherAnswer(where, message, answered, status, excerpt) {
+  const other = answered === void 0 ? "that is not a JSON-RPC response" : `for request ${JSON.stringify(answered)}`;
+  return {
+    message: `Server "${where.name}" answered ${message.method} with a JSON body ${other}`,
+    data: {
+      status,
+      body: excerpt
+    }
+  };
+});
+var noAnswer = (function noAnswer(where, message, response, excerpt) {
+  const { status, statusText } = response;
+  const what = status === 202 || excerpt === "" ? `HTTP ${status} ${statusText} without an answer` : `HTTP ${status} ${statusText}: ${excerpt}`;
+  return {
+    message: `Server "${where.name}" answered ${message.method} with ${what}`,
+    data: {
+      status,
+      body: excerpt
+    }
+  };
+});
+var firstEventData = (function firstEventData(bytes) {
+  const events = new SseDecoder();
+  const pushed = events.push(bytes);
+  const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
+  return first?.data ?? "";
+});
+var mayReissue = (function mayReissue(message, repeatable) {
+  if (message.version === void 0 || message.method === void 0) return false;
+  if (READS.has(message.method)) return true;
+  return message.method === "tools/call" && message.name !== void 0 && repeatable(message.name);
+});
+var renumbered = (function renumbered(body, id) {
+  const parsed = parseJson(new TextDecoder().decode(body));
+  if (!parsed.ok || !isJsonObject(parsed.value)) return void 0;
+  const line = frameText({
+    ...parsed.value,
+    id
+  });
+  return new TextEncoder().encode(line.slice(0, -1));
+});
+var notReissued = (function notReissued(message, reissues) {
+  if (reissues >= MAX_REISSUES) {
+    return `its stream broke again after it was re-issued ${reissues} times (MAX_REISSUES)`;
+  }
+  const tool = message.name === void 0 ? "the tool" : `tool ${quote(message.name)}`;
+  return `it was not sent again because ${tool} is not marked read-only or idempotent, so it may or may not have run; call it again if that is safe`;
+});
+var isModernList = (function isModernList(message) {
+  return message.method === "tools/list" && message.version !== void 0;
+});
+var failed = (function failed(answer, http) {
+  return {
+    kind: "auth_failed",
+    failure: answer.error,
+    http
+  };
+});
+var stoppingFor = (function stoppingFor(control, options) {
+  return control.kind === "process" ? new ProcessEscalation({
+    ...options,
+    process: control.process
+  }) : new SessionRelease(control.session);
+});
+var classify = (function classify(value) {
+  if (!isJsonObject(value)) {
+    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+  }
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
+  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
+  const hasId = Object.hasOwn(value, "id");
+  const id = value.id;
+  if (hasId && !isId(id)) {
+    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
+  }
+  if (Object.hasOwn(value, "method")) {
+    const method = value.method;
+    if (typeof method !== "string") {
+      return bad(`"method" is ${describeValue(method)}, not a string`);
+    }
+    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
+      return bad(`a message with "method" also has "result" or "error"`);
+    }
+    const hasParams = Object.hasOwn(value, "params");
+    const params = hasParams ? value.params : void 0;
+    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
+      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
+    }
+    if (hasId) {
+      return ok(params === void 0 ? {
+        kind: "request",
+        id,
+        method
+      } : {
+        kind: "request",
+        id,
+        method,
+        params
+      });
+    }
+    return ok(params === void 0 ? {
+      kind: "notification",
+      method
+    } : {
+      kind: "notification",
+      method,
+      params
+    });
+  }
+  if (!hasId) return bad(`a message has neither "method" nor "id"`);
+  const hasResult = Object.hasOwn(value, "result");
+  const hasError = Object.hasOwn(value, "error");
+  if (hasResult === hasError) {
+    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
+  }
+  if (hasResult) {
+    return ok({
+      kind: "response",
+      id,
+      outcome: ok(value.result)
+    });
+  }
+  const error = decodeRpcError(value.error);
+  if (error === void 0) {
+    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
+  }
+  return ok({
+    kind: "response",
+    id,
+    outcome: err(error)
+  });
+});
+var decodeRpcError = (function decodeRpcError(value) {
+  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
+    return void 0;
+  }
+  const { code, message, data } = value;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+    return void 0;
+  }
+  return Object.hasOwn(value, "data") ? {
+    code,
+    message,
+    data
+  } : {
+    code,
+    message
+  };
+});
+var isId = (function isId(value) {
+  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
+});
+var bad = (function bad(message) {
+  return err({
+    kind: "bad_message",
+    message: `Cannot decode JSON-RPC message: ${message}`
+  });
+});
+var encodeNotification = (function encodeNotification(method, params) {
+  return params === void 0 ? {
+    jsonrpc: "2.0",
+    method
+  } : {
+    jsonrpc: "2.0",
+    method,
+    params
+  };
+});
+var encodeError = (function encodeError(id, error) {
+  const body = error.data === void 0 ? {
+    code: error.code,
+    message: error.message
+  } : {
+    code: error.code,
+    message: error.message,
+    data: error.data
+  };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: body
+  };
 });
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
@@ -2227,11 +2552,16 @@ var RingReader = class extends Ring {
   }
 };
 
+// thread/auth.ts
+
+
+
 // thread/to_worker.ts
 var REQUEST_METHODS = [
   "tools/call",
   "tools/list",
-  "ping"
+  "ping",
+  "resources/read"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -2239,7 +2569,9 @@ var TO_WORKER_KINDS = [
   "cancel",
   "malformed",
   "retire",
-  "settled"
+  "settled",
+  "credentials",
+  "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
 
@@ -2249,6 +2581,8 @@ var TRANSFER_PARAMS_CHARS = 64 * 1024;
 var OPEN_BRACE = 123;
 var CLOSE_BRACE = 125;
 var NEWLINE = 10;
+
+
 
 
 
@@ -2262,14 +2596,29 @@ var LINE_FAULTS = [
 
 
 
+
+
 var DECODERS = {
   start: decodeStart,
   request: decodeBytesRequest,
   cancel: decodeCancel,
   malformed: decodeMalformed,
   retire: decodeRetire,
-  settled: decodeSettled
+  settled: decodeSettled,
+  credentials: decodeCredentials,
+  long_call: decodeLongCall
 };
+
+
+// codec/progress.ts
+var TASK_STATUSES = [
+  "working",
+  "input_required",
+  "completed",
+  "failed",
+  "cancelled"
+];
+
 
 
 // thread/outcomes.ts
@@ -2284,6 +2633,9 @@ var DECODERS = {
 
 
 // thread/from_worker.ts
+
+
+
 
 
 
@@ -2569,6 +2921,11 @@ var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var STDERR_TAIL_BYTES = 64 * 1024;
 var MAX_TIMEOUT_MS = 2 ** 31 - 1;
+var MAX_LISTING_BYTES = 16 * 1024 * 1024;
+var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+var TASK_POLL_DEFAULT_MS = 1e3;
+var TASK_POLL_MIN_MS = 100;
+var TASK_POLL_MAX_MS = 6e4;
 
 // worker/tail.ts
 var decoder2 = new TextDecoder();
@@ -3126,6 +3483,141 @@ var GIVEN_UP = /* @__PURE__ */ new WeakSet();
 var METHOD_TEXT = /* @__PURE__ */ new Map();
 var METHODS_KEPT = 64;
 
+// codec/streamable_http.ts
+var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+var METHOD_HEADER = "Mcp-Method";
+var NAME_HEADER = "Mcp-Name";
+var SESSION_HEADER = "Mcp-Session-Id";
+var LAST_EVENT_ID_HEADER = "Last-Event-ID";
+var ACCEPT_BOTH = "application/json, text/event-stream";
+var BODY_EXCERPT_BYTES = 512;
+var BASE64_PREFIX = "=?base64?";
+var BASE64_SUFFIX = "?=";
+var NAME_SOURCE = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri"
+};
+
+
+
+
+
+
+
+
+
+// codec/param_headers.ts
+var PARAM_HEADER_PREFIX = "Mcp-Param-";
+var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+var MARK = "x-mcp-header";
+var PRIMITIVE = /* @__PURE__ */ new Set([
+  "string",
+  "integer",
+  "boolean"
+]);
+var ELSEWHERE = [
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "patternProperties",
+  "dependentSchemas",
+  "propertyNames",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions"
+];
+var MAPS = /* @__PURE__ */ new Set([
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions"
+]);
+
+
+var MAX_PARAM_HEADER_BYTES = 8 * 1024;
+
+
+// codec/stateless.ts
+var DISCOVER_METHOD = "server/discover";
+var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+
+
+
+
+
+// worker/judge.ts
+
+
+
+
+
+
+
+
+
+
+
+// codec/peek.ts
+var QUOTE = 34;
+var BACKSLASH = 92;
+var OPEN_BRACE2 = 123;
+var CLOSE_BRACE2 = 125;
+var OPEN_BRACKET = 91;
+var CLOSE_BRACKET = 93;
+var COMMA = 44;
+var COLON = 58;
+var ZERO = 48;
+var NINE = 57;
+var MAX_ID_DIGITS = 15;
+var STRUCTURE = /["[\]{}]/g;
+
+
+
+
+var ascii = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0));
+var HEAD_ID = ascii('{"jsonrpc":"2.0","id":');
+var AFTER_ID = [
+  ascii(',"result":'),
+  ascii(',"error":')
+];
+var HEADS_ANSWER = [
+  ascii('{"result":'),
+  ascii('{"error":'),
+  ascii('{"jsonrpc":"2.0","result":'),
+  ascii('{"jsonrpc":"2.0","error":')
+];
+var TAIL_ID = ascii(',"id":');
+
+
+
+
+// worker/_http_read.ts
+var decoder3 = new TextDecoder();
+var MAX_REDIRECTS = 5;
+var MAX_CHALLENGE_CHARS = 200;
+
+
+
+var FETCH_WORDING = [
+  /^error sending request (?:from \S+ )?for \S+(?: \([^)]*\))?:\s*/,
+  /^client error \([A-Za-z]+\):\s*/
+];
+
+
+
+
+
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;
 var LINE_SLACK = 16;
@@ -3305,73 +3797,85 @@ var SseDecoder = class {
 
 
 
-// codec/streamable_http.ts
-var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
-var METHOD_HEADER = "Mcp-Method";
-var NAME_HEADER = "Mcp-Name";
-var SESSION_HEADER = "Mcp-Session-Id";
-var LAST_EVENT_ID_HEADER = "Last-Event-ID";
-var ACCEPT_BOTH = "application/json, text/event-stream";
-var BODY_EXCERPT_BYTES = 512;
-var BASE64_PREFIX = "=?base64?";
-var BASE64_SUFFIX = "?=";
-var NAME_SOURCE = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri"
+// worker/_http_stream.ts
+var DEFAULT_RESUME_DELAY_MS = 1e3;
+var MAX_RESUME_DELAY_MS = 1e4;
+var MAX_RESUMPTIONS = 5;
+
+
+
+// worker/_http_words.ts
+var HTTP_ANSWER_ERROR = -32e3;
+
+
+
+var NEWLINE4 = 10;
+var RETURN2 = 13;
+var SPACE = 32;
+
+
+
+
+
+
+
+
+// worker/_http_notify.ts
+var NOTIFICATION_TIMEOUT_MS = 5e3;
+var MAX_OPEN_NOTIFICATIONS = 8;
+var Notifier = class {
+  #clock;
+  #send;
+  #open = 0;
+  constructor(clock, send2) {
+    this.#clock = clock;
+    this.#send = send2;
+  }
+  /** Notifications whose POSTs are open now. */
+  get open() {
+    return this.#open;
+  }
+  /** Posts one, unless {@linkcode MAX_OPEN_NOTIFICATIONS} are open; never fails. */
+  async post(url, headers, body, signal) {
+    if (this.#open >= MAX_OPEN_NOTIFICATIONS) return;
+    this.#open++;
+    const controller = new AbortController();
+    const timer = this.#clock.setTimer(NOTIFICATION_TIMEOUT_MS, () => controller.abort());
+    try {
+      const sent = await this.#send(url, {
+        method: "POST",
+        headers,
+        body,
+        signal: AbortSignal.any([
+          signal,
+          controller.signal
+        ])
+      });
+      if (sent.kind === "answer") sent.response.body?.cancel().catch(() => {
+      });
+    } finally {
+      this.#clock.clearTimer(timer);
+      this.#open--;
+    }
+  }
 };
-
-
-
-
-
-
-
-
-
-// codec/stateless.ts
-var DISCOVER_METHOD = "server/discover";
-var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-
-
-
-
-
-
-// worker/judge.ts
-
-
-
-
-
-
-
-
-
-
-// worker/_http_read.ts
-var decoder3 = new TextDecoder();
-var MAX_REDIRECTS = 5;
-
-
-
-
-
-
 
 // worker/_http_session.ts
 var encoder4 = new TextEncoder();
 var decoder4 = new TextDecoder();
+var DELETE_DEADLINE_SHARE = 0.5;
 var HttpSession = class {
   #url;
+  #send;
   #headers;
   #id;
   #version;
   #initialize;
   #renewing;
-  constructor(url, headers) {
+  constructor(url, headers, send2) {
     this.#url = url;
     this.#headers = headers;
+    this.#send = send2;
   }
   /** The id the server gave the session, if it gave one. */
   get id() {
@@ -3413,11 +3917,11 @@ var HttpSession = class {
     return headers;
   }
   /**
-   * Ends the session within `deadlineMs`: a `DELETE` with its id when the
-   * server gave one. Says what was done; a stateless session has nothing
-   * to end.
+   * Ends the session within `retirementMs`: a `DELETE` with its id when the
+   * server gave one, within {@linkcode DELETE_DEADLINE_SHARE} of it. Says
+   * what was done; a stateless session has nothing to end.
    */
-  async end(deadlineMs, clock) {
+  async end(retirementMs, clock) {
     const url = displayUrl(this.#url);
     const session = this.#id;
     if (session === void 0) return {
@@ -3425,16 +3929,17 @@ var HttpSession = class {
       url,
       session: "stateless"
     };
+    const deadlineMs = Math.floor(retirementMs * DELETE_DEADLINE_SHARE);
     const controller = new AbortController();
     const timer = clock.setTimer(deadlineMs, () => controller.abort());
     try {
-      const sent = await send(this.#url, {
+      const sent = await this.#send(this.#url, {
         method: "DELETE",
         headers: this.headers(void 0),
         signal: controller.signal
       });
       if (sent.kind !== "answer") {
-        const message2 = sent.kind === "aborted" ? `no answer to DELETE within ${deadlineMs} ms` : sent.kind === "unreachable" ? sent.message : `DELETE was redirected to ${sent.location}`;
+        const message2 = sent.kind === "aborted" ? `no answer to DELETE within ${deadlineMs} ms (DELETE_DEADLINE_SHARE of the retirement's ${retirementMs} ms); the server may keep the session until it expires it` : sent.kind === "unreachable" ? sent.message : sent.kind === "auth_failed" ? `DELETE was refused: ${sent.failure.message}` : `DELETE was redirected to ${sent.location}`;
         return {
           kind: "remote",
           url,
@@ -3475,6 +3980,24 @@ var HttpSession = class {
       clock.clearTimer(timer);
     }
   }
+  /** A legacy stream again, after `lastEventId`; its body, or `undefined` when not given. */
+  async resume(lastEventId, signal) {
+    const headers = this.headers(void 0);
+    headers.set("Accept", "text/event-stream");
+    headers.set(LAST_EVENT_ID_HEADER, lastEventId);
+    const sent = await this.#send(this.#url, {
+      method: "GET",
+      headers,
+      signal
+    });
+    if (sent.kind !== "answer") return void 0;
+    const { response } = sent;
+    const type = response.headers.get("content-type");
+    if (response.status === 200 && isMediaType(type, "text/event-stream")) return response.body;
+    response.body?.cancel().catch(() => {
+    });
+    return void 0;
+  }
   /**
    * Opens a new session after the server forgot this one; concurrent
    * callers share one attempt. Resolves `undefined` when it is open, or
@@ -3489,7 +4012,7 @@ var HttpSession = class {
     const stale = this.#id;
     if (body === void 0) return `it forgot session ${stale} before any initialize`;
     this.#id = void 0;
-    const sent = await send(this.#url, {
+    const sent = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({
         kind: "request",
@@ -3513,7 +4036,7 @@ var HttpSession = class {
     if (this.#version !== before) {
       return `it opened a new session with version ${this.#version} instead of ${before}`;
     }
-    const told = await send(this.#url, {
+    const told = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({
         kind: "notification",
@@ -3529,46 +4052,10 @@ var HttpSession = class {
 };
 
 
-// codec/param_headers.ts
-var PARAM_HEADER_PREFIX = "Mcp-Param-";
-var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-var MARK = "x-mcp-header";
-var PRIMITIVE = /* @__PURE__ */ new Set([
-  "string",
-  "integer",
-  "boolean"
-]);
-var ELSEWHERE = [
-  "items",
-  "prefixItems",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "patternProperties",
-  "dependentSchemas",
-  "propertyNames",
-  "oneOf",
-  "anyOf",
-  "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "$defs",
-  "definitions"
-];
-var MAPS = /* @__PURE__ */ new Set([
-  "patternProperties",
-  "dependentSchemas",
-  "$defs",
-  "definitions"
-]);
-
-
-
 // worker/_http_tools.ts
 var ToolMarks = class {
   #marks = /* @__PURE__ */ new Map();
+  #repeatable = /* @__PURE__ */ new Set();
   /**
    * Reads the text of a `tools/list` answer: keeps each tool's marks and
    * returns the answer without the tools whose marks break the rules (the
@@ -3585,6 +4072,10 @@ var ToolMarks = class {
       if (!scan.ok) return false;
       if (scan.headers.length > 0) this.#marks.set(tool.name, scan.headers);
       else this.#marks.delete(tool.name);
+      const hints = tool.annotations;
+      const repeatable = isJsonObject(hints) && (hints.readOnlyHint === true || hints.idempotentHint === true);
+      if (repeatable) this.#repeatable.add(tool.name);
+      else this.#repeatable.delete(tool.name);
       return true;
     });
     if (kept.length === result.tools.length) return text;
@@ -3596,6 +4087,10 @@ var ToolMarks = class {
       }
     }).slice(0, -1);
   }
+  /** Whether the listing said calling tool `name` again does no harm (read-only or idempotent). */
+  repeatable(name) {
+    return name !== void 0 && this.#repeatable.has(name);
+  }
   /** The `Mcp-Param-*` headers of a modern `tools/call`. */
   headers(message) {
     if (message.method !== "tools/call" || message.name === void 0) return [];
@@ -3604,16 +4099,67 @@ var ToolMarks = class {
   }
 };
 
+// worker/_http_reissue.ts
+var MAX_REISSUES = 2;
+var READS = /* @__PURE__ */ new Set([
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "tasks/get",
+  "tasks/list"
+]);
+
+
+
+var Reissues = class {
+  #counts = /* @__PURE__ */ new Map();
+  /**
+   * Decides what becomes of a modern request lost with its stream: sent
+   * again under the id `renumber` gives it (the machine's), when it may be
+   * and has not been {@linkcode MAX_REISSUES} times already, or failed.
+   */
+  lost(message, id, body, options) {
+    const count = this.#counts.get(id) ?? 0;
+    this.#counts.delete(id);
+    if (!mayReissue(message, options.repeatable) || count >= MAX_REISSUES) {
+      return {
+        kind: "fail",
+        id,
+        why: notReissued(message, count)
+      };
+    }
+    if (typeof id !== "number") return {
+      kind: "fail",
+      id,
+      why: notReissued(message, count)
+    };
+    const next = options.renumber(id);
+    if (next === void 0) return {
+      kind: "gone"
+    };
+    const again = renumbered(body, next);
+    if (again === void 0) return {
+      kind: "fail",
+      id: next,
+      why: notReissued(message, count)
+    };
+    this.#counts.set(next, count + 1);
+    return {
+      kind: "again",
+      id: next,
+      body: again
+    };
+  }
+};
+
 // worker/http_transport.ts
-var DEFAULT_RESUME_DELAY_MS = 1e3;
-var MAX_RESUME_DELAY_MS = 1e4;
-var MAX_RESUMPTIONS = 5;
-var HTTP_ANSWER_ERROR = -32e3;
 var encoder5 = new TextEncoder();
 var decoder5 = new TextDecoder();
-var NEWLINE4 = 10;
-var RETURN2 = 13;
-var SPACE = 32;
+var NEWLINE5 = 10;
 var HttpTransport = class {
   /** A remote server's control: its session, this transport's own. */
   control = {
@@ -3632,6 +4178,11 @@ var HttpTransport = class {
   #refused;
   #session;
   #tools = new ToolMarks();
+  #auth;
+  /** Whether the server has answered a request with success: failures are then one request's. */
+  #reached = false;
+  #notifier;
+  #reissues = new Reissues();
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
@@ -3639,8 +4190,10 @@ var HttpTransport = class {
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
     }
-    this.#session = new HttpSession(this.#url, options.headers);
+    this.#auth = options.auth;
+    this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init));
     this.#clock = options.clock ?? systemClock;
+    this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
   }
   /** The endpoint as it may be shown (no credentials, no query). */
   get endpoint() {
@@ -3658,7 +4211,7 @@ var HttpTransport = class {
     const bytes = typeof data === "string" ? encoder5.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
-    if (bytes[bytes.length - 1] !== NEWLINE4) return;
+    if (bytes[bytes.length - 1] !== NEWLINE5) return;
     const whole = joinBytes(this.#parts, this.#partBytes);
     const line = whole.subarray(0, whole.length - 1);
     this.#parts = [];
@@ -3700,14 +4253,11 @@ var HttpTransport = class {
       return;
     }
     if (message.version !== void 0) return;
-    const sent = await send(this.#url, {
-      method: "POST",
-      headers: this.#headers(message),
-      body,
-      signal: this.#all.signal
-    });
-    if (sent.kind === "answer") await this.#refusal(sent.response, message);
-    else if (sent.kind !== "aborted") this.#failSent(sent, message);
+    await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
+  }
+  /** Sends a request, with the server's credentials when it signs in. */
+  #send(url, init) {
+    return this.#auth === void 0 ? send(url, init) : this.#auth.send(url, init);
   }
   async #request(message, id, body) {
     const controller = new AbortController();
@@ -3716,9 +4266,16 @@ var HttpTransport = class {
       this.#all.signal,
       controller.signal
     ]);
-    let sent = await send(this.#url, {
+    const headers = this.#headers(message);
+    const tooLong2 = oversizedHeader(headers);
+    if (tooLong2 !== void 0) {
+      this.#inflight.delete(id);
+      this.#madeUp(id, headerTooLong(this.#where, message, tooLong2, MAX_PARAM_HEADER_BYTES));
+      return;
+    }
+    let sent = await this.#send(this.#url, {
       method: "POST",
-      headers: this.#headers(message),
+      headers,
       body,
       signal
     });
@@ -3731,7 +4288,7 @@ var HttpTransport = class {
         return;
       }
       if (this.#ended) return;
-      sent = await send(this.#url, {
+      sent = await this.#send(this.#url, {
         method: "POST",
         headers: this.#headers(message),
         body,
@@ -3740,35 +4297,67 @@ var HttpTransport = class {
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {
+      this.#unsent(sent, message, id, body);
+      return;
+    }
+    await this.#answer(sent.response, message, id, body);
+    this.#inflight.delete(id);
+  }
+  /**
+   * A request that got no answer: before the server ever answered, the
+   * client fails (the start says why); after, the request alone does, and a
+   * modern one that may have reached the server is lost and re-issued where
+   * that does nothing twice.
+   */
+  #unsent(sent, message, id, body) {
+    if (!this.#reached) {
       this.#failSent(sent, message);
       return;
     }
-    await this.#answer(sent.response, message, id);
+    if (sent.kind === "unreachable" && message.version !== void 0) {
+      void this.#lost(message, id, body, `could not be sent: ${sent.message}`);
+      return;
+    }
     this.#inflight.delete(id);
+    this.#madeUp(id, sent.kind === "auth_failed" ? notLetIn(this.#where, sent, message) : {
+      message: unsentMessage(this.#where, sent, message),
+      data: {
+        status: 0
+      }
+    });
   }
-  async #answer(response, message, id) {
+  async #answer(response, message, id, body) {
     if (await this.#refusal(response, message)) return;
     const status = response.status;
     const type = response.headers.get("content-type");
-    if (message.method === "initialize" && status >= 200 && status < 300) {
-      this.#session.opened(response);
-    }
-    if (status >= 200 && status < 300 && isMediaType(type, "text/event-stream")) {
-      await this.#stream(response.body, message, id);
+    const success = status >= 200 && status < 300;
+    if (success) this.#reached = true;
+    if (message.method === "initialize" && success) this.#session.opened(response);
+    if (success && isMediaType(type, "text/event-stream")) {
+      await this.#stream(response.body, message, id, body);
       return;
     }
     const read = await readBody(response.body, MAX_LINE_BYTES);
     if (read.kind === "broken") {
-      if (this.#inflight.has(id)) this.#fail(`${this.#what(message)} broke: ${read.message}`);
+      if (!this.#inflight.has(id)) return;
+      if (message.version !== void 0) {
+        await this.#lost(message, id, body, `broke its body: ${read.message}`);
+      } else this.#fail(`${subject(this.#where, message)} broke: ${read.message}`);
       return;
     }
     if (read.kind === "too_large") {
-      this.#fail(`${this.#what(message)} was a body of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES)`);
+      this.#fail(`${subject(this.#where, message)} was a body of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES)`);
       return;
     }
     const json = isMediaType(type, "application/json");
     if (!this.#inflight.delete(id)) return;
-    if (status >= 200 && status < 300 && json) {
+    if (success && json) {
+      const answered = answeredId(read.bytes);
+      if (answered !== id) {
+        const excerpt = bodyExcerpt(read.bytes);
+        this.#madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
+        return;
+      }
       if (message.method === "initialize") this.#session.negotiated(decoder5.decode(read.bytes));
       if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder5.decode(read.bytes)));
       else this.#deliverBytes(read.bytes);
@@ -3780,97 +4369,96 @@ var HttpTransport = class {
       else this.#deliverText(answer);
       return;
     }
-    const what = status === 202 || read.bytes.length === 0 ? `HTTP ${status} ${response.statusText} without an answer` : `HTTP ${status} ${response.statusText}: ${bodyExcerpt(read.bytes)}`;
-    this.#madeUpAnswer(id, `Server "${this.#name}" answered ${message.method} with ${what}`, {
-      status,
-      body: bodyExcerpt(read.bytes)
-    });
-  }
-  /** Reads an answer's event stream, resuming it where the server allows. */
-  async #stream(body, message, id) {
-    let lastEventId = "";
-    let retryMs;
-    for (let resumptions = 0; ; resumptions++) {
-      const events = new SseDecoder();
-      const end = await readEvents(body, events, (event) => {
-        if (event.type === "message" && event.data !== "") {
-          if (message.method === "initialize") this.#session.negotiated(event.data);
-          const line = jsonOnOneLine(event.data);
-          this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
-        }
-        return this.#inflight.has(id) && !this.#ended;
-      });
-      if (events.lastEventId !== "") lastEventId = events.lastEventId;
-      retryMs = events.retryMs ?? retryMs;
-      if (!this.#inflight.has(id) || this.#ended || end.kind === "stopped") return;
-      if (end.kind === "fault") {
-        this.#fail(`${this.#what(message)} broke its event stream: ${end.fault.message}`);
-        return;
-      }
-      if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
-      const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
-      if (!await this.#sleep(delay, id)) return;
-      const headers = this.#session.headers(void 0);
-      headers.set("Accept", "text/event-stream");
-      headers.set(LAST_EVENT_ID_HEADER, lastEventId);
-      const controller = this.#inflight.get(id);
-      if (controller === void 0) return;
-      const sent = await send(this.#url, {
-        method: "GET",
-        headers,
-        signal: AbortSignal.any([
-          this.#all.signal,
-          controller.signal
-        ])
-      });
-      if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
-      if (sent.kind !== "answer" || sent.response.status !== 200 || !isMediaType(sent.response.headers.get("content-type"), "text/event-stream")) {
-        if (sent.kind === "answer") sent.response.body?.cancel().catch(() => {
-        });
-        break;
-      }
-      body = sent.response.body;
-    }
-    const how = lastEventId === "" ? "" : ` (resumed after event ${JSON.stringify(lastEventId)})`;
-    this.#madeUpAnswer(id, `Server "${this.#name}" ended its event stream without answering ${message.method}${how}`, {
-      status: 200
-    });
-  }
-  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
-  #sleep(ms, id) {
-    return new Promise((resolve) => {
-      const controller = this.#inflight.get(id);
-      if (controller === void 0) return resolve(false);
-      const signal = AbortSignal.any([
-        this.#all.signal,
-        controller.signal
-      ]);
-      const wake = () => {
-        this.#clock.clearTimer(timer);
-        resolve(false);
-      };
-      const timer = this.#clock.setTimer(ms, () => {
-        signal.removeEventListener("abort", wake);
-        resolve(this.#inflight.has(id) && !this.#ended);
-      });
-      signal.addEventListener("abort", wake, {
-        once: true
-      });
-    });
+    this.#madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
   }
   /**
-   * A 401 or 403 ends the client: it is about credentials, never about the
-   * era, and no retry can fix it. Answers whether it was one.
+   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
+   * where the server allows, a modern one that ends before its answer lost.
+   */
+  async #stream(body, message, id, request) {
+    const end = await followStream(body, {
+      modern: message.version !== void 0,
+      message: (data) => {
+        if (message.method === "initialize") this.#session.negotiated(data);
+        const line = jsonOnOneLine(data);
+        this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
+      },
+      // The machine tells, synchronously, when a message was the answer.
+      waiting: () => this.#inflight.has(id) && !this.#ended,
+      sleep: (ms) => this.#sleep(ms, id),
+      resume: (lastEventId) => this.#resume(id, lastEventId)
+    });
+    if (end.kind === "fault") {
+      this.#fail(`${subject(this.#where, message)} broke its event stream: ${end.message}`);
+    } else if (end.kind === "lost") await this.#lost(message, id, request, end.how);
+    else if (end.kind === "unanswered") {
+      const after = end.lastEventId;
+      const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
+      const words = `Server "${this.#name}" ended its event stream without answering`;
+      this.#madeUp(id, {
+        message: `${words} ${message.method}${how}`,
+        data: {
+          status: 200
+        }
+      });
+    }
+  }
+  /** Asks for a legacy stream again after `lastEventId`; its body, if the server gives it. */
+  #resume(id, lastEventId) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return Promise.resolve(void 0);
+    return this.#session.resume(lastEventId, AbortSignal.any([
+      this.#all.signal,
+      controller.signal
+    ]));
+  }
+  /**
+   * A modern request whose answer was lost with its stream (the server took
+   * the broken stream as its cancellation): re-issued as a new request, with
+   * the id the machine gives it, where that does nothing twice, at most
+   * `MAX_REISSUES` times; otherwise it fails, saying why.
+   */
+  async #lost(message, id, body, how) {
+    this.#inflight.delete(id);
+    if (this.#ended) return;
+    const next = this.#reissues.lost(message, id, body, {
+      repeatable: (tool) => this.#tools.repeatable(tool),
+      renumber: (old) => this.#sink?.reissue?.(old)
+    });
+    if (next.kind === "again") await this.#request({
+      ...message,
+      id: next.id
+    }, next.id, next.body);
+    else if (next.kind === "fail") {
+      const lost = `Server "${this.#name}" at ${this.endpoint}: ${message.method} ${how}`;
+      this.#madeUp(next.id, {
+        message: `${lost}; ${next.why}`,
+        data: {
+          status: 200
+        }
+      });
+    }
+  }
+  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
+  async #sleep(ms, id) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return false;
+    const waited = await sleepUnless(this.#clock, ms, AbortSignal.any([
+      this.#all.signal,
+      controller.signal
+    ]));
+    return waited && this.#inflight.has(id) && !this.#ended;
+  }
+  /**
+   * A 401 or 403 that no sign-in answers ends the client: it is about
+   * credentials, never about the era, and no retry can fix it. Answers
+   * whether it was one.
    */
   async #refusal(response, message) {
     const status = response.status;
-    if (status !== 401 && status !== 403) {
-      if (message.kind !== "request") response.body?.cancel().catch(() => {
-      });
-      return false;
-    }
+    if (status !== 401 && status !== 403) return false;
     const refused = await refusal(response);
-    this.#fail(`${this.#what(message)} ${refused.message}`, refused.http);
+    this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
     return true;
   }
   /** The headers of the POST carrying `message`, its parameter headers included. */
@@ -3880,51 +4468,38 @@ var HttpTransport = class {
     for (const [name, value] of this.#tools.headers(message)) headers.set(name, value);
     return headers;
   }
-  #what(message) {
-    return `The answer of server "${this.#name}" at ${this.endpoint} to ${message.method ?? "a response"}`;
+  get #where() {
+    return {
+      name: this.#name,
+      endpoint: this.endpoint
+    };
   }
+  /** A request got no answer before the server ever answered: the client fails, saying why. */
   #failSent(sent, m) {
-    if (sent.kind === "unreachable") {
-      this.#fail(`Cannot reach server "${this.#name}" at ${this.endpoint}: ${sent.message}`);
-      return;
-    }
-    this.#fail(`Server "${this.#name}" at ${this.endpoint} redirected ${m.method ?? "a response"} (HTTP ${sent.status}) to ${sent.location}; only redirects within its origin that keep the request are followed`);
+    const failed2 = unsentFailure(this.#where, sent, m);
+    this.#failWith(failed2.message, failed2.failure);
   }
   /** A made-up JSON-RPC error for a request the server answered without one. */
-  #madeUpAnswer(id, message, data) {
+  #madeUp(id, words) {
     if (this.#ended) return;
-    const error = {
-      code: HTTP_ANSWER_ERROR,
-      message,
-      data
-    };
-    this.#deliverText(JSON.stringify({
-      jsonrpc: "2.0",
-      id,
-      error
-    }));
+    this.#deliverText(madeUpLine(id, words));
   }
   #deliverText(line) {
     if (this.#ended) return;
     this.#sink?.bytes(encoder5.encode(`${line}
 `));
   }
-  /** Hands a JSON body to the machine as one line (its raw line breaks are whitespace). */
+  /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes) {
-    if (this.#ended) return;
-    const line = new Uint8Array(bytes.length + 1);
-    line.set(bytes);
-    for (let i = line.indexOf(NEWLINE4); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE4, i)) {
-      line[i] = SPACE;
-    }
-    for (let i = line.indexOf(RETURN2); i !== -1; i = line.indexOf(RETURN2, i)) line[i] = SPACE;
-    line[bytes.length] = NEWLINE4;
-    this.#sink?.bytes(line);
+    if (!this.#ended) this.#sink?.bytes(jsonLine(bytes));
   }
   #fail(message, http) {
+    this.#failWith(message, httpFailure(message, http));
+  }
+  #failWith(message, failure) {
     if (this.#ended) return;
     this.#abortAll();
-    this.#refused = httpFailure(message, http);
+    this.#refused = failure;
     this.#sink?.end({
       kind: "http_failed",
       message
@@ -3937,6 +4512,94 @@ var HttpTransport = class {
 };
 
 
+// worker/_http_auth.ts
+var HttpAuth = class {
+  #source;
+  #current;
+  #first;
+  constructor(source) {
+    this.#source = source;
+  }
+  /** The main thread has new credentials (a token it refreshed): requests carry them from now on. */
+  update(credentials) {
+    if (this.#current === void 0 || credentials.generation >= this.#current.generation) {
+      this.#current = credentials;
+    }
+  }
+  /**
+   * Sends a request with the server's credentials; a 401 or 403 is handed to
+   * the sign-in, and the request sent again with the credentials it answers,
+   * until it is let in or the sign-in gives up (`auth_failed`, with the last
+   * refusal).
+   */
+  async send(url, init) {
+    const target = {
+      method: init.method,
+      url: url.href
+    };
+    let given = await this.#credentialsFor(target);
+    for (let attempt2 = 1; ; attempt2++) {
+      if (!given.ok) return {
+        kind: "auth_failed",
+        failure: given.error
+      };
+      const headers = new Headers(init.headers);
+      for (const [name, value] of Object.entries(given.value.headers)) headers.set(name, value);
+      const sent = await send(url, {
+        ...init,
+        headers
+      });
+      if (sent.kind !== "answer") return sent;
+      const status = sent.response.status;
+      if (status !== 401 && status !== 403) return sent;
+      const response = sent.response;
+      const refused = await refusal(response);
+      const generation = given.value.generation;
+      const answer = await this.#source.refused({
+        status,
+        wwwAuthenticate: response.headers.get("www-authenticate"),
+        dpopNonce: response.headers.get("dpop-nonce"),
+        method: init.method,
+        url: url.href,
+        attempt: attempt2,
+        generation: generation === 0 ? null : generation
+      });
+      if (init.signal.aborted) return {
+        kind: "aborted"
+      };
+      if (!answer.ok) return failed(answer, refused.http);
+      if (!answer.value.perRequest) this.update(answer.value);
+      given = answer;
+    }
+  }
+  /** The credentials of one request: those held, or asked for (the first, or each DPoP one). */
+  async #credentialsFor(target) {
+    const current = this.#current;
+    if (current !== void 0) {
+      return current.perRequest ? await this.#source.ask(target) : {
+        ok: true,
+        value: current
+      };
+    }
+    const mine = this.#first === void 0;
+    if (mine) this.#first = this.#source.ask(target);
+    const answer = await this.#first;
+    if (mine) this.#first = void 0;
+    if (!answer.ok) return answer;
+    if (!answer.value.perRequest) {
+      this.update(answer.value);
+      return answer;
+    }
+    this.#current ??= {
+      headers: {},
+      generation: answer.value.generation,
+      perRequest: true
+    };
+    return mine ? answer : await this.#source.ask(target);
+  }
+};
+
+
 // worker/_pending.ts
 var PendingTable = class {
   #clock;
@@ -3944,6 +4607,7 @@ var PendingTable = class {
   #transport;
   #nextId = 0;
   #entries = /* @__PURE__ */ new Map();
+  #aliases = /* @__PURE__ */ new Map();
   /**
    * `onTimeout` receives a request whose deadline passed, already taken out;
    * `transport` is told of every id that leaves, however it does (a
@@ -3961,10 +4625,6 @@ var PendingTable = class {
   /** Records a request and starts its timer (when `timed`); returns its id. */
   add(pending) {
     const id = this.#nextId++;
-    const timer = pending.timed ? this.#clock.setTimer(pending.timeoutMs, () => {
-      const taken = this.take(id);
-      if (taken !== void 0) this.#onTimeout(id, taken);
-    }) : void 0;
     const entry = {
       method: pending.method,
       settle: pending.settle,
@@ -3972,23 +4632,54 @@ var PendingTable = class {
       tellCancel: pending.tellCancel,
       raw: pending.raw,
       timed: pending.timed,
-      timer
+      timer: void 0,
+      // Only a deadline the table keeps costs a clock read (the hot path's calls have none).
+      deadlineAt: pending.timed ? this.#clock.now() + pending.timeoutMs : 0,
+      formerIds: []
     };
+    if (pending.long !== void 0) entry.long = pending.long;
+    this.#arm(id, entry);
     this.#entries.set(id, entry);
     return id;
   }
+  /**
+   * Moves a request to a new id, its deadline and caller kept, for it to be
+   * sent again; `undefined` when nothing waits under `id`.
+   */
+  rekey(id) {
+    const current = this.#aliases.get(id) ?? id;
+    const entry = this.#entries.get(current);
+    if (entry === void 0) return void 0;
+    this.#entries.delete(current);
+    if (entry.timer !== void 0) this.#clock.clearTimer(entry.timer);
+    const next = this.#nextId++;
+    entry.formerIds.push(current);
+    for (const former of entry.formerIds) this.#aliases.set(former, next);
+    this.#arm(next, entry);
+    this.#entries.set(next, entry);
+    return next;
+  }
   /** Takes a request out (its timer cleared), or `undefined` for an unknown or settled id. */
   take(id) {
-    const entry = this.#entries.get(id);
+    const key = this.#aliases.get(id) ?? id;
+    const entry = this.#entries.get(key);
     if (entry === void 0) return void 0;
-    this.#entries.delete(id);
+    this.#entries.delete(key);
+    for (const former of entry.formerIds) this.#aliases.delete(former);
     if (entry.timer !== void 0) this.#clock.clearTimer(entry.timer);
-    this.#transport?.done?.(id);
+    this.#transport?.done?.(key);
     return entry;
+  }
+  #arm(id, entry) {
+    if (!entry.timed) return;
+    entry.timer = this.#clock.setTimer(Math.max(0, entry.deadlineAt - this.#clock.now()), () => {
+      const taken = this.take(id);
+      if (taken !== void 0) this.#onTimeout(id, taken);
+    });
   }
   /** Takes a request out only if it wants its response undecoded (`raw`). */
   takeRaw(id) {
-    return this.#entries.get(id)?.raw === void 0 ? void 0 : this.take(id);
+    return this.#entries.get(this.#aliases.get(id) ?? id)?.raw === void 0 ? void 0 : this.take(id);
   }
   /** Takes every request out, in the order they were sent. */
   takeAll() {
@@ -4185,46 +4876,15 @@ var METHOD_NOT_FOUND = -32601;
 
 
 
-// codec/peek.ts
-var QUOTE = 34;
-var BACKSLASH = 92;
-var OPEN_BRACE2 = 123;
-var CLOSE_BRACE2 = 125;
-var OPEN_BRACKET = 91;
-var CLOSE_BRACKET = 93;
-var COMMA = 44;
-var COLON = 58;
-var ZERO = 48;
-var NINE = 57;
-var MAX_ID_DIGITS = 15;
-var STRUCTURE = /["[\]{}]/g;
-
-
-
-
-var ascii = (text) => Uint8Array.from(text, (char) => char.charCodeAt(0));
-var HEAD_ID = ascii('{"jsonrpc":"2.0","id":');
-var AFTER_ID = [
-  ascii(',"result":'),
-  ascii(',"error":')
-];
-var HEADS_ANSWER = [
-  ascii('{"result":'),
-  ascii('{"error":'),
-  ascii('{"jsonrpc":"2.0","result":'),
-  ascii('{"jsonrpc":"2.0","error":')
-];
-var TAIL_ID = ascii(',"id":');
-
-
-
-
 // worker/_lines.ts
 var OPEN_BRACE3 = 123;
 var LineWriter = class {
   #write;
   #meta = "";
   #metaObject;
+  // The envelope's fields without braces, and the same declaring the tasks extension.
+  #inner = "";
+  #taskInner = "";
   constructor(write2) {
     this.#write = write2;
   }
@@ -4232,6 +4892,35 @@ var LineWriter = class {
   envelope(meta) {
     this.#metaObject = meta;
     this.#meta = `"_meta":${frameText(meta).slice(0, -1)}`;
+    this.#inner = frameText(meta).slice(1, -2);
+    const extended = {
+      ...meta,
+      [META_CLIENT_CAPABILITIES]: {
+        extensions: {
+          [TASKS_EXTENSION]: {}
+        }
+      }
+    };
+    this.#taskInner = frameText(extended).slice(1, -2);
+  }
+  /**
+   * Writes a long call's request: its parameters (compact JSON of an object,
+   * as text) with `extra`'s fields first, and its `_meta` holding the
+   * envelope (declaring the tasks extension when asked) and `extra.meta`.
+   */
+  requestWith(id, method, params, extra) {
+    const parts = [];
+    const envelope = this.#meta === "" ? "" : extra.tasks ? this.#taskInner : this.#inner;
+    const meta = [
+      envelope,
+      extra.meta ?? ""
+    ].filter((part) => part !== "").join(",");
+    if (meta !== "") parts.push(`"_meta":{${meta}}`);
+    if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
+    const rest = params === "" ? "}" : params.slice(1);
+    const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
+    const [head, tail] = frameRequest(id, method);
+    this.#write(head + body + tail);
   }
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
   request(id, method, params) {
@@ -4339,6 +5028,7 @@ var Connection = class {
   #clock;
   #ended;
   #toolsChanged;
+  #notified;
   #exit;
   #retirement;
   #pending;
@@ -4357,6 +5047,7 @@ var Connection = class {
     this.#clock = options.clock;
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
+    this.#notified = options.notified;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -4404,7 +5095,9 @@ var Connection = class {
     const opened = await this.#transport.open({
       bytes: (chunk) => this.#onBytes(chunk),
       end: (cause) => this.#onEnd(cause),
-      exit: (status) => this.#onExit(status)
+      exit: (status) => this.#onExit(status),
+      // A request lost with its stream goes again under a new id, still its caller's.
+      reissue: (id) => this.#closed ? void 0 : this.#pending.rekey(id)
     });
     if (!opened.ok) {
       this.#opened = false;
@@ -4433,7 +5126,20 @@ var Connection = class {
     const id = this.#pending.add(request);
     const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#writer.request(id, wire, params);
+    const long = request.long;
+    if (long === void 0 || typeof params !== "string") {
+      this.#writer.request(id, wire, params);
+      return id;
+    }
+    const token = long.progress ? `"progressToken":${id}` : "";
+    const meta = [
+      long.extra.meta ?? "",
+      token
+    ].filter((part) => part !== "").join(",");
+    this.#writer.requestWith(id, wire, params, {
+      ...long.extra,
+      meta
+    });
     return id;
   }
   /** Gives up on a request (see the machine's `cancel`); an unknown or settled id does nothing. */
@@ -4506,6 +5212,7 @@ var Connection = class {
         if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
           this.#toolsChanged?.();
         }
+        if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
   }
@@ -4555,6 +5262,7 @@ var ClientMachine = class {
   #plan;
   #onReport;
   #onToolsChanged;
+  #onNotification;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -4574,6 +5282,7 @@ var ClientMachine = class {
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
+    this.#onNotification = options.onNotification;
   }
   /** Where the machine is in its life. */
   get state() {
@@ -4622,7 +5331,8 @@ var ClientMachine = class {
    * `undefined` when it was refused at once. In a modern session the request
    * carries the envelope, and `ping` (gone from that era) is sent as
    * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes.
+   * deadline to the caller, who says `cancel(id, true)` when it passes;
+   * `long`: what a long call's request carries beyond its parameters.
    */
   send(method, params, timeoutMs, settle, options = {}) {
     const connection = this.#connection;
@@ -4630,14 +5340,16 @@ var ClientMachine = class {
       settle(err(this.#unavailable()));
       return void 0;
     }
-    return connection.request(params, {
+    const pending = {
       method,
       settle,
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true
-    });
+    };
+    if (options.long !== void 0) pending.long = options.long;
+    return connection.request(params, pending);
   }
   /**
    * A line handed on raw was not the response it looked like (`malformed`),
@@ -4723,6 +5435,9 @@ var ClientMachine = class {
       },
       toolsChanged: () => {
         if (connection === this.#connection && this.#state === "ready") this.#onToolsChanged?.();
+      },
+      notified: (method, params) => {
+        if (connection === this.#connection) this.#onNotification?.(method, params);
       }
     });
     this.#connection = connection;
@@ -4800,7 +5515,7 @@ var STDERR_FLUSH_MS = 50;
 var ANSWER_BUFFER_BYTES = 16 * 1024;
 var ANSWER_TEXT_BYTES = 64 * 1024;
 var EMPTY = "";
-var NEWLINE5 = 10;
+var NEWLINE6 = 10;
 var Outbox = class {
   #end;
   #clock;
@@ -4918,12 +5633,252 @@ var Outbox = class {
       grown.set(this.#scratch.subarray(0, batch.size));
       this.#scratch = grown;
     }
-    if (separated) this.#scratch[batch.size++] = NEWLINE5;
+    if (separated) this.#scratch[batch.size++] = NEWLINE6;
     this.#scratch.set(line, batch.size);
     batch.size += line.length;
   }
 };
 
+
+// worker/_tasks.ts
+var TASK_CANCELLED_CODE = -32800;
+var TERMINAL = /* @__PURE__ */ new Set([
+  "completed",
+  "failed",
+  "cancelled"
+]);
+var TaskCall = class {
+  #io;
+  #request;
+  #phase = "creating";
+  #leg;
+  #createId;
+  #timer;
+  #task;
+  #told;
+  constructor(io, request) {
+    this.#io = io;
+    this.#request = request;
+  }
+  /** The id of the creating request: the call's progress token. */
+  get createId() {
+    return this.#createId;
+  }
+  /** The task's id, once created. */
+  get taskId() {
+    return this.#task?.taskId;
+  }
+  /** Whether the call has ended. */
+  get done() {
+    return this.#phase === "done";
+  }
+  /** Sends the creating call. */
+  start() {
+    const long = this.#io.era === "modern" ? {
+      extra: {
+        tasks: true
+      },
+      progress: this.#request.progress
+    } : {
+      extra: {
+        fields: `"task":{"ttl":${Math.round(this.#request.ttlMs)}}`
+      },
+      progress: this.#request.progress
+    };
+    const id = this.#io.send("tools/call", this.#request.params, (outcome) => {
+      this.#leg = void 0;
+      this.#created(outcome);
+    }, long);
+    this.#createId = id;
+    this.#leg = id;
+  }
+  /** The caller gave up: the task is cancelled where it exists; nothing is settled. */
+  cancel() {
+    if (this.#phase === "done") return;
+    const task = this.#task;
+    this.#end();
+    if (this.#leg !== void 0) this.#io.cancel(this.#leg);
+    if (task !== void 0 && !TERMINAL.has(task.status)) {
+      this.#io.send("tasks/cancel", JSON.stringify({
+        taskId: task.taskId
+      }), () => {
+      });
+    }
+  }
+  /** The client retires: nothing more is sent, and no timer is left. */
+  stop() {
+    this.#end();
+  }
+  /** A status notification of this call's task (either era's), its parameters the task. */
+  notified(params) {
+    if (this.#phase !== "waiting" && this.#phase !== "polling") return;
+    const task = this.#read(params);
+    if (task === void 0 || task.taskId !== this.#task?.taskId) return;
+    if (this.#phase === "waiting") {
+      if (this.#timer !== void 0) this.#io.clock.clearTimer(this.#timer);
+      this.#timer = void 0;
+    }
+    this.#status(task);
+  }
+  #created(outcome) {
+    if (this.#phase !== "creating") return;
+    if (!outcome.ok) return this.#finish(outcome);
+    const value = outcome.value;
+    const created = this.#io.era === "modern" ? isJsonObject(value) && value.resultType === "task" ? value : void 0 : isJsonObject(value) && isJsonObject(value.task) ? value.task : void 0;
+    if (created === void 0) return this.#finish(outcome);
+    const task = this.#read(created);
+    if (task === void 0) {
+      return this.#finish(err({
+        kind: "result_malformed",
+        method: "tools/call",
+        message: `Server "${this.#io.name}" sent a malformed task for tools/call: it has no string "taskId" or no known "status"`
+      }));
+    }
+    this.#status(task);
+  }
+  /** Reads a task of either era; `undefined` when it is not one. */
+  #read(value) {
+    if (!isJsonObject(value)) return void 0;
+    const fields = value;
+    const { taskId, status, statusMessage } = fields;
+    if (typeof taskId !== "string" || !TASK_STATUSES.includes(status)) {
+      return void 0;
+    }
+    const suggested = this.#io.era === "modern" ? fields.pollIntervalMs : fields.pollInterval;
+    const pollMs = typeof suggested === "number" && Number.isFinite(suggested) ? Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, suggested)) : TASK_POLL_DEFAULT_MS;
+    return {
+      taskId,
+      status,
+      message: typeof statusMessage === "string" ? statusMessage : void 0,
+      pollMs,
+      result: fields.result,
+      error: fields.error
+    };
+  }
+  /** The task as the server last said it: told when it changed, then followed. */
+  #status(task) {
+    this.#task = task;
+    const said = `${task.status}
+${task.message ?? ""}`;
+    if (said !== this.#told) {
+      this.#told = said;
+      const progress = {
+        kind: "task",
+        taskId: task.taskId,
+        status: task.status
+      };
+      if (task.message !== void 0) progress.message = task.message;
+      this.#io.report(progress);
+    }
+    if (this.#phase === "done") return;
+    if (this.#io.era === "modern") return this.#followModern(task);
+    if (TERMINAL.has(task.status) || task.status === "input_required") return this.#fetch();
+    if (this.#phase !== "polling") this.#wait(task.pollMs);
+  }
+  #followModern(task) {
+    switch (task.status) {
+      case "completed": {
+        const result = task.result;
+        if (!isJsonObject(result)) {
+          return this.#malformed("a completed task with no result object");
+        }
+        const complete = result;
+        return this.#finish(ok("resultType" in complete ? complete : {
+          ...complete,
+          resultType: "complete"
+        }));
+      }
+      case "failed": {
+        const error = task.error;
+        if (!isJsonObject(error)) {
+          return this.#malformed("a failed task with no error object");
+        }
+        const { code, message, data } = error;
+        if (!Number.isSafeInteger(code) || typeof message !== "string") {
+          return this.#malformed("a failed task whose error has no integer code or string message");
+        }
+        const rpc = data === void 0 ? {
+          code,
+          message
+        } : {
+          code,
+          message,
+          data
+        };
+        return this.#finish(err(serverError(this.#io.name, "tools/call", rpc)));
+      }
+      case "cancelled":
+        return this.#finish(err(serverError(this.#io.name, "tools/call", {
+          code: TASK_CANCELLED_CODE,
+          message: `the server cancelled task "${task.taskId}"` + (task.message === void 0 ? "" : `: ${task.message}`)
+        })));
+      case "input_required":
+        this.#io.send("tasks/cancel", JSON.stringify({
+          taskId: task.taskId
+        }), () => {
+        });
+        return this.#finish(err(serverError(this.#io.name, "tools/call", {
+          code: TASK_CANCELLED_CODE,
+          message: `task "${task.taskId}" needs input this client cannot give (it offers no elicitation or sampling), so it was cancelled`
+        })));
+      case "working":
+        if (this.#phase !== "polling") this.#wait(task.pollMs);
+    }
+  }
+  #wait(ms) {
+    this.#phase = "waiting";
+    this.#timer = this.#io.clock.setTimer(ms, () => {
+      this.#timer = void 0;
+      this.#poll();
+    });
+  }
+  #poll() {
+    const task = this.#task;
+    if (this.#phase !== "waiting" || task === void 0) return;
+    this.#phase = "polling";
+    this.#leg = this.#io.send("tasks/get", JSON.stringify({
+      taskId: task.taskId
+    }), (outcome) => {
+      this.#leg = void 0;
+      if (this.#phase !== "polling") return;
+      if (!outcome.ok) return this.#finish(outcome);
+      const next = this.#read(outcome.value);
+      if (next === void 0 || next.taskId !== task.taskId) {
+        return this.#malformed(`a tasks/get answer that is not task "${task.taskId}"`);
+      }
+      this.#phase = "waiting";
+      this.#status(next);
+    });
+  }
+  #fetch() {
+    const task = this.#task;
+    if (task === void 0) return;
+    this.#phase = "fetching";
+    this.#leg = this.#io.send("tasks/result", JSON.stringify({
+      taskId: task.taskId
+    }), (outcome) => {
+      this.#leg = void 0;
+      if (this.#phase === "fetching") this.#finish(outcome);
+    });
+  }
+  #malformed(what) {
+    this.#finish(err({
+      kind: "result_malformed",
+      method: "tools/call",
+      message: `Server "${this.#io.name}" sent ${what}`
+    }));
+  }
+  #finish(outcome) {
+    if (this.#phase === "done") return;
+    this.#end();
+    this.#io.settle(outcome);
+  }
+  #end() {
+    this.#phase = "done";
+    if (this.#timer !== void 0) this.#io.clock.clearTimer(this.#timer);
+    this.#timer = void 0;
+  }
+};
 
 // worker/host.ts
 var WorkerHost = class {
@@ -4935,6 +5890,11 @@ var WorkerHost = class {
   #starting;
   // The request id each ticket of the main thread's was sent as, for `cancel`.
   #tickets = /* @__PURE__ */ new Map();
+  // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
+  #progress = /* @__PURE__ */ new Map();
+  #tasks = /* @__PURE__ */ new Map();
+  #era = "legacy";
+  #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = /* @__PURE__ */ new Map();
   #nextAsk = 0;
@@ -4947,6 +5907,11 @@ var WorkerHost = class {
     },
     drain: (pid, deadlineMs) => this.#ask((ticket) => encodeDrainAsk(ticket, pid, deadlineMs))
   };
+  // A remote server's credentials, from the main thread's sign-in; one for every launch.
+  #auth = new HttpAuth({
+    ask: (target) => this.#askNow((ticket) => encodeCredentialsAsk(ticket, target)),
+    refused: (refusal2) => this.#askNow((ticket) => encodeChallengeAsk(ticket, refusal2))
+  });
   /** A host posting with `post`; nothing runs until the main thread's `start`. */
   constructor(post, options = {}) {
     this.#clock = options.clock ?? new WaitClock();
@@ -4989,7 +5954,16 @@ var WorkerHost = class {
       case "request":
         this.#run(message);
         return;
+      case "long_call":
+        this.#runLong(message);
+        return;
       case "cancel": {
+        const task = this.#tasks.get(message.ticket);
+        if (task !== void 0) {
+          this.#endLong(message.ticket);
+          task.cancel();
+          return;
+        }
         const id = this.#tickets.get(message.ticket);
         if (id !== void 0) this.#machine?.cancel(id, message.timedOut);
         return;
@@ -5006,6 +5980,9 @@ var WorkerHost = class {
         resolve?.(message.value);
         return;
       }
+      case "credentials":
+        this.#auth.update(message);
+        return;
     }
   }
   // ---- start and retire ----
@@ -5015,6 +5992,7 @@ var WorkerHost = class {
       out: message.rings.answers,
       in: message.rings.requests
     });
+    this.#name = message.name;
     const machine = new ClientMachine(() => this.#transport(message), {
       name: message.name,
       clock: this.#clock,
@@ -5028,10 +6006,12 @@ var WorkerHost = class {
         this.#outbox.flushStderr();
         this.#outbox.post(encodeState(report));
       },
-      onToolsChanged: () => this.#toolsChanged()
+      onToolsChanged: () => this.#toolsChanged(),
+      onNotification: (method, params) => this.#notified(method, params)
     });
     this.#machine = machine;
     const outcome = await machine.connect();
+    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
   }
@@ -5042,6 +6022,9 @@ var WorkerHost = class {
       this.#outbox.post(encodeRetired(ok(noResource())));
       return;
     }
+    for (const task of this.#tasks.values()) task.stop();
+    this.#tasks.clear();
+    this.#progress.clear();
     void Promise.all([
       machine.retire({
         timeoutMs
@@ -5060,7 +6043,10 @@ var WorkerHost = class {
         name: message.name,
         url: message.remote.url,
         headers: message.remote.headers,
-        clock: this.#clock
+        clock: this.#clock,
+        ...message.remote.signIn === true ? {
+          auth: this.#auth
+        } : {}
       });
     }
     const outbox = this.#outbox;
@@ -5100,6 +6086,12 @@ var WorkerHost = class {
       this.#outbox.post(make(ticket));
     });
   }
+  /** Asks, and sends the ask at once: a request waits on it. */
+  #askNow(make) {
+    const asked = this.#ask(make);
+    this.#outbox.flush();
+    return asked;
+  }
   // ---- requests ----
   #run(request) {
     const { ticket, timeoutMs, method, params } = request;
@@ -5115,12 +6107,90 @@ var WorkerHost = class {
     if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
   #settle(ticket, outcome) {
+    if (this.#progress.size > 0) this.#progress.delete(this.#tickets.get(ticket) ?? -1);
     this.#tickets.delete(ticket);
     this.#outbox.post(encodeSettled(ticket, outcome));
   }
   #answer(ticket, id, line) {
+    if (this.#progress.size > 0) this.#progress.delete(id);
     this.#tickets.delete(ticket);
     this.#outbox.answer(ticket, id, line);
+  }
+  // ---- long calls ----
+  /** A call that reports progress, runs as a task, or both (`thread/to_worker.ts`). */
+  #runLong(call) {
+    const { ticket, timeoutMs } = call;
+    const machine = this.#machine;
+    if (machine === void 0) {
+      this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
+      return;
+    }
+    if (!call.task) {
+      const id = machine.send("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
+        raw: (id2, line) => this.#answer(ticket, id2, line),
+        timed: false,
+        long: {
+          extra: {},
+          progress: call.progress
+        }
+      });
+      if (id === void 0) return;
+      this.#tickets.set(ticket, id);
+      if (call.progress) this.#progress.set(id, ticket);
+      return;
+    }
+    const task = new TaskCall({
+      name: this.#name,
+      era: this.#era,
+      clock: this.#clock,
+      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
+      // the main thread, ends the rest, and a cancel is answered by no one.
+      send: (method, params, settle, long) => machine.send(method, params, timeoutMs, settle, {
+        timed: method === "tasks/cancel",
+        ...long === void 0 ? {} : {
+          long
+        }
+      }),
+      cancel: (id) => machine.cancel(id),
+      report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
+      settle: (outcome) => {
+        this.#endLong(ticket);
+        this.#settle(ticket, outcome);
+      }
+    }, {
+      params: call.params,
+      progress: call.progress,
+      ttlMs: call.ttlMs
+    });
+    this.#tasks.set(ticket, task);
+    task.start();
+    if (call.progress && !task.done && task.createId !== void 0) {
+      this.#progress.set(task.createId, ticket);
+    }
+  }
+  #endLong(ticket) {
+    const task = this.#tasks.get(ticket);
+    if (task === void 0) return;
+    this.#tasks.delete(ticket);
+    if (task.createId !== void 0) this.#progress.delete(task.createId);
+  }
+  /** A notification: progress for a long call, or the status of a task. */
+  #notified(method, params) {
+    if (method === "notifications/progress") {
+      if (this.#progress.size === 0 || !isRecord(params)) return;
+      const token = params.progressToken;
+      const ticket = typeof token === "number" ? this.#progress.get(token) : void 0;
+      const progress = ticket === void 0 ? void 0 : progressOf(params);
+      if (ticket !== void 0 && progress !== void 0) {
+        this.#outbox.post(encodeProgress(ticket, progress));
+      }
+      return;
+    }
+    if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;
+    if (!isRecord(params)) return;
+    for (const task of this.#tasks.values()) {
+      if (task.taskId === params.taskId) task.notified(params);
+    }
   }
   /** Settles a request the worker could not read, so its caller does not wait for the deadline. */
   #refuse(ticket, message) {

@@ -62,7 +62,7 @@ const instant = {
 };
 const census = { clients: new Map([["echo", instant]]) } as unknown as Census;
 const adopted = await adoptListing(
-  { spec: client.spec, pins: new Map(), options: {} },
+  { spec: client.spec, pins: new Map(), options: {}, info: () => client.serverInfo },
   tool?.state === "ready" ? tool.tools : [],
   "boot",
 );

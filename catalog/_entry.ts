@@ -34,6 +34,7 @@ import { entryProblem } from "./_keys.ts";
 import { readStdio } from "./_stdio.ts";
 import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
 import { JSON_TOOL_KEYS, readToolKeys, TOOL_KEYS } from "./_tool_lists.ts";
+import { readRestart } from "./_restart.ts";
 
 /** The file name used in messages when none is given. */
 export const DEFAULT_FILE = "catalog";
@@ -49,6 +50,7 @@ const KEYS = [
   "era",
   "versions",
   ...TOOL_KEYS,
+  "restart",
 ] as const;
 const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS];
 // What the configuration files of other tools may also hold.
@@ -328,6 +330,11 @@ function readServer(
   const spec: ServerSpec = base.value;
   const timeouts = readTimeouts(spec, entry, syntax) ?? readToolKeys(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
+  if (entry["restart"] !== undefined) {
+    const restart = readRestart(entry["restart"], syntax);
+    if (!restart.ok) return restart;
+    spec.restart = restart.value;
+  }
   const substitutions = substitutionsOf(spec);
   const envFile = entry["envFile"] === undefined
     ? undefined

@@ -24,6 +24,7 @@ export const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   enabledTools: "enabled_tools",
   disabledTools: "disabled_tools",
   resultCheck: "result_check",
+  restart: "restart",
 };
 
 // A spec's problem, said of the entry's key (a sign-in setting's, in the catalog's spelling).

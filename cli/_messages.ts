@@ -47,6 +47,8 @@ function hint(report: FailedReport, text: string): string {
       return "it started but its tools/list failed; check the server";
     case "generate":
       return "its tools cannot become a module; check the server's tool list";
+    case "run":
+      return "it died after it was ready";
   }
 }
 

@@ -19,12 +19,15 @@ import { callTimedOut, type ClientError, malformedLine, serverError } from "../t
 import {
   encodeBytesRequest,
   encodeCancel,
+  encodeLongCall,
   type LineFault,
   renderRequest,
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
 } from "../thread/to_worker.ts";
+import type { CallProgress } from "../thread/progress.ts";
+import { boundReached, deadlineOf, type Follow, sanitized } from "./_progress.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 
@@ -56,6 +59,9 @@ type Pending = {
   deadline: number;
   signal: AbortSignal | undefined;
   onAbort: (() => void) | undefined;
+  /** What a long call follows (`_progress.ts`), and when it left. */
+  follow: Follow | undefined;
+  startedAt: number;
 };
 
 /** The requests in flight to one worker, by ticket. */
@@ -96,6 +102,7 @@ export class Tickets {
     timeoutMs: number,
     signal: AbortSignal | undefined,
     decode?: Decode<T>,
+    follow?: Follow,
   ): Promise<Result<T, ClientError>> {
     if (signal?.aborted) {
       return Promise.resolve(err(callTimedOut(this.#server, method, timeoutMs, true)));
@@ -110,6 +117,8 @@ export class Tickets {
         deadline: Infinity,
         signal,
         onAbort: undefined,
+        follow,
+        startedAt: 0,
       };
       this.#leaving.push(ticket);
       if (signal !== undefined) {
@@ -118,6 +127,19 @@ export class Tickets {
       }
       this.#pending.set(ticket, pending);
       if (this.#pending.size === 1 && this.#timer !== undefined) Deno.refTimer(this.#timer);
+      if (follow !== undefined) {
+        // Posted, after those queued: a long call leaves the hot path.
+        this.flush();
+        this.#post.message(encodeLongCall({
+          ticket,
+          timeoutMs,
+          params: paramsText,
+          progress: follow.onProgress !== undefined,
+          task: follow.task,
+          ttlMs: Math.max(timeoutMs, follow.maxTotalTimeoutMs ?? 0),
+        }));
+        return;
+      }
       if (paramsText.length >= TRANSFER_PARAMS_CHARS) {
         // After those queued, so that requests reach the worker in order.
         this.flush();
@@ -154,7 +176,10 @@ export class Tickets {
       // One settled already (aborted, or ended with its client) has no deadline.
       const pending = this.#pending.get(ticket);
       if (pending === undefined) continue;
-      pending.deadline = now + pending.timeoutMs;
+      pending.startedAt = now;
+      pending.deadline = pending.follow === undefined
+        ? now + pending.timeoutMs
+        : deadlineOf(pending.follow, now, pending.timeoutMs, now);
       if (pending.deadline < earliest) earliest = pending.deadline;
     }
     if (earliest < this.#timerAt) this.#arm(earliest);
@@ -279,6 +304,31 @@ export class Tickets {
     return undefined;
   }
 
+  /**
+   * The worker handed on a report of the long call of `ticket`: its caller
+   * hears it, and its deadline moves when it asked for that. A report of a
+   * ticket settled, or of a call that asked for none, is not handed on.
+   */
+  progress(ticket: number, progress: CallProgress): void {
+    const pending = this.#pending.get(ticket);
+    const follow = pending?.follow;
+    if (pending === undefined || follow === undefined) return;
+    if (follow.resetTimeoutOnProgress && pending.deadline !== Infinity) {
+      pending.deadline = deadlineOf(
+        follow,
+        performance.now(),
+        pending.timeoutMs,
+        pending.startedAt,
+      );
+    }
+    if (follow.onProgress === undefined) return;
+    try {
+      follow.onProgress(sanitized(progress));
+    } catch {
+      // A caller's handler that throws changes nothing of the call.
+    }
+  }
+
   /** Settles every request in flight with one error, and clears the table's timer. */
   settleAll(error: ClientError): void {
     for (const ticket of [...this.#pending.keys()]) {
@@ -331,8 +381,11 @@ export class Tickets {
     if (pending === undefined) return;
     this.flush();
     this.#post.message(encodeCancel(ticket, !aborted));
+    const bound = aborted
+      ? undefined
+      : boundReached(this.#server, pending.follow, pending.deadline, pending.startedAt);
     pending.resolve(
-      err(callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
+      err(bound ?? callTimedOut(this.#server, pending.method, pending.timeoutMs, aborted)),
     );
   }
 }

@@ -11,6 +11,7 @@ import { quote } from "../codec/quote.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
 import { checkSpec, oauthProblem, type SpecProblem } from "../spec/check.ts";
+import type { GenerationRecord } from "./supervisor.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import { DEFAULT_RETIREMENT_TIMEOUT_MS, type OAuthSettings, type ServerSpec } from "../spec/mod.ts";
@@ -40,6 +41,8 @@ export type CensusOptions = {
    * or `~/.config/loom-mcp/`, files of mode 0600) when absent.
    */
   tokenStore?: TokenStore;
+  /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
+  optionalTasks?: boolean;
 };
 
 /** Every client's retirement outcome, and whether all were confirmed. */
@@ -48,6 +51,12 @@ export type RetirementReport = {
   confirmed: boolean;
   /** Each client's outcome, by name. */
   clients: ReadonlyMap<string, Result<RetirementEvidence, RetirementError>>;
+  /**
+   * Every generation of each client, by name, the first first: one start
+   * each, and for a restarted server, each death with the evidence of its
+   * end and what followed it.
+   */
+  generations: ReadonlyMap<string, readonly GenerationRecord[]>;
 };
 
 // A spec's problem as the misuse it is: where the spec is (its name, or its
@@ -141,7 +150,13 @@ export class Census {
       }
       clients.set(
         spec.name,
-        new Client(spec, { permissions, retirementTimeoutMs, ...signIn, ...storeFor(spec) }),
+        new Client(spec, {
+          permissions,
+          retirementTimeoutMs,
+          ...signIn,
+          ...storeFor(spec),
+          ...(options.optionalTasks === undefined ? {} : { optionalTasks: options.optionalTasks }),
+        }),
       );
     });
     return new Census(clients, permissions, retirementTimeoutMs);
@@ -169,6 +184,7 @@ export class Census {
           outcomes[index] as Result<RetirementEvidence, RetirementError>,
         ]),
       ),
+      generations: new Map(entries.map(([name, client]) => [name, [...client.generations]])),
     };
   }
 }

@@ -9,62 +9,64 @@
  * there; `parked` (no worker, no process) until `connect`, which makes it
  * `connecting`. Only where no worker can be asked does the handle answer by
  * itself, with the same rules: a client never started, a worker that could
- * not be made, a worker lost. Who closes what: the worker retires the
- * process, within the deadline it is given; this handle terminates the
- * worker only after the retirement is confirmed (or the worker is lost), and
- * declares a worker that does not answer in time lost. Every call has a
- * main-thread timer at its deadline (`_tickets.ts`), so neither a hung
- * server nor a hung worker can hold a caller past it. What the worker asks
- * of the main thread on tickets of its own (group signals, the drain check,
- * a remote server's credentials from its sign-in) is answered by `_asks.ts`.
+ * not be made, a worker lost. One start of the server is a generation
+ * (`_generation.ts`: its worker, its tickets, the custody of its process);
+ * a client whose spec asks for `restart` is started again when it dies,
+ * only on the evidence that the dead one is gone (`supervisor.ts`), and the
+ * handle stays the same. Who closes what: the worker retires the process,
+ * within the deadline it is given; the generation terminates the worker only
+ * after the retirement is confirmed (or the worker is lost), and declares a
+ * worker that does not answer in time lost. Every call has a main-thread
+ * timer at its deadline (`_tickets.ts`), so neither a hung server nor a hung
+ * worker can hold a caller past it. The main thread's share in controlling
+ * the process (group signals, the drain check, the exit guard) is
+ * `custody/custody.ts`, asked by the worker on tickets of its own.
  *
  * @module
  */
 
-import type { JsonObject, JsonValue } from "../codec/json.ts";
-import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
+import { compactJson, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { err, ok, type Result } from "../codec/result.ts";
+import { ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "../thread/outcomes.ts";
 import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
-import {
-  cannotConnect,
-  type ClientState,
-  parkedReport,
-  retiredAtOnce,
-  type StateReport,
-  unavailableOf,
-} from "../thread/state.ts";
-import type { FromWorker, WorkerAsk } from "../thread/from_worker.ts";
-import {
-  encodeMalformed,
-  encodeRetire,
-  encodeSettledAsk,
-  type RequestMethod,
-  type ToWorker,
-} from "../thread/to_worker.ts";
+import type { ClientState } from "../thread/state.ts";
+import type { CallProgress } from "../thread/progress.ts";
 import { ByteTail } from "../worker/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
-  WORKER_GRACE_MS,
 } from "../spec/mod.ts";
+import { resolveRestart } from "../spec/restart.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
-import { Custody } from "../custody/custody.ts";
 import { decodeCallResult, listFresh } from "./_results.ts";
 import { ToolWatchers } from "./_tool_watch.ts";
 import type { ToolListing } from "./tool_listing.ts";
-import { decodeServerInfo } from "../thread/server_info.ts";
-import { type Decode, Tickets } from "./_tickets.ts";
-import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
-import type { WorkerPermissions } from "./permissions.ts";
-import { WorkerLink } from "../thread/link.ts";
-import { answerAsk } from "./_asks.ts";
 import { type SignIn, signInOf } from "./_sign_in.ts";
+import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
+import type { Decode } from "./_tickets.ts";
+import { followOf } from "./_progress.ts";
+import { type TaskSupport, taskTools } from "./tasks.ts";
+import { Generation } from "./_generation.ts";
+import {
+  declaresResources,
+  decodeReadResult,
+  type ReadResourceResult,
+  type ResourceError,
+  resourcesNotDeclared,
+} from "./resources.ts";
+import {
+  type GenerationEnd,
+  type GenerationEvent,
+  type GenerationRecord,
+  Generations,
+  replacementRefusal,
+  Supervisor,
+} from "./supervisor.ts";
+import type { WorkerPermissions } from "./permissions.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
@@ -75,6 +77,8 @@ export type ClientOptions = {
   permissions?: WorkerPermissions;
   /** Default deadline of `retire`, and of the cleanup after a failed start. */
   retirementTimeoutMs?: number;
+  /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
+  optionalTasks?: boolean;
   /** The sign-in of a remote server whose spec has no `oauth` of its own. */
   oauth?: OAuthSettings;
   /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
@@ -87,6 +91,23 @@ export type CallOptions = {
   timeoutMs?: number;
   /** Gives up on the call when aborted (it settles as `call_timed_out`, `aborted: true`). */
   signal?: AbortSignal;
+  /**
+   * Hears the call's progress, in order, until its answer: the server's
+   * `notifications/progress` (a `progressToken` is sent only when this is
+   * given) and, for a task, each status and its message; server text made
+   * inert and cut to `MAX_PROGRESS_MESSAGE_CHARS`.
+   */
+  onProgress?: (progress: CallProgress) => void;
+  /** Each report moves the deadline to `timeoutMs` after it (as the official SDK's option). */
+  resetTimeoutOnProgress?: boolean;
+  /** The most the whole call may take, progress or not, in milliseconds. */
+  maxTotalTimeoutMs?: number;
+  /**
+   * Call the tool as a task when its listing says `taskSupport: "optional"`
+   * (the client's `optionalTasks` by default); a `"required"` one always is,
+   * when the server runs tasks.
+   */
+  task?: boolean;
 };
 
 /** A ping's answer, whatever its result. */
@@ -122,17 +143,13 @@ export class Client {
   readonly spec: ServerSpec;
   #permissions: WorkerPermissions;
   #retirementTimeoutMs: number;
-  /** What the worker's machine last reported; with no worker to ask, what is known without one. */
-  #report: StateReport = parkedReport();
-  #link: WorkerLink | undefined;
-  #tickets: Tickets;
-  #custody = new Custody();
-  #info: ServerInfo | undefined;
   #tail = new ByteTail();
-  #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
-  #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
-  #startTimer: ReturnType<typeof setTimeout> | undefined;
-  #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
+  #history = new Generations();
+  #generation: Generation;
+  #supervisor: Supervisor | undefined;
+  #listeners = new Set<(event: GenerationEvent) => void>();
+  #optionalTasks: boolean;
+  #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
 
@@ -148,16 +165,40 @@ export class Client {
       options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS,
       "retirementTimeoutMs",
     );
+    this.#optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
-    this.#tickets = new Tickets(this.name, {
-      batch: (text) => this.#link?.batch(text),
-      message: (message, transfer) => this.#link?.post(message, transfer),
+    if (spec.restart !== undefined) {
+      this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
+        retireDead: () => this.#generation.retireDead(),
+        renew: (end) => this.#renew(end),
+        generations: this.#history,
+        told: (event) => this.#tell(event),
+      });
+    }
+    this.#generation = this.#newGeneration();
+  }
+
+  #newGeneration(): Generation {
+    return new Generation({
+      spec: this.spec,
+      permissions: this.#permissions,
+      retirementTimeoutMs: this.#retirementTimeoutMs,
+      tail: this.#tail,
+      history: this.#history,
+      died: (death) => {
+        if (this.#supervisor === undefined) this.#history.update({ death });
+        else void this.#supervisor.died(death);
+      },
+      ready: () => this.#supervisor?.ready(),
+      unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
+      signIn: this.#signIn,
+      toolsChanged: () => this.#toolWatchers.tell(),
     });
   }
 
   /** Where the client is in its life: what its worker last reported. */
   get state(): ClientState {
-    return this.#report.state;
+    return this.#generation.state;
   }
 
   /** Whether its worker runs with least privilege or inherits. */
@@ -167,12 +208,77 @@ export class Client {
 
   /** The server's handshake, once ready. */
   get serverInfo(): ServerInfo | undefined {
-    return this.#info;
+    return this.#generation.info;
   }
 
-  /** The server's pid once spawned. */
+  /** The server's pid once spawned (the current generation's). */
   get pid(): number | undefined {
-    return this.#custody.pid;
+    return this.#generation.pid;
+  }
+
+  /** Every start of the server so far (one, unless it was restarted), the first first. */
+  get generations(): readonly GenerationRecord[] {
+    return this.#history.records;
+  }
+
+  /**
+   * Hears each death of a ready server, each restart and each failed one
+   * (for a client whose spec asks for `restart`); returns how to stop.
+   */
+  listen(listener: (event: GenerationEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #tell(event: GenerationEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A listener that throws changes nothing of the client.
+      }
+    }
+  }
+
+  /** The newest bytes of the server's stderr (up to 64 KiB), decoded leniently. */
+  stderrTail(): string {
+    return this.#tail.text();
+  }
+
+  /**
+   * Starts the worker, spawns the server and runs the handshake. Calling it
+   * again returns the same outcome; a client retired before it was started
+   * is `transport_failed`. A start that failed after spawning has retired
+   * its process, with the evidence in the error.
+   */
+  connect(): Promise<Result<ServerInfo, StartError>> {
+    return this.#generation.connect();
+  }
+
+  /** Lists every tool the server offers (following pages, one deadline). */
+  listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
+    return this.listing(options).then((listed) => listed.ok ? ok(listed.value.tools) : listed);
+  }
+
+  /** Lists every tool as `listTools` does, with how long the listing stays fresh, when said. */
+  listing(options: { timeoutMs?: number } = {}): Promise<Result<ToolListing, ClientError>> {
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    const generation = this.#generation;
+    const info = generation.info;
+    const page = (params: string, ms: number) =>
+      generation.request("tools/list", params, ms, undefined);
+    return listFresh(this.name, page, { timeoutMs, era: info?.era ?? "legacy" }).then((listed) => {
+      // Which tools run as tasks, by the listing of the generation that answered.
+      if (listed.ok && generation === this.#generation) {
+        this.#taskTools = taskTools(info, listed.value.tools);
+      }
+      return listed;
+    });
+  }
+
+  /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
+  watchTools(listener: () => void): () => void {
+    return this.#toolWatchers.add(listener);
   }
 
   /** What the server's sign-in knows, without any secret; `undefined` when it signs in with none. */
@@ -192,74 +298,12 @@ export class Client {
     return done.ok ? ok(undefined) : done;
   }
 
-  /** The newest bytes of the server's stderr (up to 64 KiB), decoded leniently. */
-  stderrTail(): string {
-    return this.#tail.text();
-  }
-
-  /**
-   * Starts the worker, spawns the server and runs the handshake. Calling it
-   * again returns the same outcome; a client retired before it was started
-   * is `transport_failed`. A start that failed after spawning has retired
-   * its process, with the evidence in the error.
-   */
-  connect(): Promise<Result<ServerInfo, StartError>> {
-    if (this.#connecting !== undefined) return this.#connecting;
-    if (this.state !== "parked") {
-      return Promise.resolve(err(cannotConnect(this.name, this.state, this.stderrTail())));
-    }
-    this.#connecting = this.#connect();
-    return this.#connecting;
-  }
-
-  #connect(): Promise<Result<ServerInfo, StartError>> {
-    const spec = this.spec;
-    const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    this.#custody.hold();
-    let worker: Worker;
-    try {
-      worker = createWorker(this.name, this.#permissions, grantOf(spec));
-    } catch (error) {
-      this.#custody.release();
-      // No worker to report: the client failed, nothing was spawned.
-      const failed = noWorker(this.name, error);
-      this.#report = failed.report;
-      return Promise.resolve(err(failed.error));
-    }
-    const link = new WorkerLink(worker, this.name, {
-      event: (event) => this.#onEvent(event),
-      lost: (message) => this.#lost(message),
-    });
-    this.#link = link;
-    // What the start makes of the machine, before it says so.
-    this.#report = { ...this.#report, state: "connecting" };
-    const signIn = this.#signIn !== undefined;
-    this.#post(startMessage(spec, connectTimeoutMs, this.#retirementTimeoutMs, link.rings, signIn));
-    this.#signIn?.watch((message) => this.#post(message));
-    return new Promise((resolve) => {
-      this.#startSettle = resolve;
-      const backstop = connectTimeoutMs + this.#retirementTimeoutMs + WORKER_GRACE_MS;
-      this.#startTimer = setTimeout(() => {
-        link.lose(`The worker of "${this.name}" did not finish starting within ${backstop} ms`);
-      }, backstop);
-    });
-  }
-
-  /** Lists every tool the server offers (following pages, one deadline). */
-  listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
-    return this.listing(options).then((listed) => listed.ok ? ok(listed.value.tools) : listed);
-  }
-
-  /** Lists every tool as `listTools` does, with how long the listing stays fresh, when said. */
-  listing(options: { timeoutMs?: number } = {}): Promise<Result<ToolListing, ClientError>> {
-    const page = (params: string, ms: number) => this.#request("tools/list", params, ms, undefined);
-    const era = this.#info?.era ?? "legacy";
-    return listFresh(this.name, page, { timeoutMs: this.#timeout(options.timeoutMs), era });
-  }
-
   /**
    * Calls one tool. An `isError` result is a success value; failures are
    * `unavailable`, `call_timed_out`, `server_error` or `result_malformed`.
+   * A tool the listing marks `taskSupport: "required"` (or `"optional"`,
+   * when asked) is called as a task, when the server runs tasks: created,
+   * polled and its result fetched, an ordinary call to the caller.
    * Throws `TypeError` when `args` cannot be said in JSON.
    */
   callTool(
@@ -269,63 +313,74 @@ export class Client {
   ): Promise<Result<CallToolResult, ClientError>> {
     const params = callParams(name, args);
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("tools/call", params, timeoutMs, options.signal, this.#decodeCall);
+    const support = this.#taskTools.size === 0 ? undefined : this.#taskTools.get(name);
+    const task = support === "required" ||
+      (support === "optional" && (options.task ?? this.#optionalTasks));
+    const follow = followOf(options, task);
+    return this.#generation.request(
+      "tools/call",
+      params,
+      timeoutMs,
+      options.signal,
+      this.#decodeCall,
+      follow,
+    );
   }
 
   // Decodes a tools/call result in the step that settles the call.
   #decodeCall = (value: JsonValue) =>
-    decodeCallResult(this.name, value, this.#info?.era ?? "legacy");
+    decodeCallResult(this.name, value, this.#generation.info?.era ?? "legacy");
 
-  /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
-  watchTools(listener: () => void): () => void {
-    return this.#toolWatchers.add(listener);
+  /**
+   * Reads one resource by its URI (`resources/read`), such as the `uri` of a
+   * `resource_link` a tool returned: its contents, text or base64 blob, each
+   * within `MAX_RESOURCE_BYTES`. A URI the server did not offer is still
+   * sent; a server that declared no `resources` is refused before anything
+   * is sent (`resources_not_declared`).
+   */
+  readResource(
+    uri: string,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
+  ): Promise<Result<ReadResourceResult, ClientError | ResourceError>> {
+    if (typeof uri !== "string") {
+      throw new TypeError(`Cannot read a resource: its uri ${String(uri)} is not a string`);
+    }
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    const generation = this.#generation;
+    if (generation.state === "ready" && !declaresResources(generation.info)) {
+      return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
+    }
+    const era = generation.info?.era ?? "legacy";
+    const decode = (value: JsonValue) =>
+      decodeReadResult(this.name, value, era) as Result<ReadResourceResult, ClientError>;
+    return generation.request(
+      "resources/read",
+      compactJson({ uri }),
+      timeoutMs,
+      options.signal,
+      decode,
+    );
   }
 
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#request("ping", "", timeoutMs, options.signal, PONG);
+    return this.#generation.request("ping", "", timeoutMs, options.signal, PONG);
   }
 
   /**
    * Retires the server: stdin closed, SIGTERM, SIGKILL to its process group,
    * within one deadline (or, for a remote server, its session released).
    * Evidence only on its real exit, or `no_resource` for a client that never
-   * spawned. An error is never permission to start a replacement.
+   * spawned. An error is never permission to start a replacement; nothing is
+   * started again once it was asked.
    */
   retire(
     options: { timeoutMs?: number } = {},
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
-    // Nothing to stop: the evidence is known, or nothing was ever started.
-    const atOnce = retiredAtOnce(this.#report, this.name);
-    if (atOnce !== undefined) {
-      this.#report = atOnce;
-      this.#endWorker();
-      return Promise.resolve(ok(atOnce.evidence));
-    }
-    const link = this.#link;
-    if (link === undefined || link.closed) {
-      this.#report = { ...this.#report, state: "retiring" };
-      return Promise.resolve(err(this.#unconfirmed()));
-    }
-    // The tree as it stands while the server still lives: once it exits, its
-    // descendants are reparented and only this record finds them.
-    this.#custody.snapshot();
-    this.#post(encodeRetire(timeoutMs));
-    // The worker answers within the deadline; one that does not is lost.
-    const backstop = timeoutMs + WORKER_GRACE_MS;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        link.lose(
-          `The worker of "${this.name}" did not answer its retirement within ${backstop} ms`,
-        );
-      }, backstop);
-      this.#retireWaiters.add((outcome) => {
-        clearTimeout(timer);
-        resolve(outcome);
-      });
-    });
+    this.#supervisor?.stop();
+    return this.#generation.retire(timeoutMs);
   }
 
   /**
@@ -340,168 +395,19 @@ export class Client {
     return this.retire(options);
   }
 
-  // ---- requests ----
+  /** Starts a new generation, on the evidence that the last one is gone. */
+  #renew(end: GenerationEnd): Promise<Result<ServerInfo, StartError>> {
+    // The supervisor's rule, checked again where the replacement is made.
+    const refused = replacementRefusal(end);
+    if (refused !== undefined) {
+      throw new TypeError(`Cannot start server "${this.name}" again: ${refused.message}`);
+    }
+    this.#generation.end();
+    this.#generation = this.#newGeneration();
+    return this.#generation.connect();
+  }
 
   #timeout(value: number | undefined): number {
     return checkTimeout(value ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, "timeoutMs");
-  }
-
-  #request<T = JsonValue>(
-    method: RequestMethod,
-    paramsText: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    decode?: Decode<T>,
-  ): Promise<Result<T, ClientError>> {
-    if (this.state !== "ready" || this.#link === undefined || this.#link.closed) {
-      return Promise.resolve(err(this.#unavailable()));
-    }
-    return this.#tickets.request(method, paramsText, timeoutMs, signal, decode);
-  }
-
-  /** Why a call is refused now: the worker's latched death, or that the client is not ready. */
-  #unavailable(): ClientError {
-    return unavailableOf(this.#report, this.name, this.stderrTail());
-  }
-
-  // ---- events ----
-
-  #post(message: ToWorker): void {
-    this.#tickets.flush();
-    this.#link?.post(message);
-  }
-
-  #onEvent(event: FromWorker): void {
-    switch (event.kind) {
-      case "answers": {
-        const fault = this.#tickets.answers(event.tickets, event.ids, event.lines);
-        if (fault === undefined) return;
-        // The worker that sent them is lost; a line that is not its response
-        // is told to the worker, whose machine dies of it and says so.
-        if (fault.cause === "worker") this.#link?.lose(fault.message);
-        else this.#post(encodeMalformed(fault.message, fault.cause));
-        return;
-      }
-      case "settled":
-        this.#tickets.settled(event.ticket, event.outcome);
-        return;
-      case "state":
-        this.#report = { state: event.state, death: event.death, evidence: event.evidence };
-        // What the worker's death did not settle (answers handed on, not yet
-        // read here) settles with it.
-        if (event.death !== null) this.#tickets.settleAll(this.#unavailable());
-        return;
-      case "stderr":
-        this.#tail.append(event.bytes);
-        return;
-      case "spawned":
-        this.#custody.spawned(event.pid);
-        return;
-      case "exited":
-        this.#custody.exited(event.pid);
-        return;
-      case "request":
-        this.#serve(event);
-        return;
-      case "started":
-        this.#started(event.outcome);
-        return;
-      case "tools_changed":
-        return this.#toolWatchers.tell();
-      case "retired":
-        for (const settle of [...this.#retireWaiters]) settle(event.outcome);
-        this.#retireWaiters.clear();
-        // The start is answered before the retirement: nothing is left to ask.
-        if (event.outcome.ok) this.#endWorker();
-        return;
-    }
-  }
-
-  /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
-  #serve(ask: WorkerAsk): void {
-    const answer = answerAsk(ask, this.#custody, this.#signIn);
-    if (!(answer instanceof Promise)) return this.#post(encodeSettledAsk(ask.ticket, answer));
-    void answer.then((value) => this.#post(encodeSettledAsk(ask.ticket, value)));
-  }
-
-  #started(outcome: Result<JsonValue, StartError>): void {
-    const settle = this.#startSettle;
-    if (settle === undefined) return;
-    this.#startSettle = undefined;
-    clearTimeout(this.#startTimer);
-    this.#custody.release();
-    if (!outcome.ok) {
-      // Nothing is left for the worker to do once the cleanup is confirmed,
-      // unless a retirement asked meanwhile is still to be answered.
-      if (this.#report.evidence !== null && this.#retireWaiters.size === 0) this.#endWorker();
-      settle(outcome);
-      return;
-    }
-    const info = decodeServerInfo(outcome.value);
-    if (info === undefined) {
-      this.#link?.lose(`The worker of "${this.name}" sent a malformed server info`);
-      return;
-    }
-    this.#info = info;
-    settle(ok(info));
-  }
-
-  // ---- a lost worker ----
-
-  #unconfirmed(): RetirementError {
-    return {
-      kind: "retirement_unconfirmed",
-      message: `The worker of "${this.name}" was lost before the exit of its server was seen; ` +
-        `its process group was killed, but its exit is unconfirmed`,
-    };
-  }
-
-  /**
-   * The worker crashed, broke protocol or hung: it can report nothing more,
-   * so its loss is the client's last report, and everything waiting settles
-   * now.
-   */
-  #lost(message: string): void {
-    const cleanupConfirmed = this.#custody.abandon();
-    const report = this.#report;
-    const state = report.state === "connecting"
-      ? "failed"
-      : report.state === "ready"
-      ? "dead"
-      : report.state;
-    // A death the worker reported stays why calls are refused.
-    const death = report.death ?? {
-      kind: "unavailable" as const,
-      cause: "worker_lost" as const,
-      message,
-      stderrTail: "",
-    };
-    this.#report = { state, death, evidence: report.evidence };
-    this.#tickets.settleAll(this.#unavailable());
-    const start = this.#startSettle;
-    if (start !== undefined) {
-      this.#startSettle = undefined;
-      clearTimeout(this.#startTimer);
-      const failure = { kind: "transport_failed" as const, message, stderrTail: this.stderrTail() };
-      start(
-        cleanupConfirmed ? err(failure) : err({
-          kind: "cleanup_unconfirmed",
-          message: `${message}; its server could not be confirmed gone`,
-          cause: failure,
-          retirement: this.#unconfirmed(),
-          stderrTail: this.stderrTail(),
-        }),
-      );
-    }
-    for (const settle of [...this.#retireWaiters]) settle(err(this.#unconfirmed()));
-    this.#retireWaiters.clear();
-    this.#custody.release();
-    this.#signIn?.stop();
-  }
-
-  #endWorker(): void {
-    this.#signIn?.stop();
-    this.#link?.end();
-    this.#custody.end();
   }
 }

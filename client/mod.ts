@@ -19,5 +19,16 @@
 export * from "./errors.ts";
 export * from "./client.ts";
 export * from "./census.ts";
+export {
+  type GenerationEnd,
+  type GenerationEvent,
+  type GenerationRecord,
+  replacementRefusal,
+  RESTART_REFUSALS,
+  type RestartPlan,
+  type RestartRefusal,
+} from "./supervisor.ts";
+export * from "./resources.ts";
+export type { CallProgress, TaskStatus } from "../codec/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../spec/mod.ts";

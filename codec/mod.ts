@@ -27,3 +27,4 @@ export * from "./sse.ts";
 export * from "./stateless.ts";
 export * from "./streamable_http.ts";
 export * from "./param_headers.ts";
+export * from "./progress.ts";

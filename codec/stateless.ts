@@ -57,6 +57,9 @@ export type RequestMeta =
   /** A protocol version is claimed but the envelope is malformed. */
   | { kind: "malformed"; message: string };
 
+/** The identifier of the tasks extension of the modern era, in capabilities' `extensions`. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
 /**
  * The envelope a client puts in `params._meta` of every modern-era
  * request: the version, its capabilities (empty here: no sampling, no roots,

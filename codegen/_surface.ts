@@ -15,7 +15,13 @@ import type { ToolDescriptor } from "../codec/protocol.ts";
 import { MAX_SURFACE_DESCRIPTION_CHARS, sanitizeLine, truncate } from "./text.ts";
 import type { AliasTable } from "./_aliases.ts";
 import { renderMembers, renderType } from "./_types.ts";
-import { type Entry, namesAt, type Omission, omissionLine } from "./_module.ts";
+import {
+  type Entry,
+  namesAt,
+  type Omission,
+  omissionLine,
+  READ_RESOURCE_SUMMARY,
+} from "./_module.ts";
 
 /** Renders the surface block of one server. */
 export function renderSurface(
@@ -23,6 +29,7 @@ export function renderSurface(
   entries: readonly Entry[],
   omitted: readonly Omission[],
   table: AliasTable,
+  resources = false,
 ): string {
   const count = `${entries.length} tool${entries.length === 1 ? "" : "s"}` +
     (omitted.length === 0 ? "" : `, ${omitted.length} left out`);
@@ -43,6 +50,9 @@ export function renderSurface(
         (summary.length > 0 ? `  // ${summary}` : ""),
     );
   });
+  if (resources) {
+    lines.push(`read_resource(uri: string): Promise<ResourceResult>  // ${READ_RESOURCE_SUMMARY}`);
+  }
   const aliases = [...table.aliases].sort((a, b) => a.identifier < b.identifier ? -1 : 1);
   for (const { identifier, definition, names } of aliases) {
     lines.push(`type ${identifier} = ${renderType(definition.type, { mode: "surface", names })}`);

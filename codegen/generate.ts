@@ -49,7 +49,7 @@ export type OmissionReason = "task_required";
 
 /** The words the module and surface use for each {@linkcode OmissionReason}. */
 export const OMISSION_REASONS: Readonly<Record<OmissionReason, string>> = {
-  task_required: "it requires task-augmented calls, which this client does not make",
+  task_required: "it requires task-augmented calls, which the server does not offer",
 };
 
 /** Options of {@linkcode generate}. */
@@ -58,6 +58,19 @@ export type GenerateOptions = {
   capSpecifier?: string;
   /** Lowercase hex digest of a string; default SHA-256 ({@linkcode sha256Hex}). */
   digest?: (s: string) => string;
+  /**
+   * The server runs task-augmented tool calls (its `tasks` capability, or
+   * the tasks extension): a tool whose `taskSupport` is `"required"` is then
+   * a function like any other, its client calling it as a task; without
+   * it (the default) such a tool is left out.
+   */
+  tasks?: boolean;
+  /**
+   * The server declares `resources`: the module gets a `read_resource(uri)`
+   * beside its tools, so that a program can follow a `resource_link` a tool
+   * returned (default `false`).
+   */
+  resources?: boolean;
 };
 
 /** One server's generated module and surface. */
@@ -98,7 +111,8 @@ export type GenerateError =
  * {@linkcode MAX_SURFACE_BYTES}, and when the backstop finds anything outside
  * comments and string literals that the generator did not write. A tool the
  * client cannot call (one that requires task-augmented calls) is left out of
- * both, and named with the reason in {@linkcode Generated.omitted} and in a
+ * both (unless `options.tasks` says the server runs tasks), and named with
+ * the reason in {@linkcode Generated.omitted} and in a
  * comment line at the end of each.
  *
  * A `server` that is not a valid module segment is caller misuse (the
@@ -141,7 +155,7 @@ export function generate(
   const callable: ToolDescriptor[] = [];
   const omitted = new Map<string, OmissionReason>();
   for (const tool of tools) {
-    const reason = omissionOf(tool);
+    const reason = omissionOf(tool, options.tasks === true);
     if (reason === undefined) callable.push(tool);
     else omitted.set(tool.name, reason);
   }
@@ -168,7 +182,16 @@ export function generate(
     reason: OMISSION_REASONS[reason],
   }));
   const functions = new Set(entries.map((entry) => entry.identifier));
-  const { table, source } = fitModule(server, entries, omissions, capSpecifier, functions, digest);
+  const resources = options.resources === true;
+  const { table, source } = fitModule(
+    server,
+    entries,
+    omissions,
+    capSpecifier,
+    functions,
+    digest,
+    resources,
+  );
   const minted = new Set([...functions, ...table.aliases.map((alias) => alias.identifier)]);
   const checked = backstop(source, minted);
   if (!checked.ok) {
@@ -178,7 +201,7 @@ export function generate(
       message: `${where}: the generated source failed the backstop: ${checked.error.message}`,
     });
   }
-  const surface = renderSurface(server, entries, omissions, table);
+  const surface = renderSurface(server, entries, omissions, table, resources);
   const bytes = utf8Bytes(surface);
   if (bytes > MAX_SURFACE_BYTES) {
     return err({
@@ -222,10 +245,18 @@ function fitModule(
   capSpecifier: string,
   functions: ReadonlySet<string>,
   digest: (s: string) => string,
+  resources: boolean,
 ): { table: AliasTable; source: string } {
   for (;;) {
     const table = nameAliases(plannedTypes(entries), functions, digest);
-    const parts: ModuleParts = renderModule(server, entries, omissions, capSpecifier, table);
+    const parts: ModuleParts = renderModule(
+      server,
+      entries,
+      omissions,
+      capSpecifier,
+      table,
+      resources,
+    );
     const source = joinModule(parts);
     let excess = utf8Bytes(source) - MAX_MODULE_BYTES;
     if (excess <= 0) return { table, source };
@@ -253,9 +284,11 @@ function isTyped(entry: Entry): boolean {
   return entry.plan.kind === "typed" || entry.result.kind === "typed";
 }
 
-function omissionOf(tool: ToolDescriptor): OmissionReason | undefined {
+function omissionOf(tool: ToolDescriptor, tasks: boolean): OmissionReason | undefined {
   const execution = tool.execution;
-  if (isJsonObject(execution) && execution.taskSupport === "required") return "task_required";
+  if (!tasks && isJsonObject(execution) && execution.taskSupport === "required") {
+    return "task_required";
+  }
   return undefined;
 }
 

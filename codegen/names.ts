@@ -138,6 +138,9 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set([
   "toJSON",
   // what a generated module imports or declares
   "invoke",
+  "readResource",
+  "read_resource",
+  "ResourceResult",
   "args",
   "ToolResult",
   "JsonValue",

@@ -10,6 +10,9 @@ import type { Generated, GenerateError } from "../codegen/generate.ts";
 import { identifierFor } from "../codegen/names.ts";
 import type { ServerSpec } from "../spec/mod.ts";
 import { bootSteps } from "./_boot_steps.ts";
+import type { ServerInfo } from "../client/errors.ts";
+import { serverRunsTasks } from "../client/tasks.ts";
+import { declaresResources } from "../client/resources.ts";
 import {
   applyDecision,
   changesOf,
@@ -45,6 +48,8 @@ export type ListingContext = {
   /** Every server's pins, by server name; this server's are read and updated. */
   pins: Map<string, Pins>;
   options: Pick<BootOptions, "onToolsChanged" | "capSpecifier">;
+  /** What the server said of itself, now: whether its module calls tasks and reads resources. */
+  info: () => ServerInfo | undefined;
 };
 
 /**
@@ -90,11 +95,12 @@ export function exposeListing(
     else withheld.set(tool.name, pins.has(tool.name) ? "changed" : "added");
   }
   const capSpecifier = context.options.capSpecifier;
-  const generated = bootSteps.generate(
-    spec.name,
-    exposed,
-    capSpecifier === undefined ? {} : { capSpecifier },
-  );
+  const info = context.info();
+  const generated = bootSteps.generate(spec.name, exposed, {
+    ...(capSpecifier === undefined ? {} : { capSpecifier }),
+    tasks: serverRunsTasks(info),
+    resources: declaresResources(info),
+  });
   if (!generated.ok) return err(generated.error);
   const functions = new Map(tools.map((tool) => [tool.name, identifierFor(tool.name)]));
   for (const [identifier, wire] of generated.value.manifest) functions.set(wire, identifier);

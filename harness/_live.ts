@@ -115,6 +115,11 @@ export class LiveListings {
     this.#surface = renderSurface(this.modules);
   }
 
+  /** A server was started again and lists other tools: they are judged as a change it said. */
+  restarted(server: string): void {
+    this.#scheduler.changed(server);
+  }
+
   /** Every server's pins, those of servers not booted here included. */
   pins(): PinSet {
     return encodePins(this.#pins);
@@ -163,7 +168,12 @@ export class LiveListings {
   #context(server: string): ListingContext {
     const spec = this.#census.clients.get(server)?.spec;
     if (spec === undefined) throw new TypeError(`Server ${JSON.stringify(server)} is missing`);
-    return { spec, pins: this.#pins, options: this.#options };
+    return {
+      spec,
+      pins: this.#pins,
+      options: this.#options,
+      info: () => this.#census.clients.get(server)?.serverInfo,
+    };
   }
 
   async #relist(server: string, cause: RelistCause): Promise<number | undefined> {

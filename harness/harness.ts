@@ -28,6 +28,8 @@ import { SandboxSlots } from "../runner/slots.ts";
 import { ApprovalGate } from "./_approval.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
+import { readAsCall, routeReads } from "./_resources.ts";
+import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
@@ -135,13 +137,28 @@ async function wire(
     gate: new ApprovalGate(),
     approve: options.approve,
   });
+  const readResource = routeReads(census, live.reports);
+  // A restarted server whose listing changed is listed again as a change
+  // said by the server would be: the pins decide on it.
+  const unwatch = watchGenerations(census, live.reports, options, (server, pinned, fresh) => {
+    const adoption = keepBootListing(server, pinned, fresh);
+    if (adoption === "changed") live.restarted(server);
+    return adoption;
+  });
 
   const runner = new Runner({
     modules: live.modules,
     // A run that ends cancels its calls still in flight: the signal reaches the
-    // client; the run and its own approval hook reach the approval.
-    call: (server, tool, args, context) =>
-      call(server, tool, args, context?.signal ? { signal: context.signal } : {}, context),
+    // client; the run and its own approval hook reach the approval; a read of a
+    // resource goes to its server as one.
+    call: (server, tool, args, context = {}) => {
+      const { signal, onProgress, resource } = context;
+      if (resource === true) return readAsCall(readResource, server, args, signal);
+      return call(server, tool, args, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(onProgress === undefined ? {} : { onProgress }),
+      }, context);
+    },
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     checker,
   });
@@ -157,6 +174,7 @@ async function wire(
     reports: live.reports,
     call: (server, tool, args, callOptions = {}) =>
       call(server, tool, args, callOptions, undefined),
+    readResource,
     run: (source, runOptions = {}) => {
       if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
         throw new TypeError("Cannot run the program: approve is not a function");
@@ -168,6 +186,7 @@ async function wire(
     acceptTools: (server, tools) => live.acceptTools(server, tools),
     retire: async (retireOptions) => {
       live.stop();
+      unwatch();
       await runner.retire();
       return await census.retire(retireOptions);
     },

@@ -15,5 +15,6 @@
  */
 
 export * from "./harness.ts";
+export * from "./limits.ts";
 // Code mode is the harness's: its vocabulary reaches users through here.
 export * from "../runner/mod.ts";

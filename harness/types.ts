@@ -13,6 +13,8 @@ import type { Generated, GenerateError } from "../codegen/generate.ts";
 import type { Census, CensusOptions, RetirementReport } from "../client/census.ts";
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
+import type { ReadResourceResult, ResourceError } from "../client/resources.ts";
+import type { RestartPlan, RestartRefusal } from "../client/supervisor.ts";
 import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/run.ts";
 import type { RunnerStats } from "../runner/runner.ts";
 
@@ -137,7 +139,12 @@ export type PinSet = {
 export type BootFailure =
   | { stage: "start"; error: StartError }
   | { stage: "list"; error: ClientError }
-  | { stage: "generate"; error: GenerateError };
+  | { stage: "generate"; error: GenerateError }
+  /**
+   * A ready server died; `next` says what follows: a restart (the client's
+   * spec asks for one, and its end is in evidence) or why none.
+   */
+  | { stage: "run"; error: ClientError; next: RestartPlan | RestartRefusal };
 
 /** How one server's boot ended. */
 export type ServerReport =
@@ -153,8 +160,19 @@ export type ServerReport =
     withheld: ReadonlyMap<string, WithheldReason>;
     /** What a person should know of this server's boot (a name in a list it does not list). */
     warnings: readonly BootWarning[];
-    /** Milliseconds from the start of boot until the module was generated. */
+    /**
+     * Milliseconds from the start of boot until the module was generated
+     * (for a restart, from the death until the server was ready again).
+     */
     elapsedMs: number;
+    /** Which start of the server this is: absent for the boot's own, 2 and on for restarts. */
+    generation?: number;
+    /**
+     * For a restart, how its listing compared with the one the module was
+     * made from: `unchanged` (the module and surface stay) or `changed`
+     * (they stay too until the harness adopts the new listing).
+     */
+    listing?: "unchanged" | "changed";
   }
   | {
     state: "failed";
@@ -165,6 +183,8 @@ export type ServerReport =
     /** The tail of the server's stderr, when the failure carried one. */
     stderrTail: string;
     elapsedMs: number;
+    /** Which start of the server failed or died: absent for the boot's own start. */
+    generation?: number;
   };
 
 /** Options of {@linkcode boot}. */
@@ -175,8 +195,11 @@ export type BootOptions = CensusOptions & {
   capSpecifier?: string;
   /**
    * Called as each server's boot ends, in the order they end (for progress
-   * output). When it throws, boot still finishes, retires every server, and
-   * then rethrows the first such error.
+   * output), and later at each death of a ready server (`failed`, stage
+   * `run`) and each restart (`ready`, or `failed` at stage `start`, with its
+   * `generation`). When it throws during boot, boot still finishes, retires
+   * every server, and then rethrows the first such error; later, a throw is
+   * ignored.
    */
   onServer?: (report: ServerReport) => void;
   /**
@@ -192,14 +215,13 @@ export type BootOptions = CensusOptions & {
    */
   maxSandboxes?: number;
   /**
-<<<<<<< HEAD
    * Gives up on the servers still starting (or listing) when aborted: each is
    * retired at once, within `BOOT_ABORT_RETIREMENT_MS`, and its boot settles
    * as failed; `boot` then returns as usual, and the harness retires what is
    * left. A server already booted is left running.
    */
   signal?: AbortSignal;
-=======
+  /**
    * Asked about every call that would otherwise be sent, a program's and
    * `harness.call`'s, one at a time in the order they were made (a run's
    * own `approve` replaces it for that run's calls). A denial is the
@@ -219,7 +241,6 @@ export type BootOptions = CensusOptions & {
    * first sight. Throws `TypeError` for pins that do not read.
    */
   pins?: PinSet | string;
->>>>>>> i28-gov
 };
 
 /** A booted set of servers: what the model reads, and where its calls go. */
@@ -255,6 +276,17 @@ export type Harness = {
     args: unknown,
     options?: CallOptions,
   ): Promise<Result<CallResult, CallDenial | ClientError>>;
+  /**
+   * Reads one resource of one server by its URI (`resources/read`), such as
+   * the `uri` of a `resource_link` a tool returned; refused for a server not
+   * in the catalog, one that failed at boot, and one that declared no
+   * resources. A URI the server did not offer is still sent.
+   */
+  readResource(
+    server: string,
+    uri: string,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<Result<ReadResourceResult, CallDenial | ClientError | ResourceError>>;
   /**
    * Runs one model-written program against the ready servers' modules, with
    * the harness's resident checker and a sandbox started ahead.

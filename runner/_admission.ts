@@ -21,6 +21,7 @@ import {
   MAX_PROGRAM_BYTES,
   MIN_RUN_MEMORY_MB,
   type RunModule,
+  type RunOptions,
   type RunReport,
 } from "./run.ts";
 import { moduleSegment } from "../codegen/names.ts";
@@ -287,5 +288,7 @@ export type RunSettings = {
   /** The modules the run is checked against and runs with, whatever replaces them meanwhile. */
   modules: ReadonlyMap<string, RunModule>;
   /** What each of its calls tells the harness's call: the run, and its approval hook. */
-  context: Omit<CallContext, "signal">;
+  context: Omit<CallContext, "signal" | "resource" | "onProgress">;
+  /** Hears what each call reports while it runs, with its call id. */
+  onProgress: RunOptions["onProgress"];
 };

@@ -15,7 +15,14 @@
 
 import { err, type Result } from "../codec/result.ts";
 import { reportValue } from "../codec/report_value.ts";
-import type { CallContext, CallFailure, CallFunction, CallRecord, CallResult } from "./run.ts";
+import type {
+  CallContext,
+  CallFailure,
+  CallFunction,
+  CallRecord,
+  CallResult,
+  RunOptions,
+} from "./run.ts";
 import {
   MAX_CALL_ARGS_BYTES,
   MAX_REPORT_ARGS_BYTES,
@@ -42,10 +49,20 @@ export class CallLedger {
   #argsBytes = 0;
   #closed = false;
 
-  /** A ledger whose calls go through `call`, each told `context` (the run, its hook). */
-  constructor(call: CallFunction, context: Omit<CallContext, "signal"> = {}) {
+  readonly #onProgress: RunOptions["onProgress"];
+
+  /**
+   * A ledger whose calls go through `call`, each told `context` (the run, its
+   * hook); `onProgress` hears what each call reports, with its call id.
+   */
+  constructor(
+    call: CallFunction,
+    context: Omit<CallContext, "signal" | "resource" | "onProgress"> = {},
+    onProgress?: RunOptions["onProgress"],
+  ) {
     this.#call = call;
     this.#context = context;
+    this.#onProgress = onProgress;
   }
 
   /** Whether a call with this id is still in flight. */
@@ -58,7 +75,7 @@ export class CallLedger {
    * ledger has ended by then.
    */
   start(
-    call: { id: number; server: string; tool: string; args: unknown },
+    call: { id: number; server: string; tool: string; args: unknown; resource?: true },
     settled: (outcome: Result<CallResult, CallFailure>) => void,
   ): void {
     const record: CallRecord = {
@@ -68,16 +85,23 @@ export class CallLedger {
       outcome: err({ kind: "call_pending", message: "The call has not settled" }),
       durationMs: 0,
     };
+    // The call's id is its record's place in the report.
+    const callId = this.records.length;
     this.records.push(record);
+    const hear = this.#onProgress;
+    const options: CallContext = { ...this.#context, signal: this.#end.signal };
+    if (call.resource === true) options.resource = true;
+    if (hear !== undefined) {
+      options.onProgress = (progress) => {
+        if (!this.#closed) hear(callId, progress);
+      };
+    }
     this.#pending.add(call.id);
     const started = performance.now();
     const done = (async () => {
       let outcome: Result<CallResult, CallFailure>;
       try {
-        outcome = await this.#call(call.server, call.tool, call.args, {
-          ...this.#context,
-          signal: this.#end.signal,
-        });
+        outcome = await this.#call(call.server, call.tool, call.args, options);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });

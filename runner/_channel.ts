@@ -53,7 +53,7 @@ export class PendingHead {
 
 /** One message of the bootstrap, decoded. Values are still in tagged form. */
 export type ChannelMessage =
-  | { kind: "call"; id: number; server: string; tool: string; args: unknown }
+  | { kind: "call"; id: number; server: string; tool: string; args: unknown; resource?: true }
   | { kind: "log"; text: string }
   | { kind: "done"; value: unknown }
   | { kind: "exited"; code: number }
@@ -90,7 +90,12 @@ export function decodeChannelMessage(json: string): Result<ChannelMessage, strin
         return err("a call frame has no string server or tool");
       }
       if (!Object.hasOwn(value, "args")) return err("a call frame has no arguments");
-      return ok({ kind: "call", id, server, tool, args: value.args });
+      if (value.resource !== undefined && value.resource !== true) {
+        return err("a call frame has a resource mark that is not true");
+      }
+      return value.resource === true
+        ? ok({ kind: "call", id, server, tool, args: value.args, resource: true })
+        : ok({ kind: "call", id, server, tool, args: value.args });
     }
     case "log": {
       const line = text(value, "text");

@@ -24,7 +24,14 @@ import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_chann
 import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
-import type { CallContext, CallFailure, CallFunction, CallRecord, KillReason } from "./run.ts";
+import type {
+  CallContext,
+  CallFailure,
+  CallFunction,
+  CallRecord,
+  KillReason,
+  RunOptions,
+} from "./run.ts";
 
 /** How a program ended. */
 export type SandboxOutcome =
@@ -52,6 +59,8 @@ export type SandboxRunOptions = {
   maxCalls: number;
   maxOutputBytes: number;
   signal: AbortSignal | undefined;
+  /** Hears each call's progress, with its call id. */
+  onProgress?: RunOptions["onProgress"] | undefined;
 };
 
 /** What one run in a sandbox reports. */
@@ -126,7 +135,7 @@ class SandboxRun {
 
   constructor(options: SandboxRunOptions) {
     this.#options = options;
-    this.#calls = new CallLedger(options.call, options.context);
+    this.#calls = new CallLedger(options.call, options.context, options.onProgress);
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = options.child;

@@ -11,6 +11,7 @@ import { MAX_LINE_BYTES } from "../codec/framing.ts";
 import { moduleSegment, NAMING_RULE } from "../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../codegen/generate.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
+import type { CallProgress } from "../codec/progress.ts";
 import type { Result } from "../codec/result.ts";
 import type { Diagnostic, RelatedInformation } from "./compiler/protocol.ts";
 import type { Approve, RunInfo } from "./approval.ts";
@@ -122,6 +123,12 @@ export type RunOptions = {
   checkTimeoutMs?: number;
   /** Aborting kills the run (outcome `killed`, reason `aborted`). */
   signal?: AbortSignal;
+  /**
+   * Hears each call's progress (its server's reports, its task's statuses),
+   * with its call id: the index of its record in the report's `calls`. The
+   * call's progress is asked for only when this is given.
+   */
+  onProgress?: (callId: number, progress: CallProgress) => void;
   /** The Deno executable to run the sandbox with; `Deno.execPath()` by default. */
   denoExecutable?: string;
   /** The folder a run's build root is made in (and removed from); the system's by default. */
@@ -153,6 +160,13 @@ export type CallContext = {
   run?: RunInfo;
   /** The run's own approval hook, when it was given one. */
   approve?: Approve;
+  /**
+   * Marks the read of a resource: `tool` is `resources/read`, `args` its
+   * `{ uri }`, the result's content its contents as `resource` blocks.
+   */
+  resource?: boolean;
+  /** Given when the run hears progress: what the call reports while it runs. */
+  onProgress?: (progress: CallProgress) => void;
 };
 
 /**

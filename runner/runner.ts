@@ -39,10 +39,9 @@
  *    Tool calls, console output and the end of the program travel to the
  *    host as nonce-authenticated lines on stdout; anything else the program
  *    prints is a log line, and nothing it prints can pose as a frame.
- * 5. Each call goes through the `call` of the options (the harness's), with
- *    the arguments rebuilt as the program passed them, so that the harness's
- *    interchange rules refuse what JSON cannot say, with its path. Calls run
- *    concurrently.
+ * 5. Each call goes through the `call` of the options (the harness's), with the
+ *    arguments rebuilt as the program passed them, so that the harness's
+ *    interchange rules refuse what JSON cannot say, with its path; concurrently.
  *
  * Lifecycle: a run owns its sandbox from the handover: it returns only after
  * the sandbox's process has exited and every tool call it started has
@@ -105,17 +104,15 @@ export type RunnerOptions = {
    */
   warm?: boolean;
   /**
-   * The heap cap of sandboxes started ahead, in MiB;
-   * `DEFAULT_RUN_MEMORY_MB`. A run asking for another cap starts
-   * its own sandbox.
+   * The heap cap of sandboxes started ahead, in MiB; `DEFAULT_RUN_MEMORY_MB`.
+   * A run asking for another cap starts its own sandbox.
    */
   memoryMb?: number;
   /** The Deno executable of the sandboxes; `Deno.execPath()` by default. */
   denoExecutable?: string;
   /**
    * The folder each sandbox's temporary directory is made in (a `loom-run-`
-   * directory per sandbox, removed with it); the system's temporary folder
-   * by default.
+   * directory per sandbox, removed with it); the system's temporary by default.
    */
   tempDir?: string;
   /**
@@ -277,6 +274,7 @@ export class Runner {
       tempDir: options.tempDir ?? this.#tempDir,
       modules: this.#bySegment,
       context: options.approve === undefined ? { run } : { run, approve: options.approve },
+      onProgress: options.onProgress,
     });
     this.#inflight.add(running);
     try {
@@ -402,6 +400,7 @@ export class Runner {
         maxCalls: limits.maxCalls,
         maxOutputBytes: limits.maxOutputBytes,
         signal,
+        onProgress: run.onProgress,
       });
       const { outcome } = ran;
       if (

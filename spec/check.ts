@@ -3,8 +3,8 @@
  * module segment, the command, args, env, inheritEnv, cwd and stderr of a
  * stdio server, the url, headers and sign-in settings of a remote one, the
  * era and the versions offered, deadlines that a timer can keep, the lists of
- * tools enabled and disabled, and what a result that breaks its schema
- * becomes. A check returns the
+ * tools enabled and disabled, what a result that breaks its schema becomes,
+ * and a restart policy. A check returns the
  * problem, naming the spec's key; the census turns it into the `TypeError`
  * or `RangeError` it throws, the catalog into a `CatalogError` naming its
  * file, table and key.
@@ -21,61 +21,28 @@ import {
 } from "../codec/protocol.ts";
 import { moduleSegment } from "../codegen/names.ts";
 import { ERA_MODES, type EraMode, isEraMode, offerProblem } from "./era.ts";
-import { MAX_TIMEOUT_MS } from "./limits.ts";
 import { OAUTH_GRANTS, TOKEN_ENDPOINT_AUTH_METHODS } from "./oauth.ts";
 import {
-  isResultCheck,
   isStderrMode,
   type ResolvedServerSpec,
-  RESULT_CHECKS,
   type ServerSpec,
   STDERR_MODES,
   withDefaults,
 } from "./server_spec.ts";
+import {
+  type Describe,
+  isRecord,
+  isTimeoutMs,
+  oneOf,
+  outOfRange,
+  type SpecKey,
+  type SpecProblem,
+  TIMEOUT_RULE,
+  wrongType,
+} from "./problem.ts";
+import { restartProblem, toolsProblem } from "./_policy_checks.ts";
 
-/** A key of a {@linkcode ServerSpec}: where a {@linkcode SpecProblem} is. */
-export type SpecKey =
-  | "name"
-  | "command"
-  | "args"
-  | "env"
-  | "inheritEnv"
-  | "cwd"
-  | "stderr"
-  | "url"
-  | "headers"
-  | "oauth"
-  | "connectTimeoutMs"
-  | "callTimeoutMs"
-  | "era"
-  | "versions"
-  | "enabledTools"
-  | "disabledTools"
-  | "resultCheck";
-
-/**
- * What is wrong with a spec, before anyone says where it came from.
- *
- * @example The problem of an unknown stderr mode
- * ```ts
- * import { checkSpec } from "@loom/mcp";
- * const checked = checkSpec({ name: "x", command: "x", stderr: "merge" });
- * if (!checked.ok) console.log(checked.error);
- * // { kind: "wrong_type", key: "stderr", message: 'expected "tail" or "forward", found "merge"' }
- * ```
- */
-export type SpecProblem = {
-  /**
-   * `wrong_type`: a value of the wrong type or shape (the census throws
-   * `TypeError`); `out_of_range`: a deadline or a version outside what is
-   * supported (`RangeError`).
-   */
-  kind: "wrong_type" | "out_of_range";
-  /** The key at fault; absent when the spec is not an object at all. */
-  key?: SpecKey;
-  /** What is wrong, said of that key: what was expected and what was found. */
-  message: string;
-};
+export { isTimeoutMs, type SpecKey, type SpecProblem, TIMEOUT_RULE } from "./problem.ts";
 
 /** Options of {@linkcode checkSpec}. */
 export type CheckSpecOptions = {
@@ -85,19 +52,6 @@ export type CheckSpecOptions = {
    */
   describe?: (value: unknown) => string;
 };
-
-/** The timeout rule in words, for every message that refuses a deadline. */
-export const TIMEOUT_RULE: string = `a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`;
-
-/**
- * Whether a value is a deadline a timer can keep: a number of milliseconds
- * above zero and at most {@linkcode MAX_TIMEOUT_MS}. The one statement of
- * the rule, for every deadline of the library: a spec's, a call's, a
- * retirement's, a listing's and a run's.
- */
-export function isTimeoutMs(value: unknown): value is number {
-  return typeof value === "number" && value > 0 && value <= MAX_TIMEOUT_MS;
-}
 
 /**
  * Checks a spec as given by a caller (anything at all), and writes out its
@@ -124,30 +78,9 @@ export function checkSpec(
     (value["url"] !== undefined ? remoteProblem(value, describe) : stdioProblem(value, describe)) ??
     eraProblem(value, describe) ??
     timeoutProblem(value, describe) ??
-    toolsProblem(value, describe);
+    toolsProblem(value, describe) ??
+    restartProblem(value["restart"], describe);
   return problem === undefined ? ok(withDefaults(value as unknown as ServerSpec)) : err(problem);
-}
-
-type Describe = (value: unknown) => string;
-
-function wrongType(key: SpecKey | undefined, message: string): SpecProblem {
-  return key === undefined ? { kind: "wrong_type", message } : { kind: "wrong_type", key, message };
-}
-
-function outOfRange(key: SpecKey, message: string): SpecProblem {
-  return { kind: "out_of_range", key, message };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// `"a", "b" or "c"`
-function oneOf(values: readonly string[]): string {
-  const quoted = values.map((value) => JSON.stringify(value));
-  return quoted.length < 2
-    ? quoted.join("")
-    : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`;
 }
 
 function nameProblem(name: unknown, describe: Describe): SpecProblem | undefined {
@@ -448,32 +381,6 @@ function timeoutProblem(
     if (value !== undefined && !isTimeoutMs(value)) {
       return outOfRange(key, `expected ${TIMEOUT_RULE}, found ${describe(value)}`);
     }
-  }
-  return undefined;
-}
-
-function toolsProblem(spec: Record<string, unknown>, describe: Describe): SpecProblem | undefined {
-  for (const key of ["enabledTools", "disabledTools"] as const) {
-    const value = spec[key];
-    if (value === undefined) continue;
-    if (!Array.isArray(value)) {
-      return wrongType(key, `expected an array of tool names, found ${describe(value)}`);
-    }
-    for (const [index, name] of value.entries()) {
-      if (typeof name !== "string" || name === "") {
-        return wrongType(
-          key,
-          `expected an array of tool names, found ${describe(name)} at index ${index}`,
-        );
-      }
-    }
-  }
-  const { resultCheck } = spec;
-  if (resultCheck !== undefined && !isResultCheck(resultCheck)) {
-    return wrongType(
-      "resultCheck",
-      `expected ${oneOf(RESULT_CHECKS)}, found ${describe(resultCheck)}`,
-    );
   }
   return undefined;
 }

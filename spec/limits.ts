@@ -11,6 +11,12 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
 /** Default deadline of a whole retirement, in milliseconds: 5 s. */
 export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
+/**
+ * Time a worker is given beyond its own deadlines (a start's: handshake plus
+ * cleanup; a retirement's) before the main thread declares it lost, in
+ * milliseconds.
+ */
+export const WORKER_GRACE_MS = 2_000;
 /** The bytes of a server's stderr kept, per server: 64 KiB, oldest dropped first. */
 export const STDERR_TAIL_BYTES = 64 * 1024;
 /**
@@ -29,8 +35,17 @@ export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
 
 /**
- * Time a client's worker is given beyond its own deadlines (a start's:
- * handshake plus cleanup; a retirement's) before the main thread declares it
- * lost, in milliseconds: 2 s.
+ * The most bytes of one resource content a client hands back: 8 MiB of text
+ * (UTF-8) or of a blob (counted from its base64 length, before anything is
+ * decoded); past it the read is refused as `resource_too_large`. Half the
+ * line cap: a content crosses as escaped text or base64 within one line.
  */
-export const WORKER_GRACE_MS = 2_000;
+export const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+/** The most characters of a progress or task status message a caller is given: 500. */
+export const MAX_PROGRESS_MESSAGE_CHARS = 500;
+/** The interval a task is polled at when its server suggests none, in ms: 1 s. */
+export const TASK_POLL_DEFAULT_MS = 1_000;
+/** The shortest interval a task is polled at, whatever its server suggests, in ms: 100. */
+export const TASK_POLL_MIN_MS = 100;
+/** The longest interval a task is polled at, whatever its server suggests, in ms: 60 s. */
+export const TASK_POLL_MAX_MS = 60_000;

@@ -38,6 +38,7 @@ export {
   withDefaults,
 } from "./server_spec.ts";
 export * from "./limits.ts";
+export * from "./restart.ts";
 export { ERA_MODES, type EraMode, isEraMode, PROBE_TIMEOUT_MS } from "./era.ts";
 export { checkSpec, type CheckSpecOptions, type SpecKey, type SpecProblem } from "./check.ts";
 export {

@@ -8,6 +8,7 @@
 import type { SupportedVersion } from "../codec/protocol.ts";
 import type { EraMode } from "./era.ts";
 import type { OAuthSettings } from "./oauth.ts";
+import type { RestartPolicy } from "./restart.ts";
 
 /** Where a server's stderr goes besides its bounded tail. */
 export type StderrMode =
@@ -79,6 +80,11 @@ export type SpecCommon = {
    * becomes; `"refuse"` (`result_malformed`) when absent.
    */
   resultCheck?: ResultCheck;
+  /**
+   * Start the server again when it dies after it was ready, only once its
+   * exit was witnessed and its process group drained; none when absent.
+   */
+  restart?: RestartPolicy;
 };
 
 /**

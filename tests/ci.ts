@@ -9,6 +9,7 @@
 const ENTRY_POINTS = [
   "mod.ts",
   "client/mod.ts",
+  "catalog/mod.ts",
   "runner/mod.ts",
   "limits.ts",
   "codec/mod.ts",

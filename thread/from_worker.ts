@@ -49,6 +49,7 @@ import {
 } from "./evidence.ts";
 import { decodeStateReport, type StateReport } from "./state.ts";
 import { type AuthRefusal, decodeRefusal } from "./auth.ts";
+import { type CallProgress, decodeCallProgress } from "./progress.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -62,6 +63,7 @@ export const FROM_WORKER_KINDS = [
   "request",
   "retired",
   "tools_changed",
+  "progress",
 ] as const;
 
 /** One event from a worker. */
@@ -75,7 +77,8 @@ export type FromWorker =
   | Answers
   | WorkerAsk
   | Retired
-  | ToolsChanged;
+  | ToolsChanged
+  | ProgressEvent;
 
 // ---- spawned, exited: the pid, for custody ----
 
@@ -377,6 +380,23 @@ function decodeToolsChanged(_data: Fields): ToolsChanged {
   return encodeToolsChanged();
 }
 
+// ---- progress: what a long call reports while it runs ----
+
+/** A report of the long call of `ticket` (`progress.ts`), in the order the server sent it. */
+export type ProgressEvent = { kind: "progress"; ticket: number; progress: CallProgress };
+
+/** Encodes a report of a long call. */
+export function encodeProgress(ticket: number, progress: CallProgress): ProgressEvent {
+  return { kind: "progress", ticket, progress };
+}
+
+function decodeProgressEvent(data: Fields): ProgressEvent | undefined {
+  const progress = decodeCallProgress(data.progress);
+  return progress === undefined || !isCount(data.ticket)
+    ? undefined
+    : encodeProgress(data.ticket, progress);
+}
+
 // ---- the main thread's decoder ----
 
 const DECODERS: {
@@ -392,6 +412,7 @@ const DECODERS: {
   request: decodeAsk,
   retired: decodeRetired,
   tools_changed: decodeToolsChanged,
+  progress: decodeProgressEvent,
 };
 
 function decodeEvent(value: unknown): FromWorker | undefined {

@@ -129,7 +129,14 @@ export type StartError =
 
 /** Why a request to a connected client failed. */
 export type ClientError =
-  | { kind: "unavailable"; cause: DeathCause; message: string; stderrTail: string }
+  | {
+    kind: "unavailable";
+    cause: DeathCause;
+    message: string;
+    stderrTail: string;
+    /** For a supervised client that is down: when its next start is, the how-many-th of how many. */
+    restart?: { attempt: number; max: number; inMs: number };
+  }
   | {
     kind: "call_timed_out";
     method: string;

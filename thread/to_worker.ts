@@ -38,7 +38,7 @@ import { type Drain, isDrain } from "./evidence.ts";
 import { type AuthAnswer, type AuthHeaders, isAuthAnswer, isAuthHeaders } from "./auth.ts";
 
 /** The methods a main thread may ask a worker to run. */
-export const REQUEST_METHODS = ["tools/call", "tools/list", "ping"] as const;
+export const REQUEST_METHODS = ["tools/call", "tools/list", "ping", "resources/read"] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
@@ -52,6 +52,7 @@ export const TO_WORKER_KINDS = [
   "retire",
   "settled",
   "credentials",
+  "long_call",
 ] as const;
 
 /** A message the main thread posts to a worker. */
@@ -62,7 +63,8 @@ export type ToWorker =
   | MalformedMessage
   | RetireMessage
   | SettledAsk
-  | CredentialsMessage;
+  | CredentialsMessage
+  | LongCallMessage;
 
 // ---- requests as text: the hot path ----
 
@@ -279,6 +281,48 @@ function decodeBytesRequest(data: Fields): Result<BytesRequest, string> {
   return ok({ kind: "request", ticket, timeoutMs, method, params });
 }
 
+// ---- long call: one that reports progress or runs as a task ----
+
+/**
+ * A `tools/call` whose caller follows it: it asks the server for progress
+ * (`progress`: the worker sends a `progressToken` and hands on each
+ * `notifications/progress` for it), and runs as a task (`task`: the worker
+ * creates the task in the era the server speaks, polls it and fetches its
+ * result, and settles the ticket with that result). Posted, never batched:
+ * such calls are few and long, and the hot path keeps its one format.
+ * `ttlMs` is how long the task is asked to be kept.
+ */
+export type LongCallMessage = {
+  kind: "long_call";
+  ticket: number;
+  timeoutMs: number;
+  /** Compact JSON of the `tools/call` params object. */
+  params: string;
+  progress: boolean;
+  task: boolean;
+  ttlMs: number;
+};
+
+/** Encodes a long call. */
+export function encodeLongCall(call: Omit<LongCallMessage, "kind">): LongCallMessage {
+  return { kind: "long_call", ...call };
+}
+
+function decodeLongCall(data: Fields): Result<LongCallMessage, string> {
+  const { ticket, timeoutMs, params, progress, task, ttlMs } = data;
+  if (!isCount(ticket) || !isDuration(timeoutMs) || !isDuration(ttlMs)) {
+    return err("bad ticket or deadline");
+  }
+  if (!isString(params) || !params.startsWith("{") || !params.endsWith("}")) {
+    return err("params are not compact JSON of an object");
+  }
+  if (params.includes("\n")) return err("params hold a newline");
+  if (typeof progress !== "boolean" || typeof task !== "boolean") {
+    return err("progress or task is not a boolean");
+  }
+  return ok(encodeLongCall({ ticket, timeoutMs, params, progress, task, ttlMs }));
+}
+
 // ---- cancel ----
 
 /** The caller gave up on a ticket: its deadline passed (`timedOut`), or it aborted. */
@@ -402,6 +446,7 @@ const DECODERS: {
   retire: decodeRetire,
   settled: decodeSettled,
   credentials: decodeCredentials,
+  long_call: decodeLongCall,
 };
 
 /**

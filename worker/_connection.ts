@@ -41,6 +41,8 @@ export type ConnectionOptions = {
   ended(cause: DeathCause, message: string): void;
   /** The server said its tools changed (`notifications/tools/list_changed`, handshake era). */
   toolsChanged?(): void;
+  /** A notification the server sent (progress, a task's status), once the session began. */
+  notified?(method: string, params: unknown): void;
 };
 
 /** The notification by which a handshake-era server says its tools changed. */
@@ -53,6 +55,7 @@ export class Connection {
   #clock: Clock;
   #ended: (cause: DeathCause, message: string) => void;
   #toolsChanged: (() => void) | undefined;
+  #notified: ConnectionOptions["notified"];
   #exit: ExitWatch;
   #retirement: Retirement;
   #pending: PendingTable;
@@ -72,6 +75,7 @@ export class Connection {
     this.#clock = options.clock;
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
+    this.#notified = options.notified;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -161,7 +165,14 @@ export class Connection {
     const id = this.#pending.add(request);
     const method = request.method;
     const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
-    this.#writer.request(id, wire, params);
+    const long = request.long;
+    if (long === undefined || typeof params !== "string") {
+      this.#writer.request(id, wire, params);
+      return id;
+    }
+    const token = long.progress ? `"progressToken":${id}` : "";
+    const meta = [long.extra.meta ?? "", token].filter((part) => part !== "").join(",");
+    this.#writer.requestWith(id, wire, params, { ...long.extra, meta });
     return id;
   }
 
@@ -250,10 +261,11 @@ export class Connection {
         if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
         return;
       case "notification":
-        // A modern session has no such notification; any other is dropped.
+        // A modern session has no list_changed notification; a legacy one's is told apart.
         if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
           this.#toolsChanged?.();
         }
+        if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
   }

@@ -17,14 +17,15 @@ import {
   METHOD_NOT_FOUND,
 } from "../codec/jsonrpc.ts";
 import { type JsonObject, parseJson } from "../codec/json.ts";
+import { META_CLIENT_CAPABILITIES } from "../codec/protocol.ts";
 import { quote } from "../codec/quote.ts";
-import { DISCOVER_METHOD } from "../codec/stateless.ts";
+import { DISCOVER_METHOD, TASKS_EXTENSION } from "../codec/stateless.ts";
 import { malformedLine } from "../thread/outcomes.ts";
 import { frameRequest, frameText, LineSplitter, type SplitFault } from "../codec/framing.ts";
 import { peekResponseId, peekResponseIdBytes } from "../codec/peek.ts";
 import type { Result } from "../codec/result.ts";
 import { decodeUtf8 } from "../codec/_utf8.ts";
-import type { Pending } from "./_pending.ts";
+import type { Pending, RequestExtra } from "./_pending.ts";
 
 const OPEN_BRACE = 0x7b;
 
@@ -33,6 +34,9 @@ export class LineWriter {
   #write: (data: string | Uint8Array) => void;
   #meta = "";
   #metaObject: JsonObject | undefined;
+  // The envelope's fields without braces, and the same declaring the tasks extension.
+  #inner = "";
+  #taskInner = "";
 
   constructor(write: (data: string | Uint8Array) => void) {
     this.#write = write;
@@ -42,6 +46,29 @@ export class LineWriter {
   envelope(meta: JsonObject): void {
     this.#metaObject = meta;
     this.#meta = `"_meta":${frameText(meta).slice(0, -1)}`;
+    this.#inner = frameText(meta).slice(1, -2);
+    const extended = {
+      ...meta,
+      [META_CLIENT_CAPABILITIES]: { extensions: { [TASKS_EXTENSION]: {} } },
+    };
+    this.#taskInner = frameText(extended).slice(1, -2);
+  }
+
+  /**
+   * Writes a long call's request: its parameters (compact JSON of an object,
+   * as text) with `extra`'s fields first, and its `_meta` holding the
+   * envelope (declaring the tasks extension when asked) and `extra.meta`.
+   */
+  requestWith(id: number, method: string, params: string, extra: RequestExtra): void {
+    const parts: string[] = [];
+    const envelope = this.#meta === "" ? "" : extra.tasks ? this.#taskInner : this.#inner;
+    const meta = [envelope, extra.meta ?? ""].filter((part) => part !== "").join(",");
+    if (meta !== "") parts.push(`"_meta":{${meta}}`);
+    if (extra.fields !== undefined && extra.fields !== "") parts.push(extra.fields);
+    const rest = params === "" ? "}" : params.slice(1);
+    const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
+    const [head, tail] = frameRequest(id, method);
+    this.#write(head + body + tail);
   }
 
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */

@@ -13,6 +13,13 @@ import type { ClientError } from "../thread/outcomes.ts";
 /** Receives the outcome of a request, exactly once. */
 export type Settle = (outcome: Result<JsonValue, ClientError>) => void;
 
+/**
+ * What a long call's request carries beyond its parameters: fields of its
+ * `_meta` (`"progressToken":7`), fields of its parameters (`"task":{}`), and
+ * whether a modern session's envelope declares the tasks extension.
+ */
+export type RequestExtra = { meta?: string; fields?: string; tasks?: boolean };
+
 /** One request waiting for its answer. */
 export type Pending = {
   method: string;
@@ -32,6 +39,11 @@ export type Pending = {
    * sender keeps it and says `cancel` at it (the main thread, for its calls).
    */
   timed: boolean;
+  /**
+   * What a long call's request carries beyond its parameters; with
+   * `progress`, its `_meta` asks for progress with its id as the token.
+   */
+  long?: { extra: RequestExtra; progress: boolean };
 };
 
 type Entry = Pending & {
@@ -86,6 +98,7 @@ export class PendingTable {
       deadlineAt: pending.timed ? this.#clock.now() + pending.timeoutMs : 0,
       formerIds: [],
     };
+    if (pending.long !== undefined) entry.long = pending.long;
     this.#arm(id, entry);
     this.#entries.set(id, entry);
     return id;

@@ -30,21 +30,26 @@
  */
 
 import type { JsonValue } from "../codec/json.ts";
+import type { Era } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError } from "../thread/outcomes.ts";
 import { type Drain, noResource } from "../thread/evidence.ts";
 import {
   decodeRequests,
   decodeToWorker,
+  type LongCallMessage,
   type StartMessage,
   type WorkerRequest,
 } from "../thread/to_worker.ts";
 import type { AuthAnswer } from "../thread/auth.ts";
+import { progressOf } from "../thread/progress.ts";
+import { isRecord } from "../thread/guards.ts";
 import {
   encodeChallengeAsk,
   encodeCredentialsAsk,
   encodeDrainAsk,
   encodeExited,
+  encodeProgress,
   encodeRetired,
   encodeSettled,
   encodeSignalAsk,
@@ -63,6 +68,7 @@ import { HttpAuth } from "./_http_auth.ts";
 import { ClientMachine } from "./machine.ts";
 import { Outbox } from "./outbox.ts";
 import type { Transport } from "./transport.ts";
+import { TaskCall } from "./_tasks.ts";
 
 /** What a host may be given instead of its defaults. */
 export type HostOptions = {
@@ -86,6 +92,11 @@ export class WorkerHost {
   #starting: Promise<void> | undefined;
   // The request id each ticket of the main thread's was sent as, for `cancel`.
   #tickets = new Map<number, number>();
+  // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
+  #progress = new Map<number, number>();
+  #tasks = new Map<number, TaskCall>();
+  #era: Era = "legacy";
+  #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = new Map<number, (value: unknown) => void>();
   #nextAsk = 0;
@@ -153,7 +164,16 @@ export class WorkerHost {
       case "request":
         this.#run(message);
         return;
+      case "long_call":
+        this.#runLong(message);
+        return;
       case "cancel": {
+        const task = this.#tasks.get(message.ticket);
+        if (task !== undefined) {
+          this.#endLong(message.ticket);
+          task.cancel();
+          return;
+        }
         const id = this.#tickets.get(message.ticket);
         if (id !== undefined) this.#machine?.cancel(id, message.timedOut);
         return;
@@ -181,6 +201,7 @@ export class WorkerHost {
   /** Starts the server and its session (`start.ts`), and tells the main thread how it went. */
   async #start(message: StartMessage): Promise<void> {
     this.#end.attach({ out: message.rings.answers, in: message.rings.requests });
+    this.#name = message.name;
     const machine = new ClientMachine(() => this.#transport(message), {
       name: message.name,
       clock: this.#clock,
@@ -193,9 +214,11 @@ export class WorkerHost {
         this.#outbox.post(encodeState(report));
       },
       onToolsChanged: () => this.#toolsChanged(),
+      onNotification: (method, params) => this.#notified(method, params),
     });
     this.#machine = machine;
     const outcome = await machine.connect();
+    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value as JsonValue) : outcome));
   }
@@ -207,6 +230,9 @@ export class WorkerHost {
       this.#outbox.post(encodeRetired(ok(noResource())));
       return;
     }
+    for (const task of this.#tasks.values()) task.stop();
+    this.#tasks.clear();
+    this.#progress.clear();
     void Promise.all([machine.retire({ timeoutMs }), this.#starting]).then(([outcome]) => {
       this.#outbox.flushStderr();
       this.#outbox.post(encodeRetired(outcome));
@@ -291,13 +317,94 @@ export class WorkerHost {
   }
 
   #settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
+    if (this.#progress.size > 0) this.#progress.delete(this.#tickets.get(ticket) ?? -1);
     this.#tickets.delete(ticket);
     this.#outbox.post(encodeSettled(ticket, outcome));
   }
 
   #answer(ticket: number, id: number, line: Uint8Array): void {
+    if (this.#progress.size > 0) this.#progress.delete(id);
     this.#tickets.delete(ticket);
     this.#outbox.answer(ticket, id, line);
+  }
+
+  // ---- long calls ----
+
+  /** A call that reports progress, runs as a task, or both (`thread/to_worker.ts`). */
+  #runLong(call: LongCallMessage): void {
+    const { ticket, timeoutMs } = call;
+    const machine = this.#machine;
+    if (machine === undefined) {
+      this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
+      return;
+    }
+    if (!call.task) {
+      const id = machine.send(
+        "tools/call",
+        call.params,
+        timeoutMs,
+        (o) => this.#settle(ticket, o),
+        {
+          raw: (id, line) => this.#answer(ticket, id, line),
+          timed: false,
+          long: { extra: {}, progress: call.progress },
+        },
+      );
+      if (id === undefined) return;
+      this.#tickets.set(ticket, id);
+      if (call.progress) this.#progress.set(id, ticket);
+      return;
+    }
+    const task = new TaskCall({
+      name: this.#name,
+      era: this.#era,
+      clock: this.#clock,
+      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
+      // the main thread, ends the rest, and a cancel is answered by no one.
+      send: (method, params, settle, long) =>
+        machine.send(method, params, timeoutMs, settle, {
+          timed: method === "tasks/cancel",
+          ...(long === undefined ? {} : { long }),
+        }),
+      cancel: (id) => machine.cancel(id),
+      report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
+      settle: (outcome) => {
+        this.#endLong(ticket);
+        this.#settle(ticket, outcome);
+      },
+    }, { params: call.params, progress: call.progress, ttlMs: call.ttlMs });
+    this.#tasks.set(ticket, task);
+    task.start();
+    // The creating request's id stays the token for the task's whole life.
+    if (call.progress && !task.done && task.createId !== undefined) {
+      this.#progress.set(task.createId, ticket);
+    }
+  }
+
+  #endLong(ticket: number): void {
+    const task = this.#tasks.get(ticket);
+    if (task === undefined) return;
+    this.#tasks.delete(ticket);
+    if (task.createId !== undefined) this.#progress.delete(task.createId);
+  }
+
+  /** A notification: progress for a long call, or the status of a task. */
+  #notified(method: string, params: unknown): void {
+    if (method === "notifications/progress") {
+      if (this.#progress.size === 0 || !isRecord(params)) return;
+      const token = params.progressToken;
+      const ticket = typeof token === "number" ? this.#progress.get(token) : undefined;
+      const progress = ticket === undefined ? undefined : progressOf(params);
+      if (ticket !== undefined && progress !== undefined) {
+        this.#outbox.post(encodeProgress(ticket, progress));
+      }
+      return;
+    }
+    if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;
+    if (!isRecord(params)) return;
+    for (const task of this.#tasks.values()) {
+      if (task.taskId === params.taskId) task.notified(params);
+    }
   }
 
   /** Settles a request the worker could not read, so its caller does not wait for the deadline. */

@@ -76,6 +76,8 @@ export type MachineOptions = {
   onReport?: (report: StateReport) => void;
   /** Told each time the ready server says its tools changed (handshake era). */
   onToolsChanged?: () => void;
+  /** Told of every notification the server sends once the session began (progress, task status). */
+  onNotification?: (method: string, params: unknown) => void;
 };
 
 /**
@@ -122,6 +124,7 @@ export class ClientMachine {
   #plan: EraPlan;
   #onReport: ((report: StateReport) => void) | undefined;
   #onToolsChanged: (() => void) | undefined;
+  #onNotification: MachineOptions["onNotification"];
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -143,6 +146,7 @@ export class ClientMachine {
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
+    this.#onNotification = options.onNotification;
   }
 
   /** Where the machine is in its life. */
@@ -194,28 +198,31 @@ export class ClientMachine {
    * `undefined` when it was refused at once. In a modern session the request
    * carries the envelope, and `ping` (gone from that era) is sent as
    * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes.
+   * deadline to the caller, who says `cancel(id, true)` when it passes;
+   * `long`: what a long call's request carries beyond its parameters.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
-    options: { raw?: Pending["raw"]; timed?: boolean } = {},
+    options: { raw?: Pending["raw"]; timed?: boolean; long?: Pending["long"] } = {},
   ): number | undefined {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === undefined) {
       settle(err(this.#unavailable()));
       return undefined;
     }
-    return connection.request(params, {
+    const pending: Pending = {
       method,
       settle,
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
       timed: options.timed ?? true,
-    });
+    };
+    if (options.long !== undefined) pending.long = options.long;
+    return connection.request(params, pending);
   }
 
   /**
@@ -308,6 +315,9 @@ export class ClientMachine {
       },
       toolsChanged: () => {
         if (connection === this.#connection && this.#state === "ready") this.#onToolsChanged?.();
+      },
+      notified: (method, params) => {
+        if (connection === this.#connection) this.#onNotification?.(method, params);
       },
     });
     this.#connection = connection;

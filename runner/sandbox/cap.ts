@@ -62,8 +62,18 @@ export type CapReply =
   | { ok: true; content: ContentBlock[]; structuredContent?: JsonValue; isError: boolean }
   | { ok: false; code: string; message: string; reason?: string };
 
-/** Carries one call from the sandbox to the host. A runner's bootstrap provides it. */
-export type CapChannel = (server: string, tool: string, args: JsonObject) => Promise<CapReply>;
+/**
+ * Carries one call from the sandbox to the host. A runner's bootstrap
+ * provides it. `options.resource`: the call reads a resource (`tool` is
+ * `resources/read`, `args` its `{ uri }`) rather than calling a tool, and
+ * the reply's content is the resource's contents, each a `resource` block.
+ */
+export type CapChannel = (
+  server: string,
+  tool: string,
+  args: JsonObject,
+  options?: { resource?: boolean },
+) => Promise<CapReply>;
 
 /** The longest excerpt of a tool's text an error message quotes. */
 export const MAX_ERROR_TEXT_CHARS = 500;
@@ -144,6 +154,39 @@ export class ToolResult<T = JsonValue | undefined> {
     if (this.structuredContent === undefined) return { content: this.content, text: this.text };
     const structuredContent = this.structuredContent as JsonValue;
     return { content: this.content, structuredContent, text: this.text };
+  }
+}
+
+/**
+ * What reading a resource answered: every content of the resource, text or
+ * blob (base64, as the server sent it), and the texts joined.
+ *
+ * @example Read a resource's text
+ * ```ts
+ * import { ResourceResult } from "@loom/mcp/cap";
+ * const read = new ResourceResult([{ uri: "demo://1", text: "hello" }]);
+ * console.log(read.text); // "hello"
+ * ```
+ */
+export class ResourceResult {
+  /** Every content, in the server's order. */
+  readonly contents: ResourceContents[];
+
+  /** Wraps the contents of one read. */
+  constructor(contents: ResourceContents[]) {
+    this.contents = contents;
+  }
+
+  /** The text contents joined with `"\n"`; empty when there are none. */
+  get text(): string {
+    const parts: string[] = [];
+    for (const content of this.contents) if ("text" in content) parts.push(content.text);
+    return parts.join("\n");
+  }
+
+  /** What the read is as JSON: `{ contents, text }`. */
+  toJSON(): { contents: ResourceContents[]; text: string } {
+    return { contents: this.contents, text: this.text };
   }
 }
 
@@ -365,4 +408,60 @@ export async function invoke<T = JsonValue | undefined>(
     );
   }
   return new ToolResult(reply.content, reply.structuredContent as T);
+}
+
+/**
+ * Reads one resource of one server by its URI through the installed channel:
+ * the `read_resource(uri)` of a generated module calls it. Rejects with
+ * {@linkcode McpCallError} when the read is refused (`resources_not_declared`,
+ * `resource_too_large`, ...) or fails.
+ *
+ * @example Follow a resource link a tool returned
+ * ```ts ignore
+ * import { invoke, readResource } from "@loom/mcp/cap";
+ * const links = await invoke("everything", "get-resource-links", { count: 1 });
+ * const link = links.content.find((block) => block.type === "resource_link");
+ * if (link?.type === "resource_link") console.log((await readResource("everything", link.uri)).text);
+ * ```
+ */
+export async function readResource(server: string, uri: string): Promise<ResourceResult> {
+  const where = { server: String(server), tool: "resources/read" };
+  const channel = installed;
+  if (channel === undefined) {
+    throw new McpCallError(
+      "no_channel",
+      `Cannot read a resource of server "${where.server}": no channel is installed; ` +
+        "run the program through the code-mode runner",
+      where,
+    );
+  }
+  if (typeof uri !== "string") {
+    throw new McpCallError(
+      "invalid_arguments",
+      "Cannot read a resource: its uri is not a string",
+      where,
+    );
+  }
+  let reply: unknown;
+  try {
+    reply = await channel(where.server, where.tool, { uri }, { resource: true });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new McpCallError(
+      "channel_failed",
+      `Cannot read a resource of server "${where.server}": the channel failed: ${reason}`,
+      where,
+    );
+  }
+  if (!isReply(reply)) {
+    throw new McpCallError(
+      "result_malformed",
+      `Cannot read a resource of server "${where.server}": the channel's reply is malformed`,
+      where,
+    );
+  }
+  if (!reply.ok) throw new McpCallError(reply.code, reply.message, where);
+  const contents: ResourceContents[] = [];
+  for (const block of reply.content) if (block.type === "resource") contents.push(block.resource);
+  return new ResourceResult(contents);
 }

@@ -271,10 +271,16 @@ function render(args: unknown[]): string {
 const pending = new Map<number, (reply: CapReply) => void>();
 let nextId = 0;
 
-function channel(server: string, tool: string, args: JsonObject): Promise<CapReply> {
+function channel(
+  server: string,
+  tool: string,
+  args: JsonObject,
+  options: { resource?: boolean } = {},
+): Promise<CapReply> {
   const id = nextId++;
   const reply = new Promise<CapReply>((resolve) => pending.set(id, resolve));
-  post({ kind: "call", id, server, tool, args: encode(args) });
+  const frame = { kind: "call", id, server, tool, args: encode(args) };
+  post(options.resource === true ? { ...frame, resource: true } : frame);
   return reply;
 }
 

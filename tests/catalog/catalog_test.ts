@@ -6,17 +6,17 @@ import {
   isServerName,
   loadCatalog,
   parseCatalog,
-  parseMcpServersJson,
   type ServerSpec,
   type StdioServerSpec,
 } from "../../mod.ts";
+import { parseMcpServersJson } from "../../catalog/mod.ts";
 import { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS } from "../../limits.ts";
 
 const DATA = new URL("./data/", import.meta.url);
 const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS = "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, " +
-  "stderr, era, versions, enabled_tools, disabled_tools, result_check";
+  "stderr, era, versions, enabled_tools, disabled_tools, result_check, restart";
 const JSON_TOOL_KEYS = "enabledTools, allowedTools, disabledTools, blockedTools";
 
 type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
@@ -469,6 +469,39 @@ Deno.test("parseCatalog() reads the era and the versions offered of a server", (
   assert.deepEqual(parsed.value[0]?.versions, ["2025-06-18"]);
   assert.equal(parsed.value[1]?.era, undefined);
   assert.equal(parsed.value[1]?.versions, undefined);
+});
+
+Deno.test("parseCatalog() and parseMcpServersJson() read a restart policy, none by default", () => {
+  const toml = parseCatalog(
+    '[mcp.a]\ncommand = "x"\nrestart = { max = 3, backoff_ms = 500 }\n' +
+      '[mcp.b]\ncommand = "y"\nrestart = {}\n[mcp.c]\ncommand = "z"\n',
+  );
+  assert.ok(toml.ok, JSON.stringify(toml));
+  assert.deepEqual(toml.value.map((spec) => spec.restart), [
+    { max: 3, backoffMs: 500 },
+    {},
+    undefined,
+  ]);
+  const json = parseMcpServersJson(
+    '{"mcpServers": {"a": {"command": "x", "restart": {"max": 2, "backoff_ms": 100}}}}',
+  );
+  assert.ok(json.ok && json.value[0]?.restart?.max === 2, JSON.stringify(json));
+});
+
+Deno.test("parseCatalog() refuses a restart policy it cannot run, naming the field", async (t) => {
+  const cases: [string, RegExp][] = [
+    ["restart = 3", /key "restart": expected a table such as restart = \{ max = 3/],
+    ["restart = { tries = 3 }", /unknown field "tries"; the fields are max and backoff_ms/],
+    ["restart = { max = 0 }", /max to be a whole number of attempts from 1 to 100/],
+    ["restart = { backoff_ms = -1 }", /backoff_ms: expected a whole number of milliseconds/],
+  ];
+  for (const [line, message] of cases) {
+    await t.step(line, () => {
+      const parsed = parseCatalog(`[mcp.a]\ncommand = "x"\n${line}\n`);
+      assert.ok(!parsed.ok && parsed.error.key === "restart", JSON.stringify(parsed));
+      assert.match(parsed.error.message, message);
+    });
+  }
 });
 
 Deno.test("parseCatalog() reports the table and key of a mistake as fields", () => {

@@ -5,8 +5,8 @@ import {
   openCatalog,
   readCatalog,
   type ResolvedServerSpec,
-  userCatalogFiles,
 } from "../../mod.ts";
+import { userCatalogFiles } from "../../catalog/mod.ts";
 
 const REAL = new URL("./data/real/", import.meta.url);
 

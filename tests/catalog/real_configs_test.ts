@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import {
   type Catalog,
-  CATALOG_FILES,
   isRemote,
   openCatalog,
   readCatalog,
   type ResolvedServerSpec,
   type ResolvedStdioSpec,
 } from "../../mod.ts";
+import { CATALOG_FILES } from "../../catalog/mod.ts";
 
 /** The specs of a catalog of stdio servers only, as such. */
 function stdio(specs: readonly ResolvedServerSpec[]): ResolvedStdioSpec[] {

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  isRemote,
-  loadCatalog,
-  parseCatalog,
-  parseMcpServersJson,
-  readCatalog,
-  type ServerSpec,
-} from "../../mod.ts";
+import { isRemote, loadCatalog, parseCatalog, readCatalog, type ServerSpec } from "../../mod.ts";
+import { parseMcpServersJson } from "../../catalog/mod.ts";
 
 const TOML = `
 [mcp.linear]

@@ -15,7 +15,11 @@ const TIMED_OUT = {
 };
 
 function report(names: string[]): RetirementReport {
-  return { confirmed: false, clients: new Map(names.map((name) => [name, TIMED_OUT])) };
+  return {
+    confirmed: false,
+    clients: new Map(names.map((name) => [name, TIMED_OUT])),
+    generations: new Map(),
+  };
 }
 
 Deno.test("the advice about a server not confirmed retired fits where it runs", () => {

@@ -199,7 +199,7 @@ Deno.test("generate() leaves out a task-required tool, naming it with the reason
   assert.deepEqual([...result.value.manifest], [["quick", "quick"]]);
   assert.deepEqual([...result.value.omitted], [["slow-research", "task_required"]]);
   const line = '// Left out, not callable from a program: "slow-research" (it requires ' +
-    "task-augmented calls, which this client does not make)";
+    "task-augmented calls, which the server does not offer)";
   assert.ok(result.value.surface.endsWith(`${line}\n`), result.value.surface);
   assert.ok(result.value.source.endsWith(`${line}\n`), result.value.source);
   assert.match(result.value.surface, /^\/\/ mcp\/s\.ts \(server "s", 1 tool, 1 left out\)\n/);

@@ -334,12 +334,51 @@ Deno.test("the official servers run the whole pipeline from one TOML catalog", a
         const guess = await harness.call("everything", "getSum", { a: 1, b: 2 });
         assert.ok(!guess.ok && guess.error.kind === "unknown_tool", JSON.stringify(guess));
         assert.match(guess.error.message, /did you mean get_sum\?$/);
-        const research = await harness.call("everything", "simulate-research-query", {
-          topic: "x",
-        });
-        assert.ok(!research.ok, JSON.stringify(research));
-        assert.equal(research.error.kind, "task_required");
-        assert.match(research.error.message, /requires task-augmented calls/);
+      },
+    );
+
+    await t.step(
+      "a program runs simulate-research-query as a task, and reads a resource link it was given",
+      async () => {
+        // Task-required, so a function like any other: the client runs it as a task.
+        assert.ok(!module(harness, "everything").omitted.has("simulate-research-query"));
+        assert.match(harness.surface, /^read_resource\(uri: string\): Promise<ResourceResult>/m);
+        const heard: [number, string][] = [];
+        const report = await harness.run(
+          [
+            "import { get_resource_links, read_resource, simulate_research_query } from",
+            '  "./mcp/everything.ts";',
+            'const research = await simulate_research_query({ topic: "tasks" });',
+            "const links = await get_resource_links({ count: 2 });",
+            "const read: Awaited<ReturnType<typeof read_resource>>[] = [];",
+            "for (const block of links.content) {",
+            '  if (block.type === "resource_link") read.push(await read_resource(block.uri));',
+            "}",
+            "export default {",
+            "  report: research.text,",
+            "  uris: read.map((r) => r.contents[0]?.uri),",
+            "  kinds: read.map((r) => Object.keys(r.contents[0] ?? {}).sort().join()),",
+            "};",
+          ].join("\n"),
+          {
+            timeoutMs: 60_000,
+            onProgress: (callId, progress) => heard.push([callId, progress.message ?? ""]),
+          },
+        );
+        assert.equal(report.outcome.kind, "returned", JSON.stringify(report).slice(0, 3000));
+        const value = report.outcome.value as { report: string; uris: string[]; kinds: string[] };
+        assert.match(value.report, /# Research Report: tasks/);
+        assert.equal(value.uris.length, 2);
+        // The everything server's links alternate blob and text resources.
+        assert.deepEqual(value.kinds.toSorted(), ["blob,mimeType,uri", "mimeType,text,uri"]);
+        assert.deepEqual(report.calls.map((call) => call.tool), [
+          "simulate-research-query",
+          "get-resource-links",
+          "resources/read",
+          "resources/read",
+        ]);
+        // Its status messages, heard with the id of the call they belong to.
+        assert.ok(heard.some(([id, message]) => id === 0 && /Gathering sources/.test(message)));
       },
     );
 

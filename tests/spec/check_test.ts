@@ -436,3 +436,24 @@ Deno.test("every deadline a caller gives follows the one timeout rule", async (t
     });
   }
 });
+
+Deno.test("checkSpec() refuses a restart policy a supervisor cannot run", async (t) => {
+  const base = { name: "x", command: "x" };
+  assert.ok(checkSpec({ ...base, restart: {} }).ok);
+  assert.ok(checkSpec({ ...base, restart: { max: 3, backoffMs: 500 } }).ok);
+  const bad: [unknown, "wrong_type" | "out_of_range"][] = [
+    [3, "wrong_type"],
+    [{ tries: 1 }, "wrong_type"],
+    [{ max: 0 }, "out_of_range"],
+    [{ max: 1.5 }, "out_of_range"],
+    [{ backoffMs: 0 }, "out_of_range"],
+  ];
+  for (const [restart, kind] of bad) {
+    await t.step(JSON.stringify(restart), () => {
+      const checked = checkSpec({ ...base, restart });
+      assert.ok(!checked.ok && checked.error.key === "restart", JSON.stringify(checked));
+      assert.equal(checked.error.kind, kind);
+    });
+  }
+  assert.throws(() => Census.prepare([{ ...base, restart: { max: 0 } }]), RangeError);
+});

@@ -9,6 +9,7 @@ import {
   encodeCredentialsAsk,
   encodeDrainAsk,
   encodeExited,
+  encodeProgress,
   encodeRetired,
   encodeSettled,
   encodeSignalAsk,
@@ -164,6 +165,10 @@ const EVENTS: FromWorker[] = [
     err({ kind: "retirement_timed_out", message: "m", timeoutMs: 5, escalation: "sigkill" }),
   ),
   encodeToolsChanged(),
+  encodeProgress(5, { kind: "progress", progress: 3, total: 10, message: "three" }),
+  encodeProgress(5, { kind: "progress", progress: 0.5 }),
+  encodeProgress(6, { kind: "task", taskId: "t-1", status: "working", message: "Gathering" }),
+  encodeProgress(6, { kind: "task", taskId: "t-1", status: "completed" }),
 ];
 
 Deno.test("every event round-trips through its encoder, a structured clone and its decoder", () => {

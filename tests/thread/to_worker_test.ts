@@ -7,6 +7,7 @@ import {
   encodeBytesRequest,
   encodeCancel,
   encodeCredentials,
+  encodeLongCall,
   encodeMalformed,
   encodeRetire,
   encodeSettledAsk,
@@ -146,6 +147,15 @@ const MESSAGES: ToWorker[] = [
   }),
   encodeCredentials({ headers: { Authorization: "Bearer t2" }, generation: 2, perRequest: false }),
   { ...START, remote: { url: "https://h/mcp", headers: {}, signIn: true } },
+  encodeLongCall({
+    ticket: 9,
+    timeoutMs: 60_000,
+    params: '{"name":"slow","arguments":{}}',
+    progress: true,
+    task: false,
+    ttlMs: 60_000,
+  }),
+  encodeLongCall({ ticket: 10, timeoutMs: 5, params: "{}", progress: false, task: true, ttlMs: 5 }),
 ];
 
 Deno.test("every message round-trips through its encoder, a structured clone and its decoder", () => {
@@ -154,6 +164,14 @@ Deno.test("every message round-trips through its encoder, a structured clone and
     const decoded = decodeToWorker(structuredClone(message));
     assert.ok(decoded.ok, `${message.kind}: ${JSON.stringify(decoded)}`);
     assert.deepEqual(decoded.value, message);
+  }
+});
+
+Deno.test("a long call decodes only with the params of one JSON object on one line", () => {
+  const good = { ticket: 1, timeoutMs: 10, params: "{}", progress: true, task: true, ttlMs: 10 };
+  assert.ok(decodeToWorker(encodeLongCall(good)).ok);
+  for (const params of ["", "[1]", '{"a":\n1}', '{"a":1']) {
+    assert.ok(!decodeToWorker(encodeLongCall({ ...good, params })).ok, params);
   }
 });
 

@@ -1,0 +1,406 @@
+// Private to client/: one generation of a client, one start of its server:
+// the worker it runs in, the link to it, the tickets of its calls, the
+// custody of its process, and what its machine last reported. The `Client`
+// (`client.ts`) is the handle that stays; a supervised client makes a new
+// generation for each restart (`supervisor.ts`), only once the last one's
+// end is in evidence.
+//
+// Who closes what: the worker retires the process, within the deadline it is
+// given; this terminates the worker only after the retirement is confirmed
+// (or the worker is lost), and declares a worker that does not answer in time
+// lost. Every call has a main-thread timer at its deadline (`_tickets.ts`).
+
+import type { JsonValue } from "../codec/json.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import type { ClientError, StartError } from "../thread/outcomes.ts";
+import { noResource, type RetirementError, type RetirementEvidence } from "../thread/evidence.ts";
+import { decodeServerInfo, type ServerInfo } from "../thread/server_info.ts";
+import {
+  cannotConnect,
+  type ClientState,
+  parkedReport,
+  retiredAtOnce,
+  type StateReport,
+  unavailableOf,
+} from "../thread/state.ts";
+import type { FromWorker, WorkerAsk } from "../thread/from_worker.ts";
+import {
+  encodeMalformed,
+  encodeRetire,
+  encodeSettledAsk,
+  type RequestMethod,
+  type ToWorker,
+} from "../thread/to_worker.ts";
+import { WorkerLink } from "../thread/link.ts";
+import type { ByteTail } from "../worker/tail.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../spec/mod.ts";
+import { Custody } from "../custody/custody.ts";
+import { type Decode, Tickets } from "./_tickets.ts";
+import type { Follow } from "./_progress.ts";
+import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
+import { answerAsk } from "./_asks.ts";
+import type { SignIn } from "./_sign_in.ts";
+import type { WorkerPermissions } from "./permissions.ts";
+import type { Generations } from "./supervisor.ts";
+
+/** What a generation shares with its client. */
+export type GenerationHost = {
+  spec: ServerSpec;
+  permissions: WorkerPermissions;
+  retirementTimeoutMs: number;
+  /** The server's stderr tail, kept across generations. */
+  tail: ByteTail;
+  /** The record of every generation. */
+  history: Generations;
+  /** A ready generation died. */
+  died(death: ClientError): void;
+  /** The generation became ready. */
+  ready(): void;
+  /** What a call is answered while the client is not ready. */
+  unavailable(base: ClientError): ClientError;
+  /** A remote server's sign-in, kept across generations; none for a server that signs in with none. */
+  signIn: SignIn | undefined;
+  /** The server said its tools changed. */
+  toolsChanged(): void;
+};
+
+/** One start of a server, in its own worker. */
+export class Generation {
+  #host: GenerationHost;
+  #name: string;
+  /** What the worker's machine last reported; with no worker to ask, what is known without one. */
+  #report: StateReport = parkedReport();
+  #link: WorkerLink | undefined;
+  #tickets: Tickets;
+  #custody = new Custody();
+  #info: ServerInfo | undefined;
+  #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
+  #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
+  #startTimer: ReturnType<typeof setTimeout> | undefined;
+  #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
+  // Retired for its replacement: the handle stays dead meanwhile.
+  #superseded = false;
+
+  constructor(host: GenerationHost) {
+    this.#host = host;
+    this.#name = host.spec.name;
+    this.#tickets = new Tickets(this.#name, {
+      batch: (text) => this.#link?.batch(text),
+      message: (message, transfer) => this.#link?.post(message, transfer),
+    });
+  }
+
+  /** Where the generation is in its life: what its worker last reported. */
+  get state(): ClientState {
+    return this.#report.state;
+  }
+
+  /** What its machine last reported. */
+  get report(): StateReport {
+    return this.#report;
+  }
+
+  /** The server's handshake, once ready. */
+  get info(): ServerInfo | undefined {
+    return this.#info;
+  }
+
+  /** The server's pid once spawned. */
+  get pid(): number | undefined {
+    return this.#custody.pid;
+  }
+
+  /** Starts the worker, spawns the server and runs the handshake; once. */
+  connect(): Promise<Result<ServerInfo, StartError>> {
+    if (this.#connecting !== undefined) return this.#connecting;
+    if (this.state !== "parked") {
+      return Promise.resolve(err(cannotConnect(this.#name, this.state, this.#host.tail.text())));
+    }
+    this.#connecting = this.#connect();
+    return this.#connecting;
+  }
+
+  #connect(): Promise<Result<ServerInfo, StartError>> {
+    const { spec, retirementTimeoutMs } = this.#host;
+    const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#custody.hold();
+    this.#host.history.begin();
+    let worker: Worker;
+    try {
+      worker = createWorker(this.#name, this.#host.permissions, grantOf(spec));
+    } catch (error) {
+      this.#custody.release();
+      // No worker to report: the client failed, nothing was spawned.
+      const failed = noWorker(this.#name, error);
+      this.#report = failed.report;
+      const failure = err<StartError>(failed.error);
+      this.#host.history.update({ start: failure, end: ok(noResource()) });
+      return Promise.resolve(failure);
+    }
+    const link = new WorkerLink(worker, this.#name, {
+      event: (event) => this.#onEvent(event),
+      lost: (message) => this.#lost(message),
+    });
+    this.#link = link;
+    // What the start makes of the machine, before it says so.
+    this.#report = { ...this.#report, state: "connecting" };
+    const signIn = this.#host.signIn;
+    this.#post(
+      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, signIn !== undefined),
+    );
+    signIn?.watch((message) => this.#post(message));
+    return new Promise((resolve) => {
+      this.#startSettle = resolve;
+      const backstop = connectTimeoutMs + retirementTimeoutMs + WORKER_GRACE_MS;
+      this.#startTimer = setTimeout(() => {
+        link.lose(`The worker of "${this.#name}" did not finish starting within ${backstop} ms`);
+      }, backstop);
+    });
+  }
+
+  /** Sends one request, or refuses it at once when the generation is not ready. */
+  request<T = JsonValue>(
+    method: RequestMethod,
+    paramsText: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    decode?: Decode<T>,
+    follow?: Follow,
+  ): Promise<Result<T, ClientError>> {
+    if (this.state !== "ready" || this.#link === undefined || this.#link.closed) {
+      return Promise.resolve(err(this.#unavailable()));
+    }
+    return this.#tickets.request(method, paramsText, timeoutMs, signal, decode, follow);
+  }
+
+  /** Why a call is refused now: the latched death, or that the client is not ready. */
+  #unavailable(): ClientError {
+    return this.#host.unavailable(unavailableOf(this.#report, this.#name, this.#host.tail.text()));
+  }
+
+  /**
+   * Retires the server within `timeoutMs`: evidence only on its real exit,
+   * or `no_resource` for a generation that never spawned.
+   */
+  retire(timeoutMs: number): Promise<Result<RetirementEvidence, RetirementError>> {
+    this.#superseded = false;
+    // Nothing to stop: the evidence is known, or nothing was ever started.
+    const atOnce = retiredAtOnce(this.#report, this.#name);
+    if (atOnce !== undefined) {
+      this.#report = atOnce;
+      this.end();
+      return Promise.resolve(ok(atOnce.evidence));
+    }
+    const link = this.#link;
+    if (link === undefined || link.closed) {
+      this.#report = { ...this.#report, state: "retiring" };
+      return Promise.resolve(err(this.#unconfirmed()));
+    }
+    return this.#retireWorker(link, timeoutMs);
+  }
+
+  /** Retires a dead generation for its replacement; the handle stays dead meanwhile. */
+  retireDead(): Promise<Result<RetirementEvidence, RetirementError>> {
+    this.#superseded = true;
+    const evidence = this.#report.evidence;
+    if (evidence !== null) {
+      this.end();
+      return Promise.resolve(ok(evidence));
+    }
+    const link = this.#link;
+    if (link === undefined || link.closed) return Promise.resolve(err(this.#unconfirmed()));
+    return this.#retireWorker(link, this.#host.retirementTimeoutMs);
+  }
+
+  /** Asks the worker to retire its server, and waits for the outcome (or loses the worker). */
+  #retireWorker(
+    link: WorkerLink,
+    timeoutMs: number,
+  ): Promise<Result<RetirementEvidence, RetirementError>> {
+    // The tree as it stands while the server still lives: once it exits, its
+    // descendants are reparented and only this record finds them.
+    this.#custody.snapshot();
+    this.#post(encodeRetire(timeoutMs));
+    // The worker answers within the deadline; one that does not is lost.
+    const backstop = timeoutMs + WORKER_GRACE_MS;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        link.lose(
+          `The worker of "${this.#name}" did not answer its retirement within ${backstop} ms`,
+        );
+      }, backstop);
+      this.#retireWaiters.add((outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      });
+    });
+  }
+
+  /** The generation is done with: its worker ends, nothing of its process is guarded. */
+  end(): void {
+    this.#host.signIn?.stop();
+    this.#link?.end();
+    this.#custody.end();
+  }
+
+  // ---- events ----
+
+  #post(message: ToWorker): void {
+    this.#tickets.flush();
+    this.#link?.post(message);
+  }
+
+  #onEvent(event: FromWorker): void {
+    switch (event.kind) {
+      case "answers": {
+        const fault = this.#tickets.answers(event.tickets, event.ids, event.lines);
+        if (fault === undefined) return;
+        // The worker that sent them is lost; a line that is not its response
+        // is told to the worker, whose machine dies of it and says so.
+        if (fault.cause === "worker") this.#link?.lose(fault.message);
+        else this.#post(encodeMalformed(fault.message, fault.cause));
+        return;
+      }
+      case "settled":
+        this.#tickets.settled(event.ticket, event.outcome);
+        return;
+      case "state": {
+        const was = this.#report.state;
+        const state = this.#superseded && (event.state === "retiring" || event.state === "retired")
+          ? "dead"
+          : event.state;
+        this.#report = { state, death: event.death, evidence: event.evidence };
+        // What the worker's death did not settle (answers handed on, not yet
+        // read here) settles with it.
+        if (event.death !== null) this.#tickets.settleAll(this.#unavailable());
+        if (was === "ready" && state === "dead" && event.death !== null) {
+          this.#host.died(event.death);
+        }
+        return;
+      }
+      case "progress":
+        this.#tickets.progress(event.ticket, event.progress);
+        return;
+      case "stderr":
+        this.#host.tail.append(event.bytes);
+        return;
+      case "spawned":
+        this.#custody.spawned(event.pid);
+        this.#host.history.update({ pid: event.pid });
+        return;
+      case "exited":
+        this.#custody.exited(event.pid);
+        return;
+      case "request":
+        this.#serve(event);
+        return;
+      case "started":
+        this.#started(event.outcome);
+        return;
+      case "tools_changed":
+        return this.#host.toolsChanged();
+      case "retired":
+        if (this.#host.history.current?.end === null) {
+          this.#host.history.update({ end: event.outcome });
+        }
+        for (const settle of [...this.#retireWaiters]) settle(event.outcome);
+        this.#retireWaiters.clear();
+        // The start is answered before the retirement: nothing is left to ask.
+        if (event.outcome.ok) this.end();
+        return;
+    }
+  }
+
+  /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
+  #serve(ask: WorkerAsk): void {
+    const answer = answerAsk(ask, this.#custody, this.#host.signIn);
+    if (!(answer instanceof Promise)) return this.#post(encodeSettledAsk(ask.ticket, answer));
+    void answer.then((value) => this.#post(encodeSettledAsk(ask.ticket, value)));
+  }
+
+  #started(outcome: Result<JsonValue, StartError>): void {
+    const settle = this.#startSettle;
+    if (settle === undefined) return;
+    this.#startSettle = undefined;
+    clearTimeout(this.#startTimer);
+    this.#custody.release();
+    if (!outcome.ok) {
+      const error = outcome.error;
+      this.#host.history.update({
+        start: outcome,
+        end: error.kind === "cleanup_unconfirmed"
+          ? err(error.retirement)
+          : ok(error.cleanup ?? noResource()),
+      });
+      // Nothing is left for the worker to do once the cleanup is confirmed,
+      // unless a retirement asked meanwhile is still to be answered.
+      if (this.#report.evidence !== null && this.#retireWaiters.size === 0) this.end();
+      settle(outcome);
+      return;
+    }
+    const info = decodeServerInfo(outcome.value);
+    if (info === undefined) {
+      this.#link?.lose(`The worker of "${this.#name}" sent a malformed server info`);
+      return;
+    }
+    this.#info = info;
+    this.#host.history.update({ start: ok(info) });
+    this.#host.ready();
+    settle(ok(info));
+  }
+
+  // ---- a lost worker ----
+
+  #unconfirmed(): RetirementError {
+    return {
+      kind: "retirement_unconfirmed",
+      message: `The worker of "${this.#name}" was lost before the exit of its server was seen; ` +
+        `its process group was killed, but its exit is unconfirmed`,
+    };
+  }
+
+  /**
+   * The worker crashed, broke protocol or hung: it can report nothing more,
+   * so its loss is the generation's last report, and everything waiting
+   * settles now.
+   */
+  #lost(message: string): void {
+    const cleanupConfirmed = this.#custody.abandon();
+    const report = this.#report;
+    const state = report.state === "connecting"
+      ? "failed"
+      : report.state === "ready"
+      ? "dead"
+      : report.state;
+    // A death the worker reported stays why calls are refused.
+    const death = report.death ?? {
+      kind: "unavailable" as const,
+      cause: "worker_lost" as const,
+      message,
+      stderrTail: "",
+    };
+    this.#report = { state, death, evidence: report.evidence };
+    this.#tickets.settleAll(this.#unavailable());
+    if (report.state === "ready") this.#host.died(death);
+    const start = this.#startSettle;
+    const tail = this.#host.tail.text();
+    if (start !== undefined) {
+      this.#startSettle = undefined;
+      clearTimeout(this.#startTimer);
+      const failure = { kind: "transport_failed" as const, message, stderrTail: tail };
+      start(
+        cleanupConfirmed ? err(failure) : err({
+          kind: "cleanup_unconfirmed",
+          message: `${message}; its server could not be confirmed gone`,
+          cause: failure,
+          retirement: this.#unconfirmed(),
+          stderrTail: tail,
+        }),
+      );
+    }
+    for (const settle of [...this.#retireWaiters]) settle(err(this.#unconfirmed()));
+    this.#retireWaiters.clear();
+    this.#custody.release();
+    this.#host.signIn?.stop();
+  }
+}

@@ -1,0 +1,147 @@
+// Long calls against a real fixture server (`long_server.ts`): progress
+// reports in order until the answer, a deadline that progress resets and a
+// whole-flow bound that cuts it (scaled down a hundredfold: a report every
+// 10 ms for 900 ms under a 600 ms deadline), and task-augmented calls in
+// both eras, cancelled at their deadline.
+
+import assert from "node:assert/strict";
+import { Census } from "../../client/census.ts";
+import type { Client } from "../../client/client.ts";
+import type { CallProgress } from "../../thread/progress.ts";
+import { fixture } from "./_fixtures.ts";
+
+async function withServer(
+  era: "legacy" | "modern",
+  body: (client: Client) => Promise<void>,
+  options: { optionalTasks?: boolean } = {},
+): Promise<string> {
+  const spec = fixture("long", "long_server.ts");
+  const census = Census.prepare([{ ...spec, args: [...spec.args, era] }], options);
+  const client = census.clients.get("long") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    assert.ok((await client.listTools()).ok);
+    await body(client);
+  } finally {
+    await census.retire();
+  }
+  return client.stderrTail();
+}
+
+function text(result: Awaited<ReturnType<Client["callTool"]>>): string {
+  assert.ok(result.ok, JSON.stringify(result));
+  return result.value.content.map((block) => block.type === "text" ? block.text : "").join("");
+}
+
+Deno.test("a call with onProgress hears each report in order, sanitized, until its answer", async () => {
+  const heard: CallProgress[] = [];
+  const stderr = await withServer("legacy", async (client) => {
+    const result = await client.callTool("progress", { count: 5, everyMs: 5 }, {
+      onProgress: (progress) => heard.push(progress),
+    });
+    assert.equal(text(result), "done after 5");
+  });
+  assert.deepEqual(heard.map((p) => p.kind === "progress" && p.progress), [1, 2, 3, 4, 5]);
+  assert.deepEqual(heard[0], { kind: "progress", progress: 1, total: 5, message: "step 1" });
+  assert.match(stderr, /progressToken \d+/);
+});
+
+Deno.test("a call without onProgress sends no progressToken", async () => {
+  const stderr = await withServer("legacy", async (client) => {
+    assert.equal(text(await client.callTool("progress", { count: 2, everyMs: 1 })), "done after 2");
+  });
+  assert.doesNotMatch(stderr, /progressToken/);
+});
+
+Deno.test("progress resets the deadline of a long call, which then completes", async () => {
+  let reports = 0;
+  await withServer("modern", async (client) => {
+    const result = await client.callTool("progress", { count: 90, everyMs: 10 }, {
+      timeoutMs: 600,
+      resetTimeoutOnProgress: true,
+      onProgress: () => reports++,
+    });
+    assert.equal(text(result), "done after 90");
+  });
+  assert.equal(reports, 90);
+});
+
+Deno.test("without the reset the same call times out at its deadline", async () => {
+  await withServer("legacy", async (client) => {
+    const result = await client.callTool("progress", { count: 90, everyMs: 10 }, {
+      timeoutMs: 600,
+      onProgress: () => {},
+    });
+    assert.ok(!result.ok && result.error.kind === "call_timed_out", JSON.stringify(result));
+    assert.equal(result.error.timeoutMs, 600);
+  });
+});
+
+Deno.test("maxTotalTimeoutMs cuts a call that keeps reporting progress", async () => {
+  await withServer("legacy", async (client) => {
+    const result = await client.callTool("progress", { count: 90, everyMs: 10 }, {
+      timeoutMs: 600,
+      resetTimeoutOnProgress: true,
+      maxTotalTimeoutMs: 400,
+      onProgress: () => {},
+    });
+    assert.ok(!result.ok && result.error.kind === "call_timed_out", JSON.stringify(result));
+    assert.equal(result.error.timeoutMs, 400);
+    assert.match(result.error.message, /maxTotalTimeoutMs of 400 ms/);
+  });
+});
+
+for (const era of ["legacy", "modern"] as const) {
+  Deno.test(`a taskSupport "required" tool runs as a task in the ${era} era, its statuses heard`, async () => {
+    const heard: CallProgress[] = [];
+    const stderr = await withServer(era, async (client) => {
+      const result = await client.callTool("research", { stages: 3, stageMs: 20 }, {
+        onProgress: (progress) => heard.push(progress),
+      });
+      assert.equal(text(result), "report after 3 stages");
+    });
+    const messages = heard.map((p) => p.kind === "task" ? `${p.status}: ${p.message}` : "");
+    // A legacy server says each status as it changes; a modern one is polled.
+    if (era === "legacy") {
+      assert.ok(messages.includes("working: Stage 3 of 3"), messages.join("\n"));
+    }
+    assert.equal(messages[0], "working: Starting");
+    assert.equal(messages.at(-1), "completed: Done");
+    assert.ok(heard.every((p) => p.kind === "task" && p.taskId === "task-0"));
+    if (era === "legacy") assert.match(stderr, /task \{"ttl":\d+\}/);
+  });
+
+  Deno.test(`a task is cancelled at the call's deadline in the ${era} era`, async () => {
+    const stderr = await withServer(era, async (client) => {
+      const result = await client.callTool("research", { stages: 50, stageMs: 20 }, {
+        timeoutMs: 300,
+      });
+      assert.ok(!result.ok && result.error.kind === "call_timed_out", JSON.stringify(result));
+      // The cancel reaches the server before the retirement does.
+      await client.ping();
+    });
+    assert.match(stderr, /cancelled task-0/);
+  });
+}
+
+Deno.test("a failed task answers what the call would have", async () => {
+  await withServer("modern", async (client) => {
+    const result = await client.callTool("research", { stages: 1, stageMs: 5, fail: true });
+    assert.ok(!result.ok && result.error.kind === "server_error", JSON.stringify(result));
+    assert.equal(result.error.error.code, -32000);
+  });
+  await withServer("legacy", async (client) => {
+    const result = await client.callTool("research", { stages: 1, stageMs: 5, fail: true });
+    assert.ok(result.ok && result.value.isError, JSON.stringify(result));
+  });
+});
+
+Deno.test('a taskSupport "optional" tool runs as a task only when asked', async () => {
+  await withServer("legacy", async (client) => {
+    assert.equal(text(await client.callTool("job", {})), "plain");
+    assert.equal(text(await client.callTool("job", {}, { task: true })), "report after 1 stages");
+  });
+  await withServer("legacy", async (client) => {
+    assert.equal(text(await client.callTool("job", {})), "report after 1 stages");
+  }, { optionalTasks: true });
+});
