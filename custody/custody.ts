@@ -8,19 +8,27 @@
 // only on the main thread. The worker reports the pid at once and the exit
 // as soon as it is seen; no signal is sent to a pid after its exit was seen,
 // because pids are recycled.
-
 //
 // Custody follows the process tree, not only the group (`process_tree.ts`):
-// the tree is snapshotted while the server lives and before every signal, and
-// a descendant that left the group gets the group's signals itself, is part
-// of the drain check, and is guarded at the harness's exit like a server.
+// the tree is walked while the server lives and read whole before every
+// signal; a descendant that left the group gets the group's signals itself,
+// is part of the drain check, and is guarded at the harness's exit like a
+// server. While a server is in custody this process is the subreaper of its
+// orphans (`subreaper.ts`), so that a descendant that leaves before any look
+// stays in sight, and the drain says "unknown" when it cannot be placed.
 
 import type { Drain, GroupSignal } from "../thread/outcomes.ts";
-import { drainGroup, signalGroup } from "./process_group.ts";
-import { ProcessTree, watchTree } from "./process_tree.ts";
+import { drainGroup, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
+import { ProcessTree, TREE_READS_PER_TICK, watchTree } from "./process_tree.ts";
+import { scan, scanNow, uptimeTicks } from "./proc.ts";
+import { holdSubreaper, releaseSubreaper, subreaperSince } from "./subreaper.ts";
 import * as guard from "./exit_guard.ts";
 
 const guarded = { left: guard.track, gone: guard.untrack };
+
+function library(): number[] {
+  return [...guard.guardedPids(), ...guard.custodianPids()];
+}
 
 /** What the main thread knows of one server's process, and does to it. */
 export class Custody {
@@ -29,6 +37,13 @@ export class Custody {
   #holding = false;
   #tree: ProcessTree | undefined;
   #unwatch: (() => void) | undefined;
+  /** Held from the first hold (before any spawn) to the end. */
+  #subreaper = false;
+  /** Whether the subreaper was held from before the spawn (then a drain may prove). */
+  #subreapedBeforeSpawn = false;
+  #heldAt: number | undefined;
+  /** Signals in the order the worker asked for them. */
+  #signals: Promise<void> = Promise.resolve();
 
   /** The server's pid once spawned. */
   get pid(): number | undefined {
@@ -45,6 +60,7 @@ export class Custody {
     if (this.#holding) return;
     this.#holding = true;
     guard.hold();
+    this.#holdSubreaper(this.#pid === undefined || this.#exitSeen);
   }
 
   /** Ends the {@linkcode hold}. */
@@ -54,6 +70,16 @@ export class Custody {
     guard.release();
   }
 
+  /** Holds the subreaper until the end; `beforeSpawn`: no server of this custody runs yet. */
+  #holdSubreaper(beforeSpawn: boolean): void {
+    if (this.#subreaper) return;
+    this.#subreaper = true;
+    this.#heldAt = uptimeTicks();
+    holdSubreaper();
+    // Set before the worker is told to spawn: every orphan of the server comes here.
+    this.#subreapedBeforeSpawn = beforeSpawn && subreaperSince() !== undefined;
+  }
+
   /**
    * The worker spawned the server: its group is guarded from now on. A
    * second spawn (a server started once more after it exited on the era
@@ -61,10 +87,17 @@ export class Custody {
    */
   spawned(pid: number): void {
     if (this.#pid !== undefined && !this.#exitSeen) return;
+    this.#holdSubreaper(false);
+    this.#unwatch?.();
+    this.#tree?.end();
     this.#pid = pid;
     this.#exitSeen = false;
     guard.track(pid);
-    const tree = new ProcessTree(pid, guarded);
+    const tree = new ProcessTree(pid, guarded, {
+      subreaped: this.#subreapedBeforeSpawn && subreaperSince() !== undefined,
+      bornAfter: this.#heldAt,
+      library,
+    });
     this.#tree = tree;
     this.#unwatch = watchTree(tree, () => !this.#exitSeen);
   }
@@ -76,23 +109,40 @@ export class Custody {
     guard.untrack(pid);
   }
 
-  /** Records the server's process tree now, unless its exit was seen. */
+  /**
+   * Records the server's process tree now, unless its exit was seen: a
+   * bounded step at once, then the whole tree from a scan.
+   */
   snapshot(): void {
-    if (!this.#exitSeen) this.#tree?.snapshot(true);
-  }
-
-  /** Signals the group for the worker's escalation, unless the exit was seen. */
-  signal(pid: number, signal: GroupSignal): void {
-    if (pid !== this.#pid || this.#exitSeen) return;
-    this.#tree?.snapshot(true);
-    signalGroup(pid, signal);
-    this.#tree?.signalEscaped(signal);
+    const tree = this.#tree;
+    if (tree === undefined || this.#exitSeen) return;
+    tree.step(4 * TREE_READS_PER_TICK, true);
+    scan().then((look) => look === undefined ? undefined : tree.collect(look)).catch(() => {});
   }
 
   /**
-   * The drain check after the exit: the group and every descendant that left
-   * it; `"unknown"` for any other pid, before the exit, or where the tree
-   * could not be followed.
+   * Signals the group for the worker's escalation, unless the exit was seen,
+   * and every other process the tree places as the server's; the whole tree
+   * is read first, so that no descendant is lost to a parent the signal
+   * kills. Signals are sent in the order they were asked for.
+   */
+  signal(pid: number, signal: GroupSignal): void {
+    if (pid !== this.#pid || this.#exitSeen) return;
+    const tree = this.#tree;
+    this.#signals = this.#signals.then(async () => {
+      const look = tree === undefined ? undefined : await scan();
+      const placed = look === undefined ? [] : tree?.collect(look) ?? [];
+      if (!this.#exitSeen) signalGroup(pid, signal);
+      await signalEach(placed.filter((proc) => proc.pgid !== pid), signal);
+    }).catch(() => {
+      // Nothing here throws; a rejection left unhandled would end the harness.
+    });
+  }
+
+  /**
+   * The drain check after the exit: the group, the session and every
+   * descendant the tree places; `"unknown"` for any other pid, before the
+   * exit, or where the tree could not prove that none is left.
    */
   drain(pid: number, deadlineMs: number): Promise<Drain> {
     if (pid !== this.#pid || !this.#exitSeen) return Promise.resolve("unknown");
@@ -102,14 +152,16 @@ export class Custody {
   /**
    * The worker was lost: a server whose exit was not seen has its group
    * killed (terminating a worker drops its child but not the child's
-   * descendants). Returns whether the process was already confirmed gone.
+   * descendants), and what the tree places with it, from one look now.
+   * Returns whether the process was already confirmed gone.
    */
   abandon(): boolean {
     const pid = this.#pid;
     if (pid === undefined || this.#exitSeen) return true;
-    this.#tree?.snapshot(true);
+    const look = scanNow();
+    const placed = look === undefined ? [] : this.#tree?.collect(look) ?? [];
     signalGroup(pid, "SIGKILL");
-    this.#tree?.signalEscaped("SIGKILL");
+    for (const proc of placed) if (proc.pgid !== pid) signalIfSame(proc, "SIGKILL");
     guard.untrack(pid);
     return false;
   }
@@ -118,9 +170,13 @@ export class Custody {
   end(): void {
     if (this.#pid !== undefined && this.#exitSeen) guard.untrack(this.#pid);
     // Descendants still alive stay guarded until the harness ends.
-    this.#tree?.alive();
+    this.#tree?.end();
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.release();
+    if (this.#subreaper) {
+      this.#subreaper = false;
+      releaseSubreaper();
+    }
   }
 }

@@ -11,16 +11,16 @@
 //
 // - In process, synchronously: `unload` (a normal end, `Deno.exit`), and
 //   `error` and `unhandledrejection` left unhandled, kill every live server's
-//   process tree and group before the process goes. These listeners exist
-//   only while a client is starting or a server is live.
+//   process tree, group and session before the process goes. These listeners
+//   exist only while a client is starting or a server is live.
 // - Out of process: a custodian, one small `sh` started with the first server
-//   and kept for the life of the process, in its own process group and deaf
-//   to SIGINT, SIGTERM, SIGHUP and SIGQUIT. It holds the read end of a pipe
-//   whose only writer is this process and is told each live server's pid.
-//   When the harness dies by any means (a default signal, SIGKILL included),
-//   the pipe ends, and it kills every descendant of the servers it was told
-//   about, then their process groups. A harness with its own listener decides
-//   what a signal means; its servers live until it retires them or ends.
+//   and kept for the life of the process, in a session and process group of
+//   its own and deaf to SIGINT, SIGTERM, SIGHUP and SIGQUIT. It holds the read
+//   end of a pipe whose only writer is this process and is told each live
+//   server's pid. When the harness dies by any means (a default signal,
+//   SIGKILL included), the pipe ends, and it stops every server's group and
+//   every pid it was told of at once, collects their descendants and session
+//   members from /proc, then kills them all.
 //
 // Worker termination alone would not do: it kills a worker's child but not
 // that child's descendants, and `Deno.exit` kills neither. The custodian
@@ -35,16 +35,20 @@
 // soon as the worker spawns them and leave as soon as their exit is seen.
 
 import { signalGroup } from "./process_group.ts";
+import { scanNow } from "./proc.ts";
 
 const live = new Set<number>();
 let holds = 0;
 let installed = false;
 
-// The custodian's script. Its arguments: the servers live when it starts.
-// Lines on stdin: "+<pid>" a server started, "-<pid>"
-// its exit was seen (never signal it again: pids are recycled). At the end of
-// stdin, while the process tree still holds, every descendant is collected
-// from /proc, then all are killed, then every group.
+// The custodian's script. Its arguments: the pids live when it starts.
+// Lines on stdin: "+<pid>" a server (or a descendant that left its group)
+// started, "-<pid>" its exit was seen (never signal it again: pids are
+// recycled). At the end of stdin, first and in one command, every tracked
+// pid and the group each leads are stopped; then, while the tree still holds,
+// every descendant and every member of their groups and sessions is
+// collected from /proc (and stopped in turn), then all are killed, then
+// every group.
 const CUSTODIAN_SCRIPT = `trap '' INT TERM HUP QUIT
 pids="$*"
 while IFS= read -r line; do
@@ -54,7 +58,9 @@ while IFS= read -r line; do
   esac
 done
 [ -z "$pids" ] && exit 0
-for p in $pids; do kill -s STOP -- "-$p" 2>/dev/null; done
+set --
+for p in $pids; do set -- "$@" "-$p" "$p"; done
+kill -s STOP -- "$@" 2>/dev/null
 found=$pids
 if [ -r /proc/self/stat ]; then
   while :; do
@@ -64,24 +70,29 @@ if [ -r /proc/self/stat ]; then
       pid=\${st%% *}
       set -- \${st##*) }
       case " $found $more " in *" $pid "*) continue ;; esac
-      case " $found " in *" $2 "*) more="$more $pid" ;; esac
+      case " $found " in *" $2 "*) more="$more $pid"; continue ;; esac
+      case " $pids " in *" $3 "*|*" $4 "*) more="$more $pid" ;; esac
     done
     [ -z "$more" ] && break
+    kill -s STOP $more 2>/dev/null
     found="$found $more"
   done
 fi
-for p in $found; do kill -s KILL "$p" 2>/dev/null; done
+kill -s KILL $found 2>/dev/null
 for p in $pids; do kill -s KILL -- "-$p" 2>/dev/null; done
 exit 0
 `;
 
-type Custodian = { tell(line: string): void };
+type Custodian = { pid: number; tell(line: string): void };
 let custodian: Custodian | null | undefined;
+/** Every custodian started whose exit has not been seen (a replaced one may linger). */
+const custodians = new Set<number>();
 const encoder = new TextEncoder();
 
 function startCustodian(): Custodian | null {
+  let child: Deno.ChildProcess;
   try {
-    const child = new Deno.Command("sh", {
+    child = new Deno.Command("sh", {
       // The live set travels in argv, so it is the custodian's from its first instruction.
       args: ["-c", CUSTODIAN_SCRIPT, "custodian", ...[...live].map(String)],
       stdin: "piped",
@@ -91,27 +102,30 @@ function startCustodian(): Custodian | null {
       clearEnv: true,
       detached: true,
     }).spawn();
-    // It must never keep the harness alive, nor count as its work.
-    child.unref();
-    const writer = child.stdin.getWriter();
-    const started: Custodian = {
-      tell(line) {
-        writer.write(encoder.encode(`${line}\n`)).catch(() => {
-          // It died (killed from outside): the next change starts another.
-          if (custodian === started) custodian = undefined;
-        });
-      },
-    };
-    // Killed from outside while this process lives: another takes its place.
-    child.status.then(() => {
-      if (custodian !== started) return;
-      custodian = undefined;
-      if (live.size > 0) custodian = startCustodian();
-    }, () => {});
-    return started;
   } catch {
     return null; // No sh, or no permission to run it: the in-process paths remain.
   }
+  custodians.add(child.pid);
+  // It must never keep the harness alive, nor count as its work.
+  child.unref();
+  const writer = child.stdin.getWriter();
+  const started: Custodian = {
+    pid: child.pid,
+    tell(line) {
+      writer.write(encoder.encode(`${line}\n`)).catch(() => {
+        // It died (killed from outside): the next change starts another.
+        if (custodian === started) custodian = undefined;
+      });
+    },
+  };
+  // Killed from outside while this process lives: another takes its place.
+  child.status.then(() => {
+    custodians.delete(child.pid);
+    if (custodian !== started) return;
+    custodian = undefined;
+    if (live.size > 0) custodian = startCustodian();
+  }, () => {});
+  return started;
 }
 
 // Tells the custodian of a change; starting one tells it the whole live set.
@@ -125,10 +139,20 @@ export function custodianRunning(): boolean {
   return custodian !== undefined && custodian !== null;
 }
 
+/** The pids of the custodians that run: the current one, and any replaced one not yet gone. */
+export function custodianPids(): Iterable<number> {
+  return custodians;
+}
+
+/** The pids guarded now: live servers, the checker, descendants that left their group. */
+export function guardedPids(): Iterable<number> {
+  return live;
+}
+
 /**
- * Kills every live server's process tree and group, now. Descendants that
- * left the group (`setsid`) are found through `/proc` while their parents
- * still live; elsewhere only the groups are signalled.
+ * Kills every live server's process tree, group and session, now.
+ * Descendants that left the session (`setsid`) are found through `/proc`
+ * while their parents still live; elsewhere only the groups are signalled.
  */
 export function killAll(): void {
   if (live.size === 0) return;
@@ -147,36 +171,25 @@ function send(pid: number, signal: Deno.Signal): void {
   }
 }
 
-// Every process below `roots` in the tree, from one look at /proc.
+// Every process below `roots` in the tree or in a group or session one of
+// them leads, from one look at /proc.
 function descendants(roots: ReadonlySet<number>): number[] {
-  if (Deno.build.os !== "linux") return [];
-  const parents = new Map<number, number>();
-  try {
-    for (const entry of Deno.readDirSync("/proc")) {
-      const pid = Number(entry.name);
-      if (!Number.isSafeInteger(pid) || pid <= 1) continue;
-      try {
-        const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-        parents.set(pid, ppid);
-      } catch {
-        // Gone between the listing and the read.
-      }
-    }
-  } catch {
-    return [];
-  }
+  const look = scanNow();
+  if (look === undefined) return [];
   const found = new Set(roots);
+  for (const proc of look.values()) {
+    if (roots.has(proc.pgid) || roots.has(proc.sid)) found.add(proc.pid);
+  }
   for (let grew = true; grew;) {
     grew = false;
-    for (const [pid, ppid] of parents) {
-      if (!found.has(pid) && found.has(ppid)) {
-        found.add(pid);
+    for (const proc of look.values()) {
+      if (!found.has(proc.pid) && found.has(proc.ppid)) {
+        found.add(proc.pid);
         grew = true;
       }
     }
   }
+  found.delete(Deno.pid);
   return [...found].filter((pid) => !roots.has(pid));
 }
 
