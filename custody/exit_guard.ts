@@ -22,6 +22,19 @@
 //   every pid it was told of at once, collects their descendants and session
 //   members from /proc, then kills them all.
 //
+// A server cannot be kept from signalling the custodian: any process of the
+// same user may signal any other, whatever its session or group. What it can
+// be kept from is gaining by it. Stopped (SIGSTOP), the custodian would sleep
+// through the harness's death; so it runs under `setpriv --pdeathsig CONT`,
+// which has the kernel continue it when the harness dies, and this process
+// looks at it every CUSTODIAN_CHECK_MS and replaces one it finds stopped (or
+// gone). A server that kills the custodian and the harness together, or
+// stops it again in the microseconds between its wakening and its first
+// signal, still outlives both: only a PID namespace around the servers (the
+// spawn's business) would close that. Where `setpriv` is missing or too old,
+// the custodian is a plain `sh`, and a custodian stopped when the harness is
+// killed stays stopped.
+//
 // Worker termination alone would not do: it kills a worker's child but not
 // that child's descendants, and `Deno.exit` kills neither. The custodian
 // needs `--allow-run` for `sh` (a harness runs its servers with it); where it
@@ -35,7 +48,10 @@
 // soon as the worker spawns them and leave as soon as their exit is seen.
 
 import { signalGroup } from "./process_group.ts";
-import { scanNow } from "./proc.ts";
+import { readProc, scanNow, stopped } from "./proc.ts";
+
+/** How often the custodian is looked at, and replaced when found stopped, in milliseconds. */
+export const CUSTODIAN_CHECK_MS = 250;
 
 const live = new Set<number>();
 let holds = 0;
@@ -83,28 +99,53 @@ for p in $pids; do kill -s KILL -- "-$p" 2>/dev/null; done
 exit 0
 `;
 
-type Custodian = { pid: number; tell(line: string): void };
+type Custodian = { pid: number; tell(line: string): void; end(): void };
 let custodian: Custodian | null | undefined;
+/** Whether `setpriv --pdeathsig` can start the custodian; false once it could not. */
+let setpriv = true;
+let checker: ReturnType<typeof setInterval> | undefined;
 /** Every custodian started whose exit has not been seen (a replaced one may linger). */
 const custodians = new Set<number>();
 const encoder = new TextEncoder();
 
+function spawnCustodian(): { child: Deno.ChildProcess; underSetpriv: boolean } {
+  // The live set travels in argv, so it is the custodian's from its first instruction.
+  const shell = ["-c", CUSTODIAN_SCRIPT, "custodian", ...[...live].map(String)];
+  const options = {
+    stdin: "piped",
+    stdout: "null",
+    stderr: "null",
+    cwd: "/",
+    clearEnv: true,
+    detached: true,
+  } as const;
+  if (setpriv) {
+    try {
+      // The kernel sends SIGCONT when this thread (the main thread: the
+      // process) ends, which wakes a custodian someone stopped.
+      const args = ["--pdeathsig", "CONT", "sh", ...shell];
+      return {
+        child: new Deno.Command("setpriv", { args, ...options }).spawn(),
+        underSetpriv: true,
+      };
+    } catch {
+      setpriv = false;
+    }
+  }
+  return {
+    child: new Deno.Command("sh", { args: shell, ...options }).spawn(),
+    underSetpriv: false,
+  };
+}
+
 function startCustodian(): Custodian | null {
-  let child: Deno.ChildProcess;
+  let spawned: ReturnType<typeof spawnCustodian>;
   try {
-    child = new Deno.Command("sh", {
-      // The live set travels in argv, so it is the custodian's from its first instruction.
-      args: ["-c", CUSTODIAN_SCRIPT, "custodian", ...[...live].map(String)],
-      stdin: "piped",
-      stdout: "null",
-      stderr: "null",
-      cwd: "/",
-      clearEnv: true,
-      detached: true,
-    }).spawn();
+    spawned = spawnCustodian();
   } catch {
     return null; // No sh, or no permission to run it: the in-process paths remain.
   }
+  const { child, underSetpriv } = spawned;
   custodians.add(child.pid);
   // It must never keep the harness alive, nor count as its work.
   child.unref();
@@ -117,15 +158,41 @@ function startCustodian(): Custodian | null {
         if (custodian === started) custodian = undefined;
       });
     },
+    end() {
+      try {
+        child.kill("SIGKILL");
+      } catch {
+        // It exited already.
+      }
+    },
   };
   // Killed from outside while this process lives: another takes its place.
-  child.status.then(() => {
+  child.status.then((status) => {
     custodians.delete(child.pid);
+    // A setpriv that cannot start it (too old for --pdeathsig) exits with a
+    // status of its own; the script itself only ever exits with 0.
+    if (underSetpriv && status.code !== 0 && status.signal === null) setpriv = false;
     if (custodian !== started) return;
     custodian = undefined;
     if (live.size > 0) custodian = startCustodian();
   }, () => {});
   return started;
+}
+
+// A stopped custodian would sleep through the harness's end: it is replaced,
+// and one found missing is started.
+function checkCustodian(): void {
+  const current = custodian;
+  if (current === null) return;
+  if (current === undefined) {
+    if (live.size > 0) custodian = startCustodian();
+    return;
+  }
+  const proc = readProc(current.pid);
+  if (proc === undefined || !stopped(proc.state)) return;
+  custodian = undefined;
+  current.end();
+  if (live.size > 0) custodian = startCustodian();
 }
 
 // Tells the custodian of a change; starting one tells it the whole live set.
@@ -207,10 +274,14 @@ function update(): void {
   if (wanted === installed) return;
   installed = wanted;
   if (wanted) {
+    checker = setInterval(checkCustodian, CUSTODIAN_CHECK_MS);
+    Deno.unrefTimer(checker);
     globalThis.addEventListener("unload", onUnload);
     globalThis.addEventListener("error", onFatal);
     globalThis.addEventListener("unhandledrejection", onFatal);
   } else {
+    clearInterval(checker);
+    checker = undefined;
     globalThis.removeEventListener("unload", onUnload);
     globalThis.removeEventListener("error", onFatal);
     globalThis.removeEventListener("unhandledrejection", onFatal);
