@@ -111,12 +111,14 @@ export class Custody {
 
   /**
    * Records the server's process tree now, unless its exit was seen: a
-   * bounded step at once, then the whole tree from a scan.
+   * bounded step at once and, when that did not reach every member, the
+   * whole tree from a scan.
    */
   snapshot(): void {
     const tree = this.#tree;
     if (tree === undefined || this.#exitSeen) return;
-    tree.step(4 * TREE_READS_PER_TICK, true);
+    const budget = 4 * TREE_READS_PER_TICK;
+    if (tree.step(budget, true) < budget) return;
     scan().then((look) => look === undefined ? undefined : tree.collect(look)).catch(() => {});
   }
 
