@@ -18,9 +18,9 @@
 // stays in sight, and the drain says "unknown" when it cannot be placed.
 
 import type { Drain, GroupSignal } from "../thread/outcomes.ts";
-import { drainGroup, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
+import { drainGroup, placed, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
 import { ProcessTree, TREE_READS_PER_TICK, watchTree } from "./process_tree.ts";
-import { scan, scanNow, uptimeTicks } from "./proc.ts";
+import { scanNow, uptimeTicks } from "./proc.ts";
 import { holdSubreaper, releaseSubreaper, subreaperSince } from "./subreaper.ts";
 import * as guard from "./exit_guard.ts";
 
@@ -117,9 +117,9 @@ export class Custody {
   snapshot(): void {
     const tree = this.#tree;
     if (tree === undefined || this.#exitSeen) return;
-    const budget = 4 * TREE_READS_PER_TICK;
-    if (tree.step(budget, true) < budget) return;
-    scan().then((look) => look === undefined ? undefined : tree.collect(look)).catch(() => {});
+    if (tree.step(TREE_READS_PER_TICK, true) < TREE_READS_PER_TICK) return;
+    const pid = this.#pid ?? -1;
+    placed(pid, !this.#exitSeen, tree).catch(() => {});
   }
 
   /**
@@ -132,10 +132,9 @@ export class Custody {
     if (pid !== this.#pid || this.#exitSeen) return;
     const tree = this.#tree;
     this.#signals = this.#signals.then(async () => {
-      const look = tree === undefined ? undefined : await scan();
-      const placed = look === undefined ? [] : tree?.collect(look) ?? [];
+      const found = tree === undefined ? undefined : await placed(pid, !this.#exitSeen, tree);
       if (!this.#exitSeen) signalGroup(pid, signal);
-      await signalEach(placed.filter((proc) => proc.pgid !== pid), signal);
+      await signalEach((found?.live ?? []).filter((proc) => proc.pgid !== pid), signal);
     }).catch(() => {
       // Nothing here throws; a rejection left unhandled would end the harness.
     });

@@ -18,10 +18,21 @@
 // What a look costs: the walk visits a few members per tick
 // (TREE_READS_PER_TICK files for every tree together, `watchTree`), so a
 // server that keeps thousands of idle children costs the main thread a
-// bounded share of a core; the exact answers (before a signal, in a drain)
-// come from a whole scan of `/proc` read in slices (`proc.ts`, `collect`).
+// bounded share of a core. The exact answers (before a signal, in a drain)
+// come from a sweep down from every process that can be placed on its own
+// (`sweep`), read in slices; without the subreaper an orphan may be init's
+// child, so they come from a scan of every process instead (`collect`),
+// whose listing of `/proc` is one turn's work (10 to 30 ms with 4,000
+// processes on the machine).
 
-import { type Proc, readChildren, readProc, type Scan } from "./proc.ts";
+import {
+  nextTurn,
+  type Proc,
+  PROC_READS_PER_SLICE,
+  readChildren,
+  readProc,
+  type Scan,
+} from "./proc.ts";
 
 /** How often every live server's process tree is walked, in milliseconds: 250. */
 export const TREE_SNAPSHOT_MS = 250;
@@ -43,6 +54,9 @@ export type TreeOptions = {
 };
 
 type Member = { start: number; pgid: number };
+
+/** What a sweep found: the live processes placed as the server's, and placed zombies to reap. */
+export type Sweep = { live: Proc[]; zombies: number[] };
 
 let readable: boolean | undefined;
 
@@ -211,20 +225,103 @@ export class ProcessTree {
     return [...ours.values()];
   }
 
-  /** Whether `proc`, as a scan shows it, is this server's descendant as far as the tree knows. */
-  places(proc: Proc, scan: Scan): boolean {
+  /**
+   * Every live process placed as this server's, found by walking down from
+   * what can be placed on its own (the root, every member, and this
+   * process's children in the root's group or session) without listing
+   * `/proc`, a slice of files per turn; with the placed zombies among this
+   * process's children. Complete only while this process is the subreaper:
+   * then every descendant of the server is below the root or below one of
+   * this process's children. Undefined where `/proc` cannot be read.
+   */
+  async sweep(rootAlive: boolean): Promise<Sweep | undefined> {
+    const self = readProc(Deno.pid);
+    const main = self === undefined ? undefined : readChildren({ ...self, threads: 1 });
+    if (main === undefined || this.#blind) return undefined;
+    const recycled = this.#recycled();
+    const live = new Map<number, Proc>();
+    const zombies: number[] = [];
+    const queue: { pid: number; parent?: Proc }[] = [];
+    for (const pid of main) queue.push({ pid });
+    for (const pid of this.#members.keys()) queue.push({ pid });
+    if (rootAlive) queue.push({ pid: this.root });
+    const seen = new Set<number>();
+    let reads = 0;
+    for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+      const { pid, parent } = next;
+      if (seen.has(pid)) continue;
+      seen.add(pid);
+      if (reads >= PROC_READS_PER_SLICE) {
+        reads = 0;
+        await nextTurn();
+      }
+      const proc = readProc(pid);
+      reads++;
+      const member = this.#members.get(pid);
+      if (member !== undefined && proc?.start !== member.start) this.#forget(pid);
+      if (proc === undefined) continue;
+      const placed = pid === this.root
+        ? proc.start === this.#rootStart
+        : parent === undefined
+        ? this.#placedAlone(proc, recycled)
+        : proc.ppid === parent.pid && proc.start >= parent.start;
+      if (!placed) continue;
+      if (proc.state === "Z") {
+        if (proc.ppid === Deno.pid && pid !== this.root) zombies.push(pid);
+        continue;
+      }
+      if (pid !== this.root) live.set(pid, proc);
+      const children = readChildren(proc);
+      reads += proc.threads === 1 ? 1 : 1 + proc.threads;
+      if (children === undefined) {
+        const again = readProc(pid);
+        if (again !== undefined && again.state !== "Z") this.#blind = true;
+        continue;
+      }
+      for (const child of children) if (!seen.has(child)) queue.push({ pid: child, parent: proc });
+    }
+    if (this.#blind) return undefined;
+    for (const proc of live.values()) {
+      if (!this.#members.has(proc.pid)) this.#add(proc);
+      else this.#place(proc.pid, proc);
+    }
+    return { live: [...live.values()], zombies };
+  }
+
+  /** Whether a sweep finds every descendant: the subreaper held from before the spawn, `/proc` readable. */
+  get sweepable(): boolean {
+    return this.#options.subreaped && !this.#blind;
+  }
+
+  /** Whether `proc` is this server's descendant as far as the tree knows, alone. */
+  places(proc: Proc): boolean {
+    return this.#placedAlone(proc, undefined);
+  }
+
+  #placedAlone(proc: Proc, recycled: boolean | undefined): boolean {
     if (this.#members.get(proc.pid)?.start === proc.start) return true;
     if (proc.pgid !== this.root && proc.sid !== this.root) return false;
-    const root = scan.get(this.root);
-    return root === undefined || root.start === this.#rootStart;
+    return !(recycled ?? this.#recycled());
+  }
+
+  /**
+   * Whether the root's pid names another process now. While a member of its
+   * group or session lives, the root's pid is not given to another process;
+   * once it was, both are empty, and a group or session of that id is not
+   * the server's.
+   */
+  #recycled(): boolean {
+    const root = readProc(this.root);
+    return root !== undefined && root.start !== this.#rootStart;
   }
 
   /** Zombie children of this process that the scan shows as this server's: safe to reap. */
   zombies(scan: Scan): number[] {
+    const recycled = this.#recycled();
     const found: number[] = [];
     for (const proc of scan.values()) {
       if (proc.state === "Z" && proc.ppid === Deno.pid && proc.pid !== this.root) {
-        if (this.places(proc, scan)) found.push(proc.pid);
+        if (this.#placedAlone(proc, recycled)) found.push(proc.pid);
       }
     }
     return found;
@@ -239,21 +336,22 @@ export class ProcessTree {
    * is signalled, because none can be told from the harness's own. Only the
    * main thread's children are candidates: the kernel hands an orphan to the
    * first live thread of its subreaper, the main thread, while the workers'
-   * threads are the parents of the servers they spawn.
+   * threads are the parents of the servers they spawn. Undefined where this
+   * process's children cannot be read.
    */
-  suspects(scan: Scan): number[] {
-    const self = scan.get(Deno.pid);
+  suspects(): number[] | undefined {
+    const self = readProc(Deno.pid);
     const main = self === undefined ? undefined : readChildren({ ...self, threads: 1 });
-    if (self === undefined || main === undefined) return [-1];
+    if (self === undefined || main === undefined) return undefined;
     const library = new Set(this.#options.library());
     const bornAfter = this.#rootStart ?? this.#options.bornAfter ?? 0;
     const found: number[] = [];
     for (const pid of main) {
-      const proc = scan.get(pid) ?? readProc(pid);
+      const proc = readProc(pid);
       if (proc === undefined || proc.state === "Z" || proc.start < bornAfter) continue;
       if (proc.sid === self.sid || library.has(proc.pid)) continue;
       if (proc.sid !== this.root && library.has(proc.sid)) continue;
-      if ([...trees].some((tree) => tree.places(proc, scan))) continue;
+      if ([...trees].some((tree) => tree.places(proc))) continue;
       found.push(pid);
     }
     return found;
@@ -264,9 +362,9 @@ export class ProcessTree {
    * descendant that left could have been seen (the subreaper held from
    * before the spawn, `/proc` readable throughout) and none is unplaced.
    */
-  verdict(scan: Scan): true | "unknown" {
+  verdict(): true | "unknown" {
     if (this.#blind || !this.#options.subreaped) return "unknown";
-    return this.suspects(scan).length === 0 ? true : "unknown";
+    return this.suspects()?.length === 0 ? true : "unknown";
   }
 
   /** Stops following the tree: members known to have died are forgotten; the rest stay guarded. */
