@@ -13,15 +13,16 @@
 // the tree is walked while the server lives and read whole before every
 // signal; a descendant that left the group gets the group's signals itself,
 // is part of the drain check, and is guarded at the harness's exit like a
-// server. While a server is in custody this process is the subreaper of its
-// orphans (`subreaper.ts`), so that a descendant that leaves before any look
-// stays in sight, and the drain says "unknown" when it cannot be placed.
+// server. From the first server in custody on, this process is the subreaper
+// of its orphans (`subreaper.ts`), so that a descendant that leaves before
+// any look stays in sight, and the drain says "unknown" when it cannot be
+// placed.
 
 import type { Drain, GroupSignal } from "../thread/outcomes.ts";
 import { drainGroup, placed, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
 import { ProcessTree, TREE_READS_PER_TICK, watchTree } from "./process_tree.ts";
 import { scanNow, uptimeTicks } from "./proc.ts";
-import { holdSubreaper, releaseSubreaper, subreaperSince } from "./subreaper.ts";
+import { ensureSubreaper } from "./subreaper.ts";
 import * as guard from "./exit_guard.ts";
 
 const guarded = { left: guard.track, gone: guard.untrack };
@@ -37,10 +38,9 @@ export class Custody {
   #holding = false;
   #tree: ProcessTree | undefined;
   #unwatch: (() => void) | undefined;
-  /** Held from the first hold (before any spawn) to the end. */
-  #subreaper = false;
-  /** Whether the subreaper was held from before the spawn (then a drain may prove). */
+  /** Whether this process was the subreaper from before the spawn (then a drain may prove). */
   #subreapedBeforeSpawn = false;
+  /** Clock ticks since boot at the first hold: no descendant of the server is older. */
   #heldAt: number | undefined;
   /** Signals in the order the worker asked for them. */
   #signals: Promise<void> = Promise.resolve();
@@ -60,7 +60,11 @@ export class Custody {
     if (this.#holding) return;
     this.#holding = true;
     guard.hold();
-    this.#holdSubreaper(this.#pid === undefined || this.#exitSeen);
+    if (this.#heldAt === undefined && this.#pid === undefined) {
+      this.#heldAt = uptimeTicks();
+      // Set before the worker is told to spawn: every orphan of the server comes here.
+      this.#subreapedBeforeSpawn = ensureSubreaper();
+    }
   }
 
   /** Ends the {@linkcode hold}. */
@@ -70,16 +74,6 @@ export class Custody {
     guard.release();
   }
 
-  /** Holds the subreaper until the end; `beforeSpawn`: no server of this custody runs yet. */
-  #holdSubreaper(beforeSpawn: boolean): void {
-    if (this.#subreaper) return;
-    this.#subreaper = true;
-    this.#heldAt = uptimeTicks();
-    holdSubreaper();
-    // Set before the worker is told to spawn: every orphan of the server comes here.
-    this.#subreapedBeforeSpawn = beforeSpawn && subreaperSince() !== undefined;
-  }
-
   /**
    * The worker spawned the server: its group is guarded from now on. A
    * second spawn (a server started once more after it exited on the era
@@ -87,14 +81,15 @@ export class Custody {
    */
   spawned(pid: number): void {
     if (this.#pid !== undefined && !this.#exitSeen) return;
-    this.#holdSubreaper(false);
+    // Spawned without a hold first: its orphans before now may be init's.
+    if (!ensureSubreaper()) this.#subreapedBeforeSpawn = false;
     this.#unwatch?.();
     this.#tree?.end();
     this.#pid = pid;
     this.#exitSeen = false;
     guard.track(pid);
     const tree = new ProcessTree(pid, guarded, {
-      subreaped: this.#subreapedBeforeSpawn && subreaperSince() !== undefined,
+      subreaped: this.#subreapedBeforeSpawn,
       bornAfter: this.#heldAt,
       library,
     });
@@ -175,9 +170,5 @@ export class Custody {
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.release();
-    if (this.#subreaper) {
-      this.#subreaper = false;
-      releaseSubreaper();
-    }
   }
 }

@@ -14,6 +14,14 @@ import { reap } from "./subreaper.ts";
 /** Pause between two looks at a group being drained, in milliseconds. */
 export const DRAIN_POLL_MS = 10;
 
+/**
+ * How long a drain with nothing placed left keeps looking at children of
+ * this process it cannot place, before it says "unknown", in milliseconds:
+ * another copy of this library in the process (another thread's modules)
+ * may be draining its own.
+ */
+export const SUSPECT_GRACE_MS = 500;
+
 /** Signals the process group led by `pid`; false when it could not. */
 export function signalGroup(pid: number, signal: GroupSignal): boolean {
   if (!Number.isSafeInteger(pid) || pid <= 1) return false;
@@ -119,12 +127,21 @@ export async function drainGroup(
   tree?: ProcessTree,
 ): Promise<Drain> {
   const until = performance.now() + deadlineMs;
+  let graceUntil: number | undefined;
   for (;;) {
     const found = await placed(pgid, false, tree);
     if (found === undefined) return "unknown";
     await reapEach(found.zombies);
-    if (found.live.length === 0) return tree?.verdict() ?? true;
     const left = until - performance.now();
+    if (found.live.length === 0) {
+      const verdict = tree?.verdict() ?? true;
+      if (verdict !== "suspects") return verdict;
+      // Another copy of this library may be draining them: look again, briefly.
+      graceUntil ??= performance.now() + Math.min(SUSPECT_GRACE_MS, Math.max(0, left));
+      if (performance.now() >= graceUntil) return "unknown";
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+      continue;
+    }
     if (left <= 0) return false;
     if (found.live.some((proc) => proc.pgid === pgid)) signalGroup(pgid, "SIGKILL");
     await signalEach(found.live.filter((proc) => proc.pgid !== pgid), "SIGKILL");

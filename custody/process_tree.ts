@@ -74,6 +74,18 @@ export function treeReadable(): boolean {
   return readable;
 }
 
+/**
+ * Whether `pid` is a live child of one of this process's threads other than
+ * the main thread: one Deno spawned (the kernel gives orphans to the main
+ * thread), such as another copy of this library's server, and no server's
+ * descendant. A process in its session is not a descendant of this server.
+ */
+function spawnedByDeno(pid: number, mainChildren: ReadonlySet<number>): boolean {
+  const proc = readProc(pid);
+  return proc !== undefined && proc.state !== "Z" && proc.ppid === Deno.pid &&
+    !mainChildren.has(pid);
+}
+
 /** Every tree not yet ended, so that a drain can tell another server's descendant from a stranger. */
 const trees = new Set<ProcessTree>();
 
@@ -346,12 +358,14 @@ export class ProcessTree {
     const library = new Set(this.#options.library());
     const bornAfter = this.#rootStart ?? this.#options.bornAfter ?? 0;
     const found: number[] = [];
+    const mainChildren = new Set(main);
     for (const pid of main) {
       const proc = readProc(pid);
       if (proc === undefined || proc.state === "Z" || proc.start < bornAfter) continue;
       if (proc.sid === self.sid || library.has(proc.pid)) continue;
       if (proc.sid !== this.root && library.has(proc.sid)) continue;
       if ([...trees].some((tree) => tree.places(proc))) continue;
+      if (proc.sid !== proc.pid && spawnedByDeno(proc.sid, mainChildren)) continue;
       found.push(pid);
     }
     return found;
@@ -359,12 +373,15 @@ export class ProcessTree {
 
   /**
    * What a drain may claim once nothing placed lives: true only when every
-   * descendant that left could have been seen (the subreaper held from
-   * before the spawn, `/proc` readable throughout) and none is unplaced.
+   * descendant that left could have been seen (the subreaper set from
+   * before the spawn, `/proc` readable throughout) and none is unplaced;
+   * `"suspects"` when only unplaced children of this process stand in the way.
    */
-  verdict(): true | "unknown" {
+  verdict(): true | "unknown" | "suspects" {
     if (this.#blind || !this.#options.subreaped) return "unknown";
-    return this.suspects()?.length === 0 ? true : "unknown";
+    const suspects = this.suspects();
+    if (suspects === undefined) return "unknown";
+    return suspects.length === 0 ? true : "suspects";
   }
 
   /** Stops following the tree: members known to have died are forgotten; the rest stay guarded. */

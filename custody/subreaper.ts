@@ -1,5 +1,5 @@
-// This process as the reaper of its orphaned descendants, while it holds a
-// server in custody (Linux `PR_SET_CHILD_SUBREAPER`, through FFI).
+// This process as the reaper of its orphaned descendants, from the first
+// server in custody on (Linux `PR_SET_CHILD_SUBREAPER`, through FFI).
 //
 // Why: a server's descendant that calls `setsid` leaves its session, and once
 // its parent exits the kernel hands it to the nearest ancestor marked as a
@@ -14,15 +14,17 @@
 // the servers' subreaper without spawning them.
 //
 // What it costs: the flag is the process's, so orphans of the harness's own
-// children come here too while it is set. Their zombies stay until the
+// children come here too once it is set. Their zombies stay until the
 // harness ends, unless custody can tell they are a server's (then it reaps
 // them, `reap`); it never waits for a pid it cannot place, because that
 // could take the exit status of a child Deno itself waits for. The flag is
-// set while any server is in custody and cleared after. FFI needs
-// `--allow-ffi`, which reading `/proc` already implies (Deno asks for every
-// permission for that); without it, nothing is set and custody proves nothing.
-
-import { uptimeTicks } from "./proc.ts";
+// set before the first server is spawned and never cleared: every copy of
+// this library in the process (each test file of `deno test --parallel`
+// runs on a thread of its own, with modules of its own) relies on it from
+// the moment it saw it set, and one clearing it would make another's
+// evidence claim more than it checked. FFI needs `--allow-ffi`, which reading
+// `/proc` already implies (Deno asks for every permission for that); without
+// it, nothing is set and custody proves nothing.
 
 const PR_SET_CHILD_SUBREAPER = 36;
 const WNOHANG = 1;
@@ -33,8 +35,7 @@ type Libc = {
 };
 
 let libc: Libc | null | undefined;
-let holders = 0;
-let since: number | undefined;
+let set = false;
 
 function open(): Libc | null {
   if (libc !== undefined) return libc;
@@ -61,42 +62,25 @@ function open(): Libc | null {
   return libc;
 }
 
-function set(on: boolean): boolean {
+function enable(): boolean {
   const library = open();
   if (library === null) return false;
   try {
-    return library.prctl(PR_SET_CHILD_SUBREAPER, on ? 1n : 0n, 0n, 0n, 0n) === 0;
+    return library.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
   } catch {
     return false;
   }
 }
 
 /**
- * Holds the flag set; the first holder sets it. A server spawned after this
- * returned, while it is held, cannot lose a descendant to init.
+ * Sets the flag, once for the process (it is never cleared); returns
+ * whether it is set. A server spawned after this returned true cannot lose a
+ * descendant to init.
  */
-export function holdSubreaper(): void {
-  holders++;
-  if (holders !== 1 || since !== undefined) return;
-  const now = uptimeTicks();
-  if (now !== undefined && set(true)) since = now;
-}
-
-/** Ends one {@linkcode holdSubreaper}; the last clears the flag. */
-export function releaseSubreaper(): void {
-  if (holders === 0) return;
-  holders--;
-  if (holders > 0 || since === undefined) return;
-  set(false);
-  since = undefined;
-}
-
-/**
- * Since when (clock ticks since boot, as `/proc` counts a start) the flag has
- * been set without a break; undefined while it is not set.
- */
-export function subreaperSince(): number | undefined {
-  return since;
+export function ensureSubreaper(): boolean {
+  if (set) return true;
+  set = enable();
+  return set;
 }
 
 /**
