@@ -45,7 +45,7 @@ export type TreeListener = { left(pid: number): void; gone(pid: number): void };
 
 /** What a tree is told when it is made. */
 export type TreeOptions = {
-  /** Whether this process was the subreaper, without a break, from before the server's spawn. */
+  /** Whether this process was the subreaper from before the server's spawn (it stays one). */
   subreaped: boolean;
   /** Clock ticks since boot before which no descendant was born, where the root's own start is gone. */
   bornAfter?: number | undefined;
@@ -300,7 +300,7 @@ export class ProcessTree {
     return { live: [...live.values()], zombies };
   }
 
-  /** Whether a sweep finds every descendant: the subreaper held from before the spawn, `/proc` readable. */
+  /** Whether a sweep finds every descendant: the subreaper set from before the spawn, `/proc` readable. */
   get sweepable(): boolean {
     return this.#options.subreaped && !this.#blind;
   }
