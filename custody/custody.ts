@@ -107,7 +107,7 @@ export class Custody {
   /**
    * Records the server's process tree now, unless its exit was seen: a
    * bounded step at once and, when that did not reach every member, the
-   * whole tree from a scan.
+   * whole tree in slices (`placed`).
    */
   snapshot(): void {
     const tree = this.#tree;
