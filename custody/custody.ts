@@ -8,19 +8,28 @@
 // only on the main thread. The worker reports the pid at once and the exit
 // as soon as it is seen; no signal is sent to a pid after its exit was seen,
 // because pids are recycled.
-
 //
 // Custody follows the process tree, not only the group (`process_tree.ts`):
-// the tree is snapshotted while the server lives and before every signal, and
-// a descendant that left the group gets the group's signals itself, is part
-// of the drain check, and is guarded at the harness's exit like a server.
+// the tree is walked while the server lives and read whole before every
+// signal; a descendant that left the group gets the group's signals itself,
+// is part of the drain check, and is guarded at the harness's exit like a
+// server. From the first server in custody on, this process is the subreaper
+// of its orphans (`subreaper.ts`), so that a descendant that leaves before
+// any look stays in sight, and the drain says "unknown" when it cannot be
+// placed.
 
 import type { Drain, GroupSignal } from "../thread/evidence.ts";
-import { drainGroup, signalGroup } from "./process_group.ts";
-import { ProcessTree, watchTree } from "./process_tree.ts";
+import { drainGroup, placed, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
+import { ProcessTree, TREE_READS_PER_TICK, watchTree } from "./process_tree.ts";
+import { scanNow, uptimeTicks } from "./proc.ts";
+import { ensureSubreaper } from "./subreaper.ts";
 import * as guard from "./exit_guard.ts";
 
 const guarded = { left: guard.track, gone: guard.untrack };
+
+function library(): number[] {
+  return [...guard.guardedPids(), ...guard.custodianPids()];
+}
 
 /** What the main thread knows of one server's process, and does to it. */
 export class Custody {
@@ -29,6 +38,12 @@ export class Custody {
   #holding = false;
   #tree: ProcessTree | undefined;
   #unwatch: (() => void) | undefined;
+  /** Whether this process was the subreaper from before the spawn (then a drain may prove). */
+  #subreapedBeforeSpawn = false;
+  /** Clock ticks since boot at the first hold: no descendant of the server is older. */
+  #heldAt: number | undefined;
+  /** Signals in the order the worker asked for them. */
+  #signals: Promise<void> = Promise.resolve();
 
   /** The server's pid once spawned. */
   get pid(): number | undefined {
@@ -45,6 +60,11 @@ export class Custody {
     if (this.#holding) return;
     this.#holding = true;
     guard.hold();
+    if (this.#heldAt === undefined && this.#pid === undefined) {
+      this.#heldAt = uptimeTicks();
+      // Set before the worker is told to spawn: every orphan of the server comes here.
+      this.#subreapedBeforeSpawn = ensureSubreaper();
+    }
   }
 
   /** Ends the {@linkcode hold}. */
@@ -61,10 +81,18 @@ export class Custody {
    */
   spawned(pid: number): void {
     if (this.#pid !== undefined && !this.#exitSeen) return;
+    // Spawned without a hold first: its orphans before now may be init's.
+    if (!ensureSubreaper()) this.#subreapedBeforeSpawn = false;
+    this.#unwatch?.();
+    this.#tree?.end();
     this.#pid = pid;
     this.#exitSeen = false;
     guard.track(pid);
-    const tree = new ProcessTree(pid, guarded);
+    const tree = new ProcessTree(pid, guarded, {
+      subreaped: this.#subreapedBeforeSpawn,
+      bornAfter: this.#heldAt,
+      library,
+    });
     this.#tree = tree;
     this.#unwatch = watchTree(tree, () => !this.#exitSeen);
   }
@@ -76,27 +104,44 @@ export class Custody {
     guard.untrack(pid);
   }
 
-  /** Records the server's process tree now, unless its exit was seen. */
-  snapshot(): void {
-    if (!this.#exitSeen) this.#tree?.snapshot(true);
-  }
-
   /**
-   * Signals the group for the worker's escalation, unless the exit was seen;
-   * whether the group was signalled.
+   * Records the server's process tree now, unless its exit was seen: a
+   * bounded step at once and, when that did not reach every member, the
+   * whole tree in slices (`placed`).
    */
-  signal(pid: number, signal: GroupSignal): boolean {
-    if (pid !== this.#pid || this.#exitSeen) return false;
-    this.#tree?.snapshot(true);
-    const sent = signalGroup(pid, signal);
-    this.#tree?.signalEscaped(signal);
-    return sent;
+  snapshot(): void {
+    const tree = this.#tree;
+    if (tree === undefined || this.#exitSeen) return;
+    if (tree.step(TREE_READS_PER_TICK, true) < TREE_READS_PER_TICK) return;
+    const pid = this.#pid ?? -1;
+    placed(pid, !this.#exitSeen, tree).catch(() => {});
   }
 
   /**
-   * The drain check after the exit: the group and every descendant that left
-   * it; `"unknown"` for any other pid, before the exit, or where the tree
-   * could not be followed.
+   * Signals the group for the worker's escalation, unless the exit was seen,
+   * and every other process the tree places as the server's; the whole tree
+   * is read first, so that no descendant is lost to a parent the signal
+   * kills. Signals are sent in the order they were asked for; resolves,
+   * once they were, to whether the group was signalled.
+   */
+  signal(pid: number, signal: GroupSignal): Promise<boolean> {
+    if (pid !== this.#pid || this.#exitSeen) return Promise.resolve(false);
+    const tree = this.#tree;
+    let sent = false;
+    this.#signals = this.#signals.then(async () => {
+      const found = tree === undefined ? undefined : await placed(pid, !this.#exitSeen, tree);
+      if (!this.#exitSeen) sent = signalGroup(pid, signal);
+      await signalEach((found?.live ?? []).filter((proc) => proc.pgid !== pid), signal);
+    }).catch(() => {
+      // Nothing here throws; a rejection left unhandled would end the harness.
+    });
+    return this.#signals.then(() => sent);
+  }
+
+  /**
+   * The drain check after the exit: the group, the session and every
+   * descendant the tree places; `"unknown"` for any other pid, before the
+   * exit, or where the tree could not prove that none is left.
    */
   drain(pid: number, deadlineMs: number): Promise<Drain> {
     if (pid !== this.#pid || !this.#exitSeen) return Promise.resolve("unknown");
@@ -106,14 +151,16 @@ export class Custody {
   /**
    * The worker was lost: a server whose exit was not seen has its group
    * killed (terminating a worker drops its child but not the child's
-   * descendants). Returns whether the process was already confirmed gone.
+   * descendants), and what the tree places with it, from one look now.
+   * Returns whether the process was already confirmed gone.
    */
   abandon(): boolean {
     const pid = this.#pid;
     if (pid === undefined || this.#exitSeen) return true;
-    this.#tree?.snapshot(true);
+    const look = scanNow();
+    const placed = look === undefined ? [] : this.#tree?.collect(look) ?? [];
     signalGroup(pid, "SIGKILL");
-    this.#tree?.signalEscaped("SIGKILL");
+    for (const proc of placed) if (proc.pgid !== pid) signalIfSame(proc, "SIGKILL");
     guard.untrack(pid);
     return false;
   }
@@ -122,7 +169,7 @@ export class Custody {
   end(): void {
     if (this.#pid !== undefined && this.#exitSeen) guard.untrack(this.#pid);
     // Descendants still alive stay guarded until the harness ends.
-    this.#tree?.alive();
+    this.#tree?.end();
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.release();

@@ -51,8 +51,10 @@ export type RetirementEvidence =
     /** The signal that ended it, if any. */
     signal: string | null;
     /**
-     * Whether no member of its process group remained (zombies aside);
-     * `"unknown"` where that cannot be checked.
+     * Whether nothing of the server remained (zombies aside): no member of
+     * its process group, none of its session, no descendant its tree placed;
+     * `"unknown"` where that cannot be proven (no `/proc`, or an orphan the
+     * harness adopted that it cannot place), never `true` on a guess.
      */
     drained: boolean | "unknown";
     /** The last step taken before the exit was seen. */
