@@ -13,6 +13,20 @@ import { SANDBOXES_PER_CPU } from "./limits.ts";
 export const DEFAULT_MAX_SANDBOXES: number = SANDBOXES_PER_CPU *
   Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
 
+/**
+ * The most sandboxes a harness keeps started ahead by default: as many as it
+ * runs at once ({@linkcode DEFAULT_MAX_SANDBOXES}). One waits while programs
+ * come one at a time; programs back to back or at once raise how many wait,
+ * up to this (each waiting sandbox holds about 50 MB).
+ */
+export const DEFAULT_WARM_SANDBOXES: number = DEFAULT_MAX_SANDBOXES;
+
+/**
+ * How long without a run before a harness keeps one sandbox started ahead
+ * again instead of what its last burst of runs needed, in milliseconds: 60 s.
+ */
+export const POOL_IDLE_MS = 60_000;
+
 /** What waiting for a slot came to: a release function, or why there is none. */
 export type SlotGrant =
   | { kind: "granted"; release: () => void }

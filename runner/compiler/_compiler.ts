@@ -11,8 +11,9 @@
  * ES libraries; `lib.webworker.d.ts`, 770 KiB, is parsed once and carved
  * without a second parse, and the process is ready about 0.4 s later than
  * with the ES libraries alone, measured under load), and
- * build-root files are reused while their text is unchanged, so a check
- * parses only what changed, usually the program alone. A new program and
+ * build-root files are reused while their text is unchanged, whether or not
+ * the checks between sent them, so a check parses only what changed, usually
+ * the program alone. A new program and
  * type checker are still built for every check (about 3 ms with the
  * libraries' globals), and checking `cap.ts` and one generated module in
  * full cost about 6 ms more per check; their verdicts are therefore kept
@@ -85,7 +86,8 @@ export class ClosedWorldCompiler {
   readonly #libs: ReadonlyMap<string, ts.SourceFile>;
   readonly #ids = new WeakMap<ts.SourceFile, number>();
   #nextId = 0;
-  #root = new Map<string, ts.SourceFile>();
+  /** Every build-root file parsed, by path, as last sent (the host sends a fixed set). */
+  readonly #parsed = new Map<string, ts.SourceFile>();
   /** The dependencies (by id) whose verdicts {@linkcode #verdicts} holds. */
   #world = "";
   #verdicts = new Map<ts.SourceFile, readonly ts.Diagnostic[]>();
@@ -109,10 +111,13 @@ export class ClosedWorldCompiler {
     const root = new Map<string, ts.SourceFile>();
     for (const [relative, text] of files) {
       const path = `${VIRTUAL_ROOT}${relative}`;
-      const previous = this.#root.get(path);
-      root.set(path, previous?.text === text ? previous : this.#parse(path, text));
+      const previous = this.#parsed.get(path);
+      const file = previous?.text === text ? previous : this.#parse(path, text);
+      // Kept while absent from a check too: a program sends only the modules
+      // it imports, and the next that imports one finds it parsed.
+      this.#parsed.set(path, file);
+      root.set(path, file);
     }
-    this.#root = root;
     const trace: HostTrace = { programImported: false };
     const program = ts.createProgram({
       rootNames: [PROGRAM_PATH],

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { ok } from "../../codec/result.ts";
 import type { RunModule } from "../../runner/run.ts";
 import { Runner } from "../../runner/runner.ts";
+import { DEFAULT_WARM_SANDBOXES } from "../../runner/slots.ts";
 import { rssMb, sandboxDirs, sandboxProcesses } from "./_children.ts";
 
 const ECHO: RunModule = {
@@ -58,7 +59,8 @@ Deno.test("two hundred programs in sequence and twenty at once: right, flat, not
       reports.forEach((report, index) => {
         assert.deepEqual(report.outcome, { kind: "returned", value: 1001 + index });
       });
-      assert.equal(sandboxProcesses(tempDir).length, 1);
+      // What lives after is the pool of sandboxes started ahead, and no more.
+      assert.ok(sandboxProcesses(tempDir).length <= DEFAULT_WARM_SANDBOXES);
     });
     assert.equal(runner.stats().checker.replaced, 0);
   } finally {
