@@ -37,6 +37,12 @@ export {
   MAX_NOTE_CHARS,
   MAX_SURFACE_DESCRIPTION_CHARS,
 } from "./codegen/text.ts";
+// The surface.
+export {
+  DEFAULT_SURFACE_BUDGET_BYTES,
+  MAX_SERVER_NOTE_CHARS,
+  MIN_SURFACE_BUDGET_BYTES,
+} from "./harness/harness.ts";
 // A code-mode run.
 export {
   CHECKER_START_TIMEOUT_MS,

@@ -43,6 +43,7 @@ export {
   type BootFailure,
   type BootOptions,
   type CallDenial,
+  type DescribeDenial,
   type Harness,
   type ServerReport,
 } from "./harness/harness.ts";

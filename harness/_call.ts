@@ -79,9 +79,12 @@ export function routeCalls(
   };
 }
 
-// A tool is named by its wire name or its function's identifier; the two
-// never disagree, since generate() refuses a listing where they could.
-function resolveTool(
+/**
+ * The wire name of a tool named by its wire name or its function's
+ * identifier (the two never disagree, since generate() refuses a listing
+ * where they could), or why there is none.
+ */
+export function resolveTool(
   generated: Generated,
   server: string,
   tool: string,

@@ -19,12 +19,15 @@ import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
 import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
+import type { SearchOptions } from "../runner/discovery.ts";
 import { bootOne } from "./_boot_one.ts";
 import { routeCalls } from "./_call.ts";
-import { renderSurface } from "./_surface.ts";
+import { ToolIndex } from "./_discovery.ts";
+import { DEFAULT_SURFACE_BUDGET_BYTES, MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import type { BootOptions, Harness, ServerReport } from "./types.ts";
 
 export type * from "./types.ts";
+export * from "./budget.ts";
 
 /**
  * Boots every server of a catalog: publishes them all in a census before any
@@ -86,6 +89,20 @@ function checkBootOptions(options: BootOptions): void {
   }
   // Throws RangeError for a limit that is not a positive integer.
   if (options.maxSandboxes !== undefined) new SandboxSlots(options.maxSandboxes);
+  const warm = options.warmSandboxes;
+  if (warm !== undefined && (!Number.isSafeInteger(warm) || warm < 1)) {
+    throw new RangeError(`Cannot boot: warmSandboxes ${String(warm)} is not a positive integer`);
+  }
+  const budget = options.surfaceBudgetBytes;
+  if (
+    budget !== undefined &&
+    (!Number.isSafeInteger(budget) || budget < MIN_SURFACE_BUDGET_BYTES)
+  ) {
+    throw new RangeError(
+      `Cannot boot: surfaceBudgetBytes ${String(budget)} is not an integer of at least ` +
+        `${MIN_SURFACE_BUDGET_BYTES}`,
+    );
+  }
 }
 
 async function wire(
@@ -113,7 +130,17 @@ async function wire(
     reports.set(report.name, report);
     if (report.state === "ready") modules.set(report.name, report.generated);
   }
-  const surface = renderSurface(modules);
+  // The surface, the search and describe, all made from the reports. When a
+  // server's listing changes, its report is replaced and the index is built
+  // anew from the same map (`index = new ToolIndex(reports, budget)`): every
+  // reader below, a program's requests included, reads through `index`.
+  const budget = options.surfaceBudgetBytes ?? DEFAULT_SURFACE_BUDGET_BYTES;
+  // deno-lint-ignore prefer-const
+  let index = new ToolIndex(reports, budget);
+  const discovery = {
+    search: (query: string, searchOptions?: SearchOptions) => index.search(query, searchOptions),
+    describe: (server: string, tool: string) => index.describe(server, tool),
+  };
 
   const call = routeCalls(census, reports);
 
@@ -123,16 +150,22 @@ async function wire(
     call: (server, tool, args, callOptions) =>
       call(server, tool, args, callOptions?.signal ? { signal: callOptions.signal } : {}),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
+    ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     checker,
+    discovery,
   });
   if (options.prepareRunner) runner.prepare();
 
   return {
     census,
-    surface,
+    get surface() {
+      return index.surface;
+    },
     modules,
     reports,
     call,
+    search: discovery.search,
+    describe: discovery.describe,
     run: (source, runOptions = {}) => runner.run(source, runOptions),
     runnerStats: () => runner.stats(),
     retire: async (retireOptions) => {
