@@ -42,3 +42,9 @@ export const CHILD_STDERR_TAIL_CHARS = 8192;
 
 /** Sandboxes per CPU a harness runs at once by default: 2. */
 export const SANDBOXES_PER_CPU = 2;
+
+/**
+ * Sandboxes per CPU a harness may keep started ahead by default: 4, enough
+ * for eight programs at once on two CPUs to find each its sandbox ready.
+ */
+export const WARM_SANDBOXES_PER_CPU = 4;

@@ -324,6 +324,7 @@ export class Runner {
     // the check.
     const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
       run.tempDir === this.#tempDir;
+    this.#pool.enter();
     const pending: Promise<Sandbox | undefined> = fits
       ? this.#pool.take().then((taken) => {
         if (taken !== undefined) this.#warmRuns++;
@@ -381,10 +382,10 @@ export class Runner {
     } finally {
       if (sandbox === undefined) sandbox = await pending.catch(() => undefined);
       await sandbox?.dispose();
-      // The next sandboxes start once this one is gone, not while its program
-      // runs: a start is about 75 ms of CPU, which on a small machine the
-      // program's own run would otherwise share.
-      if (fits && !this.#retired) this.#pool.fill();
+      // The next sandboxes start once this one is gone and no run is in
+      // flight, not while programs run: a start is about 75 ms of CPU, which
+      // on a small machine the programs would otherwise share.
+      this.#pool.leave();
     }
   }
 

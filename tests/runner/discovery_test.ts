@@ -14,6 +14,7 @@ import {
   MAX_SEARCH_LIMIT,
   type ToolMatch,
 } from "../../runner/discovery.ts";
+import type { ToolMatch as ProgramMatch } from "../../runner/sandbox/tools.ts";
 
 const ECHO: RunModule = {
   segment: "echo",
@@ -134,4 +135,13 @@ Deno.test("a runner given no discovery refuses a program's search as a value", a
     );
     assert.deepEqual(report.logs, ["discovery_unavailable"]);
   });
+});
+
+// The sandbox's tools.ts imports nothing, so it mirrors the type; the type
+// check of this file fails when the two differ.
+type Same<A, B> = [A] extends [B] ? [B] extends [A] ? true : false : false;
+const MIRRORED: Same<ToolMatch, ProgramMatch> = true;
+
+Deno.test("a program's ToolMatch is the harness's, field for field", () => {
+  assert.equal(MIRRORED, true);
 });

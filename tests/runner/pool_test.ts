@@ -1,25 +1,44 @@
 // The sandboxes a runner keeps started ahead follow demand: one while runs
 // come one at a time, more when a run finds none ready, back to one after a
-// pause, never past the cap; a ready one is taken before an older one still
-// starting; retirement disposes all. Fake sandboxes and an injected clock:
-// no process is started here.
+// pause, never past the cap; they start one at a time; a ready one is taken
+// before an older one still starting; retirement disposes all. Fake
+// sandboxes, an injected clock and timer: no process is started here.
 
 import assert from "node:assert/strict";
 import { SandboxPool } from "../../runner/_pool.ts";
-import { POOL_IDLE_MS } from "../../runner/slots.ts";
 import type { Sandbox } from "../../runner/_sandbox.ts";
+import { POOL_IDLE_MS, POOL_QUIET_MS } from "../../runner/slots.ts";
 
-type Fake = { id: number; isReady: boolean; usable: boolean; disposed: boolean };
+type Fake = {
+  id: number;
+  isReady: boolean;
+  usable: boolean;
+  disposed: boolean;
+  markReady: () => void;
+};
 
-/** A pool of fake sandboxes, each ready once `ready(id)` says so. */
+/** A pool of fake sandboxes, each ready once marked so. */
 function fakePool(max: number) {
   let clock = 0;
   const started: Fake[] = [];
+  const timers: { run: () => void; ms: number; cancelled: boolean }[] = [];
   const pool = new SandboxPool({
     start: () => {
-      const fake: Fake = { id: started.length, isReady: false, usable: true, disposed: false };
+      let resolve: (ready: boolean) => void = () => {};
+      const ready = new Promise<boolean>((done) => resolve = done);
+      const fake: Fake = {
+        id: started.length,
+        isReady: false,
+        usable: true,
+        disposed: false,
+        markReady: () => {
+          fake.isReady = true;
+          resolve(true);
+        },
+      };
       started.push(fake);
       const sandbox = {
+        ready,
         get isReady() {
           return fake.isReady && fake.usable;
         },
@@ -29,6 +48,7 @@ function fakePool(max: number) {
         dispose: () => {
           fake.disposed = true;
           fake.usable = false;
+          resolve(false);
           return Promise.resolve();
         },
       };
@@ -36,22 +56,49 @@ function fakePool(max: number) {
     },
     max,
     now: () => clock,
+    schedule: (run, ms) => {
+      const timer = { run, ms, cancelled: false };
+      timers.push(timer);
+      return () => timer.cancelled = true;
+    },
   });
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+  /** Lets the quiet time pass: fires the timers armed for it. */
+  const quiet = () => {
+    clock += POOL_QUIET_MS;
+    for (const timer of timers.splice(0)) {
+      if (timer.ms <= POOL_QUIET_MS && !timer.cancelled) timer.run();
+      else timers.push(timer);
+    }
+  };
+  /** One run: it takes a sandbox, uses it, and is over; `quietly` lets the quiet time pass. */
+  const run = async (quietly = true): Promise<Sandbox | undefined> => {
+    pool.enter();
+    const sandbox = await pool.take();
+    await (sandbox as unknown as { dispose(): Promise<void> } | undefined)?.dispose();
+    pool.leave();
+    if (quietly) quiet();
+    return sandbox;
+  };
   return {
     pool,
     started,
+    timers,
     tick: (ms: number) => clock += ms,
-    readyAll: () => started.forEach((fake) => fake.isReady = true),
-    settle: () => new Promise((resolve) => setTimeout(resolve, 0)),
+    settle,
+    quiet,
+    run,
+    /** Marks every sandbox started so far ready, until no more start. */
+    readyAll: async () => {
+      for (let seen = -1; seen !== started.length;) {
+        seen = started.length;
+        await settle();
+        started.forEach((fake) => fake.usable && !fake.isReady && fake.markReady());
+        await settle();
+        quiet();
+      }
+    },
   };
-}
-
-/** Takes one sandbox and gives it back used, as a run does. */
-async function run(pool: SandboxPool): Promise<Sandbox | undefined> {
-  const sandbox = await pool.take();
-  (sandbox as unknown as { dispose(): Promise<void> } | undefined)?.dispose();
-  pool.fill();
-  return sandbox;
 }
 
 Deno.test("a pool starts nothing before it is filled", async () => {
@@ -61,14 +108,13 @@ Deno.test("a pool starts nothing before it is filled", async () => {
   assert.equal(pool.size, 0);
 });
 
-Deno.test("runs with a pause between them keep one sandbox waiting", async () => {
-  const { pool, started, tick, readyAll, settle } = fakePool(4);
+Deno.test("runs that each find one ready keep one sandbox waiting", async () => {
+  const { pool, started, tick, readyAll, run } = fakePool(4);
   pool.fill();
   for (let i = 0; i < 5; i++) {
-    await settle();
-    readyAll();
+    await readyAll();
     tick(POOL_IDLE_MS / 10);
-    assert.ok(await run(pool) !== undefined);
+    assert.ok(await run() !== undefined);
     assert.equal(pool.target, 1);
   }
   assert.equal(pool.size, 1);
@@ -76,44 +122,76 @@ Deno.test("runs with a pause between them keep one sandbox waiting", async () =>
 });
 
 Deno.test("a run that finds none ready raises the target, up to the cap", async () => {
-  const { pool } = fakePool(3);
+  const { pool, readyAll, run } = fakePool(3);
   pool.fill();
-  // None is ever ready: each take after the first is a miss.
-  for (let i = 0; i < 6; i++) await run(pool);
+  // Runs back to back: each but the first finds the one started after the last still starting.
+  for (let i = 0; i < 6; i++) await run();
   assert.equal(pool.target, 3);
+  await readyAll();
   assert.equal(pool.size, 3);
+  assert.equal(pool.ready, 3);
 });
 
-Deno.test("the first run after a pause sets the target back to one and is no miss", async () => {
-  const { pool, tick } = fakePool(4);
+Deno.test("sandboxes start one at a time, the next once the one before is ready", async () => {
+  const { pool, started, settle, run } = fakePool(4);
   pool.fill();
-  for (let i = 0; i < 4; i++) await run(pool);
+  for (let i = 0; i < 4; i++) await run();
+  await settle();
+  const before = started.length;
+  await settle();
+  assert.equal(started.length, before, "a second start before the first was ready");
+  started.at(-1)?.markReady();
+  await settle();
+  assert.equal(started.length, before + 1);
+});
+
+Deno.test("a pause without runs sets the target back to one and disposes the rest", async () => {
+  const { pool, started, timers, readyAll, run } = fakePool(4);
+  pool.fill();
+  for (let i = 0; i < 4; i++) await run();
+  await readyAll();
+  assert.equal(pool.size, 4);
+  const timer = timers.find((each) => each.ms === POOL_IDLE_MS && !each.cancelled);
+  assert.ok(timer !== undefined);
+  timer.run();
+  await readyAll();
+  assert.equal(pool.target, 1);
+  assert.equal(pool.size, 1);
+  assert.equal(started.filter((fake) => !fake.disposed).length, 1);
+});
+
+Deno.test("the first run after a pause is no miss", async () => {
+  const { pool, tick, run } = fakePool(4);
+  pool.fill();
+  for (let i = 0; i < 4; i++) await run();
   assert.equal(pool.target, 4);
   tick(POOL_IDLE_MS + 1);
-  await run(pool);
+  await run();
   assert.equal(pool.target, 1);
 });
 
 Deno.test("a ready sandbox is taken before an older one still starting", async () => {
-  const { pool, started, settle } = fakePool(4);
+  const { pool, started, readyAll, settle, run } = fakePool(4);
   pool.fill();
-  await run(pool); // first take: no miss, target 1
-  await run(pool); // a miss: target 2, two waiting
-  await settle();
+  await run(); // the first take: no miss, target 1
+  await run(); // a miss: target 2
+  await readyAll();
   assert.equal(pool.size, 2);
   const [older, newer] = started.slice(-2) as [Fake, Fake];
-  newer.isReady = true;
+  older.isReady = false; // as if the older one were still starting
+  await settle();
   const taken = await pool.take();
   assert.equal(taken?.isReady, true);
+  assert.equal(newer.isReady, true);
   assert.equal(older.disposed, false);
 });
 
 Deno.test("a sandbox that died waiting is disposed and the next one taken", async () => {
-  const { pool, started, settle } = fakePool(4);
+  const { pool, started, readyAll, run } = fakePool(4);
   pool.fill();
-  await run(pool);
-  await run(pool);
-  await settle();
+  await run();
+  await run();
+  await readyAll();
   const [dead, alive] = started.slice(-2) as [Fake, Fake];
   dead.usable = false;
   const taken = await pool.take();
@@ -122,12 +200,33 @@ Deno.test("a sandbox that died waiting is disposed and the next one taken", asyn
   assert.equal(alive.disposed, false);
 });
 
-Deno.test("retire() disposes every waiting sandbox and later fills start none", async () => {
-  const { pool, started } = fakePool(4);
+Deno.test("no sandbox starts while a run is in flight or until the quiet time after one", async () => {
+  const { pool, started, settle, quiet, run } = fakePool(4);
   pool.fill();
-  for (let i = 0; i < 4; i++) await run(pool);
+  await run(false);
+  const before = started.length;
+  pool.enter(); // the next run follows at once
+  await settle();
+  quiet();
+  await settle();
+  assert.equal(started.length, before, "a sandbox started during a run");
+  await pool.take();
+  pool.leave();
+  await settle();
+  assert.equal(started.length, before, "a sandbox started before the quiet time");
+  quiet();
+  await settle();
+  assert.equal(started.length, before + 1);
+});
+
+Deno.test("retire() disposes every waiting sandbox, cancels the timer, and starts no more", async () => {
+  const { pool, started, timers, readyAll, run } = fakePool(4);
+  pool.fill();
+  for (let i = 0; i < 4; i++) await run();
+  await readyAll();
   await pool.retire();
   assert.ok(started.every((fake) => fake.disposed));
+  assert.ok(timers.every((timer) => timer.cancelled));
   const before = started.length;
   pool.fill();
   assert.equal(started.length, before);
