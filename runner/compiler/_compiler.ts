@@ -19,7 +19,9 @@
  * full cost about 6 ms more per check; their verdicts are therefore kept
  * while they and every other dependency are unchanged and the program
  * cannot reach into them (it augments no global or module, and nothing
- * imports it), which halves a warm check.
+ * imports it), which halves a warm check; they are kept for each of the last
+ * few sets of dependencies, so programs importing different servers in turn
+ * each find theirs.
  *
  * @module
  */
@@ -40,6 +42,9 @@ import type { Diagnostic } from "./protocol.ts";
 
 /** The most diagnostics reported, as the runner's `deno check` parser keeps. */
 export const MAX_DIAGNOSTICS = 50;
+
+/** The most sets of dependencies whose verdicts are kept: 16, the least recent dropped. */
+export const MAX_VERDICT_WORLDS = 16;
 
 const NO_HINT = "Cannot find name '{0}'.";
 
@@ -88,9 +93,12 @@ export class ClosedWorldCompiler {
   #nextId = 0;
   /** Every build-root file parsed, by path, as last sent (the host sends a fixed set). */
   readonly #parsed = new Map<string, ts.SourceFile>();
-  /** The dependencies (by id) whose verdicts {@linkcode #verdicts} holds. */
-  #world = "";
-  #verdicts = new Map<ts.SourceFile, readonly ts.Diagnostic[]>();
+  /**
+   * Verdicts of dependencies, by the set of dependencies (their ids) they
+   * were reached with, the most recent last: programs importing different
+   * modules in turn each find theirs.
+   */
+  readonly #worlds = new Map<string, Map<ts.SourceFile, readonly ts.Diagnostic[]>>();
 
   /** Parses and carves every library file once. */
   constructor() {
@@ -145,18 +153,21 @@ export class ClosedWorldCompiler {
     const entry = program.getSourceFile(PROGRAM_PATH);
     const world = files.filter((file) => file !== entry).map((file) => this.#ids.get(file))
       .join(",");
-    if (world !== this.#world) {
-      this.#world = world;
-      this.#verdicts = new Map();
+    const verdicts = this.#worlds.get(world) ?? new Map<ts.SourceFile, readonly ts.Diagnostic[]>();
+    this.#worlds.delete(world);
+    this.#worlds.set(world, verdicts);
+    for (const [oldest] of this.#worlds) {
+      if (this.#worlds.size <= MAX_VERDICT_WORLDS) break;
+      this.#worlds.delete(oldest);
     }
     const shared = entry !== undefined && !trace.programImported && !reachesOut(entry);
     const found: ts.Diagnostic[] = [];
     for (const file of files) {
       const reusable = shared && file !== entry && directiveFree(file);
-      let diagnostics = reusable ? this.#verdicts.get(file) : undefined;
+      let diagnostics = reusable ? verdicts.get(file) : undefined;
       if (diagnostics === undefined) {
         diagnostics = program.getSemanticDiagnostics(file);
-        if (reusable) this.#verdicts.set(file, diagnostics);
+        if (reusable) verdicts.set(file, diagnostics);
       }
       found.push(...diagnostics);
     }
