@@ -136,12 +136,15 @@ function surfaceRows(harness: Harness): string[] {
   const whole = bytes(renderSurface(modules));
   const tools = [...harness.modules.values()].reduce((sum, m) => sum + m.manifest.size, 0);
   const builds: number[] = [];
+  const engines: number[] = [];
   let size = 0;
   for (let i = 0; i < 10; i++) {
     const started = performance.now();
     const index = new ToolIndex(harness.reports, 16 * 1024);
-    builds.push(performance.now() - started);
-    size = index.indexSize();
+    const built = performance.now();
+    size = index.indexSize(); // builds the search index, as the first search does
+    engines.push(performance.now() - built);
+    builds.push(built - started);
   }
   const searches: number[] = [];
   for (let round = 0; round < 3; round++) {
@@ -158,7 +161,8 @@ function surfaceRows(harness: Harness): string[] {
     `| surface (default budget 16 KiB) | ${bytes(harness.surface)} bytes |`,
     `| every block, as the surface was before | ${whole} bytes |`,
     `| search index (MiniSearch, serialized) | ${(size / 1024).toFixed(0)} KiB |`,
-    `| index built (surface, search, 584 tools) p50 | ${ms(median(builds))} ms |`,
+    `| the surface made (index of 584 tools) p50 | ${ms(median(builds))} ms |`,
+    `| the search index built (at the first search) p50 | ${ms(median(engines))} ms |`,
     `| one search, ${DISCOVERY_QUERIES.length} queries x 3, p50 / p90 | ` +
     `${median(searches).toFixed(2)} / ${quantile(searches, 0.9).toFixed(2)} ms |`,
   ];

@@ -89,7 +89,9 @@ export class ToolIndex {
   /** Whether the surface is the index rather than every block. */
   readonly indexed: boolean;
   readonly #reports: ReadonlyMap<string, ServerReport>;
-  readonly #search: ToolSearch;
+  readonly #entries: readonly SearchEntry[];
+  // Built at the first search: a harness that never searches never pays for it.
+  #search: ToolSearch | undefined;
 
   /** Builds the index of `reports` (in catalog order) for a surface of `budget` bytes. */
   constructor(reports: ReadonlyMap<string, ServerReport>, budget: number) {
@@ -100,14 +102,19 @@ export class ToolIndex {
     const modules = new Map(ready.map((report) => [report.name, report.generated]));
     const whole = renderSurface(modules);
     const parts = ready.map(indexed);
-    this.#search = new ToolSearch(parts.flatMap((part) => part.entries));
+    this.#entries = parts.flatMap((part) => part.entries);
     this.indexed = encoder.encode(whole).length > budget;
     this.surface = this.indexed ? renderIndex(parts.map((part) => part.server), budget) : whole;
   }
 
   /** The size of the search index as MiniSearch serializes it, in UTF-16 code units. */
   indexSize(): number {
-    return this.#search.indexSize();
+    return this.#engine().indexSize();
+  }
+
+  #engine(): ToolSearch {
+    this.#search ??= new ToolSearch(this.#entries);
+    return this.#search;
   }
 
   /** The best-matching tools across every ready server; throws for a bad query or limit. */
@@ -118,7 +125,7 @@ export class ToolIndex {
       if (typeof query !== "string") throw new TypeError(problem);
       throw new RangeError(problem);
     }
-    return this.#search.search(query, limit ?? DEFAULT_SEARCH_LIMIT).map(({ entry, score }) => ({
+    return this.#engine().search(query, limit ?? DEFAULT_SEARCH_LIMIT).map(({ entry, score }) => ({
       server: entry.server,
       tool: entry.tool,
       name: entry.name,
