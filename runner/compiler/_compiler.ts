@@ -15,7 +15,8 @@
  * the checks between sent them, so a check parses only what changed, usually
  * the program alone. A new program and
  * type checker are still built for every check (about 3 ms with the
- * libraries' globals), and checking `cap.ts` and one generated module in
+ * libraries' globals; the program is built on the last one's structure, which
+ * takes a warm one-call check from 6.4 to 3.7 ms), and checking `cap.ts` and one generated module in
  * full cost about 6 ms more per check; their verdicts are therefore kept
  * while they and every other dependency are unchanged and the program
  * cannot reach into them (it augments no global or module, and nothing
@@ -93,6 +94,8 @@ export class ClosedWorldCompiler {
   #nextId = 0;
   /** Every build-root file parsed, by path, as last sent (the host sends a fixed set). */
   readonly #parsed = new Map<string, ts.SourceFile>();
+  /** The last check's program, the aliases it was made with, and whether anything imported it. */
+  #previous: { program: ts.Program; aliases: string; programImported: boolean } | undefined;
   /**
    * Verdicts of dependencies, by the set of dependencies (their ids) they
    * were reached with, the most recent last: programs importing different
@@ -127,11 +130,21 @@ export class ClosedWorldCompiler {
       root.set(path, file);
     }
     const trace: HostTrace = { programImported: false };
+    // The last program lends its structure: unchanged files keep their
+    // place and their module resolutions, so only what changed is processed
+    // again. Resolutions depend on the aliases too, so it lends only to a
+    // check with the same ones; and should a file it lends, one that
+    // imported the program, not be resolved again, its trace carries over.
+    const lent = JSON.stringify(aliases);
+    const previous = this.#previous?.aliases === lent ? this.#previous : undefined;
     const program = ts.createProgram({
       rootNames: [PROGRAM_PATH],
       options: COMPILER_OPTIONS,
       host: createHost(this.#libs, root, trace, aliases),
+      ...(previous === undefined ? {} : { oldProgram: previous.program }),
     });
+    if (previous?.programImported) trace.programImported = true;
+    this.#previous = { program, aliases: lent, programImported: trace.programImported };
     const found = [
       ...program.getSyntacticDiagnostics(),
       ...program.getOptionsDiagnostics(),
