@@ -45,6 +45,7 @@ export {
   type BootOptions,
   type BootWarning,
   type CallDenial,
+  type DescribeDenial,
   type Harness,
   type PinSet,
   type ServerReport,

@@ -25,7 +25,7 @@ import type { CallContext, CallResult } from "../runner/run.ts";
 import type { ApprovalGate } from "./_approval.ts";
 import type { Exposure } from "./_listing.ts";
 import { checkArguments, checkResult } from "./_schemas.ts";
-import type { CallDenial, ServerReport } from "./types.ts";
+import type { CallDenial, ServerReport, WithheldReason } from "./types.ts";
 
 /** What calls are routed by: the census, how each server's boot ended, what each exposes now. */
 export type Routes = {
@@ -162,10 +162,20 @@ function admit(
   return ok({ wire, json: json.value, exposure });
 }
 
-// A tool is named by its wire name or its function's identifier; the two
-// never disagree, since generate() refuses a listing where they could.
-function resolveTool(
-  exposure: Exposure,
+/** What names a server's tools: its module, what it withholds and every tool's function name. */
+type Named = {
+  generated: Generated;
+  withheld: ReadonlyMap<string, WithheldReason>;
+  functions: ReadonlyMap<string, string>;
+};
+
+/**
+ * The wire name of a tool named by its wire name or its function's
+ * identifier (the two never disagree, since generate() refuses a listing
+ * where they could), or why there is none: withheld tools are named as such.
+ */
+export function resolveTool(
+  exposure: Named,
   server: string,
   tool: string,
 ): Result<string, CallDenial> {
@@ -217,7 +227,10 @@ function resolveTool(
   });
 }
 
-function withheldTool(exposure: Exposure, tool: string): [string, string] | undefined {
+function withheldTool(
+  exposure: Named,
+  tool: string,
+): [string, string] | undefined {
   const direct = exposure.withheld.get(tool);
   if (direct !== undefined) return [tool, direct];
   for (const [wire, reason] of exposure.withheld) {

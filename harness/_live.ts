@@ -15,7 +15,8 @@
 import { BOOT_ABORT_RETIREMENT_MS } from "./limits.ts";
 import type { Generated } from "../codegen/generate.ts";
 import type { Census } from "../client/census.ts";
-import { renderSurface } from "./_surface.ts";
+import { ToolIndex } from "./_discovery.ts";
+import { DEFAULT_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import { bootOne } from "./_boot_one.ts";
 import { adoptListing, exposeListing, type Exposure, type ListingContext } from "./_listing.ts";
 import { decodePins, definitionDigest, encodePins, type Pins } from "./_pins.ts";
@@ -32,7 +33,7 @@ export class LiveListings {
   readonly #options: BootOptions;
   readonly #scheduler: RelistScheduler;
   readonly #unwatch: (() => void)[] = [];
-  #surface = "";
+  #index: ToolIndex;
   #stopped = false;
   #booted: Promise<void> | undefined;
   /** Told each time the modules change. */
@@ -50,11 +51,25 @@ export class LiveListings {
       this.#pins = pins.value;
     }
     this.#scheduler = new RelistScheduler((server, cause) => this.#relist(server, cause));
+    this.#index = this.#indexOf();
   }
 
   /** What the model reads now. */
   get surface(): string {
-    return this.#surface;
+    return this.#index.surface;
+  }
+
+  /**
+   * The surface, the search and the blocks of the listings as they are now:
+   * a new one each time a listing changes (read it again for each use).
+   */
+  get index(): ToolIndex {
+    return this.#index;
+  }
+
+  #indexOf(): ToolIndex {
+    const budget = this.#options.surfaceBudgetBytes ?? DEFAULT_SURFACE_BUDGET_BYTES;
+    return new ToolIndex(this.reports, budget, this.exposures);
   }
 
   /**
@@ -112,7 +127,7 @@ export class LiveListings {
       this.modules.set(report.name, exposure.generated);
       if (listed !== undefined) this.#scheduler.listed(report.name, listed.at, listed.ttlMs);
     }
-    this.#surface = renderSurface(this.modules);
+    this.#index = this.#indexOf();
   }
 
   /** A server was started again and lists other tools: they are judged as a change it said. */
@@ -201,7 +216,7 @@ export class LiveListings {
         withheld: exposure.withheld,
       });
     }
-    this.#surface = renderSurface(this.modules);
+    this.#index = this.#indexOf();
     this.modulesChanged(this.modules);
   }
 }

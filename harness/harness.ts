@@ -25,7 +25,9 @@ import { ResidentChecker } from "../runner/checker.ts";
 import * as guard from "../custody/exit_guard.ts";
 import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
+import type { SearchOptions } from "../runner/discovery.ts";
 import { ApprovalGate } from "./_approval.ts";
+import { MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
 import { readAsCall, routeReads } from "./_resources.ts";
@@ -33,6 +35,7 @@ import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
+export * from "./budget.ts";
 
 /**
  * Boots every server of a catalog: publishes them all in a census before any
@@ -121,6 +124,20 @@ function checkBootOptions(options: BootOptions): void {
   }
   // Throws RangeError for a limit that is not a positive integer.
   if (options.maxSandboxes !== undefined) new SandboxSlots(options.maxSandboxes);
+  const warm = options.warmSandboxes;
+  if (warm !== undefined && (!Number.isSafeInteger(warm) || warm < 1)) {
+    throw new RangeError(`Cannot boot: warmSandboxes ${String(warm)} is not a positive integer`);
+  }
+  const budget = options.surfaceBudgetBytes;
+  if (
+    budget !== undefined &&
+    (!Number.isSafeInteger(budget) || budget < MIN_SURFACE_BUDGET_BYTES)
+  ) {
+    throw new RangeError(
+      `Cannot boot: surfaceBudgetBytes ${String(budget)} is not an integer of at least ` +
+        `${MIN_SURFACE_BUDGET_BYTES}`,
+    );
+  }
 }
 
 async function wire(
@@ -146,6 +163,14 @@ async function wire(
     return adoption;
   });
 
+  // The surface, the search and describe read the listings as they are now,
+  // a program's requests included: the index is made anew at each change.
+  const discovery = {
+    search: (query: string, searchOptions?: SearchOptions) =>
+      live.index.search(query, searchOptions),
+    describe: (server: string, tool: string) => live.index.describe(server, tool),
+  };
+
   const runner = new Runner({
     modules: live.modules,
     // A run that ends cancels its calls still in flight: the signal reaches the
@@ -160,7 +185,9 @@ async function wire(
       }, context);
     },
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
+    ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     checker,
+    discovery,
   });
   live.modulesChanged = (modules) => runner.replaceModules(modules);
   if (options.prepareRunner) runner.prepare();
@@ -175,6 +202,8 @@ async function wire(
     call: (server, tool, args, callOptions = {}) =>
       call(server, tool, args, callOptions, undefined),
     readResource,
+    search: discovery.search,
+    describe: discovery.describe,
     run: (source, runOptions = {}) => {
       if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
         throw new TypeError("Cannot run the program: approve is not a function");

@@ -17,6 +17,7 @@ import type { ReadResourceResult, ResourceError } from "../client/resources.ts";
 import type { RestartPlan, RestartRefusal } from "../client/supervisor.ts";
 import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/run.ts";
 import type { RunnerStats } from "../runner/runner.ts";
+import type { SearchOptions, ToolMatch } from "../runner/discovery.ts";
 
 /** Why a call was refused before it reached a server. */
 export type CallDenial =
@@ -135,6 +136,20 @@ export type PinSet = {
   servers: { [server: string]: { [tool: string]: { digest: string; removed?: true } } };
 };
 
+/** Why `describe` has no block for a tool: the server or the tool is not one it can describe. */
+export type DescribeDenial = Extract<
+  CallDenial,
+  {
+    kind:
+      | "unknown_server"
+      | "server_failed"
+      | "unknown_tool"
+      | "task_required"
+      | "tool_disabled"
+      | "tool_changed";
+  }
+>;
+
 /** What failed when a server was booted. */
 export type BootFailure =
   | { stage: "start"; error: StartError }
@@ -241,6 +256,24 @@ export type BootOptions = CensusOptions & {
    * first sight. Throws `TypeError` for pins that do not read.
    */
   pins?: PinSet | string;
+  /**
+   * The most sandboxes kept started ahead, waiting for programs;
+   * `DEFAULT_WARM_SANDBOXES` by default. One waits while programs come one
+   * at a time (a model thinking between them); programs back to back or at
+   * once raise how many wait, up to this, and a minute without programs
+   * lowers it to one again. Each waiting sandbox holds about 50 MB.
+   */
+  warmSandboxes?: number;
+  /**
+   * How many bytes the surface may take, from `MIN_SURFACE_BUDGET_BYTES`
+   * up; `DEFAULT_SURFACE_BUDGET_BYTES` (16 KiB) by default. When every ready
+   * server's block fits, the surface holds them all; otherwise it is an
+   * index that fits: one line per server, as many tool names as room allows,
+   * and how to find the rest with {@linkcode Harness.search} (in a program,
+   * `search` and `describe` of `./tools.ts`). The same listings give the
+   * same bytes.
+   */
+  surfaceBudgetBytes?: number;
 };
 
 /** A booted set of servers: what the model reads, and where its calls go. */
@@ -249,7 +282,9 @@ export type Harness = {
   readonly census: Census;
   /**
    * What the model reads: how to write a program, then every ready server's
-   * block; kept true as servers' listings change (read it again each turn).
+   * block, or, past the surface budget, an index of the servers and how to
+   * discover their tools; kept true as servers' listings change (read it
+   * again each turn).
    */
   readonly surface: string;
   /**
@@ -292,6 +327,25 @@ export type Harness = {
    * the harness's resident checker and a sandbox started ahead.
    */
   run(source: string, options?: HarnessRunOptions): Promise<RunReport>;
+  /**
+   * The tools across every ready server that best match what `query` asks
+   * for, best first, at most `options.limit` (`DEFAULT_SEARCH_LIMIT`); each
+   * with its surface line. Ranked by MiniSearch over the tools' names,
+   * titles, descriptions and parameter names. Throws `TypeError` for a query
+   * that is not a string and `RangeError` for one past
+   * `MAX_SEARCH_QUERY_CHARS` or a limit that is not an integer from 1 to
+   * `MAX_SEARCH_LIMIT`. Starts nothing.
+   */
+  search(query: string, options?: SearchOptions): ToolMatch[];
+  /**
+   * One tool's whole block, named by its wire name or its function's name:
+   * how to import it, the type aliases it names, its function with every
+   * type and the full description, as its module declares it. Refuses, as a
+   * {@linkcode DescribeDenial}, a server not in the catalog or failed at boot,
+   * a tool it did not list (with the closest names), and a tool its lists or
+   * pins withhold (`tool_disabled`, `tool_changed`).
+   */
+  describe(server: string, tool: string): Result<string, DescribeDenial>;
   /** What the harness's code mode holds: its checker, its waiting sandbox, its runs. */
   runnerStats(): RunnerStats;
   /** The pinned definitions of every server, as JSON data to keep and give back to `boot`. */

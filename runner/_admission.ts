@@ -16,14 +16,19 @@ import { explainDiagnostics } from "./_explain.ts";
 import {
   type CallContext,
   CAP_SPECIFIER,
+  DEFAULT_MAX_CALLS,
+  DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_RUN_MEMORY_MB,
+  DEFAULT_RUN_TIMEOUT_MS,
   type Diagnostic,
+  type HarnessRunOptions,
   MAX_PROGRAM_BYTES,
   MIN_RUN_MEMORY_MB,
   type RunModule,
   type RunOptions,
   type RunReport,
 } from "./run.ts";
+import { TOOLS_SPECIFIER } from "./discovery.ts";
 import { moduleSegment } from "../codegen/names.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 
@@ -58,6 +63,45 @@ export function memoryCap(value: number | undefined): number {
     );
   }
   return memoryMb;
+}
+
+/** A run's limits from its options, none hit yet; a bad option is caller misuse. */
+export function runLimits(options: HarnessRunOptions): RunReport["limits"] {
+  return {
+    timeoutMs: deadline("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
+    memoryMb: memoryCap(options.memoryMb),
+    maxCalls: positiveInteger("maxCalls", options.maxCalls, DEFAULT_MAX_CALLS),
+    maxOutputBytes: positiveInteger(
+      "maxOutputBytes",
+      options.maxOutputBytes,
+      DEFAULT_MAX_OUTPUT_BYTES,
+    ),
+    hit: [],
+  };
+}
+
+/** The `programName` option: a file name, or undefined for the default. */
+export function programFileName(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || value === "" || /\p{Cc}/u.test(value)) {
+    throw new TypeError("Cannot run the program: programName is not a printable file name");
+  }
+  return value;
+}
+
+/** The segments of the modules a scanned program imports, each once, in import order. */
+export function segmentsOf(scan: ImportScan, modules: ReadonlyMap<string, RunModule>): string[] {
+  const segments = new Set<string>();
+  for (const { specifier } of scan.imports) {
+    const segment = MODULE_PATH.exec(specifier)?.[1];
+    if (segment !== undefined && modules.has(segment)) segments.add(segment);
+  }
+  return [...segments];
+}
+
+/** The segment of the module an alias resolves to (`mcp/<segment>.ts`). */
+export function aliasSegment([, path]: readonly [string, string]): string {
+  return path.replace(/^mcp\//, "").replace(/\.ts$/, "");
 }
 
 function exportsOf(module: RunModule): string[] {
@@ -210,7 +254,7 @@ export function gateImports(
   }));
   const aliases: [string, string][] = [];
   for (const { specifier, line, column } of scan.imports) {
-    if (specifier === CAP_SPECIFIER) continue;
+    if (specifier === CAP_SPECIFIER || specifier === TOOLS_SPECIFIER) continue;
     const segment = MODULE_PATH.exec(specifier)?.[1];
     if (segment !== undefined && modules.has(segment)) continue;
     const known = [...modules.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
@@ -220,7 +264,7 @@ export function gateImports(
       ? `Cannot import "${specifier}": no server of this harness has that module ` +
         `(available: ${known || "none"})`
       : `Cannot import "${specifier}": a program may import only its servers' modules ` +
-        `(${known || "none"}) and "${CAP_SPECIFIER}"`;
+        `(${known || "none"}), "${CAP_SPECIFIER}" and "${TOOLS_SPECIFIER}"`;
     if (close !== undefined) {
       message +=
         `; did you mean "./mcp/${close}.ts"? The rest of the check reads it as that module`;
@@ -266,15 +310,6 @@ export function explain(
   }
   // The checker's virtual root; its paths already come relative.
   return explainDiagnostics(diagnostics, { exports, hostRoots: [VIRTUAL_ROOT] });
-}
-
-/** The `programName` option: a file name, or undefined for the default. */
-export function fileName(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string" || value === "" || /\p{Cc}/u.test(value)) {
-    throw new TypeError("Cannot run the program: programName is not a printable file name");
-  }
-  return value;
 }
 
 // What one run is held to, settled from its options before it starts.

@@ -54,6 +54,7 @@ export class PendingHead {
 /** One message of the bootstrap, decoded. Values are still in tagged form. */
 export type ChannelMessage =
   | { kind: "call"; id: number; server: string; tool: string; args: unknown; resource?: true }
+  | { kind: "discover"; id: number; request: unknown }
   | { kind: "log"; text: string }
   | { kind: "done"; value: unknown }
   | { kind: "exited"; code: number }
@@ -96,6 +97,14 @@ export function decodeChannelMessage(json: string): Result<ChannelMessage, strin
       return value.resource === true
         ? ok({ kind: "call", id, server, tool, args: value.args, resource: true })
         : ok({ kind: "call", id, server, tool, args: value.args });
+    }
+    case "discover": {
+      const { id } = value;
+      if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) {
+        return err("a discover frame has no valid id");
+      }
+      if (!Object.hasOwn(value, "request")) return err("a discover frame has no request");
+      return ok({ kind: "discover", id, request: value.request });
     }
     case "log": {
       const line = text(value, "text");

@@ -7,9 +7,13 @@
  * started on the bootstrap with no permission but reading that root.
  *
  * A sandbox can be started ahead of its program (warm): the process starts,
- * its bootstrap starts the program Worker, and both wait. {@linkcode
- * Sandbox.hand} writes the program into the root; the run then hands over
- * the nonce and the program runs. Each sandbox serves exactly one program.
+ * its bootstrap starts the program Worker, says `ready` on stdout once the
+ * Worker has loaded (before any program exists, so nothing but the trusted
+ * bootstrap can say it), and both wait. {@linkcode Sandbox.hand} writes the
+ * program and the modules it imports into the root (only those: a sandbox
+ * holds no server module its program does not import); the run then hands
+ * over the nonce and the program runs. Each sandbox serves exactly one
+ * program.
  *
  * Lifecycle: {@linkcode startSandbox} owns the directory and the process it
  * creates until {@linkcode Sandbox.dispose}, which kills the process if it is
@@ -24,6 +28,7 @@ import {
   CAP_SOURCE,
   PRELUDE_SOURCE,
   TAGS_SOURCE,
+  TOOLS_SOURCE,
 } from "../_generated/sandbox_sources.ts";
 
 /** What a sandbox is started with. */
@@ -32,8 +37,6 @@ export type SandboxSpec = {
   deno: string;
   /** The V8 heap cap of the process, in MiB. */
   memoryMb: number;
-  /** Segment to generated module source; each is written as `mcp/<segment>.ts`. */
-  modules: ReadonlyMap<string, string>;
   /** The specifier the import map points at the root's `cap.ts`. */
   capSpecifier: string;
   /** The folder the sandbox's temporary directory is made in; the system's by default. */
@@ -42,6 +45,11 @@ export type SandboxSpec = {
 
 /** Flags that close the sandbox's world: no config, lock, remote or npm modules. */
 const CLOSED = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--quiet"];
+
+/** The line the bootstrap writes once its program Worker has loaded. */
+const READY = "ready";
+/** More bytes than a ready line before a newline: not a ready line. */
+const READY_SCAN_BYTES = 64;
 
 /** A started sandbox: its root, its process, and whether it has been used. */
 export class Sandbox {
@@ -54,7 +62,12 @@ export class Sandbox {
   readonly #base: string;
   #exited = false;
   #taken = false;
+  #isReady = false;
   #disposed: Promise<void> | undefined;
+  /** What stdout said after the ready line (or instead of one), for the run to read first. */
+  #head: Uint8Array = new Uint8Array(0);
+  /** Resolves once stdout said `ready` (true) or anything else or ended (false); its lock released. */
+  readonly ready: Promise<boolean>;
 
   constructor(base: string, spec: SandboxSpec, child: Deno.ChildProcess) {
     this.#base = base;
@@ -64,6 +77,7 @@ export class Sandbox {
     this.deno = spec.deno;
     this.child = child;
     child.status.then(() => this.#exited = true, () => this.#exited = true);
+    this.ready = this.#readReady();
   }
 
   /** Whether the process can still take a program: running and never handed one. */
@@ -71,10 +85,63 @@ export class Sandbox {
     return !this.#exited && !this.#taken && this.#disposed === undefined;
   }
 
-  /** Writes the program into the root; the sandbox is taken from then on. */
-  async hand(source: string): Promise<void> {
+  /** Whether the bootstrap has said its Worker is loaded, waiting for a program. */
+  get isReady(): boolean {
+    return this.#isReady && this.usable;
+  }
+
+  /**
+   * Writes the program and the modules it imports (segment to source) into
+   * the root; the sandbox is taken from then on.
+   */
+  async hand(source: string, modules: ReadonlyMap<string, string>): Promise<void> {
     this.#taken = true;
-    await Deno.writeTextFile(`${this.rootPath}program.ts`, source);
+    await Promise.all([
+      Deno.writeTextFile(`${this.rootPath}program.ts`, source),
+      ...[...modules].map(([segment, text]) =>
+        Deno.writeTextFile(`${this.rootPath}mcp/${segment}.ts`, text)
+      ),
+    ]);
+  }
+
+  /**
+   * What stdout held past the ready line (or all it held when it said
+   * something else first), once the ready reader let go of it: the run reads
+   * it before the rest of the stream.
+   */
+  async stdoutHead(): Promise<Uint8Array> {
+    await this.ready;
+    return this.#head;
+  }
+
+  async #readReady(): Promise<boolean> {
+    const reader = this.child.stdout.getReader();
+    let held = new Uint8Array(0);
+    try {
+      while (true) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        const joined = new Uint8Array(held.length + chunk.value.length);
+        joined.set(held);
+        joined.set(chunk.value, held.length);
+        held = joined;
+        const newline = held.indexOf(0x0a);
+        if (newline < 0 && held.length <= READY_SCAN_BYTES) continue;
+        const line = new TextDecoder().decode(held.subarray(0, Math.max(0, newline)));
+        if (newline >= 0 && line === READY) {
+          this.#head = held.subarray(newline + 1);
+          this.#isReady = true;
+          return true;
+        }
+        break;
+      }
+    } catch {
+      // The stream failed: the run that takes this sandbox reads its exit.
+    } finally {
+      reader.releaseLock();
+    }
+    this.#head = held;
+    return false;
   }
 
   /** Kills the process if it still runs, waits for it, and removes the directory. */
@@ -92,7 +159,8 @@ export class Sandbox {
       }
     }
     if (!this.#taken) {
-      // No run read these pipes: close them here.
+      // No run read these pipes: close them here, once the ready reader let go.
+      await this.ready;
       await Promise.all([
         this.child.stdout.cancel().catch(() => {}),
         this.child.stderr.cancel().catch(() => {}),
@@ -126,9 +194,7 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
       Deno.writeTextFile(`${rootPath}bootstrap.ts`, BOOTSTRAP_SOURCE),
       Deno.writeTextFile(`${rootPath}prelude.ts`, PRELUDE_SOURCE),
       Deno.writeTextFile(`${rootPath}tags.ts`, TAGS_SOURCE),
-      ...[...spec.modules].map(([segment, source]) =>
-        Deno.writeTextFile(`${rootPath}mcp/${segment}.ts`, source)
-      ),
+      Deno.writeTextFile(`${rootPath}tools.ts`, TOOLS_SOURCE),
       Deno.writeTextFile(`${base}/sealed`, ""),
       Deno.writeTextFile(
         importMap,
@@ -147,8 +213,16 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
         `${rootPath}bootstrap.ts`,
       ],
       // The sandbox needs no cache; its DENO_DIR lies below a regular file, so
-      // nothing (the Cache API included) can create it.
-      env: { DENO_DIR: `${base}/sealed/deno_dir`, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      // nothing (the Cache API included) can create it. With the emit cache
+      // on, Deno would try to save each transpiled module there and retry
+      // with backoff for 150 ms before giving up (measured: a sandbox
+      // started in about 220 ms instead of 70; BENCHMARKS.md).
+      env: {
+        DENO_DIR: `${base}/sealed/deno_dir`,
+        DENO_EMIT_CACHE_MODE: "disable",
+        NO_COLOR: "1",
+        DENO_NO_UPDATE_CHECK: "1",
+      },
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",

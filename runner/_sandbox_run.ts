@@ -32,6 +32,8 @@ import type {
   KillReason,
   RunOptions,
 } from "./run.ts";
+import { type Discovery, MAX_DISCOVERY_REQUESTS } from "./discovery.ts";
+import { answerDiscovery } from "./_discover.ts";
 
 /** How a program ended. */
 export type SandboxOutcome =
@@ -44,6 +46,11 @@ export type SandboxOutcome =
 export type SandboxRunOptions = {
   /** The sandbox process, started (perhaps ahead) and waiting for its nonce. */
   child: Deno.ChildProcess;
+  /**
+   * What of its stdout was read before the run (past its ready line), once
+   * that reading let go of the stream; read before the rest.
+   */
+  stdoutHead?: Promise<Uint8Array> | undefined;
   nonce: string;
   /** The build root as a `file:` URL ending in `/`, and as a path ending in `/`. */
   rootUrl: string;
@@ -61,6 +68,8 @@ export type SandboxRunOptions = {
   signal: AbortSignal | undefined;
   /** Hears each call's progress, with its call id. */
   onProgress?: RunOptions["onProgress"] | undefined;
+  /** What answers the program's `search` and `describe`; none refuses them. */
+  discovery?: Discovery | undefined;
 };
 
 /** What one run in a sandbox reports. */
@@ -120,6 +129,15 @@ function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
   return reply;
 }
 
+/** The chunks of `stream`, after `head` when it holds any bytes. */
+async function* withHead(
+  head: Uint8Array | undefined,
+  stream: ReadableStream<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  if (head !== undefined && head.length > 0) yield head;
+  yield* stream;
+}
+
 class SandboxRun {
   readonly #options: SandboxRunOptions;
   readonly #child: Deno.ChildProcess;
@@ -131,6 +149,7 @@ class SandboxRun {
   readonly logs: string[] = [];
   #logBytes = 0;
   readonly #calls: CallLedger;
+  #discoveries = 0;
   #stderrTail = "";
 
   constructor(options: SandboxRunOptions) {
@@ -281,7 +300,8 @@ class SandboxRun {
     const decoder = new LineDecoder();
     const head = new PendingHead(this.#prefix.length);
     const { maxOutputBytes, nonce } = this.#options;
-    for await (const chunk of this.#child.stdout) {
+    const first = await this.#options.stdoutHead;
+    for await (const chunk of withHead(first, this.#child.stdout)) {
       if (this.#outcome !== undefined) continue;
       const wasFrame = head.startsLike(this.#prefix);
       const pushed = decoder.push(chunk);
@@ -363,6 +383,8 @@ class SandboxRun {
         return this.#log(frame.text);
       case "call":
         return this.#call(frame);
+      case "discover":
+        return this.#discover(frame);
       case "done": {
         const value = decodeResult(frame.value);
         if (!value.ok) {
@@ -405,6 +427,24 @@ class SandboxRun {
       });
       this.#send(`${reply}\n`);
     });
+  }
+
+  #discover(frame: ChannelMessage & { kind: "discover" }): void {
+    if (++this.#discoveries > MAX_DISCOVERY_REQUESTS) {
+      return this.#kill(
+        "calls",
+        `The program made more than ${MAX_DISCOVERY_REQUESTS} discovery requests`,
+      );
+    }
+    const reply = answerDiscovery(frame.request, this.#options.discovery);
+    if (reply === undefined) {
+      return this.#kill(
+        "channel",
+        "The sandbox's channel broke: a discovery request is unreadable",
+      );
+    }
+    this.#send(`${JSON.stringify({ kind: "reply", id: frame.id, reply: encodeTagged(reply) })}
+`);
   }
 
   #unroot(text: string): string {

@@ -50,3 +50,9 @@ export const SANDBOXES_PER_CPU = 2;
  * for a value nested too deep. A cut string ends with `… [N more bytes]`.
  */
 export const CUT_KEY = "$cut";
+
+/**
+ * Sandboxes per CPU a harness may keep started ahead by default: 4, enough
+ * for eight programs at once on two CPUs to find each its sandbox ready.
+ */
+export const WARM_SANDBOXES_PER_CPU = 4;

@@ -16,6 +16,7 @@
  */
 
 export * from "./diagnostics.ts";
+export * from "./discovery.ts";
 export * from "./run.ts";
 export * from "./runner.ts";
 export * from "./slots.ts";

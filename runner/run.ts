@@ -63,6 +63,8 @@ export const PROGRAM_CONVENTION: string = [
   "Import the functions of a server from the module path the surface shows for it, relative:",
   'import { some_tool } from "./mcp/<segment>.ts";',
   'and, when you need them, the errors: import { McpToolError, McpCallError } from "@loom/mcp/cap";',
+  "and, to find tools by what they do and read their signatures whole:",
+  'import { search, describe } from "./tools.ts";',
   NAMING_RULE,
   "Nothing else can be imported. Top-level await works; calls made together with",
   "Promise.all run concurrently. The program's result is the value of its",

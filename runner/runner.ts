@@ -32,37 +32,42 @@
  *    environment. Its main module, the bootstrap, starts the program's
  *    Worker (a main module could import any local JSON file with no
  *    permission; a Worker's loads are checked against the read permission).
- *    The sandbox for the next run is started ahead, so a run usually finds
- *    one waiting: its process started, its Worker loaded, only `program.ts`
- *    left to write. Each sandbox serves exactly one program.
+ *    Sandboxes are started ahead, so a run usually finds one waiting: its
+ *    process started, its Worker loaded, only `program.ts` and the modules
+ *    it imports left to write. How many wait follows demand (one while a
+ *    model thinks between programs, more for programs back to back or at
+ *    once; `_pool.ts`). Each sandbox serves exactly one program.
  * 4. The host hands over a per-execution nonce on stdin; the program runs.
  *    Tool calls, console output and the end of the program travel to the
  *    host as nonce-authenticated lines on stdout; anything else the program
  *    prints is a log line, and nothing it prints can pose as a frame.
- * 5. Each call goes through the `call` of the options (the harness's), with the
- *    arguments rebuilt as the program passed them, so that the harness's
- *    interchange rules refuse what JSON cannot say, with its path; concurrently.
+ * 5. Each call goes through the `call` of the options (the harness's), with
+ *    the arguments rebuilt as the program passed them, so that the harness's
+ *    interchange rules refuse what JSON cannot say, with its path. Calls run
+ *    concurrently. A program's `search` and `describe` (of `./tools.ts`) are
+ *    answered by the `discovery` of the options (the harness's).
  *
  * Lifecycle: a run owns its sandbox from the handover: it returns only after
  * the sandbox's process has exited and every tool call it started has
  * settled (a call is bounded by the harness's own deadlines), and it removes
  * the sandbox's directory on every path. The runner owns the resident
- * checker's process and the sandbox waiting for the next run; nothing starts
+ * checker's process and the sandboxes waiting for runs; nothing starts
  * before the first run or {@linkcode Runner.prepare}, and
  * {@linkcode Runner.retire} aborts the runs in flight, waits for them, kills
- * the waiting sandbox, removes its directory and kills the checker's process.
+ * the waiting sandboxes, removes their directories and kills the checker's
+ * process.
  *
  * @module
  */
 
-import { type CheckerStats, ResidentChecker } from "./checker.ts";
+import { ResidentChecker } from "./checker.ts";
 import {
   aborted,
+  aliasSegment,
   bySegment,
   checkerProblem,
   deadline,
   explain,
-  fileName,
   type Gate,
   gateImports,
   memoryCap,
@@ -71,79 +76,37 @@ import {
   nonce,
   oversize,
   pastDeadline,
-  positiveInteger,
+  programFileName,
   rejected,
+  runLimits,
   type RunSettings,
+  segmentsOf,
 } from "./_admission.ts";
-import { DEFAULT_MAX_SANDBOXES, SandboxSlots } from "./slots.ts";
+import type { ImportScan } from "./compiler/protocol.ts";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES, SandboxSlots } from "./slots.ts";
 import { runInSandbox } from "./_sandbox_run.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
+import { SandboxPool } from "./_pool.ts";
+import type { Discovery } from "./discovery.ts";
+import type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 import {
   CAP_SPECIFIER,
   DEFAULT_CHECK_TIMEOUT_MS,
-  DEFAULT_MAX_CALLS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_RUN_TIMEOUT_MS,
   type HarnessRunOptions,
   type RunModule,
   type RunOptions,
   type RunReport,
 } from "./run.ts";
-import { CAP_SOURCE } from "../_generated/sandbox_sources.ts";
 import { withinBudget } from "./_budget.ts";
+import { CAP_SOURCE, TOOLS_SOURCE } from "../_generated/sandbox_sources.ts";
 
-/** What a {@linkcode Runner} is built with. */
-export type RunnerOptions = {
-  /** Server name to its generated module; a program imports `./mcp/<segment>.ts`. */
-  modules: ReadonlyMap<string, RunModule>;
-  /** Carries one tool call; a harness passes its own `call`. */
-  call: RunOptions["call"];
-  /**
-   * Keep the next sandbox started ahead, waiting for a program (default
-   * `true`). A runner that never runs a program starts none.
-   */
-  warm?: boolean;
-  /**
-   * The heap cap of sandboxes started ahead, in MiB; `DEFAULT_RUN_MEMORY_MB`.
-   * A run asking for another cap starts its own sandbox.
-   */
-  memoryMb?: number;
-  /** The Deno executable of the sandboxes; `Deno.execPath()` by default. */
-  denoExecutable?: string;
-  /**
-   * The folder each sandbox's temporary directory is made in (a `loom-run-`
-   * directory per sandbox, removed with it); the system's temporary by default.
-   */
-  tempDir?: string;
-  /**
-   * A checker made (and perhaps started) earlier, for instance while the
-   * servers started; the runner owns it from then on and retires it. A
-   * runner makes its own by default.
-   */
-  checker?: ResidentChecker;
-  /**
-   * How many of this runner's runs hold a sandbox at once; more wait their
-   * turn, the wait counted in their deadline. {@linkcode DEFAULT_MAX_SANDBOXES}
-   * by default (the sandbox started ahead is one more).
-   */
-  maxSandboxes?: number;
-};
-
-/** What a runner holds and has done, for reports and benchmarks. */
-export type RunnerStats = {
-  /** The resident checker. */
-  checker: CheckerStats;
-  /** Whether a sandbox is started ahead, waiting for a program. */
-  warm: boolean;
-  /** Runs started, and how many of them found a sandbox waiting. */
-  runs: number;
-  warmRuns: number;
-};
+export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
+  readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
   readonly #deno: string;
@@ -152,9 +115,7 @@ export class Runner {
   readonly #slots: SandboxSlots;
   readonly #inflight = new Set<Promise<RunReport>>();
   readonly #stop = new AbortController();
-  #waiting: Promise<Sandbox | undefined> | undefined;
-  /** The modules the sandbox waiting was started with. */
-  #waitingModules: ReadonlyMap<string, RunModule> | undefined;
+  readonly #pool: SandboxPool;
   #retired = false;
   #runs = 0;
   #warmRuns = 0;
@@ -178,43 +139,58 @@ export class Runner {
     }
     this.#bySegment = bySegment(options.modules);
     this.#call = options.call;
+    this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
     this.#deno = options.denoExecutable ?? Deno.execPath();
     this.#tempDir = options.tempDir;
     this.#checker = options.checker ?? new ResidentChecker();
     this.#slots = new SandboxSlots(options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES);
-  }
-
-  /**
-   * Replaces the modules programs are checked against and run with (a
-   * server's listing changed): runs that start from now on use these (a
-   * sandbox started ahead with the old ones is not used); a run under way
-   * keeps the modules it was checked against. Throws as the constructor does.
-   */
-  replaceModules(modules: ReadonlyMap<string, RunModule>): void {
-    this.#bySegment = bySegment(modules);
+    const warmSandboxes = options.warmSandboxes ?? DEFAULT_WARM_SANDBOXES;
+    if (!Number.isSafeInteger(warmSandboxes) || warmSandboxes < 1) {
+      throw new RangeError(
+        `Cannot run programs: warmSandboxes ${warmSandboxes} is not a positive integer`,
+      );
+    }
+    this.#pool = new SandboxPool({
+      start: () => this.#start(this.#deno, this.#memoryMb, this.#tempDir).catch(() => undefined),
+      max: this.#warm ? warmSandboxes : 0,
+    });
   }
 
   /** Starts the checker and, when warm, the first sandbox now rather than at the first run. */
   prepare(): void {
     if (this.#retired) return;
     this.#checker.start();
-    if (this.#warm) this.#waiting ??= this.#startAhead();
+    this.#pool.fill();
     // A check of a program importing every module parses them all and warms
     // the compiler's paths for imports, so the first real check is a warm one.
     const imports = [...this.#bySegment.keys()].map((segment) => `import "./mcp/${segment}.ts";\n`);
-    this.#checker.check(this.#files(`${imports.join("")}export {};\n`, this.#bySegment), {
-      timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
-      signal: this.#stop.signal,
-    }).catch(() => {});
+    this.#checker.check(
+      this.#files(`${imports.join("")}export {};\n`, this.#bySegment.keys(), this.#bySegment),
+      {
+        timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
+        signal: this.#stop.signal,
+      },
+    ).catch(() => {});
+  }
+  /**
+   * Replaces the modules programs are checked against and run with (a
+   * server's listing changed): runs that start from now on use these; a run
+   * under way keeps the modules it was checked against. Throws as the
+   * constructor does.
+   */
+  replaceModules(modules: ReadonlyMap<string, RunModule>): void {
+    this.#bySegment = bySegment(modules);
   }
 
   /** The checker's state, whether a sandbox waits, and how many runs found one. */
   stats(): RunnerStats {
     return {
       checker: this.#checker.stats(),
-      warm: this.#waiting !== undefined,
+      warm: this.#pool.size > 0,
+      waiting: this.#pool.size,
+      ready: this.#pool.ready,
       runs: this.#runs,
       warmRuns: this.#warmRuns,
     };
@@ -232,23 +208,13 @@ export class Runner {
     if (typeof source !== "string") {
       throw new TypeError(`Cannot run the program: it is ${typeof source}, not a string`);
     }
-    const limits: RunReport["limits"] = {
-      timeoutMs: deadline("timeoutMs", options.timeoutMs, DEFAULT_RUN_TIMEOUT_MS),
-      memoryMb: memoryCap(options.memoryMb),
-      maxCalls: positiveInteger("maxCalls", options.maxCalls, DEFAULT_MAX_CALLS),
-      maxOutputBytes: positiveInteger(
-        "maxOutputBytes",
-        options.maxOutputBytes,
-        DEFAULT_MAX_OUTPUT_BYTES,
-      ),
-      hit: [],
-    };
+    const limits = runLimits(options);
     const checkTimeoutMs = deadline(
       "checkTimeoutMs",
       options.checkTimeoutMs,
       DEFAULT_CHECK_TIMEOUT_MS,
     );
-    const programName = fileName(options.programName);
+    const programName = programFileName(options.programName);
     if (this.#retired) {
       const message =
         "Cannot run the program: its harness was retired; boot a new harness to run it";
@@ -285,18 +251,15 @@ export class Runner {
   }
 
   /**
-   * Aborts the runs in flight and waits for them, kills the sandbox waiting
-   * for a program and removes its directory, and kills the checker's process.
-   * Idempotent.
+   * Aborts the runs in flight and waits for them, kills the sandboxes
+   * waiting for programs and removes their directories, and kills the
+   * checker's process. Idempotent.
    */
   async retire(): Promise<void> {
     this.#retired = true;
     this.#stop.abort();
     await Promise.allSettled([...this.#inflight]);
-    const waiting = this.#waiting;
-    this.#waiting = undefined;
-    const sandbox = await waiting?.catch(() => undefined);
-    await Promise.all([sandbox?.dispose(), this.#checker.retire()]);
+    await Promise.all([this.#pool.retire(), this.#checker.retire()]);
   }
 
   async #run(
@@ -314,7 +277,8 @@ export class Runner {
       );
     }
     const gate = gateImports(scanned.scan, run.modules, source);
-    if (gate.diagnostics.length > 0) return await this.#refuse(source, gate, run);
+    if (gate.diagnostics.length > 0) return await this.#refuse(source, scanned.scan, gate, run);
+    const segments = segmentsOf(scanned.scan, run.modules);
 
     // A slot before any sandbox: the wait counts in the run's deadline.
     const waitStarted = performance.now();
@@ -323,7 +287,7 @@ export class Runner {
     if (grant.kind === "timed_out") return pastDeadline(limits, "waiting for a sandbox slot");
     const programMs = Math.max(1, Math.ceil(limits.timeoutMs - (performance.now() - waitStarted)));
     try {
-      return await this.#runAdmitted(source, run, programMs);
+      return await this.#runAdmitted(source, segments, run, programMs);
     } finally {
       grant.release();
     }
@@ -334,10 +298,16 @@ export class Runner {
    * errors too, checked with each misspelled module read as the one it meant,
    * so that one answer holds every problem. No sandbox is involved.
    */
-  async #refuse(source: string, gate: Gate, run: RunSettings): Promise<RunReport> {
+  async #refuse(
+    source: string,
+    scan: ImportScan,
+    gate: Gate,
+    run: RunSettings,
+  ): Promise<RunReport> {
     const { limits, signal } = run;
     if (!run.typeCheck) return rejected(gate.diagnostics, limits);
-    const checked = await this.#checker.check(this.#files(source, run.modules), {
+    const named = [...segmentsOf(scan, run.modules), ...gate.aliases.map(aliasSegment)];
+    const checked = await this.#checker.check(this.#files(source, named, run.modules), {
       timeoutMs: run.checkTimeoutMs,
       signal,
       aliases: gate.aliases,
@@ -350,25 +320,30 @@ export class Runner {
 
   async #runAdmitted(
     source: string,
+    segments: readonly string[],
     run: RunSettings,
     programMs: number,
   ): Promise<RunReport> {
     const { limits, signal } = run;
 
-    // A sandbox waiting with the same heap cap and executable is taken after
-    // the check passes; without one, a sandbox starts beside the check.
+    // A sandbox waiting with the same heap cap and executable is chosen now
+    // and used once the check passes; without one, a sandbox starts beside
+    // the check.
     const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
-      run.tempDir === this.#tempDir && run.modules === this.#bySegment;
-    let pending: Promise<Sandbox | undefined> | undefined;
-    if (!fits || this.#waiting === undefined) {
-      pending = this.#start(run.deno, limits.memoryMb, run.tempDir, run.modules);
-      // Awaited below; a failure to start is the run's to report.
-      pending.catch(() => {});
-    }
+      run.tempDir === this.#tempDir;
+    this.#pool.enter();
+    const pending: Promise<Sandbox | undefined> = fits
+      ? this.#pool.take().then((taken) => {
+        if (taken !== undefined) this.#warmRuns++;
+        return taken ?? this.#start(run.deno, limits.memoryMb, run.tempDir);
+      })
+      : this.#start(run.deno, limits.memoryMb, run.tempDir);
+    // Awaited below; a failure to start is the run's to report.
+    pending.catch(() => {});
     let sandbox: Sandbox | undefined;
     try {
       if (run.typeCheck) {
-        const checked = await this.#checker.check(this.#files(source, run.modules), {
+        const checked = await this.#checker.check(this.#files(source, segments, run.modules), {
           timeoutMs: run.checkTimeoutMs,
           signal,
         });
@@ -384,11 +359,15 @@ export class Runner {
         }
       }
       if (signal.aborted) return aborted(limits);
-      sandbox = await (pending ?? this.#takeWaiting(run.modules));
-      sandbox ??= await this.#start(run.deno, limits.memoryMb, run.tempDir, run.modules);
-      await sandbox.hand(source);
+      sandbox = await pending;
+      if (sandbox === undefined) {
+        sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
+      }
+      await sandbox.hand(source, sources(segments, run.modules));
       const ran = await runInSandbox({
         child: sandbox.child,
+        stdoutHead: sandbox.stdoutHead(),
+        discovery: this.#discovery,
         nonce: nonce(),
         rootUrl: sandbox.rootUrl,
         rootPath: sandbox.rootPath,
@@ -410,61 +389,38 @@ export class Runner {
       }
       return withinBudget({ outcome, logs: ran.logs, calls: ran.calls, limits });
     } finally {
-      if (sandbox === undefined && pending !== undefined) {
-        sandbox = await pending.catch(() => undefined);
-      }
+      if (sandbox === undefined) sandbox = await pending.catch(() => undefined);
       await sandbox?.dispose();
-      // The next sandbox starts once this one is gone, not while its program
-      // runs: its start is about 80 ms of CPU, which on a small machine the
-      // program's own run would otherwise share.
-      if (fits && !this.#retired) this.#waiting ??= this.#startAhead();
+      // The next sandboxes start once this one is gone and no run is in
+      // flight, not while programs run: a start is about 75 ms of CPU, which
+      // on a small machine the programs would otherwise share.
+      this.#pool.leave();
     }
   }
 
-  /** The build root the checker sees for `program`: it, `cap.ts` and every module. */
-  #files(program: string, modules: ReadonlyMap<string, RunModule>): [string, string][] {
-    const files: [string, string][] = [["program.ts", program], ["cap.ts", CAP_SOURCE]];
-    for (const [segment, module] of modules) {
-      files.push([`mcp/${segment}.ts`, module.source]);
+  /**
+   * The build root the checker sees for `program`: it, `cap.ts`, `tools.ts`
+   * and the modules of `segments` (those it imports): a module it does not
+   * import costs its check nothing.
+   */
+  #files(
+    program: string,
+    segments: Iterable<string>,
+    modules: ReadonlyMap<string, RunModule>,
+  ): [string, string][] {
+    const files: [string, string][] = [
+      ["program.ts", program],
+      ["cap.ts", CAP_SOURCE],
+      ["tools.ts", TOOLS_SOURCE],
+    ];
+    for (const [segment, source] of sources(segments, modules)) {
+      files.push([`mcp/${segment}.ts`, source]);
     }
     return files;
   }
 
-  /** The sandbox waiting for a program, if it is still usable; the caller owns it. */
-  async #takeWaiting(modules: ReadonlyMap<string, RunModule>): Promise<Sandbox | undefined> {
-    const waiting = this.#waiting;
-    const same = this.#waitingModules === modules;
-    this.#waiting = this.#waitingModules = undefined;
-    const sandbox = await waiting?.catch(() => undefined);
-    if (sandbox === undefined) return undefined;
-    if (sandbox.usable && same) {
-      this.#warmRuns++;
-      return sandbox;
-    }
-    await sandbox.dispose();
-    return undefined;
-  }
-
-  #start(
-    deno: string,
-    memoryMb: number,
-    tempDir: string | undefined,
-    modules: ReadonlyMap<string, RunModule>,
-  ): Promise<Sandbox> {
-    const sources = new Map([...modules].map(([segment, module]) => [segment, module.source]));
-    return startSandbox({ deno, memoryMb, modules: sources, capSpecifier: CAP_SPECIFIER, tempDir });
-  }
-
-  /** Starts the next sandbox ahead; a failure leaves none waiting (the next run starts its own). */
-  #startAhead(): Promise<Sandbox | undefined> {
-    this.#waitingModules = this.#bySegment;
-    return this.#start(this.#deno, this.#memoryMb, this.#tempDir, this.#bySegment).then(
-      (sandbox) => {
-        if (!this.#retired) return sandbox;
-        return sandbox.dispose().then(() => undefined);
-      },
-      () => undefined,
-    );
+  #start(deno: string, memoryMb: number, tempDir: string | undefined): Promise<Sandbox> {
+    return startSandbox({ deno, memoryMb, capSpecifier: CAP_SPECIFIER, tempDir });
   }
 }
 
@@ -492,4 +448,17 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
   } finally {
     await runner.retire();
   }
+}
+
+/** The source of each of `modules` that `segments` names, by segment. */
+function sources(
+  segments: Iterable<string>,
+  modules: ReadonlyMap<string, RunModule>,
+): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const segment of segments) {
+    const module = modules.get(segment);
+    if (module !== undefined) found.set(segment, module.source);
+  }
+  return found;
 }

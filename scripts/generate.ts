@@ -29,6 +29,7 @@ export const SANDBOX_FILES: readonly (readonly [string, string])[] = [
   ["PRELUDE_SOURCE", "runner/sandbox/prelude.ts"],
   ["CAP_SOURCE", "runner/sandbox/cap.ts"],
   ["TAGS_SOURCE", "runner/sandbox/tags.ts"],
+  ["TOOLS_SOURCE", "runner/sandbox/tools.ts"],
 ];
 
 const BUNDLE_HEADER =

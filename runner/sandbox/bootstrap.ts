@@ -9,8 +9,10 @@
  *
  * Started ahead: the host may start this process before its program exists
  * (a warm sandbox). The Worker is created at once, so its prelude and
- * `cap.ts` are loaded while the process waits; the program itself is imported
- * only after the Worker is told `start`.
+ * `cap.ts` are loaded while the process waits; once they are, and only if the
+ * nonce has not been read yet, this module writes the one line `ready` (no
+ * program code can have run: the program is imported only after the Worker is
+ * told `start`, which follows the nonce).
  *
  * The channel: the host writes `program.ts` into the build root, then one
  * line to stdin, the per-execution nonce, which this module reads before the
@@ -33,7 +35,7 @@
  */
 
 const NONCE = /^[0-9a-f]{32}$/;
-const KINDS = new Set(["call", "log", "done", "threw", "exited"]);
+const KINDS = new Set(["call", "discover", "log", "done", "threw", "exited"]);
 const FINAL = new Set(["done", "threw", "exited", "fault"]);
 
 const encoder = new TextEncoder();
@@ -64,11 +66,16 @@ const worker = new Worker(new URL("./prelude.ts", import.meta.url), { type: "mod
 
 // Every frame waits for the nonce; nothing the Worker posts before it (a load
 // failure) is lost or written unauthenticated.
+let nonceRead = false;
 const nonceLine = readLine().then((line) => {
   if (line === undefined || !NONCE.test(line)) Deno.exit(2);
+  nonceRead = true;
   return line;
 });
-let writing: Promise<unknown> = nonceLine;
+// The ready line, written before any frame: frames wait for the nonce, and
+// then for this write.
+let readyWritten: Promise<unknown> = Promise.resolve();
+let writing: Promise<unknown> = nonceLine.then(() => readyWritten);
 let ending = false;
 
 function send(frame: Record<string, unknown>): void {
@@ -97,6 +104,11 @@ worker.onmessage = (event: MessageEvent) => {
     return;
   }
   const kind = (data as { kind?: unknown }).kind;
+  if (kind === "ready") {
+    // The prelude's, once loaded; later ones (the program's) are ignored.
+    if (!nonceRead) readyWritten = writeAll(encoder.encode("ready\n"));
+    return;
+  }
   if (typeof kind !== "string" || !KINDS.has(kind)) {
     send({ kind: "fault", message: "The program posted a message of no kind the runner knows" });
     return;

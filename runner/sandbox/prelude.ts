@@ -11,8 +11,8 @@
  * they resolve to `runner/sandbox/` here. Like every file of this folder, it
  * imports nothing outside it.
  *
- * Messages to the bootstrap are plain data with a `kind`: `call`, `log`,
- * `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so that what
+ * Messages to the bootstrap are plain data with a `kind`: `call`, `discover`
+ * (a request of `tools.ts`), `log`, `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so that what
  * JSON cannot say reaches the host intact enough to be refused there with its
  * path.
  *
@@ -21,6 +21,7 @@
 
 import { type CapReply, installChannel, type JsonObject } from "./cap.ts";
 import { TAG, type TagName, TAGS, UNREPRESENTABLE } from "./tags.ts";
+import { type DiscoveryReply, type DiscoveryRequest, installDiscovery } from "./tools.ts";
 
 type Scope = {
   postMessage(message: unknown): void;
@@ -268,7 +269,8 @@ function render(args: unknown[]): string {
   return parts.join(" ");
 }
 
-const pending = new Map<number, (reply: CapReply) => void>();
+// Calls and discovery requests share one id space: each reply names its id.
+const pending = new Map<number, (reply: unknown) => void>();
 let nextId = 0;
 
 function channel(
@@ -278,9 +280,20 @@ function channel(
   options: { resource?: boolean } = {},
 ): Promise<CapReply> {
   const id = nextId++;
-  const reply = new Promise<CapReply>((resolve) => pending.set(id, resolve));
+  const reply = new Promise<CapReply>((resolve) =>
+    pending.set(id, (value) => resolve(value as CapReply))
+  );
   const frame = { kind: "call", id, server, tool, args: encode(args) };
   post(options.resource === true ? { ...frame, resource: true } : frame);
+  return reply;
+}
+
+function discover(request: DiscoveryRequest): Promise<DiscoveryReply> {
+  const id = nextId++;
+  const reply = new Promise<DiscoveryReply>((resolve) =>
+    pending.set(id, (value) => resolve(value as DiscoveryReply))
+  );
+  post({ kind: "discover", id, request: encode(request) });
   return reply;
 }
 
@@ -296,10 +309,11 @@ scope.addEventListener("message", (event: MessageEvent) => {
   const resolve = pending.get(data.id);
   if (resolve === undefined) return;
   pending.delete(data.id);
-  resolve(decode(data.reply) as CapReply);
+  resolve(decode(data.reply));
 });
 
 installChannel(channel);
+installDiscovery(discover);
 
 // The Cache API writes to disk whatever the permissions say (the sandbox's
 // DENO_DIR is also made unwritable): a program has no use for it.
@@ -377,8 +391,10 @@ function errorFields(error: unknown): { name: string; message: string; stack: st
   return { name: "NonErrorThrown", message: render([error]), stack: "" };
 }
 
-// Started ahead of its program: the bootstrap says "start" once the host has
-// written `program.ts` into the build root and handed over the nonce.
+// Started ahead of its program: loaded now, and the bootstrap says "start"
+// once the host has written `program.ts` into the build root and handed over
+// the nonce.
+post({ kind: "ready" });
 await started;
 try {
   // A variable specifier: the program exists only in the build root.

@@ -52,6 +52,16 @@ Deno.test("a disabled tool is absent from surface and module and refused by harn
         [],
       );
     });
+    await t.step("search never finds it and describe says it is left out", () => {
+      for (const match of harness.search("delete all notes", { limit: 50 })) {
+        assert.notEqual(match.tool, "delete_all");
+      }
+      for (const name of ["delete_all", "read_note"]) {
+        const described = harness.describe("gov", name);
+        assert.ok(!described.ok && described.error.kind === "tool_disabled", name);
+      }
+      assert.ok(harness.describe("gov", "echo").ok);
+    });
     await t.step(
       "a program naming it fails the type check, told what the module has",
       async () => {

@@ -33,8 +33,3 @@ export function sandboxDirs(dir: string): string[] {
   return [...Deno.readDirSync(dir)].map((entry) => entry.name)
     .filter((name) => name.startsWith("loom-run-")).sort();
 }
-
-/** This process's resident memory, in MiB. */
-export function rssMb(): number {
-  return Deno.memoryUsage().rss / 1048576;
-}

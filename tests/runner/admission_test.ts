@@ -57,7 +57,7 @@ Deno.test("a misspelled module path hides no other problem: one answer holds the
     'module (available: "./mcp/sequential-thinking.ts", "./mcp/echo.ts"); did you mean ' +
     '"./mcp/sequential-thinking.ts"? The rest of the check reads it as that module',
     '3:16 Cannot import "node:fs": a program may import only its servers\' modules ' +
-    '("./mcp/sequential-thinking.ts", "./mcp/echo.ts") and "@loom/mcp/cap"',
+    '("./mcp/sequential-thinking.ts", "./mcp/echo.ts"), "@loom/mcp/cap" and "./tools.ts"',
     '1:10 Module "./mcp/sequential_thinking.ts" has no export "sequentialThinking"; ' +
     "did you mean sequentialthinking?",
     '2:10 Module "./mcp/echo.ts" has no export "echoText"; its exports are echo',

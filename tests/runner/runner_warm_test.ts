@@ -34,17 +34,27 @@ Deno.test("a Runner that never runs a program starts nothing", async () => {
 
 Deno.test("a Runner's next run finds a sandbox waiting, and no run sees another's", async (t) => {
   const tempDir = await Deno.makeTempDir({ prefix: "loom-runner-test-" });
-  const runner = new Runner({ modules: MODULES, call: echoCall, tempDir });
+  // One sandbox ahead at most, so that what lives between runs is exactly it.
+  const runner = new Runner({ modules: MODULES, call: echoCall, tempDir, warmSandboxes: 1 });
   try {
     const first = await runner.run(
       "(globalThis as { mark?: number }).mark = 41;\n" +
         'import { echo } from "./mcp/echo.ts";\nexport default (await echo({ n: 1 })).text;\n',
     );
-    await t.step("the first run starts its own sandbox", () => {
-      assert.deepEqual(first.outcome, { kind: "returned", value: '{"n":1}' });
-      assert.equal(runner.stats().warmRuns, 0);
-      assert.equal(runner.stats().warm, true);
-    });
+    await t.step(
+      "the first run starts its own sandbox, and one starts ahead after it",
+      async () => {
+        assert.deepEqual(first.outcome, { kind: "returned", value: '{"n":1}' });
+        assert.equal(runner.stats().warmRuns, 0);
+        // It starts once the run is over and quiet, and is ready before the next program,
+        // as while a model writes it.
+        for (let tries = 0; tries < 400 && runner.stats().ready === 0; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        }
+        assert.equal(runner.stats().warm, true);
+        assert.equal(runner.stats().ready, 1);
+      },
+    );
     const second = await runner.run(
       "export default (globalThis as { mark?: number }).mark ?? 'fresh';\n",
     );
@@ -116,4 +126,27 @@ Deno.test("retire() stops a run in flight and leaves nothing", async () => {
   // A run after the retirement is refused as a value, never thrown.
   const refused = await runner.run("export default 1;");
   assert.equal(refused.outcome.kind === "refused" && refused.outcome.reason, "retired");
+});
+
+Deno.test("programs back to back raise how many sandboxes wait, up to warmSandboxes", async () => {
+  const tempDir = await Deno.makeTempDir({ prefix: "loom-runner-test-" });
+  const runner = new Runner({ modules: MODULES, call: echoCall, tempDir, warmSandboxes: 3 });
+  try {
+    for (let i = 0; i < 5; i++) {
+      const report = await runner.run(`export default ${i};\n`, { typeCheck: false });
+      assert.deepEqual(report.outcome, { kind: "returned", value: i });
+    }
+    // Once quiet, the pool fills to what the burst needed, one sandbox at a time.
+    for (let tries = 0; tries < 600 && runner.stats().ready < 3; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.equal(runner.stats().ready, 3);
+    assert.equal(runner.stats().waiting, 3);
+    assert.equal(sandboxProcesses(tempDir).length, 3);
+  } finally {
+    await runner.retire();
+  }
+  assert.deepEqual(sandboxProcesses(tempDir), []);
+  assert.deepEqual(sandboxDirs(tempDir), []);
+  await Deno.remove(tempDir);
 });
