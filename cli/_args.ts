@@ -31,6 +31,9 @@ export type AdHoc =
     headers: [string, string][];
   };
 
+/** A tool of a server, as `--allow-tool` and `--deny-tool` name it: `server.tool`. */
+export type ToolRef = { server: string; tool: string };
+
 /** What every command shares: where the servers come from, the deadlines, the output form. */
 export type Common = {
   /** The catalog named (`--catalog`, or a path among the arguments); absent: the usual places. */
@@ -55,6 +58,10 @@ export type Common = {
   quiet: boolean;
   /** `--strict`: a malformed catalog entry refuses the whole catalog. */
   strict: boolean;
+  /** `--allow-tool server.tool`, in order: only these tools of their servers (and the catalog's). */
+  allowTools: ToolRef[];
+  /** `--deny-tool server.tool`, in order: never these tools. */
+  denyTools: ToolRef[];
 };
 
 /** One parsed invocation. */
@@ -66,7 +73,13 @@ export type CliCommand =
   | Common & { command: "tools"; server?: string }
   | Common & { command: "module"; server: string }
   | Common & { command: "call"; server: string; tool: string; args: string[] }
-  | Common & { command: "run"; program: string; deadlineMs?: number }
+  | Common & {
+    command: "run";
+    program: string;
+    deadlineMs?: number;
+    /** `--approve`: ask on the terminal before each call not marked read-only. */
+    approve: boolean;
+  }
   | Common & { command: "login"; server: string }
   | Common & { command: "logout"; server: string };
 
@@ -82,6 +95,9 @@ const OPTIONS = {
   "connect-timeout": { type: "string", multiple: true },
   timeout: { type: "string", multiple: true },
   deadline: { type: "string", multiple: true },
+  "allow-tool": { type: "string", multiple: true },
+  "deny-tool": { type: "string", multiple: true },
+  approve: { type: "boolean" },
   user: { type: "boolean" },
   trust: { type: "boolean" },
   "allow-skipped": { type: "boolean" },
@@ -105,6 +121,8 @@ const NEEDS: Readonly<Record<string, string>> = {
   "connect-timeout": "--connect-timeout needs a duration, as in --connect-timeout 90s",
   timeout: "--timeout needs a duration, as in --timeout 2m",
   deadline: "--deadline needs a duration, as in --deadline 90s",
+  "allow-tool": "--allow-tool needs server.tool, as in --allow-tool memory.read_graph",
+  "deny-tool": "--deny-tool needs server.tool, as in --deny-tool memory.delete_entities",
 };
 
 /** The longest duration an option takes: one hour, as the catalog's deadlines. */
@@ -151,8 +169,11 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     json: false,
     quiet: false,
     strict: false,
+    allowTools: [],
+    denyTools: [],
   };
   let help = false;
+  let approve = false;
   let deadlineMs: number | undefined;
   for (const token of tokens) {
     if (token.kind === "positional") {
@@ -163,6 +184,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     const name = token.name;
     if (name === "help") help = true;
     else if (name === "version") return ok({ command: "version" });
+    else if (name === "approve") approve = true;
     else if (name === "deadline") {
       deadlineMs = parseDuration(token.value ?? "");
       if (deadlineMs === undefined) return err(durationError(name, token.value));
@@ -189,7 +211,13 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   if (deadlineMs !== undefined && command !== "run") {
     return err("--deadline is the deadline of run's program; give it with run");
   }
-  return commandWith(command, operands, common, deadlineMs);
+  if (approve && command !== "run") {
+    return err(
+      "--approve asks before each call of run's program; give it with run " +
+        "(a call you type is already yours)",
+    );
+  }
+  return commandWith(command, operands, common, { deadlineMs, approve });
 }
 
 // The command among the positionals, and a catalog named before or after it.
@@ -252,7 +280,7 @@ function commandWith(
   name: CommandName,
   operands: string[],
   common: Common,
-  deadlineMs: number | undefined,
+  run: { deadlineMs: number | undefined; approve: boolean },
 ): Result<CliCommand, string> {
   const row = COMMANDS[name];
   if (operands.length < row.min) return err(`${name} needs ${row.needs}, as in: ${row.example}`);
@@ -286,7 +314,8 @@ function commandWith(
         command: name,
         program: operands[0] as string,
         ...common,
-        ...(deadlineMs === undefined ? {} : { deadlineMs }),
+        ...(run.deadlineMs === undefined ? {} : { deadlineMs: run.deadlineMs }),
+        approve: run.approve,
       });
     case "login":
     case "logout":
@@ -366,6 +395,13 @@ function applyOption(common: Common, name: string, given: string | undefined): s
       common.inputs[pair[1] as string] = pair[2] as string;
       return undefined;
     }
+    case "allow-tool":
+    case "deny-tool": {
+      const ref = toolRef(name, value);
+      if (typeof ref === "string") return ref;
+      (name === "allow-tool" ? common.allowTools : common.denyTools).push(ref);
+      return undefined;
+    }
     case "connect-timeout":
     case "timeout": {
       const ms = parseDuration(value);
@@ -376,6 +412,20 @@ function applyOption(common: Common, name: string, given: string | undefined): s
     }
   }
   return `unknown option ${quote(`--${name}`)}; ${HELP_HINT}`;
+}
+
+// `server.tool`, split at the first dot: a server's name never holds one,
+// a tool's may.
+function toolRef(name: "allow-tool" | "deny-tool", value: string): ToolRef | string {
+  const needs = NEEDS[name] as string;
+  const dot = value.indexOf(".");
+  const server = value.slice(0, dot);
+  const tool = value.slice(dot + 1);
+  if (dot > 0 && server.trim() !== "" && tool.trim() !== "") return { server, tool };
+  if (value === "") return needs;
+  return `--${name} ${quote(value)} is not server.tool; ${
+    needs.replace(/^--\S+ needs /, "write ")
+  }`;
 }
 
 function durationError(name: string, value: string | undefined): string {

@@ -20,7 +20,10 @@ import {
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { withHarness } from "./_with_harness.ts";
 import { callMessage } from "./_messages.ts";
-import { oneLine, renderResult, tailLines } from "./_render.ts";
+import { oneLine, printableLine, renderResult, tailLines } from "./_render.ts";
+import { leftOutBy } from "./_governance.ts";
+import { ProgressLine } from "./_progress_line.ts";
+import type { ServerSpec } from "../spec/mod.ts";
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(
@@ -50,7 +53,14 @@ export async function call(
     // Checked before the boot; typed now that the tool's schema is known.
     const typed = callArguments(command.args, inputSchemaOf(harness, server, command.tool));
     const given = typed.ok ? typed.value : args.value;
-    const result = await harness.call(server, command.tool, given, { signal });
+    // Progress is asked for only where it is shown.
+    const line = command.json || output.quiet ? undefined : new ProgressLine(output);
+    const label = `${server}.${printableLine(command.tool)}`;
+    const result = await harness.call(server, command.tool, given, {
+      signal,
+      ...(line === undefined ? {} : { onProgress: (progress) => line.report(label, progress) }),
+    });
+    line?.end();
     // After Ctrl-C the call ends because it was cancelled: the interruption says so.
     if (doing.interrupted === true) return EXIT_FAILED;
     if (!result.ok) {
@@ -67,6 +77,13 @@ export async function call(
           kind: error.kind,
           message: `server ${quote(server)} has no tool ${quote(command.tool)}${guess}; ` +
             `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}`,
+        }, EXIT_USAGE);
+      }
+      if (error.kind === "tool_disabled") {
+        const spec = picked.specs[0] as ServerSpec;
+        return fail(output, command.json, {
+          kind: error.kind,
+          message: leftOutBy(spec, error.tool, source.toolFlags, source.where.get(server)),
         }, EXIT_USAGE);
       }
       if (error.kind === "task_required") {

@@ -20,6 +20,7 @@ import { notes, type Source } from "./_source.ts";
 import type { Output } from "./_output.ts";
 import { printable, printableLine, retirementRow, table, tailLines } from "./_render.ts";
 import { startMessage } from "./_messages.ts";
+import { leftOutWords } from "./_governance.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
@@ -150,6 +151,7 @@ export function progress(command: { json: boolean }, context: Context): WithHarn
   const options: WithHarnessOptions = {
     output,
     connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    toolFlags: source.toolFlags,
   };
   if (command.json) return options;
   return {
@@ -203,6 +205,7 @@ export async function check(command: Command<"check">, context: Context): Promis
   }, {
     output,
     connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    toolFlags: source.toolFlags,
     ...(command.json ? {} : {
       onStart: () => output.result(`\n${output.paint("Boot", "head", "out")}\n${lines.header()}`),
       onLine: (line: string) => output.result(line),
@@ -253,14 +256,17 @@ export async function tools(command: Command<"tools">, context: Context): Promis
     for (const report of harness.reports.values()) {
       if (report.state !== "ready") continue;
       const functions = new Map([...report.generated.manifest].map(([id, wire]) => [wire, id]));
+      // A tool the lists leave out is not the model's: it is counted, not listed.
+      const leftOut = report.tools.filter((tool) => report.withheld.get(tool.name) === "disabled");
       servers.push({
         name: report.name,
         module: report.generated.moduleName,
         // Every field of the listing, and the function the module gives it.
-        tools: report.tools.map((tool) => ({
+        tools: report.tools.filter((tool) => !leftOut.includes(tool)).map((tool) => ({
           ...tool,
           function: functions.get(tool.name) ?? null,
         })),
+        leftOut: leftOut.map((tool) => tool.name),
       });
     }
     if (command.json) {
@@ -271,8 +277,18 @@ export async function tools(command: Command<"tools">, context: Context): Promis
       return failed > 0 ? EXIT_FAILED : EXIT_OK;
     }
     for (const server of servers) {
+      const listed = source.catalog?.servers.find((spec) => spec.name === server.name);
+      const leftOut = server.leftOut.length === 0
+        ? ""
+        : `; ${server.leftOut.length} left out by ${
+          leftOutWords(
+            server.name,
+            source.toolFlags,
+            listed?.enabledTools !== undefined || listed?.disabledTools !== undefined,
+          )
+        }`;
       output.result(output.paint(
-        `${server.name} (${server.module}, ${server.tools.length} tools)`,
+        `${server.name} (${server.module}, ${server.tools.length} tools${leftOut})`,
         "head",
         "out",
       ));

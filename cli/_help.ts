@@ -87,7 +87,8 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       'sends the string "123" to a string property, the number to a number one); a key ' +
       "the schema does not describe is JSON when it parses as JSON, else a string. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
-      `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s).`,
+      `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s). A long call's ` +
+      "progress, when the server reports it, is one line on stderr.",
     examples: [
       "call memory read_graph '{}'",
       'call "GitHub-Like Everything" echo message=hi --timeout 90s',
@@ -102,8 +103,17 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     max: 1,
     example: "run program.ts",
     details: "The program runs in a sandbox with no permission; --deadline is its wall-clock " +
-      `deadline (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s), --timeout each call's.`,
-    examples: ["run - < program.ts", "run program.ts --deadline 2m --json"],
+      `deadline (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s), --timeout each call's. ` +
+      "--approve asks on the terminal before each of its calls that the server does not mark " +
+      "read-only ([y] yes, [a] yes to every call of that tool in this run, [N] no: the " +
+      "program sees a denied McpCallError); asking, a call's deadline is 5 min and the " +
+      "program's 15 min unless set. Without a terminal (or with the program on stdin) such " +
+      "calls are denied at once.",
+    examples: [
+      "run - < program.ts",
+      "run program.ts --deadline 2m --json",
+      "run program.ts --approve --deny-tool fs.write_file",
+    ],
   },
   login: {
     needs: "a remote server",
@@ -152,6 +162,12 @@ const OPTIONS_TEXT = `Servers:
   --trust               start the servers of a file found here without asking
   --strict              refuse the whole catalog at its first malformed entry
   --allow-skipped       exit 0 even when the catalog skipped entries
+
+Tools:
+  --allow-tool <s.t>    only this tool of server s (by wire or function name), with
+                        the catalog's enabled_tools; repeatable
+  --deny-tool <s.t>     never this tool of server s, whatever allows it; repeatable
+  --approve             run: ask before each call not marked read-only
 
 Deadlines (90, 90s, 1500ms, 2m):
   --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)

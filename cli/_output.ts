@@ -3,7 +3,11 @@
 // values the catalog expanded from variables are said as the file wrote them
 // (a secret never reaches the terminal or a log), colour is added only on a
 // terminal and never with NO_COLOR, long messages are wrapped on a terminal
-// (never cut), and --quiet keeps only results, warnings and errors.
+// (never cut), and --quiet keeps only results, warnings and errors. One
+// status line (a long call's progress) is redrawn in place on a terminal's
+// stderr, and erased before anything else is written; off a terminal it is a
+// plain line. A question asked on the terminal (`prompt`) holds the status
+// line back until it is answered.
 
 /** How a piece of text is coloured on a terminal. */
 export type Style = "error" | "warn" | "ok" | "bad" | "head" | "dim";
@@ -23,6 +27,8 @@ type Stream = { writeSync(bytes: Uint8Array): number; isTerminal(): boolean };
 export type Streams = { stdout: Stream; stderr: Stream; columns?: () => number | undefined };
 
 const encoder = new TextEncoder();
+/** Erases the terminal's current line (the cursor stays where it is). */
+const ERASE_LINE = "\u001b[2K";
 
 // A reader that went away (`| head`) gets nothing more; the command goes on
 // to retire its servers.
@@ -49,6 +55,10 @@ export class Output {
   #streams: Streams;
   #colour: { stdout: boolean; stderr: boolean };
   #redactions: [string, string][] = [];
+  /** Whether a status line is drawn on stderr now. */
+  #status = false;
+  /** Whether a question waits for its answer on the terminal. */
+  #asking = false;
 
   constructor(options: { quiet?: boolean; streams?: Streams } = {}) {
     this.quiet = options.quiet ?? false;
@@ -87,12 +97,64 @@ export class Output {
 
   /** A result, on stdout: printed whatever --quiet says. */
   result(text: string): void {
+    this.clearStatus();
     writeAll(this.#streams.stdout, `${this.hide(text)}\n`);
   }
 
   /** Messages that are a command's result (check's failures), on stdout, wrapped on a terminal. */
   resultMessage(text: string): void {
+    this.clearStatus();
     writeAll(this.#streams.stdout, `${this.#wrap(this.hide(text), this.#streams.stdout)}\n`);
+  }
+
+  /** Whether stderr is a terminal, where a status line is redrawn in place. */
+  get statusInPlace(): boolean {
+    return this.#streams.stderr.isTerminal();
+  }
+
+  /**
+   * The status line, on stderr unless --quiet: on a terminal it replaces the
+   * one drawn before (cut to the terminal's width, so that it stays one
+   * line; held back while a question waits), else it is a plain line.
+   */
+  status(text: string): void {
+    if (this.quiet) return;
+    const stderr = this.#streams.stderr;
+    if (!stderr.isTerminal()) {
+      writeAll(stderr, `${this.hide(text)}\n`);
+      return;
+    }
+    if (this.#asking) return;
+    // A terminal that does not say its width (or says 0 columns) is taken as 80 wide.
+    const columns = (this.#streams.columns ?? terminalColumns)() || 80;
+    const line = [...this.hide(text)];
+    const fitted = line.length < columns
+      ? line.join("")
+      : `${line.slice(0, columns - 2).join("")}…`;
+    writeAll(stderr, `\r${ERASE_LINE}${fitted}`);
+    this.#status = true;
+  }
+
+  /** Erases the status line, when one is drawn. */
+  clearStatus(): void {
+    if (!this.#status) return;
+    this.#status = false;
+    writeAll(this.#streams.stderr, `\r${ERASE_LINE}`);
+  }
+
+  /**
+   * A question on stderr, left open for the answer typed after it; the
+   * status line is held back until {@linkcode Output.answered}.
+   */
+  prompt(text: string): void {
+    this.clearStatus();
+    this.#asking = true;
+    writeAll(this.#streams.stderr, this.hide(text));
+  }
+
+  /** The question is answered (or given up): status lines are drawn again. */
+  answered(): void {
+    this.#asking = false;
   }
 
   /** Progress on stderr: the catalog read, each server's line, what the command is doing. */
@@ -102,6 +164,7 @@ export class Output {
 
   /** A line on stderr that --quiet keeps (a stderr line of a failed server, a table). */
   detail(text: string): void {
+    this.clearStatus();
     writeAll(this.#streams.stderr, `${this.#wrap(this.hide(text), this.#streams.stderr)}\n`);
   }
 

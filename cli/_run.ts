@@ -7,8 +7,9 @@ import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
 import { reportJson } from "../codec/report_value.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import { DEFAULT_CALL_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
 import {
+  DEFAULT_RUN_TIMEOUT_MS,
   formatDiagnostics,
   importedSegments,
   MAX_PROGRAM_BYTES,
@@ -18,12 +19,32 @@ import {
 import { duration, oneLine, printable, table, tailLines } from "./_render.ts";
 import type { Output } from "./_output.ts";
 import type { Doing } from "./_with_harness.ts";
+import {
+  APPROVE_CALL_TIMEOUT_MS,
+  APPROVE_RUN_TIMEOUT_MS,
+  deniedWithoutTerminal,
+  terminalApproval,
+  TerminalLines,
+} from "./_approve.ts";
+import { ProgressLine } from "./_progress_line.ts";
 
 /** The columns a diagnostic's message is wrapped at, after its `error: ` (never cut). */
 export const DIAGNOSTIC_WIDTH = 93;
 
 /** What `run` needs from the command line. */
-export type RunCommand = { program: string; json: boolean; deadlineMs?: number };
+export type RunCommand = {
+  program: string;
+  json: boolean;
+  deadlineMs?: number;
+  /** `--approve`: ask before each call not marked read-only (`_approve.ts`). */
+  approve?: boolean;
+  /**
+   * Whether a person can be asked: standard input and standard error are a
+   * terminal, and the program was not read from standard input (by default,
+   * as the process finds them).
+   */
+  terminal?: boolean;
+};
 
 /** How `run` boots servers and retires them: the command line's own session. */
 export type WithHarness = (
@@ -101,7 +122,21 @@ export async function runCommand(
     );
     return codes.usage;
   }
-  const chosen = specs.filter((spec) => wanted.includes(spec.name));
+  const approval = options.approve === true ? approvalPlan(options) : undefined;
+  if (approval?.without !== undefined) {
+    output.warn(
+      `--approve has no terminal to ask on (${approval.without}): every call not marked ` +
+        "read-only is denied",
+    );
+  }
+  const chosen = specs.filter((spec) => wanted.includes(spec.name)).map((spec) =>
+    // A person asked needs longer than the default deadline a program's call has.
+    approval?.asks === true && spec.callTimeoutMs === undefined
+      ? { ...spec, callTimeoutMs: APPROVE_CALL_TIMEOUT_MS }
+      : spec
+  );
+  const timeoutMs = options.deadlineMs ??
+    (approval?.asks === true ? APPROVE_RUN_TIMEOUT_MS : undefined);
   return await options.withHarness(chosen, async (harness, signal) => {
     const failed = [...harness.reports.values()].filter((report) => report.state === "failed");
     if (failed.length > 0) {
@@ -116,16 +151,56 @@ export async function runCommand(
       return codes.failed;
     }
     options.doing.now = `running ${options.program === "-" ? "the program" : options.program}`;
-    const report = await harness.run(source, {
-      signal,
-      ...(options.deadlineMs === undefined ? {} : { timeoutMs: options.deadlineMs }),
-      // A program read from a file is named by it in its diagnostics.
-      ...(options.program === "-" ? {} : { programName: options.program }),
-    });
+    const asking = approval === undefined ? undefined : approval.asks
+      ? terminalApproval({
+        output,
+        lines: new TerminalLines(),
+        callTimeoutMs: (server) =>
+          chosen.find((spec) => spec.name === server)?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
+        runTimeoutMs: timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
+      })
+      : deniedWithoutTerminal(approval.without ?? "");
+    // Progress is asked for only where it is shown; a call is named by its place in the report.
+    const line = json || output.quiet ? undefined : new ProgressLine(output);
+    let report: RunReport;
+    try {
+      report = await harness.run(source, {
+        signal,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        // A program read from a file is named by it in its diagnostics.
+        ...(options.program === "-" ? {} : { programName: options.program }),
+        ...(asking === undefined ? {} : { approve: asking.approve }),
+        ...(line === undefined
+          ? {}
+          : { onProgress: (id: number, progress) => line.report(`call ${id + 1}`, progress) }),
+      });
+    } finally {
+      asking?.close();
+      line?.end();
+    }
     if (json) print(output, { servers: servers(harness), report });
     else show(report, output);
     return report.outcome.kind === "returned" ? codes.ok : codes.failed;
   });
+}
+
+// Whether `--approve` can ask a person, and if not, why not.
+function approvalPlan(options: RunCommand): { asks: true; without?: never } | {
+  asks: false;
+  without: string;
+} {
+  if (options.program === "-") {
+    return { asks: false, without: "standard input is the program" };
+  }
+  if (options.terminal ?? (Deno.stdin.isTerminal() && Deno.stderr.isTerminal())) {
+    return { asks: true };
+  }
+  return {
+    asks: false,
+    without: Deno.stdin.isTerminal()
+      ? "standard error is not a terminal"
+      : "standard input is not a terminal",
+  };
 }
 
 function servers(harness: Harness): Record<string, unknown> {

@@ -17,6 +17,7 @@ import { httpName, stdioName } from "./_names.ts";
 import type { Output } from "./_output.ts";
 import { printable } from "./_render.ts";
 import { trustFound, variablesOf } from "./_trust.ts";
+import { applyToolFlags, type ToolFlags } from "./_governance.ts";
 import { EXIT_UNTRUSTED, EXIT_USAGE } from "./exit_codes.ts";
 
 /** How a server's deadlines are raised, in the words of where it was given. */
@@ -33,6 +34,10 @@ export type Source = {
   aliases: ReadonlyMap<string, string>;
   /** How each server's deadlines are raised. */
   knobs: ReadonlyMap<string, Knobs>;
+  /** The tools --allow-tool and --deny-tool name, by server (already in the specs' lists). */
+  toolFlags: ToolFlags;
+  /** Each catalog server's table and file (`[mcp.memory] of loom.toml`), for messages. */
+  where: ReadonlyMap<string, string>;
 };
 
 /** A refusal before anything started: the message and the exit status. */
@@ -49,20 +54,25 @@ export async function serversOf(
   );
   if (!read.ok) return read;
   const source = read.value;
-  const specs = source.specs.map((spec) => {
+  const governed = applyToolFlags(source.specs, common, source);
+  if (!governed.ok) return err({ message: governed.error, status: EXIT_USAGE });
+  const specs = governed.value.specs.map((spec) => {
     const out: ServerSpec = { ...spec };
     if (common.connectTimeoutMs !== undefined) out.connectTimeoutMs = common.connectTimeoutMs;
     if (common.callTimeoutMs !== undefined) out.callTimeoutMs = common.callTimeoutMs;
     return out;
   });
   if (source.catalog !== undefined) hideExpanded(source.catalog, output);
-  return ok({ ...source, specs });
+  return ok({ ...source, specs, toolFlags: governed.value.flags });
 }
+
+/** A source as read, before the flags that apply to its servers. */
+type Read = Omit<Source, "toolFlags">;
 
 async function catalogServers(
   common: Common,
   output: Output,
-): Promise<Result<Source, Refusal>> {
+): Promise<Result<Read, Refusal>> {
   const reading = { strict: common.strict, inputs: common.inputs };
   const found = common.catalog === undefined && !common.user;
   const opened = await openCatalog(common.catalog, { ...reading, user: common.user });
@@ -88,10 +98,12 @@ async function catalogServers(
   }
   const tables = new Map(catalog.tables.map(({ server, table }) => [server, table]));
   const knobs = new Map<string, Knobs>();
+  const wheres = new Map<string, string>();
   for (const spec of catalog.servers) {
     const table = tables.get(spec.name) ?? spec.name;
     const codex = table.startsWith("[mcp_servers.");
     const where = `${table} of ${printable(catalog.file)}`;
+    wheres.set(spec.name, where);
     knobs.set(spec.name, {
       connect: `${codex ? "startup_timeout_sec" : "connect_timeout_ms"} in ${where}, or pass ` +
         "--connect-timeout",
@@ -104,6 +116,7 @@ async function catalogServers(
     catalog,
     aliases: new Map(catalog.renamed.map(({ key, name }) => [key, name])),
     knobs,
+    where: wheres,
   });
 }
 
@@ -153,7 +166,7 @@ export function notes(source: Source): { label: string; text: string }[] {
   ];
 }
 
-function adHocServers(entries: readonly AdHoc[]): Result<Source, Refusal> {
+function adHocServers(entries: readonly AdHoc[]): Result<Read, Refusal> {
   const specs: ServerSpec[] = [];
   const knobs = new Map<string, Knobs>();
   const taken = new Set<string>();
@@ -202,7 +215,7 @@ function adHocServers(entries: readonly AdHoc[]): Result<Source, Refusal> {
     specs.push({ ...spec, name });
     knobs.set(name, { connect: "--connect-timeout", call: "--timeout" });
   }
-  return ok({ origin: "the command line", specs, aliases: new Map(), knobs });
+  return ok({ origin: "the command line", specs, aliases: new Map(), knobs, where: new Map() });
 }
 
 /**

@@ -16,6 +16,7 @@ import { quote } from "../codec/quote.ts";
 import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";
 import { EXIT_INTERRUPTED } from "./exit_codes.ts";
+import { NO_TOOL_FLAGS, type ToolFlags, warningText } from "./_governance.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
@@ -41,6 +42,8 @@ export type WithHarnessOptions = {
   output: Output;
   /** What raises each server's connect deadline, for the waiting line. */
   connectKnob?: (server: string) => string;
+  /** The tools the flags named, so that a warning of a name no server lists names its flag. */
+  toolFlags?: ToolFlags;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -153,6 +156,11 @@ export async function withHarness(
         onServer: (report) => {
           starting.delete(report.name);
           options.onLine?.(lines.row(report, interrupted));
+          // A name in a list that the server does not list, said once, at its first start.
+          if (report.state !== "ready" || report.generation !== undefined) return;
+          for (const warning of report.warnings) {
+            output.warn(warningText(report.name, warning, options.toolFlags ?? NO_TOOL_FLAGS));
+          }
         },
       });
     } finally {

@@ -151,6 +151,7 @@ function dispatch(
         program: command.program,
         json: command.json,
         ...(command.deadlineMs === undefined ? {} : { deadlineMs: command.deadlineMs }),
+        approve: command.approve,
         codes: { ok: EXIT_OK, failed: EXIT_FAILED, usage: EXIT_USAGE },
         output: context.output,
         doing: context.doing,

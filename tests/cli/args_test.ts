@@ -12,6 +12,8 @@ const COMMON = {
   json: false,
   quiet: false,
   strict: false,
+  allowTools: [],
+  denyTools: [],
 };
 
 Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cwd and --header with its server", async (t) => {
@@ -83,9 +85,31 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
       command: "run",
       program: "p.ts",
       deadlineMs: 120_000,
+      approve: false,
       ...COMMON,
       inputs: { key: "v" },
       trust: true,
+    }],
+    [[
+      "run",
+      "p.ts",
+      "--approve",
+      "--allow-tool",
+      "memory.read_graph",
+      "--deny-tool",
+      "fs.write.file",
+      "--allow-tool=memory.search_nodes",
+    ], {
+      command: "run",
+      program: "p.ts",
+      approve: true,
+      ...COMMON,
+      allowTools: [
+        { server: "memory", tool: "read_graph" },
+        { server: "memory", tool: "search_nodes" },
+      ],
+      // Split at the first dot: a tool's name may hold one.
+      denyTools: [{ server: "fs", tool: "write.file" }],
     }],
     [["https://mcp.example.com/mcp", "tools"], {
       command: "tools",
@@ -135,6 +159,24 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
       '--timeout "soon" is not a duration; write seconds (90, 90s, 1.5s), milliseconds (1500ms) or minutes (2m), at most an hour',
     ],
     [["check", "--deadline", "5"], "--deadline is the deadline of run's program; give it with run"],
+    [
+      ["call", "a", "t", "--approve"],
+      "--approve asks before each call of run's program; give it with run " +
+      "(a call you type is already yours)",
+    ],
+    [
+      ["tools", "--allow-tool", "read_graph"],
+      '--allow-tool "read_graph" is not server.tool; write server.tool, as in --allow-tool ' +
+      "memory.read_graph",
+    ],
+    [
+      ["tools", "--deny-tool", ".x"],
+      '--deny-tool ".x" is not server.tool; write server.tool, as in --deny-tool memory.delete_entities',
+    ],
+    [
+      ["tools", "--deny-tool"],
+      "--deny-tool needs server.tool, as in --deny-tool memory.delete_entities",
+    ],
   ];
   for (const [argv, expected] of cases) {
     await t.step(argv.join(" "), () => {
