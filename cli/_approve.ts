@@ -1,7 +1,9 @@
 // Private to cli/: `run --approve`, the approval hook that asks a person on
 // the terminal about each call of the program that its server does not mark
 // read-only (`readOnlyHint: true`: the server's claim, taken as given, and
-// said once per tool). The library asks the hook one call at a time, in the
+// said once per tool). A program's read of a resource is not asked about
+// either: by the protocol's rule a read changes nothing (said once per
+// server). The library asks the hook one call at a time, in the
 // order the program made them, so one question is open at a time; the
 // question shows the server, the tool, the arguments (cut to a readable
 // size) and the hints as the server gave them, all made printable.
@@ -147,6 +149,15 @@ export function terminalApproval(options: TerminalOptions): Asking {
 
   const approve: Approve = (request) => {
     const call = `${request.server}.${printableLine(request.tool)}`;
+    if (request.resource !== undefined) {
+      if (!noted.has(call)) {
+        noted.add(call);
+        output.progress(
+          `reads of ${request.server}'s resources are not asked about: a read changes nothing`,
+        );
+      }
+      return true;
+    }
     if (isReadOnly(request)) {
       if (!noted.has(call)) {
         noted.add(call);
@@ -220,7 +231,8 @@ export function terminalApproval(options: TerminalOptions): Asking {
 export function deniedWithoutTerminal(why: string): Asking {
   const reason = `no terminal to ask on (${why}); run it on a terminal to be asked`;
   return {
-    approve: (request) => isReadOnly(request) || { allow: false, reason },
+    approve: (request) =>
+      request.resource !== undefined || isReadOnly(request) || { allow: false, reason },
     close: () => {},
   };
 }

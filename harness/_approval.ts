@@ -154,14 +154,15 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function denial(request: ApprovalRequest, reason: string): CallDenial {
+  const what = request.resource === undefined
+    ? `call tool ${quote(request.tool)}`
+    : `read resource ${quote(request.resource)}`;
   return {
     kind: "denied",
     server: request.server,
     tool: request.tool,
     reason,
-    message: `Cannot call tool ${quote(request.tool)} of ${
-      quote(request.server)
-    }: denied: ${reason}`,
+    message: `Cannot ${what} of ${quote(request.server)}: denied: ${reason}`,
   };
 }
 

@@ -3,12 +3,17 @@
 // refused as a value before it leaves when the server is unknown or failed at
 // boot (the client refuses one that declared no resources); otherwise it goes
 // to the server's client, the URI as given (servers decide what they serve).
+// A program's read passes the approval hook first, as its calls do: in the
+// same queue, its wait counted in the read's deadline.
 
 import type { CallToolResult } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
-import type { CallFailure } from "../runner/run.ts";
+import type { Approve } from "../runner/approval.ts";
+import type { CallContext, CallFailure } from "../runner/run.ts";
+import { DEFAULT_CALL_TIMEOUT_MS } from "../spec/limits.ts";
+import type { ApprovalGate } from "./_approval.ts";
 import type { Harness, ServerReport } from "./types.ts";
 
 /** The harness's `readResource`: routes each read to the client of its server, or refuses it. */
@@ -17,24 +22,8 @@ export function routeReads(
   reports: ReadonlyMap<string, ServerReport>,
 ): Harness["readResource"] {
   return function readResource(server, uri, options = {}) {
-    const report = reports.get(server);
-    if (report === undefined) {
-      return Promise.resolve(err({
-        kind: "unknown_server",
-        server,
-        message: `Cannot read a resource of ${quote(server)}: no such server in the catalog`,
-      }));
-    }
-    if (report.state === "failed") {
-      return Promise.resolve(err({
-        kind: "server_failed",
-        server,
-        cause: report.failure,
-        message: `Cannot read a resource of ${
-          quote(server)
-        }: it failed at boot (${report.message})`,
-      }));
-    }
+    const refused = refusal(reports, server);
+    if (refused !== undefined) return Promise.resolve(refused);
     const client = census.clients.get(server);
     if (client === undefined) {
       throw new TypeError(`Server ${quote(server)} is missing from the census`);
@@ -43,15 +32,54 @@ export function routeReads(
   };
 }
 
+/** Why a read of `server` is refused before it leaves, if it is. */
+function refusal(reports: ReadonlyMap<string, ServerReport>, server: string) {
+  const report = reports.get(server);
+  if (report === undefined) {
+    return err({
+      kind: "unknown_server" as const,
+      server,
+      message: `Cannot read a resource of ${quote(server)}: no such server in the catalog`,
+    });
+  }
+  if (report.state === "failed") {
+    return err({
+      kind: "server_failed" as const,
+      server,
+      cause: report.failure,
+      message: `Cannot read a resource of ${quote(server)}: it failed at boot (${report.message})`,
+    });
+  }
+  return undefined;
+}
+
+/** What a program's read is judged by before it leaves: the hook, its queues, each server's deadline. */
+export type ReadApproval = {
+  gate: ApprovalGate;
+  /** How each server's boot ended. */
+  reports: ReadonlyMap<string, ServerReport>;
+  /** The harness's approval hook, when it has one (a run's own replaces it). */
+  approve: Approve | undefined;
+  /** The deadline of a read of `server`, in milliseconds. */
+  timeoutMs: (server: string) => number;
+};
+
+/** The deadline of a read of a server of `census`: its spec's call deadline. */
+export function readTimeout(census: Census): (server: string) => number {
+  return (server) => census.clients.get(server)?.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+}
+
 /**
  * A program's read, as a call's outcome: each content a `resource` block
  * (which `cap.ts` turns back into the contents), or why it was refused.
+ * The approval hook is asked first, as for a call.
  */
 export async function readAsCall(
   read: Harness["readResource"],
+  approval: ReadApproval,
   server: string,
   args: unknown,
-  signal: AbortSignal | undefined,
+  context: CallContext,
 ): Promise<Result<CallToolResult, CallFailure>> {
   const uri = (args as { uri?: unknown } | null)?.uri;
   if (typeof uri !== "string") {
@@ -60,7 +88,32 @@ export async function readAsCall(
       message: `Cannot read a resource of ${quote(server)}: its uri is not a string`,
     });
   }
-  const outcome = await read(server, uri, signal === undefined ? {} : { signal });
+  const { signal } = context;
+  const approve = context.approve ?? approval.approve;
+  let timeoutMs: number | undefined;
+  if (approve !== undefined) {
+    // An unknown or failed server is refused before the hook is bothered.
+    const refused = refusal(approval.reports, server);
+    if (refused !== undefined) return refused;
+    const deadline = approval.timeoutMs(server);
+    const asked = performance.now();
+    const verdict = await approval.gate.ask(approve, {
+      server,
+      tool: "resources/read",
+      name: "read_resource",
+      args: { uri },
+      annotations: {},
+      run: context.run,
+      resource: uri,
+    }, { queue: context.run ?? approval, timeoutMs: deadline, signal });
+    if (!verdict.ok) return verdict;
+    // The hook's time counts in the read's deadline.
+    timeoutMs = Math.max(1, Math.ceil(deadline - (performance.now() - asked)));
+  }
+  const outcome = await read(server, uri, {
+    ...(signal === undefined ? {} : { signal }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  });
   if (!outcome.ok) return outcome;
   return ok({
     content: outcome.value.contents.map((resource) => ({ type: "resource" as const, resource })),

@@ -30,7 +30,7 @@ import { ApprovalGate } from "./_approval.ts";
 import { MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
-import { readAsCall, routeReads } from "./_resources.ts";
+import { readAsCall, readTimeout, routeReads } from "./_resources.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
@@ -147,14 +147,22 @@ async function wire(
   options: BootOptions,
 ): Promise<Harness> {
   await live.boot();
+  // A program's calls and reads wait in the same queue for the same hook.
+  const gate = new ApprovalGate();
   const call = routeCalls({
     census,
     reports: live.reports,
     exposures: live.exposures,
-    gate: new ApprovalGate(),
+    gate,
     approve: options.approve,
   });
   const readResource = routeReads(census, live.reports);
+  const reads = {
+    gate,
+    reports: live.reports,
+    approve: options.approve,
+    timeoutMs: readTimeout(census),
+  };
   // A restarted server whose listing changed is listed again as a change
   // said by the server would be: the pins decide on it.
   const unwatch = watchGenerations(census, live.reports, options, (server, pinned, fresh) => {
@@ -178,7 +186,7 @@ async function wire(
     // resource goes to its server as one.
     call: (server, tool, args, context = {}) => {
       const { signal, onProgress, resource } = context;
-      if (resource === true) return readAsCall(readResource, server, args, signal);
+      if (resource === true) return readAsCall(readResource, reads, server, args, context);
       return call(server, tool, args, {
         ...(signal === undefined ? {} : { signal }),
         ...(onProgress === undefined ? {} : { onProgress }),

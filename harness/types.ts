@@ -238,9 +238,10 @@ export type BootOptions = CensusOptions & {
   signal?: AbortSignal;
   /**
    * Asked about every call that would otherwise be sent, a program's and
-   * `harness.call`'s, one at a time in the order they were made (a run's
-   * own `approve` replaces it for that run's calls). A denial is the
-   * call's `denied` refusal.
+   * `harness.call`'s, and every read of a resource a program makes
+   * (`request.resource`), one at a time in the order they were made (a
+   * run's own `approve` replaces it for that run's). A denial is the call's
+   * `denied` refusal.
    */
   approve?: Approve;
   /**

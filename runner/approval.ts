@@ -38,6 +38,15 @@ export type ApprovalRequest = {
   annotations: JsonObject;
   /** The run the call comes from; `undefined` for the harness's own `call`. */
   run: RunInfo | undefined;
+  /**
+   * Present only for a program's read of a resource (`read_resource(uri)`
+   * of a module): the URI it reads. `tool` is then `resources/read` (as
+   * the run's report names the read), `name` is `read_resource`, `args` is
+   * `{ uri }` and `annotations` is empty. A read
+   * changes nothing on the server by the protocol's rule, but what it reads
+   * may be private: the hook decides on it as on a call.
+   */
+  resource?: string;
 };
 
 /**

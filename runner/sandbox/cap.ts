@@ -460,7 +460,10 @@ export async function readResource(server: string, uri: string): Promise<Resourc
       where,
     );
   }
-  if (!reply.ok) throw new McpCallError(reply.code, reply.message, where);
+  if (!reply.ok) {
+    const reason = typeof reply.reason === "string" ? { reason: reply.reason } : {};
+    throw new McpCallError(reply.code, reply.message, { ...where, ...reason });
+  }
   const contents: ResourceContents[] = [];
   for (const block of reply.content) if (block.type === "resource") contents.push(block.resource);
   return new ResourceResult(contents);

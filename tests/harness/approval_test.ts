@@ -211,3 +211,46 @@ Deno.test("a run's own hook replaces the harness's for that run's calls", async 
     assert.ok((await harness.retire()).confirmed);
   }
 });
+
+Deno.test("a program's read of a resource passes the hook too, in its run's queue", async () => {
+  const asked: ApprovalRequest[] = [];
+  const harness = await boot([fixture("long", "long_server.ts")], {
+    ...QUICK,
+    approve: (request) => {
+      asked.push(request);
+      return request.resource !== "fixture://blob" ||
+        { allow: false, reason: "no blobs" };
+    },
+  });
+  try {
+    const report = await harness.run(
+      'import { read_resource, whoami } from "./mcp/long.ts";\n' +
+        'import { McpCallError } from "@loom/mcp/cap";\n' +
+        "await whoami({});\n" +
+        'const text = (await read_resource("fixture://text")).text;\n' +
+        "let refused = '';\n" +
+        'try { await read_resource("fixture://blob"); } catch (e) {\n' +
+        "  if (e instanceof McpCallError) refused = `${e.code}: ${e.reason}`;\n}\n" +
+        "export default { text, refused };",
+    );
+    assert.deepEqual(report.outcome, {
+      kind: "returned",
+      value: { text: "a text resource", refused: "denied: no blobs" },
+    });
+    assert.deepEqual(
+      asked.map((request) => [request.tool, request.resource, { ...request.args }]),
+      [
+        ["whoami", undefined, {}],
+        ["resources/read", "fixture://text", { uri: "fixture://text" }],
+        ["resources/read", "fixture://blob", { uri: "fixture://blob" }],
+      ],
+    );
+    assert.ok(asked.every((request) => request.run !== undefined));
+    assert.equal(asked[1]?.run, asked[0]?.run);
+    // The harness's own reads are its author's, not a program's: not asked about.
+    assert.ok((await harness.readResource("long", "fixture://blob")).ok);
+    assert.equal(asked.length, 3);
+  } finally {
+    await harness.retire();
+  }
+});
