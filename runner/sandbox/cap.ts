@@ -262,6 +262,11 @@ export class McpToolError extends Error {
 export class McpCallError extends Error {
   /** Why the call failed, in snake_case. */
   readonly code: string;
+  /**
+   * The same as {@linkcode McpCallError.code}: the word the harness's own
+   * refusals go by (`CallDenial.kind`), so a program may test either.
+   */
+  readonly kind: string;
   /** The server the call was for. */
   readonly server: string;
   /** The wire name of the tool the call was for. */
@@ -278,6 +283,7 @@ export class McpCallError extends Error {
     super(message);
     this.name = "McpCallError";
     this.code = code;
+    this.kind = code;
     this.server = options.server;
     this.tool = options.tool;
     if (typeof options.reason === "string") this.reason = options.reason;

@@ -32,9 +32,8 @@ Deno.test("progressText() says a report in a few words, its message on one line"
     progressText({ kind: "progress", progress: 1, total: 0, message: "a\nb\u001b[2J" }),
     progressText({ kind: "progress", progress: 1, total: 0, message: "a b\u001b[2J" }),
   );
-  assert.doesNotMatch(
-    progressText({ kind: "progress", progress: 1, message: "x\u001b[2Jy" }),
-    /\u001b/,
+  assert.ok(
+    !progressText({ kind: "progress", progress: 1, message: "x\u001b[2Jy" }).includes("\u001b"),
   );
   assert.equal(
     progressText({ kind: "task", taskId: "t-1", status: "working", message: "stage 2" }),

@@ -80,17 +80,22 @@ Deno.test("a denial reaches the program as a McpCallError it can catch, with the
       'import { delete_all, read_note } from "./mcp/gov.ts";\n' +
         'import { McpCallError } from "@loom/mcp/cap";\n' +
         "const read = (await read_note({})).text;\n" +
-        "let denial: { code: string; reason?: string; tool: string } | undefined;\n" +
+        "let denial: { code: string; kind: string; reason?: string; tool: string } | undefined;\n" +
         "try {\n  await delete_all({});\n} catch (error) {\n" +
         "  if (!(error instanceof McpCallError)) throw error;\n" +
-        "  denial = { code: error.code, reason: error.reason, tool: error.tool };\n}\n" +
+        "  denial = { code: error.code, kind: error.kind, reason: error.reason, tool: error.tool };\n}\n" +
         "export default { read, denial };",
     );
     assert.deepEqual(caught.outcome, {
       kind: "returned",
       value: {
         read: "called read-note",
-        denial: { code: "denied", reason: "only read-only tools", tool: "delete_all" },
+        denial: {
+          code: "denied",
+          kind: "denied",
+          reason: "only read-only tools",
+          tool: "delete_all",
+        },
       },
     }, JSON.stringify(caught.outcome));
     const record = caught.calls[1];
