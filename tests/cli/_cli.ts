@@ -65,6 +65,31 @@ function shellQuote(word: string): string {
   return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
+/**
+ * The variables a clean environment keeps so that Deno finds its cache and
+ * its certificates where this process does (`DENO_DIR` may point anywhere).
+ */
+export const CACHE_VARIABLES = [
+  "PATH",
+  "HOME",
+  "DENO_DIR",
+  "TMPDIR",
+  "DENO_CERT",
+  "DENO_TLS_CA_STORE",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+] as const;
+
+/** Those of {@linkcode CACHE_VARIABLES} this process has, for a child's clean environment. */
+export function cacheEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of CACHE_VARIABLES) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
 /** The command line on a pseudo-terminal: what it shows, and keys typed into it. */
 export class Terminal {
   readonly #child: Deno.ChildProcess;
@@ -91,11 +116,7 @@ export class Terminal {
     const line = `stty cols ${options.columns ?? 200} rows 50; exec ${
       argv(args).map(shellQuote).join(" ")
     }`;
-    const env: Record<string, string> = { TERM: "xterm", PATH: Deno.env.get("PATH") ?? "" };
-    for (const name of ["HOME", "DENO_DIR", "TMPDIR"]) {
-      const value = Deno.env.get(name);
-      if (value !== undefined) env[name] = value;
-    }
+    const env: Record<string, string> = { TERM: "xterm", ...cacheEnv() };
     const child = new Deno.Command("script", {
       args: ["-q", "-e", "-c", line, "/dev/null"],
       cwd,

@@ -1,7 +1,7 @@
 // deno-lint-ignore-file no-control-regex
 import assert from "node:assert/strict";
 import config from "../../deno.json" with { type: "json" };
-import { argv, cli, DENO, FIXTURES, Terminal } from "./_cli.ts";
+import { argv, cacheEnv, cli, DENO, FIXTURES, Terminal } from "./_cli.ts";
 
 const ENV_SERVER = `${DENO} run --quiet --no-lock --allow-env ${FIXTURES}env_server.ts`;
 
@@ -63,7 +63,7 @@ Deno.test("colour on a terminal only: none with NO_COLOR, none when piped", asyn
     args: rest,
     stdin: "null",
     clearEnv: true,
-    env: { PATH: Deno.env.get("PATH") ?? "", HOME: Deno.env.get("HOME") ?? "/", TERM: "xterm" },
+    env: { HOME: "/", ...cacheEnv(), TERM: "xterm" },
   }).output();
   const out = new TextDecoder().decode(piped.stdout) + new TextDecoder().decode(piped.stderr);
   assert.match(out, / ready /);
