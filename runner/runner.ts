@@ -21,7 +21,10 @@
  *    declares it, less what the sandbox cannot give (`Deno`, the network,
  *    storage; `runner/compiler/_world.ts`). Type errors come back as
  *    diagnostics, with paths relative to the build root, their source lines
- *    and related places, and the program does not run.
+ *    and related places, and the program does not run. The check needs no
+ *    sandbox slot: it starts as soon as the imports are known, while the run
+ *    waits its turn for a slot (`maxSandboxes`), so programs started at once
+ *    are checked while the ones before them run.
  * 3. A sandbox takes the program: a build root in a fresh temporary directory
  *    (`cap.ts`, every generated module, the bootstrap, worker prelude and tag
  *    vocabulary of `runner/sandbox/`, written from text this library carries,
@@ -279,15 +282,30 @@ export class Runner {
     const gate = gateImports(scanned.scan, run.modules, source);
     if (gate.diagnostics.length > 0) return await this.#refuse(source, scanned.scan, gate, run);
     const segments = segmentsOf(scanned.scan, run.modules);
+    // The check needs no slot: it starts now, so that programs at once are
+    // checked while the ones before them hold the slots and run.
+    const giveUp = new AbortController();
+    const checking = run.typeCheck
+      ? this.#checker.check(this.#files(source, segments, run.modules), {
+        timeoutMs: run.checkTimeoutMs,
+        signal: AbortSignal.any([signal, giveUp.signal]),
+      })
+      : undefined;
+    // Awaited once the run has its slot; a failure is the run's to report.
+    checking?.catch(() => {});
 
     // A slot before any sandbox: the wait counts in the run's deadline.
     const waitStarted = performance.now();
     const grant = await this.#slots.acquire(limits.timeoutMs, signal);
-    if (grant.kind === "aborted") return aborted(limits);
-    if (grant.kind === "timed_out") return pastDeadline(limits, "waiting for a sandbox slot");
+    if (grant.kind !== "granted") {
+      // No slot, no run: its check is no longer wanted.
+      giveUp.abort();
+      if (grant.kind === "aborted") return aborted(limits);
+      return pastDeadline(limits, "waiting for a sandbox slot");
+    }
     const programMs = Math.max(1, Math.ceil(limits.timeoutMs - (performance.now() - waitStarted)));
     try {
-      return await this.#runAdmitted(source, segments, run, programMs);
+      return await this.#runAdmitted(source, segments, run, programMs, checking);
     } finally {
       grant.release();
     }
@@ -323,6 +341,7 @@ export class Runner {
     segments: readonly string[],
     run: RunSettings,
     programMs: number,
+    checking: ReturnType<ResidentChecker["check"]> | undefined,
   ): Promise<RunReport> {
     const { limits, signal } = run;
 
@@ -342,11 +361,8 @@ export class Runner {
     pending.catch(() => {});
     let sandbox: Sandbox | undefined;
     try {
-      if (run.typeCheck) {
-        const checked = await this.#checker.check(this.#files(source, segments, run.modules), {
-          timeoutMs: run.checkTimeoutMs,
-          signal,
-        });
+      if (checking !== undefined) {
+        const checked = await checking;
         if (checked.kind === "aborted") return aborted(limits);
         if (checked.kind === "failed") {
           return rejected(explain(checked.diagnostics, run.modules), limits);
