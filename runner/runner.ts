@@ -291,12 +291,33 @@ export class Runner {
         signal: AbortSignal.any([signal, giveUp.signal]),
       })
       : undefined;
-    // Awaited once the run has its slot; a failure is the run's to report.
+    // Awaited below; a failure is the run's to report.
     checking?.catch(() => {});
 
-    // A slot before any sandbox: the wait counts in the run's deadline.
+    // A slot before any sandbox: the wait counts in the run's deadline. A
+    // program its check refuses does not wait for one.
     const waitStarted = performance.now();
-    const grant = await this.#slots.acquire(limits.timeoutMs, signal);
+    const noSlot = new AbortController();
+    const granting = this.#slots.acquire(
+      limits.timeoutMs,
+      AbortSignal.any([signal, noSlot.signal]),
+    );
+    if (checking !== undefined) {
+      const first = await Promise.race([
+        granting.then(() => undefined),
+        checking.then((checked) => ({ checked })),
+      ]);
+      if (first !== undefined) {
+        const refused = checkRefusal(first.checked, run);
+        if (refused !== undefined) {
+          noSlot.abort();
+          const grant = await granting;
+          if (grant.kind === "granted") grant.release();
+          return refused;
+        }
+      }
+    }
+    const grant = await granting;
     if (grant.kind !== "granted") {
       // No slot, no run: its check is no longer wanted.
       giveUp.abort();
@@ -362,17 +383,8 @@ export class Runner {
     let sandbox: Sandbox | undefined;
     try {
       if (checking !== undefined) {
-        const checked = await checking;
-        if (checked.kind === "aborted") return aborted(limits);
-        if (checked.kind === "failed") {
-          return rejected(explain(checked.diagnostics, run.modules), limits);
-        }
-        if (checked.kind !== "passed") {
-          return rejected(
-            [checkerProblem("type-check the program", checked, run.checkTimeoutMs)],
-            limits,
-          );
-        }
+        const refused = checkRefusal(await checking, run);
+        if (refused !== undefined) return refused;
       }
       if (signal.aborted) return aborted(limits);
       sandbox = await pending;
@@ -477,4 +489,16 @@ function sources(
     if (module !== undefined) found.set(segment, module.source);
   }
   return found;
+}
+
+/** What a run's check refuses it as (aborted, rejected, or the checker's problem), or none. */
+function checkRefusal(
+  checked: Awaited<ReturnType<ResidentChecker["check"]>>,
+  run: RunSettings,
+): RunReport | undefined {
+  const { limits } = run;
+  if (checked.kind === "passed") return undefined;
+  if (checked.kind === "aborted") return aborted(limits);
+  if (checked.kind === "failed") return rejected(explain(checked.diagnostics, run.modules), limits);
+  return rejected([checkerProblem("type-check the program", checked, run.checkTimeoutMs)], limits);
 }
