@@ -71,6 +71,8 @@ export type CliCommand =
   | Common & { command: "check" }
   | Common & { command: "surface" }
   | Common & { command: "tools"; server?: string }
+  | Common & { command: "search"; query: string }
+  | Common & { command: "describe"; server: string; tool: string }
   | Common & { command: "module"; server: string }
   | Common & { command: "call"; server: string; tool: string; args: string[] }
   | Common & {
@@ -303,6 +305,12 @@ function commandWith(
           ? { command: name, ...common }
           : { command: name, server: operands[0], ...common },
       );
+    case "search":
+      return ok({ command: name, query: operands.join(" "), ...common });
+    case "describe": {
+      const [server, tool] = operands as [string, string];
+      return ok({ command: name, server, tool, ...common });
+    }
     case "module":
       return ok({ command: name, server: operands[0] as string, ...common });
     case "call": {

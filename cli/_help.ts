@@ -10,6 +10,8 @@ export type CommandName =
   | "check"
   | "tools"
   | "surface"
+  | "search"
+  | "describe"
   | "module"
   | "call"
   | "run"
@@ -65,6 +67,29 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     details: "The same text a harness hands its model: how to write a program, then one line " +
       "per tool.",
     examples: [],
+  },
+  search: {
+    needs: "a query",
+    usage: "search <query>",
+    summary: "find the tools that best match a query, across every server",
+    min: 1,
+    max: Infinity,
+    example: "search create an issue",
+    details: "The words of the query are one query (quotes are not needed). Each match is the " +
+      "server and tool, its score and its line of the surface, best first, ten at most: " +
+      "the same matches a harness's search() and a program's search() of ./tools.ts give.",
+    examples: ["search list files in a folder --json"],
+  },
+  describe: {
+    needs: "a server and a tool",
+    usage: "describe <server> <tool>",
+    summary: "print one tool's whole block of its module: signature, types, description",
+    min: 2,
+    max: 2,
+    example: "describe memory search_nodes",
+    details: "Boots only that server. The tool is named by its wire name or its function's " +
+      "name; a tool the lists or pins leave out is refused, saying why.",
+    examples: ["describe github create_issue --json"],
   },
   module: {
     needs: "a server name",

@@ -35,6 +35,7 @@ import { type CliCommand, parseArgs, USAGE } from "./_args.ts";
 import { commandUsage } from "./_help.ts";
 import { call } from "./_call.ts";
 import { check, type Context, fail, moduleOf, progress, surface, tools } from "./_commands.ts";
+import { describe, search } from "./_discover.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_SKIPPED, EXIT_USAGE } from "./exit_codes.ts";
 import { type Doing, withHarness } from "./_with_harness.ts";
 import { readProgram, runCommand } from "./_run.ts";
@@ -141,6 +142,10 @@ function dispatch(
       return tools(command, context);
     case "surface":
       return surface(command, context);
+    case "search":
+      return search(command, context);
+    case "describe":
+      return describe(command, context);
     case "module":
       return moduleOf(command, context);
     case "call":

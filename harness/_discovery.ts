@@ -170,7 +170,11 @@ export class ToolIndex {
     const exposure = this.#exposures?.get(server) ??
       { generated: report.generated, withheld: report.withheld, functions: new Map() };
     const wire = resolveTool(exposure, server, String(tool));
-    if (!wire.ok) return wire as { ok: false; error: DescribeDenial };
+    if (!wire.ok) {
+      // The same refusal a call meets, said of a description.
+      const error = wire.error as DescribeDenial;
+      return err({ ...error, message: error.message.replace(/^Cannot call /, "Cannot describe ") });
+    }
     const name = [...report.generated.manifest].find(([, each]) => each === wire.value)?.[0];
     const block = name === undefined ? undefined : toolBlock(report.generated, name);
     if (block === undefined) {

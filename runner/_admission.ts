@@ -327,3 +327,28 @@ export type RunSettings = {
   /** Hears what each call reports while it runs, with its call id. */
   onProgress: RunOptions["onProgress"];
 };
+
+/** The source of each of `modules` that `segments` names, by segment. */
+export function sources(
+  segments: Iterable<string>,
+  modules: ReadonlyMap<string, RunModule>,
+): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const segment of segments) {
+    const module = modules.get(segment);
+    if (module !== undefined) found.set(segment, module.source);
+  }
+  return found;
+}
+
+/** What a run's check refuses it as (aborted, rejected, or the checker's problem), or none. */
+export function checkRefusal(
+  checked: CheckOutcome,
+  run: RunSettings,
+): RunReport | undefined {
+  const { limits } = run;
+  if (checked.kind === "passed") return undefined;
+  if (checked.kind === "aborted") return aborted(limits);
+  if (checked.kind === "failed") return rejected(explain(checked.diagnostics, run.modules), limits);
+  return rejected([checkerProblem("type-check the program", checked, run.checkTimeoutMs)], limits);
+}

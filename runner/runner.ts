@@ -69,6 +69,7 @@ import {
   aliasSegment,
   bySegment,
   checkerProblem,
+  checkRefusal,
   deadline,
   explain,
   type Gate,
@@ -84,6 +85,7 @@ import {
   runLimits,
   type RunSettings,
   segmentsOf,
+  sources,
 } from "./_admission.ts";
 import type { ImportScan } from "./compiler/protocol.ts";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES, SandboxSlots } from "./slots.ts";
@@ -476,29 +478,4 @@ export async function runProgram(source: string, options: RunOptions): Promise<R
   } finally {
     await runner.retire();
   }
-}
-
-/** The source of each of `modules` that `segments` names, by segment. */
-function sources(
-  segments: Iterable<string>,
-  modules: ReadonlyMap<string, RunModule>,
-): Map<string, string> {
-  const found = new Map<string, string>();
-  for (const segment of segments) {
-    const module = modules.get(segment);
-    if (module !== undefined) found.set(segment, module.source);
-  }
-  return found;
-}
-
-/** What a run's check refuses it as (aborted, rejected, or the checker's problem), or none. */
-function checkRefusal(
-  checked: Awaited<ReturnType<ResidentChecker["check"]>>,
-  run: RunSettings,
-): RunReport | undefined {
-  const { limits } = run;
-  if (checked.kind === "passed") return undefined;
-  if (checked.kind === "aborted") return aborted(limits);
-  if (checked.kind === "failed") return rejected(explain(checked.diagnostics, run.modules), limits);
-  return rejected([checkerProblem("type-check the program", checked, run.checkTimeoutMs)], limits);
 }
