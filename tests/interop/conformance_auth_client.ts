@@ -10,69 +10,13 @@
 // happened on stderr (never a token: the room's failures are scrubbed) and
 // exits 0 when every step worked.
 
-import {
-  authorizedFetch,
-  headlessAuthorize,
-  OAuthSession,
-  type OAuthSettings,
-} from "../../oauth/mod.ts";
+import { authorizedFetch, OAuthSession } from "../../oauth/mod.ts";
 import { SseDecoder } from "../../codec/sse.ts";
 import { requestMeta } from "../../codec/stateless.ts";
-import { eraOf } from "../../codec/protocol.ts";
 import { ACCEPT_BOTH, modernHeaders, readOutgoing } from "../../codec/streamable_http.ts";
+import { log, modern, settings, url, version } from "./_conformance_scenario.ts";
 
-/** The client metadata document URL the suite's CIMD scenario expects. */
-const CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json";
-/** The redirect URI; the headless user agent never needs it to be served. */
-const REDIRECT_URI = "http://localhost:3000/callback";
 const CLIENT_INFO = { name: "loom-mcp-conformance", version: "0.1.0" };
-
-const url = Deno.args.at(-1) ?? "";
-const scenario = Deno.env.get("MCP_CONFORMANCE_SCENARIO") ?? "";
-const version = Deno.env.get("MCP_CONFORMANCE_PROTOCOL_VERSION") ?? "2025-11-25";
-const stateless = eraOf(version) === "modern";
-const context = readContext();
-
-function readContext(): Record<string, string> {
-  try {
-    const value = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
-    return typeof value === "object" && value !== null ? value : {};
-  } catch {
-    return {};
-  }
-}
-
-function log(line: string): void {
-  console.error(`[${scenario} ${version}] ${line}`);
-}
-
-/** The settings a harness would give for this server, from the scenario's context. */
-function settings(): OAuthSettings {
-  const out: OAuthSettings = {
-    clientName: "loom-mcp conformance",
-    clientMetadataUrl: CLIENT_METADATA_URL,
-    redirectUri: REDIRECT_URI,
-    authorize: headlessAuthorize(REDIRECT_URI),
-  };
-  if (context.client_id) out.clientId = context.client_id;
-  if (context.client_secret) out.clientSecret = context.client_secret;
-  if (context.private_key_pem) out.privateKeyPem = context.private_key_pem;
-  if (context.signing_algorithm) out.signingAlgorithm = context.signing_algorithm;
-  if (scenario.startsWith("auth/client-credentials")) out.grant = "client_credentials";
-  if (scenario === "auth/wif-jwt-bearer") {
-    out.grant = "jwt_bearer";
-    if (context.valid_jwt) out.assertion = context.valid_jwt;
-  }
-  if (scenario === "auth/enterprise-managed-authorization") {
-    out.grant = "enterprise_managed";
-    if (context.idp_id_token) out.idToken = context.idp_id_token;
-    if (context.idp_issuer) out.idpIssuer = context.idp_issuer;
-    if (context.idp_token_endpoint) out.idpTokenEndpoint = context.idp_token_endpoint;
-    if (context.idp_client_id) out.idpClientId = context.idp_client_id;
-  }
-  return out;
-}
-
 const session = new OAuthSession(url, settings());
 const post = authorizedFetch(session);
 let nextId = 0;
@@ -90,11 +34,11 @@ async function send(
   const message: Record<string, unknown> = { jsonrpc: "2.0", method };
   const id = notify ? undefined : nextId++;
   if (id !== undefined) message.id = id;
-  message.params = stateless ? { ...params, _meta: requestMeta(version, CLIENT_INFO) } : params;
+  message.params = modern ? { ...params, _meta: requestMeta(version, CLIENT_INFO) } : params;
   const body = JSON.stringify(message);
   const headers = new Headers({ "content-type": "application/json", accept: ACCEPT_BOTH });
   for (const [name, value] of modernHeaders(readOutgoing(body))) headers.set(name, value);
-  if (!stateless && negotiated !== undefined) headers.set("mcp-protocol-version", negotiated);
+  if (!modern && negotiated !== undefined) headers.set("mcp-protocol-version", negotiated);
   if (sessionId !== undefined) headers.set("mcp-session-id", sessionId);
   const answer = await post(url, { method: "POST", headers, body });
   if (!answer.ok) return { ok: false, why: `${answer.error.kind}: ${answer.error.message}` };
@@ -130,7 +74,7 @@ async function send(
 }
 
 async function run(): Promise<boolean> {
-  if (stateless) {
+  if (modern) {
     const discovered = await send("server/discover", {});
     log(`server/discover: ${discovered.ok ? "ok" : discovered.why}`);
     if (!discovered.ok) return false;
