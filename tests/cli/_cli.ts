@@ -18,15 +18,38 @@ export function fixture(file: string): string {
   return `${DENO} run --quiet --no-lock ${FIXTURES}${file}`;
 }
 
-/** The `[mcp.<name>]` table of a fixture server. */
-export function tomlEntry(name: string, file: string, extra = ""): string {
+/** The `[mcp.<name>]` table of a fixture server, its Deno `flags` before the script. */
+export function tomlEntry(
+  name: string,
+  file: string,
+  extra = "",
+  flags: readonly string[] = [],
+): string {
+  const args = ["run", "--quiet", "--no-lock", ...flags, FIXTURES + file];
   return [
     `[mcp.${name}]`,
     `command = ${JSON.stringify(DENO)}`,
-    `args = ["run", "--quiet", "--no-lock", ${JSON.stringify(FIXTURES + file)}]`,
+    `args = [${args.map((arg) => JSON.stringify(arg)).join(", ")}]`,
     extra,
     "",
   ].join("\n");
+}
+
+/** The table of the governed fixture as `gov` (tools with hints, to allow, deny and ask about). */
+export const GOVERNED_TOML = tomlEntry("gov", "governed_tools.ts", "", [
+  "--allow-env=DESCRIPTION",
+]);
+
+/** A fresh temporary folder (its real path) holding `toml` as its `loom.toml`. */
+export async function catalogFolder(prefix: string, toml: string): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  await Deno.writeTextFile(`${dir}/loom.toml`, toml);
+  return dir;
+}
+
+/** The command line run in `dir` with its `loom.toml` named. */
+export function inCatalog(dir: string, args: readonly string[]): Promise<Run> {
+  return cli(dir, ["--catalog", "loom.toml", ...args]);
 }
 
 /** One run of the command line. */

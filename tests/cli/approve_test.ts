@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cli, DENO, FIXTURES, Terminal } from "./_cli.ts";
+import { catalogFolder, cli, GOVERNED_TOML, Terminal } from "./_cli.ts";
 
 // The governed fixture: delete_all (destructiveHint), echo (no hints) and
 // read-note (readOnlyHint). The program calls them in that order and returns
@@ -18,18 +18,7 @@ export default seen;
 `;
 
 async function project(): Promise<string> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-approve-" }));
-  await Deno.writeTextFile(
-    `${dir}/loom.toml`,
-    [
-      "[mcp.gov]",
-      `command = ${JSON.stringify(DENO)}`,
-      `args = ["run", "--quiet", "--no-lock", "--allow-env=DESCRIPTION", ${
-        JSON.stringify(`${FIXTURES}governed_tools.ts`)
-      }]`,
-      "",
-    ].join("\n"),
-  );
+  const dir = await catalogFolder("loom-approve-", GOVERNED_TOML);
   await Deno.writeTextFile(`${dir}/p.ts`, PROGRAM);
   return dir;
 }

@@ -3,34 +3,22 @@
 // out is refused in their words, an unknown one with the closest names.
 
 import assert from "node:assert/strict";
-import { cli, DENO, FIXTURES } from "./_cli.ts";
+import { catalogFolder, GOVERNED_TOML, inCatalog } from "./_cli.ts";
 import { EXIT_OK, EXIT_USAGE } from "../../cli/exit_codes.ts";
 
-async function project(): Promise<string> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-discover-" }));
-  await Deno.writeTextFile(
-    `${dir}/loom.toml`,
-    [
-      "[mcp.gov]",
-      `command = ${JSON.stringify(DENO)}`,
-      `args = ["run", "--quiet", "--no-lock", "--allow-env=DESCRIPTION", ${
-        JSON.stringify(`${FIXTURES}governed_tools.ts`)
-      }]`,
-      "",
-    ].join("\n"),
-  );
-  return dir;
+function project(): Promise<string> {
+  return catalogFolder("loom-discover-", GOVERNED_TOML);
 }
 
 Deno.test("search prints the best matches with their surface lines, and --json the same matches", async () => {
   const dir = await project();
   try {
-    const found = await cli(dir, ["--catalog", "loom.toml", "search", "read", "a", "note"]);
+    const found = await inCatalog(dir, ["search", "read", "a", "note"]);
     assert.equal(found.code, EXIT_OK, found.stderr);
     const lines = found.stdout.trimEnd().split("\n");
     assert.match(lines[0] ?? "", /^gov\.read-note {2}\(score \d+\.\d\d\)$/);
     assert.equal(lines[1], "  read_note(args: {}): Promise<ToolResult>  // Reads a note.");
-    const json = await cli(dir, ["--catalog", "loom.toml", "search", "read a note", "--json"]);
+    const json = await inCatalog(dir, ["search", "read a note", "--json"]);
     assert.equal(json.code, EXIT_OK, json.stderr);
     const document = JSON.parse(json.stdout);
     assert.equal(document.query, "read a note");
@@ -38,9 +26,7 @@ Deno.test("search prints the best matches with their surface lines, and --json t
     assert.equal(document.matches[0].name, "read_note");
     assert.deepEqual(document.failed, []);
     // A tool the flags leave out is never found.
-    const denied = await cli(dir, [
-      "--catalog",
-      "loom.toml",
+    const denied = await inCatalog(dir, [
       "search",
       "delete all",
       "--json",
@@ -57,16 +43,14 @@ Deno.test("search prints the best matches with their surface lines, and --json t
 Deno.test("describe prints one tool's block; a tool left out or unknown is a usage error", async () => {
   const dir = await project();
   try {
-    const block = await cli(dir, ["--catalog", "loom.toml", "describe", "gov", "read-note"]);
+    const block = await inCatalog(dir, ["describe", "gov", "read-note"]);
     assert.equal(block.code, EXIT_OK, block.stderr);
     assert.match(block.stdout, /^export function read_note\(args: Record<string, never>\)/m);
     assert.match(block.stdout, /invoke\("gov", "read-note", args\)/);
-    const json = await cli(dir, ["--catalog", "loom.toml", "describe", "gov", "count", "--json"]);
+    const json = await inCatalog(dir, ["describe", "gov", "count", "--json"]);
     assert.equal(json.code, EXIT_OK, json.stderr);
     assert.match(JSON.parse(json.stdout).block, /export function count\(/);
-    const left = await cli(dir, [
-      "--catalog",
-      "loom.toml",
+    const left = await inCatalog(dir, [
       "describe",
       "gov",
       "delete_all",
@@ -75,19 +59,12 @@ Deno.test("describe prints one tool's block; a tool left out or unknown is a usa
     ]);
     assert.equal(left.code, EXIT_USAGE, left.stderr);
     assert.match(left.stderr, /--deny-tool gov\.delete_all leaves out tool "delete_all" of "gov"/);
-    const unknown = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "describe",
-      "gov",
-      "cuont",
-      "--json",
-    ]);
+    const unknown = await inCatalog(dir, ["describe", "gov", "cuont", "--json"]);
     assert.equal(unknown.code, EXIT_USAGE, unknown.stderr);
     const error = JSON.parse(unknown.stdout).error;
     assert.equal(error.kind, "unknown_tool");
     assert.match(error.message, /^Cannot describe tool "cuont": .*did you mean count/);
-    const server = await cli(dir, ["--catalog", "loom.toml", "describe", "nope", "x"]);
+    const server = await inCatalog(dir, ["describe", "nope", "x"]);
     assert.equal(server.code, EXIT_USAGE);
     assert.match(server.stderr, /no server "nope"/);
   } finally {

@@ -6,43 +6,21 @@
 // line on stderr.
 
 import assert from "node:assert/strict";
-import { cli, DENO, FIXTURES } from "./_cli.ts";
+import { catalogFolder, GOVERNED_TOML, inCatalog, tomlEntry } from "./_cli.ts";
 import { EXIT_OK, EXIT_USAGE } from "../../cli/exit_codes.ts";
 
-async function project(): Promise<string> {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-flags-" }));
-  const table = (name: string, fixture: string) => [
-    `[mcp.${name}]`,
-    `command = ${JSON.stringify(DENO)}`,
-    `args = ["run", "--quiet", "--no-lock", "--allow-env=DESCRIPTION", ${
-      JSON.stringify(`${FIXTURES}${fixture}`)
-    }]`,
-    "",
-  ];
-  await Deno.writeTextFile(
-    `${dir}/loom.toml`,
-    [...table("gov", "governed_tools.ts"), ...table("long", "long_server.ts")].join("\n"),
-  );
-  return dir;
+function project(): Promise<string> {
+  return catalogFolder("loom-flags-", GOVERNED_TOML + tomlEntry("long", "long_server.ts"));
 }
 
 Deno.test("--deny-tool leaves a tool out of tools and refuses a call to it, naming the flag", async () => {
   const dir = await project();
   try {
-    const listed = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "tools",
-      "gov",
-      "--deny-tool",
-      "gov.delete_all",
-    ]);
+    const listed = await inCatalog(dir, ["tools", "gov", "--deny-tool", "gov.delete_all"]);
     assert.equal(listed.code, EXIT_OK, listed.stderr);
     assert.match(listed.stdout, /^gov \(mcp\/gov\.ts, 6 tools; 1 left out by --deny-tool\)$/m);
     assert.doesNotMatch(listed.stdout, /delete_all/);
-    const called = await cli(dir, [
-      "--catalog",
-      "loom.toml",
+    const called = await inCatalog(dir, [
       "call",
       "gov",
       "delete_all",
@@ -55,7 +33,7 @@ Deno.test("--deny-tool leaves a tool out of tools and refuses a call to it, nami
       /--deny-tool gov\.delete_all leaves out tool "delete_all" of "gov"; drop that flag to call it/,
     );
     // Without the flag, the same call goes through.
-    const plain = await cli(dir, ["--catalog", "loom.toml", "call", "gov", "delete_all"]);
+    const plain = await inCatalog(dir, ["call", "gov", "delete_all"]);
     assert.equal(plain.code, EXIT_OK, plain.stderr);
   } finally {
     await Deno.remove(dir, { recursive: true });
@@ -65,28 +43,12 @@ Deno.test("--deny-tool leaves a tool out of tools and refuses a call to it, nami
 Deno.test("--allow-tool exposes only the tools it names and says how to reach another", async () => {
   const dir = await project();
   try {
-    const listed = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "tools",
-      "gov",
-      "--allow-tool",
-      "gov.echo",
-      "--json",
-    ]);
+    const listed = await inCatalog(dir, ["tools", "gov", "--allow-tool", "gov.echo", "--json"]);
     assert.equal(listed.code, EXIT_OK, listed.stderr);
     const [server] = JSON.parse(listed.stdout).servers;
     assert.deepEqual(server.tools.map((tool: { name: string }) => tool.name), ["echo"]);
     assert.ok(server.leftOut.includes("delete_all"));
-    const called = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "call",
-      "gov",
-      "count",
-      "--allow-tool",
-      "gov.echo",
-    ]);
+    const called = await inCatalog(dir, ["call", "gov", "count", "--allow-tool", "gov.echo"]);
     assert.equal(called.code, EXIT_USAGE, called.stderr);
     assert.match(
       called.stderr,
@@ -100,26 +62,13 @@ Deno.test("--allow-tool exposes only the tools it names and says how to reach an
 Deno.test("a flag naming a server the source lacks is refused; a tool no server lists is a warning", async () => {
   const dir = await project();
   try {
-    const unknown = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "tools",
-      "--allow-tool",
-      "nosuch.echo",
-    ]);
+    const unknown = await inCatalog(dir, ["tools", "--allow-tool", "nosuch.echo"]);
     assert.equal(unknown.code, EXIT_USAGE, unknown.stderr);
     assert.match(
       unknown.stderr,
       /--allow-tool "nosuch\.echo" names the server "nosuch", but .* has no such server; its servers: gov, long/,
     );
-    const typo = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "tools",
-      "gov",
-      "--deny-tool",
-      "gov.delete_al",
-    ]);
+    const typo = await inCatalog(dir, ["tools", "gov", "--deny-tool", "gov.delete_al"]);
     assert.equal(typo.code, EXIT_OK, typo.stderr);
     assert.match(typo.stderr, /^warning: .*delete_al.*--deny-tool/m);
     assert.equal(typo.stderr.match(/delete_al\b/g)?.length, 1, typo.stderr);
@@ -131,15 +80,7 @@ Deno.test("a flag naming a server the source lacks is refused; a tool no server 
 Deno.test("a long call's progress is said on stderr, a line at most every second off a terminal", async () => {
   const dir = await project();
   try {
-    const called = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "call",
-      "long",
-      "progress",
-      "count=12",
-      "everyMs=250",
-    ]);
+    const called = await inCatalog(dir, ["call", "long", "progress", "count=12", "everyMs=250"]);
     assert.equal(called.code, EXIT_OK, called.stderr);
     assert.match(called.stdout, /done/);
     const lines = called.stderr.split("\n").filter((line) => line.startsWith("long.progress: "));
@@ -148,16 +89,7 @@ Deno.test("a long call's progress is said on stderr, a line at most every second
     assert.ok(lines.length <= 5, called.stderr);
     assert.match(lines[0] ?? "", /^long\.progress: \d+ of 12 \(\d+%\)/);
     // --quiet and --json ask for none.
-    const quiet = await cli(dir, [
-      "--catalog",
-      "loom.toml",
-      "call",
-      "long",
-      "progress",
-      "count=4",
-      "everyMs=50",
-      "-q",
-    ]);
+    const quiet = await inCatalog(dir, ["call", "long", "progress", "count=4", "everyMs=50", "-q"]);
     assert.doesNotMatch(quiet.stderr, /long\.progress:/);
   } finally {
     await Deno.remove(dir, { recursive: true });
