@@ -111,6 +111,26 @@ export type StartFailure =
   };
 
 /**
+ * The start failure of a remote server that could not be reached or
+ * refused the client: the transport failed, whatever the start was asking
+ * at the time, with the HTTP answer that refused it when there was one.
+ */
+export function httpFailure(message: string, http: HttpFailure | undefined): StartFailure {
+  return http === undefined
+    ? { kind: "transport_failed", message, stderrTail: "" }
+    : { kind: "transport_failed", message, stderrTail: "", http };
+}
+
+/** The start outcome of a remote server that needs a person to sign in. */
+export function needsAuthFailure(
+  message: string,
+  authorizationUrl: string,
+  issuer: string | undefined,
+): StartFailure {
+  return { kind: "needs_auth", message, authorizationUrl, issuer: issuer ?? "", stderrTail: "" };
+}
+
+/**
  * Why `connect` failed. A start that failed after spawning has retired its
  * process; when that retirement was confirmed the failure carries its
  * evidence, and when it was not the failure is `cleanup_unconfirmed`.

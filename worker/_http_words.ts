@@ -7,7 +7,7 @@ import type { OutgoingMessage } from "../codec/streamable_http.ts";
 import type { AuthFailure } from "../thread/auth.ts";
 import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
 import { quote } from "../codec/quote.ts";
-import { httpFailure, needsAuthFailure } from "./judge.ts";
+import { httpFailure, needsAuthFailure } from "../thread/outcomes.ts";
 import { MAX_CHALLENGE_CHARS, type Sent } from "./_http_read.ts";
 
 /**

@@ -48,7 +48,7 @@ import { MAX_PARAM_HEADER_BYTES, oversizedHeader } from "../codec/param_headers.
 import { type Clock, systemClock } from "./clock.ts";
 import type { HttpFailure, StartFailure } from "../thread/outcomes.ts";
 import type { RemoteEvidence } from "../thread/evidence.ts";
-import { httpFailure } from "./judge.ts";
+import { httpFailure } from "../thread/outcomes.ts";
 import { answeredId, answerOf, readBody, refusal, send, type Sent } from "./_http_read.ts";
 import { followStream, sleepUnless } from "./_http_stream.ts";
 import {
