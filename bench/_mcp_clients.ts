@@ -7,8 +7,8 @@
 
 import type { JsonObject } from "../codec/json.ts";
 import { isLive } from "../tests/_proc.ts";
-import { envelopeText } from "../worker/judge.ts";
-import { CLIENT_INFO } from "../worker/machine.ts";
+import { envelopeText } from "../client/worker/handshake.ts";
+import { CLIENT_INFO } from "../client/worker/machine.ts";
 import { MODERN_VERSIONS } from "../codec/protocol.ts";
 import { childEnv } from "../client/_worker_launch.ts";
 export { isLive };

@@ -13,9 +13,9 @@
 import { Census } from "../client/census.ts";
 import { Client } from "../client/client.ts";
 import type { ResolvedStdioSpec } from "../spec/mod.ts";
-import { drainGroup, signalGroup } from "../custody/process_group.ts";
-import { CommandTransport } from "../worker/command_transport.ts";
-import { ClientMachine } from "../worker/machine.ts";
+import { drainGroup, signalGroup } from "../client/custody/process_group.ts";
+import { CommandTransport } from "../client/transport/stdio/command_transport.ts";
+import { ClientMachine } from "../client/worker/machine.ts";
 import { callParams } from "../client/_checks.ts";
 import { decodeCallResult } from "../client/_results.ts";
 import { childEnv } from "../client/_worker_launch.ts";

@@ -19,10 +19,10 @@
 
 import { Client } from "../client/client.ts";
 import type { EraMode, ResolvedStdioSpec } from "../spec/mod.ts";
-import { drainGroup, signalGroup } from "../custody/process_group.ts";
-import { ClientMachine } from "../worker/machine.ts";
-import { CommandTransport } from "../worker/command_transport.ts";
-import type { Transport, TransportSink } from "../worker/transport.ts";
+import { drainGroup, signalGroup } from "../client/custody/process_group.ts";
+import { ClientMachine } from "../client/worker/machine.ts";
+import { CommandTransport } from "../client/transport/stdio/command_transport.ts";
+import type { Transport, TransportSink } from "../client/transport/transport.ts";
 import { childEnv } from "../client/_worker_launch.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 8);

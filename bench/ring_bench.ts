@@ -1,12 +1,12 @@
 // A round trip between the main thread and a worker, one short text each
 // way, through `postMessage` and through two rings of shared memory
-// (`thread/ring.ts`), alternating; prints medians of wall time and of this
+// (`client/thread/ring.ts`), alternating; prints medians of wall time and of this
 // process's CPU per round trip.
 //
 //   deno run -A bench/ring_bench.ts [round trips] [rounds]
 
 import process from "node:process";
-import { ringMemory, RingReader, RingWriter } from "../thread/ring.ts";
+import { ringMemory, RingReader, RingWriter } from "../client/thread/ring.ts";
 import { median } from "./_mcp_clients.ts";
 
 const trips = Number(Deno.args[0] ?? 20_000);
@@ -18,7 +18,7 @@ function cpu(): number {
   return usage.user + usage.system;
 }
 
-const ring = new URL("../thread/ring.ts", import.meta.url).href;
+const ring = new URL("../client/thread/ring.ts", import.meta.url).href;
 const source = `
   import { RingReader, RingWriter } from ${JSON.stringify(ring)};
   self.onmessage = (event) => {

@@ -1,5 +1,5 @@
 // A client's worker booted from the committed bundle against one booted from
-// the sources (worker/entry.ts and its imports), alternating: the time from
+// the sources (client/worker/entry.ts and its imports), alternating: the time from
 // `new Worker` to the worker's answer to a start whose command does not exist
 // (module load, evaluation, the start message, a spawn that fails at once).
 // Two figures each: the first worker of a fresh process (what a harness's
@@ -8,12 +8,12 @@
 //
 //   deno run -A bench/worker_boot.ts [rounds]      (default 12)
 
-import { WorkerLink } from "../thread/link.ts";
+import { WorkerLink } from "../client/thread/link.ts";
 import { startMessage } from "../client/_worker_launch.ts";
-import type { FromWorker } from "../thread/from_worker.ts";
+import type { FromWorker } from "../client/thread/from_worker.ts";
 
 const BUNDLE = new URL("../_generated/worker_bundle.js", import.meta.url);
-const SOURCES = new URL("../worker/entry.ts", import.meta.url);
+const SOURCES = new URL("../client/worker/entry.ts", import.meta.url);
 
 /** One worker's boot, in ms: `new Worker` to its answer to the start. */
 export function bootOnce(url: URL): Promise<number> {

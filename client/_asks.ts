@@ -1,12 +1,12 @@
 // Private to client/: the answers to what a client's worker asks of the main
 // thread, on tickets of its own: group signals and drain checks a
-// least-privilege worker cannot do (`custody/`), and a remote server's
+// least-privilege worker cannot do (`client/custody/`), and a remote server's
 // credentials, which only the main thread's sign-in holds (`_sign_in.ts`).
 
-import type { AuthAnswer } from "../thread/auth.ts";
-import type { Drain } from "../thread/evidence.ts";
-import type { WorkerAsk } from "../thread/from_worker.ts";
-import type { Custody } from "../custody/custody.ts";
+import type { AuthAnswer } from "./thread/auth.ts";
+import type { Drain } from "./thread/evidence.ts";
+import type { WorkerAsk } from "./thread/from_worker.ts";
+import type { Custody } from "./custody/custody.ts";
 import type { SignIn } from "./_sign_in.ts";
 
 /** The answer to one ask: at once for a signal, later for a drain check or credentials. */

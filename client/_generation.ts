@@ -12,9 +12,9 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ClientError, StartError } from "../thread/outcomes.ts";
-import { noResource, type RetirementError, type RetirementEvidence } from "../thread/evidence.ts";
-import { decodeServerInfo, type ServerInfo } from "../thread/server_info.ts";
+import type { ClientError, StartError } from "./thread/outcomes.ts";
+import { noResource, type RetirementError, type RetirementEvidence } from "./thread/evidence.ts";
+import { decodeServerInfo, type ServerInfo } from "./thread/server_info.ts";
 import {
   cannotConnect,
   type ClientState,
@@ -22,19 +22,19 @@ import {
   retiredAtOnce,
   type StateReport,
   unavailableOf,
-} from "../thread/state.ts";
-import type { FromWorker, WorkerAsk } from "../thread/from_worker.ts";
+} from "./thread/state.ts";
+import type { FromWorker, WorkerAsk } from "./thread/from_worker.ts";
 import {
   encodeMalformed,
   encodeRetire,
   encodeSettledAsk,
   type RequestMethod,
   type ToWorker,
-} from "../thread/to_worker.ts";
-import { WorkerLink } from "../thread/link.ts";
-import type { ByteTail } from "../worker/tail.ts";
+} from "./thread/to_worker.ts";
+import { WorkerLink } from "./thread/link.ts";
+import type { ByteTail } from "./transport/stdio/tail.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../spec/mod.ts";
-import { Custody } from "../custody/custody.ts";
+import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";

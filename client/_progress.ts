@@ -13,8 +13,8 @@
 import { sanitizeLine, truncate } from "../codegen/text.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 import { MAX_PROGRESS_MESSAGE_CHARS } from "../spec/limits.ts";
-import type { ClientError } from "../thread/outcomes.ts";
-import type { CallProgress } from "../thread/progress.ts";
+import type { ClientError } from "./thread/outcomes.ts";
+import type { CallProgress } from "./thread/progress.ts";
 
 /** What a long call was asked to do, as its ticket keeps it. */
 export type Follow = {

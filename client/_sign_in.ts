@@ -15,9 +15,9 @@
 // the session's to keep; one ask costs a hop between threads beside an HTTP
 // request, and only servers that bind tokens pay it.
 
-import type { AuthAnswer, AuthFailure } from "../thread/auth.ts";
-import type { WorkerAsk } from "../thread/from_worker.ts";
-import { encodeCredentials, type ToWorker } from "../thread/to_worker.ts";
+import type { AuthAnswer, AuthFailure } from "./thread/auth.ts";
+import type { WorkerAsk } from "./thread/from_worker.ts";
+import { encodeCredentials, type ToWorker } from "./thread/to_worker.ts";
 import type { Result } from "../codec/result.ts";
 import { OAuthSession } from "../oauth/session.ts";
 import type { Credentials } from "../oauth/credentials.ts";

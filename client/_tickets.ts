@@ -15,7 +15,7 @@ import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
 import { err, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
-import { callTimedOut, type ClientError, malformedLine, serverError } from "../thread/outcomes.ts";
+import { callTimedOut, type ClientError, malformedLine, serverError } from "./thread/outcomes.ts";
 import {
   encodeBytesRequest,
   encodeCancel,
@@ -25,8 +25,8 @@ import {
   type RequestMethod,
   type ToWorker,
   TRANSFER_PARAMS_CHARS,
-} from "../thread/to_worker.ts";
-import type { CallProgress } from "../thread/progress.ts";
+} from "./thread/to_worker.ts";
+import type { CallProgress } from "./thread/progress.ts";
 import { boundReached, deadlineOf, type Follow, sanitized } from "./_progress.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;

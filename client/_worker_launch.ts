@@ -1,7 +1,7 @@
 // Private to client/: what a client's worker is given: its environment,
 // built on the main thread, and its permissions.
 
-import { encodeStart, type StartMessage, type StartRings } from "../thread/to_worker.ts";
+import { encodeStart, type StartMessage, type StartRings } from "./thread/to_worker.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -12,9 +12,9 @@ import {
 } from "../spec/mod.ts";
 
 import type { WorkerPermissions } from "./permissions.ts";
-import type { StartError } from "../thread/outcomes.ts";
-import type { StateReport } from "../thread/state.ts";
-import { noResource } from "../thread/evidence.ts";
+import type { StartError } from "./thread/outcomes.ts";
+import type { StateReport } from "./thread/state.ts";
+import { noResource } from "./thread/evidence.ts";
 
 /**
  * The child's whole environment: the defaults, then the allowlist and the
@@ -113,7 +113,7 @@ export function hasWorkerOptions(): boolean {
 }
 
 /**
- * The worker's module: `worker/entry.ts` bundled into one file, which boots
+ * The worker's module: `client/worker/entry.ts` bundled into one file, which boots
  * faster than its sixteen modules; resolved beside this one (a file or a
  * remote URL alike).
  */

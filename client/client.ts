@@ -1,11 +1,11 @@
 /**
  * The main thread's handle on one MCP server. The server's process and the
- * client state machine, the one a client has (`worker/machine.ts`), live in
+ * client state machine, the one a client has (`client/worker/machine.ts`), live in
  * a Web Worker; this handle routes: each method posts a request and awaits
  * its settlement, and decodes what the result means.
  *
  * Lifecycle ({@linkcode ClientState}): the handle's state is what the
- * worker's machine last reported (`thread/state.ts`), its death latched
+ * worker's machine last reported (`client/thread/state.ts`), its death latched
  * there; `parked` (no worker, no process) until `connect`, which makes it
  * `connecting`. Only where no worker can be asked does the handle answer by
  * itself, with the same rules: a client never started, a worker that could
@@ -20,7 +20,7 @@
  * timer at its deadline (`_tickets.ts`), so neither a hung server nor a hung
  * worker can hold a caller past it. The main thread's share in controlling
  * the process (group signals, the drain check, the exit guard) is
- * `custody/custody.ts`, asked by the worker on tickets of its own.
+ * `client/custody/custody.ts`, asked by the worker on tickets of its own.
  *
  * @module
  */
@@ -28,12 +28,12 @@
 import { compactJson, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { ok, type Result } from "../codec/result.ts";
-import type { ClientError, StartError } from "../thread/outcomes.ts";
-import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
-import type { ServerInfo } from "../thread/server_info.ts";
-import type { ClientState } from "../thread/state.ts";
-import type { CallProgress } from "../thread/progress.ts";
-import { ByteTail } from "../worker/tail.ts";
+import type { ClientError, StartError } from "./thread/outcomes.ts";
+import type { RetirementError, RetirementEvidence } from "./thread/evidence.ts";
+import type { ServerInfo } from "./thread/server_info.ts";
+import type { ClientState } from "./thread/state.ts";
+import type { CallProgress } from "./thread/progress.ts";
+import { ByteTail } from "./transport/stdio/tail.ts";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,

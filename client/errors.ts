@@ -5,7 +5,7 @@
  * union comes with the array of its members (`DEATH_CAUSES`, ...), which is
  * what it is derived from.
  *
- * The shapes are defined in `thread/`, below both threads, because the
+ * The shapes are defined in `client/thread/`, below both threads, because the
  * worker builds them and the main thread decodes them; this module is where
  * users get them.
  *
@@ -21,7 +21,7 @@ export {
   type StartAttempt,
   type StartError,
   type StartFailure,
-} from "../thread/outcomes.ts";
+} from "./thread/outcomes.ts";
 export {
   type Escalation,
   ESCALATIONS,
@@ -30,6 +30,6 @@ export {
   type RetirementEvidence,
   SESSION_ENDS,
   type SessionEnd,
-} from "../thread/evidence.ts";
-export { CLIENT_STATES, type ClientState } from "../thread/state.ts";
-export type { ServerInfo } from "../thread/server_info.ts";
+} from "./thread/evidence.ts";
+export { CLIENT_STATES, type ClientState } from "./thread/state.ts";
+export type { ServerInfo } from "./thread/server_info.ts";

@@ -30,9 +30,9 @@
 
 import type { Result } from "../codec/result.ts";
 import { type ResolvedRestartPolicy, RESTART_STABLE_MS, restartDelay } from "../spec/restart.ts";
-import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
-import type { ClientError, StartError } from "../thread/outcomes.ts";
-import type { ServerInfo } from "../thread/server_info.ts";
+import type { RetirementError, RetirementEvidence } from "./thread/evidence.ts";
+import type { ClientError, StartError } from "./thread/outcomes.ts";
+import type { ServerInfo } from "./thread/server_info.ts";
 
 /** How a generation's retirement ended: its evidence, or why there is none. */
 export type GenerationEnd = Result<RetirementEvidence, RetirementError>;

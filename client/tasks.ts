@@ -12,7 +12,7 @@
 
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
-import type { ServerInfo } from "../thread/server_info.ts";
+import type { ServerInfo } from "./thread/server_info.ts";
 import { TASKS_EXTENSION } from "../codec/stateless.ts";
 
 /** How a tool may run as a task, when it may. */

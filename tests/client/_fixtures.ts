@@ -1,7 +1,7 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
 import type { ResolvedStdioSpec, StdioServerSpec } from "../../spec/mod.ts";
-import { groupMembers } from "../../custody/process_group.ts";
+import { groupMembers } from "../../client/custody/process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
 

@@ -1,7 +1,7 @@
 // Attacks on the client that held when they were tried, kept as regression
 // tests: duplicate and unknown response ids, a flood of notifications, a
 // server that stops reading its stdin. (A server that closes its stdout and
-// lives on is tested on the machine, tests/worker/machine_test.ts: a live
+// lives on is tested on the machine, tests/client/worker/machine_test.ts: a live
 // Deno process cannot close every descriptor of its stdout.)
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
-import type { CallProgress } from "../../thread/progress.ts";
+import type { CallProgress } from "../../client/thread/progress.ts";
 import { fixture } from "./_fixtures.ts";
 
 async function withServer(

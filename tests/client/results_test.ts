@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { ManualClock } from "../../worker/clock.ts";
-import { ClientMachine } from "../../worker/machine.ts";
-import { ChannelTransport } from "../../worker/channel_transport.ts";
-import type { ClientError } from "../../thread/outcomes.ts";
+import { ManualClock } from "../../client/transport/clock.ts";
+import { ClientMachine } from "../../client/worker/machine.ts";
+import { ChannelTransport } from "../../client/transport/channel_transport.ts";
+import type { ClientError } from "../../client/thread/outcomes.ts";
 import { MAX_TOOL_PAGES } from "../../spec/mod.ts";
 import { decodeCallResult, listAllTools, type PageRequest } from "../../client/_results.ts";
 import { callParams } from "../../client/_checks.ts";
 import type { Result } from "../../codec/result.ts";
 import type { JsonValue } from "../../codec/json.ts";
-import { type Handlers, mcpPeer } from "../worker/_peer.ts";
+import { type Handlers, mcpPeer } from "./worker/_peer.ts";
 
 // The main thread's half of a request, driven over the worker's machine and
 // an in-process peer: the same code the client runs, without the worker hop.

@@ -14,8 +14,8 @@ import {
   type SupervisorClock,
 } from "../../client/supervisor.ts";
 import { RESTART_BACKOFF_CAP_MS, RESTART_STABLE_MS, restartDelay } from "../../spec/restart.ts";
-import type { ClientError, StartError } from "../../thread/outcomes.ts";
-import type { ServerInfo } from "../../thread/server_info.ts";
+import type { ClientError, StartError } from "../../client/thread/outcomes.ts";
+import type { ServerInfo } from "../../client/thread/server_info.ts";
 
 const DEATH: ClientError = {
   kind: "unavailable",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Tickets } from "../../client/_tickets.ts";
-import type { ToWorker } from "../../thread/to_worker.ts";
+import type { ToWorker } from "../../client/thread/to_worker.ts";
 import { runToEnd } from "./_fixtures.ts";
 
 function table() {

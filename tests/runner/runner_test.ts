@@ -268,7 +268,7 @@ Deno.test("runProgram() keeps the program from everything outside its channel", 
   const source = `
 const probes: Record<string, () => Promise<unknown>> = {
   readFile: () => Deno.readTextFile(${JSON.stringify(secret)}),
-  readRootParent: () => Deno.readDir(new URL("../", import.meta.url))[Symbol.asyncIterator]().next(),
+  readRootParent: () => Deno.readDir(new URL("../client/", import.meta.url))[Symbol.asyncIterator]().next(),
   writeFile: () => Deno.writeTextFile("x.txt", "x"),
   socket: () => Deno.connect({ hostname: "127.0.0.1", port: 4567 }),
   fetch: () => fetch("http://127.0.0.1:4567/"),

@@ -1,0 +1,36 @@
+/**
+ * What a server said of itself when its client connected, with the era and
+ * version they speak, and how the main thread reads it back from the worker.
+ *
+ * @module
+ */
+
+import type { JsonValue } from "../../codec/json.ts";
+import {
+  decodeInitializeResult,
+  type Era,
+  eraOf,
+  type InitializeResult,
+  SUPPORTED_VERSIONS,
+} from "../../codec/protocol.ts";
+import { isRecord, isString } from "./guards.ts";
+
+/**
+ * What a server said of itself when the client connected, and how they
+ * speak: the negotiated `era` and `protocolVersion`. A legacy server
+ * answered `initialize`; a modern server answered `server/discover`,
+ * and its `serverInfo` is the identity it put in that result's `_meta`
+ * (empty strings when it gave none).
+ */
+export type ServerInfo = InitializeResult & { era: Era };
+
+/** Decodes the server info of a start that crossed the boundary: its era and version included. */
+export function decodeServerInfo(value: unknown): ServerInfo | undefined {
+  if (!isRecord(value)) return undefined;
+  const era = value.era;
+  if (era !== "modern" && era !== "legacy") return undefined;
+  const version = value.protocolVersion;
+  if (!isString(version) || eraOf(version) !== era) return undefined;
+  const info = decodeInitializeResult(value as JsonValue, version, SUPPORTED_VERSIONS);
+  return info.ok ? { ...info.value, era } : undefined;
+}
