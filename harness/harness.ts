@@ -22,7 +22,7 @@ import { Census } from "../client/census.ts";
 import type { ServerSpec } from "../spec/mod.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
 import { ResidentChecker } from "../runner/checker.ts";
-import * as guard from "../custody/exit_guard.ts";
+import * as guard from "../client/custody/exit_guard.ts";
 import { Runner } from "../runner/runner.ts";
 import { SandboxSlots } from "../runner/slots.ts";
 import type { SearchOptions } from "../runner/discovery.ts";
@@ -194,6 +194,7 @@ async function wire(
     },
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
+    ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),
     checker,
     discovery,
   });

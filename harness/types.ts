@@ -266,6 +266,12 @@ export type BootOptions = CensusOptions & {
    */
   warmSandboxes?: number;
   /**
+   * The folder each sandbox's temporary build root is made in (a `loom-run-`
+   * directory per sandbox, removed with it); the system's temporary folder
+   * by default.
+   */
+  sandboxTempDir?: string;
+  /**
    * How many bytes the surface may take, from `MIN_SURFACE_BUDGET_BYTES`
    * up; `DEFAULT_SURFACE_BUDGET_BYTES` (16 KiB) by default. When every ready
    * server's block fits, the surface holds them all; otherwise it is an

@@ -11,7 +11,11 @@ import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/budget.ts";
 import { listingSpecs } from "../fixtures/_listings.ts";
 import { sandboxProcesses } from "../runner/_children.ts";
 
-const OPTIONS = { retirementTimeoutMs: 10_000 };
+// This file's own folder for sandboxes: under --parallel, other files' sandboxes
+// are children of the same process, so a scan looks only for its own.
+const SANDBOXES = Deno.makeTempDirSync({ prefix: "loom-scale-" });
+const OPTIONS = { retirementTimeoutMs: 10_000, sandboxTempDir: SANDBOXES };
+globalThis.addEventListener("unload", () => Deno.removeSync(SANDBOXES, { recursive: true }));
 
 async function bootAll(): Promise<Harness> {
   const harness = await boot(listingSpecs(), OPTIONS);
@@ -54,7 +58,7 @@ Deno.test("a harness that searches and describes but runs no program starts noth
     assert.equal(stats.checker.state, "idle");
     assert.equal(stats.checker.pid, undefined);
     assert.equal(stats.waiting, 0);
-    assert.deepEqual(sandboxProcesses("loom-run-"), []);
+    assert.deepEqual(sandboxProcesses(SANDBOXES), []);
   } finally {
     await retired(harness);
   }
@@ -89,7 +93,7 @@ Deno.test("a tool found through ./tools.ts type-checks and runs in the next prog
   } finally {
     await retired(harness);
   }
-  assert.deepEqual(sandboxProcesses("loom-run-"), []);
+  assert.deepEqual(sandboxProcesses(SANDBOXES), []);
 });
 
 type Found = { server: string; tool: string; name: string };
