@@ -1,13 +1,13 @@
 /**
- * What cutting a run's report to its budget costs (`runner/_cut.ts`): a
+ * What cutting a run's report to its budget costs (`runner/host/_cut.ts`): a
  * 5 MiB returned value of each shape cut to the default 256 KiB, and the
  * check that a small value fits (what every run pays).
  *
  * Run: `deno bench bench/budget_bench.ts`
  */
 
-import { cutToBudget, measureJson } from "../runner/_cut.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../runner/run.ts";
+import { cutToBudget, measureJson } from "../runner/host/_cut.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../runner/host/run.ts";
 
 const FIVE_MIB = 5 * 1024 * 1024;
 const string = "x".repeat(FIVE_MIB);

@@ -11,7 +11,7 @@
 import { CAP_SOURCE } from "../_generated/sandbox_sources.ts";
 import { generate } from "../codegen/generate.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
-import { ResidentChecker } from "../runner/checker.ts";
+import { ResidentChecker } from "../runner/host/checker.ts";
 import { quantile } from "./_mcp_clients.ts";
 
 const CHECKS = Number(Deno.args[0] ?? "100");

@@ -8,8 +8,8 @@
 //   deno run -A bench/code_mode_before_after.ts /tmp/before [rounds]
 
 import { ok } from "../codec/result.ts";
-import type { RunOptions, RunReport } from "../runner/run.ts";
-import { Runner } from "../runner/runner.ts";
+import type { RunOptions, RunReport } from "../runner/host/run.ts";
+import { Runner } from "../runner/host/runner.ts";
 import { median } from "./_mcp_clients.ts";
 
 type OldRunner = { runProgram(source: string, options: RunOptions): Promise<RunReport> };
@@ -19,7 +19,7 @@ if (oldRoot === undefined) {
   throw new TypeError("Usage: code_mode_before_after.ts <old checkout> [rounds]");
 }
 const rounds = Number(roundsText ?? 10);
-const old = await import(new URL("runner/run.ts", `file://${oldRoot}/`).href) as OldRunner;
+const old = await import(new URL("runner/host/run.ts", `file://${oldRoot}/`).href) as OldRunner;
 const modules = new Map([["echo", {
   segment: "echo",
   source: 'import { invoke, type ToolResult } from "@loom/mcp/cap";\n' +

@@ -11,9 +11,9 @@ import { ok } from "../codec/result.ts";
 const RUNS = 5;
 const SIZE = 15 * 1024 * 1024;
 const target = Deno.args[0] === undefined
-  ? new URL("../runner/runner.ts", import.meta.url).href
+  ? new URL("../runner/host/runner.ts", import.meta.url).href
   : new URL(Deno.args[0], `file://${Deno.cwd()}/`).href;
-const { runProgram } = await import(target) as typeof import("../runner/runner.ts");
+const { runProgram } = await import(target) as typeof import("../runner/host/runner.ts");
 
 const ticksPerSecond = 100;
 

@@ -7,8 +7,8 @@
 import { toJson } from "../codec/interchange.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RunOptions } from "../runner/run.ts";
-import { runProgram } from "../runner/runner.ts";
+import type { RunOptions } from "../runner/host/run.ts";
+import { runProgram } from "../runner/host/runner.ts";
 
 const CALLS = 100;
 

@@ -7,8 +7,8 @@
 //
 //   deno run -A bench/sandbox_start_ab.ts [rounds]     (default 15)
 
-import { startSandbox } from "../runner/_sandbox.ts";
-import { CAP_SPECIFIER } from "../runner/run.ts";
+import { startSandbox } from "../runner/host/_sandbox.ts";
+import { CAP_SPECIFIER } from "../runner/host/run.ts";
 import { median, quantile } from "./_mcp_clients.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 15);

@@ -15,7 +15,7 @@
 import { boot, type Harness } from "../harness/harness.ts";
 import { ToolIndex } from "../harness/_discovery.ts";
 import { renderSurface } from "../harness/_surface.ts";
-import { ResidentChecker } from "../runner/checker.ts";
+import { ResidentChecker } from "../runner/host/checker.ts";
 import { CAP_SOURCE, TOOLS_SOURCE } from "../_generated/sandbox_sources.ts";
 import { LISTING_GROUPS, listingGroup, listingSpecs } from "../tests/fixtures/_listings.ts";
 import { DISCOVERY_QUERIES } from "../tests/harness/data/discovery_queries.ts";

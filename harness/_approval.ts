@@ -9,7 +9,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ApprovalRequest, Approve } from "../runner/approval.ts";
+import type { ApprovalRequest, Approve } from "../runner/host/approval.ts";
 import { MAX_DENIAL_REASON_CHARS } from "./limits.ts";
 import type { CallDenial } from "./types.ts";
 

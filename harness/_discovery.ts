@@ -19,7 +19,7 @@ import {
   type SearchOptions,
   searchProblem,
   type ToolMatch,
-} from "../runner/discovery.ts";
+} from "../runner/host/discovery.ts";
 import { resolveTool } from "./_call.ts";
 import type { Exposure } from "./_listing.ts";
 import { toolBlock } from "./_describe.ts";

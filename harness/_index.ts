@@ -18,8 +18,8 @@
 // always holds it.
 
 import { sanitizeLine, truncate } from "../codegen/text.ts";
-import { PROGRAM_CONVENTION } from "../runner/run.ts";
-import { TOOLS_SPECIFIER } from "../runner/discovery.ts";
+import { PROGRAM_CONVENTION } from "../runner/host/run.ts";
+import { TOOLS_SPECIFIER } from "../runner/host/discovery.ts";
 import { MAX_SERVER_NOTE_CHARS } from "./budget.ts";
 
 /** One ready server as its index line needs it. */

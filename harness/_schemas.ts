@@ -16,7 +16,7 @@ import { err, ok, type Result } from "../codec/result.ts";
 import { type ValueValidator, valueValidator } from "../codegen/validate.ts";
 import type { ClientError } from "../client/errors.ts";
 import type { ResultCheck } from "../spec/mod.ts";
-import type { CallResult } from "../runner/run.ts";
+import type { CallResult } from "../runner/host/run.ts";
 import type { CallDenial } from "./types.ts";
 
 /** One tool's validators. */

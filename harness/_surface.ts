@@ -2,7 +2,7 @@
 // convention, then every ready server's block, in catalog order.
 
 import type { Generated } from "../codegen/generate.ts";
-import { PROGRAM_CONVENTION } from "../runner/run.ts";
+import { PROGRAM_CONVENTION } from "../runner/host/run.ts";
 
 /** The surface of these modules. */
 export function renderSurface(modules: ReadonlyMap<string, Generated>): string {

@@ -21,11 +21,11 @@
 import { Census } from "../client/census.ts";
 import type { ServerSpec } from "../spec/mod.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
-import { ResidentChecker } from "../runner/checker.ts";
+import { ResidentChecker } from "../runner/host/checker.ts";
 import * as guard from "../client/custody/exit_guard.ts";
-import { Runner } from "../runner/runner.ts";
-import { SandboxSlots } from "../runner/slots.ts";
-import type { SearchOptions } from "../runner/discovery.ts";
+import { Runner } from "../runner/host/runner.ts";
+import { SandboxSlots } from "../runner/host/slots.ts";
+import type { SearchOptions } from "../runner/host/discovery.ts";
 import { ApprovalGate } from "./_approval.ts";
 import { MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import { routeCalls } from "./_call.ts";

@@ -15,9 +15,9 @@ import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
 import type { ReadResourceResult, ResourceError } from "../client/resources.ts";
 import type { RestartPlan, RestartRefusal } from "../client/supervisor.ts";
-import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/run.ts";
-import type { RunnerStats } from "../runner/runner.ts";
-import type { SearchOptions, ToolMatch } from "../runner/discovery.ts";
+import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/host/run.ts";
+import type { RunnerStats } from "../runner/host/runner.ts";
+import type { SearchOptions, ToolMatch } from "../runner/host/discovery.ts";
 
 /** Why a call was refused before it reached a server. */
 export type CallDenial =

@@ -15,11 +15,11 @@
  * @module
  */
 
-export * from "./diagnostics.ts";
-export * from "./discovery.ts";
-export * from "./run.ts";
-export * from "./runner.ts";
-export * from "./slots.ts";
+export * from "./host/diagnostics.ts";
+export * from "./host/discovery.ts";
+export * from "./host/run.ts";
+export * from "./host/runner.ts";
+export * from "./host/slots.ts";
 export {
   CHECKER_START_TIMEOUT_MS,
   type CheckerRequestOptions,
@@ -30,5 +30,5 @@ export {
   MAX_CHECKER_HEAP_BYTES,
   ResidentChecker,
   type ScanOutcome,
-} from "./checker.ts";
-export type { ImportProblem, ImportScan, NamedImport } from "./compiler/protocol.ts";
+} from "./host/checker.ts";
+export type { ImportProblem, ImportScan, NamedImport } from "./checker/protocol.ts";

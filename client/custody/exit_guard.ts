@@ -1,6 +1,6 @@
 // When the harness process ends, no server outlives it,
 // and the signals stay the harness's. The harness's type checker process
-// (`runner/_checker_process.ts`) is tracked here like a server, from its spawn
+// (`runner/host/_checker_process.ts`) is tracked here like a server, from its spawn
 // to its exit, so one left in the middle of a check dies with the harness.
 //
 // The library installs no signal listener: a listener would replace Deno's

@@ -1,6 +1,6 @@
 /**
  * The sandbox room's main module: the one trusted module of the sandbox
- * process, started by `runner/_sandbox.ts` with no permission but reading the
+ * process, started by `runner/host/_sandbox.ts` with no permission but reading the
  * build root.
  *
  * Why a bootstrap at all: a main module may import any local JSON file with

@@ -10,7 +10,7 @@
  *
  * The sandbox's prelude imports this file from the build root (the runner
  * writes its text there, beside `prelude.ts`); the host's decoder,
- * `runner/_tagged.ts`, imports it from here. Like everything under
+ * `runner/host/_tagged.ts`, imports it from here. Like everything under
  * `runner/sandbox/`, it imports nothing.
  *
  * @module

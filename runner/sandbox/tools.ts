@@ -9,7 +9,7 @@
  *
  * This file imports nothing but `cap.ts` beside it: a runner copies its
  * source text into a sandbox build root. Its types mirror
- * `runner/discovery.ts` structurally.
+ * `runner/host/discovery.ts` structurally.
  *
  * Lifecycle: the runner's prelude calls {@linkcode installDiscovery} once,
  * before the program runs; the channel then carries every request to the

@@ -151,8 +151,8 @@ console.log(JSON.stringify({
       const path of [
         "/mod.ts",
         "/_generated/worker_bundle.js",
-        "/runner/run.ts",
-        "/runner/compiler/entry.ts",
+        "/runner/host/run.ts",
+        "/runner/checker/entry.ts",
         "/client/_worker_launch.ts",
       ]
     ) {

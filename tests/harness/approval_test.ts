@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
-import type { ApprovalRequest } from "../../runner/approval.ts";
+import type { ApprovalRequest } from "../../runner/host/approval.ts";
 import { fixture } from "../client/_fixtures.ts";
 
 const GOVERNED = fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] });

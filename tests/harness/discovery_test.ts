@@ -11,7 +11,7 @@ import {
   MIN_SURFACE_BUDGET_BYTES,
 } from "../../harness/budget.ts";
 import type { ServerReport } from "../../harness/types.ts";
-import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../runner/discovery.ts";
+import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../runner/host/discovery.ts";
 import { groupTools, LISTING_GROUPS, listingGroup } from "../fixtures/_listings.ts";
 import { infoOf, listingReports, readyReport } from "./_reports.ts";
 

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
 import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/budget.ts";
 import { listingSpecs } from "../fixtures/_listings.ts";
-import { sandboxProcesses } from "../runner/_children.ts";
+import { sandboxProcesses } from "../runner/host/_children.ts";
 
 // This file's own folder for sandboxes: under --parallel, other files' sandboxes
 // are children of the same process, so a scan looks only for its own.

@@ -7,7 +7,7 @@ import { readCatalog } from "../../catalog/read.ts";
 import { describe } from "../../catalog/_text.ts";
 import type { ServerSpec } from "../../spec/mod.ts";
 import { boot } from "../../harness/harness.ts";
-import { runProgram } from "../../runner/runner.ts";
+import { runProgram } from "../../runner/host/runner.ts";
 
 /**
  * One rule: a bad spec as a harness writes it, the same server as a catalog
