@@ -35,7 +35,7 @@ export {
   TASK_POLL_MAX_MS,
   TASK_POLL_MIN_MS,
   WORKER_GRACE_MS,
-} from "./spec/mod.ts";
+} from "./settings/mod.ts";
 // A harness.
 export {
   BOOT_ABORT_RETIREMENT_MS,

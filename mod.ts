@@ -90,7 +90,7 @@ export {
   type ServerSpec,
   type StderrMode,
   type StdioServerSpec,
-} from "./spec/mod.ts";
+} from "./settings/mod.ts";
 // The census of clients, and what a client reports.
 export {
   type CallOptions,

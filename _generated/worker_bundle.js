@@ -2395,7 +2395,7 @@ var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
 
 
-// spec/era.ts
+// settings/era.ts
 var ERA_MODES = [
   "auto",
   "modern",
@@ -2918,7 +2918,7 @@ var systemClock = {
   clearTimer: (handle) => clearTimeout(handle.id)
 };
 
-// spec/limits.ts
+// settings/limits.ts
 var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
 var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
 var STDERR_TAIL_BYTES = 64 * 1024;

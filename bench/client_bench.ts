@@ -12,7 +12,7 @@
 
 import { Census } from "../client/census.ts";
 import { Client } from "../client/client.ts";
-import type { ResolvedStdioSpec } from "../spec/mod.ts";
+import type { ResolvedStdioSpec } from "../settings/mod.ts";
 import { drainGroup, signalGroup } from "../client/custody/process_group.ts";
 import { CommandTransport } from "../client/transport/stdio/command_transport.ts";
 import { ClientMachine } from "../client/worker/machine.ts";

@@ -17,7 +17,7 @@
 
 import process from "node:process";
 import { boot } from "../harness/harness.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import { ResidentChecker } from "../runner/host/checker.ts";
 import { CAP_SOURCE } from "../_generated/sandbox_sources.ts";
 import { localize, makeScratch, tomlCatalogSpecs } from "../tests/interop/_servers.ts";

@@ -18,7 +18,7 @@
 // spawn, and the session start); every client is retired between rounds.
 
 import { Client } from "../client/client.ts";
-import type { EraMode, ResolvedStdioSpec } from "../spec/mod.ts";
+import type { EraMode, ResolvedStdioSpec } from "../settings/mod.ts";
 import { drainGroup, signalGroup } from "../client/custody/process_group.ts";
 import { ClientMachine } from "../client/worker/machine.ts";
 import { CommandTransport } from "../client/transport/stdio/command_transport.ts";

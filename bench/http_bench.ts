@@ -7,7 +7,7 @@
 
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client } from "../client/client.ts";
-import type { EraMode } from "../spec/mod.ts";
+import type { EraMode } from "../settings/mod.ts";
 import { serveFixture } from "../tests/client/_http_servers.ts";
 
 const CONNECTS = 15;

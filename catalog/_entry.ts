@@ -7,8 +7,8 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ResolvedServerSpec, type ServerSpec } from "../spec/mod.ts";
-import { checkSpec } from "../spec/check.ts";
+import { isRemote, type ResolvedServerSpec, type ServerSpec } from "../settings/mod.ts";
+import { checkSpec } from "../settings/check.ts";
 import { MAX_SEGMENT_CHARS } from "../codegen/names.ts";
 import {
   type CatalogError,

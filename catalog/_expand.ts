@@ -8,10 +8,10 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../settings/mod.ts";
 import type { Problem } from "./_fields.ts";
 import type { CatalogOptions, Substitution } from "./types.ts";
-import type { OAuthSettings } from "../spec/oauth.ts";
+import type { OAuthSettings } from "../settings/oauth.ts";
 import { catalogOAuthKey } from "./_oauth.ts";
 
 /** Where the values of variables come from, and which of them may be read. */

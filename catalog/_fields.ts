@@ -7,7 +7,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isTimeoutMs } from "../spec/check.ts";
+import { isTimeoutMs } from "../settings/check.ts";
 import { type CatalogErrorKind, MAX_CATALOG_TIMEOUT_MS } from "./types.ts";
 import { assignment, describe, splitPlainWords, stringArray, type Syntax } from "./_text.ts";
 

@@ -1,7 +1,7 @@
 // Private to catalog/: a spec's problem said of the entry's key, in the
 // catalog's own spelling (inherit_env, connect_timeout_ms, oauth.client_id).
 
-import type { SpecKey, SpecProblem } from "../spec/check.ts";
+import type { SpecKey, SpecProblem } from "../settings/check.ts";
 import { catalogOAuthKey } from "./_oauth.ts";
 import type { Problem } from "./_fields.ts";
 

@@ -8,7 +8,7 @@
 // settings are usable is the spec's own check, once expanded.
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { OAuthSettings } from "../spec/oauth.ts";
+import type { OAuthSettings } from "../settings/oauth.ts";
 import { isTable, type Problem } from "./_fields.ts";
 import { describe, type Syntax } from "./_text.ts";
 

@@ -10,7 +10,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RemoteServerSpec } from "../spec/mod.ts";
+import type { RemoteServerSpec } from "../settings/mod.ts";
 import type { Problem } from "./_fields.ts";
 import { isTable } from "./_fields.ts";
 import { describe, type Syntax } from "./_text.ts";

@@ -5,7 +5,7 @@
 // spec's own rule (`checkSpec`).
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { RestartPolicy } from "../spec/mod.ts";
+import type { RestartPolicy } from "../settings/mod.ts";
 import { isTable, type Problem, readTimeout } from "./_fields.ts";
 import { describe, type Syntax } from "./_text.ts";
 

@@ -2,7 +2,7 @@
 // args, env, inherit_env, cwd), each refused in the file's own syntax.
 
 import { ok, type Result } from "../codec/result.ts";
-import type { StdioServerSpec } from "../spec/mod.ts";
+import type { StdioServerSpec } from "../settings/mod.ts";
 import type { Syntax } from "./_text.ts";
 import {
   type Problem,

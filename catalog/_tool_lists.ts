@@ -7,7 +7,7 @@
 
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import type { Problem } from "./_fields.ts";
 import { assignment, describe, stringArray, type Syntax } from "./_text.ts";
 

@@ -7,7 +7,7 @@
  */
 
 import { ok, type Result } from "../codec/result.ts";
-import type { ResolvedServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec } from "../settings/mod.ts";
 import type { Catalog, CatalogError, CatalogOptions } from "./types.ts";
 import { readCatalog } from "./read.ts";
 import { openCatalog } from "./open.ts";

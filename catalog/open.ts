@@ -9,7 +9,7 @@
 
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec, type StdioServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec, type StdioServerSpec } from "../settings/mod.ts";
 import type { Catalog, CatalogError, OpenCatalogOptions } from "./types.ts";
 import { readCatalog } from "./read.ts";
 import { pathOf, readSmallText, readText } from "./_file.ts";

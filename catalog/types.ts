@@ -5,7 +5,7 @@
  */
 
 import type { Result } from "../codec/result.ts";
-import type { ResolvedServerSpec, ServerSpec } from "../spec/mod.ts";
+import type { ResolvedServerSpec, ServerSpec } from "../settings/mod.ts";
 
 /** The largest `connect_timeout_ms` or `call_timeout_ms` a catalog may set: one hour. */
 export const MAX_CATALOG_TIMEOUT_MS = 3_600_000;

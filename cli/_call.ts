@@ -23,7 +23,7 @@ import { callMessage } from "./_messages.ts";
 import { oneLine, printableLine, renderResult, tailLines } from "./_render.ts";
 import { leftOutBy } from "./_governance.ts";
 import { ProgressLine } from "./_progress_line.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(

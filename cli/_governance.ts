@@ -12,7 +12,7 @@ import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { identifierFor } from "../codegen/names.ts";
 import type { BootWarning } from "../harness/mod.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import type { Common, ToolRef } from "./_args.ts";
 import { printable, printableLine } from "./_render.ts";
 

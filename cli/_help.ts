@@ -2,7 +2,7 @@
 // help made from them: the whole usage (--help) and each command's own
 // (`call --help`).
 
-import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../spec/mod.ts";
+import { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS } from "../settings/mod.ts";
 import { DEFAULT_RUN_TIMEOUT_MS } from "../harness/mod.ts";
 
 /** The name of a command of the table. */

@@ -2,7 +2,7 @@
 // run here may have left a process behind; a remote one leaves no process on
 // this machine, at most a session the server keeps until it expires it.
 
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../settings/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
 
 /** The advice for one server not confirmed retired. */

@@ -10,8 +10,8 @@
 // store. Neither ever prints a token.
 
 import { printableLine, quote } from "../codec/quote.ts";
-import { isRemote, type RemoteServerSpec } from "../spec/mod.ts";
-import type { OAuthSettings } from "../spec/oauth.ts";
+import { isRemote, type RemoteServerSpec } from "../settings/mod.ts";
+import type { OAuthSettings } from "../settings/oauth.ts";
 import {
   type AccessToken,
   DEFAULT_REDIRECT_URI,

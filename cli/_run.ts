@@ -7,7 +7,7 @@ import { joinBytes } from "../codec/_bytes.ts";
 import { quote } from "../codec/quote.ts";
 import { reportJson } from "../codec/report_value.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
-import { DEFAULT_CALL_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
+import { DEFAULT_CALL_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import {
   DEFAULT_RUN_TIMEOUT_MS,
   formatDiagnostics,

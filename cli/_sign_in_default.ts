@@ -1,6 +1,6 @@
 // Private to cli/: which servers a command boots with a sign-in of their own.
 
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../settings/mod.ts";
 
 /**
  * The specs a command boots: a remote server with neither sign-in settings

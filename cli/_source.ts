@@ -10,7 +10,7 @@
 import { resolve } from "node:path";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../settings/mod.ts";
 import { type Catalog, isServerName, openCatalog } from "../catalog/mod.ts";
 import type { AdHoc, Common } from "./_args.ts";
 import { httpName, stdioName } from "./_names.ts";

@@ -9,7 +9,7 @@
 
 import { dirname, join, resolve } from "node:path";
 import { quote } from "../codec/quote.ts";
-import { isRemote, type ServerSpec } from "../spec/mod.ts";
+import { isRemote, type ServerSpec } from "../settings/mod.ts";
 import type { Catalog } from "../catalog/mod.ts";
 import type { Output } from "./_output.ts";
 import { printable } from "./_render.ts";

@@ -11,7 +11,7 @@ import { signInByDefault } from "./_sign_in_default.ts";
 import { leftoverAdvice } from "./_leftovers.ts";
 import { boot, BOOT_ABORT_RETIREMENT_MS, type Harness, type ServerReport } from "../harness/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../spec/mod.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import { quote } from "../codec/quote.ts";
 import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";

@@ -3,7 +3,7 @@
 // that can go wrong after that is a value.
 
 import { type JsonObject, stringifyJson } from "../codec/json.ts";
-import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../settings/check.ts";
 
 /** A deadline in milliseconds, or `RangeError` when it breaks the timeout rule. */
 export function checkTimeout(value: number, what: string): number {

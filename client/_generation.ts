@@ -33,7 +33,7 @@ import {
 } from "./thread/to_worker.ts";
 import { WorkerLink } from "./thread/link.ts";
 import type { ByteTail } from "./transport/stdio/tail.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../spec/mod.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../settings/mod.ts";
 import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";

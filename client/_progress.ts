@@ -11,8 +11,8 @@
 // checked at the next report; here, it is a deadline of its own).
 
 import { sanitizeLine, truncate } from "../codegen/text.ts";
-import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
-import { MAX_PROGRESS_MESSAGE_CHARS } from "../spec/limits.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../settings/check.ts";
+import { MAX_PROGRESS_MESSAGE_CHARS } from "../settings/limits.ts";
 import type { ClientError } from "./thread/outcomes.ts";
 import type { CallProgress } from "./thread/progress.ts";
 

@@ -14,7 +14,7 @@ import {
 } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "./thread/outcomes.ts";
-import { MAX_LISTING_BYTES, MAX_TOOL_PAGES } from "../spec/mod.ts";
+import { MAX_LISTING_BYTES, MAX_TOOL_PAGES } from "../settings/mod.ts";
 import { MAX_TOOLS } from "../codegen/generate.ts";
 import type { ToolListing } from "./tool_listing.ts";
 

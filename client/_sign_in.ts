@@ -24,8 +24,8 @@ import type { Credentials } from "../oauth/credentials.ts";
 import type { OAuthFailure } from "../oauth/failures.ts";
 import { REFRESH_MARGIN_MS } from "../oauth/limits.ts";
 import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
-import { isRemote, type ServerSpec } from "../spec/server_spec.ts";
-import type { OAuthSettings } from "../spec/oauth.ts";
+import { isRemote, type ServerSpec } from "../settings/server_spec.ts";
+import type { OAuthSettings } from "../settings/oauth.ts";
 
 /** The shortest wait before a refresh ahead of expiry, in ms: 1 s. */
 const MIN_REFRESH_WAIT_MS = 1_000;

@@ -9,7 +9,7 @@ import {
   type ResolvedStdioSpec,
   type ServerSpec,
   withDefaults,
-} from "../spec/mod.ts";
+} from "../settings/mod.ts";
 
 import type { WorkerPermissions } from "./permissions.ts";
 import type { StartError } from "./thread/outcomes.ts";

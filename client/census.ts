@@ -10,11 +10,15 @@ import type { Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { RetirementError, RetirementEvidence, ServerInfo, StartError } from "./errors.ts";
 import { Client } from "./client.ts";
-import { checkSpec, oauthProblem, type SpecProblem } from "../spec/check.ts";
+import { checkSpec, oauthProblem, type SpecProblem } from "../settings/check.ts";
 import type { GenerationRecord } from "./supervisor.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
-import { DEFAULT_RETIREMENT_TIMEOUT_MS, type OAuthSettings, type ServerSpec } from "../spec/mod.ts";
+import {
+  DEFAULT_RETIREMENT_TIMEOUT_MS,
+  type OAuthSettings,
+  type ServerSpec,
+} from "../settings/mod.ts";
 import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
 
 /** Options of {@linkcode Census.prepare}. */

@@ -39,8 +39,8 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
-} from "../spec/mod.ts";
-import { resolveRestart } from "../spec/restart.ts";
+} from "../settings/mod.ts";
+import { resolveRestart } from "../settings/restart.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
 import { decodeCallResult, listFresh } from "./_results.ts";
 import { ToolWatchers } from "./_tool_watch.ts";

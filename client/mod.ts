@@ -31,4 +31,4 @@ export {
 export * from "./resources.ts";
 export type { CallProgress, TaskStatus } from "../codec/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
-export * from "../spec/mod.ts";
+export * from "../settings/mod.ts";

@@ -16,7 +16,7 @@ import type { Era, ResourceContents } from "../codec/protocol.ts";
 import { checkResultType } from "../codec/stateless.ts";
 import { describeValue, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { MAX_RESOURCE_BYTES } from "../spec/limits.ts";
+import { MAX_RESOURCE_BYTES } from "../settings/limits.ts";
 import type { ClientError } from "./thread/outcomes.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
 

@@ -29,7 +29,11 @@
  */
 
 import type { Result } from "../codec/result.ts";
-import { type ResolvedRestartPolicy, RESTART_STABLE_MS, restartDelay } from "../spec/restart.ts";
+import {
+  type ResolvedRestartPolicy,
+  RESTART_STABLE_MS,
+  restartDelay,
+} from "../settings/restart.ts";
 import type { RetirementError, RetirementEvidence } from "./thread/evidence.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import type { ServerInfo } from "./thread/server_info.ts";

@@ -8,7 +8,7 @@ import type { ToolDescriptor } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { Generated, GenerateError } from "../codegen/generate.ts";
 import { identifierFor } from "../codegen/names.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import { bootSteps } from "./_boot_steps.ts";
 import type { ServerInfo } from "../client/errors.ts";
 import { serverRunsTasks } from "../client/tasks.ts";

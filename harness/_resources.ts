@@ -12,7 +12,7 @@ import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import type { Approve } from "../runner/host/approval.ts";
 import type { CallContext, CallFailure } from "../runner/host/run.ts";
-import { DEFAULT_CALL_TIMEOUT_MS } from "../spec/limits.ts";
+import { DEFAULT_CALL_TIMEOUT_MS } from "../settings/limits.ts";
 import type { ApprovalGate } from "./_approval.ts";
 import type { Harness, ServerReport } from "./types.ts";
 

@@ -15,7 +15,7 @@ import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { type ValueValidator, valueValidator } from "../codegen/validate.ts";
 import type { ClientError } from "../client/errors.ts";
-import type { ResultCheck } from "../spec/mod.ts";
+import type { ResultCheck } from "../settings/mod.ts";
 import type { CallResult } from "../runner/host/run.ts";
 import type { CallDenial } from "./types.ts";
 

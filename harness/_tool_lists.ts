@@ -8,7 +8,7 @@
 import type { ToolDescriptor } from "../codec/protocol.ts";
 import { quote } from "../codec/quote.ts";
 import { closestNames, identifierFor } from "../codegen/names.ts";
-import type { ServerSpec } from "../spec/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import type { BootWarning } from "./types.ts";
 
 /** The wire names of the listed tools the lists leave out, and the names that matched nothing. */

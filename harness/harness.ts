@@ -19,8 +19,8 @@
  */
 
 import { Census } from "../client/census.ts";
-import type { ServerSpec } from "../spec/mod.ts";
-import { isTimeoutMs, TIMEOUT_RULE } from "../spec/check.ts";
+import type { ServerSpec } from "../settings/mod.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../settings/check.ts";
 import { ResidentChecker } from "../runner/host/checker.ts";
 import * as guard from "../client/custody/exit_guard.ts";
 import { Runner } from "../runner/host/runner.ts";

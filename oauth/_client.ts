@@ -13,8 +13,8 @@
 import * as oauth from "./_oauth4webapi.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
-import type { OAuthSettings, TokenEndpointAuthMethod } from "../spec/oauth.ts";
-import { TOKEN_ENDPOINT_AUTH_METHODS } from "../spec/oauth.ts";
+import type { OAuthSettings, TokenEndpointAuthMethod } from "../settings/oauth.ts";
+import { TOKEN_ENDPOINT_AUTH_METHODS } from "../settings/oauth.ts";
 import type { OAuthFailure } from "./failures.ts";
 import { type Fetch, isLoopback, requestOptions } from "./_http.ts";
 import { failureOf } from "./_errors.ts";

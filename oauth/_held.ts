@@ -8,7 +8,7 @@
 
 import type { Result } from "../codec/result.ts";
 import type { AccessToken, Credentials, OAuthStatus } from "./credentials.ts";
-import type { OAuthGrant } from "../spec/oauth.ts";
+import type { OAuthGrant } from "../settings/oauth.ts";
 import type { DpopKey } from "./_dpop.ts";
 import type { TokenSet } from "./_grants.ts";
 import { scopeList } from "./_challenge.ts";

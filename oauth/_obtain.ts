@@ -8,7 +8,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { Authorize, OAuthGrant, OAuthSettings, Supplied } from "../spec/oauth.ts";
+import type { Authorize, OAuthGrant, OAuthSettings, Supplied } from "../settings/oauth.ts";
 import type { OAuthFailure } from "./failures.ts";
 import type { Fetch } from "./_http.ts";
 import type { Discovered } from "./_discovery.ts";

@@ -11,7 +11,7 @@
 
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
-import type { Authorize } from "../spec/oauth.ts";
+import type { Authorize } from "../settings/oauth.ts";
 import type { OAuthFailure } from "./failures.ts";
 import type { OAuthSession } from "./session.ts";
 import type { Credentials, Refusal } from "./credentials.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { OAuthGrant } from "../spec/oauth.ts";
+import type { OAuthGrant } from "../settings/oauth.ts";
 import type { TokenStore } from "./store.ts";
 
 /** The shape of `fetch`, injected by tests and by a harness that proxies. */

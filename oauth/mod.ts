@@ -60,4 +60,4 @@ export {
   type Supplied,
   TOKEN_ENDPOINT_AUTH_METHODS,
   type TokenEndpointAuthMethod,
-} from "../spec/oauth.ts";
+} from "../settings/oauth.ts";

@@ -20,7 +20,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { OAuthGrant, OAuthSettings } from "../spec/oauth.ts";
+import type { OAuthGrant, OAuthSettings } from "../settings/oauth.ts";
 import type { OAuthFailure } from "./failures.ts";
 import type {
   AccessToken,

@@ -17,8 +17,8 @@
 
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
-import type { TokenEndpointAuthMethod } from "../spec/oauth.ts";
-import { TOKEN_ENDPOINT_AUTH_METHODS } from "../spec/oauth.ts";
+import type { TokenEndpointAuthMethod } from "../settings/oauth.ts";
+import { TOKEN_ENDPOINT_AUTH_METHODS } from "../settings/oauth.ts";
 
 /** What a stored entry is kept under: the authorization server and the client. */
 export type StoreKey = {

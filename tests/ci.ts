@@ -25,7 +25,7 @@ const CHECKED = [
   "limits.ts",
   "codec/",
   "codegen/",
-  "spec/",
+  "settings/",
   "client/",
   "harness/",
   "catalog/",

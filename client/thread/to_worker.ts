@@ -22,7 +22,7 @@
 
 import { err, ok, type Result } from "../../codec/result.ts";
 import { isSupportedVersion, type SupportedVersion } from "../../codec/protocol.ts";
-import { type EraMode, isEraMode } from "../../spec/era.ts";
+import { type EraMode, isEraMode } from "../../settings/era.ts";
 import { isRingMemory, type RingMemory } from "./ring.ts";
 import {
   describe,

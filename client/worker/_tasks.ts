@@ -21,7 +21,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
 import type { Era } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
-import { TASK_POLL_DEFAULT_MS, TASK_POLL_MAX_MS, TASK_POLL_MIN_MS } from "../../spec/limits.ts";
+import { TASK_POLL_DEFAULT_MS, TASK_POLL_MAX_MS, TASK_POLL_MIN_MS } from "../../settings/limits.ts";
 import { type ClientError, serverError } from "../thread/outcomes.ts";
 import { type CallProgress, TASK_STATUSES, type TaskStatus } from "../thread/progress.ts";
 import type { Clock, TimerHandle } from "../transport/clock.ts";

@@ -25,7 +25,7 @@ import { err, ok, type Result } from "../../codec/result.ts";
 import type { ClientError, StartAttempt, StartError, StartFailure } from "../thread/outcomes.ts";
 import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
-import type { EraPlan } from "../../spec/era.ts";
+import type { EraPlan } from "../../settings/era.ts";
 
 /** The `_meta` envelope of every modern request, as compact JSON. */
 export function envelopeText(version: string, clientInfo: Implementation): string {
@@ -196,7 +196,7 @@ export function judgeDiscover(
  * @example A server without tools
  * ```ts
  * import { judgeInitialize } from "./handshake.ts";
- * import { eraPlan } from "../../spec/era.ts";
+ * import { eraPlan } from "../../settings/era.ts";
  * const answer = {
  *   ok: true as const,
  *   value: {

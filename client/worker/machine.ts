@@ -32,8 +32,11 @@
 import type { JsonValue } from "../../codec/json.ts";
 import type { Implementation, SupportedVersion } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_RETIREMENT_TIMEOUT_MS } from "../../spec/limits.ts";
-import { type EraMode, type EraPlan, eraPlan } from "../../spec/era.ts";
+import {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_RETIREMENT_TIMEOUT_MS,
+} from "../../settings/limits.ts";
+import { type EraMode, type EraPlan, eraPlan } from "../../settings/era.ts";
 import { type Clock, systemClock } from "../transport/clock.ts";
 import type { Pending, Settle } from "./_pending.ts";
 import type { ClientError, DeathCause, StartError, StartFailure } from "../thread/outcomes.ts";

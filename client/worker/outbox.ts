@@ -18,7 +18,7 @@
 import { joinBytes } from "../../codec/_bytes.ts";
 import { decodeUtf8 } from "../../codec/_utf8.ts";
 import { LineSplitter } from "../../codec/framing.ts";
-import { STDERR_TAIL_BYTES } from "../../spec/limits.ts";
+import { STDERR_TAIL_BYTES } from "../../settings/limits.ts";
 import {
   type Answers,
   encodeStderr,

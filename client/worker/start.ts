@@ -6,7 +6,7 @@
  * `judge.ts`; the machine (`machine.ts`) runs a start and keeps what comes of
  * it.
  *
- * The era is chosen per server (`EraMode`, `spec/era.ts`): `auto` probes with
+ * The era is chosen per server (`EraMode`, `settings/era.ts`): `auto` probes with
  * `server/discover` and falls back to `initialize` on the same process at
  * any answer that is not a modern one (method not found or any other error,
  * a result that is not a discover result, versions that do not overlap, or
@@ -30,7 +30,7 @@ import { DISCOVER_METHOD, requestMeta } from "../../codec/stateless.ts";
 import type { Result } from "../../codec/result.ts";
 import type { ClientError, StartAttempt, StartError, StartFailure } from "../thread/outcomes.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
-import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../../spec/era.ts";
+import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../../settings/era.ts";
 import {
   correctedVersion,
   handshakeFailure,

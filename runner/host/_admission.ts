@@ -30,7 +30,7 @@ import {
 } from "./run.ts";
 import { TOOLS_SPECIFIER } from "./discovery.ts";
 import { moduleSegment } from "../../codegen/names.ts";
-import { isTimeoutMs, TIMEOUT_RULE } from "../../spec/check.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../../settings/check.ts";
 
 const MODULE_PATH = /^\.\/mcp\/([^/]+)\.ts$/;
 // Any specifier that ends like a server's module: `../mcp/echo.ts`, `./mcp/echo`, `mcp/echo.js`.

@@ -1,6 +1,6 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
-import type { ResolvedStdioSpec, StdioServerSpec } from "../../spec/mod.ts";
+import type { ResolvedStdioSpec, StdioServerSpec } from "../../settings/mod.ts";
 import { groupMembers } from "../../client/custody/process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import { Client } from "../../client/client.ts";
-import { isRemote, type StdioServerSpec } from "../../spec/mod.ts";
+import { isRemote, type StdioServerSpec } from "../../settings/mod.ts";
 import { listening } from "../../client/custody/exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
-import type { StdioServerSpec } from "../../spec/mod.ts";
+import type { StdioServerSpec } from "../../settings/mod.ts";
 import { fixture } from "./_fixtures.ts";
 
 const QUICK = { retirementTimeoutMs: 2_000 };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { Census } from "../../client/census.ts";
-import { STDERR_TAIL_BYTES } from "../../spec/mod.ts";
+import { STDERR_TAIL_BYTES } from "../../settings/mod.ts";
 import { awaitGone, fixture, isLive, survivors } from "./_fixtures.ts";
 // The text tests/fixtures/split_utf8.ts sends one byte per write.
 const TEXT = "héllo — 世界 😀";

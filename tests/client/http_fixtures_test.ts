@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { grantOf } from "../../client/_worker_launch.ts";
-import type { RemoteServerSpec } from "../../spec/mod.ts";
+import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";
 
 function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
-import type { RemoteServerSpec } from "../../spec/mod.ts";
+import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { MAX_PARAM_HEADER_BYTES } from "../../codec/param_headers.ts";
 import { MAX_OPEN_NOTIFICATIONS } from "../../client/transport/http/http_transport.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";

@@ -5,8 +5,8 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { boot } from "../../harness/harness.ts";
-import type { RemoteServerSpec } from "../../spec/mod.ts";
-import { MAX_LISTING_BYTES } from "../../spec/limits.ts";
+import type { RemoteServerSpec } from "../../settings/mod.ts";
+import { MAX_LISTING_BYTES } from "../../settings/limits.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";
 
 const MIB = 1024 * 1024;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
-import type { RemoteServerSpec } from "../../spec/mod.ts";
+import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { serveFixture } from "./_http_servers.ts";
 
 function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {

@@ -12,7 +12,7 @@ import {
   MemoryTokenStore,
   type OAuthSettings,
 } from "../../oauth/mod.ts";
-import type { RemoteServerSpec } from "../../spec/mod.ts";
+import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { oauthWorld, secretsIn } from "./_oauth_world.ts";
 
 type World = ReturnType<typeof oauthWorld>;

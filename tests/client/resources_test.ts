@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { decodeReadResult } from "../../client/resources.ts";
-import { MAX_RESOURCE_BYTES } from "../../spec/limits.ts";
+import { MAX_RESOURCE_BYTES } from "../../settings/limits.ts";
 import { fixture } from "./_fixtures.ts";
 
 Deno.test("readResource() answers text and blob contents, and refuses an oversized blob by size", async () => {

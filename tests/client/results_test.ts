@@ -3,7 +3,7 @@ import { ManualClock } from "../../client/transport/clock.ts";
 import { ClientMachine } from "../../client/worker/machine.ts";
 import { ChannelTransport } from "../../client/transport/channel_transport.ts";
 import type { ClientError } from "../../client/thread/outcomes.ts";
-import { MAX_TOOL_PAGES } from "../../spec/mod.ts";
+import { MAX_TOOL_PAGES } from "../../settings/mod.ts";
 import { decodeCallResult, listAllTools, type PageRequest } from "../../client/_results.ts";
 import { callParams } from "../../client/_checks.ts";
 import type { Result } from "../../codec/result.ts";

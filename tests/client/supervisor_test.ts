@@ -13,7 +13,7 @@ import {
   Supervisor,
   type SupervisorClock,
 } from "../../client/supervisor.ts";
-import { RESTART_BACKOFF_CAP_MS, RESTART_STABLE_MS, restartDelay } from "../../spec/restart.ts";
+import { RESTART_BACKOFF_CAP_MS, RESTART_STABLE_MS, restartDelay } from "../../settings/restart.ts";
 import type { ClientError, StartError } from "../../client/thread/outcomes.ts";
 import type { ServerInfo } from "../../client/thread/server_info.ts";
 

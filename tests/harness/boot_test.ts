@@ -6,7 +6,7 @@ import { boot } from "../../harness/harness.ts";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { bootSteps } from "../../harness/_boot_steps.ts";
-import type { StdioServerSpec } from "../../spec/mod.ts";
+import type { StdioServerSpec } from "../../settings/mod.ts";
 import { fixture, isLive, survivors } from "../client/_fixtures.ts";
 
 /** A spec that would leave a file behind if it ever ran. */

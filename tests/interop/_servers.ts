@@ -10,7 +10,7 @@
 
 import assert from "node:assert/strict";
 import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
-import { isRemote, type ResolvedStdioSpec } from "../../spec/mod.ts";
+import { isRemote, type ResolvedStdioSpec } from "../../settings/mod.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };

@@ -15,7 +15,7 @@
  */
 
 import { boot } from "../../harness/harness.ts";
-import type { ResolvedStdioSpec } from "../../spec/mod.ts";
+import type { ResolvedStdioSpec } from "../../settings/mod.ts";
 import {
   localize,
   makeScratch,

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
-import type { EraMode, ServerSpec } from "../../spec/mod.ts";
+import type { EraMode, ServerSpec } from "../../settings/mod.ts";
 
 const SERVER = new URL("../fixtures/sdk_v2_server.ts", import.meta.url).pathname;
 

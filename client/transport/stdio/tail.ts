@@ -6,7 +6,7 @@
  * @module
  */
 
-import { STDERR_TAIL_BYTES } from "../../../spec/limits.ts";
+import { STDERR_TAIL_BYTES } from "../../../settings/limits.ts";
 
 const decoder = new TextDecoder();
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ManualClock } from "../../../client/transport/clock.ts";
 import { CLIENT_INFO, ClientMachine } from "../../../client/worker/machine.ts";
-import { eraPlan, PROBE_TIMEOUT_MS } from "../../../spec/era.ts";
+import { eraPlan, PROBE_TIMEOUT_MS } from "../../../settings/era.ts";
 import { ChannelTransport } from "../../../client/transport/channel_transport.ts";
 import type { ClientError } from "../../../client/thread/outcomes.ts";
 import type { Result } from "../../../codec/result.ts";

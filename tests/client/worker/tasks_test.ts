@@ -12,7 +12,7 @@ import { LineWriter } from "../../../client/worker/_lines.ts";
 import type { Settle } from "../../../client/worker/_pending.ts";
 import type { ClientError } from "../../../client/thread/outcomes.ts";
 import type { CallProgress } from "../../../codec/progress.ts";
-import { TASK_POLL_MIN_MS } from "../../../spec/limits.ts";
+import { TASK_POLL_MIN_MS } from "../../../settings/limits.ts";
 
 type Leg = { method: string; params: string; settle: Settle; id: number };
 

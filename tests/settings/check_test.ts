@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { checkSpec, isTimeoutMs, TIMEOUT_RULE } from "../../spec/check.ts";
-import { MAX_TIMEOUT_MS } from "../../spec/limits.ts";
-import { withDefaults } from "../../spec/server_spec.ts";
+import { checkSpec, isTimeoutMs, TIMEOUT_RULE } from "../../settings/check.ts";
+import { MAX_TIMEOUT_MS } from "../../settings/limits.ts";
+import { withDefaults } from "../../settings/server_spec.ts";
 import { Census } from "../../client/census.ts";
 import { readCatalog } from "../../catalog/read.ts";
 import { describe } from "../../catalog/_text.ts";
-import type { ServerSpec } from "../../spec/mod.ts";
+import type { ServerSpec } from "../../settings/mod.ts";
 import { boot } from "../../harness/harness.ts";
 import { runProgram } from "../../runner/host/runner.ts";
 

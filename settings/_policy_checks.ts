@@ -1,4 +1,4 @@
-// Private to spec/: the checks of a spec's policies (which of its tools a
+// Private to settings/: the checks of a spec's policies (which of its tools a
 // harness exposes, what a result that breaks its schema becomes, when a dead
 // server starts again), each rule stated once for the census and the catalog.
 
