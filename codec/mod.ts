@@ -28,3 +28,6 @@ export * from "./stateless.ts";
 export * from "./streamable_http.ts";
 export * from "./param_headers.ts";
 export * from "./progress.ts";
+export * from "./prompts.ts";
+export * from "./resource_lists.ts";
+export * from "./server_requests.ts";

@@ -310,6 +310,22 @@ export function decodeCallToolResult(value: JsonValue): Result<CallToolResult, P
   return ok(result);
 }
 
+/**
+ * Decodes one content block, as a tool result, a prompt message or a
+ * sampling message carries it: the block, or why it is refused (a phrase
+ * that reads after the block's name, e.g. `of type "text" has no string
+ * "text"`).
+ *
+ * @example
+ * ```ts
+ * import { decodeContentBlock } from "@loom/mcp/codec";
+ * console.log(decodeContentBlock({ type: "text", text: "hi" })); // { type: "text", text: "hi" }
+ * ```
+ */
+export function decodeContentBlock(value: JsonValue): ContentBlock | string {
+  return decodeBlock(value);
+}
+
 function decodeBlock(value: JsonValue): ContentBlock | string {
   if (!isJsonObject(value)) return `is ${describeValue(value)}, not an object`;
   const type = value.type;
