@@ -23,7 +23,7 @@ import {
 import { resolveTool } from "./_call.ts";
 import type { Exposure } from "./_listing.ts";
 import { toolBlock } from "./_describe.ts";
-import { type IndexedServer, renderIndex } from "./_index.ts";
+import { type IndexedServer, renderMixed } from "./_index.ts";
 import { type SearchEntry, ToolSearch } from "./_search.ts";
 import { renderSurface } from "./_surface.ts";
 import type { DescribeDenial, ServerReport } from "./types.ts";
@@ -89,6 +89,8 @@ export class ToolIndex {
   readonly surface: string;
   /** Whether the surface is the index rather than every block. */
   readonly indexed: boolean;
+  /** The servers the surface shows whole, in catalog order: every ready one unless indexed. */
+  readonly whole: readonly string[];
   readonly #reports: ReadonlyMap<string, ServerReport>;
   readonly #exposures: ReadonlyMap<string, Exposure> | undefined;
   readonly #entries: readonly SearchEntry[];
@@ -115,7 +117,17 @@ export class ToolIndex {
     const parts = ready.map(indexed);
     this.#entries = parts.flatMap((part) => part.entries);
     this.indexed = encoder.encode(whole).length > budget;
-    this.surface = this.indexed ? renderIndex(parts.map((part) => part.server), budget) : whole;
+    if (this.indexed) {
+      const mixed = renderMixed(
+        ready.map((report, i) => ({ server: parts[i]!.server, block: report.generated.surface })),
+        budget,
+      );
+      this.surface = mixed.surface;
+      this.whole = mixed.whole;
+    } else {
+      this.surface = whole;
+      this.whole = ready.map((report) => report.name);
+    }
   }
 
   /** The size of the search index as MiniSearch serializes it, in UTF-16 code units. */

@@ -16,6 +16,12 @@
 // shorter, then left out, then the servers past what fits are counted in
 // one closing line: the fixed text is sized so that MIN_SURFACE_BUDGET_BYTES
 // always holds it.
+//
+// Servers whose blocks fit are shown whole before the index lines of the
+// rest (`renderMixed`): the smallest blocks first, as many as the budget
+// holds with the index of the others, so that one large server costs its own
+// detail and not the small servers' theirs. Sizes and catalog order decide,
+// so the same listings under the same budget still make the same bytes.
 
 import { sanitizeLine, truncate } from "../codegen/text.ts";
 import { PROGRAM_CONVENTION } from "../runner/host/run.ts";
@@ -38,12 +44,43 @@ function bytes(text: string): number {
   return encoder.encode(text).length;
 }
 
-/** The discovery instructions of an index of `servers` and `tools`. */
-function discovery(servers: number, tools: number, budget: number): string {
+/** Words wrapped into comment lines at the column. */
+function commentLines(text: string): string[] {
+  const lines: string[] = [];
+  let line = "//";
+  for (const word of text.split(" ")) {
+    if (line !== "//" && line.length + 1 + word.length > WRAP_COLUMN) {
+      lines.push(line);
+      line = "//";
+    }
+    line += ` ${word}`;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** The discovery instructions of an index of `servers` and `tools`, `whole` shown in full. */
+function discovery(
+  servers: number,
+  tools: number,
+  budget: number,
+  whole: readonly string[],
+): string {
+  const opening = whole.length === 0
+    ? [
+      `// ${servers} servers with ${tools} tools: more than this surface's ${budget} bytes can show,`,
+      "// so each server has one line and tools are named as room allows. To find a tool and",
+      "// read its signature, import the discovery functions in a program:",
+    ]
+    : commentLines(
+      `${servers} servers with ${tools} tools: more than this surface's ${budget} bytes can ` +
+        `show, so ${whole.length === 1 ? "one server is" : `${whole.length} servers are`} ` +
+        `shown whole below (${whole.join(", ")}) and each other server has one line, with ` +
+        "tools named as room allows. To find a tool and read its signature, import the " +
+        "discovery functions in a program:",
+    );
   return [
-    `// ${servers} servers with ${tools} tools: more than this surface's ${budget} bytes can show,`,
-    "// so each server has one line and tools are named as room allows. To find a tool and",
-    "// read its signature, import the discovery functions in a program:",
+    ...opening,
     `//   import { search, describe } from "${TOOLS_SPECIFIER}";`,
     '//   await search("what you need, in words", { limit: 5 });',
     "//     // [{ server, tool, name, line, score }], best first: line is its signature",
@@ -97,19 +134,83 @@ function moreLine(servers: number, tools: number): string {
 }
 
 /** The header of every index: the convention and the discovery instructions. */
-export function indexHeader(servers: number, tools: number, budget: number): string {
-  return `${PROGRAM_CONVENTION.trimEnd()}\n\n${discovery(servers, tools, budget)}\n`;
+export function indexHeader(
+  servers: number,
+  tools: number,
+  budget: number,
+  whole: readonly string[] = [],
+): string {
+  return `${PROGRAM_CONVENTION.trimEnd()}\n\n${discovery(servers, tools, budget, whole)}\n`;
 }
 
 /** The index of `servers` within `budget` bytes (see the module comment). */
 export function renderIndex(servers: readonly IndexedServer[], budget: number): string {
   const tools = servers.reduce((sum, server) => sum + server.names.length, 0);
   const header = indexHeader(servers.length, tools, budget);
-  const room = budget - bytes(header) - 1; // the blank line after the header
+  // The fixed text is sized so that the count of the servers always fits.
+  const lines = indexLines(servers, budget - bytes(header) - 1, tools) ??
+    `${moreLine(servers.length, tools)}\n`;
+  return header + "\n" + lines;
+}
+
+/** One ready server as a surface past its budget takes it: its index entry and its block. */
+export type SurfaceServer = { server: IndexedServer; block: string };
+
+/** A surface past its budget: what it says, and which servers it shows whole. */
+export type MixedSurface = { surface: string; whole: readonly string[] };
+
+/**
+ * The surface of `servers` (in catalog order) within `budget` bytes when
+ * their blocks do not all fit: as many whole blocks as fit beside the index
+ * of the others, the smallest first (see the module comment).
+ */
+export function renderMixed(servers: readonly SurfaceServer[], budget: number): MixedSurface {
+  const order = servers.map((entry, i) => ({ i, size: bytes(entry.block) }))
+    .sort((a, b) => a.size - b.size || a.i - b.i);
+  const total = servers.reduce((sum, entry) => sum + entry.server.names.length, 0);
+  let best: MixedSurface = {
+    surface: renderIndex(servers.map((entry) => entry.server), budget),
+    whole: [],
+  };
+  const chosen = new Set<number>();
+  for (const { i } of order) {
+    chosen.add(i);
+    if (chosen.size === servers.length) break;
+    const whole = servers.filter((_, j) => chosen.has(j));
+    const rest = servers.filter((_, j) => !chosen.has(j)).map((entry) => entry.server);
+    const names = whole.map((entry) => entry.server.name);
+    const header = indexHeader(servers.length, total, budget, names);
+    const blocks = whole.map((entry) => entry.block.trimEnd()).join("\n\n") + "\n";
+    const room = budget - bytes(header) - 1 - bytes(blocks) - 1;
+    // A whole block is worth less than every other server's line and first tool.
+    if (room < leastIndexBytes(rest)) break;
+    const restTools = rest.reduce((sum, server) => sum + server.names.length, 0);
+    const lines = indexLines(rest, room, restTools);
+    if (lines === undefined) break;
+    best = { surface: `${header}\n${blocks}\n${lines}`, whole: names };
+  }
+  return best;
+}
+
+/** The bytes of an index of `servers` whole: each line with its note, and its first tool. */
+function leastIndexBytes(servers: readonly IndexedServer[]): number {
+  return servers.reduce((sum, server) => {
+    const first = namesLine(server.names, Math.min(1, server.names.length));
+    return sum + bytes(serverLine(server, MAX_SERVER_NOTE_CHARS)) + 1 +
+      (first === "" ? 0 : bytes(first) + 1);
+  }, 0);
+}
+
+/** The index lines of `servers` within `room` bytes; undefined if not even the count fits. */
+function indexLines(
+  servers: readonly IndexedServer[],
+  room: number,
+  tools: number,
+): string | undefined {
   for (const noteChars of [MAX_SERVER_NOTE_CHARS, MAX_SERVER_NOTE_CHARS / 2, 0]) {
     const lines = servers.map((server) => serverLine(server, noteChars));
     const used = lines.reduce((sum, line) => sum + bytes(line) + 1, 0);
-    if (used <= room) return header + "\n" + withNames(servers, lines, room - used);
+    if (used <= room) return withNames(servers, lines, room - used);
   }
   // Not even a line each: as many servers as fit, and a count of the rest.
   const lines: string[] = [];
@@ -126,8 +227,10 @@ export function renderIndex(servers: readonly IndexedServer[], budget: number): 
     used += bytes(line) + 1;
     shownTools += server.names.length;
   }
-  lines.push(moreLine(servers.length - lines.length, tools - shownTools));
-  return header + "\n" + lines.join("\n") + "\n";
+  const closing = moreLine(servers.length - lines.length, tools - shownTools);
+  if (used + bytes(closing) + 1 > room) return undefined;
+  lines.push(closing);
+  return lines.join("\n") + "\n";
 }
 
 // Names in turns across the servers, each within what is left of the room.

@@ -1,6 +1,7 @@
 // The surface within its budget, the search and describe, made from boot
 // reports in process (tests/harness/_reports.ts): every block when they fit,
-// otherwise an index that always fits, the same bytes for the same listings.
+// otherwise the smallest blocks whole beside an index of the rest that
+// always fits, the same bytes for the same listings.
 
 import assert from "node:assert/strict";
 import { ToolIndex } from "../../harness/_discovery.ts";
@@ -61,7 +62,9 @@ Deno.test("past the budget the surface is an index that fits it, however small",
 
 Deno.test("the index has a line per server with its module, tool count and own description", () => {
   const index = new ToolIndex(REPORTS, DEFAULT_SURFACE_BUDGET_BYTES);
+  assert.ok(index.whole.length < LISTING_GROUPS.length);
   for (const group of LISTING_GROUPS) {
+    if (index.whole.includes(group.name)) continue;
     const count = ready(REPORTS.get(group.name)).generated.manifest.size;
     const line = `// mcp/${group.name}.ts (server "${group.name}", ${count} tools): ` +
       group.instructions;
@@ -69,10 +72,53 @@ Deno.test("the index has a line per server with its module, tool count and own d
   }
 });
 
+Deno.test("past the budget the smallest servers are shown whole and the rest indexed", () => {
+  const index = new ToolIndex(REPORTS, DEFAULT_SURFACE_BUDGET_BYTES);
+  const sizes = new Map(
+    LISTING_GROUPS.map((g) => [g.name, bytes(ready(REPORTS.get(g.name)).generated.surface)]),
+  );
+  assert.ok(index.whole.length > 0, "no server is whole: the test shows nothing");
+  // Whole servers are the smallest, their blocks there as they are, in catalog order.
+  const largestWhole = Math.max(...index.whole.map((name) => sizes.get(name)!));
+  const catalog = LISTING_GROUPS.map((g) => g.name);
+  assert.deepEqual(index.whole, catalog.filter((name) => index.whole.includes(name)));
+  for (const name of catalog) {
+    const block = ready(REPORTS.get(name)).generated.surface.trimEnd();
+    if (index.whole.includes(name)) {
+      assert.ok(index.surface.includes(block), `${name}'s block is not whole`);
+      // Its block opens with its module line; no index line repeats it.
+      const opened: number = index.surface.split(`// mcp/${name}.ts (server`).length - 1;
+      assert.equal(opened, 1, `${name} is indexed too`);
+    } else {
+      assert.ok(sizes.get(name)! >= largestWhole, `${name} is smaller than a whole server`);
+      assert.ok(index.surface.includes(`// mcp/${name}.ts (server "${name}"`), `${name}: no line`);
+    }
+  }
+  // The discovery text says which servers are whole.
+  const said = index.surface.replace(/\n\/\/ /g, " ");
+  assert.ok(said.includes(`shown whole below (${index.whole.join(", ")})`), said.slice(0, 2000));
+});
+
+Deno.test("one large server costs its own detail, not the small servers' theirs", () => {
+  const small = ["git", "databases"].map((name) => listingGroup(name));
+  const large = listingGroup("aws");
+  const reports = listingReports([...small, large]);
+  const budget = DEFAULT_SURFACE_BUDGET_BYTES;
+  const blocks = small.map((g) => ready(reports.get(g.name)).generated.surface);
+  assert.ok(bytes(ready(reports.get("aws")).generated.surface) > budget);
+  const index = new ToolIndex(reports, budget);
+  assert.equal(index.indexed, true);
+  assert.deepEqual(index.whole, ["git", "databases"]);
+  for (const block of blocks) assert.ok(index.surface.includes(block.trimEnd()));
+  assert.match(index.surface, /\/\/ mcp\/aws\.ts \(server "aws", 63 tools\)/);
+  assert.ok(bytes(index.surface) <= budget);
+});
+
 Deno.test("the index names each server's tools in its listing's order, in turns across servers", () => {
   const index = new ToolIndex(REPORTS, 8_192);
   let truncated = 0;
   for (const group of LISTING_GROUPS) {
+    if (index.whole.includes(group.name)) continue;
     const report = ready(REPORTS.get(group.name));
     const byWire = new Map([...report.generated.manifest].map(([name, wire]) => [wire, name]));
     const listed = report.tools.map((tool) => byWire.get(tool.name)).filter((name) => !!name);
@@ -118,7 +164,8 @@ Deno.test("a server's description is its instructions' first line, made inert an
   const hostile = "@ts-nocheck Files\u202e and more " + "x".repeat(300) + "\nSecond line";
   const reports = new Map<string, ServerReport>([
     ...REPORTS,
-    ["odd", readyReport("odd", groupTools(listingGroup("git")) as never[], infoOf("odd", hostile))],
+    // A large listing, so that the server is indexed, never whole.
+    ["odd", readyReport("odd", groupTools(listingGroup("aws")) as never[], infoOf("odd", hostile))],
   ]);
   const index = new ToolIndex(reports, DEFAULT_SURFACE_BUDGET_BYTES);
   const line = index.surface.split("\n").find((each) => each.startsWith("// mcp/odd.ts "));
@@ -132,10 +179,10 @@ Deno.test("a server's description is its instructions' first line, made inert an
 Deno.test("a server without instructions is described by its serverInfo", () => {
   const reports = new Map<string, ServerReport>([
     ...REPORTS,
-    ["plain", readyReport("plain", groupTools(listingGroup("git")) as never[])],
+    ["plain", readyReport("plain", groupTools(listingGroup("aws")) as never[])],
   ]);
   const index = new ToolIndex(reports, DEFAULT_SURFACE_BUDGET_BYTES);
-  assert.match(index.surface, /\/\/ mcp\/plain\.ts \(server "plain", 21 tools\): plain 1\.0\.0\n/);
+  assert.match(index.surface, /\/\/ mcp\/plain\.ts \(server "plain", 63 tools\): plain 1\.0\.0\n/);
 });
 
 Deno.test("search() returns the best matches with each one's exact surface line", () => {
