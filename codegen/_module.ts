@@ -156,7 +156,7 @@ function renderAlias(alias: Alias): string {
   const { definition, names, identifier } = alias;
   const paragraphs: string[] = [];
   if (definition.description !== undefined) {
-    paragraphs.push(truncate(sanitize(definition.description), MAX_NOTE_CHARS));
+    paragraphs.push(truncate(sanitize(definition.description), MAX_DESCRIPTION_CHARS));
   }
   const type = definition.type;
   const body = type.kind === "object"

@@ -62,9 +62,12 @@ export function renderSurface(
   return lines.join("\n") + "\n";
 }
 
+/** What a summary cut for the surface says of where the whole text is. */
+const SURFACE_CUT_POINTER = " (the whole text: describe)";
+
 function summaryOf(tool: ToolDescriptor): string {
-  return truncate(
-    sanitizeLine(tool.description ?? tool.title ?? ""),
-    MAX_SURFACE_DESCRIPTION_CHARS,
-  );
+  const clean = sanitizeLine(tool.description ?? tool.title ?? "");
+  if (Array.from(clean).length <= MAX_SURFACE_DESCRIPTION_CHARS) return clean;
+  const room = MAX_SURFACE_DESCRIPTION_CHARS - SURFACE_CUT_POINTER.length;
+  return truncate(clean, room) + SURFACE_CUT_POINTER;
 }

@@ -13,6 +13,7 @@ import { MAX_TYPE_ALIASES } from "./schema.ts";
 import {
   docComment,
   escapeString,
+  MAX_DESCRIPTION_CHARS,
   MAX_NOTE_CHARS,
   MAX_NOTES_PER_PARAM,
   sanitize,
@@ -91,7 +92,8 @@ export function renderType(type: ParamType, style: Style, indent = ""): string {
 export function memberDocs(param: Param): string[] {
   const paragraphs: string[] = [];
   if (param.description !== undefined) {
-    paragraphs.push(truncate(sanitize(param.description), MAX_NOTE_CHARS));
+    // Whole, as the tool's own description: the module is where the whole text is.
+    paragraphs.push(truncate(sanitize(param.description), MAX_DESCRIPTION_CHARS));
   }
   const notes = (param.notes ?? []).slice(0, MAX_NOTES_PER_PARAM);
   if (notes.length > 0) {

@@ -7,13 +7,20 @@
  * @module
  */
 
-/** The most characters of a tool description a module's doc comment keeps. */
+/**
+ * The most characters of a description (a tool's, a parameter's, a type's)
+ * a module's doc comment keeps: the module is where descriptions are whole,
+ * and this bounds only what a hostile server could make it hold.
+ */
 export const MAX_DESCRIPTION_CHARS = 4_000;
 
-/** The most characters of a tool description its surface line keeps. */
+/**
+ * The most characters of a tool description its surface line keeps; a
+ * longer one is cut and says that `describe` has the whole text.
+ */
 export const MAX_SURFACE_DESCRIPTION_CHARS = 1_000;
 
-/** The most characters of a note (a parameter description, a surface summary) kept. */
+/** The most characters of a note (a title, a schema note, a server's index line) kept. */
 export const MAX_NOTE_CHARS = 120;
 
 /** The most notes one member's doc comment lists (reasons and schema notes, each). */

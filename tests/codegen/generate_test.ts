@@ -249,7 +249,8 @@ Deno.test("generate() keeps every sentence of a description up to each cap, mark
   const summary = line.slice(line.indexOf("  // ") + 5);
   assert.equal(Array.from(summary).length, MAX_SURFACE_DESCRIPTION_CHARS);
   assert.ok(summary.startsWith("Sentence 0 says one thing. Sentence 1 says one thing."));
-  assert.ok(summary.endsWith(ELLIPSIS));
+  // The surface's cut says where the whole text is.
+  assert.ok(summary.endsWith(`${ELLIPSIS} (the whole text: describe)`), summary.slice(-60));
   const doc = result.value.source.match(/\/\*\*\n([\s\S]*?)\n \*\//)?.[1] ?? "";
   const text = doc.split("\n").map((each) => each.replace(/^ \* ?/, "")).join(" ");
   assert.equal(Array.from(text).length, MAX_DESCRIPTION_CHARS);
@@ -261,4 +262,17 @@ Deno.test("generate() keeps every sentence of a description up to each cap, mark
   }]);
   assert.ok(short.ok);
   assert.ok(short.value.surface.includes(sentences.slice(0, 3).join(" ")));
+  assert.ok(!short.value.surface.includes("the whole text"));
+});
+
+Deno.test("generate() keeps a parameter's long description whole in the module", () => {
+  const long = Array.from({ length: 20 }, (_, i) => `Rule ${i} of the parameter.`).join(" ");
+  const result = generate("s", [{
+    name: "t",
+    inputSchema: { type: "object", properties: { q: { type: "string", description: long } } },
+  }]);
+  assert.ok(result.ok);
+  const doc = result.value.source.replace(/\n\s*\* ?/g, " ");
+  assert.ok(doc.includes(long), doc);
+  assert.ok(!doc.includes(ELLIPSIS));
 });
