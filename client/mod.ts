@@ -29,6 +29,32 @@ export {
   type RestartRefusal,
 } from "./supervisor.ts";
 export * from "./resources.ts";
-export type { CallProgress, TaskStatus } from "../codec/progress.ts";
+export { type CallProgress, TASK_STATUSES, type TaskStatus } from "../codec/progress.ts";
+// What the client's own signatures name, so this entry stands alone.
+export type { Result } from "../codec/result.ts";
+export type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";
+export type { RpcError } from "../codec/jsonrpc.ts";
+export {
+  type Annotated,
+  type CallToolResult,
+  type ContentBlock,
+  type Era,
+  type Implementation,
+  type InitializeResult,
+  SUPPORTED_VERSIONS,
+  type SupportedVersion,
+  type ToolDescriptor,
+} from "../codec/protocol.ts";
+export type {
+  ClientOrigin,
+  OAuthFailure,
+  OAuthStatus,
+  StoredEntry,
+  StoredGrant,
+  StoredRegistration,
+  StoreFailure,
+  StoreKey,
+  TokenStore,
+} from "../oauth/mod.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../settings/mod.ts";

@@ -271,8 +271,11 @@ async function exportedSymbols(entry: string): Promise<DocSymbol[]> {
   return Object.values(doc.nodes).flatMap((node) => node.symbols);
 }
 
-/** The most symbols the root export may have: a harness author's entry, where `boot` is found. */
-const MAX_ROOT_SYMBOLS = 70;
+/**
+ * The most symbols the root export may have: a harness author's entry, where `boot` is found.
+ * Raised from 70: every type a root signature names, however deep, is exported beside it.
+ */
+const MAX_ROOT_SYMBOLS = 135;
 
 Deno.test(`the root export holds at most ${MAX_ROOT_SYMBOLS} symbols`, async () => {
   const symbols = await exportedSymbols("mod.ts");
