@@ -62,7 +62,6 @@ const ARROWS: Record<string, readonly string[]> = {
 };
 
 const PURE_ROOMS = ["codec", "codegen"];
-const MAX_LINES = 500;
 
 type Source = { path: string; text: string; imports: string[] };
 
@@ -211,14 +210,6 @@ Deno.test("no module imports itself back through a circle", async () => {
   }
   for (const path of graph.keys()) visit(path, []);
   assert.deepEqual(circles, [], `import circles:\n${circles.join("\n")}`);
-});
-
-Deno.test(`no hand-written source file is longer than ${MAX_LINES} lines`, async () => {
-  const long = (await sources())
-    .map((source) => ({ path: source.path, lines: source.text.split("\n").length - 1 }))
-    .filter((file) => file.lines > MAX_LINES)
-    .map((file) => `${file.path} (${file.lines})`);
-  assert.deepEqual(long, [], `files past ${MAX_LINES} lines: ${long.join(", ")}`);
 });
 
 Deno.test("the layout check sees imports of every form", () => {
