@@ -5,10 +5,12 @@
  *
  * @example Run every server of a catalog
  * ```ts ignore
- * import { Census, loadCatalog } from "@loom/mcp";
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const census = Census.prepare(specs.value);
+ * import { Census } from "@loom/mcp/client";
+ * import { openCatalog } from "@loom/mcp/catalog";
+ *
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const census = Census.prepare(catalog.value.servers);
  * await census.connectAll();
  * await census.retire();
  * ```
