@@ -55,16 +55,30 @@ export {
 } from "./harness/harness.ts";
 // What a run is given and what it reports.
 export {
+  type Approval,
+  type ApprovalRequest,
+  type Approve,
+  type CallContext,
   type CallFailure,
+  type CallFunction,
   type CallRecord,
+  type CallResult,
+  type CheckerStats,
   type Diagnostic,
   type HarnessRunOptions,
   importedSegments,
   type KillReason,
   PROGRAM_CONVENTION,
+  type RelatedInformation,
+  type RunInfo,
   type RunLimit,
+  type RunModule,
+  type RunnerStats,
+  type RunOptions,
   type RunOutcome,
   type RunReport,
+  type SearchOptions,
+  type ToolMatch,
 } from "./harness/mod.ts";
 // The catalog.
 export {
@@ -79,17 +93,29 @@ export {
   readCatalog,
   type SkippedServer,
 } from "./catalog/mod.ts";
+export type { CatalogErrorKind, CatalogFormat, SkipReason, Substitution } from "./catalog/mod.ts";
 // What a harness says about a server.
 export {
+  type Authorize,
+  ERA_MODES,
   type EraMode,
   isRemote,
+  OAUTH_GRANTS,
+  type OAuthGrant,
+  type OAuthSettings,
   type RemoteServerSpec,
+  type ResolvedRemoteSpec,
   type ResolvedServerSpec,
   type ResolvedStdioSpec,
   type RestartPolicy,
+  type ResultCheck,
   type ServerSpec,
+  type SpecCommon,
   type StderrMode,
   type StdioServerSpec,
+  type Supplied,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
 } from "./settings/mod.ts";
 // The census of clients, and what a client reports.
 export {
@@ -98,22 +124,63 @@ export {
   Census,
   type CensusOptions,
   Client,
+  CLIENT_STATES,
   type ClientError,
   type ClientOptions,
+  type ClientOrigin,
   type ClientState,
+  DEATH_CAUSES,
+  type DeathCause,
+  type Escalation,
+  ESCALATIONS,
+  type GenerationEnd,
   type GenerationEvent,
   type GenerationRecord,
+  type HttpFailure,
+  type OAuthFailure,
+  type OAuthStatus,
   type ReadResourceResult,
+  type RemoteEvidence,
+  type ResourceError,
+  RESTART_REFUSALS,
+  type RestartPlan,
+  type RestartRefusal,
   type RetirementError,
   type RetirementEvidence,
   type RetirementReport,
   type ServerInfo,
+  SESSION_ENDS,
+  type SessionEnd,
+  START_METHODS,
+  type StartAttempt,
   type StartError,
+  type StartFailure,
+  type StoredEntry,
+  type StoredGrant,
+  type StoredRegistration,
+  type StoreFailure,
+  type StoreKey,
+  TASK_STATUSES,
+  type TaskStatus,
+  type TokenStore,
+  type ToolListing,
   type WorkerPermissions,
 } from "./client/mod.ts";
 // What generation yields.
-export type { Generated, GenerateError } from "./codegen/generate.ts";
+export type { Generated, GenerateError, OmissionReason } from "./codegen/generate.ts";
 // The codec's types a harness handles; the codec itself is `@loom/mcp/codec`.
 export type { Result } from "./codec/result.ts";
-export type { JsonObject, JsonValue } from "./codec/json.ts";
-export type { CallToolResult, ContentBlock, ToolDescriptor } from "./codec/protocol.ts";
+export type { RpcError } from "./codec/jsonrpc.ts";
+export type { JsonArray, JsonObject, JsonValue } from "./codec/json.ts";
+export {
+  type Annotated,
+  type CallToolResult,
+  type ContentBlock,
+  type Era,
+  type Implementation,
+  type InitializeResult,
+  type ResourceContents,
+  SUPPORTED_VERSIONS,
+  type SupportedVersion,
+  type ToolDescriptor,
+} from "./codec/protocol.ts";

@@ -31,6 +31,30 @@
  */
 
 export * from "./types.ts";
+// What the catalog's own signatures name, so this entry stands alone.
+export type { Result } from "../codec/result.ts";
+export { SUPPORTED_VERSIONS, type SupportedVersion } from "../codec/protocol.ts";
+export {
+  type Authorize,
+  ERA_MODES,
+  type EraMode,
+  OAUTH_GRANTS,
+  type OAuthGrant,
+  type OAuthSettings,
+  type RemoteServerSpec,
+  type ResolvedRemoteSpec,
+  type ResolvedServerSpec,
+  type ResolvedStdioSpec,
+  type RestartPolicy,
+  type ResultCheck,
+  type ServerSpec,
+  type SpecCommon,
+  type StderrMode,
+  type StdioServerSpec,
+  type Supplied,
+  TOKEN_ENDPOINT_AUTH_METHODS,
+  type TokenEndpointAuthMethod,
+} from "../settings/mod.ts";
 export { isServerName, SERVER_NAME_PATTERN } from "./names.ts";
 export { readCatalog } from "./read.ts";
 export { CATALOG_FILES, openCatalog } from "./open.ts";

@@ -52,7 +52,7 @@ export {
   EXIT_UNTRUSTED,
   EXIT_USAGE,
 } from "./exit_codes.ts";
-export { CATALOG_FILES, userCatalogFiles } from "../catalog/mod.ts";
+export { CATALOG_FILES, userCatalogFiles, type UserPlaces } from "../catalog/mod.ts";
 
 /**
  * The version of the command line: the package's own (`deno.json`'s

@@ -5,10 +5,12 @@
  *
  * @example Run every server of a catalog
  * ```ts ignore
- * import { Census, loadCatalog } from "@loom/mcp";
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const census = Census.prepare(specs.value);
+ * import { Census } from "@loom/mcp/client";
+ * import { openCatalog } from "@loom/mcp/catalog";
+ *
+ * const catalog = await openCatalog("loom.toml", { strict: true });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const census = Census.prepare(catalog.value.servers);
  * await census.connectAll();
  * await census.retire();
  * ```
@@ -29,6 +31,32 @@ export {
   type RestartRefusal,
 } from "./supervisor.ts";
 export * from "./resources.ts";
-export type { CallProgress, TaskStatus } from "../codec/progress.ts";
+export { type CallProgress, TASK_STATUSES, type TaskStatus } from "../codec/progress.ts";
+// What the client's own signatures name, so this entry stands alone.
+export type { Result } from "../codec/result.ts";
+export type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";
+export type { RpcError } from "../codec/jsonrpc.ts";
+export {
+  type Annotated,
+  type CallToolResult,
+  type ContentBlock,
+  type Era,
+  type Implementation,
+  type InitializeResult,
+  SUPPORTED_VERSIONS,
+  type SupportedVersion,
+  type ToolDescriptor,
+} from "../codec/protocol.ts";
+export type {
+  ClientOrigin,
+  OAuthFailure,
+  OAuthStatus,
+  StoredEntry,
+  StoredGrant,
+  StoredRegistration,
+  StoreFailure,
+  StoreKey,
+  TokenStore,
+} from "../oauth/mod.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../settings/mod.ts";

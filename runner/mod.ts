@@ -32,3 +32,13 @@ export {
   type ScanOutcome,
 } from "./host/checker.ts";
 export type { ImportProblem, ImportScan, NamedImport } from "./checker/protocol.ts";
+// What the runner's own signatures name, so this entry stands alone.
+export type { Result } from "../codec/result.ts";
+export type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";
+export type {
+  Annotated,
+  CallToolResult,
+  ContentBlock,
+  ResourceContents,
+} from "../codec/protocol.ts";
+export { type CallProgress, TASK_STATUSES, type TaskStatus } from "../codec/progress.ts";
