@@ -15,6 +15,7 @@ import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import { noResource, type RetirementError, type RetirementEvidence } from "./thread/evidence.ts";
 import { decodeServerInfo, type ServerInfo } from "./thread/server_info.ts";
+import { type EraCodec, eraCodec, LEGACY_ERA } from "./thread/era.ts";
 import {
   cannotConnect,
   type ClientState,
@@ -74,6 +75,7 @@ export class Generation {
   #tickets: Tickets;
   #custody = new Custody();
   #info: ServerInfo | undefined;
+  #era: EraCodec = LEGACY_ERA;
   #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
@@ -103,6 +105,11 @@ export class Generation {
   /** The server's handshake, once ready. */
   get info(): ServerInfo | undefined {
     return this.#info;
+  }
+
+  /** The era the server speaks, chosen once from its info; the legacy era until it is ready. */
+  get era(): EraCodec {
+    return this.#era;
   }
 
   /** The server's pid once spawned. */
@@ -344,6 +351,7 @@ export class Generation {
       return;
     }
     this.#info = info;
+    this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
     settle(ok(info));

@@ -30,7 +30,6 @@
  */
 
 import type { JsonValue } from "../../codec/json.ts";
-import type { Era } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import type { ClientError } from "../thread/outcomes.ts";
 import { type Drain, noResource } from "../thread/evidence.ts";
@@ -95,7 +94,6 @@ export class WorkerHost {
   // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
   #progress = new Map<number, number>();
   #tasks = new Map<number, TaskCall>();
-  #era: Era = "legacy";
   #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = new Map<number, (value: unknown) => void>();
@@ -218,7 +216,6 @@ export class WorkerHost {
     });
     this.#machine = machine;
     const outcome = await machine.connect();
-    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value as JsonValue) : outcome));
   }
@@ -357,7 +354,7 @@ export class WorkerHost {
     }
     const task = new TaskCall({
       name: this.#name,
-      era: this.#era,
+      era: machine.era,
       clock: this.#clock,
       // Its legs are untimed but tasks/cancel: the call's deadline, kept on
       // the main thread, ends the rest, and a cancel is answered by no one.
