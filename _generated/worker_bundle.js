@@ -5425,11 +5425,31 @@ var ClientMachine = class {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. The session's era decides what
    * the request carries and the method it goes as (`client/thread/era.ts`).
-   * `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes;
-   * `long`: what a long call's request carries beyond its parameters.
+   * The machine keeps its deadline; a request whose deadline its sender
+   * keeps is {@linkcode ClientMachine.prototype.forward}ed instead.
+   * `raw`: see the module doc; `long`: what a long call's request carries
+   * beyond its parameters.
    */
   send(method, params, timeoutMs, settle, options = {}) {
+    return this.#send(method, params, timeoutMs, settle, {
+      ...options,
+      timed: true
+    });
+  }
+  /**
+   * Sends a request as {@linkcode ClientMachine.prototype.send} does, whose
+   * deadline is kept by its sender alone (the main thread's tickets, for
+   * every call a client makes): the machine keeps no timer for it, and the
+   * sender says `cancel(id, true)` when the deadline passes. `timeoutMs` is
+   * the sender's deadline, only to word the outcome of that cancel.
+   */
+  forward(method, params, timeoutMs, settle, options = {}) {
+    return this.#send(method, params, timeoutMs, settle, {
+      ...options,
+      timed: false
+    });
+  }
+  #send(method, params, timeoutMs, settle, options) {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === void 0) {
       settle(err(this.#unavailable()));
@@ -5441,7 +5461,7 @@ var ClientMachine = class {
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
-      timed: options.timed ?? true
+      timed: options.timed
     };
     if (options.long !== void 0) pending.long = options.long;
     return connection.request(params, pending);
@@ -6188,9 +6208,8 @@ var WorkerHost = class {
       this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
       return;
     }
-    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
-      raw: (id2, line) => this.#answer(ticket, id2, line),
-      timed: false
+    const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
+      raw: (id2, line) => this.#answer(ticket, id2, line)
     });
     if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
@@ -6214,9 +6233,8 @@ var WorkerHost = class {
       return;
     }
     if (!call.task) {
-      const id = machine.send("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
+      const id = machine.forward("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
         raw: (id2, line) => this.#answer(ticket, id2, line),
-        timed: false,
         long: {
           extra: {},
           progress: call.progress
@@ -6231,14 +6249,14 @@ var WorkerHost = class {
       name: this.#name,
       era: machine.era,
       clock: this.#clock,
-      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
-      // the main thread, ends the rest, and a cancel is answered by no one.
-      send: (method, params, settle, long) => machine.send(method, params, timeoutMs, settle, {
-        timed: method === "tasks/cancel",
-        ...long === void 0 ? {} : {
+      // Its legs are the call's, under its deadline kept on the main thread;
+      // tasks/cancel is sent when no one waits any more, under one of its own.
+      send: (method, params, settle, long) => {
+        const extra = long === void 0 ? {} : {
           long
-        }
-      }),
+        };
+        return method === "tasks/cancel" ? machine.send(method, params, timeoutMs, settle, extra) : machine.forward(method, params, timeoutMs, settle, extra);
+      },
       cancel: (id) => machine.cancel(id),
       report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
       settle: (outcome) => {

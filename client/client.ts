@@ -35,7 +35,7 @@ import type { ClientState } from "./thread/state.ts";
 import type { CallProgress } from "./thread/progress.ts";
 import { ByteTail } from "./transport/stdio/tail.ts";
 import {
-  DEFAULT_CALL_TIMEOUT_MS,
+  callDeadlineMs,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
@@ -407,6 +407,6 @@ export class Client {
   }
 
   #timeout(value: number | undefined): number {
-    return checkTimeout(value ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, "timeoutMs");
+    return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
   }
 }

@@ -306,9 +306,8 @@ export class WorkerHost {
       return;
     }
     // The main thread keeps the deadline and says `cancel` at it.
-    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
+    const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
       raw: (id, line) => this.#answer(ticket, id, line),
-      timed: false,
     });
     if (id !== undefined && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
@@ -336,14 +335,13 @@ export class WorkerHost {
       return;
     }
     if (!call.task) {
-      const id = machine.send(
+      const id = machine.forward(
         "tools/call",
         call.params,
         timeoutMs,
         (o) => this.#settle(ticket, o),
         {
           raw: (id, line) => this.#answer(ticket, id, line),
-          timed: false,
           long: { extra: {}, progress: call.progress },
         },
       );
@@ -356,13 +354,14 @@ export class WorkerHost {
       name: this.#name,
       era: machine.era,
       clock: this.#clock,
-      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
-      // the main thread, ends the rest, and a cancel is answered by no one.
-      send: (method, params, settle, long) =>
-        machine.send(method, params, timeoutMs, settle, {
-          timed: method === "tasks/cancel",
-          ...(long === undefined ? {} : { long }),
-        }),
+      // Its legs are the call's, under its deadline kept on the main thread;
+      // tasks/cancel is sent when no one waits any more, under one of its own.
+      send: (method, params, settle, long) => {
+        const extra = long === undefined ? {} : { long };
+        return method === "tasks/cancel"
+          ? machine.send(method, params, timeoutMs, settle, extra)
+          : machine.forward(method, params, timeoutMs, settle, extra);
+      },
       cancel: (id) => machine.cancel(id),
       report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
       settle: (outcome) => {

@@ -207,16 +207,44 @@ export class ClientMachine {
    * at the deadline, or `unavailable` on a death. Returns the request id, or
    * `undefined` when it was refused at once. The session's era decides what
    * the request carries and the method it goes as (`client/thread/era.ts`).
-   * `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes;
-   * `long`: what a long call's request carries beyond its parameters.
+   * The machine keeps its deadline; a request whose deadline its sender
+   * keeps is {@linkcode ClientMachine.prototype.forward}ed instead.
+   * `raw`: see the module doc; `long`: what a long call's request carries
+   * beyond its parameters.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
-    options: { raw?: Pending["raw"]; timed?: boolean; long?: Pending["long"] } = {},
+    options: { raw?: Pending["raw"]; long?: Pending["long"] } = {},
+  ): number | undefined {
+    return this.#send(method, params, timeoutMs, settle, { ...options, timed: true });
+  }
+
+  /**
+   * Sends a request as {@linkcode ClientMachine.prototype.send} does, whose
+   * deadline is kept by its sender alone (the main thread's tickets, for
+   * every call a client makes): the machine keeps no timer for it, and the
+   * sender says `cancel(id, true)` when the deadline passes. `timeoutMs` is
+   * the sender's deadline, only to word the outcome of that cancel.
+   */
+  forward(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+    options: { raw?: Pending["raw"]; long?: Pending["long"] } = {},
+  ): number | undefined {
+    return this.#send(method, params, timeoutMs, settle, { ...options, timed: false });
+  }
+
+  #send(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+    options: { raw?: Pending["raw"]; timed: boolean; long?: Pending["long"] },
   ): number | undefined {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === undefined) {
@@ -229,7 +257,7 @@ export class ClientMachine {
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
-      timed: options.timed ?? true,
+      timed: options.timed,
     };
     if (options.long !== undefined) pending.long = options.long;
     return connection.request(params, pending);
