@@ -514,7 +514,7 @@ var isRingMemory = (function isRingMemory(value) {
   return bytes >= 64 && (bytes & bytes - 1) === 0;
 });
 var isAuthHeaders = (function isAuthHeaders(value) {
-  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.generation) && value.generation >= 0 && typeof value.perRequest === "boolean";
+  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.serial) && value.serial >= 0 && typeof value.perRequest === "boolean";
 });
 var isAuthAnswer = (function isAuthAnswer(value) {
   if (!isRecord(value)) return false;
@@ -694,32 +694,32 @@ var encodeRetire = (function encodeRetire(timeoutMs) {
 var decodeRetire = (function decodeRetire(data) {
   return isDuration(data.timeoutMs) ? ok(encodeRetire(data.timeoutMs)) : err("bad deadline");
 });
-var encodeSettledAsk = (function encodeSettledAsk(ticket, value) {
+var encodeAskReply = (function encodeAskReply(ticket, value) {
   return {
-    kind: "settled",
+    kind: "reply",
     ticket,
     value
   };
 });
-var decodeSettled = (function decodeSettled(data) {
+var decodeReply = (function decodeReply(data) {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
-  if (isDrain(value)) return ok(encodeSettledAsk(ticket, value));
+  if (isDrain(value)) return ok(encodeAskReply(ticket, value));
   if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
-  return ok(encodeSettledAsk(ticket, structuredClone(value)));
+  return ok(encodeAskReply(ticket, structuredClone(value)));
 });
-var encodeCredentials = (function encodeCredentials(credentials) {
+var encodeFreshCredentials = (function encodeFreshCredentials(credentials) {
   return {
-    kind: "credentials",
+    kind: "fresh_credentials",
     headers: {
       ...credentials.headers
     },
-    generation: credentials.generation,
+    serial: credentials.serial,
     perRequest: credentials.perRequest
   };
 });
-var decodeCredentials = (function decodeCredentials(data) {
-  return isAuthHeaders(data) ? ok(encodeCredentials(data)) : err("the credentials are not headers with a generation");
+var decodeFreshCredentials = (function decodeFreshCredentials(data) {
+  return isAuthHeaders(data) ? ok(encodeFreshCredentials(data)) : err("the credentials are not headers with a serial");
 });
 var decodeToWorker = (function decodeToWorker(data) {
   if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
@@ -954,7 +954,7 @@ ${lines}`;
 });
 var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "credentials",
     target
@@ -962,7 +962,7 @@ var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
 });
 var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "challenge",
     refusal: refusal2
@@ -970,7 +970,7 @@ var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
 });
 var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "signal",
     pid,
@@ -979,7 +979,7 @@ var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
 });
 var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "drain",
     pid,
@@ -2573,8 +2573,8 @@ var TO_WORKER_KINDS = [
   "cancel",
   "malformed",
   "retire",
-  "settled",
-  "credentials",
+  "reply",
+  "fresh_credentials",
   "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
@@ -2608,8 +2608,8 @@ var DECODERS = {
   cancel: decodeCancel,
   malformed: decodeMalformed,
   retire: decodeRetire,
-  settled: decodeSettled,
-  credentials: decodeCredentials,
+  reply: decodeReply,
+  fresh_credentials: decodeFreshCredentials,
   long_call: decodeLongCall
 };
 
@@ -4581,7 +4581,7 @@ var HttpAuth = class {
   }
   /** The main thread has new credentials (a token it refreshed): requests carry them from now on. */
   update(credentials) {
-    if (this.#current === void 0 || credentials.generation >= this.#current.generation) {
+    if (this.#current === void 0 || credentials.serial >= this.#current.serial) {
       this.#current = credentials;
     }
   }
@@ -4613,7 +4613,7 @@ var HttpAuth = class {
       if (status !== 401 && status !== 403) return sent;
       const response = sent.response;
       const refused = await refusal(response);
-      const generation = given.value.generation;
+      const serial = given.value.serial;
       const answer = await this.#source.refused({
         status,
         wwwAuthenticate: response.headers.get("www-authenticate"),
@@ -4621,7 +4621,7 @@ var HttpAuth = class {
         method: init.method,
         url: url.href,
         attempt: attempt2,
-        generation: generation === 0 ? null : generation
+        serial: serial === 0 ? null : serial
       });
       if (init.signal.aborted) return {
         kind: "aborted"
@@ -4651,7 +4651,7 @@ var HttpAuth = class {
     }
     this.#current ??= {
       headers: {},
-      generation: answer.value.generation,
+      serial: answer.value.serial,
       perRequest: true
     };
     return mine ? answer : await this.#source.ask(target);
@@ -6083,13 +6083,13 @@ var WorkerHost = class {
       case "retire":
         this.#retire(message.timeoutMs);
         return;
-      case "settled": {
+      case "reply": {
         const resolve = this.#asks.get(message.ticket);
         this.#asks.delete(message.ticket);
         resolve?.(message.value);
         return;
       }
-      case "credentials":
+      case "fresh_credentials":
         this.#auth.update(message);
         return;
     }

@@ -26,9 +26,9 @@ import {
 } from "./thread/state.ts";
 import type { FromWorker, WorkerAsk } from "./thread/from_worker.ts";
 import {
+  encodeAskReply,
   encodeMalformed,
   encodeRetire,
-  encodeSettledAsk,
   type RequestMethod,
   type ToWorker,
 } from "./thread/to_worker.ts";
@@ -298,7 +298,7 @@ export class Generation {
       case "exited":
         this.#custody.exited(event.pid);
         return;
-      case "request":
+      case "ask":
         this.#serve(event);
         return;
       case "started":
@@ -321,8 +321,8 @@ export class Generation {
   /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
     const answer = answerAsk(ask, this.#custody, this.#host.signIn);
-    if (!(answer instanceof Promise)) return this.#post(encodeSettledAsk(ask.ticket, answer));
-    void answer.then((value) => this.#post(encodeSettledAsk(ask.ticket, value)));
+    if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ask.ticket, answer));
+    void answer.then((value) => this.#post(encodeAskReply(ask.ticket, value)));
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {

@@ -182,13 +182,13 @@ export class WorkerHost {
       case "retire":
         this.#retire(message.timeoutMs);
         return;
-      case "settled": {
+      case "reply": {
         const resolve = this.#asks.get(message.ticket);
         this.#asks.delete(message.ticket);
         resolve?.(message.value);
         return;
       }
-      case "credentials":
+      case "fresh_credentials":
         this.#auth.update(message);
         return;
     }
