@@ -18,7 +18,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
 import type { RpcError } from "../../codec/jsonrpc.ts";
-import type { Era, Implementation } from "../../codec/protocol.ts";
+import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
 import { ok, type Result } from "../../codec/result.ts";
 import {
   checkResultType,
@@ -26,7 +26,6 @@ import {
   requestMeta,
   TASKS_EXTENSION,
 } from "../../codec/stateless.ts";
-import type { ProtocolFault } from "../../codec/protocol.ts";
 
 /**
  * Answers one request a server sent the client, by its parameters: the
