@@ -514,7 +514,7 @@ var isRingMemory = (function isRingMemory(value) {
   return bytes >= 64 && (bytes & bytes - 1) === 0;
 });
 var isAuthHeaders = (function isAuthHeaders(value) {
-  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.generation) && value.generation >= 0 && typeof value.perRequest === "boolean";
+  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.serial) && value.serial >= 0 && typeof value.perRequest === "boolean";
 });
 var isAuthAnswer = (function isAuthAnswer(value) {
   if (!isRecord(value)) return false;
@@ -694,32 +694,32 @@ var encodeRetire = (function encodeRetire(timeoutMs) {
 var decodeRetire = (function decodeRetire(data) {
   return isDuration(data.timeoutMs) ? ok(encodeRetire(data.timeoutMs)) : err("bad deadline");
 });
-var encodeSettledAsk = (function encodeSettledAsk(ticket, value) {
+var encodeAskReply = (function encodeAskReply(ticket, value) {
   return {
-    kind: "settled",
+    kind: "reply",
     ticket,
     value
   };
 });
-var decodeSettled = (function decodeSettled(data) {
+var decodeReply = (function decodeReply(data) {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
-  if (isDrain(value)) return ok(encodeSettledAsk(ticket, value));
+  if (isDrain(value)) return ok(encodeAskReply(ticket, value));
   if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
-  return ok(encodeSettledAsk(ticket, structuredClone(value)));
+  return ok(encodeAskReply(ticket, structuredClone(value)));
 });
-var encodeCredentials = (function encodeCredentials(credentials) {
+var encodeFreshCredentials = (function encodeFreshCredentials(credentials) {
   return {
-    kind: "credentials",
+    kind: "fresh_credentials",
     headers: {
       ...credentials.headers
     },
-    generation: credentials.generation,
+    serial: credentials.serial,
     perRequest: credentials.perRequest
   };
 });
-var decodeCredentials = (function decodeCredentials(data) {
-  return isAuthHeaders(data) ? ok(encodeCredentials(data)) : err("the credentials are not headers with a generation");
+var decodeFreshCredentials = (function decodeFreshCredentials(data) {
+  return isAuthHeaders(data) ? ok(encodeFreshCredentials(data)) : err("the credentials are not headers with a serial");
 });
 var decodeToWorker = (function decodeToWorker(data) {
   if (!isRecord(data)) return err("Cannot decode a message to the worker: it is not an object");
@@ -746,6 +746,77 @@ var progressOf = (function progressOf(params) {
   if (total !== void 0) progress.total = total;
   if (message !== void 0) progress.message = message;
   return progress;
+});
+var requestMeta = (function requestMeta(version, clientInfo) {
+  return {
+    [META_PROTOCOL_VERSION]: version,
+    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_INFO]: {
+      ...clientInfo
+    }
+  };
+});
+var decodeImplementation = (function decodeImplementation(value) {
+  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
+  const info = {
+    name: value.name,
+    version: typeof value.version === "string" ? value.version : ""
+  };
+  if (typeof value.title === "string") info.title = value.title;
+  return info;
+});
+var invalid2 = (function invalid2(message) {
+  return err({
+    kind: "invalid_result",
+    message
+  });
+});
+var checkResultType = (function checkResultType(method, value) {
+  const where = `Cannot decode ${method} result`;
+  if (!isJsonObject(value)) {
+    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  }
+  const type = value.resultType;
+  if (type === "complete") return ok(void 0);
+  if (type === void 0) {
+    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
+  }
+  if (type === "input_required") {
+    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
+  }
+  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
+});
+var decodeDiscoverResult = (function decodeDiscoverResult(value) {
+  const where = "Cannot decode server/discover result";
+  if (!isJsonObject(value)) {
+    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
+  }
+  if (value.resultType !== void 0) {
+    const type = checkResultType(DISCOVER_METHOD, value);
+    if (!type.ok) return type;
+  }
+  const versions = value.supportedVersions;
+  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
+    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
+  }
+  const capabilities = value.capabilities;
+  if (!isJsonObject(capabilities)) {
+    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
+  }
+  const ttl = value.ttlMs;
+  const result = {
+    supportedVersions: [
+      ...versions
+    ],
+    capabilities,
+    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
+    cacheScope: value.cacheScope === "public" ? "public" : "private"
+  };
+  const meta = value._meta;
+  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
+  if (info !== void 0) result.serverInfo = info;
+  if (typeof value.instructions === "string") result.instructions = value.instructions;
+  return ok(result);
 });
 var httpFailure = (function httpFailure(message, http) {
   return http === void 0 ? {
@@ -883,7 +954,7 @@ ${lines}`;
 });
 var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "credentials",
     target
@@ -891,7 +962,7 @@ var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
 });
 var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "challenge",
     refusal: refusal2
@@ -899,7 +970,7 @@ var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
 });
 var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "signal",
     pid,
@@ -908,7 +979,7 @@ var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
 });
 var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
   return {
-    kind: "request",
+    kind: "ask",
     ticket,
     method: "drain",
     pid,
@@ -1727,83 +1798,6 @@ var failed = (function failed(answer, http) {
     http
   };
 });
-var requestMeta = (function requestMeta(version, clientInfo) {
-  return {
-    [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
-    [META_CLIENT_INFO]: {
-      ...clientInfo
-    }
-  };
-});
-var decodeImplementation = (function decodeImplementation(value) {
-  if (!isJsonObject(value) || typeof value.name !== "string") return void 0;
-  const info = {
-    name: value.name,
-    version: typeof value.version === "string" ? value.version : ""
-  };
-  if (typeof value.title === "string") info.title = value.title;
-  return info;
-});
-var invalid2 = (function invalid2(message) {
-  return err({
-    kind: "invalid_result",
-    message
-  });
-});
-var checkResultType = (function checkResultType(method, value) {
-  const where = `Cannot decode ${method} result`;
-  if (!isJsonObject(value)) {
-    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  }
-  const type = value.resultType;
-  if (type === "complete") return ok(void 0);
-  if (type === void 0) {
-    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
-  }
-  if (type === "input_required") {
-    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
-  }
-  return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
-});
-var decodeDiscoverResult = (function decodeDiscoverResult(value) {
-  const where = "Cannot decode server/discover result";
-  if (!isJsonObject(value)) {
-    return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
-  }
-  if (value.resultType !== void 0) {
-    const type = checkResultType(DISCOVER_METHOD, value);
-    if (!type.ok) return type;
-  }
-  const versions = value.supportedVersions;
-  if (!Array.isArray(versions) || !versions.every((v) => typeof v === "string")) {
-    return invalid2(`${where}: "supportedVersions" is ${describeValue(versions)}, not strings`);
-  }
-  const capabilities = value.capabilities;
-  if (!isJsonObject(capabilities)) {
-    return invalid2(`${where}: "capabilities" is ${describeValue(capabilities)}, not an object`);
-  }
-  const ttl = value.ttlMs;
-  const result = {
-    supportedVersions: [
-      ...versions
-    ],
-    capabilities,
-    ttlMs: typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : 0,
-    cacheScope: value.cacheScope === "public" ? "public" : "private"
-  };
-  const meta = value._meta;
-  const info = isJsonObject(meta) ? decodeImplementation(meta[META_SERVER_INFO]) : void 0;
-  if (info !== void 0) result.serverInfo = info;
-  if (typeof value.instructions === "string") result.instructions = value.instructions;
-  return ok(result);
-});
-var stoppingFor = (function stoppingFor(control, options) {
-  return control.kind === "process" ? new ProcessEscalation({
-    ...options,
-    process: control.process
-  }) : new SessionRelease(control.session);
-});
 var classify = (function classify(value) {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
@@ -1908,6 +1902,13 @@ var encodeNotification = (function encodeNotification(method, params) {
     params
   };
 });
+var encodeResult = (function encodeResult(id, result) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result
+  };
+});
 var encodeError = (function encodeError(id, error) {
   const body = error.data === void 0 ? {
     code: error.code,
@@ -1922,6 +1923,12 @@ var encodeError = (function encodeError(id, error) {
     id,
     error: body
   };
+});
+var stoppingFor = (function stoppingFor(control, options) {
+  return control.kind === "process" ? new ProcessEscalation({
+    ...options,
+    process: control.process
+  }) : new SessionRelease(control.session);
 });
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
@@ -1997,7 +2004,7 @@ var noTools = (function noTools(name, info, stderrTail) {
 var judgeDiscover = (function judgeDiscover(answer, plan, context) {
   const { name, stderrTail } = context;
   const legacy = (outcome, failure) => ({
-    kind: "legacy",
+    kind: "fall_back",
     attempt: {
       method: DISCOVER_METHOD,
       outcome
@@ -2060,7 +2067,7 @@ var judgeDiscover = (function judgeDiscover(answer, plan, context) {
       name: "",
       version: ""
     },
-    era: "modern"
+    era: MODERN_ERA.name
   };
   if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
   if (!isJsonObject(info.capabilities.tools)) {
@@ -2070,7 +2077,7 @@ var judgeDiscover = (function judgeDiscover(answer, plan, context) {
     };
   }
   return {
-    kind: "modern",
+    kind: "answered",
     info
   };
 });
@@ -2095,7 +2102,7 @@ var judgeInitialize = (function judgeInitialize(answer, plan, context) {
   }
   const info = {
     ...decoded.value,
-    era: "legacy"
+    era: LEGACY_ERA.name
   };
   if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
   return ok(info);
@@ -2206,11 +2213,11 @@ var attempt = (async function attempt(io, at) {
         result: {
           ok: true,
           info: ran.info,
-          envelope: ran.envelope
+          era: ran.era
         }
       };
     }
-    failure = handshakeFailure(ran.info.era === "modern" ? DISCOVER_METHOD : "initialize", lost, {
+    failure = handshakeFailure(ran.era.startMethod, lost, {
       name: io.name,
       timeoutMs: at.connectTimeoutMs,
       stderrTail: connection.stderrTail()
@@ -2270,14 +2277,11 @@ var runPlan = (async function runPlan(plan, io) {
       answer2 = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs2);
     }
     const verdict = judgeDiscover(answer2, plan, context(timeoutMs2));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return {
-        ok: true,
-        info: verdict.info,
-        envelope
-      };
-    }
+    if (verdict.kind === "answered") return {
+      ok: true,
+      info: verdict.info,
+      era: MODERN_ERA
+    };
     if (verdict.kind === "failed" || plan.legacy.length === 0) {
       const exitedOnProbe = plan.legacy.length > 0 && io.exited();
       return {
@@ -2302,7 +2306,7 @@ var runPlan = (async function runPlan(plan, io) {
   return {
     ok: true,
     info: judged.value,
-    envelope: void 0
+    era: LEGACY_ERA
   };
 });
 var death = (function death(cause, message) {
@@ -2569,8 +2573,8 @@ var TO_WORKER_KINDS = [
   "cancel",
   "malformed",
   "retire",
-  "settled",
-  "credentials",
+  "reply",
+  "fresh_credentials",
   "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
@@ -2604,8 +2608,8 @@ var DECODERS = {
   cancel: decodeCancel,
   malformed: decodeMalformed,
   retire: decodeRetire,
-  settled: decodeSettled,
-  credentials: decodeCredentials,
+  reply: decodeReply,
+  fresh_credentials: decodeFreshCredentials,
   long_call: decodeLongCall
 };
 
@@ -2620,6 +2624,81 @@ var TASK_STATUSES = [
 ];
 
 
+
+// codec/stateless.ts
+var DISCOVER_METHOD = "server/discover";
+var UNSUPPORTED_PROTOCOL_VERSION = -32022;
+var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+
+
+
+
+
+// client/thread/era.ts
+var NO_REQUESTS = /* @__PURE__ */ new Map();
+var LEGACY_ERA = Object.freeze({
+  name: "legacy",
+  startMethod: "initialize",
+  open(to) {
+    to.notify("notifications/initialized");
+  },
+  wireMethod: (method) => method,
+  serverRequests: NO_REQUESTS,
+  refusesUnknown: true,
+  toolsChanged: "notifications/tools/list_changed",
+  checkResult: () => ok(void 0),
+  pageTtlMs: () => void 0,
+  runsTasks(capabilities) {
+    const tasks = capabilities.tasks;
+    const requests = isJsonObject(tasks) ? tasks.requests : void 0;
+    const tools = isJsonObject(requests) ? requests.tools : void 0;
+    return isJsonObject(tools) && isJsonObject(tools.call);
+  },
+  taskCall: (ttlMs) => ({
+    fields: `"task":{"ttl":${Math.round(ttlMs)}}`
+  }),
+  createdTask: (answer) => isJsonObject(answer) && isJsonObject(answer.task) ? answer.task : void 0,
+  pollInterval: (task) => task.pollInterval,
+  taskCarriesResult: false
+});
+var MODERN_ERA = Object.freeze({
+  name: "modern",
+  startMethod: DISCOVER_METHOD,
+  open(to, version, clientInfo) {
+    to.envelope(requestMeta(version, clientInfo));
+  },
+  wireMethod: (method) => method === "ping" ? DISCOVER_METHOD : method,
+  // A client of this era must not answer a server's request: it has none.
+  serverRequests: NO_REQUESTS,
+  refusesUnknown: false,
+  toolsChanged: void 0,
+  checkResult: checkResultType,
+  pageTtlMs(page) {
+    const ttl = isJsonObject(page) ? page.ttlMs : void 0;
+    return typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0 ? ttl : void 0;
+  },
+  runsTasks(capabilities) {
+    const extensions = capabilities.extensions;
+    return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
+  },
+  taskCall: () => ({
+    tasks: true
+  }),
+  createdTask: (answer) => isJsonObject(answer) && answer.resultType === "task" ? answer : void 0,
+  pollInterval: (task) => task.pollIntervalMs,
+  taskCarriesResult: true
+});
+var BY_NAME = /* @__PURE__ */ new Map([
+  [
+    LEGACY_ERA.name,
+    LEGACY_ERA
+  ],
+  [
+    MODERN_ERA.name,
+    MODERN_ERA
+  ]
+]);
 
 // client/thread/outcomes.ts
 
@@ -4502,7 +4581,7 @@ var HttpAuth = class {
   }
   /** The main thread has new credentials (a token it refreshed): requests carry them from now on. */
   update(credentials) {
-    if (this.#current === void 0 || credentials.generation >= this.#current.generation) {
+    if (this.#current === void 0 || credentials.serial >= this.#current.serial) {
       this.#current = credentials;
     }
   }
@@ -4534,7 +4613,7 @@ var HttpAuth = class {
       if (status !== 401 && status !== 403) return sent;
       const response = sent.response;
       const refused = await refusal(response);
-      const generation = given.value.generation;
+      const serial = given.value.serial;
       const answer = await this.#source.refused({
         status,
         wwwAuthenticate: response.headers.get("www-authenticate"),
@@ -4542,7 +4621,7 @@ var HttpAuth = class {
         method: init.method,
         url: url.href,
         attempt: attempt2,
-        generation: generation === 0 ? null : generation
+        serial: serial === 0 ? null : serial
       });
       if (init.signal.aborted) return {
         kind: "aborted"
@@ -4572,7 +4651,7 @@ var HttpAuth = class {
     }
     this.#current ??= {
       headers: {},
-      generation: answer.value.generation,
+      serial: answer.value.serial,
       perRequest: true
     };
     return mine ? answer : await this.#source.ask(target);
@@ -4580,10 +4659,10 @@ var HttpAuth = class {
 };
 
 
-// codec/stateless.ts
-var DISCOVER_METHOD = "server/discover";
-var UNSUPPORTED_PROTOCOL_VERSION = -32022;
-var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+// codec/jsonrpc.ts
+var METHOD_NOT_FOUND = -32601;
+
+
 
 
 
@@ -4857,15 +4936,6 @@ var Retirement = class {
   }
 };
 
-// codec/jsonrpc.ts
-var METHOD_NOT_FOUND = -32601;
-
-
-
-
-
-
-
 // client/worker/_lines.ts
 var OPEN_BRACE3 = 123;
 var LineWriter = class {
@@ -5011,7 +5081,6 @@ var LineRouter = class {
 
 // client/worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
-var TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
 var Connection = class {
   #transport;
   #name;
@@ -5028,6 +5097,7 @@ var Connection = class {
   #opened = false;
   #channelOpen = false;
   #closed = false;
+  /** The era of the session, once begun; until then a server's requests are refused. */
   #era;
   /** Whether a start is under way: its answers are judged as a start's. */
   #starting = true;
@@ -5096,26 +5166,28 @@ var Connection = class {
     return opened;
   }
   /**
-   * The start is over and the session begins in `era`: a modern session's
-   * requests carry `envelope`; a legacy session is told
-   * `notifications/initialized`.
+   * The start is over and the session begins in `era`, speaking `version`:
+   * the era opens it (`EraCodec.open`), and decides from now on what is
+   * written and how the server's messages are answered.
    */
-  begin(era, envelope) {
+  begin(era, version, clientInfo) {
     this.#starting = false;
     this.#era = era;
-    if (envelope !== void 0) this.#writer.envelope(envelope);
-    else this.#writer.notification("notifications/initialized");
+    const writer = this.#writer;
+    era.open({
+      envelope: (meta) => writer.envelope(meta),
+      notify: (method) => writer.notification(method)
+    }, version, clientInfo);
   }
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
    * `""` for none, or UTF-8 bytes): `request` says how it is settled, exactly
-   * once. In a modern session `ping` (gone from that era) is sent as
-   * `server/discover`.
+   * once, under the method name its era gives it (`EraCodec.wireMethod`).
    */
   request(params, request) {
     const id = this.#pending.add(request);
     const method = request.method;
-    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    const wire = this.#era === void 0 ? method : this.#era.wireMethod(method);
     const long = request.long;
     if (long === void 0 || typeof params !== "string") {
       this.#writer.request(id, wire, params);
@@ -5196,15 +5268,33 @@ var Connection = class {
         return;
       }
       case "request":
-        if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
+        this.#serve(message.id, message.method, message.params);
         return;
       case "notification":
-        if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
+        if (this.#era !== void 0 && message.method === this.#era.toolsChanged) {
           this.#toolsChanged?.();
         }
         if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
+  }
+  /**
+   * A server's request: answered by its era's handler for the method, or
+   * refused or dropped as the era says of a method it does not serve (and
+   * refused before the session began).
+   */
+  #serve(id, method, params) {
+    const era = this.#era;
+    const handler = era?.serverRequests.get(method);
+    if (handler === void 0) {
+      if (era === void 0 || era.refusesUnknown) this.#writer.refuse(id, method);
+      return;
+    }
+    void handler(params).then((answer) => {
+      if (this.#closed) return;
+      const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
+      this.#write(frameText(reply));
+    });
   }
   #onEnd(cause) {
     if (cause.kind === "http_failed") return this.#end("http_failed", cause.message);
@@ -5260,6 +5350,7 @@ var ClientMachine = class {
   #retirementTimeoutMs;
   #clientInfo;
   #plan;
+  #era = LEGACY_ERA;
   #onReport;
   #onToolsChanged;
   #onNotification;
@@ -5283,6 +5374,10 @@ var ClientMachine = class {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+  }
+  /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
+  get era() {
+    return this.#era;
   }
   /** Where the machine is in its life. */
   get state() {
@@ -5328,13 +5423,33 @@ var ClientMachine = class {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a modern session the request
-   * carries the envelope, and `ping` (gone from that era) is sent as
-   * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes;
-   * `long`: what a long call's request carries beyond its parameters.
+   * `undefined` when it was refused at once. The session's era decides what
+   * the request carries and the method it goes as (`client/thread/era.ts`).
+   * The machine keeps its deadline; a request whose deadline its sender
+   * keeps is {@linkcode ClientMachine.prototype.forward}ed instead.
+   * `raw`: see the module doc; `long`: what a long call's request carries
+   * beyond its parameters.
    */
   send(method, params, timeoutMs, settle, options = {}) {
+    return this.#send(method, params, timeoutMs, settle, {
+      ...options,
+      timed: true
+    });
+  }
+  /**
+   * Sends a request as {@linkcode ClientMachine.prototype.send} does, whose
+   * deadline is kept by its sender alone (the main thread's tickets, for
+   * every call a client makes): the machine keeps no timer for it, and the
+   * sender says `cancel(id, true)` when the deadline passes. `timeoutMs` is
+   * the sender's deadline, only to word the outcome of that cancel.
+   */
+  forward(method, params, timeoutMs, settle, options = {}) {
+    return this.#send(method, params, timeoutMs, settle, {
+      ...options,
+      timed: false
+    });
+  }
+  #send(method, params, timeoutMs, settle, options) {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === void 0) {
       settle(err(this.#unavailable()));
@@ -5346,7 +5461,7 @@ var ClientMachine = class {
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
-      timed: options.timed ?? true
+      timed: options.timed
     };
     if (options.long !== void 0) pending.long = options.long;
     return connection.request(params, pending);
@@ -5409,7 +5524,8 @@ var ClientMachine = class {
       failed: (failure, final) => this.#failed(failure, final)
     });
     if (started.ok) {
-      this.#connection?.begin(started.info.era, started.envelope);
+      this.#era = started.era;
+      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
       this.#setState("ready");
       return ok(started.info);
     }
@@ -5674,15 +5790,8 @@ var TaskCall = class {
   }
   /** Sends the creating call. */
   start() {
-    const long = this.#io.era === "modern" ? {
-      extra: {
-        tasks: true
-      },
-      progress: this.#request.progress
-    } : {
-      extra: {
-        fields: `"task":{"ttl":${Math.round(this.#request.ttlMs)}}`
-      },
+    const long = {
+      extra: this.#io.era.taskCall(this.#request.ttlMs),
       progress: this.#request.progress
     };
     const id = this.#io.send("tools/call", this.#request.params, (outcome) => {
@@ -5724,7 +5833,7 @@ var TaskCall = class {
     if (this.#phase !== "creating") return;
     if (!outcome.ok) return this.#finish(outcome);
     const value = outcome.value;
-    const created = this.#io.era === "modern" ? isJsonObject(value) && value.resultType === "task" ? value : void 0 : isJsonObject(value) && isJsonObject(value.task) ? value.task : void 0;
+    const created = this.#io.era.createdTask(value);
     if (created === void 0) return this.#finish(outcome);
     const task = this.#read(created);
     if (task === void 0) {
@@ -5744,7 +5853,7 @@ var TaskCall = class {
     if (typeof taskId !== "string" || !TASK_STATUSES.includes(status)) {
       return void 0;
     }
-    const suggested = this.#io.era === "modern" ? fields.pollIntervalMs : fields.pollInterval;
+    const suggested = this.#io.era.pollInterval(fields);
     const pollMs = typeof suggested === "number" && Number.isFinite(suggested) ? Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, suggested)) : TASK_POLL_DEFAULT_MS;
     return {
       taskId,
@@ -5771,11 +5880,12 @@ ${task.message ?? ""}`;
       this.#io.report(progress);
     }
     if (this.#phase === "done") return;
-    if (this.#io.era === "modern") return this.#followModern(task);
+    if (this.#io.era.taskCarriesResult) return this.#followCarried(task);
     if (TERMINAL.has(task.status) || task.status === "input_required") return this.#fetch();
     if (this.#phase !== "polling") this.#wait(task.pollMs);
   }
-  #followModern(task) {
+  /** A task that carries its own outcome (the modern era's): followed until it does. */
+  #followCarried(task) {
     switch (task.status) {
       case "completed": {
         const result = task.result;
@@ -5893,7 +6003,6 @@ var WorkerHost = class {
   // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
   #progress = /* @__PURE__ */ new Map();
   #tasks = /* @__PURE__ */ new Map();
-  #era = "legacy";
   #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = /* @__PURE__ */ new Map();
@@ -5974,13 +6083,13 @@ var WorkerHost = class {
       case "retire":
         this.#retire(message.timeoutMs);
         return;
-      case "settled": {
+      case "reply": {
         const resolve = this.#asks.get(message.ticket);
         this.#asks.delete(message.ticket);
         resolve?.(message.value);
         return;
       }
-      case "credentials":
+      case "fresh_credentials":
         this.#auth.update(message);
         return;
     }
@@ -6011,7 +6120,6 @@ var WorkerHost = class {
     });
     this.#machine = machine;
     const outcome = await machine.connect();
-    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
   }
@@ -6100,9 +6208,8 @@ var WorkerHost = class {
       this.#settle(ticket, err(unavailable("not_connected", "The client was not started")));
       return;
     }
-    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
-      raw: (id2, line) => this.#answer(ticket, id2, line),
-      timed: false
+    const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
+      raw: (id2, line) => this.#answer(ticket, id2, line)
     });
     if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
@@ -6126,9 +6233,8 @@ var WorkerHost = class {
       return;
     }
     if (!call.task) {
-      const id = machine.send("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
+      const id = machine.forward("tools/call", call.params, timeoutMs, (o) => this.#settle(ticket, o), {
         raw: (id2, line) => this.#answer(ticket, id2, line),
-        timed: false,
         long: {
           extra: {},
           progress: call.progress
@@ -6141,16 +6247,16 @@ var WorkerHost = class {
     }
     const task = new TaskCall({
       name: this.#name,
-      era: this.#era,
+      era: machine.era,
       clock: this.#clock,
-      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
-      // the main thread, ends the rest, and a cancel is answered by no one.
-      send: (method, params, settle, long) => machine.send(method, params, timeoutMs, settle, {
-        timed: method === "tasks/cancel",
-        ...long === void 0 ? {} : {
+      // Its legs are the call's, under its deadline kept on the main thread;
+      // tasks/cancel is sent when no one waits any more, under one of its own.
+      send: (method, params, settle, long) => {
+        const extra = long === void 0 ? {} : {
           long
-        }
-      }),
+        };
+        return method === "tasks/cancel" ? machine.send(method, params, timeoutMs, settle, extra) : machine.forward(method, params, timeoutMs, settle, extra);
+      },
       cancel: (id) => machine.cancel(id),
       report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
       settle: (outcome) => {

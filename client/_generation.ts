@@ -15,6 +15,7 @@ import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import { noResource, type RetirementError, type RetirementEvidence } from "./thread/evidence.ts";
 import { decodeServerInfo, type ServerInfo } from "./thread/server_info.ts";
+import { type EraCodec, eraCodec, LEGACY_ERA } from "./thread/era.ts";
 import {
   cannotConnect,
   type ClientState,
@@ -25,9 +26,9 @@ import {
 } from "./thread/state.ts";
 import type { FromWorker, WorkerAsk } from "./thread/from_worker.ts";
 import {
+  encodeAskReply,
   encodeMalformed,
   encodeRetire,
-  encodeSettledAsk,
   type RequestMethod,
   type ToWorker,
 } from "./thread/to_worker.ts";
@@ -74,6 +75,7 @@ export class Generation {
   #tickets: Tickets;
   #custody = new Custody();
   #info: ServerInfo | undefined;
+  #era: EraCodec = LEGACY_ERA;
   #connecting: Promise<Result<ServerInfo, StartError>> | undefined;
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
@@ -103,6 +105,11 @@ export class Generation {
   /** The server's handshake, once ready. */
   get info(): ServerInfo | undefined {
     return this.#info;
+  }
+
+  /** The era the server speaks, chosen once from its info; the legacy era until it is ready. */
+  get era(): EraCodec {
+    return this.#era;
   }
 
   /** The server's pid once spawned. */
@@ -291,7 +298,7 @@ export class Generation {
       case "exited":
         this.#custody.exited(event.pid);
         return;
-      case "request":
+      case "ask":
         this.#serve(event);
         return;
       case "started":
@@ -314,8 +321,8 @@ export class Generation {
   /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
     const answer = answerAsk(ask, this.#custody, this.#host.signIn);
-    if (!(answer instanceof Promise)) return this.#post(encodeSettledAsk(ask.ticket, answer));
-    void answer.then((value) => this.#post(encodeSettledAsk(ask.ticket, value)));
+    if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ask.ticket, answer));
+    void answer.then((value) => this.#post(encodeAskReply(ask.ticket, value)));
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {
@@ -344,6 +351,7 @@ export class Generation {
       return;
     }
     this.#info = info;
+    this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
     settle(ok(info));

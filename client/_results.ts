@@ -4,15 +4,14 @@
 // one request through the worker, so that a page is decoded exactly once.
 
 import { compactJson, isJsonObject, type JsonValue } from "../codec/json.ts";
-import { checkResultType } from "../codec/stateless.ts";
 import {
   type CallToolResult,
   decodeCallToolResult,
   decodeToolsPage,
-  type Era,
   type ToolDescriptor,
 } from "../codec/protocol.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { type EraCodec, LEGACY_ERA } from "./thread/era.ts";
 import { callTimedOut, type ClientError } from "./thread/outcomes.ts";
 import { MAX_LISTING_BYTES, MAX_TOOL_PAGES } from "../settings/mod.ts";
 import { MAX_TOOLS } from "../codegen/generate.ts";
@@ -31,9 +30,9 @@ export type PageRequest = (
 export function decodeCallResult(
   server: string,
   value: JsonValue,
-  era: Era = "legacy",
+  era: EraCodec = LEGACY_ERA,
 ): Result<CallToolResult, ClientError> {
-  const type = era === "modern" ? checkResultType("tools/call", value) : ok(undefined);
+  const type = era.checkResult("tools/call", value);
   const decoded = type.ok ? decodeCallToolResult(value) : type;
   if (decoded.ok) return decoded;
   return err({
@@ -57,8 +56,14 @@ export function decodeCallResult(
 export async function listAllTools(
   server: string,
   request: PageRequest,
-  options: { timeoutMs: number; era?: Era; now?: () => number; ttl?: (ms: number) => void },
+  options: {
+    timeoutMs: number;
+    era?: EraCodec;
+    now?: () => number;
+    ttl?: (ms: number) => void;
+  },
 ): Promise<Result<ToolDescriptor[], ClientError>> {
+  const era = options.era ?? LEGACY_ERA;
   const now = options.now ?? (() => performance.now());
   const timeoutMs = options.timeoutMs;
   const deadlineAt = now() + timeoutMs;
@@ -102,9 +107,7 @@ export async function listAllTools(
           `there, and no more of it was read`,
       });
     }
-    const type = options.era === "modern"
-      ? checkResultType("tools/list", outcome.value)
-      : ok(undefined);
+    const type = era.checkResult("tools/list", outcome.value);
     const decoded = type.ok ? decodeToolsPage(outcome.value) : type;
     if (!decoded.ok) {
       return err({
@@ -116,10 +119,8 @@ export async function listAllTools(
     }
     // One at a time: spreading a page of 300,000 tools into `push` overflows the stack.
     for (const tool of decoded.value.tools) tools.push(tool);
-    const ttl = options.era === "modern" ? (outcome.value as { ttlMs?: unknown }).ttlMs : undefined;
-    if (typeof ttl === "number" && Number.isSafeInteger(ttl) && ttl >= 0) {
-      ttlMs = Math.min(ttl, ttlMs ?? ttl);
-    }
+    const ttl = era.pageTtlMs(outcome.value);
+    if (ttl !== undefined) ttlMs = Math.min(ttl, ttlMs ?? ttl);
     const next = decoded.value.nextCursor;
     if (next === undefined) {
       if (ttlMs !== undefined) options.ttl?.(ttlMs);
@@ -147,7 +148,7 @@ function pageTools(value: JsonValue): number {
 export async function listFresh(
   server: string,
   request: PageRequest,
-  options: { timeoutMs: number; era: Era },
+  options: { timeoutMs: number; era: EraCodec },
 ): Promise<Result<ToolListing, ClientError>> {
   let ttlMs: number | undefined;
   const listed = await listAllTools(server, request, { ...options, ttl: (ms) => ttlMs = ms });

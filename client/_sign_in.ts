@@ -17,7 +17,7 @@
 
 import type { AuthAnswer, AuthFailure } from "./thread/auth.ts";
 import type { WorkerAsk } from "./thread/from_worker.ts";
-import { encodeCredentials, type ToWorker } from "./thread/to_worker.ts";
+import { encodeFreshCredentials, type ToWorker } from "./thread/to_worker.ts";
 import type { Result } from "../codec/result.ts";
 import { OAuthSession } from "../oauth/session.ts";
 import type { Credentials } from "../oauth/credentials.ts";
@@ -66,9 +66,9 @@ export class SignIn {
       if (ask.method === "credentials") {
         outcome = await this.session.credentials(ask.target);
       } else {
-        const { generation, ...refusal } = ask.refusal;
+        const { serial, ...refusal } = ask.refusal;
         outcome = await this.session.challenge(
-          generation === null ? refusal : { ...refusal, generation },
+          serial === null ? refusal : { ...refusal, generation: serial },
         );
       }
     } catch (error) {
@@ -111,14 +111,14 @@ export class SignIn {
     if (post === undefined) return;
     // A bound token's headers are made per request; the worker asks for those.
     if (outcome.ok && outcome.value !== undefined && outcome.value.scheme !== "DPoP") {
-      post(encodeCredentials({ ...headersOf(outcome.value), perRequest: false }));
+      post(encodeFreshCredentials({ ...headersOf(outcome.value), perRequest: false }));
     }
     this.#schedule();
   }
 }
 
 function headersOf(credentials: Credentials) {
-  return { headers: { ...credentials.headers }, generation: credentials.generation };
+  return { headers: { ...credentials.headers }, serial: credentials.generation };
 }
 
 /** What crosses of a sign-in's outcome: headers, or a failure without any secret. */
@@ -126,7 +126,7 @@ function answerOf(outcome: Result<Credentials | undefined, OAuthFailure>): AuthA
   if (!outcome.ok) return { ok: false, error: failureOf(outcome.error) };
   const credentials = outcome.value;
   if (credentials === undefined) {
-    return { ok: true, value: { headers: {}, generation: 0, perRequest: false } };
+    return { ok: true, value: { headers: {}, serial: 0, perRequest: false } };
   }
   return {
     ok: true,

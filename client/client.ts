@@ -35,7 +35,7 @@ import type { ClientState } from "./thread/state.ts";
 import type { CallProgress } from "./thread/progress.ts";
 import { ByteTail } from "./transport/stdio/tail.ts";
 import {
-  DEFAULT_CALL_TIMEOUT_MS,
+  callDeadlineMs,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
@@ -267,7 +267,7 @@ export class Client {
     const info = generation.info;
     const page = (params: string, ms: number) =>
       generation.request("tools/list", params, ms, undefined);
-    return listFresh(this.name, page, { timeoutMs, era: info?.era ?? "legacy" }).then((listed) => {
+    return listFresh(this.name, page, { timeoutMs, era: generation.era }).then((listed) => {
       // Which tools run as tasks, by the listing of the generation that answered.
       if (listed.ok && generation === this.#generation) {
         this.#taskTools = taskTools(info, listed.value.tools);
@@ -328,8 +328,7 @@ export class Client {
   }
 
   // Decodes a tools/call result in the step that settles the call.
-  #decodeCall = (value: JsonValue) =>
-    decodeCallResult(this.name, value, this.#generation.info?.era ?? "legacy");
+  #decodeCall = (value: JsonValue) => decodeCallResult(this.name, value, this.#generation.era);
 
   /**
    * Reads one resource by its URI (`resources/read`), such as the `uri` of a
@@ -350,7 +349,7 @@ export class Client {
     if (generation.state === "ready" && !declaresResources(generation.info)) {
       return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
     }
-    const era = generation.info?.era ?? "legacy";
+    const era = generation.era.name;
     const decode = (value: JsonValue) =>
       decodeReadResult(this.name, value, era) as Result<ReadResourceResult, ClientError>;
     return generation.request(
@@ -408,6 +407,6 @@ export class Client {
   }
 
   #timeout(value: number | undefined): number {
-    return checkTimeout(value ?? this.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS, "timeoutMs");
+    return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
   }
 }

@@ -13,12 +13,12 @@
 
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import type { Era, ResourceContents } from "../codec/protocol.ts";
-import { checkResultType } from "../codec/stateless.ts";
 import { describeValue, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { MAX_RESOURCE_BYTES } from "../settings/limits.ts";
 import type { ClientError } from "./thread/outcomes.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
+import { eraCodec } from "./thread/era.ts";
 
 export type { ResourceContents } from "../codec/protocol.ts";
 
@@ -103,7 +103,7 @@ function tooLarge(server: string, uri: string, bytes: number, what: string): Res
 export function decodeReadResult(
   server: string,
   value: JsonValue,
-  era: Era = "legacy",
+  era?: Era,
 ): Result<ReadResourceResult, ClientError | ResourceError> {
   const malformed = (why: string) =>
     err<ClientError>({
@@ -111,10 +111,8 @@ export function decodeReadResult(
       method: "resources/read",
       message: `Server ${quote(server)} sent a malformed resources/read result: ${why}`,
     });
-  if (era === "modern") {
-    const type = checkResultType("resources/read", value);
-    if (!type.ok) return malformed(type.error.message);
-  }
+  const type = eraCodec(era).checkResult("resources/read", value);
+  if (!type.ok) return malformed(type.error.message);
   if (!isJsonObject(value)) return malformed(`it is ${describeValue(value)}, not an object`);
   const list = value.contents;
   if (!Array.isArray(list)) return malformed(`"contents" is ${describeValue(list)}, not an array`);

@@ -13,23 +13,14 @@
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
-import { TASKS_EXTENSION } from "../codec/stateless.ts";
+import { eraCodec } from "./thread/era.ts";
 
 /** How a tool may run as a task, when it may. */
 export type TaskSupport = "required" | "optional";
 
 /** Whether a server runs task-augmented tool calls, by what it said of itself. */
 export function serverRunsTasks(info: ServerInfo | undefined): boolean {
-  if (info === undefined) return false;
-  const capabilities = info.capabilities;
-  if (info.era === "modern") {
-    const extensions = capabilities.extensions;
-    return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION]);
-  }
-  const tasks = capabilities.tasks;
-  const requests = isJsonObject(tasks) ? tasks.requests : undefined;
-  const tools = isJsonObject(requests) ? requests.tools : undefined;
-  return isJsonObject(tools) && isJsonObject(tools.call);
+  return info !== undefined && eraCodec(info.era).runsTasks(info.capabilities);
 }
 
 /** The tools of a listing that may run as tasks, by wire name (none when the server runs none). */

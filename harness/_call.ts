@@ -18,7 +18,7 @@ import { closestNames, identifierFor } from "../codegen/names.ts";
 import type { Census } from "../client/census.ts";
 import type { ClientError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
-import { DEFAULT_CALL_TIMEOUT_MS } from "../settings/limits.ts";
+import { callDeadlineMs } from "../settings/limits.ts";
 import { isTimeoutMs } from "../settings/check.ts";
 import type { Approve } from "../runner/host/approval.ts";
 import type { CallContext, CallResult } from "../runner/host/run.ts";
@@ -79,8 +79,7 @@ export function routeCalls(routes: Routes): RoutedCall {
       // The client's own refusal of a bad deadline, before the hook is bothered.
       return send(callOptions.timeoutMs);
     }
-    const timeoutMs = callOptions.timeoutMs ?? client.spec.callTimeoutMs ??
-      DEFAULT_CALL_TIMEOUT_MS;
+    const timeoutMs = callDeadlineMs(client.spec, callOptions.timeoutMs);
     const asked = performance.now();
     const listed = exposure.byWire.get(wire);
     const approval = routes.gate.ask(approve, {

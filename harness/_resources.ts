@@ -12,7 +12,7 @@ import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import type { Approve } from "../runner/host/approval.ts";
 import type { CallContext, CallFailure } from "../runner/host/run.ts";
-import { DEFAULT_CALL_TIMEOUT_MS } from "../settings/limits.ts";
+import { callDeadlineMs } from "../settings/limits.ts";
 import type { ApprovalGate } from "./_approval.ts";
 import type { Harness, ServerReport } from "./types.ts";
 
@@ -66,7 +66,7 @@ export type ReadApproval = {
 
 /** The deadline of a read of a server of `census`: its spec's call deadline. */
 export function readTimeout(census: Census): (server: string) => number {
-  return (server) => census.clients.get(server)?.spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  return (server) => callDeadlineMs(census.clients.get(server)?.spec ?? {});
 }
 
 /**

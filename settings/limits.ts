@@ -9,6 +9,25 @@
 export const DEFAULT_CONNECT_TIMEOUT_MS = 60_000;
 /** Default deadline of one call, in milliseconds: 60 s. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
+
+/**
+ * The deadline of one request to a server (a call, a read, a listing, a
+ * ping), in milliseconds: the one the caller gave, else the spec's
+ * `callTimeoutMs`, else {@linkcode DEFAULT_CALL_TIMEOUT_MS}. The one place
+ * that default is decided: the client and the harness both ask it. The value
+ * is not checked here; whoever keeps the deadline refuses a bad one.
+ *
+ * @example
+ * ```ts
+ * import { callDeadlineMs } from "./limits.ts";
+ * console.log(callDeadlineMs({})); // 60000
+ * console.log(callDeadlineMs({ callTimeoutMs: 5_000 })); // 5000
+ * console.log(callDeadlineMs({ callTimeoutMs: 5_000 }, 200)); // 200
+ * ```
+ */
+export function callDeadlineMs(spec: { callTimeoutMs?: number }, given?: number): number {
+  return given ?? spec.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+}
 /** Default deadline of a whole retirement, in milliseconds: 5 s. */
 export const DEFAULT_RETIREMENT_TIMEOUT_MS = 5_000;
 /**

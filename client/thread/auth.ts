@@ -5,7 +5,9 @@
  * client secret or a key), the refusal a request met, and why no credentials
  * came. The sign-in itself (`oauth/`) lives on the main thread; the worker
  * asks it on tickets of its own (`from_worker.ts`), and hears of each new
- * token (`to_worker.ts`, `credentials`).
+ * token (`to_worker.ts`, `fresh_credentials`). Which token credentials hold
+ * is their `serial` here (the sign-in's own word, `oauth/`, is
+ * "generation"; in `client/` that word names a start of a server).
  *
  * @module
  */
@@ -16,8 +18,8 @@ import { type Fields, isCount, isRecord, isString, isStringRecord } from "./guar
 export type AuthHeaders = {
   /** The headers a request carries (`Authorization`, and `DPoP` for a bound token). */
   headers: Record<string, string>;
-  /** Which token they hold: counted from 1 (0 for none yet). */
-  generation: number;
+  /** Which token they hold, its serial: counted from 1 (0 for none yet). */
+  serial: number;
   /**
    * Whether every request needs headers of its own (a DPoP proof is made for
    * one method and URL): the worker then asks for each request's.
@@ -52,14 +54,14 @@ export type AuthRefusal = {
   url: string;
   /** How many refusals this request has met, this one included. */
   attempt: number;
-  /** The generation of the credentials the request carried; `null` for none. */
-  generation: number | null;
+  /** The serial of the credentials the request carried; `null` for none. */
+  serial: number | null;
 };
 
 /** Whether `value` is {@linkcode AuthHeaders}. */
 export function isAuthHeaders(value: unknown): value is AuthHeaders {
   return isRecord(value) && isStringRecord(value.headers) &&
-    Number.isSafeInteger(value.generation) && (value.generation as number) >= 0 &&
+    Number.isSafeInteger(value.serial) && (value.serial as number) >= 0 &&
     typeof value.perRequest === "boolean";
 }
 
@@ -76,11 +78,11 @@ export function isAuthAnswer(value: unknown): value is AuthAnswer {
 
 /** Reads a refusal's fields, or `undefined` when one is wrong. */
 export function decodeRefusal(data: Fields): AuthRefusal | undefined {
-  const { status, wwwAuthenticate, dpopNonce, method, url, attempt, generation } = data;
+  const { status, wwwAuthenticate, dpopNonce, method, url, attempt, serial } = data;
   if (status !== 401 && status !== 403) return undefined;
   if (wwwAuthenticate !== null && !isString(wwwAuthenticate)) return undefined;
   if (dpopNonce !== null && !isString(dpopNonce)) return undefined;
   if (!isString(method) || !isString(url) || !isCount(attempt) || attempt === 0) return undefined;
-  if (generation !== null && !isCount(generation)) return undefined;
-  return { status, wwwAuthenticate, dpopNonce, method, url, attempt, generation };
+  if (serial !== null && !isCount(serial)) return undefined;
+  return { status, wwwAuthenticate, dpopNonce, method, url, attempt, serial };
 }

@@ -12,11 +12,11 @@
  * line crosses far cheaper than the objects parsed from it, and a turn's
  * answers alone cross as one string ({@linkcode renderAnswers}).
  *
- * The worker's own requests, for what a least-privilege worker cannot do
+ * The worker's asks, for what a least-privilege worker cannot do
  * (signal a process group, read `/proc` for the drain check) and for what it
  * must not hold (a remote server's sign-in: it asks for the credentials of a
- * request, and hands over each refusal), are ordinary tickets: a `request`
- * here, answered by `settled` in `to_worker.ts`.
+ * request, and hands over each refusal), are ordinary tickets: an `ask`
+ * here, answered by `reply` in `to_worker.ts`.
  *
  * @module
  */
@@ -60,7 +60,7 @@ export const FROM_WORKER_KINDS = [
   "started",
   "settled",
   "answers",
-  "request",
+  "ask",
   "retired",
   "tools_changed",
   "progress",
@@ -297,13 +297,13 @@ function decodeAnswerEvent(data: Fields): Answers | undefined {
   return { kind: "answers", tickets, ids, lines };
 }
 
-// ---- request: what the worker asks of the main thread ----
+// ---- ask: what the worker asks of the main thread ----
 
-/** What a worker asks the main thread to do for it, answered by `settled` (`to_worker.ts`). */
+/** What a worker asks the main thread to do for it, answered by `reply` (`to_worker.ts`). */
 export const ASK_METHODS = ["signal", "drain", "credentials", "challenge"] as const;
 
 /**
- * A request of the worker's, on a ticket of its own: signal the server's
+ * An ask of the worker's, on a ticket of its own: signal the server's
  * process group, or, after its exit, check that the group drained (killing
  * survivors) within `deadlineMs` (answered with whether the signal was sent,
  * or the drain's verdict); or, for a remote server that signs in, the
@@ -312,32 +312,32 @@ export const ASK_METHODS = ["signal", "drain", "credentials", "challenge"] as co
  * an `AuthAnswer`, `auth.ts`).
  */
 export type WorkerAsk =
-  | { kind: "request"; ticket: number; method: "signal"; pid: number; signal: GroupSignal }
-  | { kind: "request"; ticket: number; method: "drain"; pid: number; deadlineMs: number }
-  | { kind: "request"; ticket: number; method: "credentials"; target: RequestTarget }
-  | { kind: "request"; ticket: number; method: "challenge"; refusal: AuthRefusal };
+  | { kind: "ask"; ticket: number; method: "signal"; pid: number; signal: GroupSignal }
+  | { kind: "ask"; ticket: number; method: "drain"; pid: number; deadlineMs: number }
+  | { kind: "ask"; ticket: number; method: "credentials"; target: RequestTarget }
+  | { kind: "ask"; ticket: number; method: "challenge"; refusal: AuthRefusal };
 
 /** The HTTP method and URL of a request, as far as its credentials depend on them. */
 export type RequestTarget = { method: string; url: string };
 
 /** Encodes a request for the credentials of a request to `target`. */
 export function encodeCredentialsAsk(ticket: number, target: RequestTarget): WorkerAsk {
-  return { kind: "request", ticket, method: "credentials", target };
+  return { kind: "ask", ticket, method: "credentials", target };
 }
 
 /** Encodes a refusal handed to the main thread's sign-in. */
 export function encodeChallengeAsk(ticket: number, refusal: AuthRefusal): WorkerAsk {
-  return { kind: "request", ticket, method: "challenge", refusal };
+  return { kind: "ask", ticket, method: "challenge", refusal };
 }
 
 /** Encodes a request to signal the group led by `pid`. */
 export function encodeSignalAsk(ticket: number, pid: number, signal: GroupSignal): WorkerAsk {
-  return { kind: "request", ticket, method: "signal", pid, signal };
+  return { kind: "ask", ticket, method: "signal", pid, signal };
 }
 
 /** Encodes a request to check that the group led by `pid` drained. */
 export function encodeDrainAsk(ticket: number, pid: number, deadlineMs: number): WorkerAsk {
-  return { kind: "request", ticket, method: "drain", pid, deadlineMs };
+  return { kind: "ask", ticket, method: "drain", pid, deadlineMs };
 }
 
 function decodeAsk(data: Fields): WorkerAsk | undefined {
@@ -409,7 +409,7 @@ const DECODERS: {
   started: decodeStarted,
   settled: decodeSettled,
   answers: decodeAnswerEvent,
-  request: decodeAsk,
+  ask: decodeAsk,
   retired: decodeRetired,
   tools_changed: decodeToolsChanged,
   progress: decodeProgressEvent,

@@ -14,6 +14,7 @@ import {
   SUPPORTED_VERSIONS,
 } from "../../codec/protocol.ts";
 import { isRecord, isString } from "./guards.ts";
+import { eraNamed } from "./era.ts";
 
 /**
  * What a server said of itself when the client connected, and how they
@@ -27,10 +28,10 @@ export type ServerInfo = InitializeResult & { era: Era };
 /** Decodes the server info of a start that crossed the boundary: its era and version included. */
 export function decodeServerInfo(value: unknown): ServerInfo | undefined {
   if (!isRecord(value)) return undefined;
-  const era = value.era;
-  if (era !== "modern" && era !== "legacy") return undefined;
+  const era = eraNamed(value.era);
+  if (era === undefined) return undefined;
   const version = value.protocolVersion;
-  if (!isString(version) || eraOf(version) !== era) return undefined;
+  if (!isString(version) || eraOf(version) !== era.name) return undefined;
   const info = decodeInitializeResult(value as JsonValue, version, SUPPORTED_VERSIONS);
-  return info.ok ? { ...info.value, era } : undefined;
+  return info.ok ? { ...info.value, era: era.name } : undefined;
 }

@@ -11,11 +11,13 @@
  * bytes instead ({@linkcode TRANSFER_PARAMS_CHARS}). Every other message is
  * plain data with a `kind`, one of {@linkcode TO_WORKER_KINDS}.
  *
- * One request/answer scheme runs both ways: a request carries a ticket and
- * is answered by a `settled` message with it. The main thread's requests are
- * the calls; the worker's are the group signals and drain checks it cannot
- * do itself (`from_worker.ts`), which the main thread answers here
- * ({@linkcode encodeSettledAsk}).
+ * One ticket scheme runs both ways: the main thread's `request` is answered
+ * by the worker's `settled`, the worker's `ask` by the main thread's `reply`,
+ * each with its ticket. The main thread's requests are the calls; the
+ * worker's asks are the group signals and drain checks it cannot do itself
+ * and a remote server's credentials (`from_worker.ts`), which the main
+ * thread answers here
+ * ({@linkcode encodeAskReply}).
  *
  * @module
  */
@@ -50,8 +52,8 @@ export const TO_WORKER_KINDS = [
   "cancel",
   "malformed",
   "retire",
-  "settled",
-  "credentials",
+  "reply",
+  "fresh_credentials",
   "long_call",
 ] as const;
 
@@ -62,8 +64,8 @@ export type ToWorker =
   | CancelMessage
   | MalformedMessage
   | RetireMessage
-  | SettledAsk
-  | CredentialsMessage
+  | AskReply
+  | FreshCredentials
   | LongCallMessage;
 
 // ---- requests as text: the hot path ----
@@ -388,50 +390,50 @@ function decodeRetire(data: Fields): Result<RetireMessage, string> {
   return isDuration(data.timeoutMs) ? ok(encodeRetire(data.timeoutMs)) : err("bad deadline");
 }
 
-// ---- settled: the answer to a worker's request ----
+// ---- reply: the answer to a worker's ask ----
 
 /**
- * The main thread's answer to the worker's request of `ticket`
+ * The main thread's answer to the worker's ask of `ticket`
  * (`from_worker.ts`): a drain check's verdict, or, for a signal, whether it
  * was sent; for an ask about credentials, an `AuthAnswer` (`auth.ts`).
  */
-export type SettledAsk = { kind: "settled"; ticket: number; value: Drain | AuthAnswer };
+export type AskReply = { kind: "reply"; ticket: number; value: Drain | AuthAnswer };
 
 /** Encodes the answer to a worker's request. */
-export function encodeSettledAsk(ticket: number, value: Drain | AuthAnswer): SettledAsk {
-  return { kind: "settled", ticket, value };
+export function encodeAskReply(ticket: number, value: Drain | AuthAnswer): AskReply {
+  return { kind: "reply", ticket, value };
 }
 
-function decodeSettled(data: Fields): Result<SettledAsk, string> {
+function decodeReply(data: Fields): Result<AskReply, string> {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
-  if (isDrain(value)) return ok(encodeSettledAsk(ticket, value));
+  if (isDrain(value)) return ok(encodeAskReply(ticket, value));
   if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
-  return ok(encodeSettledAsk(ticket, structuredClone(value)));
+  return ok(encodeAskReply(ticket, structuredClone(value)));
 }
 
-// ---- credentials: a new token's headers ----
+// ---- fresh_credentials: a new token's headers ----
 
 /**
  * The credentials a remote server's requests carry from now on (a refreshed
  * token's): headers and which token they hold, never more.
  */
-export type CredentialsMessage = { kind: "credentials" } & AuthHeaders;
+export type FreshCredentials = { kind: "fresh_credentials" } & AuthHeaders;
 
 /** Encodes new credentials. */
-export function encodeCredentials(credentials: AuthHeaders): CredentialsMessage {
+export function encodeFreshCredentials(credentials: AuthHeaders): FreshCredentials {
   return {
-    kind: "credentials",
+    kind: "fresh_credentials",
     headers: { ...credentials.headers },
-    generation: credentials.generation,
+    serial: credentials.serial,
     perRequest: credentials.perRequest,
   };
 }
 
-function decodeCredentials(data: Fields): Result<CredentialsMessage, string> {
+function decodeFreshCredentials(data: Fields): Result<FreshCredentials, string> {
   return isAuthHeaders(data)
-    ? ok(encodeCredentials(data))
-    : err("the credentials are not headers with a generation");
+    ? ok(encodeFreshCredentials(data))
+    : err("the credentials are not headers with a serial");
 }
 
 // ---- the worker's decoder ----
@@ -444,8 +446,8 @@ const DECODERS: {
   cancel: decodeCancel,
   malformed: decodeMalformed,
   retire: decodeRetire,
-  settled: decodeSettled,
-  credentials: decodeCredentials,
+  reply: decodeReply,
+  fresh_credentials: decodeFreshCredentials,
   long_call: decodeLongCall,
 };
 

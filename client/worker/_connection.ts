@@ -11,11 +11,13 @@
 // written or read, and every waiting request settles with the client's
 // error. Its retirement disposes of the transport once the server is gone.
 
-import type { JsonObject } from "../../codec/json.ts";
-import type { Era } from "../../codec/protocol.ts";
-import { DISCOVER_METHOD } from "../../codec/stateless.ts";
+import type { JsonValue } from "../../codec/json.ts";
+import { encodeError, encodeResult, type Id } from "../../codec/jsonrpc.ts";
+import { frameText } from "../../codec/framing.ts";
+import type { Implementation } from "../../codec/protocol.ts";
 import { err, type Result } from "../../codec/result.ts";
 import type { Clock } from "../transport/clock.ts";
+import type { EraCodec } from "../thread/era.ts";
 import { type Pending, PendingTable } from "./_pending.ts";
 import {
   callTimedOut,
@@ -50,9 +52,6 @@ export type ConnectionOptions = {
   notified?(method: string, params: unknown): void;
 };
 
-/** The notification by which a handshake-era server says its tools changed. */
-export const TOOLS_LIST_CHANGED = "notifications/tools/list_changed";
-
 /** One launch of a server: its transport, its wire, its waiting requests, its retirement. */
 export class Connection {
   #transport: Transport;
@@ -70,7 +69,8 @@ export class Connection {
   #opened = false;
   #channelOpen = false;
   #closed = false;
-  #era: Era | undefined;
+  /** The era of the session, once begun; until then a server's requests are refused. */
+  #era: EraCodec | undefined;
   /** Whether a start is under way: its answers are judged as a start's. */
   #starting = true;
 
@@ -149,27 +149,33 @@ export class Connection {
   }
 
   /**
-   * The start is over and the session begins in `era`: a modern session's
-   * requests carry `envelope`; a legacy session is told
-   * `notifications/initialized`.
+   * The start is over and the session begins in `era`, speaking `version`:
+   * the era opens it (`EraCodec.open`), and decides from now on what is
+   * written and how the server's messages are answered.
    */
-  begin(era: Era, envelope: JsonObject | undefined): void {
+  begin(era: EraCodec, version: string, clientInfo: Implementation): void {
     this.#starting = false;
     this.#era = era;
-    if (envelope !== undefined) this.#writer.envelope(envelope);
-    else this.#writer.notification("notifications/initialized");
+    const writer = this.#writer;
+    era.open(
+      {
+        envelope: (meta) => writer.envelope(meta),
+        notify: (method) => writer.notification(method),
+      },
+      version,
+      clientInfo,
+    );
   }
 
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
    * `""` for none, or UTF-8 bytes): `request` says how it is settled, exactly
-   * once. In a modern session `ping` (gone from that era) is sent as
-   * `server/discover`.
+   * once, under the method name its era gives it (`EraCodec.wireMethod`).
    */
   request(params: string | Uint8Array, request: Pending): number {
     const id = this.#pending.add(request);
     const method = request.method;
-    const wire = method === "ping" && this.#era === "modern" ? DISCOVER_METHOD : method;
+    const wire = this.#era === undefined ? method : this.#era.wireMethod(method);
     const long = request.long;
     if (long === undefined || typeof params !== "string") {
       this.#writer.request(id, wire, params);
@@ -261,18 +267,34 @@ export class Connection {
         return;
       }
       case "request":
-        // The modern era has no server-to-client requests, and a client
-        // there must not answer one: it is dropped.
-        if (this.#era !== "modern") this.#writer.refuse(message.id, message.method);
+        this.#serve(message.id, message.method, message.params);
         return;
       case "notification":
-        // A modern session has no list_changed notification; a legacy one's is told apart.
-        if (message.method === TOOLS_LIST_CHANGED && this.#era === "legacy") {
+        if (this.#era !== undefined && message.method === this.#era.toolsChanged) {
           this.#toolsChanged?.();
         }
         if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
+  }
+
+  /**
+   * A server's request: answered by its era's handler for the method, or
+   * refused or dropped as the era says of a method it does not serve (and
+   * refused before the session began).
+   */
+  #serve(id: Id, method: string, params: JsonValue | undefined): void {
+    const era = this.#era;
+    const handler = era?.serverRequests.get(method);
+    if (handler === undefined) {
+      if (era === undefined || era.refusesUnknown) this.#writer.refuse(id, method);
+      return;
+    }
+    void handler(params).then((answer) => {
+      if (this.#closed) return;
+      const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
+      this.#write(frameText(reply));
+    });
   }
 
   #onEnd(cause: ChannelEnd): void {

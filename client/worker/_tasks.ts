@@ -1,5 +1,6 @@
 // Private to client/worker/: one task-augmented `tools/call`, driven in the era the
-// server speaks, for a caller to whom it is an ordinary call. Legacy
+// server speaks (what differs is the era object's: `client/thread/era.ts`),
+// for a caller to whom it is an ordinary call. Legacy
 // (2025-11-25, experimental tasks): the call carries `task: { ttl }`, its
 // answer is a `CreateTaskResult` (`{ task }`), `tasks/get` is polled at the
 // task's `pollInterval` until it is terminal (or needs input), and
@@ -19,12 +20,12 @@
 // death settles the leg, and the call with it.
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
-import type { Era } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import { TASK_POLL_DEFAULT_MS, TASK_POLL_MAX_MS, TASK_POLL_MIN_MS } from "../../settings/limits.ts";
 import { type ClientError, serverError } from "../thread/outcomes.ts";
 import { type CallProgress, TASK_STATUSES, type TaskStatus } from "../thread/progress.ts";
 import type { Clock, TimerHandle } from "../transport/clock.ts";
+import type { EraCodec } from "../thread/era.ts";
 import type { Pending, Settle } from "./_pending.ts";
 
 /** The JSON-RPC code a task cancelled by its server is reported with (as LSP names it). */
@@ -35,7 +36,7 @@ export type TaskIo = {
   /** The server's name, for messages. */
   name: string;
   /** The era the session speaks. */
-  era: Era;
+  era: EraCodec;
   /** The clock the polls wait on. */
   clock: Clock;
   /** Sends one leg (its params compact JSON of an object); `undefined` when refused at once. */
@@ -95,12 +96,10 @@ export class TaskCall {
 
   /** Sends the creating call. */
   start(): void {
-    const long: Pending["long"] = this.#io.era === "modern"
-      ? { extra: { tasks: true }, progress: this.#request.progress }
-      : {
-        extra: { fields: `"task":{"ttl":${Math.round(this.#request.ttlMs)}}` },
-        progress: this.#request.progress,
-      };
+    const long: Pending["long"] = {
+      extra: this.#io.era.taskCall(this.#request.ttlMs),
+      progress: this.#request.progress,
+    };
     const id = this.#io.send("tools/call", this.#request.params, (outcome) => {
       this.#leg = undefined;
       this.#created(outcome);
@@ -141,9 +140,7 @@ export class TaskCall {
     if (this.#phase !== "creating") return;
     if (!outcome.ok) return this.#finish(outcome);
     const value = outcome.value;
-    const created = this.#io.era === "modern"
-      ? (isJsonObject(value) && value.resultType === "task" ? value : undefined)
-      : (isJsonObject(value) && isJsonObject(value.task) ? value.task : undefined);
+    const created = this.#io.era.createdTask(value);
     // A server that did not make a task ran the call: its result is the answer.
     if (created === undefined) return this.#finish(outcome);
     const task = this.#read(created);
@@ -166,7 +163,7 @@ export class TaskCall {
     if (typeof taskId !== "string" || !(TASK_STATUSES as readonly unknown[]).includes(status)) {
       return undefined;
     }
-    const suggested = this.#io.era === "modern" ? fields.pollIntervalMs : fields.pollInterval;
+    const suggested = this.#io.era.pollInterval(fields);
     const pollMs = typeof suggested === "number" && Number.isFinite(suggested)
       ? Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, suggested))
       : TASK_POLL_DEFAULT_MS;
@@ -191,13 +188,14 @@ export class TaskCall {
       this.#io.report(progress);
     }
     if (this.#phase === "done") return;
-    if (this.#io.era === "modern") return this.#followModern(task);
+    if (this.#io.era.taskCarriesResult) return this.#followCarried(task);
     // Legacy: a terminal task, or one that needs input, answers on tasks/result.
     if (TERMINAL.has(task.status) || task.status === "input_required") return this.#fetch();
     if (this.#phase !== "polling") this.#wait(task.pollMs);
   }
 
-  #followModern(task: Task): void {
+  /** A task that carries its own outcome (the modern era's): followed until it does. */
+  #followCarried(task: Task): void {
     switch (task.status) {
       case "completed": {
         const result = task.result;

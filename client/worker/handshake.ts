@@ -25,6 +25,7 @@ import { err, ok, type Result } from "../../codec/result.ts";
 import type { ClientError, StartAttempt, StartError, StartFailure } from "../thread/outcomes.ts";
 import type { RetirementError, RetirementEvidence } from "../thread/evidence.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
+import { LEGACY_ERA, MODERN_ERA } from "../thread/era.ts";
 import type { EraPlan } from "../../settings/era.ts";
 
 /** The `_meta` envelope of every modern request, as compact JSON. */
@@ -98,9 +99,9 @@ export function handshakeFailure(
 /** What the answer to a probe means. */
 export type DiscoverVerdict =
   /** A modern server: the session is modern. */
-  | { kind: "modern"; info: ServerInfo }
+  | { kind: "answered"; info: ServerInfo }
   /** No modern answer: fall back to `initialize` (when the plan offers it). */
-  | { kind: "legacy"; attempt: StartAttempt; failure: StartFailure }
+  | { kind: "fall_back"; attempt: StartAttempt; failure: StartFailure }
   /** The start fails here, whatever the plan. */
   | { kind: "failed"; failure: StartFailure };
 
@@ -127,7 +128,7 @@ export function judgeDiscover(
 ): DiscoverVerdict {
   const { name, stderrTail } = context;
   const legacy = (outcome: string, failure: StartFailure): DiscoverVerdict => ({
-    kind: "legacy",
+    kind: "fall_back",
     attempt: { method: DISCOVER_METHOD, outcome },
     failure,
   });
@@ -179,13 +180,13 @@ export function judgeDiscover(
     protocolVersion: version as SupportedVersion,
     capabilities: discovered.capabilities,
     serverInfo: discovered.serverInfo ?? { name: "", version: "" },
-    era: "modern",
+    era: MODERN_ERA.name,
   };
   if (discovered.instructions !== undefined) info.instructions = discovered.instructions;
   if (!isJsonObject(info.capabilities.tools)) {
     return { kind: "failed", failure: noTools(name, info, stderrTail) };
   }
-  return { kind: "modern", info };
+  return { kind: "answered", info };
 }
 
 /**
@@ -237,7 +238,7 @@ export function judgeInitialize(
         },
     );
   }
-  const info: ServerInfo = { ...decoded.value, era: "legacy" };
+  const info: ServerInfo = { ...decoded.value, era: LEGACY_ERA.name };
   if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
   return ok(info);
 }

@@ -30,7 +30,6 @@
  */
 
 import type { JsonValue } from "../../codec/json.ts";
-import type { Era } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import type { ClientError } from "../thread/outcomes.ts";
 import { type Drain, noResource } from "../thread/evidence.ts";
@@ -95,7 +94,6 @@ export class WorkerHost {
   // Long calls: the ticket of each progress token (a request id), and each task call by ticket.
   #progress = new Map<number, number>();
   #tasks = new Map<number, TaskCall>();
-  #era: Era = "legacy";
   #name = "";
   // The worker's own requests of the main thread, by ticket.
   #asks = new Map<number, (value: unknown) => void>();
@@ -184,13 +182,13 @@ export class WorkerHost {
       case "retire":
         this.#retire(message.timeoutMs);
         return;
-      case "settled": {
+      case "reply": {
         const resolve = this.#asks.get(message.ticket);
         this.#asks.delete(message.ticket);
         resolve?.(message.value);
         return;
       }
-      case "credentials":
+      case "fresh_credentials":
         this.#auth.update(message);
         return;
     }
@@ -218,7 +216,6 @@ export class WorkerHost {
     });
     this.#machine = machine;
     const outcome = await machine.connect();
-    if (outcome.ok) this.#era = outcome.value.era;
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value as JsonValue) : outcome));
   }
@@ -309,9 +306,8 @@ export class WorkerHost {
       return;
     }
     // The main thread keeps the deadline and says `cancel` at it.
-    const id = machine.send(method, params, timeoutMs, (outcome) => this.#settle(ticket, outcome), {
+    const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
       raw: (id, line) => this.#answer(ticket, id, line),
-      timed: false,
     });
     if (id !== undefined && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
   }
@@ -339,14 +335,13 @@ export class WorkerHost {
       return;
     }
     if (!call.task) {
-      const id = machine.send(
+      const id = machine.forward(
         "tools/call",
         call.params,
         timeoutMs,
         (o) => this.#settle(ticket, o),
         {
           raw: (id, line) => this.#answer(ticket, id, line),
-          timed: false,
           long: { extra: {}, progress: call.progress },
         },
       );
@@ -357,15 +352,16 @@ export class WorkerHost {
     }
     const task = new TaskCall({
       name: this.#name,
-      era: this.#era,
+      era: machine.era,
       clock: this.#clock,
-      // Its legs are untimed but tasks/cancel: the call's deadline, kept on
-      // the main thread, ends the rest, and a cancel is answered by no one.
-      send: (method, params, settle, long) =>
-        machine.send(method, params, timeoutMs, settle, {
-          timed: method === "tasks/cancel",
-          ...(long === undefined ? {} : { long }),
-        }),
+      // Its legs are the call's, under its deadline kept on the main thread;
+      // tasks/cancel is sent when no one waits any more, under one of its own.
+      send: (method, params, settle, long) => {
+        const extra = long === undefined ? {} : { long };
+        return method === "tasks/cancel"
+          ? machine.send(method, params, timeoutMs, settle, extra)
+          : machine.forward(method, params, timeoutMs, settle, extra);
+      },
       cancel: (id) => machine.cancel(id),
       report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
       settle: (outcome) => {

@@ -37,6 +37,7 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
 } from "../../settings/limits.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../../settings/era.ts";
+import { type EraCodec, LEGACY_ERA } from "../thread/era.ts";
 import { type Clock, systemClock } from "../transport/clock.ts";
 import type { Pending, Settle } from "./_pending.ts";
 import type { ClientError, DeathCause, StartError, StartFailure } from "../thread/outcomes.ts";
@@ -125,6 +126,7 @@ export class ClientMachine {
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
   #plan: EraPlan;
+  #era: EraCodec = LEGACY_ERA;
   #onReport: ((report: StateReport) => void) | undefined;
   #onToolsChanged: (() => void) | undefined;
   #onNotification: MachineOptions["onNotification"];
@@ -150,6 +152,11 @@ export class ClientMachine {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+  }
+
+  /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
+  get era(): EraCodec {
+    return this.#era;
   }
 
   /** Where the machine is in its life. */
@@ -198,18 +205,46 @@ export class ClientMachine {
    * object, as text (`""` for none) or as its UTF-8 bytes, and calls `settle`
    * exactly once: with the raw result, the server's error, `call_timed_out`
    * at the deadline, or `unavailable` on a death. Returns the request id, or
-   * `undefined` when it was refused at once. In a modern session the request
-   * carries the envelope, and `ping` (gone from that era) is sent as
-   * `server/discover`. `raw`: see the module doc. `timed: false` leaves the
-   * deadline to the caller, who says `cancel(id, true)` when it passes;
-   * `long`: what a long call's request carries beyond its parameters.
+   * `undefined` when it was refused at once. The session's era decides what
+   * the request carries and the method it goes as (`client/thread/era.ts`).
+   * The machine keeps its deadline; a request whose deadline its sender
+   * keeps is {@linkcode ClientMachine.prototype.forward}ed instead.
+   * `raw`: see the module doc; `long`: what a long call's request carries
+   * beyond its parameters.
    */
   send(
     method: string,
     params: string | Uint8Array,
     timeoutMs: number,
     settle: Settle,
-    options: { raw?: Pending["raw"]; timed?: boolean; long?: Pending["long"] } = {},
+    options: { raw?: Pending["raw"]; long?: Pending["long"] } = {},
+  ): number | undefined {
+    return this.#send(method, params, timeoutMs, settle, { ...options, timed: true });
+  }
+
+  /**
+   * Sends a request as {@linkcode ClientMachine.prototype.send} does, whose
+   * deadline is kept by its sender alone (the main thread's tickets, for
+   * every call a client makes): the machine keeps no timer for it, and the
+   * sender says `cancel(id, true)` when the deadline passes. `timeoutMs` is
+   * the sender's deadline, only to word the outcome of that cancel.
+   */
+  forward(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+    options: { raw?: Pending["raw"]; long?: Pending["long"] } = {},
+  ): number | undefined {
+    return this.#send(method, params, timeoutMs, settle, { ...options, timed: false });
+  }
+
+  #send(
+    method: string,
+    params: string | Uint8Array,
+    timeoutMs: number,
+    settle: Settle,
+    options: { raw?: Pending["raw"]; timed: boolean; long?: Pending["long"] },
   ): number | undefined {
     const connection = this.#connection;
     if (this.#state !== "ready" || connection === undefined) {
@@ -222,7 +257,7 @@ export class ClientMachine {
       timeoutMs,
       tellCancel: true,
       raw: options.raw,
-      timed: options.timed ?? true,
+      timed: options.timed,
     };
     if (options.long !== undefined) pending.long = options.long;
     return connection.request(params, pending);
@@ -291,7 +326,8 @@ export class ClientMachine {
       failed: (failure, final) => this.#failed(failure, final),
     });
     if (started.ok) {
-      this.#connection?.begin(started.info.era, started.envelope);
+      this.#era = started.era;
+      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
       this.#setState("ready");
       return ok(started.info);
     }

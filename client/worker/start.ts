@@ -23,13 +23,14 @@
  * @module
  */
 
-import type { JsonObject, JsonValue } from "../../codec/json.ts";
+import type { JsonValue } from "../../codec/json.ts";
 import { frameText } from "../../codec/framing.ts";
 import type { Implementation } from "../../codec/protocol.ts";
 import { DISCOVER_METHOD, requestMeta } from "../../codec/stateless.ts";
 import type { Result } from "../../codec/result.ts";
 import type { ClientError, StartAttempt, StartError, StartFailure } from "../thread/outcomes.ts";
 import type { ServerInfo } from "../thread/server_info.ts";
+import { type EraCodec, LEGACY_ERA, MODERN_ERA } from "../thread/era.ts";
 import { type EraPlan, PROBE_DEADLINE_SHARE, PROBE_TIMEOUT_MS } from "../../settings/era.ts";
 import {
   correctedVersion,
@@ -82,9 +83,12 @@ export type StartIo = {
   failed(failure: StartFailure, final: boolean): void;
 };
 
-/** How a start ended: a session of one era, or a failure after the cleanup of its launch. */
+/**
+ * How a start ended: a session of one era (its era object, chosen here once
+ * and for the session's life), or a failure after the cleanup of its launch.
+ */
 export type StartResult =
-  | { ok: true; info: ServerInfo; envelope: JsonObject | undefined }
+  | { ok: true; info: ServerInfo; era: EraCodec }
   | {
     ok: false;
     error: StartError;
@@ -161,9 +165,9 @@ async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
   if (ran.ok) {
     const lost = io.lost();
     if (lost === undefined) {
-      return { kind: "done", result: { ok: true, info: ran.info, envelope: ran.envelope } };
+      return { kind: "done", result: { ok: true, info: ran.info, era: ran.era } };
     }
-    failure = handshakeFailure(ran.info.era === "modern" ? DISCOVER_METHOD : "initialize", lost, {
+    failure = handshakeFailure(ran.era.startMethod, lost, {
       name: io.name,
       timeoutMs: at.connectTimeoutMs,
       stderrTail: connection.stderrTail(),
@@ -209,7 +213,7 @@ type PlanIo = {
 
 /** How a plan's run ended: a session of one era, or a failure. */
 type PlanOutcome =
-  | { ok: true; info: ServerInfo; envelope: JsonObject | undefined }
+  | { ok: true; info: ServerInfo; era: EraCodec }
   | {
     ok: false;
     failure: StartFailure;
@@ -220,8 +224,7 @@ type PlanOutcome =
 /**
  * Runs the start a plan says: the probe first when the modern era is
  * offered, then `initialize` when the probe got no modern answer and the
- * legacy era is offered. A modern session comes with the envelope its
- * requests carry.
+ * legacy era is offered. The verdict picks the session's era object.
  */
 async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
   const context = (timeoutMs: number) => ({
@@ -243,10 +246,7 @@ async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
       answer = await io.request(DISCOVER_METHOD, probe(corrected).slice(0, -1), timeoutMs);
     }
     const verdict = judgeDiscover(answer, plan, context(timeoutMs));
-    if (verdict.kind === "modern") {
-      const envelope = requestMeta(verdict.info.protocolVersion, io.clientInfo);
-      return { ok: true, info: verdict.info, envelope };
-    }
+    if (verdict.kind === "answered") return { ok: true, info: verdict.info, era: MODERN_ERA };
     if (verdict.kind === "failed" || plan.legacy.length === 0) {
       const exitedOnProbe = plan.legacy.length > 0 && io.exited();
       return { ok: false, failure: verdict.failure, exitedOnProbe };
@@ -269,5 +269,5 @@ async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
       exitedOnProbe: false,
     };
   }
-  return { ok: true, info: judged.value, envelope: undefined };
+  return { ok: true, info: judged.value, era: LEGACY_ERA };
 }

@@ -32,7 +32,7 @@ export class HttpAuth {
 
   /** The main thread has new credentials (a token it refreshed): requests carry them from now on. */
   update(credentials: AuthHeaders): void {
-    if (this.#current === undefined || credentials.generation >= this.#current.generation) {
+    if (this.#current === undefined || credentials.serial >= this.#current.serial) {
       this.#current = credentials;
     }
   }
@@ -59,7 +59,7 @@ export class HttpAuth {
       if (status !== 401 && status !== 403) return sent;
       const response = sent.response;
       const refused = await refusal(response);
-      const generation = given.value.generation;
+      const serial = given.value.serial;
       const answer = await this.#source.refused({
         status,
         wwwAuthenticate: response.headers.get("www-authenticate"),
@@ -67,7 +67,7 @@ export class HttpAuth {
         method: init.method,
         url: url.href,
         attempt,
-        generation: generation === 0 ? null : generation,
+        serial: serial === 0 ? null : serial,
       });
       if (init.signal.aborted) return { kind: "aborted" };
       if (!answer.ok) return failed(answer, refused.http);
@@ -93,7 +93,7 @@ export class HttpAuth {
       return answer;
     }
     // A DPoP proof is made for one request: the others that waited ask for their own.
-    this.#current ??= { headers: {}, generation: answer.value.generation, perRequest: true };
+    this.#current ??= { headers: {}, serial: answer.value.serial, perRequest: true };
     return mine ? answer : await this.#source.ask(target);
   }
 }

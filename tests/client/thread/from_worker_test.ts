@@ -61,11 +61,11 @@ Deno.test("events from the worker are decoded defensively on the main thread", (
   assert.ok(good.ok && good.value.length === 7);
   const bad: unknown[] = [
     { kind: "spawned", pid: "12" },
-    { kind: "request", ticket: 1, method: "signal", pid: 0, signal: "SIGKILL" },
-    { kind: "request", ticket: 1, method: "signal", pid: 5, signal: "SIGSTOP" },
-    { kind: "request", ticket: -1, method: "drain", pid: 5, deadlineMs: 10 },
-    { kind: "request", ticket: 1, method: "drain", pid: 5, deadlineMs: -10 },
-    { kind: "request", ticket: 1, method: "kill", pid: 5 },
+    { kind: "ask", ticket: 1, method: "signal", pid: 0, signal: "SIGKILL" },
+    { kind: "ask", ticket: 1, method: "signal", pid: 5, signal: "SIGSTOP" },
+    { kind: "ask", ticket: -1, method: "drain", pid: 5, deadlineMs: 10 },
+    { kind: "ask", ticket: 1, method: "drain", pid: 5, deadlineMs: -10 },
+    { kind: "ask", ticket: 1, method: "kill", pid: 5 },
     { kind: "state", state: "asleep", death: null, evidence: null },
     { kind: "state", state: "ready", death: { kind: "oops", message: "" }, evidence: null },
     { kind: "state", state: "retired", death: null, evidence: { kind: "gone" } },
@@ -148,7 +148,7 @@ const EVENTS: FromWorker[] = [
     method: "POST",
     url: "https://h/mcp",
     attempt: 1,
-    generation: null,
+    serial: null,
   }),
   encodeStarted(
     err({

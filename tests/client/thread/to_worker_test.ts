@@ -4,13 +4,13 @@ import { ringMemory } from "../../../client/thread/ring.ts";
 import {
   decodeRequests,
   decodeToWorker,
+  encodeAskReply,
   encodeBytesRequest,
   encodeCancel,
-  encodeCredentials,
+  encodeFreshCredentials,
   encodeLongCall,
   encodeMalformed,
   encodeRetire,
-  encodeSettledAsk,
   encodeStart,
   renderRequest,
   TO_WORKER_KINDS,
@@ -87,8 +87,8 @@ Deno.test("control messages are decoded defensively in the worker", () => {
       { kind: "retire" },
       { kind: "malformed", message: 3, cause: "malformed" },
       { kind: "malformed", message: "junk", cause: "bored" },
-      { kind: "settled", ticket: 1, value: "maybe" },
-      { kind: "settled", ticket: -1, value: true },
+      { kind: "reply", ticket: 1, value: "maybe" },
+      { kind: "reply", ticket: -1, value: true },
       { kind: "drained", seq: 1, drained: true },
     ]
   ) {
@@ -130,13 +130,13 @@ const MESSAGES: ToWorker[] = [
   encodeMalformed("Server wrote junk", "malformed"),
   encodeMalformed("Server broke the framing", "framing"),
   encodeRetire(5_000),
-  encodeSettledAsk(0, "unknown"),
-  encodeSettledAsk(1, true),
-  encodeSettledAsk(2, {
+  encodeAskReply(0, "unknown"),
+  encodeAskReply(1, true),
+  encodeAskReply(2, {
     ok: true,
-    value: { headers: { Authorization: "Bearer t" }, generation: 1, perRequest: false },
+    value: { headers: { Authorization: "Bearer t" }, serial: 1, perRequest: false },
   }),
-  encodeSettledAsk(3, {
+  encodeAskReply(3, {
     ok: false,
     error: {
       kind: "needs_auth",
@@ -145,7 +145,7 @@ const MESSAGES: ToWorker[] = [
       issuer: "https://as",
     },
   }),
-  encodeCredentials({ headers: { Authorization: "Bearer t2" }, generation: 2, perRequest: false }),
+  encodeFreshCredentials({ headers: { Authorization: "Bearer t2" }, serial: 2, perRequest: false }),
   { ...START, remote: { url: "https://h/mcp", headers: {}, signIn: true } },
   encodeLongCall({
     ticket: 9,

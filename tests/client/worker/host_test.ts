@@ -15,10 +15,10 @@ import {
   type FromWorker,
 } from "../../../client/thread/from_worker.ts";
 import {
+  encodeAskReply,
   encodeCancel,
   encodeMalformed,
   encodeRetire,
-  encodeSettledAsk,
   encodeStart,
   renderRequest,
 } from "../../../client/thread/to_worker.ts";
@@ -60,7 +60,7 @@ function hosted(handlers: Handlers = {}, drained: Drain = true) {
       for (const event of decoded.value) {
         record({ via: "message", event });
         // The main thread answers what the host asks of it.
-        if (event.kind === "request") main.message(encodeSettledAsk(event.ticket, drained));
+        if (event.kind === "ask") main.message(encodeAskReply(event.ticket, drained));
       }
     },
     broken(message) {
@@ -158,7 +158,7 @@ Deno.test("the host starts its machine, answers a call through the ring, and ret
       "started",
       "answers",
       "state retiring",
-      "request",
+      "ask",
       "state retired",
       "retired",
     ]);

@@ -316,6 +316,23 @@ Deno.test("a call past its deadline is call_timed_out, cancelled, and a late ans
   assert.ok((await client.retire()).ok);
 });
 
+Deno.test("a forwarded call keeps no deadline in the machine: only its sender's cancel ends it", async () => {
+  const { client, clock, peer } = await ready({ "tools/call": () => undefined });
+  let id: number | undefined;
+  const outcome = new Promise<Result<JsonValue, ClientError>>((resolve) => {
+    id = client.forward("tools/call", '{"name":"slow"}', 200, resolve);
+  });
+  await settle();
+  clock.advance(10_000);
+  await settle();
+  assert.equal(client.inFlight, 1);
+  client.cancel(id ?? -1, true);
+  const result = await outcome;
+  assert.ok(!result.ok && result.error.kind === "call_timed_out" && !result.error.aborted);
+  assert.ok(sent(peer).some((m) => m.method === "notifications/cancelled"));
+  assert.ok((await client.retire()).ok);
+});
+
 Deno.test("a cancelled call settles at once and the server is told", async () => {
   const { client, peer } = await ready({ "tools/call": () => undefined });
   const call = request(client, "tools/call", '{"name":"slow"}');

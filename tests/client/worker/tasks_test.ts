@@ -8,6 +8,7 @@ import { err, ok, type Result } from "../../../codec/result.ts";
 import type { JsonValue } from "../../../codec/json.ts";
 import { ManualClock } from "../../../client/transport/clock.ts";
 import { TaskCall, type TaskIo } from "../../../client/worker/_tasks.ts";
+import { eraCodec } from "../../../client/thread/era.ts";
 import { LineWriter } from "../../../client/worker/_lines.ts";
 import type { Settle } from "../../../client/worker/_pending.ts";
 import type { ClientError } from "../../../client/thread/outcomes.ts";
@@ -25,7 +26,7 @@ function rig(era: "legacy" | "modern") {
   let next = 0;
   const io: TaskIo = {
     name: "s",
-    era,
+    era: eraCodec(era),
     clock,
     send: (method, params, settle) => {
       const id = next++;
