@@ -141,6 +141,21 @@ export type Catalog = {
   digest?: string;
 };
 
+/** The two readings of a catalog, as {@linkcode CatalogMode} values, the default first. */
+export const CATALOG_MODES = ["lenient", "strict"] as const;
+
+/**
+ * How a catalog is read. Both read every file the way the tool that wrote it
+ * does (an entry that cannot be served, or disabled, is skipped and
+ * reported, a JSON name that is not a server name renamed);
+ * they differ on a malformed entry:
+ *
+ * - `"lenient"` (the default): it is skipped alone, and reported in
+ *   `skipped` with its {@linkcode CatalogError};
+ * - `"strict"`: it refuses the whole catalog with that error.
+ */
+export type CatalogMode = typeof CATALOG_MODES[number];
+
 /**
  * Options of {@linkcode readCatalog}, and (but `file`) of
  * {@linkcode openCatalog}.
@@ -148,7 +163,7 @@ export type Catalog = {
  * @example Read a loom catalog the strict way
  * ```ts
  * import { type CatalogOptions, readCatalog } from "@loom/mcp";
- * const options: CatalogOptions = { file: "loom.toml", strict: true, literal: true };
+ * const options: CatalogOptions = { file: "loom.toml", mode: "strict" };
  * const read = readCatalog('[mcp.memory]\ncommand = "deno"\n', options);
  * console.log(read.ok && read.value.servers.length); // 1
  * ```
@@ -162,21 +177,10 @@ export type CatalogOptions = {
    */
   format?: CatalogFormat;
   /**
-   * Refuse the whole catalog at the first malformed entry, with its
-   * {@linkcode CatalogError}; by default a malformed entry is skipped alone
-   * and reported in `skipped`.
+   * What a malformed entry does: skipped alone (`"lenient"`, the default) or
+   * refuses the whole catalog (`"strict"`); see {@linkcode CatalogMode}.
    */
-  strict?: boolean;
-  /**
-   * Take every entry as written for this library alone, as `parseCatalog`
-   * and `loadCatalog` do: an entry that cannot be served (disabled, or a
-   * remote transport not spoken) is a mistake rather than skipped, a name
-   * that is not a server name is refused rather than renamed, and `${VAR}`
-   * expands only in a remote server's `url` and `headers` (elsewhere JSON
-   * refuses it and TOML keeps it as written). Off by default: the
-   * configuration files of other tools are read as those tools read them.
-   */
-  literal?: boolean;
+  mode?: CatalogMode;
   /**
    * The environment `${VAR}`, `${env:VAR}`, `${VAR:-default}` and
    * `${VAR:?message}` read. {@linkcode openCatalog} defaults to the

@@ -5,10 +5,10 @@
  *
  * @example Run every server of a catalog
  * ```ts ignore
- * import { Census, loadCatalog } from "@loom/mcp";
- * const specs = await loadCatalog("loom.toml");
- * if (!specs.ok) throw new Error(specs.error.message);
- * const census = Census.prepare(specs.value);
+ * import { Census, openCatalog } from "@loom/mcp";
+ * const catalog = await openCatalog("loom.toml", { mode: "strict" });
+ * if (!catalog.ok) throw new Error(catalog.error.message);
+ * const census = Census.prepare(catalog.value.servers);
  * await census.connectAll();
  * await census.retire();
  * ```
