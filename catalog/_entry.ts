@@ -14,6 +14,7 @@ import {
   type CatalogError,
   type CatalogFormat,
   type CatalogOptions,
+  type DisabledServer,
   MAX_CATALOG_SERVERS,
   type SkippedServer,
   type Substitution,
@@ -105,6 +106,7 @@ export function modeOf(
 export type Collected = {
   servers: ResolvedServerSpec[];
   skipped: SkippedServer[];
+  disabled: DisabledServer[];
   renamed: { key: string; name: string }[];
   substitutions: Substitution[];
   envFiles: { server: string; path: string }[];
@@ -116,6 +118,7 @@ export function emptyCollected(): Collected {
   return {
     servers: [],
     skipped: [],
+    disabled: [],
     renamed: [],
     substitutions: [],
     envFiles: [],
@@ -161,7 +164,16 @@ export function readServers(
       }
       entry = translated.value;
     }
-    const unservable = isTable(entry) ? skipReason(entry, place) : undefined;
+    const off = isTable(entry) ? disabledBy(entry, place) : undefined;
+    if (off !== undefined) {
+      collected.disabled.push({
+        key,
+        table: where,
+        message: `${place.file}: ${where} is ${off}, so it is not started`,
+      });
+      continue;
+    }
+    const unservable = isTable(entry) ? skipReason(entry) : undefined;
     if (unservable !== undefined) {
       collected.skipped.push({
         key,
@@ -234,21 +246,21 @@ function placeProblem(problem: Problem, place: Place, name: string): CatalogErro
     : { kind, file: place.file, table, key, message };
 }
 
+// What turns an entry off, as its file says it; said before any other check,
+// since a disabled entry is not started (nor judged) by the tool that wrote it.
+function disabledBy(entry: Record<string, unknown>, place: Place): string | undefined {
+  if (entry["disabled"] !== true) return undefined;
+  return place.keyNames?.["disabled"] === "enabled"
+    ? "disabled (enabled = false)"
+    : place.syntax === "toml"
+    ? "disabled (disabled = true)"
+    : 'disabled ("disabled": true)';
+}
+
 // An entry the library cannot serve, said before any other check.
 function skipReason(
   entry: Record<string, unknown>,
-  place: Place,
-): { reason: "disabled" | "remote"; what: string } | undefined {
-  if (entry["disabled"] === true) {
-    return {
-      reason: "disabled",
-      what: place.keyNames?.["disabled"] === "enabled"
-        ? "it is enabled = false"
-        : place.syntax === "toml"
-        ? "it is disabled = true"
-        : 'it is "disabled": true',
-    };
-  }
+): { reason: "remote"; what: string } | undefined {
   const remote = isRemoteEntry(entry) ? unservableRemote(entry) : undefined;
   return remote === undefined ? undefined : { reason: "remote", what: remote.what };
 }

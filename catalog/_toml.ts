@@ -67,6 +67,7 @@ export function readToml(
     }
     collected.servers.push(...read.value.servers);
     collected.skipped.push(...read.value.skipped);
+    collected.disabled.push(...read.value.disabled);
     collected.renamed.push(...read.value.renamed);
     collected.substitutions.push(...read.value.substitutions);
     collected.envFiles.push(...read.value.envFiles);

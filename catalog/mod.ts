@@ -13,8 +13,8 @@
  * skipped and why, the names derived, warnings): {@linkcode readCatalog} for
  * a text, {@linkcode openCatalog} for a file, given or found in the usual
  * places. Each reads the way the tool that wrote the file does (an entry
- * that cannot be served, or disabled, is skipped and reported), in one of
- * two modes ({@linkcode CatalogMode}): `"lenient"`
+ * that cannot be served is skipped and reported, a disabled one listed as
+ * disabled), in one of two modes ({@linkcode CatalogMode}): `"lenient"`
  * skips a malformed entry alone, `"strict"` refuses the catalog at the
  * first; `format` says the syntax when the file name does not. Only
  * {@linkcode openCatalog} touches the file system.

@@ -148,8 +148,8 @@ async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogEr
   });
 }
 
-function listsNothing({ servers, skipped }: Catalog): boolean {
-  return servers.length + skipped.length === 0;
+function listsNothing({ servers, skipped, disabled }: Catalog): boolean {
+  return servers.length + skipped.length + disabled.length === 0;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -33,7 +33,7 @@ export function formatOf(file: string): CatalogFormat {
  *
  * It reads a file the way the tool that wrote it does: an entry that cannot
  * be served (remote over the older HTTP+SSE transport, WebSocket or an OAuth
- * sign-in) or disabled is skipped and reported,
+ * sign-in) is skipped and reported, a disabled one is listed in `disabled`,
  * a JSON name that is not a server name (`"GitHub"`) gets one (`github`). A
  * malformed entry is skipped alone, or with `mode: "strict"` refuses the
  * catalog; `format` says the syntax when the file name does not.
@@ -85,12 +85,14 @@ export function readCatalog(
     ? readMcpJson(text, file, (inputs) => modeOf(options, format, inputs))
     : readToml(text, file, modeOf(options, format));
   if (!read.ok) return err(read.error);
-  const { servers, skipped, renamed, warnings, substitutions, envFiles, tables } = read.value;
+  const { servers, skipped, disabled, renamed, warnings, substitutions, envFiles, tables } =
+    read.value;
   return ok({
     file,
     format,
     servers,
     skipped,
+    disabled,
     renamed,
     warnings,
     substitutions,

@@ -164,6 +164,7 @@ export function notes(source: Source): { label: string; text: string }[] {
       text: `server ${quote(key)} is named ${name} here (its module is mcp/${name}.ts); ` +
         "either name works",
     })),
+    ...catalog.disabled.map((disabled) => ({ label: "note", text: disabled.message })),
     ...catalog.skipped.map((skipped) => ({ label: "skipped", text: skipped.message })),
     ...catalog.warnings.map((warning) => ({ label: "warning", text: warning })),
   ];

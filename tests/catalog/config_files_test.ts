@@ -114,7 +114,6 @@ Deno.test("readCatalog() reads Codex's config.toml keys, and warns about every l
     [["HTTPS_PROXY"], "/srv", 20_000, 90_500],
   );
   assert.deepEqual(read.skipped.map(({ key, reason, message }) => [key, reason, message]), [
-    ["old", "disabled", "config.toml: [mcp_servers.old] skipped: it is enabled = false"],
     [
       "picky",
       "invalid",
@@ -126,6 +125,11 @@ Deno.test("readCatalog() reads Codex's config.toml keys, and warns about every l
       'config.toml: [mcp_servers.slow] key "startup_timeout_sec": expected a number of seconds from 0.001 to 3600 (one hour), found an integer (-1)',
     ],
   ]);
+  assert.deepEqual(read.disabled, [{
+    key: "old",
+    table: "[mcp_servers.old]",
+    message: "config.toml: [mcp_servers.old] is disabled (enabled = false), so it is not started",
+  }]);
   assert.deepEqual(read.warnings, [
     "config.toml: [mcpServers.one] is not read: server tables are [mcp.<name>]; write [mcp.one]",
     "config.toml: [mcpServers.two] is not read: server tables are [mcp.<name>]; write [mcp.two]",

@@ -74,9 +74,11 @@ Deno.test("readCatalog() reads every entry but a malformed one the same in both 
   const read = (text: string, mode: CatalogMode) =>
     catalog(readCatalog(text, { ...JSON_FILE, mode }));
   for (const mode of modes) {
-    await t.step(`${mode}: a disabled entry is skipped as disabled`, () => {
+    await t.step(`${mode}: a disabled entry is listed as disabled, not skipped`, () => {
       const text = '{"mcpServers": {"a": {"command": "x", "disabled": true}}}';
-      assert.deepEqual(read(text, mode).skipped.map((entry) => entry.reason), ["disabled"]);
+      const value = read(text, mode);
+      assert.deepEqual(value.skipped, []);
+      assert.deepEqual(value.disabled.map((entry) => entry.key), ["a"]);
     });
     await t.step(`${mode}: a remote entry that cannot be served is skipped`, () => {
       const text = '{"mcpServers": {"a": {"type": "sse", "url": "https://a.example/sse"}}}';

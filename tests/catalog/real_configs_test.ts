@@ -39,16 +39,18 @@ function skipped(value: Catalog): [string, string][] {
   return value.skipped.map((entry) => [entry.key, entry.reason]);
 }
 
-Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a module segment, a disabled entry is skipped", async () => {
+Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a module segment, a disabled entry is listed as disabled", async () => {
   const value = catalog(await read("claude_desktop_config.json"));
   assert.deepEqual(value.servers.map((spec) => spec.name), ["github", "filesystem"]);
   assert.deepEqual(value.renamed, [{ key: "GitHub", name: "github" }]);
   assert.equal(stdio(value.servers)[0]?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_example");
-  assert.deepEqual(skipped(value), [["puppeteer", "disabled"]]);
-  assert.equal(
-    value.skipped[0]?.message,
-    'claude_desktop_config.json: mcpServers.puppeteer skipped: it is "disabled": true',
-  );
+  assert.deepEqual(skipped(value), []);
+  assert.deepEqual(value.disabled, [{
+    key: "puppeteer",
+    table: "mcpServers.puppeteer",
+    message:
+      'claude_desktop_config.json: mcpServers.puppeteer is disabled ("disabled": true), so it is not started',
+  }]);
 });
 
 Deno.test("readCatalog() reads a Claude Code .mcp.json: its OAuth entry is served, malformed ones are skipped alone, by name", async () => {
