@@ -72,6 +72,7 @@ export {
   type CatalogError,
   type CatalogMode,
   type CatalogOptions,
+  type DisabledServer,
   isServerName,
   openCatalog,
   type OpenCatalogOptions,

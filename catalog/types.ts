@@ -157,9 +157,6 @@ export type Catalog = {
   digest?: string;
 };
 
-/** The two readings of a catalog, as {@linkcode CatalogMode} values, the default first. */
-export const CATALOG_MODES = ["lenient", "strict"] as const;
-
 /**
  * How a catalog is read. Both read every file the way the tool that wrote it
  * does (an entry that cannot be served is skipped and reported, a disabled
@@ -170,7 +167,10 @@ export const CATALOG_MODES = ["lenient", "strict"] as const;
  *   `skipped` with its {@linkcode CatalogError};
  * - `"strict"`: it refuses the whole catalog with that error.
  */
-export type CatalogMode = typeof CATALOG_MODES[number];
+export type CatalogMode = "lenient" | "strict";
+
+/** The two readings of a catalog, as {@linkcode CatalogMode} values, the default first. */
+export const CATALOG_MODES: readonly CatalogMode[] = ["lenient", "strict"];
 
 /**
  * Options of {@linkcode readCatalog}, and (but `file`) of
