@@ -20,7 +20,7 @@
  * ```ts ignore
  * import { boot, openCatalog } from "@loom/mcp";
  *
- * const catalog = await openCatalog("loom.toml", { strict: true });
+ * const catalog = await openCatalog("loom.toml", { mode: "strict" });
  * if (!catalog.ok) throw new Error(catalog.error.message);
  * const harness = await boot(catalog.value.servers);
  * try {
@@ -84,12 +84,12 @@ export {
 export {
   type Catalog,
   type CatalogError,
+  type CatalogMode,
   type CatalogOptions,
+  type DisabledServer,
   isServerName,
-  loadCatalog,
   openCatalog,
   type OpenCatalogOptions,
-  parseCatalog,
   readCatalog,
   type SkippedServer,
 } from "./catalog/mod.ts";

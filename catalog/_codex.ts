@@ -1,7 +1,8 @@
 // Private to catalog/: Codex's `config.toml`, whose servers are
 // `[mcp_servers.<name>]` tables. Each entry is said again in the catalog's
 // own keys (its seconds as milliseconds, its bearer token variable and
-// header variables as `${VAR}` headers, `enabled = false` as disabled), and
+// header variables as `${VAR}` headers, `enabled = false` as disabled; its
+// `enabled_tools` and `disabled_tools` are the catalog's own), and
 // then read as every entry is; a mistake is reported under Codex's own key.
 
 import { quote } from "../codec/quote.ts";
@@ -54,17 +55,8 @@ export function fromCodex(
       });
     }
   }
-  for (const key of ["enabled_tools", "disabled_tools"]) {
-    if (entry[key] !== undefined) {
-      return err({
-        kind: "unsupported_entry",
-        key,
-        what: "choosing a server's tools is not supported yet, so every tool would be " +
-          `offered; remove ${key} to run the server with all its tools`,
-      });
-    }
-  }
-  for (const key of ["command", "args", "env", "cwd", "url"]) {
+  // Codex's tool lists are the catalog's own keys, read the same way.
+  for (const key of ["command", "args", "env", "cwd", "url", "enabled_tools", "disabled_tools"]) {
     if (entry[key] !== undefined) out[key] = entry[key];
   }
   if (entry["env_vars"] !== undefined) out["inherit_env"] = entry["env_vars"];

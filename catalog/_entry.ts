@@ -14,6 +14,7 @@ import {
   type CatalogError,
   type CatalogFormat,
   type CatalogOptions,
+  type DisabledServer,
   MAX_CATALOG_SERVERS,
   type SkippedServer,
   type Substitution,
@@ -52,10 +53,9 @@ const KEYS = [
   ...TOOL_KEYS,
   "restart",
 ] as const;
-const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS];
 // What the configuration files of other tools may also hold.
-const JSON_KEYS_READ: readonly string[] = [...JSON_KEYS, "disabled", "envFile"];
-const TOML_KEYS_READ: readonly string[] = [...KEYS, "disabled"];
+const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS, "disabled", "envFile"];
+const TOML_KEYS: readonly string[] = [...KEYS, "disabled"];
 
 /**
  * Where the servers of a document are: its file, its syntax, the key holding
@@ -72,18 +72,14 @@ export type Place = {
 
 /**
  * How a front end reads entries: from the options of a reading, in one
- * place. A `literal` reading is the one of a file written for this library
- * alone; the configuration files of other tools are read with everything on.
+ * place. Every file is read the way the tool that wrote it does; the mode
+ * decides only what a malformed entry does.
  */
 export type Mode = {
   /** Refuse the document at the first malformed entry (else skip it and go on). */
   strict: boolean;
-  /** Skip disabled and remote entries with the reason (else refuse remote ones). */
-  skipUnservable: boolean;
   /** Expand variables from here (else refuse any `${...}`, JSON only). */
   variables?: Variables;
-  /** Expand the URL and headers of remote entries from here (when `variables` is not given). */
-  remoteVariables?: Variables;
   /** Derive a server name from a name that is not one ("GitHub": github). */
   deriveNames: boolean;
   /** Reads the env file an entry names (VS Code's `envFile`); none when absent. */
@@ -99,14 +95,8 @@ export function modeOf(
   format: CatalogFormat,
   inputs?: ReadonlyMap<string, string>,
 ): Mode {
-  const strict = options.strict ?? false;
   const variables = variablesOf(options, inputs);
-  if (options.literal === true) {
-    const mode: Mode = { strict, skipUnservable: false, deriveNames: false };
-    if (variables !== undefined) mode.remoteVariables = variables;
-    return mode;
-  }
-  const mode: Mode = { strict, skipUnservable: true, deriveNames: format === "json" };
+  const mode: Mode = { strict: options.mode === "strict", deriveNames: format === "json" };
   if (variables !== undefined) mode.variables = variables;
   if (options.envFile !== undefined) mode.envFile = options.envFile;
   return mode;
@@ -116,6 +106,7 @@ export function modeOf(
 export type Collected = {
   servers: ResolvedServerSpec[];
   skipped: SkippedServer[];
+  disabled: DisabledServer[];
   renamed: { key: string; name: string }[];
   substitutions: Substitution[];
   envFiles: { server: string; path: string }[];
@@ -124,7 +115,15 @@ export type Collected = {
 
 /** Nothing collected yet. */
 export function emptyCollected(): Collected {
-  return { servers: [], skipped: [], renamed: [], substitutions: [], envFiles: [], tables: [] };
+  return {
+    servers: [],
+    skipped: [],
+    disabled: [],
+    renamed: [],
+    substitutions: [],
+    envFiles: [],
+    tables: [],
+  };
 }
 
 /** An entry whose variables the reading does not allow: read, but not expanded. */
@@ -165,7 +164,16 @@ export function readServers(
       }
       entry = translated.value;
     }
-    const unservable = mode.skipUnservable && isTable(entry) ? skipReason(entry, place) : undefined;
+    const off = isTable(entry) ? disabledBy(entry, place) : undefined;
+    if (off !== undefined) {
+      collected.disabled.push({
+        key,
+        table: where,
+        message: `${place.file}: ${where} is ${off}, so it is not started`,
+      });
+      continue;
+    }
+    const unservable = isTable(entry) ? skipReason(entry) : undefined;
     if (unservable !== undefined) {
       collected.skipped.push({
         key,
@@ -238,21 +246,21 @@ function placeProblem(problem: Problem, place: Place, name: string): CatalogErro
     : { kind, file: place.file, table, key, message };
 }
 
+// What turns an entry off, as its file says it; said before any other check,
+// since a disabled entry is not started (nor judged) by the tool that wrote it.
+function disabledBy(entry: Record<string, unknown>, place: Place): string | undefined {
+  if (entry["disabled"] !== true) return undefined;
+  return place.keyNames?.["disabled"] === "enabled"
+    ? "disabled (enabled = false)"
+    : place.syntax === "toml"
+    ? "disabled (disabled = true)"
+    : 'disabled ("disabled": true)';
+}
+
 // An entry the library cannot serve, said before any other check.
 function skipReason(
   entry: Record<string, unknown>,
-  place: Place,
-): { reason: "disabled" | "remote"; what: string } | undefined {
-  if (entry["disabled"] === true) {
-    return {
-      reason: "disabled",
-      what: place.keyNames?.["disabled"] === "enabled"
-        ? "it is enabled = false"
-        : place.syntax === "toml"
-        ? "it is disabled = true"
-        : 'it is "disabled": true',
-    };
-  }
+): { reason: "remote"; what: string } | undefined {
   const remote = isRemoteEntry(entry) ? unservableRemote(entry) : undefined;
   return remote === undefined ? undefined : { reason: "remote", what: remote.what };
 }
@@ -296,17 +304,10 @@ function readServer(
   const refusal = remote
     ? unservableRemote(entry)
     : syntax === "json"
-    ? refuseUnsupported(entry, mode)
+    ? refuseType(entry)
     : undefined;
   if (refusal !== undefined) return err(refusal);
-  const known = [
-    ...(mode.skipUnservable
-      ? syntax === "toml" ? TOML_KEYS_READ : JSON_KEYS_READ
-      : syntax === "toml"
-      ? KEYS as readonly string[]
-      : JSON_KEYS),
-    ...(remote ? REMOTE_KEYS : []),
-  ];
+  const known = [...(syntax === "toml" ? TOML_KEYS : JSON_KEYS), ...(remote ? REMOTE_KEYS : [])];
   for (const key of Object.keys(entry)) {
     if (known.includes(key)) continue;
     const near = nearKey(key, known);
@@ -378,26 +379,24 @@ function readServer(
   );
 }
 
-// Variables expand from the environment given; with none, a JSON entry that
-// holds one is refused, and a remote entry's URL and headers expand from the
-// environment of a literal reading (a token is read from the harness's
-// environment, never written in the file).
+// Variables expand from the environment given; with none, a JSON entry or
+// a remote entry that holds one is refused (a token is read from the
+// harness's environment, never written in the file).
 function expandVariables(
   spec: ServerSpec,
   remote: boolean,
   syntax: Syntax,
   mode: Mode,
 ): Result<ServerSpec, Problem> {
-  const variables = mode.variables ?? (remote ? mode.remoteVariables : undefined);
-  if (variables !== undefined) return expandSpec(spec, variables);
+  if (mode.variables !== undefined) return expandSpec(spec, mode.variables);
   if (!remote && syntax !== "json") return ok(spec);
   const substitution = refuseSubstitution(spec);
   if (substitution === undefined) return ok(spec);
   if (!remote) return err(substitution);
   return err({
     ...substitution,
-    what: `${substitution.what}, or read the catalog with loadCatalog or openCatalog ` +
-      `(or give options.env), which expand it from the harness's environment`,
+    what: `${substitution.what}, or open the file with openCatalog (or give options.env), ` +
+      `which expands it from the harness's environment`,
   });
 }
 
@@ -421,17 +420,9 @@ function readTimeouts(
   return undefined;
 }
 
-// VS Code's envFile, in a literal reading, is refused before the key check,
-// so that it gets a message about what it is rather than "unknown key".
-function refuseUnsupported(entry: Record<string, unknown>, mode: Mode): Problem | undefined {
+// A JSON entry without a url is a stdio server, whatever else it says.
+function refuseType(entry: Record<string, unknown>): Problem | undefined {
   const type = entry["type"];
-  if (entry["envFile"] !== undefined && !mode.skipUnservable) {
-    return {
-      kind: "unsupported_entry",
-      key: "envFile",
-      what: `env files are not supported; list the variables in "env" or "inherit_env"`,
-    };
-  }
   if (type !== undefined && type !== "stdio") {
     return {
       kind: "invalid_entry",

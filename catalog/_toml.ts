@@ -17,7 +17,7 @@ const TOML_TABLE_HEADER =
 /**
  * A TOML document's servers, read in `mode`, and warnings about tables it
  * does not read. The `[mcp.<name>]` tables are read in file order, then
- * Codex's `[mcp_servers.<name>]` (unless the reading is literal); other
+ * Codex's `[mcp_servers.<name>]`; other
  * top-level keys are ignored (the catalog may live in a larger file), and a
  * document without either lists no servers.
  */
@@ -33,10 +33,9 @@ export function readToml(
   } catch (error) {
     return err(tomlError(file, source, error));
   }
-  const codex = mode.skipUnservable;
-  const warnings = lookAlikes(document, file, codex);
+  const warnings = lookAlikes(document, file);
   const collected = emptyCollected();
-  for (const root of codex ? ["mcp", "mcp_servers"] : ["mcp"]) {
+  for (const root of ["mcp", "mcp_servers"]) {
     const servers = document[root];
     if (servers === undefined) continue;
     if (!isTable(servers)) {
@@ -68,6 +67,7 @@ export function readToml(
     }
     collected.servers.push(...read.value.servers);
     collected.skipped.push(...read.value.skipped);
+    collected.disabled.push(...read.value.disabled);
     collected.renamed.push(...read.value.renamed);
     collected.substitutions.push(...read.value.substitutions);
     collected.envFiles.push(...read.value.envFiles);
@@ -78,12 +78,12 @@ export function readToml(
 
 // Top-level tables that look meant as server tables but are not read: a
 // typo of "mcp", or the prefix of another tool's format (the JSON files'
-// mcpServers; Codex's [mcp_servers.<name>] in a literal reading). One
+// mcpServers). One
 // warning per table of servers, so that none goes unsaid.
-function lookAlikes(document: Record<string, unknown>, file: string, codex: boolean): string[] {
+function lookAlikes(document: Record<string, unknown>, file: string): string[] {
   const warnings: string[] = [];
   for (const [key, value] of Object.entries(document)) {
-    if (key === "mcp" || (codex && key === "mcp_servers") || !isTable(value)) continue;
+    if (key === "mcp" || key === "mcp_servers" || !isTable(value)) continue;
     const normal = key.toLowerCase().replace(/[-_]/g, "");
     const servers = Object.keys(value).filter((name) => {
       const entry = value[name];

@@ -13,12 +13,11 @@
  * skipped and why, the names derived, warnings): {@linkcode readCatalog} for
  * a text, {@linkcode openCatalog} for a file, given or found in the usual
  * places. Each reads the way the tool that wrote the file does (an entry
- * that cannot be served is skipped and reported, a malformed one is skipped
- * alone), or `strict` (the first malformed entry refuses the catalog) and
- * `literal` (every entry as written for this library alone); `format` says
- * the syntax when the file name does not. Only {@linkcode openCatalog}
- * touches the file system. `parseCatalog`, `parseMcpServersJson` and
- * `loadCatalog` remain, deprecated, as those doors read strict and literal.
+ * that cannot be served is skipped and reported, a disabled one listed as
+ * disabled), in one of two modes ({@linkcode CatalogMode}): `"lenient"`
+ * skips a malformed entry alone, `"strict"` refuses the catalog at the
+ * first; `format` says the syntax when the file name does not. Only
+ * {@linkcode openCatalog} touches the file system.
  *
  * @example Read a catalog
  * ```ts
@@ -59,4 +58,3 @@ export { isServerName, SERVER_NAME_PATTERN } from "./names.ts";
 export { readCatalog } from "./read.ts";
 export { CATALOG_FILES, openCatalog } from "./open.ts";
 export { userCatalogFiles, type UserPlaces } from "./user.ts";
-export { loadCatalog, parseCatalog, parseMcpServersJson } from "./deprecated.ts";

@@ -32,7 +32,7 @@ export const CATALOG_FILES: readonly string[] = [
  * {@linkcode CATALOG_FILES} in `options.folder` (the current folder by
  * default), or with `options.user` the first of the user's own files
  * (`userCatalogFiles()`) that lists servers, read as {@linkcode readCatalog}
- * reads text, with its options (`strict`, `literal`, `format`: by default
+ * reads text, with its options (`mode`, `format`: by default
  * from the file name). Variables (`${VAR}`, `${env:VAR}`, `${VAR:-default}`)
  * expand from the harness's environment unless `options.env` says
  * otherwise; but a file found in the project folder rather than named
@@ -63,7 +63,7 @@ export const CATALOG_FILES: readonly string[] = [
  * @example Open a loom catalog the strict way
  * ```ts ignore
  * import { boot, openCatalog } from "@loom/mcp";
- * const catalog = await openCatalog("loom.toml", { strict: true, literal: true });
+ * const catalog = await openCatalog("loom.toml", { mode: "strict" });
  * if (!catalog.ok) throw new Error(catalog.error.message); // names the file, table and key
  * const harness = await boot(catalog.value.servers);
  * await harness.retire();
@@ -136,7 +136,7 @@ async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogEr
     if (!opened.ok && opened.error.kind === "invalid_catalog" && opened.error.key === undefined) {
       continue;
     }
-    if (opened.ok && opened.value.servers.length + opened.value.skipped.length === 0) continue;
+    if (opened.ok && listsNothing(opened.value)) continue;
     return opened;
   }
   return err({
@@ -146,6 +146,10 @@ async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogEr
       places.length === 0 ? "nothing (HOME is not set)" : places.join(", ")
     }; give the catalog's path`,
   });
+}
+
+function listsNothing({ servers, skipped, disabled }: Catalog): boolean {
+  return servers.length + skipped.length + disabled.length === 0;
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -8,7 +8,13 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
-import type { Catalog, CatalogError, CatalogFormat, CatalogOptions } from "./types.ts";
+import {
+  type Catalog,
+  CATALOG_MODES,
+  type CatalogError,
+  type CatalogFormat,
+  type CatalogOptions,
+} from "./types.ts";
 import { DEFAULT_FILE, modeOf } from "./_entry.ts";
 import { readToml } from "./_toml.ts";
 import { readMcpJson } from "./_mcp_json.ts";
@@ -25,13 +31,12 @@ export function formatOf(file: string): CatalogFormat {
  * the catalog is a {@linkcode CatalogError} naming the file, the table and
  * the key, and saying what to write instead.
  *
- * By default it reads a file the way the tool that wrote it does: an entry
- * that cannot be served (disabled, or remote over the older HTTP+SSE
- * transport, WebSocket or an OAuth sign-in) is skipped and reported, a
- * malformed entry is skipped alone, a JSON name that is not a server name
- * (`"GitHub"`) gets one (`github`). `strict` refuses the catalog at its
- * first malformed entry; `literal` takes every entry as written for this
- * library alone; `format` says the syntax when the file name does not.
+ * It reads a file the way the tool that wrote it does: an entry that cannot
+ * be served (remote over the older HTTP+SSE transport, WebSocket or an OAuth
+ * sign-in) is skipped and reported, a disabled one is listed in `disabled`,
+ * a JSON name that is not a server name (`"GitHub"`) gets one (`github`). A
+ * malformed entry is skipped alone, or with `mode: "strict"` refuses the
+ * catalog; `format` says the syntax when the file name does not.
  * Variables expand from `options.env` only (none by default): reading text
  * stays pure.
  *
@@ -55,7 +60,7 @@ export function formatOf(file: string): CatalogFormat {
  * import { readCatalog } from "@loom/mcp";
  * const result = readCatalog('[mcp.github]\ncommand = "npx -y server-github"\n', {
  *   file: "loom.toml",
- *   strict: true,
+ *   mode: "strict",
  * });
  * if (!result.ok) console.log(result.error.message);
  * // loom.toml: [mcp.github] key "command": expected one executable, found a shell string ...
@@ -71,10 +76,27 @@ export function readCatalog(
   if (format !== "toml" && format !== "json") {
     throw new TypeError(`readCatalog() expects format "toml" or "json", got ${String(format)}`);
   }
+  if (options.mode !== undefined && !CATALOG_MODES.includes(options.mode)) {
+    throw new TypeError(
+      `readCatalog() expects mode "lenient" or "strict", got ${String(options.mode)}`,
+    );
+  }
   const read = format === "json"
     ? readMcpJson(text, file, (inputs) => modeOf(options, format, inputs))
     : readToml(text, file, modeOf(options, format));
   if (!read.ok) return err(read.error);
-  const { servers, skipped, renamed, warnings, substitutions, envFiles, tables } = read.value;
-  return ok({ file, format, servers, skipped, renamed, warnings, substitutions, envFiles, tables });
+  const { servers, skipped, disabled, renamed, warnings, substitutions, envFiles, tables } =
+    read.value;
+  return ok({
+    file,
+    format,
+    servers,
+    skipped,
+    disabled,
+    renamed,
+    warnings,
+    substitutions,
+    envFiles,
+    tables,
+  });
 }

@@ -55,10 +55,8 @@ export type CatalogError = {
 /** The two syntaxes a catalog may be written in. */
 export type CatalogFormat = "toml" | "json";
 
-/** Why an entry of a catalog was left out. */
+/** Why an entry of a catalog was left out although it is enabled. */
 export type SkipReason =
-  /** The entry says `"disabled": true`. */
-  | "disabled"
   /**
    * A remote server that cannot be served: over the older HTTP+SSE transport
    * or WebSocket, or needing an OAuth sign-in or a command to make its headers.
@@ -90,6 +88,19 @@ export type SkippedServer = {
 };
 
 /**
+ * An entry its file turns off (`"disabled": true`, or Codex's
+ * `enabled = false`): not started, and not a mistake.
+ */
+export type DisabledServer = {
+  /** The entry's name as written in the file. */
+  key: string;
+  /** Where it is written, as messages name it: `[mcp_servers.docs]`, `mcpServers.GitHub`. */
+  table: string;
+  /** One line for a person: the file, the entry and the key that turns it off. */
+  message: string;
+};
+
+/**
  * A value of an entry that holds a variable (`${VAR}`, `${input:id}`,
  * `${workspaceFolder}` ...), as the file wrote it: what a person is shown
  * instead of the expanded value, which may hold a secret.
@@ -116,8 +127,13 @@ export type Catalog = {
   format: CatalogFormat;
   /** The servers to run, in file order, each with its defaults written out. */
   servers: ResolvedServerSpec[];
-  /** Entries left out, in file order, each with its reason. */
+  /**
+   * Entries left out although enabled (they could not be read or served), in
+   * file order, each with its reason.
+   */
   skipped: SkippedServer[];
+  /** Entries the file turns off, in file order; not started, and not a mistake. */
+  disabled: DisabledServer[];
   /**
    * Entries whose name was not a module segment (`"GitHub"`), with the server
    * name derived from it (`github`): the census key and the module `mcp/github.ts`.
@@ -142,13 +158,28 @@ export type Catalog = {
 };
 
 /**
+ * How a catalog is read. Both read every file the way the tool that wrote it
+ * does (an entry that cannot be served is skipped and reported, a disabled
+ * one listed in `disabled`, a JSON name that is not a server name renamed);
+ * they differ on a malformed entry:
+ *
+ * - `"lenient"` (the default): it is skipped alone, and reported in
+ *   `skipped` with its {@linkcode CatalogError};
+ * - `"strict"`: it refuses the whole catalog with that error.
+ */
+export type CatalogMode = "lenient" | "strict";
+
+/** The two readings of a catalog, as {@linkcode CatalogMode} values, the default first. */
+export const CATALOG_MODES: readonly CatalogMode[] = ["lenient", "strict"];
+
+/**
  * Options of {@linkcode readCatalog}, and (but `file`) of
  * {@linkcode openCatalog}.
  *
  * @example Read a loom catalog the strict way
  * ```ts
  * import { type CatalogOptions, readCatalog } from "@loom/mcp";
- * const options: CatalogOptions = { file: "loom.toml", strict: true, literal: true };
+ * const options: CatalogOptions = { file: "loom.toml", mode: "strict" };
  * const read = readCatalog('[mcp.memory]\ncommand = "deno"\n', options);
  * console.log(read.ok && read.value.servers.length); // 1
  * ```
@@ -162,21 +193,10 @@ export type CatalogOptions = {
    */
   format?: CatalogFormat;
   /**
-   * Refuse the whole catalog at the first malformed entry, with its
-   * {@linkcode CatalogError}; by default a malformed entry is skipped alone
-   * and reported in `skipped`.
+   * What a malformed entry does: skipped alone (`"lenient"`, the default) or
+   * refuses the whole catalog (`"strict"`); see {@linkcode CatalogMode}.
    */
-  strict?: boolean;
-  /**
-   * Take every entry as written for this library alone, as `parseCatalog`
-   * and `loadCatalog` do: an entry that cannot be served (disabled, or a
-   * remote transport not spoken) is a mistake rather than skipped, a name
-   * that is not a server name is refused rather than renamed, and `${VAR}`
-   * expands only in a remote server's `url` and `headers` (elsewhere JSON
-   * refuses it and TOML keeps it as written). Off by default: the
-   * configuration files of other tools are read as those tools read them.
-   */
-  literal?: boolean;
+  mode?: CatalogMode;
   /**
    * The environment `${VAR}`, `${env:VAR}`, `${VAR:-default}` and
    * `${VAR:?message}` read. {@linkcode openCatalog} defaults to the

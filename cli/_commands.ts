@@ -99,6 +99,7 @@ function catalogJson(source: Source): Record<string, unknown> {
   return {
     catalog: source.origin,
     skipped: catalog?.skipped.map(({ key, reason, message }) => ({ key, reason, message })) ?? [],
+    disabled: catalog?.disabled ?? [],
     renamed: catalog?.renamed ?? [],
     warnings: catalog?.warnings ?? [],
   };
@@ -131,7 +132,12 @@ export function showFailures(harness: Harness, context: Context): number {
 export function catalogLines(source: Source): string[] {
   if (source.catalog === undefined) return [];
   const count = source.catalog.servers.length;
-  return [`Catalog ${printable(source.origin)}: ${count} server${count === 1 ? "" : "s"}`];
+  const disabled = source.catalog.disabled.length;
+  return [
+    `Catalog ${printable(source.origin)}: ${count} server${count === 1 ? "" : "s"}${
+      disabled === 0 ? "" : `, ${disabled} disabled`
+    }`,
+  ];
 }
 
 /** Prints the catalog's notes on stderr: skipped entries and warnings are kept by --quiet. */
@@ -178,10 +184,14 @@ export async function check(command: Command<"check">, context: Context): Promis
       printJson(output, { ...catalogJson(source), servers: [], ready: 0, ok: false });
     }
     const skipped = source.catalog?.skipped.length ?? 0;
+    const disabled = source.catalog?.disabled.length ?? 0;
     output.error(
       skipped > 0
         ? `nothing to check: every entry of ${printable(source.origin)} was skipped (${skipped}, ` +
           "each said above with what to change)"
+        : disabled > 0
+        ? `nothing to check: every entry of ${printable(source.origin)} is disabled ` +
+          `(${disabled}); enable one to check it`
         : `nothing to check: ${printable(source.origin)} yields no server; ` +
           'add [mcp.<name>] tables (TOML) or "mcpServers" entries (JSON)',
     );
@@ -354,7 +364,7 @@ export async function moduleOf(command: Command<"module">, context: Context): Pr
 /**
  * The spec of one server of the source, named by its server name or by the
  * name the file wrote (`"GitHub"`); `undefined` (after saying why) when there
- * is none, or when the file's entry of that name was skipped.
+ * is none, or when the file's entry of that name was skipped or is disabled.
  */
 export function pick(
   context: Context,
@@ -368,6 +378,7 @@ export function pick(
   const skipped = source.catalog?.skipped.find((entry) =>
     entry.key === server || source.aliases.get(entry.key) === name
   );
+  const disabled = source.catalog?.disabled.find((entry) => entry.key === server);
   const known = source.specs.length === 0
     ? "it lists none"
     : `its servers: ${
@@ -380,6 +391,8 @@ export function pick(
     kind: "unknown_server",
     message: skipped !== undefined
       ? `server ${quote(server)} was skipped: ${skipped.message}`
+      : disabled !== undefined
+      ? `${disabled.message}; enable it to use it`
       : `no server ${quote(server)} in ${printable(source.origin)}; ${known}`,
   }, EXIT_USAGE);
   return undefined;

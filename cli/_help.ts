@@ -186,7 +186,7 @@ const OPTIONS_TEXT = `Servers:
   --input <id=value>    the value of a VS Code \${input:id}; repeatable
   --trust               start the servers of a file found here without asking
   --strict              refuse the whole catalog at its first malformed entry
-  --allow-skipped       exit 0 even when the catalog skipped entries
+  --allow-skipped       exit 0 even when the catalog skipped enabled entries
 
 Tools:
   --allow-tool <s.t>    only this tool of server s (by wire or function name), with
@@ -207,7 +207,7 @@ Output:
 
 const EXIT_TEXT = `Exit status: 0 when everything worked, 1 when a server or a call failed,
 2 for a usage or catalog mistake (a catalog that yields no server included),
-3 when the catalog skipped entries (unless --allow-skipped), 4 when a file
+3 when the catalog skipped enabled entries (unless --allow-skipped), 4 when a file
 found here was not trusted, 130 when interrupted.`;
 
 function usageText(): string {

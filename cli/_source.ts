@@ -73,7 +73,10 @@ async function catalogServers(
   common: Common,
   output: Output,
 ): Promise<Result<Read, Refusal>> {
-  const reading = { strict: common.strict, inputs: common.inputs };
+  const reading = {
+    mode: common.strict ? "strict" as const : "lenient" as const,
+    inputs: common.inputs,
+  };
   const found = common.catalog === undefined && !common.user;
   const opened = await openCatalog(common.catalog, { ...reading, user: common.user });
   if (!opened.ok) return err({ message: opened.error.message, status: EXIT_USAGE });
@@ -161,6 +164,7 @@ export function notes(source: Source): { label: string; text: string }[] {
       text: `server ${quote(key)} is named ${name} here (its module is mcp/${name}.ts); ` +
         "either name works",
     })),
+    ...catalog.disabled.map((disabled) => ({ label: "note", text: disabled.message })),
     ...catalog.skipped.map((skipped) => ({ label: "skipped", text: skipped.message })),
     ...catalog.warnings.map((warning) => ({ label: "warning", text: warning })),
   ];

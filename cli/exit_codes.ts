@@ -18,8 +18,9 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 /**
  * Exit status when everything else worked but the catalog skipped entries
- * (disabled, malformed, not servable, unexpanded): the file does not do all
- * it says. `--allow-skipped` makes it {@linkcode EXIT_OK}.
+ * that are enabled (malformed, not servable, unexpanded): the file does not
+ * do all it says. An entry the file disables is no such entry.
+ * `--allow-skipped` makes it {@linkcode EXIT_OK}.
  */
 export const EXIT_SKIPPED = 3;
 /**

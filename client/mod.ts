@@ -8,7 +8,7 @@
  * import { Census } from "@loom/mcp/client";
  * import { openCatalog } from "@loom/mcp/catalog";
  *
- * const catalog = await openCatalog("loom.toml", { strict: true });
+ * const catalog = await openCatalog("loom.toml", { mode: "strict" });
  * if (!catalog.ok) throw new Error(catalog.error.message);
  * const census = Census.prepare(catalog.value.servers);
  * await census.connectAll();

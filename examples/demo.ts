@@ -44,7 +44,7 @@ function withThisDeno(specs: ResolvedServerSpec[], memoryFile: string): Resolved
 
 async function main(): Promise<boolean> {
   // Loaded from its file, each server runs in the catalog's folder (examples/).
-  const catalog = await openCatalog(catalogPath, { strict: true, literal: true });
+  const catalog = await openCatalog(catalogPath, { mode: "strict" });
   if (!catalog.ok) {
     console.error(catalog.error.message);
     return false;

@@ -47,7 +47,7 @@ export * from "./budget.ts";
  * @example Boot, call, retire
  * ```ts ignore
  * import { boot, openCatalog } from "@loom/mcp";
- * const catalog = await openCatalog("loom.toml", { strict: true });
+ * const catalog = await openCatalog("loom.toml", { mode: "strict" });
  * if (!catalog.ok) throw new Error(catalog.error.message);
  * const harness = await boot(catalog.value.servers);
  * console.log(harness.surface);

@@ -65,11 +65,11 @@ Deno.test("mod.ts and the command line load from a checkout that has no deno.jso
     await Deno.writeTextFile(`${dir}/loom.toml`, catalog);
     await Deno.writeTextFile(
       `${dir}/harness.ts`,
-      `import { boot, loadCatalog } from "./loom/mod.ts";
+      `import { boot, openCatalog } from "./loom/mod.ts";
 
-const catalog = await loadCatalog("loom.toml");
+const catalog = await openCatalog("loom.toml", { mode: "strict" });
 if (!catalog.ok) throw new Error(catalog.error.message);
-const harness = await boot(catalog.value);
+const harness = await boot(catalog.value.servers);
 try {
   const result = await harness.call("echo", "echo", { text: "from a checkout" });
   console.log(JSON.stringify({ text: result.ok ? result.value.content[0] : result.error.message }));

@@ -4,12 +4,11 @@ import {
   type CatalogError,
   isRemote,
   isServerName,
-  loadCatalog,
-  parseCatalog,
+  openCatalog,
   type ServerSpec,
   type StdioServerSpec,
 } from "../../mod.ts";
-import { parseMcpServersJson } from "../../catalog/mod.ts";
+import { openStrict, readJsonStrict, readTomlStrict } from "./_strict.ts";
 import { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS } from "../../limits.ts";
 
 const DATA = new URL("./data/", import.meta.url);
@@ -57,7 +56,7 @@ function githubJson(entry: Record<string, unknown>): string {
   return JSON.stringify({ mcpServers: { github: entry } });
 }
 
-Deno.test("loadCatalog() reads the good catalog files into server specs", async (t) => {
+Deno.test("openCatalog() reads the good catalog files into server specs", async (t) => {
   const good: [string, ServerSpec[]][] = [
     ["harness.toml", [
       spec("memory", {
@@ -94,25 +93,20 @@ Deno.test("loadCatalog() reads the good catalog files into server specs", async 
   ];
   for (const [file, expected] of good) {
     await t.step(file, async () => {
-      const result = await loadCatalog(new URL(file, DATA));
+      const result = await openStrict(new URL(file, DATA));
       assert.ok(result.ok, result.ok ? "" : result.error.message);
       assert.deepEqual(plain(result.value), expected);
     });
   }
 });
 
-Deno.test("loadCatalog() refuses the bad catalog files with a message naming the file", async (t) => {
+Deno.test("openCatalog() refuses the bad catalog files with a message naming the file", async (t) => {
   const dir = new URL(".", DATA).pathname;
   const bad: [string, CatalogError["kind"], string][] = [
     [
       "duplicate.toml",
       "duplicate_name",
       `${dir}duplicate.toml: [mcp.github] is defined twice (again at line 7); keep one table per server`,
-    ],
-    [
-      "remote.json",
-      "unsupported_entry",
-      `${dir}remote.json: mcpServers.linear key "type": a remote server ("https://mcp.linear.app/sse") over the older HTTP+SSE transport, which is not supported; if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"`,
     ],
     [
       "missing.toml",
@@ -122,7 +116,7 @@ Deno.test("loadCatalog() refuses the bad catalog files with a message naming the
   ];
   for (const [file, kind, message] of bad) {
     await t.step(file, async () => {
-      const error = refusal(await loadCatalog(new URL(file, DATA)));
+      const error = refusal(await openStrict(new URL(file, DATA)));
       assert.equal(error.kind, kind);
       assert.equal(error.message, message);
       assert.equal(error.file, `${dir}${file}`);
@@ -130,11 +124,25 @@ Deno.test("loadCatalog() refuses the bad catalog files with a message naming the
   }
 });
 
-Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async (t) => {
+Deno.test("openCatalog() in strict mode skips a remote entry it cannot serve, saying why", async () => {
+  const dir = new URL(".", DATA).pathname;
+  const opened = await openCatalog(new URL("remote.json", DATA), { mode: "strict" });
+  assert.ok(opened.ok, opened.ok ? "" : opened.error.message);
+  assert.deepEqual(opened.value.servers, []);
+  assert.deepEqual(opened.value.skipped.map(({ key, reason, message }) => [key, reason, message]), [
+    [
+      "linear",
+      "remote",
+      `${dir}remote.json: mcpServers.linear skipped: a remote server ("https://mcp.linear.app/sse") over the older HTTP+SSE transport, which is not supported; if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"`,
+    ],
+  ]);
+});
+
+Deno.test("openCatalog() refuses what is not a small UTF-8 regular file", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "catalog_test_" });
   try {
     await t.step("a directory", async () => {
-      const error = refusal(await loadCatalog(dir));
+      const error = refusal(await openStrict(dir));
       assert.equal(error.kind, "unreadable_file");
       assert.equal(
         error.message,
@@ -144,7 +152,7 @@ Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async 
     await t.step("a file past MAX_CATALOG_BYTES", async () => {
       const path = `${dir}/large.toml`;
       await Deno.writeFile(path, new Uint8Array(MAX_CATALOG_BYTES + 1).fill(0x23));
-      const error = refusal(await loadCatalog(path));
+      const error = refusal(await openStrict(path));
       assert.equal(error.kind, "invalid_catalog");
       assert.equal(
         error.message,
@@ -154,7 +162,7 @@ Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async 
     await t.step("a file that is not UTF-8", async () => {
       const path = `${dir}/latin1.toml`;
       await Deno.writeFile(path, new Uint8Array([0x23, 0x20, 0xe9, 0x0a]));
-      const error = refusal(await loadCatalog(path));
+      const error = refusal(await openStrict(path));
       assert.equal(error.kind, "invalid_catalog");
       assert.equal(
         error.message,
@@ -164,20 +172,20 @@ Deno.test("loadCatalog() refuses what is not a small UTF-8 regular file", async 
     await t.step("a .JSON file is read as JSON, whatever the case of its extension", async () => {
       const path = `${dir}/Servers.JSON`;
       await Deno.writeTextFile(path, '\uFEFF{"mcpServers": {"a": {"command": "x"}}}');
-      const result = await loadCatalog(path);
+      const result = await openStrict(path);
       assert.ok(result.ok);
       // With no cwd of its own, a server runs in the catalog's folder.
       assert.deepEqual(plain(result.value), [spec("a", { command: "x", cwd: dir })]);
     });
     await t.step("a URL other than file: is caller misuse", async () => {
-      await assert.rejects(() => loadCatalog(new URL("https://example.com/c.toml")), TypeError);
+      await assert.rejects(() => openStrict(new URL("https://example.com/c.toml")), TypeError);
     });
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("parseCatalog() refuses each mistake with the file, table, key and the fix", async (t) => {
+Deno.test("readCatalog() refuses each mistake with the file, table, key and the fix", async (t) => {
   const cases: Refusal[] = [
     [
       "invalid TOML, with its line",
@@ -259,13 +267,13 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
       "an unknown key",
       github("timeout = 5"),
       "invalid_entry",
-      `catalog.toml: [mcp.github] key "timeout": unknown key; the known keys are ${KNOWN_KEYS}`,
+      `catalog.toml: [mcp.github] key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, disabled`,
     ],
     [
       "a camelCase key",
       github("inheritEnv = []"),
       "invalid_entry",
-      `catalog.toml: [mcp.github] key "inheritEnv": unknown key (did you mean "inherit_env"?); the known keys are ${KNOWN_KEYS}`,
+      `catalog.toml: [mcp.github] key "inheritEnv": unknown key (did you mean "inherit_env"?); the known keys are ${KNOWN_KEYS}, disabled`,
     ],
     [
       "a missing command",
@@ -451,7 +459,7 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
   ];
   for (const [name, text, kind, message] of cases) {
     await t.step(name, () => {
-      const error = refusal(parseCatalog(text, { file: "catalog.toml" }));
+      const error = refusal(readTomlStrict(text, { file: "catalog.toml" }));
       assert.equal(error.message, message);
       assert.equal(error.kind, kind);
       assert.equal(error.file, "catalog.toml");
@@ -459,8 +467,8 @@ Deno.test("parseCatalog() refuses each mistake with the file, table, key and the
   }
 });
 
-Deno.test("parseCatalog() reads the era and the versions offered of a server", () => {
-  const parsed = parseCatalog(
+Deno.test("readCatalog() reads the era and the versions offered of a server", () => {
+  const parsed = readTomlStrict(
     '[mcp.a]\ncommand = "x"\nera = "legacy"\nversions = ["2025-06-18"]\n' +
       '[mcp.b]\ncommand = "y"\n',
   );
@@ -471,8 +479,8 @@ Deno.test("parseCatalog() reads the era and the versions offered of a server", (
   assert.equal(parsed.value[1]?.versions, undefined);
 });
 
-Deno.test("parseCatalog() and parseMcpServersJson() read a restart policy, none by default", () => {
-  const toml = parseCatalog(
+Deno.test("readCatalog() reads a restart policy in both syntaxes, none by default", () => {
+  const toml = readTomlStrict(
     '[mcp.a]\ncommand = "x"\nrestart = { max = 3, backoff_ms = 500 }\n' +
       '[mcp.b]\ncommand = "y"\nrestart = {}\n[mcp.c]\ncommand = "z"\n',
   );
@@ -482,13 +490,13 @@ Deno.test("parseCatalog() and parseMcpServersJson() read a restart policy, none 
     {},
     undefined,
   ]);
-  const json = parseMcpServersJson(
+  const json = readJsonStrict(
     '{"mcpServers": {"a": {"command": "x", "restart": {"max": 2, "backoff_ms": 100}}}}',
   );
   assert.ok(json.ok && json.value[0]?.restart?.max === 2, JSON.stringify(json));
 });
 
-Deno.test("parseCatalog() refuses a restart policy it cannot run, naming the field", async (t) => {
+Deno.test("readCatalog() refuses a restart policy it cannot run, naming the field", async (t) => {
   const cases: [string, RegExp][] = [
     ["restart = 3", /key "restart": expected a table such as restart = \{ max = 3/],
     ["restart = { tries = 3 }", /unknown field "tries"; the fields are max and backoff_ms/],
@@ -497,15 +505,15 @@ Deno.test("parseCatalog() refuses a restart policy it cannot run, naming the fie
   ];
   for (const [line, message] of cases) {
     await t.step(line, () => {
-      const parsed = parseCatalog(`[mcp.a]\ncommand = "x"\n${line}\n`);
+      const parsed = readTomlStrict(`[mcp.a]\ncommand = "x"\n${line}\n`);
       assert.ok(!parsed.ok && parsed.error.key === "restart", JSON.stringify(parsed));
       assert.match(parsed.error.message, message);
     });
   }
 });
 
-Deno.test("parseCatalog() reports the table and key of a mistake as fields", () => {
-  const error = refusal(parseCatalog(github('args = "--stdio"')));
+Deno.test("readCatalog() reports the table and key of a mistake as fields", () => {
+  const error = refusal(readTomlStrict(github('args = "--stdio"')));
   assert.deepEqual(error, {
     kind: "invalid_entry",
     file: "catalog",
@@ -514,12 +522,12 @@ Deno.test("parseCatalog() reports the table and key of a mistake as fields", () 
     message:
       'catalog: [mcp.github] key "args": expected an array of strings, found a string ("--stdio"); write args = ["--stdio"]',
   });
-  const syntax = refusal(parseCatalog("[mcp.github\n", { file: "c.toml" }));
+  const syntax = refusal(readTomlStrict("[mcp.github\n", { file: "c.toml" }));
   assert.equal(syntax.line, 1);
   assert.equal(syntax.column, 12);
 });
 
-Deno.test("parseCatalog() reads what a harness may legitimately write", async (t) => {
+Deno.test("readCatalog() reads what a harness may legitimately write", async (t) => {
   const accepted: [string, string, ServerSpec[]][] = [
     ["an empty document", "", []],
     ["an empty mcp table", "[mcp]", []],
@@ -542,15 +550,15 @@ Deno.test("parseCatalog() reads what a harness may legitimately write", async (t
   ];
   for (const [name, text, expected] of accepted) {
     await t.step(name, () => {
-      const result = parseCatalog(text);
+      const result = readTomlStrict(text);
       assert.ok(result.ok, result.ok ? "" : result.error.message);
       assert.deepEqual(plain(result.value), expected);
     });
   }
 });
 
-Deno.test("parseCatalog() keeps an env variable named __proto__ as an own property", () => {
-  const result = parseCatalog(github('[mcp.github.env]\n__proto__ = "1"\nconstructor = "2"'));
+Deno.test("readCatalog() keeps an env variable named __proto__ as an own property", () => {
+  const result = readTomlStrict(github('[mcp.github.env]\n__proto__ = "1"\nconstructor = "2"'));
   assert.ok(result.ok);
   const first = result.value[0];
   const env = first === undefined || isRemote(first) ? {} : first.env;
@@ -558,7 +566,7 @@ Deno.test("parseCatalog() keeps an env variable named __proto__ as an own proper
   assert.equal(Object.getPrototypeOf(env), null);
 });
 
-Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key and the fix", async (t) => {
+Deno.test("readCatalog() of JSON refuses each mistake with the file, entry, key and the fix", async (t) => {
   const cases: Refusal[] = [
     [
       "a comment that never ends, with its line and column",
@@ -603,12 +611,6 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       '.mcp.json: key "mcpServers": expected an object of servers by name, found an array',
     ],
     [
-      "a name with a dot",
-      '{"mcpServers": {"my.server": {"command": "x"}}}',
-      "invalid_name",
-      '.mcp.json: mcpServers."my.server": invalid server name "my.server": use lowercase letters, digits, underscores and hyphens, starting with a letter, at most 64 characters, not a device name, such as "my_server"',
-    ],
-    [
       "a duplicate server",
       '{"mcpServers": {\n"a": {"command": "x"},\n"a": {"command": "y"}\n}}',
       "duplicate_name",
@@ -639,12 +641,6 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       '.mcp.json: mcpServers.github key "command": a server is either started from a "command" or reached at a "url", not both',
     ],
     [
-      "an sse entry",
-      githubJson({ type: "sse" }),
-      "unsupported_entry",
-      '.mcp.json: mcpServers.github key "type": a remote server over the older HTTP+SSE transport, which is not supported; if it also serves Streamable HTTP (most do, often at /mcp), write that URL and "type": "http"',
-    ],
-    [
       "an unknown type",
       githubJson({ type: "local", command: "x" }),
       "invalid_entry",
@@ -654,13 +650,13 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
       "a VS Code envFile",
       githubJson({ command: "x", envFile: "${workspaceFolder}/.env" }),
       "unsupported_entry",
-      '.mcp.json: mcpServers.github key "envFile": env files are not supported; list the variables in "env" or "inherit_env"',
+      '.mcp.json: mcpServers.github key "envFile": an env file is read only where variables expand: read the file with openCatalog, or give readCatalog options.env and options.envFile',
     ],
     [
       "an unknown key",
-      githubJson({ command: "x", disabled: true }),
+      githubJson({ command: "x", timeout: 5 }),
       "invalid_entry",
-      `.mcp.json: mcpServers.github key "disabled": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}`,
+      `.mcp.json: mcpServers.github key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}, disabled, envFile`,
     ],
     [
       "a null entry",
@@ -719,15 +715,15 @@ Deno.test("parseMcpServersJson() refuses each mistake with the file, entry, key 
   ];
   for (const [name, text, kind, message] of cases) {
     await t.step(name, () => {
-      const error = refusal(parseMcpServersJson(text, { file: ".mcp.json" }));
+      const error = refusal(readJsonStrict(text, { file: ".mcp.json" }));
       assert.equal(error.message, message);
       assert.equal(error.kind, kind);
     });
   }
 });
 
-Deno.test("parseMcpServersJson() accepts the catalog's own keys and an explicit stdio type", () => {
-  const result = parseMcpServersJson(
+Deno.test("readCatalog() of JSON accepts the catalog's own keys and an explicit stdio type", () => {
+  const result = readJsonStrict(
     githubJson({
       type: "stdio",
       command: "x",
@@ -747,7 +743,7 @@ Deno.test("parseMcpServersJson() accepts the catalog's own keys and an explicit 
       connectTimeoutMs: 20,
     }),
   ]);
-  const empty = parseMcpServersJson('{"mcpServers": {}, "globalShortcut": "Ctrl+M"}');
+  const empty = readJsonStrict('{"mcpServers": {}, "globalShortcut": "Ctrl+M"}');
   assert.deepEqual(empty, { ok: true, value: [] });
 });
 
@@ -774,7 +770,7 @@ Deno.test("isServerName() follows SERVER_NAME_PATTERN", async (t) => {
   }
 });
 
-Deno.test("parseCatalog() and parseMcpServersJson() never throw on any text", () => {
+Deno.test("readCatalog() never throws on any text, in either syntax", () => {
   const tomlish = fc.array(
     fc.constantFrom(
       "[mcp.a]\n",
@@ -808,7 +804,7 @@ Deno.test("parseCatalog() and parseMcpServersJson() never throw on any text", ()
   ).map((parts) => parts.join(""));
   fc.assert(
     fc.property(fc.oneof(fc.string({ maxLength: 80 }), tomlish, jsonish), (text) => {
-      for (const result of [parseCatalog(text), parseMcpServersJson(text)]) {
+      for (const result of [readTomlStrict(text), readJsonStrict(text)]) {
         if (!result.ok) {
           assert.equal(typeof result.error.message, "string");
           assert.ok(result.error.message.startsWith("catalog"), result.error.message);
@@ -819,7 +815,7 @@ Deno.test("parseCatalog() and parseMcpServersJson() never throw on any text", ()
   );
 });
 
-Deno.test("loadCatalog() resolves a relative cwd against the catalog's folder", async () => {
+Deno.test("openCatalog() resolves a relative cwd against the catalog's folder", async () => {
   const folder = await Deno.makeTempDir();
   try {
     const file = `${folder}/loom.toml`;
@@ -827,7 +823,7 @@ Deno.test("loadCatalog() resolves a relative cwd against the catalog's folder", 
       file,
       '[mcp.a]\ncommand = "x"\ncwd = "servers/a"\n[mcp.b]\ncommand = "x"\ncwd = "/srv/b"\n',
     );
-    const result = await loadCatalog(file);
+    const result = await openStrict(file);
     assert.ok(result.ok);
     assert.deepEqual(
       result.value.map((spec) => isRemote(spec) ? undefined : spec.cwd),

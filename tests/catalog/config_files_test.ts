@@ -106,6 +106,7 @@ Deno.test("readCatalog() reads Codex's config.toml keys, and warns about every l
       url: "https://mcp.figma.com/mcp",
       headers: { "X-Team": "design", "X-Region": "eu", Authorization: "Bearer fig-1" },
     },
+    { name: "picky", command: "picky-server", args: [], env: {} },
   ]);
   const docs = read.servers[0];
   assert.ok(docs !== undefined && !isRemote(docs));
@@ -114,18 +115,17 @@ Deno.test("readCatalog() reads Codex's config.toml keys, and warns about every l
     [["HTTPS_PROXY"], "/srv", 20_000, 90_500],
   );
   assert.deepEqual(read.skipped.map(({ key, reason, message }) => [key, reason, message]), [
-    ["old", "disabled", "config.toml: [mcp_servers.old] skipped: it is enabled = false"],
-    [
-      "picky",
-      "invalid",
-      'config.toml: [mcp_servers.picky] key "enabled_tools": choosing a server\'s tools is not supported yet, so every tool would be offered; remove enabled_tools to run the server with all its tools',
-    ],
     [
       "slow",
       "invalid",
       'config.toml: [mcp_servers.slow] key "startup_timeout_sec": expected a number of seconds from 0.001 to 3600 (one hour), found an integer (-1)',
     ],
   ]);
+  assert.deepEqual(read.disabled, [{
+    key: "old",
+    table: "[mcp_servers.old]",
+    message: "config.toml: [mcp_servers.old] is disabled (enabled = false), so it is not started",
+  }]);
   assert.deepEqual(read.warnings, [
     "config.toml: [mcpServers.one] is not read: server tables are [mcp.<name>]; write [mcp.one]",
     "config.toml: [mcpServers.two] is not read: server tables are [mcp.<name>]; write [mcp.two]",
@@ -226,4 +226,27 @@ Deno.test("userCatalogFiles() lists the user's own files in the order tried, per
   assert.equal(mac[1], "/Users/me/Library/Application Support/Claude/claude_desktop_config.json");
   assert.equal(mac[3], "/c/config.toml");
   assert.deepEqual(userCatalogFiles({ env: env({}), os: "linux" }), []);
+});
+
+Deno.test("readCatalog() maps Codex's enabled_tools and disabled_tools onto the spec's lists", () => {
+  const read = value(readCatalog(
+    '[mcp_servers.gh]\ncommand = "gh-mcp"\nenabled_tools = ["search", "get_issue"]\n' +
+      'disabled_tools = ["get_issue"]\n',
+    { file: "config.toml", mode: "strict" },
+  ));
+  const [spec] = read.servers;
+  assert.deepEqual(
+    [spec?.name, spec?.enabledTools, spec?.disabledTools],
+    ["gh", ["search", "get_issue"], ["get_issue"]],
+  );
+});
+
+Deno.test("readCatalog() names Codex's own tool-list key in a mistake", () => {
+  const read = readCatalog('[mcp_servers.gh]\ncommand = "gh-mcp"\ndisabled_tools = "delete"\n', {
+    file: "config.toml",
+    mode: "strict",
+  });
+  assert.ok(!read.ok);
+  assert.equal(read.error.table, "mcp_servers.gh");
+  assert.equal(read.error.key, "disabled_tools");
 });

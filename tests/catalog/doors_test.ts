@@ -1,16 +1,16 @@
 // The two doors to the catalog, readCatalog for a text and openCatalog for a
-// file, and their options. The deprecated doors keep their own tests
-// (catalog_test.ts, remote_test.ts), unchanged.
+// file, and their options: the two modes, the syntax, the project folder.
 
 import assert from "node:assert/strict";
 import {
   type Catalog,
   type CatalogError,
+  type CatalogMode,
   isRemote,
-  loadCatalog,
   openCatalog,
   readCatalog,
 } from "../../mod.ts";
+import { CATALOG_MODES } from "../../catalog/mod.ts";
 import type { Result } from "../../codec/result.ts";
 
 const TOML = '[mcp.memory]\ncommand = "deno"\nargs = ["run", "server.ts"]\n';
@@ -57,57 +57,47 @@ Deno.test("readCatalog() reads the syntax format names, or the one the file name
   });
 });
 
-Deno.test("readCatalog() skips a malformed entry alone, and strict refuses the catalog with its error", () => {
+Deno.test("readCatalog() skips a malformed entry alone, and the strict mode refuses the catalog with its error", () => {
   const lenient = catalog(readCatalog(MIXED, { file: "loom.toml" }));
   assert.deepEqual(lenient.servers.map((spec) => spec.name), ["good"]);
   const [skipped] = lenient.skipped;
   assert.equal(skipped?.reason, "invalid");
-  const strict = readCatalog(MIXED, { file: "loom.toml", strict: true });
+  const strict = readCatalog(MIXED, { file: "loom.toml", mode: "strict" });
   assert.ok(!strict.ok);
   assert.deepEqual(strict.error, skipped?.error);
   assert.equal(strict.error.table, "mcp.bad");
   assert.equal(strict.error.key, "command");
 });
 
-Deno.test("readCatalog() with literal takes every entry as written for this library alone", async (t) => {
-  await t.step("a disabled entry is a mistake, not skipped", () => {
-    const text = '{"mcpServers": {"a": {"command": "x", "disabled": true}}}';
-    assert.deepEqual(catalog(readCatalog(text, JSON_FILE)).skipped.map((entry) => entry.reason), [
-      "disabled",
-    ]);
-    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
-    assert.ok(!literal.ok);
-    assert.equal(literal.error.key, "disabled");
-    assert.match(literal.error.message, /unknown key/);
-  });
-  await t.step("a remote entry that cannot be served is refused, not skipped", () => {
-    const text = '{"mcpServers": {"a": {"type": "sse", "url": "https://a.example/sse"}}}';
-    assert.deepEqual(catalog(readCatalog(text, JSON_FILE)).skipped.map((entry) => entry.reason), [
-      "remote",
-    ]);
-    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
-    assert.ok(!literal.ok);
-    assert.equal(literal.error.kind, "unsupported_entry");
-  });
-  await t.step("a JSON name that is not a server name is refused, not renamed", () => {
-    const text = '{"mcpServers": {"GitHub": {"command": "x"}}}';
-    assert.deepEqual(names(readCatalog(text, JSON_FILE)), ["github"]);
-    const literal = readCatalog(text, { ...JSON_FILE, literal: true, strict: true });
-    assert.ok(!literal.ok);
-    assert.equal(literal.error.kind, "invalid_name");
-  });
-  await t.step("a TOML variable outside a remote entry stays as written", () => {
-    const text = '[mcp.a]\ncommand = "x"\nargs = ["${HOME}/data"]\n';
-    const env = { HOME: "/home/me" };
-    const expanded = catalog(readCatalog(text, { env }));
-    const literal = catalog(readCatalog(text, { env, literal: true }));
-    const argsOf = (value: Catalog) => value.servers.map((spec) => isRemote(spec) ? [] : spec.args);
-    assert.deepEqual(argsOf(expanded), [["/home/me/data"]]);
-    assert.deepEqual(argsOf(literal), [["${HOME}/data"]]);
+Deno.test("readCatalog() reads every entry but a malformed one the same in both modes", async (t) => {
+  const modes: readonly CatalogMode[] = CATALOG_MODES;
+  const read = (text: string, mode: CatalogMode) =>
+    catalog(readCatalog(text, { ...JSON_FILE, mode }));
+  for (const mode of modes) {
+    await t.step(`${mode}: a disabled entry is listed as disabled, not skipped`, () => {
+      const text = '{"mcpServers": {"a": {"command": "x", "disabled": true}}}';
+      const value = read(text, mode);
+      assert.deepEqual(value.skipped, []);
+      assert.deepEqual(value.disabled.map((entry) => entry.key), ["a"]);
+    });
+    await t.step(`${mode}: a remote entry that cannot be served is skipped`, () => {
+      const text = '{"mcpServers": {"a": {"type": "sse", "url": "https://a.example/sse"}}}';
+      assert.deepEqual(read(text, mode).skipped.map((entry) => entry.reason), ["remote"]);
+    });
+    await t.step(`${mode}: a JSON name that is not a server name is renamed`, () => {
+      const text = '{"mcpServers": {"GitHub": {"command": "x"}}}';
+      assert.deepEqual(read(text, mode).renamed, [{ key: "GitHub", name: "github" }]);
+    });
+  }
+  await t.step("a mode that is neither is caller misuse", () => {
+    assert.throws(
+      () => readCatalog(TOML, { mode: "literal" as unknown as CatalogMode }),
+      TypeError,
+    );
   });
 });
 
-Deno.test("openCatalog() reads a file with the options of a text: strict and format", async (t) => {
+Deno.test("openCatalog() reads a file with the options of a text: mode and format", async (t) => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-doors-" }));
   try {
     await t.step("format: a JSON file whatever its name", async () => {
@@ -119,10 +109,10 @@ Deno.test("openCatalog() reads a file with the options of a text: strict and for
       assert.ok(!guessed.ok);
       assert.equal(guessed.error.kind, "invalid_toml");
     });
-    await t.step("strict: the first malformed entry refuses the file", async () => {
+    await t.step("strict mode: the first malformed entry refuses the file", async () => {
       await Deno.writeTextFile(`${dir}/loom.toml`, MIXED);
       assert.deepEqual(names(await openCatalog(`${dir}/loom.toml`)), ["good"]);
-      const strict = await openCatalog(`${dir}/loom.toml`, { strict: true });
+      const strict = await openCatalog(`${dir}/loom.toml`, { mode: "strict" });
       assert.ok(!strict.ok);
       assert.equal(strict.error.file, `${dir}/loom.toml`);
       assert.equal(strict.error.table, "mcp.bad");
@@ -143,18 +133,12 @@ Deno.test("openCatalog() reads a file with the options of a text: strict and for
   }
 });
 
-Deno.test("loadCatalog() runs a server in the file's own folder, even one kept in .vscode/", async () => {
+Deno.test("openCatalog() runs a server of a file kept in .vscode/ in the project, its parent", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-doors-" }));
   try {
     await Deno.mkdir(`${dir}/.vscode`);
     const file = `${dir}/.vscode/mcp.json`;
     await Deno.writeTextFile(file, '{"servers": {"a": {"command": "x", "cwd": "sub"}}}');
-    const loaded = await loadCatalog(file);
-    assert.ok(loaded.ok, loaded.ok ? "" : loaded.error.message);
-    assert.deepEqual(loaded.value.map((spec) => isRemote(spec) ? undefined : spec.cwd), [
-      `${dir}/.vscode/sub`,
-    ]);
-    // Read as other tools' files are, the project is the parent of .vscode/.
     const project = catalog(await openCatalog(file));
     assert.deepEqual(project.servers.map((spec) => isRemote(spec) ? undefined : spec.cwd), [
       `${dir}/sub`,

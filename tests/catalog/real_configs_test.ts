@@ -39,16 +39,18 @@ function skipped(value: Catalog): [string, string][] {
   return value.skipped.map((entry) => [entry.key, entry.reason]);
 }
 
-Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a module segment, a disabled entry is skipped", async () => {
+Deno.test("readCatalog() reads a Claude Desktop file: a name like GitHub gets a module segment, a disabled entry is listed as disabled", async () => {
   const value = catalog(await read("claude_desktop_config.json"));
   assert.deepEqual(value.servers.map((spec) => spec.name), ["github", "filesystem"]);
   assert.deepEqual(value.renamed, [{ key: "GitHub", name: "github" }]);
   assert.equal(stdio(value.servers)[0]?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_example");
-  assert.deepEqual(skipped(value), [["puppeteer", "disabled"]]);
-  assert.equal(
-    value.skipped[0]?.message,
-    'claude_desktop_config.json: mcpServers.puppeteer skipped: it is "disabled": true',
-  );
+  assert.deepEqual(skipped(value), []);
+  assert.deepEqual(value.disabled, [{
+    key: "puppeteer",
+    table: "mcpServers.puppeteer",
+    message:
+      'claude_desktop_config.json: mcpServers.puppeteer is disabled ("disabled": true), so it is not started',
+  }]);
 });
 
 Deno.test("readCatalog() reads a Claude Code .mcp.json: its OAuth entry is served, malformed ones are skipped alone, by name", async () => {
@@ -90,9 +92,9 @@ Deno.test("readCatalog() serves a remote entry with its headers' variables from 
   });
 });
 
-Deno.test("readCatalog() with strict refuses the file at its first malformed entry; remote ones are still only skipped", async () => {
+Deno.test("readCatalog() in strict mode refuses the file at its first malformed entry; remote ones are still only skipped", async () => {
   const env = { HOME: "/home/me", SENTRY_TOKEN: "s-1" };
-  const result = await read("claude_code.mcp.json", { env, strict: true });
+  const result = await read("claude_code.mcp.json", { env, mode: "strict" });
   assert.equal(result.ok, false);
   if (!result.ok) {
     assert.equal(result.error.kind, "invalid_entry");
@@ -133,17 +135,12 @@ Deno.test("readCatalog() reads a VS Code mcp.json: servers, an input not given, 
   assert.equal(github?.env["GITHUB_PERSONAL_ACCESS_TOKEN"], "ghp_x");
 });
 
-Deno.test("readCatalog() reads Codex's [mcp_servers.x]; a literal reading warns about it, and about a mistyped [mpc.x]", async () => {
+Deno.test("readCatalog() reads Codex's [mcp_servers.x], and warns about a mistyped [mpc.x]", async () => {
   const codex = catalog(await read("codex_config.toml"));
   assert.deepEqual(stdio(codex.servers).map((spec) => [spec.name, spec.command, { ...spec.env }]), [
     ["memory", "npx", { MEMORY_FILE_PATH: "/tmp/memory.jsonl" }],
   ]);
   assert.deepEqual(codex.warnings, []);
-  const literal = catalog(await read("codex_config.toml", { literal: true }));
-  assert.deepEqual(literal.servers, []);
-  assert.deepEqual(literal.warnings, [
-    "codex_config.toml: [mcp_servers.memory] is not read: server tables are [mcp.<name>]; write [mcp.memory]",
-  ]);
   const typo = catalog(await read("typo.toml"));
   assert.deepEqual(typo.warnings, [
     "typo.toml: [mpc.memory] is not read: server tables are [mcp.<name>]; write [mcp.memory]",

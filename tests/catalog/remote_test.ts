@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { isRemote, loadCatalog, parseCatalog, readCatalog, type ServerSpec } from "../../mod.ts";
-import { parseMcpServersJson } from "../../catalog/mod.ts";
+import { isRemote, readCatalog, type ServerSpec } from "../../mod.ts";
+import { openStrict, readJsonStrict, readTomlStrict } from "./_strict.ts";
 
 const TOML = `
 [mcp.linear]
@@ -17,8 +17,8 @@ function plain(spec: ServerSpec | undefined): Record<string, unknown> | undefine
   return { ...spec, headers: { ...spec.headers } };
 }
 
-Deno.test("parseCatalog() reads a remote server: url, headers from the environment, the common keys", () => {
-  const result = parseCatalog(TOML, { file: "loom.toml", env: { LINEAR_TOKEN: "lin-1" } });
+Deno.test("readCatalog() reads a remote server: url, headers from the environment, the common keys", () => {
+  const result = readTomlStrict(TOML, { file: "loom.toml", env: { LINEAR_TOKEN: "lin-1" } });
   assert.ok(result.ok, result.ok ? "" : result.error.message);
   assert.deepEqual(plain(result.value[0]), {
     name: "linear",
@@ -30,28 +30,28 @@ Deno.test("parseCatalog() reads a remote server: url, headers from the environme
 });
 
 Deno.test("a variable in headers with no environment given is refused, saying where to give one", () => {
-  const result = parseCatalog(TOML, { file: "loom.toml" });
+  const result = readTomlStrict(TOML, { file: "loom.toml" });
   assert.ok(!result.ok);
   assert.equal(result.error.kind, "unsupported_entry");
   assert.equal(
     result.error.message,
-    `loom.toml: [mcp.linear] key "headers": variable substitution is not supported, found "Bearer \${LINEAR_TOKEN}"; write the value itself, or read the catalog with loadCatalog or openCatalog (or give options.env), which expand it from the harness's environment`,
+    `loom.toml: [mcp.linear] key "headers": variable substitution is not supported, found "Bearer \${LINEAR_TOKEN}"; write the value itself, or open the file with openCatalog (or give options.env), which expands it from the harness's environment`,
   );
 });
 
 Deno.test("an unset variable in headers is an error naming it", () => {
-  const result = parseCatalog(TOML, { file: "loom.toml", env: {} });
+  const result = readTomlStrict(TOML, { file: "loom.toml", env: {} });
   assert.ok(!result.ok);
   assert.equal(result.error.kind, "invalid_entry");
   assert.match(result.error.message, /names the variable LINEAR_TOKEN, which is not set/);
 });
 
-Deno.test("loadCatalog() expands a remote server's headers from the harness's environment", async () => {
+Deno.test("openCatalog() expands a remote server's headers from the harness's environment", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/loom.toml`, TOML);
     Deno.env.set("LINEAR_TOKEN", "from-env");
-    const result = await loadCatalog(`${dir}/loom.toml`);
+    const result = await openStrict(`${dir}/loom.toml`);
     assert.ok(result.ok, result.ok ? "" : result.error.message);
     assert.deepEqual(plain(result.value[0])?.headers, { Authorization: "Bearer from-env" });
   } finally {
@@ -60,11 +60,11 @@ Deno.test("loadCatalog() expands a remote server's headers from the harness's en
   }
 });
 
-Deno.test("parseMcpServersJson() reads url, type and headers as Claude Code, Cursor and VS Code write them", async (t) => {
+Deno.test("readCatalog() of JSON reads url, type and headers as Claude Code, Cursor and VS Code write them", async (t) => {
   for (const type of [undefined, "http", "streamable-http", "streamableHttp"]) {
     await t.step(String(type), () => {
       const entry = { url: "http://127.0.0.1:3000/mcp", headers: { "X-Api-Key": "k" }, type };
-      const result = parseMcpServersJson(JSON.stringify({ mcpServers: { local: entry } }));
+      const result = readJsonStrict(JSON.stringify({ mcpServers: { local: entry } }));
       assert.ok(result.ok, result.ok ? "" : result.error.message);
       assert.deepEqual(plain(result.value[0]), {
         name: "local",
@@ -75,7 +75,7 @@ Deno.test("parseMcpServersJson() reads url, type and headers as Claude Code, Cur
   }
 });
 
-Deno.test("remote entries are refused or skipped with the reason when they cannot be served", async (t) => {
+Deno.test("a malformed remote entry is refused in strict mode, and one that cannot be served is skipped in both modes", async (t) => {
   const cases: Array<[string, Record<string, unknown>, string, string]> = [
     [
       "not http",
@@ -124,22 +124,25 @@ Deno.test("remote entries are refused or skipped with the reason when they canno
   for (const [name, entry, kind, message] of cases) {
     await t.step(name, () => {
       const text = JSON.stringify({ mcpServers: { remote: entry } });
-      const strict = parseMcpServersJson(text, { file: "m.json" });
-      assert.ok(!strict.ok);
-      assert.equal(strict.error.kind, kind);
-      assert.ok(strict.error.message.includes(message), strict.error.message);
+      const unservable = kind === "unsupported_entry";
+      const strict = readJsonStrict(text, { file: "m.json" });
+      if (unservable) assert.ok(strict.ok && strict.value.length === 0);
+      else {
+        assert.ok(!strict.ok);
+        assert.equal(strict.error.kind, kind);
+        assert.ok(strict.error.message.includes(message), strict.error.message);
+      }
       const read = readCatalog(text, { file: "m.json" });
       assert.ok(read.ok);
       assert.deepEqual(read.value.servers, []);
-      assert.equal(
-        read.value.skipped[0]?.reason,
-        kind === "unsupported_entry" ? "remote" : "invalid",
-      );
+      const [skipped] = read.value.skipped;
+      assert.equal(skipped?.reason, unservable ? "remote" : "invalid");
+      assert.ok(skipped?.message.includes(message), skipped?.message);
     });
   }
 });
 
-Deno.test("parseCatalog() reads [mcp.<name>.oauth] in snake_case, field for field, a secret from the environment", () => {
+Deno.test("readCatalog() reads [mcp.<name>.oauth] in snake_case, field for field, a secret from the environment", () => {
   const toml = `
 [mcp.linear]
 url = "https://mcp.linear.app/mcp"
@@ -153,7 +156,7 @@ callback_port = 8976
 token_endpoint_auth_method = "client_secret_post"
 dpop = false
 `;
-  const result = parseCatalog(toml, { file: "loom.toml", env: { LINEAR_SECRET: "s-1" } });
+  const result = readTomlStrict(toml, { file: "loom.toml", env: { LINEAR_SECRET: "s-1" } });
   assert.ok(result.ok, result.ok ? "" : result.error.message);
   const [linear] = result.value;
   assert.ok(linear !== undefined && isRemote(linear));
@@ -166,13 +169,13 @@ dpop = false
     tokenEndpointAuthMethod: "client_secret_post",
     dpop: false,
   });
-  const unset = parseCatalog(toml, { file: "loom.toml", env: {} });
+  const unset = readTomlStrict(toml, { file: "loom.toml", env: {} });
   assert.ok(!unset.ok);
   assert.equal(unset.error.key, "oauth.client_secret");
   assert.match(unset.error.message, /names the variable LINEAR_SECRET, which is not set/);
 });
 
-Deno.test("parseMcpServersJson() serves the oauth shapes Claude Code and Cursor write", () => {
+Deno.test("readCatalog() of JSON serves the oauth shapes Claude Code and Cursor write", () => {
   const text = JSON.stringify({
     mcpServers: {
       notion: {
@@ -186,7 +189,7 @@ Deno.test("parseMcpServersJson() serves the oauth shapes Claude Code and Cursor 
       },
     },
   });
-  const result = parseMcpServersJson(text, { file: ".mcp.json", env: { PIPES_SECRET: "s-2" } });
+  const result = readJsonStrict(text, { file: ".mcp.json", env: { PIPES_SECRET: "s-2" } });
   assert.ok(result.ok, result.ok ? "" : result.error.message);
   const [notion, pipes] = result.value.filter(isRemote);
   assert.deepEqual({ ...notion?.oauth }, { clientId: "c-1", callbackPort: 8080 });
@@ -194,7 +197,7 @@ Deno.test("parseMcpServersJson() serves the oauth shapes Claude Code and Cursor 
 });
 
 Deno.test("a sign-in setting the catalog does not know is refused at its key", () => {
-  const result = parseCatalog(
+  const result = readTomlStrict(
     `[mcp.x]\nurl = "https://a.example/mcp"\n[mcp.x.oauth]\nclient-id = "c"\n`,
     { file: "loom.toml" },
   );

@@ -10,7 +10,7 @@ Deno.test("a TOML entry's enabled_tools, disabled_tools and result_check reach i
   const read = readCatalog(
     '[mcp.gh]\ncommand = "gh-mcp"\nenabled_tools = ["search", "get_issue"]\n' +
       'disabled_tools = ["delete_repo"]\nresult_check = "warn"\n',
-    { strict: true },
+    { mode: "strict" },
   );
   assert.ok(read.ok, JSON.stringify(read));
   const [spec] = read.value.servers;
@@ -30,20 +30,18 @@ Deno.test("a JSON entry's lists are read under every spelling people write", asy
   ];
   for (const [name, key, list] of cases) {
     await t.step(name, () => {
-      for (const literal of [true, false]) {
-        const read = readCatalog(
-          JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", [key]: ["a", "b"] } } }),
-          { file: ".mcp.json", strict: true, literal },
-        );
-        assert.ok(read.ok, JSON.stringify(read));
-        assert.deepEqual(read.value.servers[0]?.[list], ["a", "b"]);
-      }
+      const read = readCatalog(
+        JSON.stringify({ mcpServers: { gh: { command: "gh-mcp", [key]: ["a", "b"] } } }),
+        { file: ".mcp.json", mode: "strict" },
+      );
+      assert.ok(read.ok, JSON.stringify(read));
+      assert.deepEqual(read.value.servers[0]?.[list], ["a", "b"]);
     });
   }
   await t.step("a remote entry's too", () => {
     const read = readCatalog(
       JSON.stringify({ mcpServers: { r: { url: "https://a.example/mcp", blockedTools: ["x"] } } }),
-      { file: ".mcp.json", strict: true },
+      { file: ".mcp.json", mode: "strict" },
     );
     assert.ok(read.ok, JSON.stringify(read));
     assert.deepEqual(read.value.servers[0]?.disabledTools, ["x"]);
@@ -87,7 +85,7 @@ Deno.test("the catalog refuses a list it cannot read, saying what to write", asy
   ];
   for (const [name, text, file, message] of cases) {
     await t.step(name, () => {
-      const read = readCatalog(text, { file, strict: true });
+      const read = readCatalog(text, { file, mode: "strict" });
       assert.ok(!read.ok, JSON.stringify(read));
       assert.equal(read.error.kind, "invalid_entry");
       assert.match(read.error.message, message);

@@ -84,7 +84,11 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
       );
       assert.deepEqual(
         document.skipped.map((s: { key: string; reason: string }) => [s.key, s.reason]),
-        [["notion", "remote"], ["old", "disabled"]],
+        [["notion", "remote"]],
+      );
+      assert.deepEqual(
+        document.disabled.map((s: { key: string; table: string }) => [s.key, s.table]),
+        [["old", "mcpServers.old"]],
       );
       assert.equal(document.retirement[0].kind, "exited");
       assert.equal(isLive(document.retirement[0].pid), false);
@@ -93,7 +97,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
     await t.step("tools lists wire names, generated names, descriptions and input schemas", () => {
       assert.equal(toolsText.code, 0, toolsText.stderr);
       // Which file was read, and what it left out, on stderr beside the progress.
-      assert.match(toolsText.stderr, /^Catalog \.mcp\.json: 1 server\n/);
+      assert.match(toolsText.stderr, /^Catalog \.mcp\.json: 1 server, 1 disabled\n/);
       assert.match(toolsText.stderr, /^skipped: \.mcp\.json: mcpServers\.notion skipped: /m);
       assert.match(toolsText.stdout, /^echo \(mcp\/echo\.ts, 6 tools\)$/m);
       assert.match(toolsText.stdout, /^ {2}echo_args {2}\(echo_args\)$/m);
@@ -149,12 +153,12 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
         );
         assert.match(
           skipped.stderr,
-          /^skipped: \.mcp\.json: mcpServers\.old skipped: it is "disabled": true$/m,
+          /^note: \.mcp\.json: mcpServers\.old is disabled \("disabled": true\), so it is not started$/m,
         );
         assert.match(skipped.stdout, /1 of 1 server ready/);
         assert.match(
           skipped.stderr,
-          /^note: 2 entries of \.mcp\.json were skipped \(said above\); exiting 3, or pass --allow-skipped to exit 0$/m,
+          /^note: 1 entry of \.mcp\.json was skipped \(said above\); exiting 3, or pass --allow-skipped to exit 0$/m,
         );
       },
     );

@@ -72,9 +72,9 @@ Deno.test("Codex's config.toml is a catalog, every look-alike table is warned ab
         `command = ${JSON.stringify(DENO)}`,
         `args = ${JSON.stringify(ECHO)}`,
         "startup_timeout_sec = 30",
-        "[mcp_servers.off]",
-        'command = "off"',
-        "enabled = false",
+        "[mcp_servers.bad]",
+        'command = "bad"',
+        "startup_timeout_sec = -1",
         "[mcpServers.one]",
         'command = "a"',
         "[mcpServers.two]",
@@ -91,7 +91,7 @@ Deno.test("Codex's config.toml is a catalog, every look-alike table is warned ab
     assert.match(check.stdout, /^ {2}echo +ready +6 /m);
     assert.match(
       check.stderr,
-      /^skipped: config\.toml: \[mcp_servers\.off\] skipped: it is enabled = false$/m,
+      /^skipped: config\.toml: \[mcp_servers\.bad\] key "startup_timeout_sec": expected a number of seconds /m,
     );
     for (const name of ["one", "two"]) {
       assert.match(
@@ -134,5 +134,71 @@ Deno.test("--user reads the user's own file, named, and says where it looked whe
     assert.match(run.stdout, new RegExp(`^Catalog ${home}/\\.cursor/mcp\\.json: 1 server$`, "m"));
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("check lists a disabled entry as disabled and exits 0, in Codex's config.toml, .mcp.json and VS Code's mcp.json", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-disabled-" }));
+  try {
+    const echo = { command: DENO, args: ECHO };
+    await Deno.mkdir(`${dir}/.vscode`);
+    const files: [file: string, text: string, line: RegExp][] = [
+      [
+        "config.toml",
+        [
+          "[mcp_servers.echo]",
+          `command = ${JSON.stringify(DENO)}`,
+          `args = ${JSON.stringify(ECHO)}`,
+          "[mcp_servers.off]",
+          'command = "off"',
+          "enabled = false",
+          "",
+        ].join("\n"),
+        /^note: config\.toml: \[mcp_servers\.off\] is disabled \(enabled = false\), so it is not started$/m,
+      ],
+      [
+        ".mcp.json",
+        JSON.stringify({ mcpServers: { echo, off: { command: "off", disabled: true } } }),
+        /^note: \.mcp\.json: mcpServers\.off is disabled \("disabled": true\), so it is not started$/m,
+      ],
+      [
+        ".vscode/mcp.json",
+        JSON.stringify({ servers: { echo, off: { command: "off", disabled: true } } }),
+        /^note: \.vscode\/mcp\.json: servers\.off is disabled \("disabled": true\), so it is not started$/m,
+      ],
+    ];
+    for (const [file, text] of files) await Deno.writeTextFile(`${dir}/${file}`, text);
+    const runs = await Promise.all(files.map(([file]) => cli(dir, ["check", file])));
+    for (const [index, [file, , line]] of files.entries()) {
+      const run = runs[index];
+      assert.ok(run !== undefined);
+      assert.equal(run.code, 0, `${file}: ${run.stderr}`);
+      assert.ok(
+        run.stdout.includes(`Catalog ${file}: 1 server, 1 disabled\n`),
+        `${file}: ${run.stdout}`,
+      );
+      assert.match(run.stderr, line);
+      assert.doesNotMatch(run.stderr, /skipped/);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("check of a catalog whose every entry is disabled says so and exits 2, as for no server", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-disabled-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/.mcp.json`,
+      JSON.stringify({ mcpServers: { off: { command: "off", disabled: true } } }),
+    );
+    const run = await cli(dir, ["check", ".mcp.json"]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stderr,
+      /^error: nothing to check: every entry of \.mcp\.json is disabled \(1\); enable one to check it$/m,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

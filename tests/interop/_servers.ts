@@ -9,7 +9,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseCatalog, parseMcpServersJson } from "../../catalog/mod.ts";
+import { readCatalog } from "../../catalog/mod.ts";
 import { isRemote, type ResolvedStdioSpec } from "../../settings/mod.ts";
 import type { Generated } from "../../codegen/generate.ts";
 import { isLive } from "../_proc.ts";
@@ -93,18 +93,18 @@ export function localize(
 
 /** The specs of the TOML catalog, as parsed. */
 export function tomlCatalogSpecs(): ResolvedStdioSpec[] {
-  const parsed = parseCatalog(tomlCatalog(), { file: "official.toml" });
+  const parsed = readCatalog(tomlCatalog(), { file: "official.toml", mode: "strict" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
-  assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);
-  return parsed.value.filter((spec) => !isRemote(spec));
+  assert.deepEqual(parsed.value.servers.map((spec) => spec.name), [...SERVERS]);
+  return parsed.value.servers.filter((spec) => !isRemote(spec));
 }
 
 /** The specs of the JSON `mcpServers` catalog, as parsed. */
 export function jsonCatalogSpecs(): ResolvedStdioSpec[] {
-  const parsed = parseMcpServersJson(jsonCatalog(), { file: "official.json" });
+  const parsed = readCatalog(jsonCatalog(), { file: "official.json", mode: "strict" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.error.message);
-  assert.deepEqual(parsed.value.map((spec) => spec.name), [...SERVERS]);
-  return parsed.value.filter((spec) => !isRemote(spec));
+  assert.deepEqual(parsed.value.servers.map((spec) => spec.name), [...SERVERS]);
+  return parsed.value.servers.filter((spec) => !isRemote(spec));
 }
 
 /** The tool names of a server's listing recorded at {@linkcode SERVER_VERSION}. */

@@ -289,7 +289,7 @@ Deno.test("each rule of a spec refuses the spec in the census and in the catalog
           error.message ===
             `Cannot prepare ${server}: key "${rule.key}": ${checked.error.message}`,
       );
-      const read = readCatalog(rule.toml, { file: "loom.toml", strict: true });
+      const read = readCatalog(rule.toml, { file: "loom.toml", mode: "strict" });
       assert.ok(!read.ok, `the catalog accepted ${rule.name}`);
       assert.equal(read.error.table, rule.key === "name" ? `mcp.${rule.spec["name"]}` : "mcp.x");
       assert.equal(read.error.key, rule.catalogKey);
