@@ -180,18 +180,25 @@ export async function check(command: Command<"check">, context: Context): Promis
     showNotes(source, output);
   }
   if (specs.length === 0) {
-    if (command.json) {
-      printJson(output, { ...catalogJson(source), servers: [], ready: 0, ok: false });
-    }
     const skipped = source.catalog?.skipped.length ?? 0;
     const disabled = source.catalog?.disabled.length ?? 0;
+    // Servers the user turned off are a choice, not a failure: nothing to check is then fine.
+    const allOff = skipped === 0 && disabled > 0;
+    if (command.json) {
+      printJson(output, { ...catalogJson(source), servers: [], ready: 0, ok: allOff });
+    }
+    if (allOff) {
+      if (!command.json) {
+        output.result(
+          `nothing to check: every entry of ${printable(source.origin)} is disabled (${disabled})`,
+        );
+      }
+      return EXIT_OK;
+    }
     output.error(
       skipped > 0
         ? `nothing to check: every entry of ${printable(source.origin)} was skipped (${skipped}, ` +
           "each said above with what to change)"
-        : disabled > 0
-        ? `nothing to check: every entry of ${printable(source.origin)} is disabled ` +
-          `(${disabled}); enable one to check it`
         : `nothing to check: ${printable(source.origin)} yields no server; ` +
           'add [mcp.<name>] tables (TOML) or "mcpServers" entries (JSON)',
     );
