@@ -116,3 +116,27 @@ export function keepGrant(
     return empty ? undefined : next;
   });
 }
+
+/** Whether a stored grant is the token `held` holds (same access and refresh token). */
+export function sameGrant(grant: StoredGrant, held: Held): boolean {
+  return grant.accessToken === held.accessToken && grant.refreshToken === held.refreshToken;
+}
+
+/**
+ * Removes the token of `resource` from the store if it is still `refused`,
+ * in one update: a token another session wrote meanwhile is kept.
+ */
+export function forgetGrant(
+  store: TokenStore,
+  key: StoreKey,
+  resource: string,
+  refused: Held,
+): Promise<Result<void, StoreFailure>> {
+  return store.update(key, (entry) => {
+    if (entry === undefined) return undefined;
+    const grant = entry.grants[resource];
+    if (grant !== undefined && sameGrant(grant, refused)) delete entry.grants[resource];
+    const empty = entry.registration === undefined && Object.keys(entry.grants).length === 0;
+    return empty ? undefined : entry;
+  });
+}

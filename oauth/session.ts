@@ -50,10 +50,12 @@ import {
 import { Secrets } from "./_secrets.ts";
 import {
   credentialsOf,
+  forgetGrant,
   type Held,
   heldFromStore,
   heldOf,
   keepGrant,
+  sameGrant,
   statusOf,
   tokenOf,
 } from "./_held.ts";
@@ -437,14 +439,27 @@ export class OAuthSession {
     return this.#accept(tokens, pending.scopes);
   }
 
-  async #refresh(held: Held): Outcome<void> {
+  async #refresh(held: Held, adopted = false): Outcome<void> {
     const context = await this.#context();
     if (!context.ok) return context;
     const tokens = await grants.refreshTokens(context.value, held.refreshToken!);
     if (!tokens.ok) {
       if (tokens.error.kind !== "unreachable" && this.#held === held) {
+        // Another session on the same store (another harness, say) may have used this
+        // refresh token first and been given a new one: that grant is this session's too.
+        const rotated = adopted ? undefined : await this.#storedOtherThan(held);
+        if (rotated !== undefined) {
+          this.#held = rotated;
+          const due = rotated.expiresAt !== undefined &&
+            this.#now() >= rotated.expiresAt - REFRESH_MARGIN_MS;
+          if (!due || rotated.refreshToken === undefined) return ok(undefined);
+          return await this.#refresh(rotated, true);
+        }
         this.#held = undefined;
-        await this.#persist();
+        // Only the grant refused is forgotten, never one written meanwhile.
+        this.#noteStore(
+          await forgetGrant(this.#store, this.#client!.key, this.#resourceKey(), held),
+        );
       }
       return tokens;
     }
@@ -463,6 +478,21 @@ export class OAuthSession {
     this.#lastAsked = [...asked];
     await this.#persist();
     return ok(undefined);
+  }
+
+  /** The grant the store keeps for this resource, as held, when it is not `held`'s. */
+  async #storedOtherThan(held: Held): Promise<Held | undefined> {
+    if (this.#client === undefined) return undefined;
+    const entry = await this.#store.read(this.#client.key);
+    if (!entry.ok) {
+      this.#noteStore(entry);
+      return undefined;
+    }
+    const grant = entry.value?.grants[this.#resourceKey()];
+    if (grant === undefined || sameGrant(grant, held)) return undefined;
+    this.#secrets.keep(grant.accessToken);
+    this.#secrets.keep(grant.refreshToken);
+    return heldFromStore(grant, ++this.#generation);
   }
 
   /** Writes the current token of this resource to the store. */
