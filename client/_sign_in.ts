@@ -92,6 +92,16 @@ export class SignIn {
     this.#timer = undefined;
   }
 
+  /**
+   * Ends the sign-in for good: no refresh ahead of time, and every request
+   * of the session in flight abandoned (its client retires). Resolves when
+   * the session's operation running has settled.
+   */
+  close(): Promise<void> {
+    this.stop();
+    return this.session.close();
+  }
+
   /** Arms the refresh of the current token ahead of its expiry, when it says when. */
   #schedule(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);

@@ -9,7 +9,8 @@
  * a failure value, `needs_auth` among them when a person must sign in and the
  * settings give no `authorize`.
  *
- * Lifecycle: created parked, it does nothing until asked. Its operations take
+ * Lifecycle: created parked, it does nothing until asked; `close` ends it,
+ * abandoning what is in flight (its owner closes it on retiring the server). Its operations take
  * turns (one runs at a time), so a burst of refusals costs one sign-in: each
  * refusal says which token it was refused with (`generation`), and a refusal
  * of a token already replaced is answered with the current one. Tokens live
@@ -105,6 +106,7 @@ export class OAuthSession {
   #storeFailure: string | undefined;
   #secrets = new Secrets();
   #tail: Promise<unknown> = Promise.resolve();
+  #closing = new AbortController();
 
   /** A parked session of the MCP endpoint `server`: nothing is asked before it is used. */
   constructor(server: string | URL, settings: OAuthSettings, options: OAuthSessionOptions = {}) {
@@ -120,6 +122,7 @@ export class OAuthSession {
     this.#http = boundedFetch(
       options.fetch ?? fetch,
       options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
+      this.#closing.signal,
     );
     this.#now = options.now ?? Date.now;
     this.#signInTimeoutMs = options.signInTimeoutMs ?? SIGN_IN_TIMEOUT_MS;
@@ -268,6 +271,18 @@ export class OAuthSession {
       this.#noteStore(await keepGrant(this.#store, key, this.#resourceKey(), undefined));
       return ok(undefined);
     });
+  }
+
+  /**
+   * Ends the session: every OAuth request in flight is abandoned and the
+   * harness's `authorize` is no longer waited for, so no request and no
+   * timer of the session outlives it; what is asked later fails at once, as
+   * `unreachable` or `sign_in_failed`. Resolves when the operation running
+   * has settled. What its owner calls on retiring the server.
+   */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await this.#tail;
   }
 
   /** What the session knows, without any secret. */
@@ -424,6 +439,7 @@ export class OAuthSession {
     const callback = await awaitAuthorize(authorize, request.value.url, {
       timeoutMs: this.#signInTimeoutMs,
       where: this.#where(),
+      signal: this.#closing.signal,
     });
     if (!callback.ok) return callback;
     return await this.#finish(pending, callback.value);
