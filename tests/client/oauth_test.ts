@@ -245,3 +245,30 @@ Deno.test("retiring a client abandons its sign-in's request in flight: no reques
     await server.close();
   }
 });
+
+Deno.test("a remote server silent past its connect deadline is told to check its url, never a stdio command", async () => {
+  const server = startDripping();
+  try {
+    const client = new Client(
+      {
+        name: "dripping",
+        url: server.url,
+        era: "legacy",
+        oauth: signingIn(),
+        connectTimeoutMs: 200,
+      },
+      { tokenStore: new MemoryTokenStore() },
+    );
+    const started = await client.connect();
+    assert.ok(!started.ok);
+    assert.equal(started.error.kind, "handshake_failed");
+    assert.match(
+      started.error.message,
+      /did not answer initialize within 200 ms; check that its url/,
+    );
+    assert.doesNotMatch(started.error.message, /stdio|command/);
+    await client.retire();
+  } finally {
+    await server.close();
+  }
+});
