@@ -95,11 +95,18 @@ export class SignIn {
   /**
    * Ends the sign-in for good: no refresh ahead of time, and every request
    * of the session in flight abandoned (its client retires). Resolves when
-   * the session's operation running has settled.
+   * the session's operation running has settled, or after `withinMs` (a
+   * harness's own token store may be what it waits on), whichever is first.
    */
-  close(): Promise<void> {
+  async close(withinMs: number): Promise<void> {
     this.stop();
-    return this.session.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => timer = setTimeout(resolve, withinMs));
+    try {
+      await Promise.race([this.session.close(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Arms the refresh of the current token ahead of its expiry, when it says when. */

@@ -381,7 +381,7 @@ export class Client {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
     this.#supervisor?.stop();
     // A sign-in request in flight (a dripping metadata answer, say) must not outlive retirement.
-    const signedOff = this.#signIn?.close();
+    const signedOff = this.#signIn?.close(timeoutMs);
     return this.#generation.retire(timeoutMs).then(async (outcome) => {
       await signedOff;
       return outcome;
