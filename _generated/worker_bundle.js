@@ -1982,7 +1982,7 @@ var handshakeFailure = (function handshakeFailure(method, error, context) {
     case "call_timed_out":
       return {
         kind: "handshake_failed",
-        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
+        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; ` + (context.remote === true ? `check that its url is an MCP endpoint that answers, and that its sign-in's authorization server does` : `check that its command starts an MCP server on stdio`) + `, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
         stderrTail
       };
     default:
@@ -2201,7 +2201,8 @@ var attempt = (async function attempt(io, at) {
     remaining: () => Math.max(0, at.deadlineAt - io.now()),
     request: io.request,
     exited: () => connection.exited,
-    stderrTail: () => connection.stderrTail()
+    stderrTail: () => connection.stderrTail(),
+    remote: connection.remote
   });
   let failure;
   let exitedOnProbe = false;
@@ -2220,7 +2221,8 @@ var attempt = (async function attempt(io, at) {
     failure = handshakeFailure(ran.era.startMethod, lost, {
       name: io.name,
       timeoutMs: at.connectTimeoutMs,
-      stderrTail: connection.stderrTail()
+      stderrTail: connection.stderrTail(),
+      remote: connection.remote
     });
   } else {
     failure = ran.failure;
@@ -2259,7 +2261,8 @@ var runPlan = (async function runPlan(plan, io) {
   const context = (timeoutMs2) => ({
     name: io.name,
     timeoutMs: timeoutMs2,
-    stderrTail: io.stderrTail()
+    stderrTail: io.stderrTail(),
+    remote: io.remote
   });
   const attempts = [
     ...io.priorAttempts
@@ -5138,6 +5141,10 @@ var Connection = class {
   /** Requests still waiting for an answer. */
   get inFlight() {
     return this.#pending.size;
+  }
+  /** Whether the server is remote (an HTTP session), not a process run here. */
+  get remote() {
+    return this.#transport.control.kind === "session";
   }
   /** The kept tail of the server's stderr. */
   stderrTail() {

@@ -2,7 +2,8 @@
 // `login <server>` runs the server's sign-in (`oauth/`) with a user agent of
 // the command line's own: it prints the authorization URL, opens it in the
 // browser `$BROWSER` names when one is set, and listens on the loopback
-// redirect URI for the request the browser comes back with; the tokens go
+// redirect URI for the request the browser comes back with (the one that
+// carries the sign-in's `state`; others are answered and ignored); the tokens go
 // to the token store on disk (one file of mode 0600 per issuer and client
 // under `$XDG_CONFIG_HOME/loom-mcp/` or `~/.config/loom-mcp/`), where every
 // later command finds them. A headless grant (client credentials, a JWT)
@@ -16,6 +17,7 @@ import {
   type AccessToken,
   DEFAULT_REDIRECT_URI,
   FileTokenStore,
+  MAX_IGNORED_CALLBACKS,
   OAuthSession,
 } from "../oauth/mod.ts";
 import type { CliCommand } from "./_args.ts";
@@ -102,7 +104,11 @@ function redirectUriOf(settings: OAuthSettings): string {
 /**
  * The command line's user agent: prints the URL, opens the browser `$BROWSER`
  * names, and resolves with the query of the request that reaches the
- * redirect URI, which it serves on loopback until `signal` aborts.
+ * redirect URI with the sign-in's own `state`, which it serves on loopback
+ * until `signal` aborts. Any local process, or a web page's `<img>`, can
+ * reach that port: a request with no `state` or another one is answered,
+ * ignored and counted, and past {@linkcode MAX_IGNORED_CALLBACKS} of them the
+ * sign-in fails rather than wait out its deadline.
  */
 function authorizeHere(
   server: string,
@@ -111,20 +117,40 @@ function authorizeHere(
   signal: AbortSignal,
   output: Output,
 ): Promise<URLSearchParams> {
+  const state = new URL(url).searchParams.get("state");
   return new Promise((resolve, reject) => {
     const hostname = redirect.hostname === "[::1]" ? "::1" : redirect.hostname;
     const port = Number(redirect.port || 80);
+    let answered = false;
+    let ignored = 0;
     try {
       Deno.serve({ hostname, port, signal, onListen() {} }, (request) => {
         const reached = new URL(request.url);
         if (reached.pathname !== redirect.pathname) {
           return new Response("not here", { status: 404 });
         }
+        if (answered || reached.searchParams.get("state") !== state) {
+          if (!answered && ++ignored > MAX_IGNORED_CALLBACKS) {
+            answered = true;
+            reject(
+              new Error(
+                `${ignored} requests reached ${redirect.host}${redirect.pathname} that were not ` +
+                  `the answer to this sign-in (no state, or another one); something on this ` +
+                  `machine keeps sending them: find it, or set another redirect_uri port, and ` +
+                  `sign in again`,
+              ),
+            );
+          }
+          return page(
+            400,
+            "Ignored",
+            "This request was ignored: it is not the answer to the " +
+              "sign-in loom-mcp is waiting for.",
+          );
+        }
+        answered = true;
         resolve(reached.searchParams);
-        return new Response(
-          `<!doctype html><title>Signed in</title><p>Back to the terminal: you can close this tab.`,
-          { headers: { "content-type": "text/html; charset=utf-8" } },
-        );
+        return page(200, "Signed in", "Back to the terminal: you can close this tab.");
       });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
@@ -133,6 +159,13 @@ function authorizeHere(
     }
     output.detail(`To sign in to ${server}, open this URL in a browser:\n  ${url}`);
     openBrowser(url, output);
+  });
+}
+
+function page(status: number, title: string, text: string): Response {
+  return new Response(`<!doctype html><title>${title}</title><p>${text}`, {
+    status,
+    headers: { "content-type": "text/html; charset=utf-8" },
   });
 }
 

@@ -15,7 +15,7 @@ type FailedReport = ServerReport & { state: "failed" };
 // The library's own advice on a deadline, which names the catalog's key
 // whatever the server came from; the command line says its own instead.
 const CONNECT_ADVICE =
-  /; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry \(connectTimeoutMs in a ServerSpec\)/g;
+  /; check that [^;]*, or raise connect_timeout_ms in its catalog entry \(connectTimeoutMs in a ServerSpec\)/g;
 const SILENT = /did not answer \S+ within \d+ ms/;
 
 /** Why a server failed at boot, whole, with what to do next. */

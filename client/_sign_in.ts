@@ -92,6 +92,23 @@ export class SignIn {
     this.#timer = undefined;
   }
 
+  /**
+   * Ends the sign-in for good: no refresh ahead of time, and every request
+   * of the session in flight abandoned (its client retires). Resolves when
+   * the session's operation running has settled, or after `withinMs` (a
+   * harness's own token store may be what it waits on), whichever is first.
+   */
+  async close(withinMs: number): Promise<void> {
+    this.stop();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => timer = setTimeout(resolve, withinMs));
+    try {
+      await Promise.race([this.session.close(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Arms the refresh of the current token ahead of its expiry, when it says when. */
   #schedule(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);

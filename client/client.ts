@@ -379,7 +379,12 @@ export class Client {
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
     this.#supervisor?.stop();
-    return this.#generation.retire(timeoutMs);
+    // A sign-in request in flight (a dripping metadata answer, say) must not outlive retirement.
+    const signedOff = this.#signIn?.close(timeoutMs);
+    return this.#generation.retire(timeoutMs).then(async (outcome) => {
+      await signedOff;
+      return outcome;
+    });
   }
 
   /**

@@ -1,18 +1,17 @@
 /**
  * The token a session holds, and what is made of it: the credentials of a
  * request (a bearer token, or a DPoP-bound one with a fresh proof), the
- * access token a caller is shown, and the entries kept in the token store.
+ * access token a caller is shown, and a stored grant taken up.
  *
  * @module
  */
 
-import type { Result } from "../codec/result.ts";
 import type { AccessToken, Credentials, OAuthStatus } from "./credentials.ts";
 import type { OAuthGrant } from "../settings/oauth.ts";
 import type { DpopKey } from "./_dpop.ts";
 import type { TokenSet } from "./_grants.ts";
 import { scopeList } from "./_challenge.ts";
-import type { StoredGrant, StoreFailure, StoreKey, TokenStore } from "./store.ts";
+import type { StoredGrant } from "./store.ts";
 
 /** The token a session holds. */
 export type Held = {
@@ -90,29 +89,4 @@ export function statusOf(
 /** A stored grant as held (a stored token is a bearer token). */
 export function heldFromStore(grant: StoredGrant, generation: number): Held {
   return { ...grant, scopes: [...grant.scopes], tokenType: "bearer", generation };
-}
-
-/**
- * Keeps `held` as the token of `resource` (none when undefined); a
- * DPoP-bound token is never kept, its key being this process's alone.
- */
-export function keepGrant(
-  store: TokenStore,
-  key: StoreKey,
-  resource: string,
-  held: Held | undefined,
-): Promise<Result<void, StoreFailure>> {
-  return store.update(key, (entry) => {
-    const next = entry ?? { grants: {} };
-    if (held === undefined || held.tokenType === "dpop") {
-      delete next.grants[resource];
-    } else {
-      const grant: StoredGrant = { accessToken: held.accessToken, scopes: held.scopes };
-      if (held.expiresAt !== undefined) grant.expiresAt = held.expiresAt;
-      if (held.refreshToken !== undefined) grant.refreshToken = held.refreshToken;
-      next.grants[resource] = grant;
-    }
-    const empty = next.registration === undefined && Object.keys(next.grants).length === 0;
-    return empty ? undefined : next;
-  });
 }

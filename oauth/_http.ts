@@ -101,35 +101,35 @@ export function systemError(error: unknown): string {
 /**
  * A fetch with a deadline of `timeoutMs` per request whose answers are read
  * whole (up to the cap) before they are handed on, so that nothing of the
- * request outlives it: no timer, no open body.
+ * request outlives it: no timer, no open body. When `closed` aborts, every
+ * request in flight is abandoned at once (its timer cleared with it), and
+ * every later one fails before it is sent.
  */
-export function boundedFetch(base: Fetch, timeoutMs: number): Fetch {
+export function boundedFetch(base: Fetch, timeoutMs: number, closed?: AbortSignal): Fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
+    if (closed?.aborted) throw new UnreachableError(url, CLOSED);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
-    const signal = init?.signal
-      ? AbortSignal.any([init.signal, controller.signal])
-      : controller.signal;
+    const signals = [controller.signal];
+    if (init?.signal) signals.push(init.signal);
+    if (closed !== undefined) signals.push(closed);
+    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
+    const why = (error: unknown, late: string): string =>
+      closed?.aborted ? CLOSED : controller.signal.aborted ? late : systemError(error);
     try {
       let response: Response;
       try {
         response = await base(input, { ...init, signal });
       } catch (error) {
-        throw new UnreachableError(
-          url,
-          controller.signal.aborted ? `no answer within ${timeoutMs} ms` : systemError(error),
-        );
+        throw new UnreachableError(url, why(error, `no answer within ${timeoutMs} ms`));
       }
       let bytes: Uint8Array<ArrayBuffer> | null;
       try {
         bytes = await readCapped(response, url);
       } catch (error) {
         if (error instanceof ResponseTooLargeError) throw error;
-        throw new UnreachableError(
-          url,
-          controller.signal.aborted ? `no whole answer within ${timeoutMs} ms` : systemError(error),
-        );
+        throw new UnreachableError(url, why(error, `no whole answer within ${timeoutMs} ms`));
       }
       const bodyless = response.status === 204 || response.status === 304 || response.status < 200;
       return new Response(bodyless ? null : bytes, {
@@ -142,6 +142,9 @@ export function boundedFetch(base: Fetch, timeoutMs: number): Fetch {
     }
   };
 }
+
+/** What a request abandoned by a closed session says. */
+const CLOSED = "given up, since the sign-in's session was closed (its client retired)";
 
 async function readCapped(response: Response, url: URL): Promise<Uint8Array<ArrayBuffer> | null> {
   if (response.body === null) return null;

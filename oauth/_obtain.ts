@@ -107,6 +107,9 @@ async function supplied(
 
 class SignInDeadline extends Error {}
 
+/** The session closed while `authorize` ran. */
+class SignInClosed extends Error {}
+
 /**
  * What the harness's `authorize` resolves to, or `sign_in_failed` when it
  * rejects or takes longer than `timeoutMs`.
@@ -114,15 +117,27 @@ class SignInDeadline extends Error {}
 export async function awaitAuthorize(
   authorize: Authorize,
   url: URL,
-  options: { timeoutMs: number; where: string },
+  options: { timeoutMs: number; where: string; signal: AbortSignal },
 ): Promise<Result<URLSearchParams, OAuthFailure>> {
+  const closed = (): OAuthFailure => ({
+    kind: "sign_in_failed",
+    message: `The sign-in to ${options.where} was given up: its session was closed (the ` +
+      `client retired); start the client again to sign in`,
+    reason: "closed",
+  });
+  const { signal } = options;
+  if (signal.aborted) return err(closed());
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SignInDeadline()), options.timeoutMs);
+      onAbort = () => reject(new SignInClosed());
+      signal.addEventListener("abort", onAbort, { once: true });
     });
     return ok(await Promise.race([authorize(url), deadline]));
   } catch (error) {
+    if (error instanceof SignInClosed) return err(closed());
     const late = error instanceof SignInDeadline;
     return err({
       kind: "sign_in_failed",
@@ -136,6 +151,7 @@ export async function awaitAuthorize(
     });
   } finally {
     clearTimeout(timer);
+    if (onAbort !== undefined) signal.removeEventListener("abort", onAbort);
   }
 }
 

@@ -60,8 +60,12 @@ export type OAuthFailure =
   | { kind: "authorization_denied"; message: string; error: string; errorDescription?: string }
   /** The query the browser came back with fails its checks (`state`, `iss`, `code`). */
   | { kind: "authorization_response_invalid"; message: string }
-  /** The harness's `authorize` failed or took longer than the sign-in deadline. */
-  | { kind: "sign_in_failed"; message: string; reason: "authorize_failed" | "timed_out" }
+  /** The harness's `authorize` failed, took longer than the sign-in deadline, or the session closed. */
+  | {
+    kind: "sign_in_failed";
+    message: string;
+    reason: "authorize_failed" | "timed_out" | "closed";
+  }
   /** The token endpoint refused the grant. */
   | {
     kind: "token_refused";

@@ -33,6 +33,13 @@ export const MAX_OAUTH_RESPONSE_BYTES = 1024 * 1024;
 export const MAX_AUTHORIZE_REDIRECTS = 10;
 
 /**
+ * The most requests a loopback redirect URI answers and ignores (no `state`,
+ * or another one) while it waits for the sign-in's own: 16. Past it the
+ * sign-in fails, since something on the machine keeps sending them.
+ */
+export const MAX_IGNORED_CALLBACKS = 16;
+
+/**
  * The redirect URI of a client that names none: a loopback address, which an
  * authorization server must accept for a native application (RFC 8252).
  */

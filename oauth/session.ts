@@ -9,7 +9,8 @@
  * a failure value, `needs_auth` among them when a person must sign in and the
  * settings give no `authorize`.
  *
- * Lifecycle: created parked, it does nothing until asked. Its operations take
+ * Lifecycle: created parked, it does nothing until asked; its owner's `close`
+ * (on retiring the server) abandons what is in flight. Its operations take
  * turns (one runs at a time), so a burst of refusals costs one sign-in: each
  * refusal says which token it was refused with (`generation`), and a refusal
  * of a token already replaced is answered with the current one. Tokens live
@@ -48,16 +49,9 @@ import {
   selectScopes,
 } from "./_obtain.ts";
 import { Secrets } from "./_secrets.ts";
-import {
-  credentialsOf,
-  type Held,
-  heldFromStore,
-  heldOf,
-  keepGrant,
-  statusOf,
-  tokenOf,
-} from "./_held.ts";
-import { MemoryTokenStore, type TokenStore } from "./store.ts";
+import { credentialsOf, type Held, heldFromStore, heldOf, statusOf, tokenOf } from "./_held.ts";
+import { KeptGrants } from "./_kept.ts";
+import { MemoryTokenStore, type StoredGrant, type TokenStore } from "./store.ts";
 import {
   MAX_AUTHORIZATION_RETRIES,
   OAUTH_REQUEST_TIMEOUT_MS,
@@ -86,7 +80,7 @@ export class OAuthSession {
   #settings: OAuthSettings;
   #grant: OAuthGrant;
   #redirectUri: string;
-  #store: TokenStore;
+  #kept: KeptGrants;
   #http: Fetch;
   #now: () => number;
   #signInTimeoutMs: number;
@@ -100,9 +94,9 @@ export class OAuthSession {
   #probed: boolean;
   #givenRefreshTried = false;
   #lastAsked: string[] = [];
-  #storeFailure: string | undefined;
   #secrets = new Secrets();
   #tail: Promise<unknown> = Promise.resolve();
+  #closing = new AbortController();
 
   /** A parked session of the MCP endpoint `server`: nothing is asked before it is used. */
   constructor(server: string | URL, settings: OAuthSettings, options: OAuthSessionOptions = {}) {
@@ -110,7 +104,7 @@ export class OAuthSession {
     this.#settings = settings;
     this.#grant = settings.grant ?? "authorization_code";
     this.#redirectUri = redirectUriOf(settings);
-    this.#store = options.store ?? new MemoryTokenStore();
+    this.#kept = new KeptGrants(options.store ?? new MemoryTokenStore());
     // Ahead of any refusal, discovery is worth its requests only where a token can come
     // without a person: from the store, from a refresh token, or from a headless grant.
     this.#probed = options.store === undefined && this.#grant === "authorization_code" &&
@@ -118,6 +112,7 @@ export class OAuthSession {
     this.#http = boundedFetch(
       options.fetch ?? fetch,
       options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
+      this.#closing.signal,
     );
     this.#now = options.now ?? Date.now;
     this.#signInTimeoutMs = options.signInTimeoutMs ?? SIGN_IN_TIMEOUT_MS;
@@ -263,9 +258,15 @@ export class OAuthSession {
       const known = await this.#known();
       if (!known.ok || this.#found === undefined) return known.ok ? ok(undefined) : known;
       const key = this.#client?.key ?? storeKeyOf(this.#found, this.#settings, this.#redirectUri);
-      this.#noteStore(await keepGrant(this.#store, key, this.#resourceKey(), undefined));
+      await this.#kept.keep(key, this.#resourceKey(), undefined);
       return ok(undefined);
     });
+  }
+
+  /** Ends the session, abandoning what is in flight; settles once the operation running has. */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    await this.#tail;
   }
 
   /** What the session knows, without any secret. */
@@ -276,7 +277,7 @@ export class OAuthSession {
       out.resource = this.#resourceKey();
     }
     if (this.#client !== undefined) out.client = this.#client.record.origin;
-    if (this.#storeFailure !== undefined) out.storeFailure = this.#storeFailure;
+    if (this.#kept.failure !== undefined) out.storeFailure = this.#kept.failure;
     return out;
   }
 
@@ -319,17 +320,10 @@ export class OAuthSession {
   async #restoreOrObtain(interactive = false): Outcome<void> {
     if (!this.#restored) {
       this.#restored = true;
-      const entry = await this.#store.read(
-        storeKeyOf(this.#found!, this.#settings, this.#redirectUri),
-      );
-      if (!entry.ok) return err(entry.error);
-      const grant = entry.value?.grants[this.#resourceKey()];
-      if (grant !== undefined) {
-        this.#secrets.keep(grant.accessToken);
-        this.#secrets.keep(grant.refreshToken);
-        this.#held = heldFromStore(grant, ++this.#generation);
-        return ok(undefined);
-      }
+      const key = storeKeyOf(this.#found!, this.#settings, this.#redirectUri);
+      const grant = await this.#kept.read(key, this.#resourceKey());
+      if (!grant.ok) return grant;
+      if (grant.value !== undefined) this.#held = this.#take(grant.value);
     }
     if (this.#held !== undefined) return ok(undefined);
     const refreshToken = this.#settings.refreshToken;
@@ -364,9 +358,9 @@ export class OAuthSession {
     const prepared = await prepareClient(this.#found!, this.#settings, {
       redirectUri: this.#redirectUri,
       fetch: this.#http,
-      store: this.#store,
+      store: this.#kept.store,
       keep: (secret) => this.#secrets.keep(secret),
-      noteStore: (result) => this.#noteStore(result),
+      noteStore: (result) => this.#kept.note(result),
     });
     if (prepared.ok) this.#client = prepared.value;
     return prepared;
@@ -422,6 +416,7 @@ export class OAuthSession {
     const callback = await awaitAuthorize(authorize, request.value.url, {
       timeoutMs: this.#signInTimeoutMs,
       where: this.#where(),
+      signal: this.#closing.signal,
     });
     if (!callback.ok) return callback;
     return await this.#finish(pending, callback.value);
@@ -443,8 +438,15 @@ export class OAuthSession {
     const tokens = await grants.refreshTokens(context.value, held.refreshToken!);
     if (!tokens.ok) {
       if (tokens.error.kind !== "unreachable" && this.#held === held) {
+        // A grant another session on the store was given meanwhile is this one's too.
+        const [key, resource] = [this.#client!.key, this.#resourceKey()];
+        const stored = await this.#kept.other(key, resource, held);
+        if (stored !== undefined) {
+          this.#held = this.#take(stored);
+          return ok(undefined);
+        }
         this.#held = undefined;
-        await this.#persist();
+        await this.#kept.forget(key, resource, held);
       }
       return tokens;
     }
@@ -455,26 +457,22 @@ export class OAuthSession {
 
   async #accept(tokens: Result<grants.TokenSet, OAuthFailure>, asked: string[]): Outcome<void> {
     if (!tokens.ok) return tokens;
-    this.#secrets.keep(tokens.value.accessToken);
-    this.#secrets.keep(tokens.value.refreshToken);
+    [tokens.value.accessToken, tokens.value.refreshToken].forEach((t) => this.#secrets.keep(t));
     const now = this.#now();
     const bound = this.#dpop !== undefined;
     this.#held = heldOf(tokens.value, { asked, generation: ++this.#generation, now, bound });
     this.#lastAsked = [...asked];
-    await this.#persist();
+    // The current token of this resource goes to the store.
+    if (this.#client !== undefined && this.#found !== undefined) {
+      await this.#kept.keep(this.#client.key, this.#resourceKey(), this.#held);
+    }
     return ok(undefined);
   }
 
-  /** Writes the current token of this resource to the store. */
-  async #persist(): Promise<void> {
-    if (this.#client === undefined || this.#found === undefined) return;
-    this.#noteStore(
-      await keepGrant(this.#store, this.#client.key, this.#resourceKey(), this.#held),
-    );
-  }
-
-  #noteStore(result: Result<void, { message: string }>): void {
-    if (!result.ok) this.#storeFailure = result.error.message;
+  /** A stored grant as held, its secrets known. */
+  #take(grant: StoredGrant): Held {
+    [grant.accessToken, grant.refreshToken].forEach((secret) => this.#secrets.keep(secret));
+    return heldFromStore(grant, ++this.#generation);
   }
 
   #credentialsFor(target: RequestTarget): Promise<Credentials> {

@@ -6,8 +6,11 @@
  * `$XDG_CONFIG_HOME/loom-mcp/oauth/` (or `~/.config/loom-mcp/oauth/`),
  * created with mode 0600 in a folder of mode 0700, each write a whole new file
  * (a temporary file renamed over the old one), so that a crash or a reader in
- * another process never sees half a file. {@linkcode MemoryTokenStore} keeps
- * nothing past the process.
+ * another process never sees half a file. The folder must be the user's own
+ * and open to no one else: in a folder others can write, another user could
+ * swap the files for tokens of their choosing or read the next ones, so the
+ * store refuses it (saying what to run) rather than use it.
+ * {@linkcode MemoryTokenStore} keeps nothing past the process.
  *
  * Tokens bound to a DPoP key are never stored: the key cannot leave the
  * process (it is not extractable), so they would be useless to the next one.
@@ -183,7 +186,12 @@ export class FileTokenStore implements TokenStore {
   async read(key: StoreKey): Promise<Result<StoredEntry | undefined, StoreFailure>> {
     const path = await this.pathOf(key);
     if (!path.ok) return path;
-    return await this.#turn(path.value, () => readFile(path.value));
+    return await this.#turn(path.value, async () => {
+      const folder = await checkFolder(this.dir!);
+      if (!folder.ok) return folder;
+      // No folder yet: nothing was ever kept.
+      return folder.value ? await readFile(path.value) : ok(undefined);
+    });
   }
 
   /** Rewrites the file of `key` with what `change` makes of it, or removes it. */
@@ -195,11 +203,13 @@ export class FileTokenStore implements TokenStore {
     if (!path.ok) return path;
     const file = path.value;
     return await this.#turn(file, async () => {
+      const made = await makeFolder(this.dir!);
+      if (!made.ok) return made;
       const current = await readFile(file);
       if (!current.ok) return current;
       const next = change(current.value);
       if (next === undefined) return await removeFile(file);
-      return await writeFile(this.dir!, file, { version: 1, ...key, ...next });
+      return await writeFile(file, { version: 1, ...key, ...next });
     });
   }
 
@@ -240,14 +250,97 @@ async function readFile(path: string): Promise<Result<StoredEntry | undefined, S
   return ok(entry);
 }
 
+/** Makes the store's folder, mode 0700, unless it exists; then checks it as {@linkcode checkFolder}. */
+async function makeFolder(dir: string): Promise<Result<void, StoreFailure>> {
+  try {
+    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    return err({
+      kind: "store_failed",
+      message: `Cannot make the token folder ${quote(dir, 200)}: ${reason(error)}`,
+      path: dir,
+    });
+  }
+  const folder = await checkFolder(dir);
+  return folder.ok ? ok(undefined) : folder;
+}
+
+/**
+ * Whether the store's folder exists (false when it does not), refusing one
+ * that is not a folder, not the user's own, or open to its group or others.
+ */
+async function checkFolder(dir: string): Promise<Result<boolean, StoreFailure>> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(dir);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return ok(false);
+    return err({
+      kind: "store_failed",
+      message: `Cannot read the token folder ${quote(dir, 200)}: ${reason(error)}`,
+      path: dir,
+    });
+  }
+  const shown = quote(dir, 200);
+  if (!info.isDirectory) {
+    return err({
+      kind: "store_failed",
+      message: `Cannot keep tokens in ${shown}: it is not a folder; remove it, or give the ` +
+        `token store another folder`,
+      path: dir,
+    });
+  }
+  // Windows has no mode bits and no uid here: its folders are guarded by ACLs instead.
+  if (info.mode === null || info.uid === null) return ok(true);
+  const user = ownUid();
+  if (user !== undefined && info.uid !== user) {
+    return err({
+      kind: "store_failed",
+      message: `Cannot keep tokens in ${shown}: it belongs to user ${info.uid}, not to this ` +
+        `user (${user}); give the token store a folder of your own, or run ` +
+        `chown ${user} ${shellWord(dir)} && chmod 700 ${shellWord(dir)}`,
+      path: dir,
+    });
+  }
+  const mode = info.mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    return err({
+      kind: "store_failed",
+      message:
+        `Cannot keep tokens in ${shown}: its mode is ${
+          mode.toString(8).padStart(4, "0")
+        }, open to ${(mode & 0o007) !== 0 ? "every user" : "its group"}; ` +
+        `run chmod 700 ${shellWord(dir)}`,
+      path: dir,
+    });
+  }
+  return ok(true);
+}
+
+/**
+ * This process's user, when it may be asked (`--allow-sys=uid`). Without it
+ * only the mode is checked: a folder of another user's that no one else may
+ * enter cannot be read or written by this one anyway.
+ */
+function ownUid(): number | undefined {
+  try {
+    return Deno.uid() ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `text` as one word of a POSIX shell, for a command a person copies. */
+function shellWord(text: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(text) ? text : `'${text.replaceAll("'", `'"'"'`)}'`;
+}
+
 async function writeFile(
-  dir: string,
   path: string,
   value: Record<string, unknown>,
 ): Promise<Result<void, StoreFailure>> {
   const temp = `${path}.${crypto.randomUUID()}.tmp`;
   try {
-    await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
     await Deno.writeTextFile(temp, `${JSON.stringify(value, null, 2)}\n`, {
       mode: 0o600,
       createNew: true,

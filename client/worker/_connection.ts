@@ -117,6 +117,11 @@ export class Connection {
     return this.#pending.size;
   }
 
+  /** Whether the server is remote (an HTTP session), not a process run here. */
+  get remote(): boolean {
+    return this.#transport.control.kind === "session";
+  }
+
   /** The kept tail of the server's stderr. */
   stderrTail(): string {
     return stderrTailOf(this.#transport.control);

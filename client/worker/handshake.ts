@@ -60,6 +60,8 @@ export type HandshakeContext = {
   timeoutMs: number;
   /** The server's stderr tail now. */
   stderrTail: string;
+  /** Whether the server is remote, so that a message speaks of its url, not of a command. */
+  remote?: boolean;
 };
 
 /** The start failure of a start request that got no result. */
@@ -83,8 +85,11 @@ export function handshakeFailure(
       return {
         kind: "handshake_failed",
         message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; ` +
-          `check that its command starts an MCP server on stdio, or raise connect_timeout_ms ` +
-          `in its catalog entry (connectTimeoutMs in a ServerSpec)`,
+          (context.remote === true
+            ? `check that its url is an MCP endpoint that answers, and that its sign-in's ` +
+              `authorization server does`
+            : `check that its command starts an MCP server on stdio`) +
+          `, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
         stderrTail,
       };
     default:

@@ -159,6 +159,7 @@ async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
     request: io.request,
     exited: () => connection.exited,
     stderrTail: () => connection.stderrTail(),
+    remote: connection.remote,
   });
   let failure: StartFailure;
   let exitedOnProbe = false;
@@ -171,6 +172,7 @@ async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
       name: io.name,
       timeoutMs: at.connectTimeoutMs,
       stderrTail: connection.stderrTail(),
+      remote: connection.remote,
     });
   } else {
     failure = ran.failure;
@@ -209,6 +211,8 @@ type PlanIo = {
   exited(): boolean;
   /** The server's stderr tail now. */
   stderrTail(): string;
+  /** Whether the server is remote (for the message of a silent server). */
+  remote: boolean;
 };
 
 /** How a plan's run ended: a session of one era, or a failure. */
@@ -231,6 +235,7 @@ async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
     name: io.name,
     timeoutMs,
     stderrTail: io.stderrTail(),
+    remote: io.remote,
   });
   const attempts: StartAttempt[] = [...io.priorAttempts];
   const modern = plan.modern[0];

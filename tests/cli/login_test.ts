@@ -5,10 +5,12 @@
 
 import assert from "node:assert/strict";
 import { oauthWorld, secretsIn } from "../client/_oauth_world.ts";
+import { MAX_IGNORED_CALLBACKS } from "../../oauth/mod.ts";
 
 const CLI = new URL("../../cli/main.ts", import.meta.url).pathname;
 const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
 const BROWSER = new URL("../fixtures/headless_browser.ts", import.meta.url).pathname;
+const FORGING_BROWSER = new URL("../fixtures/forging_browser.ts", import.meta.url).pathname;
 
 type Run = { code: number; stdout: string; stderr: string };
 
@@ -125,5 +127,69 @@ Deno.test("login of a server that runs here is a usage mistake", async () => {
     assert.match(run.stderr, /server "local" runs here from a command, and signs in to nothing/);
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A catalog of one protected server in `dir`, and a $BROWSER that runs `fixture` with `args`. */
+async function forgingSetup(
+  dir: string,
+  mcpUrl: string,
+  args: string[],
+): Promise<void> {
+  await Deno.writeTextFile(
+    `${dir}/browser`,
+    `#!/bin/sh\nexec ${JSON.stringify(Deno.execPath())} run -A --quiet --no-lock ` +
+      `${FORGING_BROWSER} "$1" ${args.map((arg) => JSON.stringify(arg)).join(" ")}\n`,
+  );
+  await Deno.chmod(`${dir}/browser`, 0o755);
+  await Deno.writeTextFile(
+    `${dir}/loom.toml`,
+    `[mcp.protected]\nurl = ${JSON.stringify(mcpUrl)}\nera = "legacy"\n\n` +
+      `[mcp.protected.oauth]\nredirect_uri = "http://127.0.0.1:${freePort()}/callback"\n`,
+  );
+}
+
+Deno.test("login answers and ignores callbacks without the sign-in's state, and signs in with the real one after them", async () => {
+  const w = oauthWorld();
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-login-" }));
+  try {
+    await forgingSetup(dir, w.mcp.url, [`${dir}/forged.jsonl`, "4"]);
+    const login = await cli(dir, "login", "protected");
+    assert.equal(login.code, 0, login.stdout + login.stderr);
+    assert.match(login.stdout, /^Signed in to protected at /);
+    const answers = (await Deno.readTextFile(`${dir}/forged.jsonl`)).trim().split("\n")
+      .map((line) => JSON.parse(line));
+    assert.equal(answers.length, 4);
+    for (const answer of answers) {
+      assert.equal(answer.status, 400);
+      assert.match(answer.body, /This request was ignored: it is not the answer to the sign-in/);
+    }
+    assert.equal(w.as.seen.authorizations.length, 1);
+    assert.equal((await storeFiles(dir)).length, 1, "the real callback's tokens are kept");
+  } finally {
+    await w.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("login fails, saying why, once more callbacks without its state arrive than it tolerates", async () => {
+  const w = oauthWorld();
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-login-" }));
+  try {
+    const forgeries = String(MAX_IGNORED_CALLBACKS + 1);
+    await forgingSetup(dir, w.mcp.url, [`${dir}/forged.jsonl`, forgeries, "forge-only"]);
+    const login = await cli(dir, "login", "protected");
+    assert.equal(login.code, 1, login.stdout + login.stderr);
+    assert.match(
+      login.stderr,
+      new RegExp(
+        `${forgeries} requests reached 127\\.0\\.0\\.1:\\d+/callback that were not ` +
+          `the answer to this sign-in`,
+      ),
+    );
+    assert.deepEqual(w.as.seen.tokens, [], "no forged code was exchanged");
+  } finally {
+    await w.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });

@@ -14,8 +14,12 @@ import {
 } from "../../oauth/mod.ts";
 import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { oauthWorld, secretsIn } from "./_oauth_world.ts";
+import { startDripping } from "../oauth/_dripping.ts";
 
 type World = ReturnType<typeof oauthWorld>;
+
+const CONFIG = new URL("../../deno.json", import.meta.url).pathname;
+const RETIRE_CASE = new URL("../fixtures/retire_sign_in_case.ts", import.meta.url).pathname;
 
 async function within(test: (w: World) => Promise<void>, options = {}): Promise<void> {
   const w = oauthWorld(options);
@@ -213,4 +217,58 @@ Deno.test("a token about to expire is refreshed ahead of time and its headers re
     assert.equal(w.mcp.seen.filter((s) => s.status === 401).length, refusals, "without a 401");
     assert.ok((await client.retire()).ok);
   }, { expiresIn: 61 });
+});
+
+Deno.test("retiring a client abandons its sign-in's request in flight: no request or timer of it is left", async () => {
+  // The client runs under the op sanitizer (timers included) of a test process of its own,
+  // on by flag since this Deno leaves it off by default; the server runs here.
+  const server = startDripping();
+  try {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "test",
+        "-A",
+        "--quiet",
+        "--no-lock",
+        "--sanitize-ops",
+        "--config",
+        CONFIG,
+        RETIRE_CASE,
+      ],
+      env: { LOOM_DRIPPING_URL: server.url, NO_COLOR: "1" },
+      stdin: "null",
+    }).output();
+    const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 0, text);
+    assert.match(text, /1 passed/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a remote server silent past its connect deadline is told to check its url, never a stdio command", async () => {
+  const server = startDripping();
+  try {
+    const client = new Client(
+      {
+        name: "dripping",
+        url: server.url,
+        era: "legacy",
+        oauth: signingIn(),
+        connectTimeoutMs: 200,
+      },
+      { tokenStore: new MemoryTokenStore() },
+    );
+    const started = await client.connect();
+    assert.ok(!started.ok);
+    assert.equal(started.error.kind, "handshake_failed");
+    assert.match(
+      started.error.message,
+      /did not answer initialize within 200 ms; check that its url/,
+    );
+    assert.doesNotMatch(started.error.message, /stdio|command/);
+    await client.retire();
+  } finally {
+    await server.close();
+  }
 });

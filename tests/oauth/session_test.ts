@@ -244,3 +244,57 @@ Deno.test("a headless grant the token endpoint refuses is asked for once, and th
     assert.equal(w.rs.seen.length, 0);
   });
 });
+
+Deno.test("a session whose refresh is refused because another on its store rotated the token takes the rotated grant", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await within({ as: { rotate: true } }, async (w) => {
+      let now = 1_700_000_000_000;
+      const clock = { now: () => now };
+      const a = client(w, signingIn(), { store: new FileTokenStore({ dir }), ...clock });
+      expectOk(await a.call("tools/list"));
+      // B, another harness, has no way to sign in: it lives on what the store keeps.
+      const b = client(w, {}, { store: new FileTokenStore({ dir }), ...clock });
+      assert.equal(expectOk(await b.call("tools/list")).status, 200);
+
+      now += 3600 * 1000;
+      assert.equal(expectOk(await a.call("tools/list")).status, 200, "A refreshes first");
+      const answer = expectOk(await b.call("tools/list"));
+      assert.equal(answer.status, 200, "B goes on with the grant A was given");
+      assert.equal(b.session.status().state, "signed_in");
+      assert.equal(w.as.seen.authorizations.length, 1);
+      const refreshes = w.as.seen.tokens.filter((t) =>
+        t.form.get("grant_type") === "refresh_token"
+      );
+      assert.equal(refreshes.length, 2, "A's refresh, and B's refused one");
+
+      // The next run finds the rotated grant: no sign-in needed.
+      const c = client(w, {}, { store: new FileTokenStore({ dir }), ...clock });
+      assert.equal(expectOk(await c.call("tools/list")).status, 200);
+      assert.equal(w.as.seen.authorizations.length, 1);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a refused refresh with no other grant in the store signs in again, and the new grant is kept", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await within({ as: { rotate: true } }, async (w) => {
+      let now = 1_700_000_000_000;
+      const clock = { now: () => now };
+      const a = client(w, signingIn(), { store: new FileTokenStore({ dir }), ...clock });
+      expectOk(await a.call("tools/list"));
+      w.as.options.refuseRefresh = true;
+      now += 3600 * 1000;
+      // Refused, and nothing else in the store: A forgets it and signs in again.
+      assert.equal(expectOk(await a.call("tools/list")).status, 200);
+      assert.equal(w.as.seen.authorizations.length, 2);
+      const c = client(w, {}, { store: new FileTokenStore({ dir }), ...clock });
+      assert.equal(expectOk(await c.call("tools/list")).status, 200, "the new grant is kept");
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -136,3 +136,54 @@ Deno.test("a memory store hands out copies: what a caller changes is not kept", 
   assert.ok(again.ok);
   assert.equal(again.value?.grants["https://mcp.example.com/mcp"]?.accessToken, "kept");
 });
+
+Deno.test("a store folder open to others is refused, saying to run chmod 700, and nothing is written", async () => {
+  await inTempDir(async (dir) => {
+    await Deno.chmod(dir, 0o777);
+    const store = new FileTokenStore({ dir });
+    const wrote = await store.update(KEY, () => entry("t"));
+    assert.ok(!wrote.ok);
+    assert.equal(wrote.error.kind, "store_failed");
+    assert.equal(wrote.error.path, dir);
+    assert.match(wrote.error.message, /its mode is 0777, open to every user; run chmod 700 /);
+    assert.deepEqual([...Deno.readDirSync(dir)], []);
+    const read = await store.read(KEY);
+    assert.ok(!read.ok);
+    assert.match(read.error.message, /run chmod 700/);
+  });
+});
+
+Deno.test("a store folder its group may enter is refused as well", async () => {
+  await inTempDir(async (dir) => {
+    await Deno.chmod(dir, 0o750);
+    const wrote = await new FileTokenStore({ dir }).update(KEY, () => entry("t"));
+    assert.ok(!wrote.ok);
+    assert.match(wrote.error.message, /its mode is 0750, open to its group; run chmod 700 /);
+  });
+});
+
+Deno.test("a file in a store folder open to others is not read", async () => {
+  await inTempDir(async (dir) => {
+    const store = new FileTokenStore({ dir });
+    assert.ok((await store.update(KEY, () => entry("planted"))).ok);
+    await Deno.chmod(dir, 0o733);
+    const read = await store.read(KEY);
+    assert.ok(!read.ok, "a token someone else could have put there is not taken");
+    assert.equal(read.error.kind, "store_failed");
+  });
+});
+
+Deno.test({
+  name: "a store folder of another user's is refused, naming its owner",
+  // Only root can give a folder away to another user.
+  ignore: Deno.build.os === "windows" || Deno.uid() !== 0,
+  fn: async () => {
+    await inTempDir(async (dir) => {
+      await Deno.chown(dir, 65534, 65534);
+      const wrote = await new FileTokenStore({ dir }).update(KEY, () => entry("t"));
+      assert.ok(!wrote.ok);
+      assert.match(wrote.error.message, /it belongs to user 65534, not to this user \(0\)/);
+      assert.deepEqual([...Deno.readDirSync(dir)], []);
+    });
+  },
+});
