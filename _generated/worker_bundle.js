@@ -778,6 +778,14 @@ var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   };
 });
 var serverError = (function serverError(server, method, error) {
+  if (isRecord(error.data) && error.data.refusedBy === REFUSED_BY_CLIENT) {
+    return {
+      kind: "unavailable",
+      cause: "http_failed",
+      message: error.message,
+      stderrTail: ""
+    };
+  }
   return {
     kind: "server_error",
     method,
@@ -1649,8 +1657,9 @@ var unsentFailure = (function unsentFailure(where, sent, m) {
 });
 var headerTooLong = (function headerTooLong(where, message, header, limit) {
   return {
-    message: `Cannot send ${message.method} to server "${where.name}": its ${header.name} header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); nothing was sent`,
+    message: `The client did not send ${message.method} to server "${where.name}": its ${header.name} header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); nothing was sent, and the server refused nothing`,
     data: {
+      refusedBy: REFUSED_BY_CLIENT,
       refused: "header_too_long",
       header: header.name,
       bytes: header.bytes
@@ -2637,6 +2646,7 @@ var TASK_STATUSES = [
 
 
 
+var REFUSED_BY_CLIENT = "client";
 
 
 
