@@ -4322,7 +4322,7 @@ var HttpTransport = class {
   }
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
-    return this.#auth === void 0 ? send(url, init) : this.#auth.send(url, init, this.#credentials);
+    return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
   async #request(message, id, body) {
     const controller = new AbortController();
@@ -4353,12 +4353,13 @@ var HttpTransport = class {
         return;
       }
       if (this.#ended) return;
-      sent = await this.#send(this.#url, {
+      const again = {
         method: "POST",
         headers: this.#headers(message),
         body,
         signal
-      });
+      };
+      sent = await this.#send(this.#url, again);
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {

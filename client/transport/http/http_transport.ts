@@ -221,9 +221,7 @@ export class HttpTransport implements Transport, SessionControl {
     url: URL,
     init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
   ): Promise<Sent> {
-    return this.#auth === undefined
-      ? send(url, init)
-      : this.#auth.send(url, init, this.#credentials);
+    return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
 
   async #request(message: OutgoingMessage, id: number | string, body: Uint8Array<ArrayBuffer>) {
@@ -250,12 +248,8 @@ export class HttpTransport implements Transport, SessionControl {
         return;
       }
       if (this.#ended) return;
-      sent = await this.#send(this.#url, {
-        method: "POST",
-        headers: this.#headers(message),
-        body,
-        signal,
-      });
+      const again = { method: "POST", headers: this.#headers(message), body, signal };
+      sent = await this.#send(this.#url, again);
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {
