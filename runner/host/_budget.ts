@@ -3,7 +3,8 @@
  * returned value, a thrown message and stack, a kill's words, a rejection's
  * diagnostics), its logs and its calls' records together within
  * `maxOutputBytes` of JSON, cut structurally (`_cut.ts`) where they do not
- * fit, the whole outcome and calls kept in `report.full`. Private to the runner.
+ * fit, the whole outcome, logs and calls kept in `report.full`. Private to
+ * the runner.
  *
  * The three share the budget: each that needs no more than its share is
  * kept whole and leaves the rest to the others; the outcome's share weighs
@@ -49,7 +50,7 @@ export function withinBudget(report: RunReport): RunReport {
     outcome: shownOutcome(report.outcome, outcomeShare as number),
     logs: shownLogs(report.logs, logsShare as number),
     calls: shownCalls(report.calls, callsShare as number),
-    full: { outcome: report.outcome, calls: report.calls },
+    full: { outcome: report.outcome, logs: report.logs, calls: report.calls },
   };
 }
 
