@@ -849,6 +849,14 @@ var callTimedOut = (function callTimedOut(server, method, timeoutMs, aborted) {
   };
 });
 var serverError = (function serverError(server, method, error) {
+  if (isRecord(error.data) && error.data.refusedBy === REFUSED_BY_CLIENT) {
+    return {
+      kind: "unavailable",
+      cause: "http_failed",
+      message: error.message,
+      stderrTail: ""
+    };
+  }
   return {
     kind: "server_error",
     method,
@@ -1445,7 +1453,7 @@ var readBody = (async function readBody(body, limit) {
     bytes: joinBytes(parts, size)
   };
 });
-var readEvents = (async function readEvents(body, decoder6, onEvent) {
+var readEvents = (async function readEvents(body, decoder7, onEvent) {
   if (body === null) return {
     kind: "ended"
   };
@@ -1461,12 +1469,12 @@ var readEvents = (async function readEvents(body, decoder6, onEvent) {
     for (; ; ) {
       const { done, value } = await reader.read();
       if (done) {
-        decoder6.end();
+        decoder7.end();
         return {
           kind: "ended"
         };
       }
-      const pushed = decoder6.push(value);
+      const pushed = decoder7.push(value);
       const events = pushed.ok ? pushed.value : pushed.error.events;
       for (const event of events) if (!onEvent(event)) return stop();
       if (!pushed.ok) {
@@ -1577,14 +1585,15 @@ var answerOf = (function answerOf(bytes, id) {
   }
   return void 0;
 });
-var refusal = (async function refusal(response) {
+var refusal = (async function refusal(response, clean) {
   const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
   const http = {
     status: response.status,
-    statusText: response.statusText,
-    body: bodyExcerpt(read.bytes)
+    statusText: clean(response.statusText),
+    body: clean(bodyExcerpt(read.bytes))
   };
-  const challenge = response.headers.get("www-authenticate");
+  const raw = response.headers.get("www-authenticate");
+  const challenge = raw === null ? null : clean(raw);
   if (challenge !== null) http.wwwAuthenticate = challenge;
   const asks = challenge === null ? "" : `; it asks for: ${quote(challenge, MAX_CHALLENGE_CHARS)}`;
   return {
@@ -1719,8 +1728,9 @@ var unsentFailure = (function unsentFailure(where, sent, m) {
 });
 var headerTooLong = (function headerTooLong(where, message, header, limit) {
   return {
-    message: `Cannot send ${message.method} to server "${where.name}": its ${header.name} header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); nothing was sent`,
+    message: `The client did not send ${message.method} to server "${where.name}": its ${header.name} header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); nothing was sent, and the server refused nothing`,
     data: {
+      refusedBy: REFUSED_BY_CLIENT,
       refused: "header_too_long",
       header: header.name,
       bytes: header.bytes
@@ -1787,6 +1797,17 @@ var notReissued = (function notReissued(message, reissues) {
   }
   const tool = message.name === void 0 ? "the tool" : `tool ${quote(message.name)}`;
   return `it was not sent again because ${tool} is not marked read-only or idempotent, so it may or may not have run; call it again if that is safe`;
+});
+var holds = (function holds(bytes, needle) {
+  const first = needle[0];
+  if (first === void 0) return false;
+  const last = bytes.length - needle.length;
+  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && bytes[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
 });
 var isModernList = (function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
@@ -2707,6 +2728,7 @@ var BY_NAME = /* @__PURE__ */ new Map([
 
 
 
+var REFUSED_BY_CLIENT = "client";
 
 
 
@@ -4218,9 +4240,69 @@ var Reissues = class {
   }
 };
 
-// client/transport/http/http_transport.ts
+// client/transport/http/_credentials.ts
+var MIN_CREDENTIAL_CHARS = 8;
+var REDACTED_CREDENTIAL = "[redacted]";
 var encoder5 = new TextEncoder();
 var decoder5 = new TextDecoder();
+var SentCredentials = class {
+  #known = /* @__PURE__ */ new Set();
+  // Longest first, so that a whole `Bearer <token>` goes before the token alone.
+  #ordered = [];
+  /** Remembers every value of `headers`, and the credential after its scheme (`Bearer <token>`). */
+  learn(headers) {
+    for (const value of Object.values(headers)) {
+      this.#keep(value.trim());
+      const space = value.trim().indexOf(" ");
+      if (space !== -1) this.#keep(value.trim().slice(space + 1).trim());
+    }
+  }
+  #keep(value) {
+    if (value.length < MIN_CREDENTIAL_CHARS || this.#known.has(value)) return;
+    this.#known.add(value);
+    this.#ordered.push({
+      text: value,
+      bytes: encoder5.encode(value)
+    });
+    this.#ordered.sort((a, b) => b.text.length - a.text.length);
+  }
+  /** `text` with every credential sent replaced by {@linkcode REDACTED_CREDENTIAL}. */
+  clean(text) {
+    let out = text;
+    for (const { text: secret } of this.#ordered) {
+      if (out.includes(secret)) out = out.split(secret).join(REDACTED_CREDENTIAL);
+    }
+    return out;
+  }
+  /** `bytes` as they are when they hold no credential sent, else cleaned (as UTF-8 text). */
+  cleanBytes(bytes) {
+    if (!this.#ordered.some(({ bytes: secret }) => holds(bytes, secret))) return bytes;
+    return encoder5.encode(this.clean(decoder5.decode(bytes)));
+  }
+  /** An HTTP refusal with its status text, body and challenge cleaned. */
+  cleanHttp(http) {
+    const out = {
+      status: http.status,
+      statusText: this.clean(http.statusText),
+      body: this.clean(http.body)
+    };
+    if (http.wwwAuthenticate !== void 0) out.wwwAuthenticate = this.clean(http.wwwAuthenticate);
+    return out;
+  }
+  /** A start failure with every text the server may have written cleaned. */
+  cleanFailure(failure) {
+    const out = {};
+    for (const [key, value] of Object.entries(failure)) {
+      out[key] = typeof value === "string" ? this.clean(value) : key === "http" && value !== void 0 ? this.cleanHttp(value) : value;
+    }
+    return out;
+  }
+};
+
+
+// client/transport/http/http_transport.ts
+var encoder6 = new TextEncoder();
+var decoder6 = new TextDecoder();
 var NEWLINE5 = 10;
 var HttpTransport = class {
   /** A remote server's control: its session, this transport's own. */
@@ -4245,6 +4327,8 @@ var HttpTransport = class {
   #reached = false;
   #notifier;
   #reissues = new Reissues();
+  /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
+  #credentials = new SentCredentials();
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
@@ -4253,6 +4337,7 @@ var HttpTransport = class {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
     }
     this.#auth = options.auth;
+    this.#credentials.learn(options.headers);
     this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init));
     this.#clock = options.clock ?? systemClock;
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
@@ -4270,7 +4355,7 @@ var HttpTransport = class {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
     if (this.#ended) return;
-    const bytes = typeof data === "string" ? encoder5.encode(data) : data.slice();
+    const bytes = typeof data === "string" ? encoder6.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
     if (bytes[bytes.length - 1] !== NEWLINE5) return;
@@ -4307,7 +4392,7 @@ var HttpTransport = class {
     this.#all.abort();
   }
   async #dispatch(body) {
-    const message = readOutgoing(decoder5.decode(body));
+    const message = readOutgoing(decoder6.decode(body));
     if (message.kind === "unreadable") return;
     if (message.kind === "request" && message.id !== void 0) {
       if (message.method === "initialize") this.#session.initializing(body);
@@ -4319,7 +4404,7 @@ var HttpTransport = class {
   }
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
-    return this.#auth === void 0 ? send(url, init) : this.#auth.send(url, init);
+    return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
   async #request(message, id, body) {
     const controller = new AbortController();
@@ -4350,12 +4435,13 @@ var HttpTransport = class {
         return;
       }
       if (this.#ended) return;
-      sent = await this.#send(this.#url, {
+      const again = {
         method: "POST",
         headers: this.#headers(message),
         body,
         signal
-      });
+      };
+      sent = await this.#send(this.#url, again);
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {
@@ -4420,8 +4506,8 @@ var HttpTransport = class {
         this.#madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
         return;
       }
-      if (message.method === "initialize") this.#session.negotiated(decoder5.decode(read.bytes));
-      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder5.decode(read.bytes)));
+      if (message.method === "initialize") this.#session.negotiated(decoder6.decode(read.bytes));
+      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder6.decode(read.bytes)));
       else this.#deliverBytes(read.bytes);
       return;
     }
@@ -4519,7 +4605,7 @@ var HttpTransport = class {
   async #refusal(response, message) {
     const status = response.status;
     if (status !== 401 && status !== 403) return false;
-    const refused = await refusal(response);
+    const refused = await refusal(response, (text) => this.#credentials.clean(text));
     this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
     return true;
   }
@@ -4546,14 +4632,15 @@ var HttpTransport = class {
     if (this.#ended) return;
     this.#deliverText(madeUpLine(id, words));
   }
+  // Every line reaches the machine through these two, so none carries a credential sent.
   #deliverText(line) {
     if (this.#ended) return;
-    this.#sink?.bytes(encoder5.encode(`${line}
-`));
+    this.#sink?.bytes(this.#credentials.cleanBytes(encoder6.encode(`${line}
+`)));
   }
   /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes) {
-    if (!this.#ended) this.#sink?.bytes(jsonLine(bytes));
+    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLine(bytes)));
   }
   #fail(message, http) {
     this.#failWith(message, httpFailure(message, http));
@@ -4561,10 +4648,10 @@ var HttpTransport = class {
   #failWith(message, failure) {
     if (this.#ended) return;
     this.#abortAll();
-    this.#refused = failure;
+    this.#refused = this.#credentials.cleanFailure(failure);
     this.#sink?.end({
       kind: "http_failed",
-      message
+      message: this.#credentials.clean(message)
     });
   }
   /** Why the transport failed, when it did: the start fails with this. */
@@ -4592,9 +4679,10 @@ var HttpAuth = class {
    * Sends a request with the server's credentials; a 401 or 403 is handed to
    * the sign-in, and the request sent again with the credentials it answers,
    * until it is let in or the sign-in gives up (`auth_failed`, with the last
-   * refusal).
+   * refusal). Every header it adds is learnt by `credentials`, which scrubs
+   * them from what the server answers.
    */
-  async send(url, init) {
+  async send(url, init, credentials) {
     const target = {
       method: init.method,
       url: url.href
@@ -4607,6 +4695,7 @@ var HttpAuth = class {
       };
       const headers = new Headers(init.headers);
       for (const [name, value] of Object.entries(given.value.headers)) headers.set(name, value);
+      credentials.learn(given.value.headers);
       const sent = await send(url, {
         ...init,
         headers
@@ -4615,7 +4704,7 @@ var HttpAuth = class {
       const status = sent.response.status;
       if (status !== 401 && status !== 403) return sent;
       const response = sent.response;
-      const refused = await refusal(response);
+      const refused = await refusal(response, (text) => credentials.clean(text));
       const serial = given.value.serial;
       const answer = await this.#source.refused({
         status,

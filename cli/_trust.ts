@@ -66,11 +66,21 @@ export function plan(catalog: Catalog): string[] {
     );
   }
   for (const spec of runs) {
+    // Every variable the server starts with, whoever set it: NODE_OPTIONS
+    // runs code as surely as the command does.
+    for (const [name, value] of Object.entries(spec.env ?? {})) {
+      lines.push(`  ${spec.name} sets ${printable(name)}=${shownValue(name, value)}`);
+    }
+  }
+  for (const spec of runs) {
     if ((spec.inheritEnv ?? []).length === 0) continue;
     lines.push(`  ${spec.name} also gets your ${(spec.inheritEnv ?? []).join(", ")} (inherit_env)`);
   }
+  const project = realFolder(dirname(resolve(catalog.file)));
   for (const { server, path } of catalog.envFiles) {
-    lines.push(`  ${server} also gets the variables of the env file ${printable(path)}`);
+    lines.push(
+      `  ${server} also gets the variables of the env file ${envFileShown(path, project)}`,
+    );
   }
   if (remotes.length > 0) lines.push("It would connect to:");
   for (const spec of remotes) {
@@ -166,6 +176,44 @@ async function remember(store: string, file: string, digest: string): Promise<vo
   const temporary = `${store}.${crypto.randomUUID()}`;
   await Deno.writeTextFile(temporary, text, { mode: 0o600 });
   await Deno.rename(temporary, store);
+}
+
+/** The most characters of a variable's value the trust question quotes: 1,000 (then its length). */
+export const MAX_TRUST_VALUE_CHARS = 1000;
+
+// Names of variables whose values are secrets: shown as set, never as written.
+const SECRET_NAME =
+  /secret|token|passw(?:or)?d|pwd|api_?key|private_?key|credential|auth|cookie|session|(?:^|_)key$/i;
+
+function shownValue(name: string, value: string): string {
+  if (SECRET_NAME.test(name)) return `(hidden: ${value.length} characters)`;
+  const length = Array.from(value).length;
+  return quote(value, MAX_TRUST_VALUE_CHARS) +
+    (length > MAX_TRUST_VALUE_CHARS ? ` (${length} characters in all)` : "");
+}
+
+// The file an env file's path reads (a link followed), and whether it is outside the project.
+function envFileShown(path: string, project: string): string {
+  let real: string;
+  try {
+    real = Deno.realPathSync(path);
+  } catch {
+    return printable(path);
+  }
+  if (real === path) return printable(path);
+  const inside = real === project ||
+    real.startsWith(project.endsWith("/") ? project : `${project}/`);
+  return `${printable(real)} (${inside ? "a link" : "a link out of the project"}, at ${
+    printable(path)
+  })`;
+}
+
+function realFolder(folder: string): string {
+  try {
+    return Deno.realPathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 function shellWord(word: string): string {

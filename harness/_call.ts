@@ -190,9 +190,14 @@ export function resolveTool(
   }
   const wires = new Set(generated.manifest.values());
   if (wires.has(tool)) return ok(tool);
-  const wire = generated.manifest.get(tool);
+  // A withheld tool's wire name names that tool, even when another tool's
+  // function shares it: it is refused as itself, never run as the other.
+  const direct = exposure.withheld.get(tool);
+  const wire = direct === undefined ? generated.manifest.get(tool) : undefined;
   if (wire !== undefined) return ok(wire);
-  const withheld = withheldTool(exposure, tool);
+  const withheld: [string, string] | undefined = direct === undefined
+    ? withheldTool(exposure, tool)
+    : [tool, direct];
   if (withheld !== undefined) {
     const [name, reason] = withheld;
     if (reason === "disabled") {

@@ -1,7 +1,7 @@
 // Private to harness/: which listed tools a server's spec allows, by its
 // `enabledTools` (only these) and `disabledTools` (never these, applied
-// after). A name in a list matches a tool by its wire name or by its
-// function's name in the generated module. A name that matches no listed
+// after). A name in a list matches a tool by its wire name or, when no
+// tool has it as its wire name, by its function's name in the generated module. A name that matches no listed
 // tool is a warning of the boot (a typo in `disabledTools` would otherwise
 // silently leave the tool exposed).
 
@@ -18,10 +18,12 @@ export type ListVerdict = { disabled: Set<string>; warnings: BootWarning[] };
 export function judgeLists(spec: ServerSpec, tools: readonly ToolDescriptor[]): ListVerdict {
   const byName = new Map<string, string[]>();
   for (const tool of tools) {
-    for (const name of new Set([tool.name, identifierFor(tool.name)])) {
-      byName.set(name, [...(byName.get(name) ?? []), tool.name]);
-    }
+    const name = identifierFor(tool.name);
+    byName.set(name, [...(byName.get(name) ?? []), tool.name]);
   }
+  // A listed wire name names that tool alone, even where another tool's
+  // function shares it: enabling "delete_all" never enables "delete-all".
+  for (const tool of tools) byName.set(tool.name, [tool.name]);
   const warnings: BootWarning[] = [];
   const matched = (list: "enabledTools" | "disabledTools"): Set<string> | undefined => {
     const names = spec[list];

@@ -205,11 +205,23 @@ export function callTimedOut(
 }
 
 /**
+ * The `data.refusedBy` of the answer a transport makes up for a request the
+ * client refused to send (a header past `MAX_PARAM_HEADER_BYTES`): that
+ * request fails as `unavailable`, in the client's words, never as the
+ * server's error.
+ */
+export const REFUSED_BY_CLIENT = "client";
+
+/**
  * The error of a request the server answered with a JSON-RPC error. Built in
  * one place for the worker and for the main thread, which decodes the
  * responses handed on to it whole.
  */
 export function serverError(server: string, method: string, error: RpcError): ClientError {
+  if (isRecord(error.data) && error.data.refusedBy === REFUSED_BY_CLIENT) {
+    // The server refused nothing: the client did not send the request.
+    return { kind: "unavailable", cause: "http_failed", message: error.message, stderrTail: "" };
+  }
   return {
     kind: "server_error",
     method,

@@ -340,3 +340,22 @@ function refine(
   }
   limits[last.dimension] = low;
 }
+
+/**
+ * `text` within `bytes` UTF-8 bytes of JSON, its head kept and ended with
+ * `… [N more bytes]` when it is cut: always a string, however small the
+ * room (then only the marker).
+ */
+export function cutText(text: string, bytes: number): string {
+  if (stringBytes(text) <= bytes) return text;
+  const whole = bytesOf(text);
+  longStrings = new Map();
+  // Its quotes and the marker first; escapes may make the head's JSON longer, then it halves.
+  let room = Math.max(0, bytes - 2 - utf8Bytes(`… [${whole} more bytes]`));
+  for (;;) {
+    const { read, written } = encoder.encodeInto(text, new Uint8Array(room));
+    const shown = `${text.slice(0, read)}… [${whole - written} more bytes]`;
+    if (room === 0 || stringBytes(shown) <= bytes) return shown;
+    room = Math.floor(room / 2);
+  }
+}

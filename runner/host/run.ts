@@ -250,11 +250,12 @@ export type RunReport = {
   /** Every tool call, in the order the host received them. */
   calls: CallRecord[];
   /**
-   * Present when the report was cut to its budget: the outcome and the
-   * calls as they were, whole (within the run's memory bounds: a result as
-   * large as the channel carries, arguments as `MAX_CALL_ARGS_BYTES` keeps).
+   * Present when the report was cut to its budget: the outcome, the logs and
+   * the calls as they were, whole (within the run's memory bounds: logs as
+   * `maxOutputBytes` keeps them while the program runs, a result as large
+   * as the channel carries, arguments as `MAX_CALL_ARGS_BYTES` keeps).
    */
-  full?: { outcome: RunOutcome; calls: CallRecord[] };
+  full?: { outcome: RunOutcome; logs: string[]; calls: CallRecord[] };
   /** The limits in force, and which of them the run hit. */
   limits: {
     timeoutMs: number;

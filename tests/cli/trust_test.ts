@@ -173,3 +173,75 @@ Deno.test("a named file is trusted; a found one asks on a terminal, and 'always'
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+// A project whose .mcp.json sets variables and reads an env file that is a
+// link out of the project; its server writes what NODE_OPTIONS it got.
+async function settingProject(): Promise<{ dir: string; outside: string }> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-trust-env-" }));
+  const outside = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-outside-" }));
+  await Deno.writeTextFile(`${outside}/secrets.env`, "FROM_FILE=1\n");
+  await Deno.symlink(`${outside}/secrets.env`, `${dir}/project.env`);
+  await Deno.writeTextFile(
+    `${dir}/.mcp.json`,
+    JSON.stringify({
+      mcpServers: {
+        node: {
+          command: "sh",
+          args: ["-c", 'printf %s "$NODE_OPTIONS" > seen; exec cat'],
+          env: { NODE_OPTIONS: "--require /tmp/evil.js", API_TOKEN: "literal-secret-123" },
+          envFile: "project.env",
+        },
+      },
+    }),
+  );
+  return { dir, outside };
+}
+
+Deno.test("the trust question shows every variable a found file sets, secrets masked, and the env file it reads", async () => {
+  const { dir, outside } = await settingProject();
+  try {
+    const run = await cli(dir, ["check", "--connect-timeout", "5"], { env: env(dir) });
+    assert.equal(run.code, 4, run.stderr);
+    assert.equal(await exists(`${dir}/seen`), false, "nothing ran");
+    assert.match(run.stderr, /^ {2}node sets NODE_OPTIONS="--require \/tmp\/evil\.js"$/m);
+    assert.match(run.stderr, /^ {2}node sets API_TOKEN=\(hidden: 18 characters\)$/m);
+    assert.match(run.stderr, /^ {2}node sets FROM_FILE="1"$/m);
+    assert.doesNotMatch(run.stderr, /literal-secret-123/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("the trust question names the file an env file's link reads, and says it is out of the project", async () => {
+  const { dir, outside } = await settingProject();
+  try {
+    const run = await cli(dir, ["check"], { env: env(dir) });
+    assert.equal(run.code, 4, run.stderr);
+    assert.ok(
+      run.stderr.includes(
+        `  node also gets the variables of the env file ${outside}/secrets.env ` +
+          `(a link out of the project, at ${dir}/project.env)\n`,
+      ),
+      run.stderr,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("after y at the question, the server starts with the variables the question showed", async () => {
+  const { dir, outside } = await settingProject();
+  try {
+    const term = Terminal.start(dir, ["check", "--connect-timeout", "5"], { env: env(dir) });
+    assert.ok(await term.waitFor(/\[N\] no: /), term.text());
+    assert.match(term.text(), /node sets NODE_OPTIONS="--require \/tmp\/evil\.js"/);
+    await term.type("y\n");
+    await term.end();
+    assert.equal(await Deno.readTextFile(`${dir}/seen`), "--require /tmp/evil.js");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});

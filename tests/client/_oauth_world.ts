@@ -4,7 +4,8 @@
 // process on 127.0.0.1. The MCP server answers server/discover with 404 and
 // -32601 (a server of the legacy era), initialize with a session id,
 // tools/list with one tool, `whoami`, and its calls with the scopes of the
-// token that made them. `revoke()` forgets every live access token, as an
+// token that made them (a call with `echo: true` with an error echoing its
+// `Authorization`). `revoke()` forgets every live access token, as an
 // expiry would.
 
 import { type AuthServerOptions, type Book, newBook, startAuthServer } from "../oauth/_loopback.ts";
@@ -56,6 +57,14 @@ export function startMcpResource(book: Book, issuer: () => string) {
       case "tools/list":
         return reply({ tools: [{ name: "whoami", inputSchema: { type: "object" } }] });
       case "tools/call":
+        if (body.params?.arguments?.echo === true) {
+          // A server that echoes the credentials it was sent, in an error.
+          return Response.json({
+            jsonrpc: "2.0",
+            id: body.id,
+            error: { code: -32001, message: `refused for ${authorization}` },
+          });
+        }
         return reply({ content: [{ type: "text", text: `scopes: ${scopes.join(" ")}` }] });
       default:
         return Response.json(

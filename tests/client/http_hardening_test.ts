@@ -101,11 +101,13 @@ Deno.test("a header value past MAX_PARAM_HEADER_BYTES is refused here, and the c
     assert.ok((await client.connect()).ok);
     assert.ok((await client.listTools()).ok);
     const called = await client.callTool("go", { region: "x".repeat(1024 * 1024) });
-    assert.ok(!called.ok && called.error.kind === "server_error", JSON.stringify(called));
+    // The server refused nothing: the client did not send it.
+    assert.ok(!called.ok && called.error.kind === "unavailable", JSON.stringify(called));
     assert.match(
       called.error.message,
       new RegExp(
-        `Mcp-Param-Region header would be 1048576 bytes, more than ` +
+        `^The client did not send tools/call to server "peer": its Mcp-Param-Region header ` +
+          `would be 1048576 bytes, more than ` +
           `${MAX_PARAM_HEADER_BYTES} \\(MAX_PARAM_HEADER_BYTES\\); nothing was sent`,
         "i",
       ),
@@ -187,5 +189,28 @@ Deno.test("a DELETE that never answers ends within its own deadline as session u
     assert.ok(retired.ok && retired.value.kind === "remote", JSON.stringify(retired));
     assert.equal(retired.value.session, "unconfirmed");
     assert.match(retired.value.message ?? "", /no answer to DELETE within 500 ms/);
+  });
+});
+
+Deno.test("a session id too long to send is the client's refusal (unavailable), not the server's", async () => {
+  await withPeer("reflecting_peer.ts", "long_session", async (peer) => {
+    const client = new Client(remote(`${peer.origin}/mcp`));
+    assert.ok((await client.connect()).ok);
+    const listed = await client.listTools();
+    assert.ok(!listed.ok && listed.error.kind === "unavailable", JSON.stringify(listed));
+    assert.equal(listed.error.cause, "http_failed");
+    assert.match(
+      listed.error.message,
+      new RegExp(
+        `^The client did not send tools/list to server "peer": its Mcp-Session-Id header ` +
+          `would be 61440 bytes, more than ${MAX_PARAM_HEADER_BYTES} \\(MAX_PARAM_HEADER_BYTES\\); ` +
+          `nothing was sent, and the server refused nothing$`,
+        "i",
+      ),
+    );
+    assert.doesNotMatch(listed.error.message, /refused tools\/list|code -32000/);
+    const log = (await (await fetch(`${peer.origin}/log`)).text()).split("\n");
+    assert.ok(!log.some((line) => line.startsWith("tools/list")), log.join("\n"));
+    await client.retire();
   });
 });

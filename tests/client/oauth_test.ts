@@ -89,6 +89,21 @@ Deno.test("401, sign-in, call; the token expires and is refreshed silently; the 
   });
 });
 
+Deno.test("an error echoing the signed-in request's access token reaches the caller without it", async () => {
+  await within(async (w) => {
+    const client = new Client(spec(w, { oauth: signingIn() }), {
+      tokenStore: new MemoryTokenStore(),
+    });
+    assert.ok((await client.connect()).ok);
+    const called = await client.callTool("whoami", { echo: true });
+    assert.ok(!called.ok && called.error.kind === "server_error", JSON.stringify(called));
+    assert.match(called.error.message, /refused for \[redacted\]/);
+    assert.ok(w.mcp.seen.at(-1)?.token !== undefined);
+    assert.deepEqual(secretsIn(w.book, textOf(called)), []);
+    assert.ok((await client.retire()).ok);
+  });
+});
+
 Deno.test("only headers cross to the worker: never a refresh token, a client secret or a code", async () => {
   await within(async (w) => {
     const client = new Client(spec(w, { oauth: signingIn() }), {

@@ -215,16 +215,22 @@ export function answerOf(bytes: Uint8Array, id: number | string): "as_is" | stri
 /**
  * What a 401 or 403 says: its status, the first bytes of its body, and the
  * `WWW-Authenticate` challenge that tells what the server wants (whole in
- * `http`, quoted and cut at {@linkcode MAX_CHALLENGE_CHARS} in the message).
+ * `http`, quoted and cut at {@linkcode MAX_CHALLENGE_CHARS} in the message),
+ * each with the credentials the request carried scrubbed by `clean`.
  */
-export async function refusal(response: Response): Promise<{ message: string; http: HttpFailure }> {
+export async function refusal(
+  response: Response,
+  clean: (text: string) => string,
+): Promise<{ message: string; http: HttpFailure }> {
   const read = await readBody(response.body, BODY_EXCERPT_BYTES + 1);
   const http: HttpFailure = {
     status: response.status,
-    statusText: response.statusText,
-    body: bodyExcerpt(read.bytes),
+    statusText: clean(response.statusText),
+    body: clean(bodyExcerpt(read.bytes)),
   };
-  const challenge = response.headers.get("www-authenticate");
+  // Cleaned before it is cut, so that no part of a credential survives the cut.
+  const raw = response.headers.get("www-authenticate");
+  const challenge = raw === null ? null : clean(raw);
   if (challenge !== null) http.wwwAuthenticate = challenge;
   const asks = challenge === null ? "" : `; it asks for: ${quote(challenge, MAX_CHALLENGE_CHARS)}`;
   return {

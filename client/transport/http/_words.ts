@@ -7,7 +7,7 @@ import type { OutgoingMessage } from "../../../codec/streamable_http.ts";
 import type { AuthFailure } from "../../thread/auth.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import { quote } from "../../../codec/quote.ts";
-import { httpFailure, needsAuthFailure } from "../../thread/outcomes.ts";
+import { httpFailure, needsAuthFailure, REFUSED_BY_CLIENT } from "../../thread/outcomes.ts";
 import { MAX_CHALLENGE_CHARS, type Sent } from "./_read.ts";
 
 /**
@@ -112,7 +112,10 @@ export function unsentFailure(
   return { message, failure };
 }
 
-/** A request refused here: one of its headers is too long to send. */
+/**
+ * A request refused here: one of its headers is too long to send. Marked as
+ * the client's refusal, so that it fails as `unavailable`, not as the server's error.
+ */
 export function headerTooLong(
   where: Where,
   message: OutgoingMessage,
@@ -120,10 +123,15 @@ export function headerTooLong(
   limit: number,
 ): MadeUp {
   return {
-    message: `Cannot send ${message.method} to server "${where.name}": its ${header.name} ` +
-      `header would be ${header.bytes} bytes, more than ${limit} (MAX_PARAM_HEADER_BYTES); ` +
-      `nothing was sent`,
-    data: { refused: "header_too_long", header: header.name, bytes: header.bytes },
+    message: `The client did not send ${message.method} to server "${where.name}": its ` +
+      `${header.name} header would be ${header.bytes} bytes, more than ${limit} ` +
+      `(MAX_PARAM_HEADER_BYTES); nothing was sent, and the server refused nothing`,
+    data: {
+      refusedBy: REFUSED_BY_CLIENT,
+      refused: "header_too_long",
+      header: header.name,
+      bytes: header.bytes,
+    },
   };
 }
 

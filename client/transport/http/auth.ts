@@ -11,6 +11,7 @@ import type { AuthAnswer, AuthHeaders, AuthRefusal } from "../../thread/auth.ts"
 import type { RequestTarget } from "../../thread/from_worker.ts";
 import type { HttpFailure } from "../../thread/outcomes.ts";
 import { refusal, send, type Sent } from "./_read.ts";
+import type { SentCredentials } from "./_credentials.ts";
 
 /** Where credentials come from: the main thread, asked on the worker's tickets. */
 export type CredentialSource = {
@@ -41,11 +42,13 @@ export class HttpAuth {
    * Sends a request with the server's credentials; a 401 or 403 is handed to
    * the sign-in, and the request sent again with the credentials it answers,
    * until it is let in or the sign-in gives up (`auth_failed`, with the last
-   * refusal).
+   * refusal). Every header it adds is learnt by `credentials`, which scrubs
+   * them from what the server answers.
    */
   async send(
     url: URL,
     init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+    credentials: SentCredentials,
   ): Promise<Sent> {
     const target = { method: init.method, url: url.href };
     let given = await this.#credentialsFor(target);
@@ -53,12 +56,13 @@ export class HttpAuth {
       if (!given.ok) return { kind: "auth_failed", failure: given.error };
       const headers = new Headers(init.headers);
       for (const [name, value] of Object.entries(given.value.headers)) headers.set(name, value);
+      credentials.learn(given.value.headers);
       const sent = await send(url, { ...init, headers });
       if (sent.kind !== "answer") return sent;
       const status = sent.response.status;
       if (status !== 401 && status !== 403) return sent;
       const response = sent.response;
-      const refused = await refusal(response);
+      const refused = await refusal(response, (text) => credentials.clean(text));
       const serial = given.value.serial;
       const answer = await this.#source.refused({
         status,

@@ -69,6 +69,7 @@ import { HttpSession } from "./_session.ts";
 import { ToolMarks } from "./_tools.ts";
 import type { HttpAuth } from "./auth.ts";
 import { Reissues } from "./_reissue.ts";
+import { SentCredentials } from "./_credentials.ts";
 import type { ServerControl, SessionControl, Transport, TransportSink } from "../transport.ts";
 
 export { DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS, MAX_RESUMPTIONS } from "./_stream.ts";
@@ -125,6 +126,8 @@ export class HttpTransport implements Transport, SessionControl {
   #reached = false;
   #notifier: Notifier;
   #reissues = new Reissues();
+  /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
+  #credentials = new SentCredentials();
 
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
@@ -134,6 +137,7 @@ export class HttpTransport implements Transport, SessionControl {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
     }
     this.#auth = options.auth;
+    this.#credentials.learn(options.headers);
     this.#session = new HttpSession(
       this.#url,
       options.headers,
@@ -217,7 +221,7 @@ export class HttpTransport implements Transport, SessionControl {
     url: URL,
     init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
   ): Promise<Sent> {
-    return this.#auth === undefined ? send(url, init) : this.#auth.send(url, init);
+    return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
 
   async #request(message: OutgoingMessage, id: number | string, body: Uint8Array<ArrayBuffer>) {
@@ -244,12 +248,8 @@ export class HttpTransport implements Transport, SessionControl {
         return;
       }
       if (this.#ended) return;
-      sent = await this.#send(this.#url, {
-        method: "POST",
-        headers: this.#headers(message),
-        body,
-        signal,
-      });
+      const again = { method: "POST", headers: this.#headers(message), body, signal };
+      sent = await this.#send(this.#url, again);
     }
     if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
     if (sent.kind !== "answer") {
@@ -436,7 +436,7 @@ export class HttpTransport implements Transport, SessionControl {
   async #refusal(response: Response, message: OutgoingMessage): Promise<boolean> {
     const status = response.status;
     if (status !== 401 && status !== 403) return false;
-    const refused = await refusal(response);
+    const refused = await refusal(response, (text) => this.#credentials.clean(text));
     this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
     return true;
   }
@@ -465,14 +465,15 @@ export class HttpTransport implements Transport, SessionControl {
     this.#deliverText(madeUpLine(id, words));
   }
 
+  // Every line reaches the machine through these two, so none carries a credential sent.
   #deliverText(line: string): void {
     if (this.#ended) return;
-    this.#sink?.bytes(encoder.encode(`${line}\n`));
+    this.#sink?.bytes(this.#credentials.cleanBytes(encoder.encode(`${line}\n`)));
   }
 
   /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes: Uint8Array): void {
-    if (!this.#ended) this.#sink?.bytes(jsonLine(bytes));
+    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLine(bytes)));
   }
 
   #fail(message: string, http?: HttpFailure): void {
@@ -482,8 +483,8 @@ export class HttpTransport implements Transport, SessionControl {
   #failWith(message: string, failure: StartFailure): void {
     if (this.#ended) return;
     this.#abortAll();
-    this.#refused = failure;
-    this.#sink?.end({ kind: "http_failed", message });
+    this.#refused = this.#credentials.cleanFailure(failure);
+    this.#sink?.end({ kind: "http_failed", message: this.#credentials.clean(message) });
   }
 
   /** Why the transport failed, when it did: the start fails with this. */

@@ -419,8 +419,13 @@ Deno.test("runProgram() kills a program at each of its limits", async (t) => {
       { maxOutputBytes: 64 * 1024 },
     );
     assert.equal(expectKind(report.outcome, "killed").reason, "output");
-    const bytes = report.logs.reduce((sum, line) => sum + new TextEncoder().encode(line).length, 0);
+    // The logs held are the cap's worth; what is shown of them fits the budget with the rest.
+    const whole = report.full?.logs ?? [];
+    const bytes = whole.reduce((sum, line) => sum + new TextEncoder().encode(line).length, 0);
     assert.equal(bytes, 64 * 1024);
+    const shown = { outcome: report.outcome, logs: report.logs, calls: report.calls };
+    assert.ok(new TextEncoder().encode(JSON.stringify(shown)).length <= 64 * 1024);
+    assert.match(report.logs.at(-1) ?? "", /^\[\d+ log entr(y|ies) cut\]$/);
     assert.deepEqual(report.limits.hit, ["output"]);
   });
   await t.step("raw stdout without newlines at the output cap", async () => {
