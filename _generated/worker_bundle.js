@@ -1908,6 +1908,13 @@ var encodeNotification = (function encodeNotification(method, params) {
     params
   };
 });
+var encodeResult = (function encodeResult(id, result) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result
+  };
+});
 var encodeError = (function encodeError(id, error) {
   const body = error.data === void 0 ? {
     code: error.code,
@@ -4866,6 +4873,7 @@ var METHOD_NOT_FOUND = -32601;
 
 
 
+
 // client/worker/_lines.ts
 var OPEN_BRACE3 = 123;
 var LineWriter = class {
@@ -4956,8 +4964,15 @@ var LineWriter = class {
     };
     this.#write(frameText(encodeNotification(method, body)));
   }
-  /** Answers a server's request: this client serves none. */
+  /**
+   * Answers a server's request: `ping` with the empty result MCP asks of
+   * every peer, anything else with -32601, since this client serves nothing else.
+   */
   refuse(id, method) {
+    if (method === "ping") {
+      this.#write(frameText(encodeResult(id, {})));
+      return;
+    }
     this.#write(frameText(encodeError(id, {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
