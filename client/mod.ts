@@ -29,6 +29,7 @@ export {
   type RestartRefusal,
 } from "./supervisor.ts";
 export * from "./resources.ts";
+export { FOUND_RECORDED, SERVER_MARKER_VARIABLE } from "./custody/process_tree.ts";
 export type { CallProgress, TaskStatus } from "../codec/progress.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../settings/mod.ts";
