@@ -5118,8 +5118,15 @@ var LineWriter = class {
     };
     this.#write(frameText(encodeNotification(method, body)));
   }
-  /** Answers a server's request: this client serves none. */
+  /**
+   * Answers a server's request: `ping` with the empty result MCP asks of
+   * every peer, anything else with -32601, since this client serves nothing else.
+   */
   refuse(id, method) {
+    if (method === "ping") {
+      this.#write(frameText(encodeResult(id, {})));
+      return;
+    }
     this.#write(frameText(encodeError(id, {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
@@ -5740,6 +5747,8 @@ var Outbox = class {
   #stderrBytes = 0;
   #stderrTimer;
   #flushStderr = () => this.flushStderr();
+  // The progress event of each ticket queued this turn, replaced by newer reports until sent.
+  #progress = /* @__PURE__ */ new Map();
   constructor(end, clock) {
     this.#end = end;
     this.#clock = clock;
@@ -5753,10 +5762,27 @@ var Outbox = class {
       queueMicrotask(this.#flush);
     }
   }
+  /**
+   * Queues a report of the long call of `ticket`. A server's progress
+   * replaces the one of the same call still queued this turn (it keeps its
+   * place, before any answer to the call); a task's status is always queued.
+   */
+  progress(ticket, progress) {
+    const queued = this.#progress.get(ticket);
+    if (queued !== void 0 && progress.kind === "progress") {
+      queued.progress = progress;
+      return;
+    }
+    const event = encodeProgress(ticket, progress);
+    this.post(event);
+    if (progress.kind === "progress") this.#progress.set(ticket, event);
+    else this.#progress.delete(ticket);
+  }
   /** Sends what is queued now. */
   flush() {
     this.#flushQueued = false;
     this.#seal();
+    if (this.#progress.size > 0) this.#progress.clear();
     if (this.#events.length === 0) return;
     const batch = this.#events;
     this.#events = [];
@@ -6354,7 +6380,7 @@ var WorkerHost = class {
         return method === "tasks/cancel" ? machine.send(method, params, timeoutMs, settle, extra) : machine.forward(method, params, timeoutMs, settle, extra);
       },
       cancel: (id) => machine.cancel(id),
-      report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
+      report: (progress) => this.#outbox.progress(ticket, progress),
       settle: (outcome) => {
         this.#endLong(ticket);
         this.#settle(ticket, outcome);
@@ -6383,9 +6409,7 @@ var WorkerHost = class {
       const token = params.progressToken;
       const ticket = typeof token === "number" ? this.#progress.get(token) : void 0;
       const progress = ticket === void 0 ? void 0 : progressOf(params);
-      if (ticket !== void 0 && progress !== void 0) {
-        this.#outbox.post(encodeProgress(ticket, progress));
-      }
+      if (ticket !== void 0 && progress !== void 0) this.#outbox.progress(ticket, progress);
       return;
     }
     if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;

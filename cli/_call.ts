@@ -53,8 +53,9 @@ export async function call(
     // Checked before the boot; typed now that the tool's schema is known.
     const typed = callArguments(command.args, inputSchemaOf(harness, server, command.tool));
     const given = typed.ok ? typed.value : args.value;
-    // Progress is asked for only where it is shown.
-    const line = command.json || output.quiet ? undefined : new ProgressLine(output);
+    // Progress is asked for only where it is shown: the status line of a terminal.
+    const shown = !command.json && !output.quiet && output.statusInPlace;
+    const line = shown ? new ProgressLine(output) : undefined;
     const label = `${server}.${printableLine(command.tool)}`;
     const result = await harness.call(server, command.tool, given, {
       signal,

@@ -5,8 +5,9 @@
 // PROGRESS_REDRAW_MS; off one (piped), a plain line, at most one per call
 // every PROGRESS_LINE_EVERY_MS (a server may report every millisecond), and
 // the same words twice in a row only once. A task's change of status is
-// always said. Nothing is shown with --quiet or --json: those commands do not
-// ask for progress at all.
+// always said. `call` and `run` ask for progress only on a terminal, without
+// --quiet or --json: a piped command hears none, however much a server
+// reports, and the plain line is there for a caller that asks off one.
 
 import type { CallProgress } from "../codec/progress.ts";
 import type { Output } from "./_output.ts";

@@ -160,8 +160,10 @@ export async function runCommand(
         runTimeoutMs: timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
       })
       : deniedWithoutTerminal(approval.without ?? "");
-    // Progress is asked for only where it is shown; a call is named by its place in the report.
-    const line = json || output.quiet ? undefined : new ProgressLine(output);
+    // Progress is asked for only where it is shown, the status line of a terminal; a call is
+    // named by its place in the report.
+    const shown = !json && !output.quiet && output.statusInPlace;
+    const line = shown ? new ProgressLine(output) : undefined;
     let report: RunReport;
     try {
       report = await harness.run(source, {

@@ -13,7 +13,12 @@
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
-import { noResource, type RetirementError, type RetirementEvidence } from "./thread/evidence.ts";
+import {
+  type FoundProcess,
+  noResource,
+  type RetirementError,
+  type RetirementEvidence,
+} from "./thread/evidence.ts";
 import { decodeServerInfo, type ServerInfo } from "./thread/server_info.ts";
 import { type EraCodec, eraCodec, LEGACY_ERA } from "./thread/era.ts";
 import {
@@ -152,9 +157,19 @@ export class Generation {
     // What the start makes of the machine, before it says so.
     this.#report = { ...this.#report, state: "connecting" };
     const signIn = this.#host.signIn;
-    this.#post(
-      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, signIn !== undefined),
+    const start = startMessage(
+      spec,
+      connectTimeoutMs,
+      retirementTimeoutMs,
+      link.rings,
+      signIn !== undefined,
     );
+    // Last, so that no pair of the spec's can take it away: its descendants are known by it.
+    if (start.remote === null) {
+      const [name, value] = this.#custody.marker;
+      start.env[name] = value;
+    }
+    this.#post(start);
     signIn?.watch((message) => this.#post(message));
     return new Promise((resolve) => {
       this.#startSettle = resolve;
@@ -306,15 +321,17 @@ export class Generation {
         return;
       case "tools_changed":
         return this.#host.toolsChanged();
-      case "retired":
+      case "retired": {
+        const outcome = withFound(event.outcome, this.#custody.found);
         if (this.#host.history.current?.end === null) {
-          this.#host.history.update({ end: event.outcome });
+          this.#host.history.update({ end: outcome });
         }
-        for (const settle of [...this.#retireWaiters]) settle(event.outcome);
+        for (const settle of [...this.#retireWaiters]) settle(outcome);
         this.#retireWaiters.clear();
         // The start is answered before the retirement: nothing is left to ask.
-        if (event.outcome.ok) this.end();
+        if (outcome.ok) this.end();
         return;
+      }
     }
   }
 
@@ -411,4 +428,13 @@ export class Generation {
     this.#custody.release();
     this.#host.signIn?.stop();
   }
+}
+
+/** The evidence of an exit, with the processes custody killed itself when there were any. */
+function withFound(
+  outcome: Result<RetirementEvidence, RetirementError>,
+  found: readonly FoundProcess[],
+): Result<RetirementEvidence, RetirementError> {
+  if (!outcome.ok || outcome.value.kind !== "exited" || found.length === 0) return outcome;
+  return ok({ ...outcome.value, found });
 }

@@ -25,6 +25,9 @@ export {
 export {
   type Escalation,
   ESCALATIONS,
+  FOUND_BY,
+  type FoundBy,
+  type FoundProcess,
   type RemoteEvidence,
   type RetirementError,
   type RetirementEvidence,

@@ -58,5 +58,6 @@ export type {
   StoreKey,
   TokenStore,
 } from "../oauth/mod.ts";
+export { FOUND_RECORDED, SERVER_MARKER_VARIABLE } from "./custody/process_tree.ts";
 // What a client is given: the spec vocabulary, its limits and the eras.
 export * from "../settings/mod.ts";

@@ -266,7 +266,7 @@ async function exportedSymbols(entry: string): Promise<DocSymbol[]> {
  * The most symbols the root export may have: a harness author's entry, where `boot` is found.
  * Raised from 70: every type a root signature names, however deep, is exported beside it.
  */
-const MAX_ROOT_SYMBOLS = 135;
+const MAX_ROOT_SYMBOLS = 140;
 
 Deno.test(`the root export holds at most ${MAX_ROOT_SYMBOLS} symbols`, async () => {
   const symbols = await exportedSymbols("mod.ts");

@@ -16,11 +16,15 @@
 // server. From the first server in custody on, this process is the subreaper
 // of its orphans (`subreaper.ts`), so that a descendant that leaves before
 // any look stays in sight, and the drain says "unknown" when it cannot be
-// placed.
+// placed. Each server is spawned with a marker of its own in its environment
+// (`marker`, SERVER_MARKER_VARIABLE), so that an orphan adopted before any
+// look is still known as the server's, and killed with it; the evidence says
+// how each process custody killed was found (`found`).
 
-import type { Drain, GroupSignal } from "../thread/evidence.ts";
+import type { Drain, FoundProcess, GroupSignal } from "../thread/evidence.ts";
 import { drainGroup, placed, signalEach, signalGroup, signalIfSame } from "./process_group.ts";
-import { ProcessTree, TREE_READS_PER_TICK, watchTree } from "./process_tree.ts";
+import { ProcessTree, SERVER_MARKER_VARIABLE } from "./process_tree.ts";
+import { TREE_READS_PER_TICK, watchTree } from "./tree_watch.ts";
 import { scanNow, uptimeTicks } from "./proc.ts";
 import { ensureSubreaper } from "./subreaper.ts";
 import * as guard from "./exit_guard.ts";
@@ -44,6 +48,18 @@ export class Custody {
   #heldAt: number | undefined;
   /** Signals in the order the worker asked for them. */
   #signals: Promise<void> = Promise.resolve();
+  /** The value of SERVER_MARKER_VARIABLE this server is spawned with. */
+  readonly #marker = crypto.randomUUID();
+
+  /** The variable and value the server's environment must hold: its marker. */
+  get marker(): readonly [name: string, value: string] {
+    return [SERVER_MARKER_VARIABLE, this.#marker];
+  }
+
+  /** The processes of the server's that custody killed itself, with how each was found. */
+  get found(): FoundProcess[] {
+    return this.#tree?.killed ?? [];
+  }
 
   /** The server's pid once spawned. */
   get pid(): number | undefined {
@@ -88,10 +104,12 @@ export class Custody {
     this.#pid = pid;
     this.#exitSeen = false;
     guard.track(pid);
+    guard.mark(this.#marker);
     const tree = new ProcessTree(pid, guarded, {
       subreaped: this.#subreapedBeforeSpawn,
       bornAfter: this.#heldAt,
       library,
+      marker: this.#marker,
     });
     this.#tree = tree;
     this.#unwatch = watchTree(tree, () => !this.#exitSeen);
@@ -131,7 +149,9 @@ export class Custody {
     this.#signals = this.#signals.then(async () => {
       const found = tree === undefined ? undefined : await placed(pid, !this.#exitSeen, tree);
       if (!this.#exitSeen) sent = signalGroup(pid, signal);
-      await signalEach((found?.live ?? []).filter((proc) => proc.pgid !== pid), signal);
+      const outside = (found?.live ?? []).filter((proc) => proc.pgid !== pid);
+      tree?.killing(outside);
+      await signalEach(outside, signal);
     }).catch(() => {
       // Nothing here throws; a rejection left unhandled would end the harness.
     });
@@ -160,7 +180,9 @@ export class Custody {
     const look = scanNow();
     const placed = look === undefined ? [] : this.#tree?.collect(look) ?? [];
     signalGroup(pid, "SIGKILL");
-    for (const proc of placed) if (proc.pgid !== pid) signalIfSame(proc, "SIGKILL");
+    const outside = placed.filter((proc) => proc.pgid !== pid);
+    this.#tree?.killing(outside);
+    for (const proc of outside) signalIfSame(proc, "SIGKILL");
     guard.untrack(pid);
     return false;
   }
@@ -170,6 +192,7 @@ export class Custody {
     if (this.#pid !== undefined && this.#exitSeen) guard.untrack(this.#pid);
     // Descendants still alive stay guarded until the harness ends.
     this.#tree?.end();
+    guard.unmark(this.#marker);
     this.#unwatch?.();
     this.#unwatch = undefined;
     this.release();

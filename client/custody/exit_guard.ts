@@ -48,12 +48,17 @@
 // soon as the worker spawns them and leave as soon as their exit is seen.
 
 import { signalGroup } from "./process_group.ts";
-import { readProc, scanNow, stopped } from "./proc.ts";
+import { environValue, readProc, scanNow, stopped } from "./proc.ts";
+import { SERVER_MARKER_VARIABLE } from "./process_tree.ts";
 
 /** How often the custodian is looked at, and replaced when found stopped, in milliseconds. */
 export const CUSTODIAN_CHECK_MS = 250;
 
 const live = new Set<number>();
+// The markers of servers in custody (`process_tree.ts`): an orphan this
+// process adopted that carries one is that server's, whether or not the
+// server still lives.
+const markers = new Set<string>();
 let holds = 0;
 let installed = false;
 
@@ -222,7 +227,7 @@ export function guardedPids(): Iterable<number> {
  * while their parents still live; elsewhere only the groups are signalled.
  */
 export function killAll(): void {
-  if (live.size === 0) return;
+  if (live.size === 0 && markers.size === 0) return;
   // Stopped first, so that no member starts another process meanwhile.
   for (const pid of live) send(-pid, "SIGSTOP");
   for (const pid of descendants(live)) send(pid, "SIGKILL");
@@ -239,13 +244,18 @@ function send(pid: number, signal: Deno.Signal): void {
 }
 
 // Every process below `roots` in the tree or in a group or session one of
-// them leads, from one look at /proc.
+// them leads, or below a child of this process that carries a server's
+// marker, from one look at /proc.
 function descendants(roots: ReadonlySet<number>): number[] {
   const look = scanNow();
   if (look === undefined) return [];
   const found = new Set(roots);
   for (const proc of look.values()) {
     if (roots.has(proc.pgid) || roots.has(proc.sid)) found.add(proc.pid);
+    else if (proc.ppid === Deno.pid && markers.size > 0 && proc.state !== "Z") {
+      const marker = environValue(proc.pid, SERVER_MARKER_VARIABLE);
+      if (marker !== undefined && markers.has(marker)) found.add(proc.pid);
+    }
   }
   for (let grew = true; grew;) {
     grew = false;
@@ -270,7 +280,7 @@ function onFatal(event: Event): void {
 }
 
 function update(): void {
-  const wanted = holds > 0 || live.size > 0;
+  const wanted = holds > 0 || live.size > 0 || markers.size > 0;
   if (wanted === installed) return;
   installed = wanted;
   if (wanted) {
@@ -311,6 +321,22 @@ export function track(pid: number): void {
 /** Forgets a pid whose exit was seen: it must never be signalled again. */
 export function untrack(pid: number): void {
   if (live.delete(pid)) tell(`-${pid}`);
+  update();
+}
+
+/**
+ * Guards the orphans of a server by the marker it was spawned with, until
+ * {@linkcode unmark}: at the harness's end, a child of this process that
+ * carries it is killed with whatever is below it.
+ */
+export function mark(marker: string): void {
+  markers.add(marker);
+  update();
+}
+
+/** Ends the {@linkcode mark} of a server whose custody ended. */
+export function unmark(marker: string): void {
+  markers.delete(marker);
   update();
 }
 

@@ -174,3 +174,18 @@ export function scan(): Promise<Scan | undefined> {
   });
   return nextScan;
 }
+
+/**
+ * The value of variable `name` in the environment a process started with,
+ * or undefined when it has none or cannot be read.
+ */
+export function environValue(pid: number, name: string): string | undefined {
+  try {
+    const prefix = `${name}=`;
+    const found = Deno.readTextFileSync(`/proc/${pid}/environ`).split("\0")
+      .find((entry) => entry.startsWith(prefix));
+    return found?.slice(prefix.length);
+  } catch {
+    return undefined;
+  }
+}

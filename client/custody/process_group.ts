@@ -143,6 +143,7 @@ export async function drainGroup(
       continue;
     }
     if (left <= 0) return false;
+    tree?.killing(found.live);
     if (found.live.some((proc) => proc.pgid === pgid)) signalGroup(pgid, "SIGKILL");
     await signalEach(found.live.filter((proc) => proc.pgid !== pgid), "SIGKILL");
     await new Promise((resolve) => setTimeout(resolve, Math.min(DRAIN_POLL_MS, left)));

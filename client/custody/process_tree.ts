@@ -7,16 +7,25 @@
 //   left the group (`setpgid`, or a shell's job control) is still in it, and
 //   no process can join a session it was not born in, so a process whose
 //   session is the server's is the server's, wherever it was reparented;
+// - anywhere, by its environment: the server is spawned with a marker of its
+//   own (SERVER_MARKER_VARIABLE), which its descendants inherit unless they
+//   clear it, so an orphan this process adopted that carries the marker is the
+//   server's however it got here, and is killed with it (the way Jenkins'
+//   process-tree killer finds a build's strays). Only this process's own
+//   children are read for it: an orphan of the server comes here while this
+//   process is the subreaper, and reading every process's environment would
+//   cost a look at the whole machine;
 // - in a session of its own (`setsid`): nothing but parent links lead to it.
 //   The tree is walked while the server lives, so each such descendant is
 //   remembered by pid and start time and can be found once reparented. One
 //   that is born and loses its parent between two looks is seen by no walk;
 //   while this process is the subreaper (`subreaper.ts`) it becomes a child
-//   of this process, where a drain sees it among children it cannot place
-//   (`suspects`) and says "unknown" rather than true.
+//   of this process, where it is placed by its marker or, having cleared it,
+//   seen among children a drain cannot place (`suspects`), which then says
+//   "unknown" rather than true.
 //
 // What a look costs: the walk visits a few members per tick
-// (TREE_READS_PER_TICK files for every tree together, `watchTree`), so a
+// (TREE_READS_PER_TICK files for every tree together, `tree_watch.ts`), so a
 // server that keeps thousands of idle children costs the main thread a
 // bounded share of a core. The exact answers (before a signal, in a drain)
 // come from a sweep down from every process that can be placed on its own
@@ -25,7 +34,9 @@
 // whose listing of `/proc` is one turn's work (10 to 30 ms with 4,000
 // processes on the machine).
 
+import type { FoundBy, FoundProcess } from "../thread/evidence.ts";
 import {
+  environValue,
   nextTurn,
   type Proc,
   PROC_READS_PER_SLICE,
@@ -34,11 +45,14 @@ import {
   type Scan,
 } from "./proc.ts";
 
-/** How often every live server's process tree is walked, in milliseconds: 250. */
-export const TREE_SNAPSHOT_MS = 250;
+/**
+ * The variable each server is spawned with, its value the server's own
+ * marker: a process whose environment holds it is that server's descendant.
+ */
+export const SERVER_MARKER_VARIABLE = "LOOM_MCP_SERVER";
 
-/** Files of `/proc` one tick of the walk reads, all watched trees together. */
-export const TREE_READS_PER_TICK = 64;
+/** How many of the processes custody killed a server's evidence names (`found`). */
+export const FOUND_RECORDED = 64;
 
 /** What a tree tells of a descendant that left, or returned to, its server's group. */
 export type TreeListener = { left(pid: number): void; gone(pid: number): void };
@@ -51,6 +65,8 @@ export type TreeOptions = {
   bornAfter?: number | undefined;
   /** Pids this process started and keeps track of itself (servers, the custodian, the checker). */
   library(): Iterable<number>;
+  /** The value of {@linkcode SERVER_MARKER_VARIABLE} the server was spawned with. */
+  marker?: string | undefined;
 };
 
 type Member = { start: number; pgid: number };
@@ -88,6 +104,8 @@ function spawnedByDeno(pid: number, mainChildren: ReadonlySet<number>): boolean 
 
 /** Every tree not yet ended, so that a drain can tell another server's descendant from a stranger. */
 const trees = new Set<ProcessTree>();
+/** The markers of those trees' servers. */
+const markers = new Set<string>();
 
 /**
  * Every descendant of one server ever seen, by pid with its start time. The
@@ -100,6 +118,10 @@ export class ProcessTree {
   readonly #options: TreeOptions;
   readonly #members = new Map<number, Member>();
   readonly #outside = new Set<number>();
+  /** Members placed by the marker alone. */
+  readonly #marked = new Set<number>();
+  /** The processes killed by custody, with how each was found, the first FOUND_RECORDED. */
+  readonly #killed = new Map<number, FoundBy>();
   /** Members whose children were never read, first in line for the walk. */
   #fresh: number[] = [];
   /** Members whose children were read, read again in turn. */
@@ -112,6 +134,7 @@ export class ProcessTree {
     this.#options = options;
     this.#rootStart = readProc(root)?.start;
     trees.add(this);
+    if (options.marker !== undefined) markers.add(options.marker);
   }
 
   /** Whether custody could not be kept: `/proc` was unreadable at some look. */
@@ -220,6 +243,12 @@ export class ProcessTree {
       if (siblings === undefined) children.set(proc.ppid, [proc]);
       else siblings.push(proc);
     }
+    for (const proc of scan.values()) {
+      if (!ours.has(proc.pid) && proc.state !== "Z" && this.#carriesMarker(proc)) {
+        this.#marked.add(proc.pid);
+        ours.set(proc.pid, proc);
+      }
+    }
     const below = [...ours.values()];
     for (let parent = below.pop(); parent !== undefined; parent = below.pop()) {
       for (const child of children.get(parent.pid) ?? []) {
@@ -275,7 +304,7 @@ export class ProcessTree {
       const placed = pid === this.root
         ? proc.start === this.#rootStart
         : parent === undefined
-        ? this.#placedAlone(proc, recycled)
+        ? this.#placedAlone(proc, recycled) || this.#placedByMarker(proc)
         : proc.ppid === parent.pid && proc.start >= parent.start;
       if (!placed) continue;
       if (proc.state === "Z") {
@@ -308,6 +337,43 @@ export class ProcessTree {
   /** Whether `proc` is this server's descendant as far as the tree knows, alone. */
   places(proc: Proc): boolean {
     return this.#placedAlone(proc, undefined);
+  }
+
+  /**
+   * Whether `proc`, a live child of this process that nothing else places,
+   * carries this server's marker; remembered as found so.
+   */
+  #placedByMarker(proc: Proc): boolean {
+    if (proc.state === "Z" || !this.#carriesMarker(proc)) return false;
+    this.#marked.add(proc.pid);
+    return true;
+  }
+
+  /** Whether `proc` is a child of this process whose environment holds this server's marker. */
+  #carriesMarker(proc: Proc): boolean {
+    const marker = this.#options.marker;
+    return marker !== undefined && proc.ppid === Deno.pid &&
+      environValue(proc.pid, SERVER_MARKER_VARIABLE) === marker;
+  }
+
+  /** How `proc`, a process this tree placed, was found. */
+  foundBy(proc: Proc): FoundBy {
+    if (proc.pgid === this.root) return "group";
+    if (proc.sid === this.root) return "session";
+    return this.#marked.has(proc.pid) ? "marker" : "tree";
+  }
+
+  /** Records that custody is killing `procs`, each with how it was found. */
+  killing(procs: readonly Proc[]): void {
+    for (const proc of procs) {
+      if (this.#killed.size >= FOUND_RECORDED) return;
+      if (!this.#killed.has(proc.pid)) this.#killed.set(proc.pid, this.foundBy(proc));
+    }
+  }
+
+  /** The processes custody killed, with how each was found, in the order it found them. */
+  get killed(): FoundProcess[] {
+    return [...this.#killed].map(([pid, by]) => ({ pid, by }));
   }
 
   #placedAlone(proc: Proc, recycled: boolean | undefined): boolean {
@@ -365,6 +431,9 @@ export class ProcessTree {
       if (proc.sid === self.sid || library.has(proc.pid)) continue;
       if (proc.sid !== this.root && library.has(proc.sid)) continue;
       if ([...trees].some((tree) => tree.places(proc))) continue;
+      // Another live server's, by its marker: that server's drain answers for it.
+      const marker = environValue(pid, SERVER_MARKER_VARIABLE);
+      if (marker !== undefined && marker !== this.#options.marker && markers.has(marker)) continue;
       if (proc.sid !== proc.pid && spawnedByDeno(proc.sid, mainChildren)) continue;
       found.push(pid);
     }
@@ -387,6 +456,7 @@ export class ProcessTree {
   /** Stops following the tree: members known to have died are forgotten; the rest stay guarded. */
   end(): void {
     trees.delete(this);
+    if (this.#options.marker !== undefined) markers.delete(this.#options.marker);
     for (const pid of this.#outside) {
       const proc = readProc(pid);
       if (
@@ -419,45 +489,7 @@ export class ProcessTree {
 
   #forget(pid: number): void {
     this.#members.delete(pid);
+    this.#marked.delete(pid);
     if (this.#outside.delete(pid)) this.#listener.gone(pid);
   }
-}
-
-type Watched = { tree: ProcessTree; rootAlive: () => boolean };
-const watched: Watched[] = [];
-let timer: ReturnType<typeof setInterval> | undefined;
-let turn = 0;
-
-/** One tick: TREE_READS_PER_TICK files shared among the trees, starting from a different one each tick. */
-function tick(): void {
-  let reads = 0;
-  const count = watched.length;
-  turn = (turn + 1) % Math.max(1, count);
-  for (let index = 0; index < count && reads < TREE_READS_PER_TICK; index++) {
-    const entry = watched[(turn + index) % count] as Watched;
-    const share = Math.floor((TREE_READS_PER_TICK - reads) / (count - index));
-    reads += entry.tree.step(Math.max(3, share), entry.rootAlive());
-  }
-}
-
-/**
- * Walks `tree` a step every {@linkcode TREE_SNAPSHOT_MS} until the returned
- * function is called. The timer never keeps the process alive.
- */
-export function watchTree(tree: ProcessTree, rootAlive: () => boolean): () => void {
-  const entry = { tree, rootAlive };
-  watched.push(entry);
-  if (timer === undefined && tree.blind === false) {
-    const interval = setInterval(tick, TREE_SNAPSHOT_MS);
-    Deno.unrefTimer(interval);
-    timer = interval;
-  }
-  return () => {
-    const index = watched.indexOf(entry);
-    if (index !== -1) watched.splice(index, 1);
-    if (watched.length === 0 && timer !== undefined) {
-      clearInterval(timer);
-      timer = undefined;
-    }
-  };
 }

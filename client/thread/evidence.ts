@@ -37,6 +37,20 @@ export function isDrain(value: unknown): value is Drain {
   return value === true || value === false || value === "unknown";
 }
 
+/**
+ * How custody found a process of a server's that it killed: in the server's
+ * process `group`, in its `session`, below it by parent links (`tree`), or,
+ * adopted by the harness with nothing else linking it to the server, by the
+ * server's marker in its environment (`marker`).
+ */
+export const FOUND_BY = ["group", "session", "tree", "marker"] as const;
+
+/** How a process was found, one of {@linkcode FOUND_BY}. */
+export type FoundBy = (typeof FOUND_BY)[number];
+
+/** A process of the server's, other than the server, that custody killed, and how it found it. */
+export type FoundProcess = { pid: number; by: FoundBy };
+
 /** How a retirement's process ended. */
 export type RetirementEvidence =
   /** The client never spawned anything: there is nothing to retire. */
@@ -59,6 +73,12 @@ export type RetirementEvidence =
     drained: boolean | "unknown";
     /** The last step taken before the exit was seen. */
     escalation: Escalation;
+    /**
+     * The processes of the server's that custody killed itself, each with how
+     * it was found (at most `FOUND_RECORDED`, the first found); absent when
+     * none was (a group signal reached them all, or none was left).
+     */
+    found?: readonly FoundProcess[];
   }
   /** A remote server: what was done with its session. */
   | RemoteEvidence;

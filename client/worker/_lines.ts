@@ -12,6 +12,7 @@ import {
   classify,
   encodeError,
   encodeNotification,
+  encodeResult,
   type Id,
   type Inbound,
   METHOD_NOT_FOUND,
@@ -113,8 +114,15 @@ export class LineWriter {
     this.#write(frameText(encodeNotification(method, body)));
   }
 
-  /** Answers a server's request: this client serves none. */
+  /**
+   * Answers a server's request: `ping` with the empty result MCP asks of
+   * every peer, anything else with -32601, since this client serves nothing else.
+   */
   refuse(id: Id, method: string): void {
+    if (method === "ping") {
+      this.#write(frameText(encodeResult(id, {})));
+      return;
+    }
     this.#write(frameText(encodeError(id, {
       code: METHOD_NOT_FOUND,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`,

@@ -48,7 +48,6 @@ import {
   encodeCredentialsAsk,
   encodeDrainAsk,
   encodeExited,
-  encodeProgress,
   encodeRetired,
   encodeSettled,
   encodeSignalAsk,
@@ -363,7 +362,7 @@ export class WorkerHost {
           : machine.forward(method, params, timeoutMs, settle, extra);
       },
       cancel: (id) => machine.cancel(id),
-      report: (progress) => this.#outbox.post(encodeProgress(ticket, progress)),
+      report: (progress) => this.#outbox.progress(ticket, progress),
       settle: (outcome) => {
         this.#endLong(ticket);
         this.#settle(ticket, outcome);
@@ -391,9 +390,7 @@ export class WorkerHost {
       const token = params.progressToken;
       const ticket = typeof token === "number" ? this.#progress.get(token) : undefined;
       const progress = ticket === undefined ? undefined : progressOf(params);
-      if (ticket !== undefined && progress !== undefined) {
-        this.#outbox.post(encodeProgress(ticket, progress));
-      }
+      if (ticket !== undefined && progress !== undefined) this.#outbox.progress(ticket, progress);
       return;
     }
     if (method !== "notifications/tasks/status" && method !== "notifications/tasks") return;

@@ -12,6 +12,13 @@
  * the only one. Stderr is held for a moment ({@linkcode STDERR_FLUSH_MS})
  * and sent in one event, ahead of whatever is sent next.
  *
+ * A server's progress is a latest value: a call's reports gathered in one
+ * turn leave as one event, its newest, in the place of the first
+ * ({@linkcode Outbox.progress}), so that a server reporting a million times
+ * a second costs the main thread one event per read of its pipe, not one
+ * per report, and the worker holds no queue of them. A task's change of
+ * status is news and is never folded.
+ *
  * @module
  */
 
@@ -21,10 +28,13 @@ import { LineSplitter } from "../../codec/framing.ts";
 import { STDERR_TAIL_BYTES } from "../../settings/limits.ts";
 import {
   type Answers,
+  encodeProgress,
   encodeStderr,
   type FromWorker,
+  type ProgressEvent,
   renderAnswers,
 } from "../thread/from_worker.ts";
+import type { CallProgress } from "../thread/progress.ts";
 import type { ThreadEnd } from "../thread/link.ts";
 import type { Clock, TimerHandle } from "../transport/clock.ts";
 
@@ -58,6 +68,8 @@ export class Outbox {
   #stderrBytes = 0;
   #stderrTimer: TimerHandle | undefined;
   #flushStderr = () => this.flushStderr();
+  // The progress event of each ticket queued this turn, replaced by newer reports until sent.
+  #progress = new Map<number, ProgressEvent>();
 
   constructor(end: ThreadEnd, clock: Clock) {
     this.#end = end;
@@ -74,10 +86,28 @@ export class Outbox {
     }
   }
 
+  /**
+   * Queues a report of the long call of `ticket`. A server's progress
+   * replaces the one of the same call still queued this turn (it keeps its
+   * place, before any answer to the call); a task's status is always queued.
+   */
+  progress(ticket: number, progress: CallProgress): void {
+    const queued = this.#progress.get(ticket);
+    if (queued !== undefined && progress.kind === "progress") {
+      queued.progress = progress;
+      return;
+    }
+    const event = encodeProgress(ticket, progress);
+    this.post(event);
+    if (progress.kind === "progress") this.#progress.set(ticket, event);
+    else this.#progress.delete(ticket);
+  }
+
   /** Sends what is queued now. */
   flush(): void {
     this.#flushQueued = false;
     this.#seal();
+    if (this.#progress.size > 0) this.#progress.clear();
     if (this.#events.length === 0) return;
     const batch = this.#events;
     this.#events = [];

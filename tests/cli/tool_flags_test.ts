@@ -2,11 +2,11 @@
 // catalog's lists do: a tool left out is counted (not listed) by `tools`,
 // and a call to it is refused in the words of the flag that left it out; a
 // flag naming a server the source lacks is a usage error, and one naming a
-// tool its server does not list is a warning. A long call's progress is a
-// line on stderr.
+// tool its server does not list is a warning. A long call's progress is
+// the status line of a terminal, and is not asked for when piped.
 
 import assert from "node:assert/strict";
-import { catalogFolder, GOVERNED_TOML, inCatalog, tomlEntry } from "./_cli.ts";
+import { catalogFolder, GOVERNED_TOML, inCatalog, Terminal, tomlEntry } from "./_cli.ts";
 import { EXIT_OK, EXIT_USAGE } from "../../cli/exit_codes.ts";
 
 function project(): Promise<string> {
@@ -77,20 +77,37 @@ Deno.test("a flag naming a server the source lacks is refused; a tool no server 
   }
 });
 
-Deno.test("a long call's progress is said on stderr, a line at most every second off a terminal", async () => {
-  const dir = await project();
+Deno.test("a long call's progress is said on a terminal's stderr and not asked for when piped", async () => {
+  const dir = await catalogFolder("loom-flood-", tomlEntry("flood", "progress_flood.ts"));
   try {
-    const called = await inCatalog(dir, ["call", "long", "progress", "count=12", "everyMs=250"]);
-    assert.equal(called.code, EXIT_OK, called.stderr);
-    assert.match(called.stdout, /done/);
-    const lines = called.stderr.split("\n").filter((line) => line.startsWith("long.progress: "));
-    assert.ok(lines.length >= 2, called.stderr);
-    // Twelve reports over three seconds, at most one line a second (and the first).
-    assert.ok(lines.length <= 5, called.stderr);
-    assert.match(lines[0] ?? "", /^long\.progress: \d+ of 12 \(\d+%\)/);
-    // --quiet and --json ask for none.
-    const quiet = await inCatalog(dir, ["call", "long", "progress", "count=4", "everyMs=50", "-q"]);
-    assert.doesNotMatch(quiet.stderr, /long\.progress:/);
+    // Piped, nothing would show it: the server is given no token to report to.
+    const piped = await inCatalog(dir, ["call", "flood", "flood", "count=3"]);
+    assert.equal(piped.code, EXIT_OK, piped.stderr);
+    assert.match(piped.stdout, /flooded 3 \(token null\)/);
+    assert.doesNotMatch(piped.stderr, /flood\.flood:/);
+    const term = Terminal.start(dir, [
+      "--catalog",
+      "loom.toml",
+      "call",
+      "flood",
+      "flood",
+      "count=3",
+    ]);
+    assert.equal(await term.end(), EXIT_OK, term.text());
+    assert.match(term.text(), /flood\.flood: \d of 3/);
+    assert.match(term.text(), /flooded 3 \(token \d+\)/);
+    // --quiet asks for none on a terminal either.
+    const quiet = Terminal.start(dir, [
+      "--catalog",
+      "loom.toml",
+      "call",
+      "flood",
+      "flood",
+      "count=3",
+      "-q",
+    ]);
+    assert.equal(await quiet.end(), EXIT_OK, quiet.text());
+    assert.match(quiet.text(), /flooded 3 \(token null\)/);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

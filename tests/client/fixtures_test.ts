@@ -240,6 +240,27 @@ Deno.test("a server's requests get -32601, its notifications are dropped, the ch
   await retired(client, 0);
 });
 
+Deno.test("a server's ping is answered with an empty result in every version of the handshake era", async (t) => {
+  for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] as const) {
+    await t.step(version, async () => {
+      const spec = fixture("pings", "pings_client.ts", { era: "legacy", versions: [version] });
+      const client = new Client(spec, QUICK);
+      await ready(client);
+      assert.equal(client.serverInfo?.protocolVersion, version);
+      await client.ping();
+      const call = await client.callTool("go", {});
+      assert.ok(call.ok && call.value.content[0]?.type === "text", JSON.stringify(call));
+      const answers = JSON.parse(call.value.content[0].text) as unknown[];
+      assert.deepEqual(answers, [
+        { jsonrpc: "2.0", id: "p-1", result: {} },
+        { jsonrpc: "2.0", id: 0, result: {} },
+      ]);
+      assert.equal(client.state, "ready");
+      await retired(client, 0);
+    });
+  }
+});
+
 Deno.test("a server that ignores stdin EOF and SIGTERM is killed by SIGKILL", async () => {
   const client = new Client(fixture("stubborn", "stubborn.ts"), QUICK);
   await ready(client);

@@ -46,6 +46,28 @@ Deno.test("a call with onProgress hears each report in order, sanitized, until i
   assert.match(stderr, /progressToken \d+/);
 });
 
+Deno.test("a flood of progress reaches onProgress folded, in order, its newest report last", async () => {
+  const count = 50_000;
+  const census = Census.prepare([fixture("flood", "progress_flood.ts")]);
+  const client = census.clients.get("flood") as Client;
+  const heard: CallProgress[] = [];
+  try {
+    assert.ok((await client.connect()).ok);
+    const result = await client.callTool("flood", { count }, {
+      resetTimeoutOnProgress: true,
+      onProgress: (progress) => heard.push(progress),
+    });
+    assert.match(text(result), new RegExp(`^flooded ${count} \\(token \\d+\\)$`));
+  } finally {
+    await census.retire();
+  }
+  // One report per read of the pipe at most: a read holds many of these lines.
+  assert.ok(heard.length > 0 && heard.length <= count / 10, `${heard.length} reports`);
+  assert.deepEqual(heard.at(-1), { kind: "progress", progress: count, total: count });
+  const steps = heard.map((p) => p.kind === "progress" ? p.progress : -1);
+  assert.deepEqual(steps, [...steps].sort((a, b) => a - b), "in the order the server sent them");
+});
+
 Deno.test("a call without onProgress sends no progressToken", async () => {
   const stderr = await withServer("legacy", async (client) => {
     assert.equal(text(await client.callTool("progress", { count: 2, everyMs: 1 })), "done after 2");

@@ -1,7 +1,8 @@
 // Custody follows a server's process tree: descendants that left its process
 // group or its session are found, signalled, drained and guarded at the
 // harness's exit like the server itself, and a drain that cannot place one
-// says so. Real processes throughout. A server that leaves a descendant in a
+// says so; an orphan adopted before any look is the server's by the marker
+// in its environment. Real processes throughout. A server that leaves a descendant in a
 // session of its own is retired in a harness process of its own
 // (tests/fixtures/retire_harness.ts): orphaned, such a descendant becomes
 // the child of the process that holds custody, and in this one (the test
@@ -10,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { Client } from "../../../client/client.ts";
-import { TREE_SNAPSHOT_MS } from "../../../client/custody/process_tree.ts";
+import { TREE_SNAPSHOT_MS } from "../../../client/custody/tree_watch.ts";
 import { awaitGone, fixture, isLive, survivors } from "../_fixtures.ts";
 
 type Family = { server: number; escaped: number; orphaned: number; shell: number };
@@ -198,17 +199,84 @@ Deno.test({
 
 Deno.test({
   name:
-    "a descendant that left the session before the first look makes the drain unknown, never true",
+    "a descendant that left the session before the first look is found by its marker and killed",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    // In a session of its own, its parent gone before custody looked: nothing
-    // links it to the server, so the evidence must not claim it was drained.
+    // In a session of its own, its parent gone before custody looked: only
+    // the marker the server was spawned with, inherited, says whose it is.
     const harness = await retiring("early_setsid.ts", "orphaned \\d+", ["--allow-run=sh"]);
     const orphan = Number(/orphaned (\d+)/.exec(harness.tail)?.[1]);
     try {
       const place = placeOf(orphan);
       assert.notEqual(place.ppid, harness.server);
       assert.notEqual(place.sid, harness.server);
+      const { outcome } = await harness.retire();
+      const evidence =
+        (outcome as { value?: { kind?: string; drained?: unknown; found?: unknown } })
+          .value;
+      assert.equal(evidence?.kind, "exited", JSON.stringify(outcome));
+      assert.equal(evidence?.drained, true);
+      assert.deepEqual(evidence?.found, [{ pid: orphan, by: "marker" }]);
+      assert.deepEqual([orphan].filter(isLive), []);
+      assert.deepEqual(survivors(harness.server), []);
+    } finally {
+      kill([orphan]);
+      assert.deepEqual(await awaitGone([orphan]), []);
+      await harness.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "when the harness exits, a descendant it adopted before the first look dies by its marker",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const harness = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        "--quiet",
+        "--no-lock",
+        new URL("../../fixtures/early_setsid_harness.ts", import.meta.url).pathname,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = harness.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const pids = JSON.parse(text) as { server: number; orphan: number };
+    try {
+      assert.ok(isLive(pids.orphan));
+      assert.notEqual(placeOf(pids.orphan).sid, pids.server);
+      const writer = harness.stdin.getWriter();
+      await writer.write(new TextEncoder().encode("exit\n"));
+      await writer.close();
+      while (!(await reader.read()).done) { /* drain */ }
+      assert.equal((await harness.status).code, 0);
+      assert.deepEqual(await awaitGone([pids.server, pids.orphan]), []);
+    } finally {
+      kill([pids.orphan]);
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "a descendant that left the session before the first look and cleared its marker makes the drain unknown",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    // Nothing links it to the server: the evidence must not claim it was drained.
+    const harness = await retiring("early_setsid_unmarked.ts", "orphaned \\d+", [
+      "--allow-run=sh",
+    ]);
+    const orphan = Number(/orphaned (\d+)/.exec(harness.tail)?.[1]);
+    try {
       const { outcome } = await harness.retire();
       const evidence = (outcome as { value?: { kind?: string; drained?: unknown } }).value;
       assert.equal(evidence?.kind, "exited", JSON.stringify(outcome));

@@ -17,12 +17,13 @@ import {
 import {
   encodeAskReply,
   encodeCancel,
+  encodeLongCall,
   encodeMalformed,
   encodeRetire,
   encodeStart,
   renderRequest,
 } from "../../../client/thread/to_worker.ts";
-import { type Handlers, mcpPeer, sent } from "./_peer.ts";
+import { type Handlers, mcpPeer, reply, sent } from "./_peer.ts";
 
 /** A channel whose drain check is asked of the main thread, as a child's is. */
 class GroupedChannel extends ChannelTransport {
@@ -233,6 +234,53 @@ Deno.test("the host tells the main thread once of a flood of list_changed, and o
     peer.send(line);
     await later;
     assert.equal(h.kinds().filter((kind) => kind === "tools_changed").length, 2);
+    const retired = h.next("retired");
+    h.main.message(encodeRetire(1_000));
+    await retired;
+  } finally {
+    h.close();
+  }
+});
+
+Deno.test("a flood of progress read in one turn crosses as one event with the newest report, before the answer", async () => {
+  const count = 500;
+  const h = hosted({
+    "tools/call": (message, peer) => {
+      const token = (message.params?._meta as { progressToken?: number } | undefined)
+        ?.progressToken;
+      let lines = "";
+      for (let step = 1; step <= count; step++) {
+        lines += JSON.stringify({
+          jsonrpc: "2.0",
+          method: "notifications/progress",
+          params: { progressToken: token, progress: step, total: count },
+        }) + "\n";
+      }
+      peer.send(lines + reply(message.id, { result: { content: [] } }));
+      return undefined;
+    },
+  });
+  try {
+    const started = h.next("started");
+    h.start();
+    await started;
+    const answered = h.next("answers");
+    h.main.message(encodeLongCall({
+      ticket: 0,
+      timeoutMs: 5_000,
+      params: '{"name":"echo","arguments":{}}',
+      progress: true,
+      task: false,
+      ttlMs: 0,
+    }));
+    await answered;
+    const reports = h.seen.filter((s) => s.event.kind === "progress").map((s) => s.event);
+    assert.deepEqual(reports, [{
+      kind: "progress",
+      ticket: 0,
+      progress: { kind: "progress", progress: count, total: count },
+    }]);
+    assert.deepEqual(h.kinds().slice(-2), ["progress", "answers"]);
     const retired = h.next("retired");
     h.main.message(encodeRetire(1_000));
     await retired;
