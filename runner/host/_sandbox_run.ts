@@ -16,9 +16,9 @@
  * @module
  */
 
-import type { CallToolResult } from "../../codec/protocol.ts";
+import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
 import type { JsonValue } from "../../codec/json.ts";
-import type { Result } from "../../codec/result.ts";
+import { ok, type Result } from "../../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
 import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
@@ -29,7 +29,9 @@ import type {
   CallFailure,
   CallFunction,
   CallRecord,
+  CallResult,
   KillReason,
+  ReadFunction,
   RunOptions,
 } from "./run.ts";
 import { type Discovery, MAX_DISCOVERY_REQUESTS } from "./discovery.ts";
@@ -56,6 +58,11 @@ export type SandboxRunOptions = {
   rootUrl: string;
   rootPath: string;
   call: CallFunction;
+  /**
+   * Carries each read of a resource; without it, a read goes to `call`
+   * marked `resource` (see `CallContext`).
+   */
+  read?: ReadFunction | undefined;
   /** What each call tells `call` besides its signal: the run, and its approval hook. */
   context?: Omit<CallContext, "signal">;
   /** What is left of the run's deadline for the program, in milliseconds. */
@@ -129,6 +136,39 @@ function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
   return reply;
 }
 
+/** What the report and the program's reply make of a read: each content a `resource` block. */
+function readAsResult(
+  outcome: Result<{ contents: readonly ResourceContents[] }, CallFailure>,
+): Result<CallResult, CallFailure> {
+  if (!outcome.ok) return outcome;
+  const content = outcome.value.contents.map((resource) => ({
+    type: "resource" as const,
+    resource,
+  }));
+  return ok({ content, isError: false });
+}
+
+/**
+ * The one function the ledger runs each call and read through: a read (the
+ * ledger marks it `resource`, its arguments the `{ uri }` this module made)
+ * goes to `read` as a request of its own, a call to `call`.
+ */
+function carrier(call: CallFunction, read: ReadFunction | undefined): CallFunction {
+  if (read === undefined) return call;
+  return async (server, tool, args, context = {}) => {
+    if (context.resource !== true) return call(server, tool, args, context);
+    const { signal, run, approve } = context;
+    const uri = (args as { uri: string }).uri;
+    return readAsResult(
+      await read(server, uri, {
+        ...(signal === undefined ? {} : { signal }),
+        ...(run === undefined ? {} : { run }),
+        ...(approve === undefined ? {} : { approve }),
+      }),
+    );
+  };
+}
+
 /** The chunks of `stream`, after `head` when it holds any bytes. */
 async function* withHead(
   head: Uint8Array | undefined,
@@ -154,7 +194,8 @@ class SandboxRun {
 
   constructor(options: SandboxRunOptions) {
     this.#options = options;
-    this.#calls = new CallLedger(options.call, options.context, options.onProgress);
+    const carry = carrier(options.call, options.read);
+    this.#calls = new CallLedger(carry, options.context, options.onProgress);
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = options.child;
@@ -383,6 +424,8 @@ class SandboxRun {
         return this.#log(frame.text);
       case "call":
         return this.#call(frame);
+      case "read":
+        return this.#read(frame);
       case "discover":
         return this.#discover(frame);
       case "done": {
@@ -406,27 +449,41 @@ class SandboxRun {
     }
   }
 
-  #call(frame: ChannelMessage & { kind: "call" }): void {
+  /** Whether one more call or read may start: a fresh id, within the cap; if not, the run ends. */
+  #admits(id: number): boolean {
     const { maxCalls } = this.#options;
-    if (this.#calls.pending(frame.id)) {
-      return this.#kill("channel", `The sandbox's channel broke: call ${frame.id} was sent twice`);
+    if (this.#calls.pending(id)) {
+      this.#kill("channel", `The sandbox's channel broke: call ${id} was sent twice`);
+      return false;
     }
     if (this.#calls.records.length >= maxCalls) {
-      return this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
+      this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
+      return false;
     }
+    return true;
+  }
+
+  #call(frame: ChannelMessage & { kind: "call" }): void {
+    if (!this.#admits(frame.id)) return;
     const args = decodeTagged(frame.args);
     if (!args.ok) {
       return this.#kill("channel", `Cannot read the arguments of a call: ${args.error}`);
     }
-    this.#calls.start({ ...frame, args: args.value }, (outcome) => {
-      if (this.#outcome !== undefined) return;
-      const reply = JSON.stringify({
-        kind: "reply",
-        id: frame.id,
-        reply: encodeTagged(toReply(outcome)),
-      });
-      this.#send(`${reply}\n`);
-    });
+    this.#calls.start({ ...frame, args: args.value }, (outcome) => this.#reply(frame.id, outcome));
+  }
+
+  /** A read of a resource: recorded as the report names it, `resources/read` with its `{ uri }`. */
+  #read(frame: ChannelMessage & { kind: "read" }): void {
+    if (!this.#admits(frame.id)) return;
+    const { id, server, uri } = frame;
+    const read = { id, server, tool: "resources/read", args: { uri }, resource: true as const };
+    this.#calls.start(read, (outcome) => this.#reply(id, outcome));
+  }
+
+  #reply(id: number, outcome: Result<CallToolResult, CallFailure>): void {
+    if (this.#outcome !== undefined) return;
+    const reply = JSON.stringify({ kind: "reply", id, reply: encodeTagged(toReply(outcome)) });
+    this.#send(`${reply}\n`);
   }
 
   #discover(frame: ChannelMessage & { kind: "discover" }): void {
@@ -443,8 +500,7 @@ class SandboxRun {
         "The sandbox's channel broke: a discovery request is unreadable",
       );
     }
-    this.#send(`${JSON.stringify({ kind: "reply", id: frame.id, reply: encodeTagged(reply) })}
-`);
+    this.#send(`${JSON.stringify({ kind: "reply", id: frame.id, reply: encodeTagged(reply) })}\n`);
   }
 
   #unroot(text: string): string {

@@ -111,6 +111,7 @@ export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
+  readonly #read: RunOptions["read"];
   readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -144,6 +145,10 @@ export class Runner {
     }
     this.#bySegment = bySegment(options.modules);
     this.#call = options.call;
+    if (options.read !== undefined && typeof options.read !== "function") {
+      throw new TypeError("Cannot run the program: options.read is not a function");
+    }
+    this.#read = options.read;
     this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -402,6 +407,7 @@ export class Runner {
         rootUrl: sandbox.rootUrl,
         rootPath: sandbox.rootPath,
         call: this.#call,
+        read: this.#read,
         context: run.context,
         timeoutMs: programMs,
         runTimeoutMs: limits.timeoutMs,
@@ -471,8 +477,13 @@ export class Runner {
  * ```
  */
 export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  const { modules, call, ...rest } = options ?? {};
-  const runner = new Runner({ modules, call, warm: false });
+  const { modules, call, read, ...rest } = options ?? {};
+  const runner = new Runner({
+    modules,
+    call,
+    ...(read === undefined ? {} : { read }),
+    warm: false,
+  });
   try {
     return await runner.run(source, rest);
   } finally {

@@ -35,7 +35,7 @@
  */
 
 const NONCE = /^[0-9a-f]{32}$/;
-const KINDS = new Set(["call", "discover", "log", "done", "threw", "exited"]);
+const KINDS = new Set(["call", "read", "discover", "log", "done", "threw", "exited"]);
 const FINAL = new Set(["done", "threw", "exited", "fault"]);
 
 const encoder = new TextEncoder();

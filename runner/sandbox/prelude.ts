@@ -11,10 +11,11 @@
  * they resolve to `runner/sandbox/` here. Like every file of this folder, it
  * imports nothing outside it.
  *
- * Messages to the bootstrap are plain data with a `kind`: `call`, `discover`
- * (a request of `tools.ts`), `log`, `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so that what
- * JSON cannot say reaches the host intact enough to be refused there with its
- * path.
+ * Messages to the bootstrap are plain data with a `kind`: `call`, `read` (of
+ * a resource, by its URI), `discover` (a request of `tools.ts`), `log`,
+ * `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so
+ * that what JSON cannot say reaches the host intact enough to be refused
+ * there with its path.
  *
  * @module
  */
@@ -273,18 +274,21 @@ function render(args: unknown[]): string {
 const pending = new Map<number, (reply: unknown) => void>();
 let nextId = 0;
 
-function channel(
-  server: string,
-  tool: string,
-  args: JsonObject,
-  options: { resource?: boolean } = {},
-): Promise<CapReply> {
+function channel(server: string, tool: string, args: JsonObject): Promise<CapReply> {
   const id = nextId++;
   const reply = new Promise<CapReply>((resolve) =>
     pending.set(id, (value) => resolve(value as CapReply))
   );
-  const frame = { kind: "call", id, server, tool, args: encode(args) };
-  post(options.resource === true ? { ...frame, resource: true } : frame);
+  post({ kind: "call", id, server, tool, args: encode(args) });
+  return reply;
+}
+
+function read(server: string, uri: string): Promise<CapReply> {
+  const id = nextId++;
+  const reply = new Promise<CapReply>((resolve) =>
+    pending.set(id, (value) => resolve(value as CapReply))
+  );
+  post({ kind: "read", id, server, uri });
   return reply;
 }
 
@@ -312,7 +316,7 @@ scope.addEventListener("message", (event: MessageEvent) => {
   resolve(decode(data.reply));
 });
 
-installChannel(channel);
+installChannel(channel, { read });
 installDiscovery(discover);
 
 // The Cache API writes to disk whatever the permissions say (the sandbox's
