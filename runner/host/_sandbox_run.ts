@@ -21,7 +21,7 @@ import type { JsonValue } from "../../codec/json.ts";
 import { ok, type Result } from "../../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
-import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
+import { decodeResult, decodeTagged, taggedText } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
 import type {
@@ -482,8 +482,7 @@ class SandboxRun {
 
   #reply(id: number, outcome: Result<CallToolResult, CallFailure>): void {
     if (this.#outcome !== undefined) return;
-    const reply = JSON.stringify({ kind: "reply", id, reply: encodeTagged(toReply(outcome)) });
-    this.#send(`${reply}\n`);
+    this.#send(`{"kind":"reply","id":${id},"reply":${taggedText(toReply(outcome))}}\n`);
   }
 
   #discover(frame: ChannelMessage & { kind: "discover" }): void {
@@ -500,7 +499,7 @@ class SandboxRun {
         "The sandbox's channel broke: a discovery request is unreadable",
       );
     }
-    this.#send(`${JSON.stringify({ kind: "reply", id: frame.id, reply: encodeTagged(reply) })}\n`);
+    this.#send(`{"kind":"reply","id":${frame.id},"reply":${taggedText(reply)}}\n`);
   }
 
   #unroot(text: string): string {

@@ -15,7 +15,8 @@
  * a resource, by its URI), `discover` (a request of `tools.ts`), `log`,
  * `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so
  * that what JSON cannot say reaches the host intact enough to be refused
- * there with its path.
+ * there with its path. A reply from the host arrives as the line the host
+ * wrote, parsed here once.
  *
  * @module
  */
@@ -219,20 +220,23 @@ function crossing(value: unknown, ancestors: object[] = [], key = ""): unknown {
   }
 }
 
-/** Rebuilds a host reply: JSON with bigints tagged (and objects holding the tag key wrapped). */
-function decode(value: unknown): unknown {
-  if (typeof value !== "object" || value === null) return value;
-  if (isArray(value)) return value.map(decode);
+/**
+ * Rebuilds the tagged nodes of a host reply as `JSON.parse` meets them, from
+ * the leaves up: a bigint from its digits, an object holding the tag key from
+ * its entries. Everything else is what `JSON.parse` made (own properties,
+ * `"__proto__"` included), so the reply is read in one pass.
+ */
+function revive(_key: string, value: unknown): unknown {
+  if (typeof value !== "object" || value === null || isArray(value)) return value;
   const record = value as Record<string, unknown>;
-  if (record[TAG] === TAGS.bigint && typeof record.v === "string") return BigInt(record.v);
-  const entries: unknown[] = record[TAG] === TAGS.object && isArray(record.entries)
-    ? record.entries
-    : objectKeys(record).map((key) => [key, record[key]]);
+  const tagged = record[TAG];
+  if (tagged === TAGS.bigint && typeof record.v === "string") return BigInt(record.v);
+  if (tagged !== TAGS.object || !isArray(record.entries)) return value;
   const out: Record<string, unknown> = {};
-  for (const entry of entries) {
+  for (const entry of record.entries) {
     if (!isArray(entry) || typeof entry[0] !== "string") continue;
     Object.defineProperty(out, entry[0], {
-      value: decode(entry[1]),
+      value: entry[1],
       enumerable: true,
       writable: true,
       configurable: true,
@@ -304,8 +308,16 @@ function discover(request: DiscoveryRequest): Promise<DiscoveryReply> {
 let start: () => void = () => {};
 const started = new Promise<void>((resolve) => start = resolve);
 
+const parse = JSON.parse;
+
+// The bootstrap posts `start` as an object, and each reply as the host's line.
 scope.addEventListener("message", (event: MessageEvent) => {
-  const data = event.data as { kind?: unknown; id?: unknown; reply?: unknown } | null;
+  let data: { kind?: unknown; id?: unknown; reply?: unknown } | null;
+  try {
+    data = typeof event.data === "string" ? parse(event.data, revive) : event.data;
+  } catch {
+    return;
+  }
   if (data === null || typeof data !== "object") return;
   if (data.kind === "start") return start();
   if (data.kind !== "reply") return;
@@ -313,7 +325,7 @@ scope.addEventListener("message", (event: MessageEvent) => {
   const resolve = pending.get(data.id);
   if (resolve === undefined) return;
   pending.delete(data.id);
-  resolve(decode(data.reply));
+  resolve(data.reply);
 });
 
 installChannel(channel, { read });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { toJson } from "../../../codec/interchange.ts";
 import type { CallToolResult } from "../../../codec/protocol.ts";
 import { err, ok, type Result } from "../../../codec/result.ts";
-import { decodeTagged, encodeTagged } from "../../../runner/host/_tagged.ts";
+import { decodeTagged, taggedText } from "../../../runner/host/_tagged.ts";
 import type { RunModule, RunOptions, RunOutcome } from "../../../runner/host/run.ts";
 import { runProgram } from "../../../runner/host/runner.ts";
 
@@ -90,9 +90,18 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
   });
   await t.step("an object holding the tag key survives a round trip", () => {
     const original = { [TAG]: "bigint", v: "1" };
-    const value = decodeTagged(encodeTagged(original));
+    const value = decodeTagged(JSON.parse(taggedText(original)));
     assert.ok(value.ok);
     assert.deepEqual({ ...(value.value as object) }, original);
+  });
+  await t.step("taggedText() renders bigints and tag-key objects nested in each other", () => {
+    const original = { n: [2n ** 64n], inner: { [TAG]: "x", deep: { [TAG]: 1n } } };
+    const value = decodeTagged(JSON.parse(taggedText(original)));
+    assert.ok(value.ok);
+    const rebuilt = value.value as typeof original;
+    assert.deepEqual(rebuilt.n, [2n ** 64n]);
+    assert.equal(rebuilt.inner[TAG], "x");
+    assert.equal(rebuilt.inner.deep[TAG], 1n);
   });
   const malformed: [string, unknown][] = [
     ["an unknown tag", { [TAG]: "nope" }],
