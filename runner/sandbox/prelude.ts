@@ -36,6 +36,8 @@ const MAX_VALUE_DEPTH = 257;
 const scope = globalThis as unknown as Scope;
 const post = scope.postMessage.bind(scope);
 const objectKeys = Object.keys;
+const hasOwn = Object.hasOwn;
+const parse = JSON.parse;
 const getPrototypeOf = Object.getPrototypeOf;
 const isArray = Array.isArray;
 const inspect = Deno.inspect;
@@ -220,23 +222,34 @@ function crossing(value: unknown, ancestors: object[] = [], key = ""): unknown {
   }
 }
 
-/**
- * Rebuilds the tagged nodes of a host reply as `JSON.parse` meets them, from
- * the leaves up: a bigint from its digits, an object holding the tag key from
- * its entries. Everything else is what `JSON.parse` made (own properties,
- * `"__proto__"` included), so the reply is read in one pass.
- */
-function revive(_key: string, value: unknown): unknown {
-  if (typeof value !== "object" || value === null || isArray(value)) return value;
+// Whether a parsed reply holds no tagged node, as most do: then it is already
+// what `decode` would copy it into, and is taken as it is.
+function untagged(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (isArray(value)) {
+    for (const item of value) if (!untagged(item)) return false;
+    return true;
+  }
   const record = value as Record<string, unknown>;
-  const tagged = record[TAG];
-  if (tagged === TAGS.bigint && typeof record.v === "string") return BigInt(record.v);
-  if (tagged !== TAGS.object || !isArray(record.entries)) return value;
+  if (hasOwn(record, TAG)) return false;
+  for (const key of objectKeys(record)) if (!untagged(record[key])) return false;
+  return true;
+}
+
+/** Rebuilds a host reply: JSON with bigints tagged (and objects holding the tag key wrapped). */
+function decode(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (isArray(value)) return value.map(decode);
+  const record = value as Record<string, unknown>;
+  if (record[TAG] === TAGS.bigint && typeof record.v === "string") return BigInt(record.v);
+  const entries: unknown[] = record[TAG] === TAGS.object && isArray(record.entries)
+    ? record.entries
+    : objectKeys(record).map((key) => [key, record[key]]);
   const out: Record<string, unknown> = {};
-  for (const entry of record.entries) {
+  for (const entry of entries) {
     if (!isArray(entry) || typeof entry[0] !== "string") continue;
     Object.defineProperty(out, entry[0], {
-      value: entry[1],
+      value: decode(entry[1]),
       enumerable: true,
       writable: true,
       configurable: true,
@@ -308,13 +321,11 @@ function discover(request: DiscoveryRequest): Promise<DiscoveryReply> {
 let start: () => void = () => {};
 const started = new Promise<void>((resolve) => start = resolve);
 
-const parse = JSON.parse;
-
 // The bootstrap posts `start` as an object, and each reply as the host's line.
 scope.addEventListener("message", (event: MessageEvent) => {
   let data: { kind?: unknown; id?: unknown; reply?: unknown } | null;
   try {
-    data = typeof event.data === "string" ? parse(event.data, revive) : event.data;
+    data = typeof event.data === "string" ? parse(event.data) : event.data;
   } catch {
     return;
   }
@@ -325,7 +336,7 @@ scope.addEventListener("message", (event: MessageEvent) => {
   const resolve = pending.get(data.id);
   if (resolve === undefined) return;
   pending.delete(data.id);
-  resolve(data.reply);
+  resolve(untagged(data.reply) ? data.reply : decode(data.reply));
 });
 
 installChannel(channel, { read });

@@ -103,7 +103,17 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
     assert.equal(rebuilt.inner[TAG], "x");
     assert.equal(rebuilt.inner.deep[TAG], 1n);
   });
+  await t.step("a tree with no tag is taken as it is, not copied", () => {
+    const tree = JSON.parse('{"a":[1,{"b":"c"}],"__proto__":{"d":null}}');
+    const value = decodeTagged(tree);
+    assert.ok(value.ok);
+    assert.equal(value.value, tree);
+  });
+  let deep: unknown = 0;
+  for (let level = 0; level < 1100; level++) deep = [deep];
   const malformed: [string, unknown][] = [
+    ["a number JSON.parse read past a double", JSON.parse('{"n":[1e999]}')],
+    ["a tree nested past the limit, with no tag", deep],
     ["an unknown tag", { [TAG]: "nope" }],
     ["a bigint that is not digits", { [TAG]: "bigint", v: "1e9" }],
     ["a cycle past the root", { [TAG]: "cycle", up: 3 }],
