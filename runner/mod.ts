@@ -32,3 +32,6 @@ export {
   type ScanOutcome,
 } from "./host/checker.ts";
 export type { ImportProblem, ImportScan, NamedImport } from "./checker/protocol.ts";
+// Named by `ReadFunction`, `CallFunction` and `Discovery`, so this entry documents them.
+export type { Result } from "../codec/result.ts";
+export type { ResourceContents } from "../codec/protocol.ts";
