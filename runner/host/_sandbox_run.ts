@@ -1,7 +1,7 @@
 /**
  * One sandbox process of the code-mode runner, from the handover of its program to its exit: the
  * channel on its stdin and stdout, its stderr, the deadline, the caps, and
- * the tool calls it asks for.
+ * the tool calls and resource reads it asks for.
  *
  * Lifecycle: {@linkcode runInSandbox} takes a started process (its program
  * already written into the build root) and owns it from then on. The first
@@ -16,20 +16,19 @@
  * @module
  */
 
-import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
-import type { JsonValue } from "../../codec/json.ts";
-import { ok, type Result } from "../../codec/result.ts";
+import type { CallToolResult } from "../../codec/protocol.ts";
+import type { Result } from "../../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
 import { decodeResult, decodeTagged, taggedText } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
+import { carrier, toReply } from "./_carrier.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
 import type {
   CallContext,
   CallFailure,
   CallFunction,
   CallRecord,
-  CallResult,
   KillReason,
   ReadFunction,
   RunOptions,
@@ -114,59 +113,6 @@ function residentBytes(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
-  if (!outcome.ok) {
-    const { kind, message } = outcome.error;
-    // A denial's reason, as the approval hook gave it, reaches the program's McpCallError.
-    const reason = (outcome.error as { reason?: unknown }).reason;
-    return typeof reason === "string"
-      ? { ok: false, code: kind, message, reason }
-      : { ok: false, code: kind, message };
-  }
-  const reply: { [key: string]: JsonValue } = {
-    ok: true,
-    content: outcome.value.content as unknown as JsonValue,
-    isError: outcome.value.isError,
-  };
-  if (outcome.value.structuredContent !== undefined) {
-    reply.structuredContent = outcome.value.structuredContent;
-  }
-  return reply;
-}
-
-/** What the report and the program's reply make of a read: each content a `resource` block. */
-function readAsResult(
-  outcome: Result<{ contents: readonly ResourceContents[] }, CallFailure>,
-): Result<CallResult, CallFailure> {
-  if (!outcome.ok) return outcome;
-  const content = outcome.value.contents.map((resource) => ({
-    type: "resource" as const,
-    resource,
-  }));
-  return ok({ content, isError: false });
-}
-
-/**
- * The one function the ledger runs each call and read through: a read (the
- * ledger marks it `resource`, its arguments the `{ uri }` this module made)
- * goes to `read` as a request of its own, a call to `call`.
- */
-function carrier(call: CallFunction, read: ReadFunction | undefined): CallFunction {
-  if (read === undefined) return call;
-  return async (server, tool, args, context = {}) => {
-    if (context.resource !== true) return call(server, tool, args, context);
-    const { signal, run, approve } = context;
-    const uri = (args as { uri: string }).uri;
-    return readAsResult(
-      await read(server, uri, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(run === undefined ? {} : { run }),
-        ...(approve === undefined ? {} : { approve }),
-      }),
-    );
-  };
 }
 
 /** The chunks of `stream`, after `head` when it holds any bytes. */
