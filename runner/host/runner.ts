@@ -46,7 +46,8 @@
  *    prints is a log line, and nothing it prints can pose as a frame.
  * 5. Each call goes through the `call` of the options (the harness's), with
  *    the arguments rebuilt as the program passed them, so that the harness's
- *    interchange rules refuse what JSON cannot say, with its path. Calls run
+ *    interchange rules refuse what JSON cannot say, with its path; each read
+ *    of a resource through its `read`, with the URI. Calls run
  *    concurrently. A program's `search` and `describe` (of `./tools.ts`) are
  *    answered by the `discovery` of the options (the harness's).
  *
