@@ -6,12 +6,12 @@
 // A program's read passes the approval hook first, as its calls do: in the
 // same queue, its wait counted in the read's deadline.
 
-import type { CallToolResult } from "../codec/protocol.ts";
-import { err, ok, type Result } from "../codec/result.ts";
+import { err, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import type { Approve } from "../runner/host/approval.ts";
-import type { CallContext, CallFailure } from "../runner/host/run.ts";
+import type { ReadResourceResult } from "../client/resources.ts";
+import type { CallFailure, ReadContext } from "../runner/host/run.ts";
 import { callDeadlineMs } from "../settings/limits.ts";
 import type { ApprovalGate } from "./_approval.ts";
 import type { Harness, ServerReport } from "./types.ts";
@@ -70,24 +70,18 @@ export function readTimeout(census: Census): (server: string) => number {
 }
 
 /**
- * A program's read, as a call's outcome: each content a `resource` block
- * (which `cap.ts` turns back into the contents), or why it was refused.
- * The approval hook is asked first, as for a call.
+ * A program's read of a resource, as the runner hands it over: the server
+ * and a URI the host already read from the sandbox's `read` frame as a
+ * string. The approval hook is asked first, as for a call; then the read
+ * goes to the server's client.
  */
-export async function readAsCall(
+export async function readForProgram(
   read: Harness["readResource"],
   approval: ReadApproval,
   server: string,
-  args: unknown,
-  context: CallContext,
-): Promise<Result<CallToolResult, CallFailure>> {
-  const uri = (args as { uri?: unknown } | null)?.uri;
-  if (typeof uri !== "string") {
-    return err({
-      kind: "invalid_arguments",
-      message: `Cannot read a resource of ${quote(server)}: its uri is not a string`,
-    });
-  }
+  uri: string,
+  context: ReadContext = {},
+): Promise<Result<ReadResourceResult, CallFailure>> {
   const { signal } = context;
   const approve = context.approve ?? approval.approve;
   let timeoutMs: number | undefined;
@@ -110,13 +104,8 @@ export async function readAsCall(
     // The hook's time counts in the read's deadline.
     timeoutMs = Math.max(1, Math.ceil(deadline - (performance.now() - asked)));
   }
-  const outcome = await read(server, uri, {
+  return await read(server, uri, {
     ...(signal === undefined ? {} : { signal }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
-  });
-  if (!outcome.ok) return outcome;
-  return ok({
-    content: outcome.value.contents.map((resource) => ({ type: "resource" as const, resource })),
-    isError: false,
   });
 }

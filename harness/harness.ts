@@ -30,7 +30,7 @@ import { ApprovalGate } from "./_approval.ts";
 import { MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
-import { readAsCall, readTimeout, routeReads } from "./_resources.ts";
+import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
@@ -181,17 +181,16 @@ async function wire(
 
   const runner = new Runner({
     modules: live.modules,
-    // A run that ends cancels its calls still in flight: the signal reaches the
-    // client; the run and its own approval hook reach the approval; a read of a
-    // resource goes to its server as one.
+    // A run that ends cancels its calls and reads still in flight: the signal
+    // reaches the client; the run and its own approval hook reach the approval.
     call: (server, tool, args, context = {}) => {
-      const { signal, onProgress, resource } = context;
-      if (resource === true) return readAsCall(readResource, reads, server, args, context);
+      const { signal, onProgress } = context;
       return call(server, tool, args, {
         ...(signal === undefined ? {} : { signal }),
         ...(onProgress === undefined ? {} : { onProgress }),
       }, context);
     },
+    read: (server, uri, context) => readForProgram(readResource, reads, server, uri, context),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),

@@ -53,7 +53,8 @@ export class PendingHead {
 
 /** One message of the bootstrap, decoded. Values are still in tagged form. */
 export type ChannelMessage =
-  | { kind: "call"; id: number; server: string; tool: string; args: unknown; resource?: true }
+  | { kind: "call"; id: number; server: string; tool: string; args: unknown }
+  | { kind: "read"; id: number; server: string; uri: string }
   | { kind: "discover"; id: number; request: unknown }
   | { kind: "log"; text: string }
   | { kind: "done"; value: unknown }
@@ -91,12 +92,23 @@ export function decodeChannelMessage(json: string): Result<ChannelMessage, strin
         return err("a call frame has no string server or tool");
       }
       if (!Object.hasOwn(value, "args")) return err("a call frame has no arguments");
-      if (value.resource !== undefined && value.resource !== true) {
-        return err("a call frame has a resource mark that is not true");
+      // Reads were once calls so marked; a frame that still says so is forged.
+      if (value.resource !== undefined) {
+        return err("a call frame carries a resource mark; a read is a read frame");
       }
-      return value.resource === true
-        ? ok({ kind: "call", id, server, tool, args: value.args, resource: true })
-        : ok({ kind: "call", id, server, tool, args: value.args });
+      return ok({ kind: "call", id, server, tool, args: value.args });
+    }
+    case "read": {
+      const { id } = value;
+      const server = text(value, "server");
+      const uri = text(value, "uri");
+      if (typeof id !== "number" || !Number.isSafeInteger(id) || id < 0) {
+        return err("a read frame has no valid id");
+      }
+      if (server === undefined || uri === undefined) {
+        return err("a read frame has no string server or uri");
+      }
+      return ok({ kind: "read", id, server, uri });
     }
     case "discover": {
       const { id } = value;

@@ -1,7 +1,7 @@
 /**
  * One sandbox process of the code-mode runner, from the handover of its program to its exit: the
  * channel on its stdin and stdout, its stderr, the deadline, the caps, and
- * the tool calls it asks for.
+ * the tool calls and resource reads it asks for.
  *
  * Lifecycle: {@linkcode runInSandbox} takes a started process (its program
  * already written into the build root) and owns it from then on. The first
@@ -17,12 +17,12 @@
  */
 
 import type { CallToolResult } from "../../codec/protocol.ts";
-import type { JsonValue } from "../../codec/json.ts";
 import type { Result } from "../../codec/result.ts";
 import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
-import { decodeResult, decodeTagged, encodeTagged } from "./_tagged.ts";
+import { decodeResult, decodeTagged, taggedText } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
+import { carrier, toReply } from "./_carrier.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
 import type {
   CallContext,
@@ -30,6 +30,7 @@ import type {
   CallFunction,
   CallRecord,
   KillReason,
+  ReadFunction,
   RunOptions,
 } from "./run.ts";
 import { type Discovery, MAX_DISCOVERY_REQUESTS } from "./discovery.ts";
@@ -56,6 +57,11 @@ export type SandboxRunOptions = {
   rootUrl: string;
   rootPath: string;
   call: CallFunction;
+  /**
+   * Carries each read of a resource; without it, a read goes to `call`
+   * marked `resource` (see `CallContext`).
+   */
+  read?: ReadFunction | undefined;
   /** What each call tells `call` besides its signal: the run, and its approval hook. */
   context?: Omit<CallContext, "signal">;
   /** What is left of the run's deadline for the program, in milliseconds. */
@@ -109,26 +115,6 @@ function residentBytes(pid: number): number | undefined {
   }
 }
 
-function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
-  if (!outcome.ok) {
-    const { kind, message } = outcome.error;
-    // A denial's reason, as the approval hook gave it, reaches the program's McpCallError.
-    const reason = (outcome.error as { reason?: unknown }).reason;
-    return typeof reason === "string"
-      ? { ok: false, code: kind, message, reason }
-      : { ok: false, code: kind, message };
-  }
-  const reply: { [key: string]: JsonValue } = {
-    ok: true,
-    content: outcome.value.content as unknown as JsonValue,
-    isError: outcome.value.isError,
-  };
-  if (outcome.value.structuredContent !== undefined) {
-    reply.structuredContent = outcome.value.structuredContent;
-  }
-  return reply;
-}
-
 /** The chunks of `stream`, after `head` when it holds any bytes. */
 async function* withHead(
   head: Uint8Array | undefined,
@@ -154,7 +140,8 @@ class SandboxRun {
 
   constructor(options: SandboxRunOptions) {
     this.#options = options;
-    this.#calls = new CallLedger(options.call, options.context, options.onProgress);
+    const carry = carrier(options.call, options.read);
+    this.#calls = new CallLedger(carry, options.context, options.onProgress);
     this.#nonceSpace = `${options.nonce} `;
     this.#prefix = encoder.encode(this.#nonceSpace);
     this.#child = options.child;
@@ -383,6 +370,8 @@ class SandboxRun {
         return this.#log(frame.text);
       case "call":
         return this.#call(frame);
+      case "read":
+        return this.#read(frame);
       case "discover":
         return this.#discover(frame);
       case "done": {
@@ -406,27 +395,40 @@ class SandboxRun {
     }
   }
 
-  #call(frame: ChannelMessage & { kind: "call" }): void {
+  /** Whether one more call or read may start: a fresh id, within the cap; if not, the run ends. */
+  #admits(id: number): boolean {
     const { maxCalls } = this.#options;
-    if (this.#calls.pending(frame.id)) {
-      return this.#kill("channel", `The sandbox's channel broke: call ${frame.id} was sent twice`);
+    if (this.#calls.pending(id)) {
+      this.#kill("channel", `The sandbox's channel broke: call ${id} was sent twice`);
+      return false;
     }
     if (this.#calls.records.length >= maxCalls) {
-      return this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
+      this.#kill("calls", `The program made more than ${maxCalls} tool calls`);
+      return false;
     }
+    return true;
+  }
+
+  #call(frame: ChannelMessage & { kind: "call" }): void {
+    if (!this.#admits(frame.id)) return;
     const args = decodeTagged(frame.args);
     if (!args.ok) {
       return this.#kill("channel", `Cannot read the arguments of a call: ${args.error}`);
     }
-    this.#calls.start({ ...frame, args: args.value }, (outcome) => {
-      if (this.#outcome !== undefined) return;
-      const reply = JSON.stringify({
-        kind: "reply",
-        id: frame.id,
-        reply: encodeTagged(toReply(outcome)),
-      });
-      this.#send(`${reply}\n`);
-    });
+    this.#calls.start({ ...frame, args: args.value }, (outcome) => this.#reply(frame.id, outcome));
+  }
+
+  /** A read of a resource: recorded as the report names it, `resources/read` with its `{ uri }`. */
+  #read(frame: ChannelMessage & { kind: "read" }): void {
+    if (!this.#admits(frame.id)) return;
+    const { id, server, uri } = frame;
+    const read = { id, server, tool: "resources/read", args: { uri }, resource: true as const };
+    this.#calls.start(read, (outcome) => this.#reply(id, outcome));
+  }
+
+  #reply(id: number, outcome: Result<CallToolResult, CallFailure>): void {
+    if (this.#outcome !== undefined) return;
+    this.#send(`{"kind":"reply","id":${id},"reply":${taggedText(toReply(outcome))}}\n`);
   }
 
   #discover(frame: ChannelMessage & { kind: "discover" }): void {
@@ -443,8 +445,7 @@ class SandboxRun {
         "The sandbox's channel broke: a discovery request is unreadable",
       );
     }
-    this.#send(`${JSON.stringify({ kind: "reply", id: frame.id, reply: encodeTagged(reply) })}
-`);
+    this.#send(`{"kind":"reply","id":${frame.id},"reply":${taggedText(reply)}}\n`);
   }
 
   #unroot(text: string): string {

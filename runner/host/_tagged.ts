@@ -2,10 +2,12 @@
  * The host side of the tagged value form whose vocabulary
  * `runner/sandbox/tags.ts` defines for both sides: rebuilds the values a program handed to
  * `invoke` or returned, so that `toJson` on the host refuses them with the
- * right path; and encodes replies, whose only non-JSON values are bigints.
+ * right path; and renders replies, whose only non-JSON values are bigints.
  *
  * What arrives here was written by the sandbox, so it is decoded as untrusted
- * input: an unknown tag or a malformed node is a fault, never a throw.
+ * input: an unknown tag or a malformed node is a fault, never a throw. What it
+ * checks is the tagged form alone (the frame is readable); whether a call's
+ * arguments may be sent is the harness's one check.
  *
  * @module
  */
@@ -192,11 +194,33 @@ function rebuildTagged(node: Record_, stack: unknown[]): unknown {
   }
 }
 
+// Whether a parsed tree holds no tag, no number past JSON's and no nesting
+// past the limit: what `rebuild` would return unchanged. It allocates nothing.
+function untagged(node: unknown, depth: number): boolean {
+  if (typeof node !== "object" || node === null) {
+    return typeof node !== "number" || Number.isFinite(node);
+  }
+  if (depth >= MAX_ENCODED_DEPTH) return false;
+  if (Array.isArray(node)) {
+    for (const item of node) if (!untagged(item, depth + 1)) return false;
+    return true;
+  }
+  if (Object.hasOwn(node, TAG) || Object.getPrototypeOf(node) !== Object.prototype) return false;
+  const record = node as Record_;
+  for (const key in record) {
+    if (Object.hasOwn(record, key) && !untagged(record[key], depth + 1)) return false;
+  }
+  return true;
+}
+
 /**
  * Rebuilds a value from the sandbox's tagged form. A malformed tree is a
  * fault naming what is wrong.
  */
 export function decodeTagged(node: unknown): Result<unknown, string> {
+  // A tree with no tag, as most arguments are, is already what rebuilding
+  // would copy it into (JSON.parse gives `"__proto__"` an own property too).
+  if (untagged(node, 0)) return ok(node);
   try {
     return ok(rebuild(node, []));
   } catch (error) {
@@ -219,19 +243,21 @@ export function decodeResult(node: unknown): Result<unknown, string> {
   return value.ok ? ok(reportValue(value.value)) : value;
 }
 
-/**
- * Encodes a JSON value for the sandbox: bigints tagged, and an object that
- * has the tag key itself wrapped, so that the sandbox rebuilds it exactly.
- */
-export function encodeTagged(value: JsonValue | undefined): unknown {
+// JSON.stringify asks this of every value before it renders it, so the
+// reply is tagged as it is written, with no tree copied for the purpose.
+function tagging(_key: string, value: unknown): unknown {
   if (typeof value === "bigint") return { [TAG]: TAGS.bigint, v: value.toString() };
-  if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(encodeTagged);
-  const keys = Object.keys(value);
-  if (keys.includes(TAG)) {
-    return { [TAG]: TAGS.object, entries: keys.map((key) => [key, encodeTagged(value[key])]) };
-  }
-  const out: Record_ = {};
-  for (const key of keys) define(out, key, encodeTagged(value[key]));
-  return out;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  if (!Object.hasOwn(value, TAG)) return value;
+  const record = value as Record_;
+  return { [TAG]: TAGS.object, entries: Object.keys(record).map((key) => [key, record[key]]) };
+}
+
+/**
+ * Renders a JSON value as the sandbox reads it, in one pass: JSON text with
+ * bigints tagged, and an object that has the tag key itself wrapped, so that
+ * the sandbox rebuilds it exactly.
+ */
+export function taggedText(value: JsonValue): string {
+  return JSON.stringify(value, tagging);
 }

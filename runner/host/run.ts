@@ -10,7 +10,7 @@
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
 import { moduleSegment, NAMING_RULE } from "../../codegen/names.ts";
 import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
-import type { CallToolResult } from "../../codec/protocol.ts";
+import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
 import type { CallProgress } from "../../codec/progress.ts";
 import type { Result } from "../../codec/result.ts";
 import type { Diagnostic, RelatedInformation } from "../checker/protocol.ts";
@@ -101,6 +101,12 @@ export type RunOptions = {
   /** Carries one tool call; a harness passes its own `call`. */
   call: CallFunction;
   /**
+   * Carries one read of a resource (a program's `read_resource(uri)`); a
+   * harness passes its own. Without it, a read goes to `call`, marked
+   * `resource` (see {@linkcode CallContext}).
+   */
+  read?: ReadFunction;
+  /**
    * Wall-clock deadline of the run, in milliseconds, counting the wait for a
    * sandbox slot and the program's own run (the type check has its own
    * deadline, `checkTimeoutMs`); {@linkcode DEFAULT_RUN_TIMEOUT_MS}. Past it
@@ -146,7 +152,7 @@ export type RunOptions = {
  * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
  * those of `runProgram` but the modules and the call, which the runner holds.
  */
-export type HarnessRunOptions = Omit<RunOptions, "modules" | "call">;
+export type HarnessRunOptions = Omit<RunOptions, "modules" | "call" | "read">;
 
 /** Why a run was stopped before the program finished. */
 export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
@@ -163,8 +169,9 @@ export type CallContext = {
   /** The run's own approval hook, when it was given one. */
   approve?: Approve;
   /**
-   * Marks the read of a resource: `tool` is `resources/read`, `args` its
-   * `{ uri }`, the result's content its contents as `resource` blocks.
+   * Marks the read of a resource, for a runner given no `read`: `tool` is
+   * `resources/read`, `args` its `{ uri }`, the result's content its
+   * contents as `resource` blocks. A runner given `read` never sets it.
    */
   resource?: boolean;
   /** Given when the run hears progress: what the call reports while it runs. */
@@ -185,6 +192,21 @@ export type CallFunction = (
   args: unknown,
   options?: CallContext,
 ) => Promise<Result<CallResult, CallFailure>>;
+
+/** What the runner tells the harness's read of each read it carries. */
+export type ReadContext = Pick<CallContext, "signal" | "run" | "approve">;
+
+/**
+ * The harness's read of a resource, as the runner uses it: the server and the
+ * URI a program's `read_resource(uri)` named, and the contents read, or why
+ * not. The run's report records it as a call of `resources/read` with its
+ * `{ uri }`, each content a `resource` block.
+ */
+export type ReadFunction = (
+  server: string,
+  uri: string,
+  options?: ReadContext,
+) => Promise<Result<{ contents: ResourceContents[] }, CallFailure>>;
 
 /** One tool call a program made, and how it went. */
 export type CallRecord = {

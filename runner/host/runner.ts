@@ -46,7 +46,8 @@
  *    prints is a log line, and nothing it prints can pose as a frame.
  * 5. Each call goes through the `call` of the options (the harness's), with
  *    the arguments rebuilt as the program passed them, so that the harness's
- *    interchange rules refuse what JSON cannot say, with its path. Calls run
+ *    interchange rules refuse what JSON cannot say, with its path; each read
+ *    of a resource through its `read`, with the URI. Calls run
  *    concurrently. A program's `search` and `describe` (of `./tools.ts`) are
  *    answered by the `discovery` of the options (the harness's).
  *
@@ -111,6 +112,7 @@ export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
+  readonly #read: RunOptions["read"];
   readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -144,6 +146,10 @@ export class Runner {
     }
     this.#bySegment = bySegment(options.modules);
     this.#call = options.call;
+    if (options.read !== undefined && typeof options.read !== "function") {
+      throw new TypeError("Cannot run the program: options.read is not a function");
+    }
+    this.#read = options.read;
     this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -402,6 +408,7 @@ export class Runner {
         rootUrl: sandbox.rootUrl,
         rootPath: sandbox.rootPath,
         call: this.#call,
+        read: this.#read,
         context: run.context,
         timeoutMs: programMs,
         runTimeoutMs: limits.timeoutMs,
@@ -471,8 +478,13 @@ export class Runner {
  * ```
  */
 export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  const { modules, call, ...rest } = options ?? {};
-  const runner = new Runner({ modules, call, warm: false });
+  const { modules, call, read, ...rest } = options ?? {};
+  const runner = new Runner({
+    modules,
+    call,
+    ...(read === undefined ? {} : { read }),
+    warm: false,
+  });
   try {
     return await runner.run(source, rest);
   } finally {

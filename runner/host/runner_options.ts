@@ -15,6 +15,8 @@ export type RunnerOptions = {
   modules: ReadonlyMap<string, RunModule>;
   /** Carries one tool call; a harness passes its own `call`. */
   call: RunOptions["call"];
+  /** Carries one read of a resource; a harness passes its own (see `RunOptions.read`). */
+  read?: RunOptions["read"];
   /**
    * Answers a program's `search` and `describe` (of `./tools.ts`); a harness
    * passes its own. Without it, a program's requests are refused (code

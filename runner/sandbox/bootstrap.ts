@@ -22,9 +22,10 @@
  * this module writes to stdout is that nonce, a space, and one JSON object;
  * the program can write to stdout too, but cannot know the nonce, so the host
  * tells frames from noise. Every later stdin line is a reply from the host,
- * relayed to the Worker. Stdin ending means the host is gone: the process
- * exits. A `done`, `threw`, `exited` or `fault` frame is the last one: the
- * process exits once it is written.
+ * relayed to the Worker as the text it is (the prelude parses it; parsing it
+ * here too would only clone the tree across). Stdin ending means the host is
+ * gone: the process exits. A `done`, `threw`, `exited` or `fault` frame is the
+ * last one: the process exits once it is written.
  *
  * Part of the sandbox room (`runner/sandbox/`): it runs only inside the
  * sandbox, where the runner writes its text (carried in
@@ -35,7 +36,7 @@
  */
 
 const NONCE = /^[0-9a-f]{32}$/;
-const KINDS = new Set(["call", "discover", "log", "done", "threw", "exited"]);
+const KINDS = new Set(["call", "read", "discover", "log", "done", "threw", "exited"]);
 const FINAL = new Set(["done", "threw", "exited", "fault"]);
 
 const encoder = new TextEncoder();
@@ -137,11 +138,5 @@ worker.postMessage({ kind: "start" });
 while (true) {
   const line = await readLine();
   if (line === undefined) Deno.exit(1);
-  let reply: unknown;
-  try {
-    reply = JSON.parse(line);
-  } catch {
-    continue;
-  }
-  worker.postMessage(reply);
+  worker.postMessage(line);
 }

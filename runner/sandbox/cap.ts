@@ -64,16 +64,22 @@ export type CapReply =
 
 /**
  * Carries one call from the sandbox to the host. A runner's bootstrap
- * provides it. `options.resource`: the call reads a resource (`tool` is
- * `resources/read`, `args` its `{ uri }`) rather than calling a tool, and
- * the reply's content is the resource's contents, each a `resource` block.
+ * provides it.
  */
-export type CapChannel = (
-  server: string,
-  tool: string,
-  args: JsonObject,
-  options?: { resource?: boolean },
-) => Promise<CapReply>;
+export type CapChannel = (server: string, tool: string, args: JsonObject) => Promise<CapReply>;
+
+/**
+ * Carries one read of a resource from the sandbox to the host, as a request
+ * of its own: the server and the URI. The reply's content is the resource's
+ * contents, each a `resource` block. A runner's bootstrap provides it.
+ */
+export type CapReader = (server: string, uri: string) => Promise<CapReply>;
+
+/** Options of {@linkcode installChannel}. */
+export type InstallOptions = {
+  /** What carries a program's reads of resources; without it, a read is `no_channel`. */
+  read?: CapReader;
+};
 
 /** The longest excerpt of a tool's text an error message quotes. */
 export const MAX_ERROR_TEXT_CHARS = 500;
@@ -291,11 +297,13 @@ export class McpCallError extends Error {
 }
 
 let installed: CapChannel | undefined;
+let reader: CapReader | undefined;
 
 /**
- * Installs the channel every {@linkcode invoke} goes through. A runner's
- * bootstrap calls it once, before the program runs; a second call throws, so
- * a program cannot replace the channel.
+ * Installs the channel every {@linkcode invoke} goes through, and the reader
+ * every {@linkcode readResource} goes through. A runner's bootstrap calls it
+ * once, before the program runs; a second call throws, so a program cannot
+ * replace either.
  *
  * @example Install a channel that answers every call
  * ```ts ignore
@@ -307,14 +315,19 @@ let installed: CapChannel | undefined;
  * }));
  * ```
  */
-export function installChannel(channel: CapChannel): void {
+export function installChannel(channel: CapChannel, options: InstallOptions = {}): void {
   if (typeof channel !== "function") {
     throw new TypeError(`Cannot install channel: it is ${typeof channel}, not a function`);
+  }
+  const read = options.read;
+  if (read !== undefined && typeof read !== "function") {
+    throw new TypeError(`Cannot install channel: its reader is ${typeof read}, not a function`);
   }
   if (installed !== undefined) {
     throw new TypeError("Cannot install channel: a channel is already installed");
   }
   installed = channel;
+  reader = read;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -417,7 +430,7 @@ export async function invoke<T = JsonValue | undefined>(
 }
 
 /**
- * Reads one resource of one server by its URI through the installed channel:
+ * Reads one resource of one server by its URI through the installed reader:
  * the `read_resource(uri)` of a generated module calls it. Rejects with
  * {@linkcode McpCallError} when the read is refused (`resources_not_declared`,
  * `resource_too_large`, ...) or fails.
@@ -432,8 +445,8 @@ export async function invoke<T = JsonValue | undefined>(
  */
 export async function readResource(server: string, uri: string): Promise<ResourceResult> {
   const where = { server: String(server), tool: "resources/read" };
-  const channel = installed;
-  if (channel === undefined) {
+  const read = reader;
+  if (read === undefined) {
     throw new McpCallError(
       "no_channel",
       `Cannot read a resource of server "${where.server}": no channel is installed; ` +
@@ -450,7 +463,7 @@ export async function readResource(server: string, uri: string): Promise<Resourc
   }
   let reply: unknown;
   try {
-    reply = await channel(where.server, where.tool, { uri }, { resource: true });
+    reply = await read(where.server, uri);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     throw new McpCallError(

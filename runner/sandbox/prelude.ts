@@ -11,10 +11,12 @@
  * they resolve to `runner/sandbox/` here. Like every file of this folder, it
  * imports nothing outside it.
  *
- * Messages to the bootstrap are plain data with a `kind`: `call`, `discover`
- * (a request of `tools.ts`), `log`, `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so that what
- * JSON cannot say reaches the host intact enough to be refused there with its
- * path.
+ * Messages to the bootstrap are plain data with a `kind`: `call`, `read` (of
+ * a resource, by its URI), `discover` (a request of `tools.ts`), `log`,
+ * `done`, `threw`, `exited`. Values cross in the tagged form of `tags.ts`, so
+ * that what JSON cannot say reaches the host intact enough to be refused
+ * there with its path. A reply from the host arrives as the line the host
+ * wrote, parsed here once.
  *
  * @module
  */
@@ -34,6 +36,8 @@ const MAX_VALUE_DEPTH = 257;
 const scope = globalThis as unknown as Scope;
 const post = scope.postMessage.bind(scope);
 const objectKeys = Object.keys;
+const hasOwn = Object.hasOwn;
+const parse = JSON.parse;
 const getPrototypeOf = Object.getPrototypeOf;
 const isArray = Array.isArray;
 const inspect = Deno.inspect;
@@ -218,6 +222,20 @@ function crossing(value: unknown, ancestors: object[] = [], key = ""): unknown {
   }
 }
 
+// Whether a parsed reply holds no tagged node, as most do: then it is already
+// what `decode` would copy it into, and is taken as it is.
+function untagged(value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return true;
+  if (isArray(value)) {
+    for (const item of value) if (!untagged(item)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  if (hasOwn(record, TAG)) return false;
+  for (const key of objectKeys(record)) if (!untagged(record[key])) return false;
+  return true;
+}
+
 /** Rebuilds a host reply: JSON with bigints tagged (and objects holding the tag key wrapped). */
 function decode(value: unknown): unknown {
   if (typeof value !== "object" || value === null) return value;
@@ -273,18 +291,21 @@ function render(args: unknown[]): string {
 const pending = new Map<number, (reply: unknown) => void>();
 let nextId = 0;
 
-function channel(
-  server: string,
-  tool: string,
-  args: JsonObject,
-  options: { resource?: boolean } = {},
-): Promise<CapReply> {
+function channel(server: string, tool: string, args: JsonObject): Promise<CapReply> {
   const id = nextId++;
   const reply = new Promise<CapReply>((resolve) =>
     pending.set(id, (value) => resolve(value as CapReply))
   );
-  const frame = { kind: "call", id, server, tool, args: encode(args) };
-  post(options.resource === true ? { ...frame, resource: true } : frame);
+  post({ kind: "call", id, server, tool, args: encode(args) });
+  return reply;
+}
+
+function read(server: string, uri: string): Promise<CapReply> {
+  const id = nextId++;
+  const reply = new Promise<CapReply>((resolve) =>
+    pending.set(id, (value) => resolve(value as CapReply))
+  );
+  post({ kind: "read", id, server, uri });
   return reply;
 }
 
@@ -300,8 +321,14 @@ function discover(request: DiscoveryRequest): Promise<DiscoveryReply> {
 let start: () => void = () => {};
 const started = new Promise<void>((resolve) => start = resolve);
 
+// The bootstrap posts `start` as an object, and each reply as the host's line.
 scope.addEventListener("message", (event: MessageEvent) => {
-  const data = event.data as { kind?: unknown; id?: unknown; reply?: unknown } | null;
+  let data: { kind?: unknown; id?: unknown; reply?: unknown } | null;
+  try {
+    data = typeof event.data === "string" ? parse(event.data) : event.data;
+  } catch {
+    return;
+  }
   if (data === null || typeof data !== "object") return;
   if (data.kind === "start") return start();
   if (data.kind !== "reply") return;
@@ -309,10 +336,10 @@ scope.addEventListener("message", (event: MessageEvent) => {
   const resolve = pending.get(data.id);
   if (resolve === undefined) return;
   pending.delete(data.id);
-  resolve(decode(data.reply));
+  resolve(untagged(data.reply) ? data.reply : decode(data.reply));
 });
 
-installChannel(channel);
+installChannel(channel, { read });
 installDiscovery(discover);
 
 // The Cache API writes to disk whatever the permissions say (the sandbox's

@@ -217,6 +217,48 @@ Deno.test("a run's own hook replaces the harness's for that run's calls", async 
   }
 });
 
+Deno.test("a read frame the program forges itself passes the hook like a module's read", async () => {
+  const asked: ApprovalRequest[] = [];
+  const harness = await boot([fixture("long", "long_server.ts")], {
+    ...QUICK,
+    approve: (request) => {
+      asked.push(request);
+      return { allow: false, reason: "no reads" };
+    },
+  });
+  try {
+    const report = await harness.run(
+      'import { read_resource } from "./mcp/long.ts";\n' +
+        "const scope = globalThis as unknown as { postMessage(message: unknown): void };\n" +
+        "// Reads posted past the module and cap.ts: to a server the catalog lacks, to one it has.\n" +
+        'scope.postMessage({ kind: "read", id: 1e9, server: "nowhere", uri: "fixture://text" });\n' +
+        'scope.postMessage({ kind: "read", id: 1e9 + 1, server: "long", uri: "fixture://blob" });\n' +
+        "// The module's own read waits in the same queue, behind the forged one.\n" +
+        'const code = await read_resource("fixture://text").then(() => "read", (e) => e.code);\n' +
+        "export default code;",
+      { programName: "forged.ts" },
+    );
+    assert.deepEqual(report.outcome, { kind: "returned", value: "denied" });
+    assert.deepEqual(
+      report.calls.map((call) => [call.server, call.tool, call.args]),
+      [
+        ["nowhere", "resources/read", { uri: "fixture://text" }],
+        ["long", "resources/read", { uri: "fixture://blob" }],
+        ["long", "resources/read", { uri: "fixture://text" }],
+      ],
+    );
+    const kinds = report.calls.map((call) => call.outcome.ok || call.outcome.error.kind);
+    assert.deepEqual(kinds, ["unknown_server", "denied", "denied"]);
+    assert.deepEqual(asked.map((request) => [request.server, request.resource]), [
+      ["long", "fixture://blob"],
+      ["long", "fixture://text"],
+    ]);
+    assert.equal(asked[0]?.run?.programName, "forged.ts");
+  } finally {
+    await harness.retire();
+  }
+});
+
 Deno.test("a program's read of a resource passes the hook too, in its run's queue", async () => {
   const asked: ApprovalRequest[] = [];
   const harness = await boot([fixture("long", "long_server.ts")], {

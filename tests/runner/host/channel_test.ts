@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { toJson } from "../../../codec/interchange.ts";
 import { MAX_LINE_BYTES } from "../../../codec/framing.ts";
-import { ok } from "../../../codec/result.ts";
+import { err, ok } from "../../../codec/result.ts";
 import { PendingHead } from "../../../runner/host/_channel.ts";
-import type { RunModule } from "../../../runner/host/run.ts";
+import type { RunModule, RunOutcome } from "../../../runner/host/run.ts";
 import { runProgram } from "../../../runner/host/runner.ts";
 
 const ECHO: RunModule = {
@@ -78,4 +78,112 @@ Deno.test("runProgram() ends the run when a message passes the frame cap", async
     /larger than \d+ bytes/,
   );
   assert.deepEqual(calls, []);
+});
+
+const FILES: RunModule = {
+  segment: "files",
+  source: 'import { readResource, type ResourceResult } from "@loom/mcp/cap";\n' +
+    "export function read_resource(uri: string): Promise<ResourceResult> {\n" +
+    '  return readResource("files", uri);\n}\n',
+};
+
+const NO_CALLS = () => Promise.resolve(err({ kind: "unexpected", message: "no call expected" }));
+
+Deno.test("runProgram() hands a program's read to read, never to call", async () => {
+  const reads: unknown[] = [];
+  const calls: string[] = [];
+  const report = await runProgram(
+    'import { read_resource } from "./mcp/files.ts";\n' +
+      'export default (await read_resource("file:///notes.txt")).text;\n',
+    {
+      modules: new Map([["files", FILES]]),
+      typeCheck: false,
+      call: (server, tool) => {
+        calls.push(`${server}/${tool}`);
+        return NO_CALLS();
+      },
+      read: (server, uri, context) => {
+        reads.push([server, uri, context?.run !== undefined]);
+        return Promise.resolve(ok({ contents: [{ uri, text: "the notes" }] }));
+      },
+    },
+  );
+  assert.deepEqual(report.outcome, { kind: "returned", value: "the notes" });
+  assert.deepEqual(reads, [["files", "file:///notes.txt", true]]);
+  assert.deepEqual(calls, []);
+  const [record] = report.calls;
+  assert.equal(record?.tool, "resources/read");
+  assert.deepEqual(record?.args, { uri: "file:///notes.txt" });
+  assert.deepEqual(
+    record?.outcome,
+    ok({
+      content: [{ type: "resource", resource: { uri: "file:///notes.txt", text: "the notes" } }],
+      isError: false,
+    }),
+  );
+});
+
+Deno.test("runProgram() without read hands a program's read to call, marked resource", async () => {
+  const seen: unknown[] = [];
+  const report = await runProgram(
+    'import { read_resource } from "./mcp/files.ts";\n' +
+      'export default (await read_resource("file:///a")).text;\n',
+    {
+      modules: new Map([["files", FILES]]),
+      typeCheck: false,
+      call: (server, tool, args, context) => {
+        seen.push([server, tool, args, context?.resource]);
+        const resource = { uri: "file:///a", text: "a" };
+        return Promise.resolve(ok({ content: [{ type: "resource", resource }], isError: false }));
+      },
+    },
+  );
+  assert.deepEqual(report.outcome, { kind: "returned", value: "a" });
+  assert.deepEqual(seen, [["files", "resources/read", { uri: "file:///a" }, true]]);
+});
+
+/** Runs a program that posts `frame` itself, past `cap.ts`, and reports what reached the host. */
+async function forge(frame: string): Promise<{ outcome: RunOutcome; asked: string[] }> {
+  const asked: string[] = [];
+  const report = await runProgram(
+    "const scope = globalThis as unknown as { postMessage(message: unknown): void };\n" +
+      `scope.postMessage(${frame});\n` +
+      "await new Promise(() => {});\n",
+    {
+      modules: new Map([["files", FILES]]),
+      typeCheck: false,
+      timeoutMs: 20_000,
+      call: (server, tool) => {
+        asked.push(`call ${server}/${tool}`);
+        return NO_CALLS();
+      },
+      read: (server, uri) => {
+        asked.push(`read ${server} ${String(uri)}`);
+        return Promise.resolve(err({ kind: "unexpected", message: "no read expected" }));
+      },
+    },
+  );
+  return { outcome: report.outcome, asked };
+}
+
+Deno.test("a read frame the program forges with a uri that is not a string breaks the channel", async () => {
+  const { outcome, asked } = await forge('{ kind: "read", id: 1e9, server: "files", uri: 5 }');
+  assert.equal(outcome.kind, "killed");
+  assert.equal(outcome.kind === "killed" && outcome.reason, "channel");
+  assert.match(
+    outcome.kind === "killed" ? outcome.message : "",
+    /a read frame has no string server or uri/,
+  );
+  assert.deepEqual(asked, []);
+});
+
+Deno.test("a call frame the program forges with a resource mark breaks the channel", async () => {
+  const { outcome, asked } = await forge(
+    '{ kind: "call", id: 1e9, server: "files", tool: "resources/read", args: { uri: "x" }, ' +
+      "resource: true }",
+  );
+  assert.equal(outcome.kind, "killed");
+  assert.equal(outcome.kind === "killed" && outcome.reason, "channel");
+  assert.match(outcome.kind === "killed" ? outcome.message : "", /carries a resource mark/);
+  assert.deepEqual(asked, []);
 });

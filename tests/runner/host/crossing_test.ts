@@ -135,3 +135,19 @@ Deno.test("decodeResult() turns what a forged frame rebuilds into markers", () =
     },
   });
 });
+
+Deno.test("a reply's bigints and objects holding the tag key reach the program as they were", async () => {
+  const structuredContent = { big: 2n ** 64n, odd: { [TAG]: "x", inner: [-(2n ** 63n)] } };
+  const report = await runProgram(
+    'import { hello } from "./mcp/w.ts";\n' +
+      "const { big, odd } = (await hello({})).structuredContent as {\n" +
+      "  big: bigint; odd: Record<string, unknown> & { inner: bigint[] };\n};\n" +
+      'export default [big === 2n ** 64n, odd["\\u0000"], odd.inner[0] === -(2n ** 63n)];\n',
+    {
+      modules: MODULES,
+      typeCheck: false,
+      call: () => Promise.resolve(ok({ content: [], structuredContent, isError: false })),
+    },
+  );
+  assert.deepEqual(report.outcome, { kind: "returned", value: [true, "x", true] });
+});

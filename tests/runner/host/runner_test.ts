@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { toJson } from "../../../codec/interchange.ts";
 import type { CallToolResult } from "../../../codec/protocol.ts";
 import { err, ok, type Result } from "../../../codec/result.ts";
-import { decodeTagged, encodeTagged } from "../../../runner/host/_tagged.ts";
+import { decodeTagged, taggedText } from "../../../runner/host/_tagged.ts";
 import type { RunModule, RunOptions, RunOutcome } from "../../../runner/host/run.ts";
 import { runProgram } from "../../../runner/host/runner.ts";
 
@@ -90,11 +90,30 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
   });
   await t.step("an object holding the tag key survives a round trip", () => {
     const original = { [TAG]: "bigint", v: "1" };
-    const value = decodeTagged(encodeTagged(original));
+    const value = decodeTagged(JSON.parse(taggedText(original)));
     assert.ok(value.ok);
     assert.deepEqual({ ...(value.value as object) }, original);
   });
+  await t.step("taggedText() renders bigints and tag-key objects nested in each other", () => {
+    const original = { n: [2n ** 64n], inner: { [TAG]: "x", deep: { [TAG]: 1n } } };
+    const value = decodeTagged(JSON.parse(taggedText(original)));
+    assert.ok(value.ok);
+    const rebuilt = value.value as typeof original;
+    assert.deepEqual(rebuilt.n, [2n ** 64n]);
+    assert.equal(rebuilt.inner[TAG], "x");
+    assert.equal(rebuilt.inner.deep[TAG], 1n);
+  });
+  await t.step("a tree with no tag is taken as it is, not copied", () => {
+    const tree = JSON.parse('{"a":[1,{"b":"c"}],"__proto__":{"d":null}}');
+    const value = decodeTagged(tree);
+    assert.ok(value.ok);
+    assert.equal(value.value, tree);
+  });
+  let deep: unknown = 0;
+  for (let level = 0; level < 1100; level++) deep = [deep];
   const malformed: [string, unknown][] = [
+    ["a number JSON.parse read past a double", JSON.parse('{"n":[1e999]}')],
+    ["a tree nested past the limit, with no tag", deep],
     ["an unknown tag", { [TAG]: "nope" }],
     ["a bigint that is not digits", { [TAG]: "bigint", v: "1e9" }],
     ["a cycle past the root", { [TAG]: "cycle", up: 3 }],

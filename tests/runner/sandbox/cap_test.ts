@@ -109,3 +109,35 @@ Deno.test("invoke() settles every reply as the program expects", async (t) => {
     assert.equal(seen.length, before);
   });
 });
+
+Deno.test("readResource() asks the installed reader, never the call channel", async () => {
+  const cap = await load();
+  const seen: unknown[] = [];
+  cap.installChannel((server, tool) => {
+    seen.push(["call", server, tool]);
+    return Promise.resolve({ ok: false, code: "x", message: "x" });
+  }, {
+    read: (server, uri) => {
+      seen.push(["read", server, uri]);
+      const resource = { uri, text: "hello" };
+      return Promise.resolve({
+        ok: true,
+        content: [{ type: "resource", resource }],
+        isError: false,
+      });
+    },
+  });
+  const read = await cap.readResource("files", "demo://1");
+  assert.ok(read instanceof cap.ResourceResult);
+  assert.equal(read.text, "hello");
+  assert.deepEqual(seen, [["read", "files", "demo://1"]]);
+});
+
+Deno.test("readResource() without a reader rejects with no_channel", async () => {
+  const cap = await load();
+  cap.installChannel(() => Promise.resolve({ ok: false, code: "x", message: "x" }));
+  const error = await cap.readResource("files", "demo://1").then(() => undefined, (e) => e);
+  assert.ok(error instanceof cap.McpCallError);
+  assert.equal(error.code, "no_channel");
+  assert.equal(error.tool, "resources/read");
+});
