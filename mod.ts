@@ -69,6 +69,8 @@ export {
   importedSegments,
   type KillReason,
   PROGRAM_CONVENTION,
+  type ReadContext,
+  type ReadFunction,
   type RelatedInformation,
   type RunInfo,
   type RunLimit,
