@@ -60,7 +60,7 @@ export {
   DEFAULT_SURFACE_BUDGET_BYTES,
   MAX_SERVER_NOTE_CHARS,
   MIN_SURFACE_BUDGET_BYTES,
-} from "./harness/harness.ts";
+} from "./harness/limits.ts";
 // A code-mode run.
 export {
   CHECKER_START_TIMEOUT_MS,

@@ -7,7 +7,7 @@
  */
 
 import { cutToBudget, measureJson } from "../runner/host/_cut.ts";
-import { DEFAULT_MAX_OUTPUT_BYTES } from "../runner/host/run.ts";
+import { DEFAULT_MAX_OUTPUT_BYTES } from "../runner/host/limits.ts";
 
 const FIVE_MIB = 5 * 1024 * 1024;
 const string = "x".repeat(FIVE_MIB);

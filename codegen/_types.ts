@@ -14,7 +14,6 @@ import {
   docComment,
   escapeString,
   MAX_DESCRIPTION_CHARS,
-  MAX_NOTE_CHARS,
   MAX_NOTES_PER_PARAM,
   sanitize,
   truncate,

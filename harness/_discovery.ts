@@ -14,12 +14,8 @@ import { closestNames } from "../codegen/names.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { ServerInfo } from "../client/errors.ts";
-import {
-  DEFAULT_SEARCH_LIMIT,
-  type SearchOptions,
-  searchProblem,
-  type ToolMatch,
-} from "../runner/host/discovery.ts";
+import { type SearchOptions, searchProblem, type ToolMatch } from "../runner/host/discovery.ts";
+import { DEFAULT_SEARCH_LIMIT } from "../runner/host/limits.ts";
 import { resolveTool } from "./_call.ts";
 import type { Exposure } from "./_listing.ts";
 import { toolBlock } from "./_describe.ts";

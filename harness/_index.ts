@@ -26,7 +26,7 @@
 import { sanitizeLine, truncate } from "../codegen/text.ts";
 import { PROGRAM_CONVENTION } from "../runner/host/run.ts";
 import { TOOLS_SPECIFIER } from "../runner/host/discovery.ts";
-import { MAX_SERVER_NOTE_CHARS } from "./budget.ts";
+import { MAX_SERVER_NOTE_CHARS } from "./limits.ts";
 
 /** One ready server as its index line needs it. */
 export type IndexedServer = {

@@ -16,7 +16,7 @@ import { BOOT_ABORT_RETIREMENT_MS } from "./limits.ts";
 import type { Generated } from "../codegen/generate.ts";
 import type { Census } from "../client/census.ts";
 import { ToolIndex } from "./_discovery.ts";
-import { DEFAULT_SURFACE_BUDGET_BYTES } from "./budget.ts";
+import { DEFAULT_SURFACE_BUDGET_BYTES } from "./limits.ts";
 import { bootOne } from "./_boot_one.ts";
 import { adoptListing, exposeListing, type Exposure, type ListingContext } from "./_listing.ts";
 import { decodePins, definitionDigest, encodePins, type Pins } from "./_pins.ts";

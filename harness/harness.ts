@@ -27,7 +27,7 @@ import { Runner } from "../runner/host/runner.ts";
 import { SandboxSlots } from "../runner/host/slots.ts";
 import type { SearchOptions } from "../runner/host/discovery.ts";
 import { ApprovalGate } from "./_approval.ts";
-import { MIN_SURFACE_BUDGET_BYTES } from "./budget.ts";
+import { MIN_SURFACE_BUDGET_BYTES } from "./limits.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
 import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
@@ -35,7 +35,6 @@ import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
-export * from "./budget.ts";
 
 /**
  * Boots every server of a catalog: publishes them all in a census before any

@@ -1,7 +1,10 @@
 /**
  * The bounds of what a harness does on its own: how often it lists a server
- * again, and what it keeps of a denial's reason. Each is a bound a server
- * (or a hook) cannot move.
+ * again, what it keeps of a denial's reason, and the surface budget (how many
+ * bytes of the model's context the surface may take: a harness whose
+ * servers' blocks fit shows them whole; past the budget the smallest are
+ * shown whole beside an index of the rest). Each is a bound a server (or a
+ * hook) cannot move.
  *
  * @module
  */
@@ -22,3 +25,19 @@ export const MAX_DENIAL_REASON_CHARS = 1_000;
  * so it is stopped promptly (stdin closed, SIGTERM at 40%, SIGKILL at 80%).
  */
 export const BOOT_ABORT_RETIREMENT_MS = 1_500;
+
+/**
+ * The surface budget of `boot` by default, in UTF-8 bytes: 16 KiB, about
+ * 4,000 tokens, a few percent of a model's context.
+ */
+export const DEFAULT_SURFACE_BUDGET_BYTES = 16 * 1024;
+
+/**
+ * The least surface budget `boot` accepts, in UTF-8 bytes: 4 KiB, what the
+ * program convention and the discovery instructions need with room to spare.
+ * An index always fits a budget this large or larger.
+ */
+export const MIN_SURFACE_BUDGET_BYTES = 4 * 1024;
+
+/** The most characters of a server's description its index line keeps. */
+export const MAX_SERVER_NOTE_CHARS = 120;

@@ -51,7 +51,7 @@ import {
 import { Secrets } from "./_secrets.ts";
 import { credentialsOf, type Held, heldFromStore, heldOf, statusOf, tokenOf } from "./_held.ts";
 import { KeptGrants } from "./_kept.ts";
-import { MemoryTokenStore, type StoredGrant, type TokenStore } from "./store.ts";
+import { MemoryTokenStore, type StoredGrant } from "./store.ts";
 import {
   MAX_AUTHORIZATION_RETRIES,
   OAUTH_REQUEST_TIMEOUT_MS,

@@ -16,18 +16,20 @@ import { explainDiagnostics } from "./_explain.ts";
 import {
   type CallContext,
   CAP_SPECIFIER,
-  DEFAULT_MAX_CALLS,
-  DEFAULT_MAX_OUTPUT_BYTES,
-  DEFAULT_RUN_MEMORY_MB,
-  DEFAULT_RUN_TIMEOUT_MS,
   type Diagnostic,
   type HarnessRunOptions,
   MAX_PROGRAM_BYTES,
-  MIN_RUN_MEMORY_MB,
   type RunModule,
   type RunOptions,
   type RunReport,
 } from "./run.ts";
+import {
+  DEFAULT_MAX_CALLS,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_RUN_MEMORY_MB,
+  DEFAULT_RUN_TIMEOUT_MS,
+  MIN_RUN_MEMORY_MB,
+} from "./limits.ts";
 import { TOOLS_SPECIFIER } from "./discovery.ts";
 import { moduleSegment } from "../../codegen/names.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../../settings/check.ts";

@@ -31,7 +31,7 @@
  */
 
 import type { Sandbox } from "./_sandbox.ts";
-import { POOL_IDLE_MS, POOL_QUIET_MS } from "./slots.ts";
+import { POOL_IDLE_MS, POOL_QUIET_MS } from "./limits.ts";
 
 type Entry = { promise: Promise<Sandbox | undefined>; sandbox: Sandbox | undefined };
 

@@ -33,7 +33,8 @@ import type {
   ReadFunction,
   RunOptions,
 } from "./run.ts";
-import { type Discovery, MAX_DISCOVERY_REQUESTS } from "./discovery.ts";
+import type { Discovery } from "./discovery.ts";
+import { MAX_DISCOVERY_REQUESTS } from "./limits.ts";
 import { answerDiscovery } from "./_discover.ts";
 
 /** How a program ended. */

@@ -10,25 +10,10 @@
  */
 
 import type { Result } from "../../codec/result.ts";
+import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "./limits.ts";
 
 /** The specifier a program imports `search` and `describe` from: a module of its build root. */
 export const TOOLS_SPECIFIER = "./tools.ts";
-
-/** How many matches a search returns when its options do not say: 10. */
-export const DEFAULT_SEARCH_LIMIT = 10;
-
-/** The most matches one search returns: 50. */
-export const MAX_SEARCH_LIMIT = 50;
-
-/** The longest query a search takes, in characters: 1,000. */
-export const MAX_SEARCH_QUERY_CHARS = 1_000;
-
-/**
- * The most discovery requests (searches and descriptions) one run may make:
- * 200. Past it the run is killed for its calls, as past `maxCalls`: each
- * request is answered on the harness's main thread.
- */
-export const MAX_DISCOVERY_REQUESTS = 200;
 
 /** One tool a search found. */
 export type ToolMatch = {

@@ -56,3 +56,70 @@ export const CUT_KEY = "$cut";
  * for eight programs at once on two CPUs to find each its sandbox ready.
  */
 export const WARM_SANDBOXES_PER_CPU = 4;
+
+/** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
+export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
+
+/** Default V8 heap cap of the sandbox, in MiB: 256. */
+export const DEFAULT_RUN_MEMORY_MB = 256;
+
+/** The least heap cap accepted, in MiB: 16. */
+export const MIN_RUN_MEMORY_MB = 16;
+
+/** Default cap on the tool calls of one run: 100. */
+export const DEFAULT_MAX_CALLS = 100;
+
+/** Default cap on what a program prints, in UTF-8 bytes: 256 KiB. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
+
+/**
+ * Default deadline of the type check (and of the import scan before it), in
+ * milliseconds: 10 s. A warm check takes milliseconds; the first one of a
+ * runner also waits for the compiler to load, which this deadline does not
+ * count.
+ */
+export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
+
+/** Sandboxes a harness runs at once by default: {@linkcode SANDBOXES_PER_CPU} per CPU. */
+export const DEFAULT_MAX_SANDBOXES: number = SANDBOXES_PER_CPU *
+  Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
+
+/**
+ * The most sandboxes a harness keeps started ahead by default:
+ * {@linkcode WARM_SANDBOXES_PER_CPU} per CPU. One waits while programs come
+ * one at a time; programs back to back or at once raise how many wait, up to
+ * this (each waiting sandbox holds about 50 MB), and a minute without
+ * programs ({@linkcode POOL_IDLE_MS}) lowers it to one again.
+ */
+export const DEFAULT_WARM_SANDBOXES: number = WARM_SANDBOXES_PER_CPU *
+  Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
+
+/**
+ * How long after the last run ends, with none in flight, before a sandbox
+ * starts ahead, in milliseconds: 25. Programs back to back (a loop, an
+ * evaluation) follow each other more closely than that, so their burst does
+ * not share the machine with sandboxes starting.
+ */
+export const POOL_QUIET_MS = 25;
+
+/**
+ * How long without a run before a harness keeps one sandbox started ahead
+ * again instead of what its last burst of runs needed, in milliseconds: 60 s.
+ */
+export const POOL_IDLE_MS = 60_000;
+
+/** How many matches a search returns when its options do not say: 10. */
+export const DEFAULT_SEARCH_LIMIT = 10;
+
+/** The most matches one search returns: 50. */
+export const MAX_SEARCH_LIMIT = 50;
+
+/** The longest query a search takes, in characters: 1,000. */
+export const MAX_SEARCH_QUERY_CHARS = 1_000;
+
+/**
+ * The most discovery requests (searches and descriptions) one run may make:
+ * 200. Past it the run is killed for its calls, as past `maxCalls`: each
+ * request is answered on the harness's main thread.
+ */
+export const MAX_DISCOVERY_REQUESTS = 200;

@@ -19,23 +19,6 @@ export type { Diagnostic, RelatedInformation };
 export type { Approval, ApprovalRequest, Approve, RunInfo } from "./approval.ts";
 export * from "./limits.ts";
 
-/** Default wall-clock deadline of one program run, in milliseconds: 30 s. */
-export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
-/** Default V8 heap cap of the sandbox, in MiB: 256. */
-export const DEFAULT_RUN_MEMORY_MB = 256;
-/** The least heap cap accepted, in MiB: 16. */
-export const MIN_RUN_MEMORY_MB = 16;
-/** Default cap on the tool calls of one run: 100. */
-export const DEFAULT_MAX_CALLS = 100;
-/** Default cap on what a program prints, in UTF-8 bytes: 256 KiB. */
-export const DEFAULT_MAX_OUTPUT_BYTES = 256 * 1024;
-/**
- * Default deadline of the type check (and of the import scan before it), in
- * milliseconds: 10 s. A warm check takes milliseconds; the first one of a
- * runner also waits for the compiler to load, which this deadline does not
- * count.
- */
-export const DEFAULT_CHECK_TIMEOUT_MS = 10_000;
 /**
  * The largest message the sandbox may send the host (a call's arguments, a
  * result): the codec's line cap, which the decoder of the channel enforces.

@@ -89,7 +89,8 @@ import {
   sources,
 } from "./_admission.ts";
 import type { ImportScan } from "../checker/protocol.ts";
-import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES, SandboxSlots } from "./slots.ts";
+import { SandboxSlots } from "./slots.ts";
+import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES } from "./limits.ts";
 import { runInSandbox } from "./_sandbox_run.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import { SandboxPool } from "./_pool.ts";
@@ -97,12 +98,12 @@ import type { Discovery } from "./discovery.ts";
 import type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 import {
   CAP_SPECIFIER,
-  DEFAULT_CHECK_TIMEOUT_MS,
   type HarnessRunOptions,
   type RunModule,
   type RunOptions,
   type RunReport,
 } from "./run.ts";
+import { DEFAULT_CHECK_TIMEOUT_MS } from "./limits.ts";
 import { withinBudget } from "./_budget.ts";
 import { CAP_SOURCE, TOOLS_SOURCE } from "../../_generated/sandbox_sources.ts";
 

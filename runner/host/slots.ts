@@ -7,35 +7,7 @@
  * @module
  */
 
-import { SANDBOXES_PER_CPU, WARM_SANDBOXES_PER_CPU } from "./limits.ts";
-
-/** Sandboxes a harness runs at once by default: {@linkcode SANDBOXES_PER_CPU} per CPU. */
-export const DEFAULT_MAX_SANDBOXES: number = SANDBOXES_PER_CPU *
-  Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
-
-/**
- * The most sandboxes a harness keeps started ahead by default:
- * {@linkcode WARM_SANDBOXES_PER_CPU} per CPU. One waits while programs come
- * one at a time; programs back to back or at once raise how many wait, up to
- * this (each waiting sandbox holds about 50 MB), and a minute without
- * programs ({@linkcode POOL_IDLE_MS}) lowers it to one again.
- */
-export const DEFAULT_WARM_SANDBOXES: number = WARM_SANDBOXES_PER_CPU *
-  Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1);
-
-/**
- * How long after the last run ends, with none in flight, before a sandbox
- * starts ahead, in milliseconds: 25. Programs back to back (a loop, an
- * evaluation) follow each other more closely than that, so their burst does
- * not share the machine with sandboxes starting.
- */
-export const POOL_QUIET_MS = 25;
-
-/**
- * How long without a run before a harness keeps one sandbox started ahead
- * again instead of what its last burst of runs needed, in milliseconds: 60 s.
- */
-export const POOL_IDLE_MS = 60_000;
+import { DEFAULT_MAX_SANDBOXES } from "./limits.ts";
 
 /** What waiting for a slot came to: a release function, or why there is none. */
 export type SlotGrant =

@@ -10,9 +10,9 @@ import {
   DEFAULT_SURFACE_BUDGET_BYTES,
   MAX_SERVER_NOTE_CHARS,
   MIN_SURFACE_BUDGET_BYTES,
-} from "../../harness/budget.ts";
+} from "../../harness/limits.ts";
 import type { ServerReport } from "../../harness/types.ts";
-import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../runner/host/discovery.ts";
+import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../../runner/host/limits.ts";
 import { groupTools, LISTING_GROUPS, listingGroup } from "../fixtures/_listings.ts";
 import { infoOf, listingReports, readyReport } from "./_reports.ts";
 

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
-import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/budget.ts";
+import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/limits.ts";
 import { listingSpecs } from "../fixtures/_listings.ts";
 import { sandboxProcesses } from "../runner/host/_children.ts";
 

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { ToolIndex } from "../../harness/_discovery.ts";
-import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/budget.ts";
+import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/limits.ts";
 import { DISCOVERY_QUERIES } from "./data/discovery_queries.ts";
 import { listingReports } from "./_reports.ts";
 

@@ -8,12 +8,8 @@ import assert from "node:assert/strict";
 import { err, ok } from "../../../codec/result.ts";
 import type { RunModule } from "../../../runner/host/run.ts";
 import { Runner } from "../../../runner/host/runner.ts";
-import {
-  type Discovery,
-  MAX_DISCOVERY_REQUESTS,
-  MAX_SEARCH_LIMIT,
-  type ToolMatch,
-} from "../../../runner/host/discovery.ts";
+import type { Discovery, ToolMatch } from "../../../runner/host/discovery.ts";
+import { MAX_DISCOVERY_REQUESTS, MAX_SEARCH_LIMIT } from "../../../runner/host/limits.ts";
 import type { ToolMatch as ProgramMatch } from "../../../runner/sandbox/tools.ts";
 
 const ECHO: RunModule = {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { SandboxPool } from "../../../runner/host/_pool.ts";
 import type { Sandbox } from "../../../runner/host/_sandbox.ts";
-import { POOL_IDLE_MS, POOL_QUIET_MS } from "../../../runner/host/slots.ts";
+import { POOL_IDLE_MS, POOL_QUIET_MS } from "../../../runner/host/limits.ts";
 
 type Fake = {
   id: number;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { ok } from "../../../codec/result.ts";
 import type { RunModule } from "../../../runner/host/run.ts";
 import { Runner } from "../../../runner/host/runner.ts";
-import { DEFAULT_WARM_SANDBOXES } from "../../../runner/host/slots.ts";
+import { DEFAULT_WARM_SANDBOXES } from "../../../runner/host/limits.ts";
 import { sandboxDirs, sandboxProcesses } from "./_children.ts";
 
 const ECHO: RunModule = {
