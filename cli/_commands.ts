@@ -150,7 +150,7 @@ export function progress(command: { json: boolean }, context: Context): WithHarn
   const { source, output } = context;
   const options: WithHarnessOptions = {
     output,
-    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
   };
   if (command.json) return options;
@@ -204,7 +204,7 @@ export async function check(command: Command<"check">, context: Context): Promis
     return ready === specs.length ? EXIT_OK : EXIT_FAILED;
   }, {
     output,
-    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
     ...(command.json ? {} : {
       onStart: () => output.result(`\n${output.paint("Boot", "head", "out")}\n${lines.header()}`),
