@@ -73,7 +73,7 @@ Deno.test("every command takes a server by the name its file wrote as well as by
     ]);
     for (const run of [byKey, byName]) {
       assert.equal(run.code, 0, run.stderr);
-      assert.equal(run.stdout, 'hi\nstructured: {"text":"hi"}\n');
+      assert.equal(run.stdout, "hi\n");
     }
     assert.equal(module.code, 0, module.stderr);
     assert.match(module.stdout, /from the tools\/list of server "github-like_everything"/);

@@ -147,9 +147,9 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
 
     await t.step("call prints a tool's output; .mcp.json is the fallback catalog", () => {
       assert.equal(fallback.code, 0, fallback.stderr);
-      assert.equal(fallback.stdout, 'from .mcp.json\nstructured: {"text":"from .mcp.json"}\n');
+      assert.equal(fallback.stdout, "from .mcp.json\n");
       assert.equal(call.code, 0, call.stderr);
-      assert.equal(call.stdout, '42\nstructured: {"sum":42}\n');
+      assert.equal(call.stdout, "42\n");
     });
 
     await t.step("call exits 1 for an isError result, 2 for an unknown tool", () => {

@@ -111,7 +111,7 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
 
     await t.step("--stdio runs a server without a catalog; call takes key=value pairs", () => {
       assert.equal(stdio.code, 0, stdio.stderr);
-      assert.equal(stdio.stdout, '42\nstructured: {"sum":42}\n');
+      assert.equal(stdio.stdout, "42\n");
       assert.match(stdio.stderr, /^ {2}e +ready +6 /m);
       assert.equal(pairs.code, 0, pairs.stderr);
       assert.deepEqual(JSON.parse(pairs.stdout).result.content, [{
