@@ -48,7 +48,7 @@ Deno.test("--http takes --header (repeatable); a server is named after its host"
       cli(Deno.cwd(), ["--http", url, "--name", "peer", "check"]),
     ]);
     assert.equal(given.code, 0, given.stderr);
-    assert.match(given.stdout, /^remote \(mcp\/remote\.ts, 1 tools\)$/m);
+    assert.match(given.stdout, /^remote \(mcp\/remote\.ts, 1 tool\)$/m);
     assert.match(given.stderr, /^ {2}remote +ready +1 /m);
     assert.equal(missing.code, 1, missing.stdout);
     assert.match(missing.stdout, /^error: server "peer" failed to start: .*401/m);
