@@ -63,3 +63,17 @@ Deno.test("an unknown command is answered with the nearest command", async () =>
     'error: unknown command "tool"; did you mean tools? (run with --help to see the commands)\n',
   );
 });
+
+Deno.test("describe of a tool that names none is answered with the tool sharing its word", async () => {
+  const dir = await catalogFolder("loom-describe-guess-", TWO);
+  try {
+    const run = await inCatalog(dir, ["describe", "echo", "args", "--quiet"]);
+    assert.equal(run.code, 2, run.stderr);
+    assert.equal(
+      run.stderr,
+      'error: Cannot describe tool "args": server "echo" did not list it; did you mean echo_args?\n',
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
