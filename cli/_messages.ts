@@ -19,10 +19,12 @@ type FailedReport = ServerReport & { state: "failed" };
 const CONNECT_ADVICE =
   /; check that its command starts an MCP server on stdio, or raise connect_timeout_ms in its catalog entry \(connectTimeoutMs in a ServerSpec\)/g;
 const SILENT = /did not answer (\S+) within \d+ ms/;
+// The earlier attempt of a server that exited says the same exit again.
+const EXITED_BEFORE = /(?<=\bexited with .*) \(tried before it: [^()]*\bexited with [^()]*\)/;
 
 /** Why a server failed at boot, whole, with what to do next. */
 export function startMessage(report: FailedReport, knobs: Knobs | undefined): string {
-  const text = printable(report.message.replace(/\s+/g, " ").trim());
+  const text = printable(report.message.replace(/\s+/g, " ").trim()).replace(EXITED_BEFORE, "");
   const exit = exitedUnasked(report);
   const silent = SILENT.exec(text);
   if (silent !== null && exit !== undefined) {
