@@ -5,6 +5,7 @@
 
 import { parseArgs as parseOptions } from "node:util";
 import { quote } from "../codec/quote.ts";
+import { closestNames } from "../codegen/names.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { type CommandName, COMMANDS, HELP_HINT } from "./_help.ts";
 
@@ -69,8 +70,9 @@ export type CliCommand =
   | { command: "help"; topic?: CommandName }
   | { command: "version" }
   | Common & { command: "check" }
-  | Common & { command: "surface" }
-  | Common & { command: "tools"; server?: string }
+  /** `names`: the servers to show, as given; none shows every one. */
+  | Common & { command: "surface"; names: string[] }
+  | Common & { command: "tools"; names: string[] }
   | Common & { command: "search"; query: string }
   | Common & { command: "describe"; server: string; tool: string }
   | Common & { command: "module"; server: string }
@@ -297,14 +299,10 @@ function commandWith(
   }
   switch (name) {
     case "check":
-    case "surface":
       return ok({ command: name, ...common });
+    case "surface":
     case "tools":
-      return ok(
-        operands[0] === undefined
-          ? { command: name, ...common }
-          : { command: name, server: operands[0], ...common },
-      );
+      return ok({ command: name, names: operands, ...common });
     case "search":
       return ok({ command: name, query: operands.join(" "), ...common });
     case "describe": {
@@ -442,7 +440,10 @@ function durationError(name: string, value: string | undefined): string {
 }
 
 function unknown(word: string | undefined): string {
-  return `unknown command ${quote(word ?? "")}; ${HELP_HINT}`;
+  const close = closestNames(word ?? "", [...Object.keys(COMMANDS), "help"]);
+  return `unknown command ${quote(word ?? "")}; ${
+    close.length === 0 ? HELP_HINT : `did you mean ${close.join(" or ")}? (${HELP_HINT})`
+  }`;
 }
 
 function optionError(error: unknown): string {

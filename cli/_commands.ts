@@ -6,6 +6,7 @@ import { leftoversAdvice } from "./_leftovers.ts";
 import { stringifyJson } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { quote } from "../codec/quote.ts";
+import { closestNames } from "../codegen/names.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
@@ -156,7 +157,7 @@ export function progress(command: { json: boolean }, context: Context): WithHarn
   const { source, output } = context;
   const options: WithHarnessOptions = {
     output,
-    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
   };
   if (command.json) return options;
@@ -221,7 +222,7 @@ export async function check(command: Command<"check">, context: Context): Promis
     return ready === specs.length ? EXIT_OK : EXIT_FAILED;
   }, {
     output,
-    connectKnob: (server) => source.knobs.get(server)?.connect ?? "--connect-timeout",
+    connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
     ...(command.json ? {} : {
       onStart: () => output.result(`\n${output.paint("Boot", "head", "out")}\n${lines.header()}`),
@@ -260,12 +261,10 @@ function evidenceWords(report: RetirementReport): string {
   return words.join(", or ") || "that it exited";
 }
 
-/** `tools [server]`: each tool's wire name, generated name, description and input schema. */
+/** `tools [server...]`: each tool's wire name, generated name, and its signature with its types. */
 export async function tools(command: Command<"tools">, context: Context): Promise<number> {
   const { source, output } = context;
-  const picked = command.server === undefined
-    ? { specs: source.specs }
-    : pick(context, command.server, command.json);
+  const picked = pickAll(context, command.names, command.json);
   if (picked === undefined) return EXIT_USAGE;
   return await withHarness(picked.specs, context.doing, (harness) => {
     const failed = showFailures(harness, context);
@@ -304,8 +303,9 @@ export async function tools(command: Command<"tools">, context: Context): Promis
             listed?.enabledTools !== undefined || listed?.disabledTools !== undefined,
           )
         }`;
+      const count = server.tools.length;
       output.result(output.paint(
-        `${server.name} (${server.module}, ${server.tools.length} tools${leftOut})`,
+        `${server.name} (${server.module}, ${count} tool${count === 1 ? "" : "s"}${leftOut})`,
         "head",
         "out",
       ));
@@ -316,8 +316,16 @@ export async function tools(command: Command<"tools">, context: Context): Promis
           ? tool.function
           : `function ${tool.function}`;
         output.result(`  ${printableLine(tool.name)}  (${printableLine(generated)})`);
+        const block = tool.function === null ? undefined : harness.describe(server.name, tool.name);
+        if (block?.ok) {
+          for (const line of signature(block.value)) output.result(`    ${printable(line)}`);
+          continue;
+        }
+        // No block to show: the listing's own words, and its schema as JSON.
         const description = tool.description ?? "";
-        if (description !== "") output.result(`    ${printableLine(description)}`);
+        for (const line of description.split("\n")) {
+          if (line.trim() !== "") output.result(`    ${printableLine(line)}`);
+        }
         const schema = stringifyJson(tool.inputSchema);
         output.result(`    input: ${schema.ok ? printableLine(schema.value) : "(not JSON)"}`);
       }
@@ -326,10 +334,25 @@ export async function tools(command: Command<"tools">, context: Context): Promis
   }, progress(command, context));
 }
 
-/** `surface`: what the model reads. */
+// A tool's block of its module as a person reads it in a list: its doc
+// comment, types and signature, without the import line and the body that
+// only route the call.
+function signature(block: string): string[] {
+  const lines = block.trimEnd().split("\n").filter((line) => !line.startsWith("// import {"));
+  const body = lines.findLastIndex((line) => /^\s+return invoke\(/.test(line));
+  if (body > 0 && lines[body + 1] === "}") {
+    lines.splice(body, 2);
+    lines[body - 1] = (lines[body - 1] as string).replace(/ \{$/, ";");
+  }
+  return lines;
+}
+
+/** `surface [server...]`: what the model reads, of every server or of those named. */
 export async function surface(command: Command<"surface">, context: Context): Promise<number> {
   const { output } = context;
-  return await withHarness(context.source.specs, context.doing, (harness) => {
+  const picked = pickAll(context, command.names, command.json);
+  if (picked === undefined) return EXIT_USAGE;
+  return await withHarness(picked.specs, context.doing, (harness) => {
     const failed = showFailures(harness, context);
     if (command.json) {
       printJson(output, {
@@ -378,14 +401,52 @@ export function pick(
   server: string,
   json: boolean,
 ): { name: string; specs: Source["specs"] } | undefined {
+  const picked = pickAll(context, [server], json);
+  return picked === undefined
+    ? undefined
+    : { name: picked.names[0] as string, specs: picked.specs };
+}
+
+/**
+ * The specs of the servers `servers` name, each once, in the catalog's
+ * order; every server when none is named. `undefined` (after saying why, of
+ * the first name that names none) when one names none.
+ */
+export function pickAll(
+  context: Context,
+  servers: readonly string[],
+  json: boolean,
+): { names: string[]; specs: Source["specs"] } | undefined {
   const { source, output } = context;
+  if (servers.length === 0) return { names: source.specs.map((s) => s.name), specs: source.specs };
+  const names: string[] = [];
+  for (const server of servers) {
+    const name = source.aliases.get(server) ?? server;
+    if (source.specs.some((candidate) => candidate.name === name)) {
+      names.push(name);
+      continue;
+    }
+    fail(
+      output,
+      json,
+      { kind: "unknown_server", message: unknownServer(source, server) },
+      EXIT_USAGE,
+    );
+    return undefined;
+  }
+  return { names, specs: source.specs.filter((spec) => names.includes(spec.name)) };
+}
+
+// Why `server` names no server of the source: skipped, or not there, with
+// the nearest names and every name it has.
+function unknownServer(source: Source, server: string): string {
   const name = source.aliases.get(server) ?? server;
-  const spec = source.specs.find((candidate) => candidate.name === name);
-  if (spec !== undefined) return { name, specs: [spec] };
   const skipped = source.catalog?.skipped.find((entry) =>
     entry.key === server || source.aliases.get(entry.key) === name
   );
+  if (skipped !== undefined) return `server ${quote(server)} was skipped: ${skipped.message}`;
   const disabled = source.catalog?.disabled.find((entry) => entry.key === server);
+  if (disabled !== undefined) return `${disabled.message}; enable it to use it`;
   const known = source.specs.length === 0
     ? "it lists none"
     : `its servers: ${
@@ -394,13 +455,12 @@ export function pick(
         return key === undefined ? s.name : `${s.name} (${quote(key)})`;
       }).join(", ")
     }`;
-  fail(output, json, {
-    kind: "unknown_server",
-    message: skipped !== undefined
-      ? `server ${quote(server)} was skipped: ${skipped.message}`
-      : disabled !== undefined
-      ? `${disabled.message}; enable it to use it`
-      : `no server ${quote(server)} in ${printable(source.origin)}; ${known}`,
-  }, EXIT_USAGE);
-  return undefined;
+  const close = closestNames(server, [
+    ...source.specs.map((s) => s.name),
+    ...source.aliases.keys(),
+  ]);
+  const head = `no server ${quote(server)} in ${printable(source.origin)}`;
+  return close.length === 0
+    ? `${head}; ${known}`
+    : `${head}; did you mean ${close.join(" or ")}? (${known})`;
 }

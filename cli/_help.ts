@@ -48,25 +48,29 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     examples: ["check claude_desktop_config.json", "check --user", "check --json"],
   },
   tools: {
-    needs: "a server name at most",
-    usage: "tools [<server>]",
-    summary: "list each tool: wire name, generated name, description, input schema",
+    needs: "server names",
+    usage: "tools [<server>...]",
+    summary: "list each tool: wire name, generated name, and its signature with its types",
     min: 0,
-    max: 1,
+    max: Infinity,
     example: "tools memory",
-    details: "With --json, each tool carries every field of the server's listing.",
+    details: "Boots only the servers named (every server when none is). Each tool is shown as " +
+      "the module declares it: its description, its argument and result types, indented. " +
+      "With --json, each tool carries every field of the server's listing (the input schema " +
+      "as JSON).",
     examples: ['--stdio "npx -y @modelcontextprotocol/server-everything" tools --json'],
   },
   surface: {
-    needs: "nothing",
-    usage: "surface",
-    summary: "print the surface a model reads (every server's functions)",
+    needs: "server names",
+    usage: "surface [<server>...]",
+    summary: "print the surface a model reads (every server's functions, or those named)",
     min: 0,
-    max: 0,
+    max: Infinity,
     example: "surface",
     details: "The same text a harness hands its model: how to write a program, then one line " +
-      "per tool.",
-    examples: [],
+      "per tool. Boots only the servers named (every server when none is): the surface of " +
+      "a harness of those servers alone.",
+    examples: ["surface memory", "surface --catalog loom.toml memory github"],
   },
   search: {
     needs: "a query",

@@ -1,8 +1,10 @@
 // Private to cli/: the messages of failures, said in the words of where the
-// server was given. A deadline names the knob that raises it: the flag for a
-// server given on the command line, the catalog key (and the flag) for one of
-// a catalog, never the key of a file the server is not in. Messages are kept
-// whole: a terminal wraps them, nothing cuts them.
+// server was given. A deadline names what set it (_source.ts decides: the
+// flag when it was given, the entry's key when the entry wrote one, else the
+// default with both ways to raise it), never the key of a file the server is
+// not in. A server that exited by itself is said to have exited, whatever
+// deadline fell meanwhile. Messages are kept whole: a terminal wraps them,
+// nothing cuts them.
 
 import { quote } from "../codec/quote.ts";
 import type { ServerReport } from "../harness/harness.ts";
@@ -16,16 +18,27 @@ type FailedReport = ServerReport & { state: "failed" };
 // whatever the server came from; the command line says its own instead.
 const CONNECT_ADVICE =
   /; check that [^;]*, or raise connect_timeout_ms in its catalog entry \(connectTimeoutMs in a ServerSpec\)/g;
-const SILENT = /did not answer \S+ within \d+ ms/;
+const SILENT = /did not answer (\S+) within \d+ ms/;
+// The earlier attempt of a server that exited says the same exit again.
+const EXITED_BEFORE = /(?<=\bexited with .*) \(tried before it: [^()]*\bexited with [^()]*\)/;
 
 /** Why a server failed at boot, whole, with what to do next. */
 export function startMessage(report: FailedReport, knobs: Knobs | undefined): string {
-  const text = printable(report.message.replace(/\s+/g, " ").trim());
-  if (SILENT.test(text)) {
+  const text = printable(report.message.replace(/\s+/g, " ").trim()).replace(EXITED_BEFORE, "");
+  const exit = exitedUnasked(report);
+  const silent = SILENT.exec(text);
+  if (silent !== null && exit !== undefined) {
+    // It ended by itself as the deadline fell: a longer deadline would not help.
+    const said = `Server ${quote(report.name)} exited ${exit} before answering ${silent[1]}`;
+    return `${said}; ${
+      report.stderrTail !== "" ? "its stderr follows" : "check its command, args and cwd"
+    }`;
+  }
+  if (silent !== null) {
     const remote = isRemote(report);
     const advice = `check that ${
       remote ? "its url serves MCP" : "its command starts an MCP server on stdio"
-    }, or raise the deadline with ${knobs?.connect ?? "--connect-timeout"}`;
+    }, or raise the deadline with ${knobs?.connect.raise ?? "--connect-timeout"}`;
     return `${text.replace(CONNECT_ADVICE, "")}; ${advice}${stopping(report)}`;
   }
   const advice = hint(report, text);
@@ -50,6 +63,16 @@ function hint(report: FailedReport, text: string): string {
     case "run":
       return "it died after it was ready";
   }
+}
+
+// How a server that exited before anything was done to stop it ended
+// (`with code 1`); `undefined` when it did not, or was stopped.
+function exitedUnasked(report: FailedReport): string | undefined {
+  if (report.failure.stage !== "start") return undefined;
+  const error = report.failure.error;
+  const cleanup = "cleanup" in error ? error.cleanup : undefined;
+  if (cleanup?.kind !== "exited" || cleanup.escalation !== "none") return undefined;
+  return cleanup.signal === null ? `with code ${cleanup.code}` : `on ${cleanup.signal}`;
 }
 
 // A remote server's failed start says so in the evidence of its cleanup.
@@ -82,7 +105,7 @@ export function callMessage(
     if (error.aborted) return `the call to ${quote(server)} was cancelled`;
     return `server ${quote(server)} did not answer ${error.method} within ${
       duration(error.timeoutMs)
-    }; raise the deadline with ${knobs?.call ?? "--timeout"}`;
+    }; raise the deadline with ${knobs?.call.raise ?? "--timeout"}`;
   }
   return printable(error.message.replace(/\s+/g, " ").trim());
 }

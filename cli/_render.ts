@@ -5,7 +5,7 @@
 import type { RemoteEvidence, RetirementError, RetirementEvidence } from "../client/errors.ts";
 import type { Result } from "../codec/result.ts";
 import type { CallToolResult } from "../codec/protocol.ts";
-import { parseJson, stringifyJson } from "../codec/json.ts";
+import { stringifyJson } from "../codec/json.ts";
 import { printable, printableLine } from "../codec/quote.ts";
 
 export { printable, printableLine };
@@ -100,7 +100,7 @@ function remoteOutcome(evidence: RemoteEvidence): string {
   }
 }
 
-/** A tool's result for a person: its text blocks, other blocks named, structured output as JSON. */
+/** A tool's result for a person: its text blocks, other blocks named, structured output as JSON when no text says it. */
 export function renderResult(result: CallToolResult): string {
   const parts: string[] = [];
   for (const block of result.content) {
@@ -125,22 +125,13 @@ export function renderResult(result: CallToolResult): string {
         break;
     }
   }
-  if (result.structuredContent !== undefined) {
+  // Servers send structured output as text too (the spec asks them to): a
+  // person reads it once, as text; --json carries both.
+  if (
+    result.structuredContent !== undefined && !result.content.some((block) => block.type === "text")
+  ) {
     const json = stringifyJson(result.structuredContent);
-    // Servers often send the same JSON as text too: show it once.
-    if (
-      json.ok &&
-      !result.content.some((block) => block.type === "text" && sameJson(block.text, json.value))
-    ) {
-      parts.push(`structured: ${printable(json.value)}`);
-    }
+    if (json.ok) parts.push(`structured: ${printable(json.value)}`);
   }
   return parts.length === 0 ? "(no content)" : parts.join("\n");
-}
-
-function sameJson(text: string, json: string): boolean {
-  const parsed = parseJson(text);
-  if (!parsed.ok) return false;
-  const again = stringifyJson(parsed.value);
-  return again.ok && again.value === json;
 }

@@ -20,8 +20,14 @@ import { trustFound, variablesOf } from "./_trust.ts";
 import { applyToolFlags, type ToolFlags } from "./_governance.ts";
 import { EXIT_UNTRUSTED, EXIT_USAGE } from "./exit_codes.ts";
 
-/** How a server's deadlines are raised, in the words of where it was given. */
-export type Knobs = { connect: string; call: string };
+/**
+ * One deadline of a server in the words of where it was given: what set it
+ * (the flag, the catalog entry's key, or `the default`) and what raises it.
+ */
+export type Knob = { setBy: string; raise: string };
+
+/** How a server's deadlines were set and are raised. */
+export type Knobs = { connect: Knob; call: Knob };
 
 /** The servers of one invocation, where they came from, and what to tell about them. */
 export type Source = {
@@ -63,11 +69,46 @@ export async function serversOf(
     return out;
   });
   if (source.catalog !== undefined) hideExpanded(source.catalog, output);
-  return ok({ ...source, specs, toolFlags: governed.value.flags });
+  const knobs = new Map(
+    source.specs.map((spec) => [spec.name, knobsOf(spec, common, source.where.get(spec.name))]),
+  );
+  return ok({ ...source, specs, knobs, toolFlags: governed.value.flags });
+}
+
+// A deadline is named by what set it: the flag when it was given, the
+// entry's key when the entry wrote one, else the default, with both ways to
+// raise it.
+function knobsOf(spec: ServerSpec, common: Common, where: string | undefined): Knobs {
+  const codex = where?.startsWith("[mcp_servers.") ?? false;
+  const knob = (flag: string, key: string, fromFlag: boolean, fromEntry: boolean): Knob => {
+    if (fromFlag) return { setBy: flag, raise: flag };
+    const entryKey = where === undefined ? undefined : `${key} in ${where}`;
+    if (fromEntry && entryKey !== undefined) {
+      return { setBy: entryKey, raise: `${entryKey}, or pass ${flag}` };
+    }
+    return {
+      setBy: "the default",
+      raise: entryKey === undefined ? flag : `${flag}, or set ${entryKey}`,
+    };
+  };
+  return {
+    connect: knob(
+      "--connect-timeout",
+      codex ? "startup_timeout_sec" : "connect_timeout_ms",
+      common.connectTimeoutMs !== undefined,
+      spec.connectTimeoutMs !== undefined,
+    ),
+    call: knob(
+      "--timeout",
+      codex ? "tool_timeout_sec" : "call_timeout_ms",
+      common.callTimeoutMs !== undefined,
+      spec.callTimeoutMs !== undefined,
+    ),
+  };
 }
 
 /** A source as read, before the flags that apply to its servers. */
-type Read = Omit<Source, "toolFlags">;
+type Read = Omit<Source, "toolFlags" | "knobs">;
 
 async function catalogServers(
   common: Common,
@@ -100,25 +141,15 @@ async function catalogServers(
     catalog = again.value;
   }
   const tables = new Map(catalog.tables.map(({ server, table }) => [server, table]));
-  const knobs = new Map<string, Knobs>();
   const wheres = new Map<string, string>();
   for (const spec of catalog.servers) {
-    const table = tables.get(spec.name) ?? spec.name;
-    const codex = table.startsWith("[mcp_servers.");
-    const where = `${table} of ${printable(catalog.file)}`;
-    wheres.set(spec.name, where);
-    knobs.set(spec.name, {
-      connect: `${codex ? "startup_timeout_sec" : "connect_timeout_ms"} in ${where}, or pass ` +
-        "--connect-timeout",
-      call: `${codex ? "tool_timeout_sec" : "call_timeout_ms"} in ${where}, or pass --timeout`,
-    });
+    wheres.set(spec.name, `${tables.get(spec.name) ?? spec.name} of ${printable(catalog.file)}`);
   }
   return ok({
     origin: catalog.file,
     specs: catalog.servers,
     catalog,
     aliases: new Map(catalog.renamed.map(({ key, name }) => [key, name])),
-    knobs,
     where: wheres,
   });
 }
@@ -172,7 +203,6 @@ export function notes(source: Source): { label: string; text: string }[] {
 
 function adHocServers(entries: readonly AdHoc[]): Result<Read, Refusal> {
   const specs: ServerSpec[] = [];
-  const knobs = new Map<string, Knobs>();
   const taken = new Set<string>();
   const refuse = (message: string) => err({ message, status: EXIT_USAGE });
   for (const [index, entry] of entries.entries()) {
@@ -217,9 +247,8 @@ function adHocServers(entries: readonly AdHoc[]): Result<Read, Refusal> {
     }
     taken.add(name);
     specs.push({ ...spec, name });
-    knobs.set(name, { connect: "--connect-timeout", call: "--timeout" });
   }
-  return ok({ origin: "the command line", specs, aliases: new Map(), knobs, where: new Map() });
+  return ok({ origin: "the command line", specs, aliases: new Map(), where: new Map() });
 }
 
 /**

@@ -17,6 +17,7 @@ import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";
 import { EXIT_INTERRUPTED } from "./exit_codes.ts";
 import { NO_TOOL_FLAGS, type ToolFlags, warningText } from "./_governance.ts";
+import type { Knob } from "./_source.ts";
 
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
@@ -40,8 +41,8 @@ export type WithHarnessOptions = {
   onRetired?: (report: RetirementReport) => void;
   /** Where progress goes (the waiting line, Ctrl-C's lines). */
   output: Output;
-  /** What raises each server's connect deadline, for the waiting line. */
-  connectKnob?: (server: string) => string;
+  /** What set each server's connect deadline and what raises it, for the waiting line. */
+  connectKnob?: (server: string) => Knob | undefined;
   /** The tools the flags named, so that a warning of a name no server lists names its flag. */
   toolFlags?: ToolFlags;
 };
@@ -224,11 +225,15 @@ function waitingLine(
     const list = (group: string[]) => group.map((name) => quote(name)).join(", ");
     if (waiting.length > 0) {
       const limits = [...new Set(waiting.map((name) => duration(deadlines.get(name) ?? 0)))];
-      const knob = options.connectKnob?.(waiting[0] as string) ?? "--connect-timeout";
+      const knob = options.connectKnob?.(waiting[0] as string) ??
+        { setBy: "--connect-timeout", raise: "--connect-timeout" };
+      const setBy = knob.setBy === "the default"
+        ? `the default (raise it with ${knob.raise})`
+        : `set by ${knob.setBy}`;
       options.output.progress(
         `waiting for ${list(waiting)} to start (${duration(Math.round(elapsed / 1000) * 1000)} ` +
           `so far; ${waiting.length === 1 ? "its" : "their"} deadline: ${limits.join(", ")}, ` +
-          `set by ${knob}; Ctrl-C cancels)`,
+          `${setBy}; Ctrl-C cancels)`,
       );
     }
     if (late.length > 0) {

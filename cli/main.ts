@@ -115,8 +115,8 @@ export async function main(args: string[]): Promise<number> {
   // Entries the catalog left out mean the file does not do all it says, for
   // a command that uses the whole of it.
   const skipped = source.value.catalog?.skipped.length ?? 0;
-  const whole = command.command === "check" || command.command === "surface" ||
-    (command.command === "tools" && command.server === undefined);
+  const whole = command.command === "check" ||
+    ((command.command === "surface" || command.command === "tools") && command.names.length === 0);
   if (status === EXIT_OK && whole && skipped > 0 && !command.allowSkipped) {
     output.warn(
       `${skipped} entr${skipped === 1 ? "y" : "ies"} of ${source.value.origin} ${

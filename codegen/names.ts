@@ -291,7 +291,9 @@ function editDistance(a: string, b: string): number {
  * The names of `candidates` closest to `name`, best first, at most
  * {@linkcode MAX_SUGGESTIONS}: those equal to it but for case, `_` and `-`,
  * then those within a small edit distance of it (a third of its length, at
- * least 2). Empty when nothing is close.
+ * least 2); when none is, those sharing a word of three letters or more with
+ * it (`echoText` and `echo`, `search` and `search_nodes`), most words shared
+ * first. Empty when nothing is close.
  *
  * @example Suggest the name a guess meant
  * ```ts
@@ -316,10 +318,37 @@ export function closestNames(name: string, candidates: Iterable<string>): string
       scored.push({ candidate, score: distance * 1_000 + editDistance(name, candidate) });
     }
   }
+  if (scored.length === 0 && !long) scored.push(...sharingWords(name, candidates));
   scored.sort((a, b) =>
     a.score - b.score || (a.candidate < b.candidate ? -1 : a.candidate > b.candidate ? 1 : 0)
   );
   return scored.slice(0, MAX_SUGGESTIONS).map((each) => each.candidate);
+}
+
+// A guess far from every name by its letters may still hold one of a
+// name's words: the more it shares, the nearer it is.
+function sharingWords(
+  name: string,
+  candidates: Iterable<string>,
+): { candidate: string; score: number }[] {
+  const own = new Set(wordsOf(name));
+  if (own.size === 0) return [];
+  const scored: { candidate: string; score: number }[] = [];
+  for (const candidate of new Set(candidates)) {
+    if (candidate === name || candidate.length > 128) continue;
+    const shared = new Set(wordsOf(candidate).filter((word) => own.has(word))).size;
+    if (shared > 0) {
+      scored.push({ candidate, score: -shared * 1_000 + editDistance(name, candidate) });
+    }
+  }
+  return scored;
+}
+
+// The words of a name: split at case changes, digits and punctuation, in
+// lower case, each of three letters or more.
+function wordsOf(name: string): string[] {
+  return String(name).replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z]+/)
+    .filter((word) => word.length >= 3);
 }
 
 /** Why a server name cannot name a generated module. */

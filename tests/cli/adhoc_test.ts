@@ -48,7 +48,7 @@ Deno.test("--http takes --header (repeatable); a server is named after its host"
       cli(Deno.cwd(), ["--http", url, "--name", "peer", "check"]),
     ]);
     assert.equal(given.code, 0, given.stderr);
-    assert.match(given.stdout, /^remote \(mcp\/remote\.ts, 1 tools\)$/m);
+    assert.match(given.stdout, /^remote \(mcp\/remote\.ts, 1 tool\)$/m);
     assert.match(given.stderr, /^ {2}remote +ready +1 /m);
     assert.equal(missing.code, 1, missing.stdout);
     assert.match(missing.stdout, /^error: server "peer" failed to start: .*401/m);
@@ -73,7 +73,7 @@ Deno.test("every command takes a server by the name its file wrote as well as by
     ]);
     for (const run of [byKey, byName]) {
       assert.equal(run.code, 0, run.stderr);
-      assert.equal(run.stdout, 'hi\nstructured: {"text":"hi"}\n');
+      assert.equal(run.stdout, "hi\n");
     }
     assert.equal(module.code, 0, module.stderr);
     assert.match(module.stdout, /from the tools\/list of server "github-like_everything"/);

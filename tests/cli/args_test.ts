@@ -21,11 +21,23 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
     [["check", "--json"], { command: "check", ...COMMON, json: true }],
     [["--", "--strict", "tools", "memory"], {
       command: "tools",
-      server: "memory",
+      names: ["memory"],
       ...COMMON,
       strict: true,
     }],
-    [["harness.toml", "surface"], { command: "surface", catalog: "harness.toml", ...COMMON }],
+    [["harness.toml", "surface"], {
+      command: "surface",
+      names: [],
+      catalog: "harness.toml",
+      ...COMMON,
+    }],
+    [["surface", "everything"], { command: "surface", names: ["everything"], ...COMMON }],
+    [["surface", "--catalog", "loom.toml", "everything", "memory"], {
+      command: "surface",
+      names: ["everything", "memory"],
+      catalog: "loom.toml",
+      ...COMMON,
+    }],
     [["check", "claude_desktop_config.json"], {
       command: "check",
       catalog: "claude_desktop_config.json",
@@ -41,7 +53,7 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
     }],
     [["tools", "config.toml", "memory", "-q"], {
       command: "tools",
-      server: "memory",
+      names: ["memory"],
       catalog: "config.toml",
       ...COMMON,
       quiet: true,
@@ -113,6 +125,7 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
     }],
     [["https://mcp.example.com/mcp", "tools"], {
       command: "tools",
+      names: [],
       ...COMMON,
       servers: [{ kind: "http", url: "https://mcp.example.com/mcp", headers: [] }],
     }],
@@ -141,7 +154,11 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
       ["--catalog", "a.toml", "--stdio", "x", "check"],
       "give either a catalog or --stdio/--http servers, not both",
     ],
-    [["tools", "a", "b"], 'tools takes [<server>], got "b" too'],
+    [["check", "a", "b"], 'check takes no arguments, got "b"'],
+    [
+      ["tool", "memory"],
+      'unknown command "tool"; did you mean tools? (run with --help to see the commands)',
+    ],
     [
       ["call", "memory"],
       "call needs a server and a tool, as in: call memory search_nodes query=readme",

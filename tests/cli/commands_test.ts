@@ -94,28 +94,32 @@ Deno.test("the command line speaks JSON, lists tools, takes --stdio and key=valu
       assert.equal(isLive(document.retirement[0].pid), false);
     });
 
-    await t.step("tools lists wire names, generated names, descriptions and input schemas", () => {
-      assert.equal(toolsText.code, 0, toolsText.stderr);
-      // Which file was read, and what it left out, on stderr beside the progress.
-      assert.match(toolsText.stderr, /^Catalog \.mcp\.json: 1 server, 1 disabled\n/);
-      assert.match(toolsText.stderr, /^skipped: \.mcp\.json: mcpServers\.notion skipped: /m);
-      assert.match(toolsText.stdout, /^echo \(mcp\/echo\.ts, 6 tools\)$/m);
-      assert.match(toolsText.stdout, /^ {2}echo_args {2}\(echo_args\)$/m);
-      assert.match(toolsText.stdout, /^ {4}Returns its text\.$/m);
-      assert.match(
-        toolsText.stdout,
-        /^ {4}input: \{"type":"object","properties":\{"text":\{"type":"string"\}\}/m,
-      );
-      assert.equal(toolsJson.code, 0, toolsJson.stderr);
-      const document = JSON.parse(toolsJson.stdout);
-      const add = document.servers[0].tools.find((tool: { name: string }) => tool.name === "add");
-      assert.equal(add.function, "add");
-      assert.equal(add.inputSchema.type, "object");
-    });
+    await t.step(
+      "tools lists wire names, generated names, and each signature with its types",
+      () => {
+        assert.equal(toolsText.code, 0, toolsText.stderr);
+        // Which file was read, and what it left out, on stderr beside the progress.
+        assert.match(toolsText.stderr, /^Catalog \.mcp\.json: 1 server, 1 disabled\n/);
+        assert.match(toolsText.stderr, /^skipped: \.mcp\.json: mcpServers\.notion skipped: /m);
+        assert.match(toolsText.stdout, /^echo \(mcp\/echo\.ts, 6 tools\)$/m);
+        assert.match(toolsText.stdout, /^ {2}echo_args {2}\(echo_args\)$/m);
+        // The module's declaration, indented: its doc comment, argument and result types.
+        assert.match(
+          toolsText.stdout,
+          /^ {4}\/\*\* Returns its text\. \*\/\n {4}export function echo\(args: \{\n {6}"text": string;\n {4}\}\): Promise<ToolResult<\{\n {6}"text": string;\n {4}\}>>;$/m,
+        );
+        assert.doesNotMatch(toolsText.stdout, /input: |return invoke|\/\/ import/);
+        assert.equal(toolsJson.code, 0, toolsJson.stderr);
+        const document = JSON.parse(toolsJson.stdout);
+        const add = document.servers[0].tools.find((tool: { name: string }) => tool.name === "add");
+        assert.equal(add.function, "add");
+        assert.equal(add.inputSchema.type, "object");
+      },
+    );
 
     await t.step("--stdio runs a server without a catalog; call takes key=value pairs", () => {
       assert.equal(stdio.code, 0, stdio.stderr);
-      assert.equal(stdio.stdout, '42\nstructured: {"sum":42}\n');
+      assert.equal(stdio.stdout, "42\n");
       assert.match(stdio.stderr, /^ {2}e +ready +6 /m);
       assert.equal(pairs.code, 0, pairs.stderr);
       assert.deepEqual(JSON.parse(pairs.stdout).result.content, [{

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cli, fixture, tomlEntry } from "./_cli.ts";
+import { argv, catalogFolder, cli, fixture, inCatalog, tomlEntry } from "./_cli.ts";
 
 Deno.test("--connect-timeout bounds a hung ad hoc server's start, says which servers it waits for, and names itself", async () => {
   const run = await cli(Deno.cwd(), ["--stdio", "sleep 300", "--connect-timeout", "4", "check"]);
@@ -79,6 +79,56 @@ Deno.test("run --deadline is the program's deadline, and a program past it is sa
       /^error: the program ran past its deadline of 2 s and was stopped; give it longer with run --deadline \(such as --deadline 2m\)$/m,
     );
     assert.match(run.stderr, /^ {2}echo\.sleep +cancelled at the run's deadline +/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--connect-timeout given for a catalog server is named alone, never the key the entry lacks", async () => {
+  const dir = await catalogFolder("loom-knob-flag-", tomlEntry("silent", "silent.ts"));
+  try {
+    const run = await inCatalog(dir, ["check", "--connect-timeout", "4s"]);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stderr, /its deadline: 4 s, set by --connect-timeout; Ctrl-C cancels\)$/m);
+    const error = /^error: .*$/m.exec(run.stdout)?.[0] ?? "";
+    assert.match(error, /, or raise the deadline with --connect-timeout(?: \(|$)/);
+    assert.doesNotMatch(run.stdout + run.stderr, /connect_timeout_ms/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the default connect deadline is called the default, with the flag and the key that raise it", async () => {
+  const dir = await catalogFolder("loom-knob-default-", tomlEntry("silent", "silent.ts"));
+  try {
+    const [command, ...args] = argv(["--catalog", "loom.toml", "check"]);
+    const child = new Deno.Command(command as string, {
+      args,
+      cwd: dir,
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    const lines = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    // The waiting line comes at 3 s; the command is interrupted once it is seen.
+    while (!/^waiting for .*$/m.test(seen)) {
+      const { done, value } = await lines.read();
+      if (done) break;
+      seen += value;
+    }
+    child.kill("SIGINT");
+    while (true) {
+      const { done, value } = await lines.read();
+      if (done) break;
+      seen += value;
+    }
+    assert.equal((await child.status).code, 130, seen);
+    assert.match(
+      seen,
+      /^waiting for "silent" to start \(3 s so far; its deadline: 60 s, the default \(raise it with --connect-timeout, or set connect_timeout_ms in \[mcp\.silent\] of loom\.toml\); Ctrl-C cancels\)$/m,
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -45,7 +45,7 @@ Deno.test("tools --json carries every field of the listing; --quiet prints resul
   assert.equal(tool.outputSchema.required[0], "cwd");
   assert.equal(quiet.code, 0, quiet.stderr);
   assert.equal(quiet.stderr, "");
-  assert.match(quiet.stdout, /^env \(mcp\/env\.ts, 1 tools\)$/m);
+  assert.match(quiet.stdout, /^env \(mcp\/env\.ts, 1 tool\)$/m);
 });
 
 Deno.test("colour on a terminal only: none with NO_COLOR, none when piped", async () => {

@@ -158,6 +158,9 @@ Deno.test("closestNames() suggests what a guess meant, best first", async (t) =>
     ["ecko", ["echo"]],
     ["get_summ", ["get_sum"]],
     ["launch_rockets", []],
+    // Far by letters, near by words: the most words shared first.
+    ["echoText", ["echo", "read_text_file"]],
+    ["read_text", ["read_text_file", "read_file"]],
   ];
   for (const [guess, expected] of table) {
     await t.step(guess, () => assert.deepEqual(closestNames(guess, exports), expected));

@@ -60,7 +60,7 @@ Deno.test("a misspelled module path hides no other problem: one answer holds the
     '("./mcp/sequential-thinking.ts", "./mcp/echo.ts"), "@loom/mcp/cap" and "./tools.ts"',
     '1:10 Module "./mcp/sequential_thinking.ts" has no export "sequentialThinking"; ' +
     "did you mean sequentialthinking?",
-    '2:10 Module "./mcp/echo.ts" has no export "echoText"; its exports are echo',
+    '2:10 Module "./mcp/echo.ts" has no export "echoText"; did you mean echo?',
     "4:7 Type 'string' is not assignable to type 'number'.",
   ]);
 });

@@ -41,6 +41,14 @@ Deno.test("explainDiagnostics() names the closest export of a missing one", asyn
   }
 });
 
+Deno.test("explainDiagnostics() names the export that shares a word with a missing one", () => {
+  const message = `Module '"./mcp/everything.ts"' has no exported member 'sumOfNumbers'.`;
+  assert.equal(
+    explain(message),
+    'Module "./mcp/everything.ts" has no export "sumOfNumbers"; did you mean get_sum?',
+  );
+});
+
 Deno.test("explainDiagnostics() lists a module's exports when none is close", () => {
   const message = `Module '"./mcp/everything.ts"' has no exported member 'launchRockets'.`;
   assert.equal(
