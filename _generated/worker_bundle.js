@@ -2565,7 +2565,15 @@ var REQUEST_METHODS = [
   "tools/call",
   "tools/list",
   "ping",
-  "resources/read"
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -3007,6 +3015,7 @@ var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
 var TASK_POLL_DEFAULT_MS = 1e3;
 var TASK_POLL_MIN_MS = 100;
 var TASK_POLL_MAX_MS = 6e4;
+var MAX_LOG_DATA_CHARS = 8 * 1024;
 
 // client/transport/stdio/tail.ts
 var decoder2 = new TextDecoder();

@@ -25,7 +25,7 @@
  * @module
  */
 
-import { compactJson, type JsonObject, type JsonValue } from "../codec/json.ts";
+import { compactJson, isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
@@ -67,6 +67,26 @@ import {
   Supervisor,
 } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import { listAll, type ListKind } from "./_lists.ts";
+import {
+  type CompleteContext,
+  type CompleteResult,
+  type CompletionReference,
+  decodeCompletion,
+  decodePrompt,
+  type GetPromptResult,
+  notDeclared,
+  type PromptCapability,
+  type PromptDescriptor,
+  type PromptError,
+} from "./prompts.ts";
+import { decodePromptsPage } from "../codec/prompts.ts";
+import {
+  decodeResourcesPage,
+  decodeResourceTemplatesPage,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+} from "../codec/resource_lists.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
@@ -108,6 +128,43 @@ export type CallOptions = {
    * when the server runs tasks.
    */
   task?: boolean;
+};
+
+/** Options of one request that is not a tool call: its deadline, and what gives up on it. */
+export type RequestOptions = {
+  /** Deadline in milliseconds; the spec's `callTimeoutMs` by default. */
+  timeoutMs?: number;
+  /** Gives up on the request when aborted (it settles as `call_timed_out`, `aborted: true`). */
+  signal?: AbortSignal;
+};
+
+const PROMPTS: ListKind<PromptDescriptor> = {
+  method: "prompts/list",
+  noun: "prompts",
+  decode: (value) => {
+    const page = decodePromptsPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.prompts } } : page;
+  },
+};
+
+const RESOURCES: ListKind<ResourceDescriptor> = {
+  method: "resources/list",
+  noun: "resources",
+  decode: (value) => {
+    const page = decodeResourcesPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.resources } } : page;
+  },
+};
+
+const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
+  method: "resources/templates/list",
+  noun: "resource templates",
+  decode: (value) => {
+    const page = decodeResourceTemplatesPage(value);
+    return page.ok
+      ? { ok: true, value: { ...page.value, entries: page.value.resourceTemplates } }
+      : page;
+  },
 };
 
 /** A ping's answer, whatever its result. */
@@ -361,6 +418,144 @@ export class Client {
     );
   }
 
+  /**
+   * Lists every prompt the server offers (`prompts/list`, following pages
+   * under one deadline, at most `MAX_LIST_PAGES`); a server that declared no
+   * `prompts` is refused before anything is sent (`prompts_not_declared`).
+   */
+  listPrompts(
+    options: RequestOptions = {},
+  ): Promise<Result<PromptDescriptor[], ClientError | PromptError>> {
+    const refused = this.#undeclared("prompts");
+    return refused ?? this.#list(PROMPTS, options);
+  }
+
+  /**
+   * Gets one prompt with its arguments filled (`prompts/get`): its messages,
+   * each a role and one content block. Every argument is a string; the
+   * server says which it requires. Throws `TypeError` on a name that is not a
+   * non-empty string or an argument that is not a string.
+   */
+  getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>> = {},
+    options: RequestOptions = {},
+  ): Promise<Result<GetPromptResult, ClientError | PromptError>> {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `Cannot get a prompt: its name ${String(name)} is not a non-empty string`,
+      );
+    }
+    const values = stringRecord(args, `Cannot get prompt ${JSON.stringify(name)}`);
+    const refused = this.#undeclared("prompts");
+    if (refused !== undefined) return refused;
+    const era = this.#generation.era.name;
+    return this.#ask(
+      "prompts/get",
+      compactJson({ name, arguments: values }),
+      options,
+      (value) => decodePrompt(this.name, value, era),
+    );
+  }
+
+  /**
+   * Asks the server to complete one argument of a prompt or of a resource
+   * template (`completion/complete`): at most `MAX_COMPLETION_VALUES`
+   * values. `context.arguments` are the values of the other arguments,
+   * already chosen. A server that declared no `completions` is refused
+   * before anything is sent (`completions_not_declared`). Throws `TypeError`
+   * on a reference or an argument of the wrong shape.
+   */
+  complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context: CompleteContext = {},
+  ): Promise<Result<CompleteResult, ClientError | PromptError>> {
+    const reference = referenceOf(ref);
+    if (
+      typeof argument?.name !== "string" || argument.name === "" ||
+      typeof argument.value !== "string"
+    ) {
+      throw new TypeError(
+        "Cannot complete an argument: it needs a non-empty string name and a string value",
+      );
+    }
+    const params: JsonObject = {
+      ref: reference,
+      argument: { name: argument.name, value: argument.value },
+    };
+    if (context.arguments !== undefined) {
+      params.context = {
+        arguments: stringRecord(context.arguments, "Cannot complete an argument"),
+      };
+    }
+    const refused = this.#undeclared("completions");
+    if (refused !== undefined) return refused;
+    const era = this.#generation.era.name;
+    return this.#ask(
+      "completion/complete",
+      compactJson(params),
+      context,
+      (value) => decodeCompletion(this.name, value, era),
+    );
+  }
+
+  /**
+   * Lists every resource the server offers (`resources/list`, following
+   * pages, at most `MAX_LIST_PAGES`); a server that declared no `resources`
+   * is refused before anything is sent (`resources_not_declared`).
+   */
+  listResources(
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceDescriptor[], ClientError | ResourceError>> {
+    const refused = this.#noResources();
+    return refused ?? this.#list(RESOURCES, options);
+  }
+
+  /**
+   * Lists every resource template the server offers
+   * (`resources/templates/list`): RFC 6570 URI templates, whose arguments
+   * `complete` may fill; refused as `listResources` is.
+   */
+  listResourceTemplates(
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceTemplateDescriptor[], ClientError | ResourceError>> {
+    const refused = this.#noResources();
+    return refused ?? this.#list(TEMPLATES, options);
+  }
+
+  #undeclared(capability: PromptCapability): Promise<Result<never, PromptError>> | undefined {
+    const generation = this.#generation;
+    if (generation.state !== "ready" || isJsonObject(generation.info?.capabilities[capability])) {
+      return undefined;
+    }
+    return Promise.resolve({ ok: false, error: notDeclared(this.name, capability) });
+  }
+
+  #noResources(): Promise<Result<never, ResourceError>> | undefined {
+    const generation = this.#generation;
+    if (generation.state !== "ready" || declaresResources(generation.info)) return undefined;
+    return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
+  }
+
+  #list<T>(kind: ListKind<T>, options: RequestOptions): Promise<Result<T[], ClientError>> {
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    const generation = this.#generation;
+    const page = (params: string, ms: number) =>
+      generation.request(kind.method, params, ms, options.signal);
+    return listAll(this.name, kind, page, { timeoutMs, era: generation.era });
+  }
+
+  #ask<T>(
+    method: "prompts/get" | "completion/complete",
+    params: string,
+    options: RequestOptions,
+    decode: Decode<T>,
+  ): Promise<Result<T, ClientError>> {
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    return this.#generation.request(method, params, timeoutMs, options.signal, decode);
+  }
+
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
@@ -409,4 +604,33 @@ export class Client {
   #timeout(value: number | undefined): number {
     return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
   }
+}
+
+/** A record of strings, copied; a value that is not a string is the caller's mistake. */
+function stringRecord(record: Readonly<Record<string, string>>, what: string): JsonObject {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    throw new TypeError(`${what}: its arguments are not a record of strings`);
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== "string") {
+      throw new TypeError(`${what}: argument ${JSON.stringify(key)} is not a string`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** A completion reference, copied; one of another shape is the caller's mistake. */
+function referenceOf(ref: CompletionReference): JsonObject {
+  if (ref?.type === "ref/prompt" && typeof ref.name === "string" && ref.name !== "") {
+    return { type: "ref/prompt", name: ref.name };
+  }
+  if (ref?.type === "ref/resource" && typeof ref.uri === "string" && ref.uri !== "") {
+    return { type: "ref/resource", uri: ref.uri };
+  }
+  throw new TypeError(
+    'Cannot complete an argument: its reference is not { type: "ref/prompt", name } or ' +
+      '{ type: "ref/resource", uri }',
+  );
 }

@@ -40,7 +40,20 @@ import { type Drain, isDrain } from "./evidence.ts";
 import { type AuthAnswer, type AuthHeaders, isAuthAnswer, isAuthHeaders } from "./auth.ts";
 
 /** The methods a main thread may ask a worker to run. */
-export const REQUEST_METHODS = ["tools/call", "tools/list", "ping", "resources/read"] as const;
+export const REQUEST_METHODS = [
+  "tools/call",
+  "tools/list",
+  "ping",
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
