@@ -10,7 +10,9 @@
 // (or the worker is lost), and declares a worker that does not answer in time
 // lost. Every call has a main-thread timer at its deadline (`_tickets.ts`).
 
-import type { JsonValue } from "../codec/json.ts";
+import { compactJson, isJsonObject, type JsonValue } from "../codec/json.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
+import type { Notice } from "./thread/notices.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import { noResource, type RetirementError, type RetirementEvidence } from "./thread/evidence.ts";
@@ -34,7 +36,12 @@ import {
 } from "./thread/to_worker.ts";
 import { WorkerLink } from "./thread/link.ts";
 import type { ByteTail } from "./transport/stdio/tail.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../settings/mod.ts";
+import {
+  callDeadlineMs,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type ServerSpec,
+  WORKER_GRACE_MS,
+} from "../settings/mod.ts";
 import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
@@ -63,6 +70,10 @@ export type GenerationHost = {
   signIn: SignIn | undefined;
   /** The server said its tools changed. */
   toolsChanged(): void;
+  /** The least level of log messages asked of the server, when one is. */
+  logLevel: LogLevel | undefined;
+  /** The server told a notice (a log message, a resource's update, a list's change). */
+  notice(notice: Notice): void;
 };
 
 /** One start of a server, in its own worker. */
@@ -153,7 +164,10 @@ export class Generation {
     this.#report = { ...this.#report, state: "connecting" };
     const signIn = this.#host.signIn;
     this.#post(
-      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, signIn !== undefined),
+      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, {
+        signIn: signIn !== undefined,
+        ...(this.#host.logLevel === undefined ? {} : { logLevel: this.#host.logLevel }),
+      }),
     );
     signIn?.watch((message) => this.#post(message));
     return new Promise((resolve) => {
@@ -306,6 +320,8 @@ export class Generation {
         return;
       case "tools_changed":
         return this.#host.toolsChanged();
+      case "notice":
+        return this.#host.notice(event.notice);
       case "retired":
         if (this.#host.history.current?.end === null) {
           this.#host.history.update({ end: event.outcome });
@@ -354,6 +370,16 @@ export class Generation {
     this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
+    // A legacy server is told the level before the start is answered, so that
+    // what it logs from the first call on is at that level.
+    const level = this.#host.logLevel;
+    const method = this.#era.setLevelMethod;
+    if (level !== undefined && method !== undefined && isJsonObject(info.capabilities.logging)) {
+      const timeoutMs = callDeadlineMs(this.#host.spec);
+      void this.request(method, compactJson({ level }), timeoutMs, undefined)
+        .then(() => settle(ok(info)));
+      return;
+    }
     settle(ok(info));
   }
 

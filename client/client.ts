@@ -67,6 +67,9 @@ import {
   Supervisor,
 } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import type { LogEntry, LogOptions } from "./logs.ts";
+import { checkLogOptions, logEntry } from "./_logs.ts";
+import type { Notice } from "./thread/notices.ts";
 import { listAll, type ListKind } from "./_lists.ts";
 import {
   type CompleteContext,
@@ -103,7 +106,7 @@ export type ClientOptions = {
   oauth?: OAuthSettings;
   /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
   tokenStore?: TokenStore;
-};
+} & LogOptions;
 
 /** Options of one call. */
 export type CallOptions = {
@@ -209,6 +212,8 @@ export class Client {
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
+  #onLog: ((entry: LogEntry) => void) | undefined;
+  #logLevel: LogOptions["logLevel"];
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -224,6 +229,9 @@ export class Client {
     );
     this.#optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
+    const logs = checkLogOptions(options, `Cannot create client ${JSON.stringify(spec.name)}`);
+    this.#onLog = logs.onLog;
+    this.#logLevel = spec.logLevel ?? logs.logLevel;
     if (spec.restart !== undefined) {
       this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
         retireDead: () => this.#generation.retireDead(),
@@ -250,7 +258,18 @@ export class Client {
       unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
       signIn: this.#signIn,
       toolsChanged: () => this.#toolWatchers.tell(),
+      logLevel: this.#logLevel,
+      notice: (notice) => this.#noticed(notice),
     });
+  }
+
+  /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
+  #noticed(notice: Notice): void {
+    try {
+      if (notice.kind === "log") this.#onLog?.(logEntry(this.name, notice));
+    } catch {
+      // A handler's failure is its own.
+    }
   }
 
   /** Where the client is in its life: what its worker last reported. */

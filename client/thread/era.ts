@@ -20,6 +20,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
 import { ok, type Result } from "../../codec/result.ts";
+import type { LogLevel } from "../../codec/server_requests.ts";
 import {
   checkResultType,
   DISCOVER_METHOD,
@@ -60,9 +61,21 @@ export type EraCodec = {
   /**
    * Opens the session once its start succeeded, in `version`: a legacy
    * session is told `notifications/initialized`; every request of a modern
-   * one carries the `_meta` envelope.
+   * one carries the `_meta` envelope, with the log level asked for when
+   * there is one (`io.modelcontextprotocol/logLevel`).
    */
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void;
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    logLevel?: LogLevel,
+  ): void;
+  /**
+   * The request that sets a server's log level once its session is open
+   * (legacy `logging/setLevel`, sent when the server declared `logging`);
+   * `undefined` where the level rides in every request's envelope.
+   */
+  readonly setLevelMethod: "logging/setLevel" | undefined;
   /** The method a request of the client's is sent as (`ping` is gone from the modern era). */
   wireMethod(method: string): string;
   /**
@@ -94,6 +107,9 @@ export type EraCodec = {
   readonly taskCarriesResult: boolean;
 };
 
+/** The `_meta` key of the least level of log messages a modern request asks for. */
+const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
 const NO_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map();
 
 /** The `initialize` handshake era (2025-11-25 back to 2024-11-05). */
@@ -103,6 +119,7 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
   open(to: SessionOpening): void {
     to.notify("notifications/initialized");
   },
+  setLevelMethod: "logging/setLevel",
   wireMethod: (method: string): string => method,
   serverRequests: NO_REQUESTS,
   refusesUnknown: true,
@@ -126,9 +143,17 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
 export const MODERN_ERA: EraCodec = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void {
-    to.envelope(requestMeta(version, clientInfo));
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    logLevel?: LogLevel,
+  ): void {
+    const meta = requestMeta(version, clientInfo);
+    if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
+    to.envelope(meta);
   },
+  setLevelMethod: undefined,
   wireMethod: (method: string): string => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,
