@@ -157,6 +157,7 @@ export {
   type RequestOptions,
   type ResourceDescriptor,
   type ResourceError,
+  type ResourceSubscription,
   type ResourceTemplateDescriptor,
   RESTART_REFUSALS,
   type RestartPlan,

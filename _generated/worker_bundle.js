@@ -2631,6 +2631,7 @@ var REQUEST_METHODS = [
   "resources/templates/list",
   "resources/subscribe",
   "resources/unsubscribe",
+  "subscriptions/listen",
   "prompts/list",
   "prompts/get",
   "completion/complete",
@@ -2714,6 +2715,11 @@ var LEGACY_ERA = Object.freeze({
     to.notify("notifications/initialized");
   },
   setLevelMethod: "logging/setLevel",
+  subscription: Object.freeze({
+    kind: "requests",
+    subscribe: "resources/subscribe",
+    unsubscribe: "resources/unsubscribe"
+  }),
   wireMethod: (method) => method,
   serverRequests: NO_REQUESTS,
   refusesUnknown: true,
@@ -2742,6 +2748,17 @@ var MODERN_ERA = Object.freeze({
     to.envelope(meta);
   },
   setLevelMethod: void 0,
+  subscription: Object.freeze({
+    kind: "listen",
+    method: "subscriptions/listen",
+    params: (uri) => ({
+      notifications: {
+        resourceSubscriptions: [
+          uri
+        ]
+      }
+    })
+  }),
   wireMethod: (method) => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,

@@ -37,6 +37,7 @@ import { ByteTail } from "./transport/stdio/tail.ts";
 import {
   callDeadlineMs,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
 } from "../settings/mod.ts";
@@ -53,10 +54,13 @@ import { type TaskSupport, taskTools } from "./tasks.ts";
 import { Generation } from "./_generation.ts";
 import {
   declaresResources,
+  declaresSubscriptions,
   decodeReadResult,
   type ReadResourceResult,
   type ResourceError,
   resourcesNotDeclared,
+  type ResourceSubscription,
+  subscriptionsNotDeclared,
 } from "./resources.ts";
 import {
   type GenerationEnd,
@@ -214,6 +218,7 @@ export class Client {
   #toolWatchers = new ToolWatchers();
   #onLog: ((entry: LogEntry) => void) | undefined;
   #logLevel: LogOptions["logLevel"];
+  #subscriptions = new Set<{ uri: string; onUpdated: (uri: string) => void }>();
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -265,10 +270,14 @@ export class Client {
 
   /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
   #noticed(notice: Notice): void {
-    try {
-      if (notice.kind === "log") this.#onLog?.(logEntry(this.name, notice));
-    } catch {
-      // A handler's failure is its own.
+    if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
+    if (notice.kind !== "resource_updated") return;
+    for (const subscription of [...this.#subscriptions]) {
+      // The server may name a part of what was subscribed to.
+      const uri = subscription.uri;
+      if (notice.uri === uri || (notice.uri.startsWith(uri) && uri.endsWith("/"))) {
+        tell(() => subscription.onUpdated(notice.uri));
+      }
     }
   }
 
@@ -543,6 +552,82 @@ export class Client {
     return refused ?? this.#list(TEMPLATES, options);
   }
 
+  /**
+   * Hears a resource's updates (`notifications/resources/updated`), by its
+   * URI, until `unsubscribe()`: `onUpdated` is given the URI the server says
+   * changed (the one subscribed to, or a part of it, for a URI that ends in
+   * `/`), and may read it again. Legacy sessions send `resources/subscribe`
+   * and answer once the server did; 2026-07-28 sessions open a
+   * `subscriptions/listen` for the URI, which `unsubscribe()` cancels (and
+   * which answers with how the listen ended). A server that declared no
+   * `resources.subscribe` is refused before anything is sent
+   * (`subscriptions_not_declared`). Throws `TypeError` on a URI that is not a
+   * non-empty string or a listener that is not a function.
+   */
+  async subscribeResource(
+    uri: string,
+    onUpdated: (uri: string) => void,
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceSubscription, ClientError | ResourceError>> {
+    if (typeof uri !== "string" || uri === "") {
+      throw new TypeError(`Cannot subscribe to a resource: its uri ${String(uri)} is empty`);
+    }
+    if (typeof onUpdated !== "function") {
+      throw new TypeError(
+        `Cannot subscribe to ${JSON.stringify(uri)}: onUpdated is not a function`,
+      );
+    }
+    const generation = this.#generation;
+    const refused = await this.#noResources();
+    if (refused !== undefined) return refused;
+    if (generation.state === "ready" && !declaresSubscriptions(generation.info)) {
+      return { ok: false, error: subscriptionsNotDeclared(this.name) };
+    }
+    const entry = { uri, onUpdated };
+    const style = generation.era.subscription;
+    if (style.kind === "requests") {
+      const params = compactJson({ uri });
+      const timeoutMs = this.#timeout(options.timeoutMs);
+      const answered = await generation.request(style.subscribe, params, timeoutMs, options.signal);
+      if (!answered.ok) return answered;
+      this.#subscriptions.add(entry);
+      let ended: Promise<Result<void, ClientError>> | undefined;
+      return ok({
+        uri,
+        unsubscribe: () => {
+          this.#subscriptions.delete(entry);
+          ended ??= generation.request(
+            style.unsubscribe,
+            params,
+            this.#timeout(undefined),
+            undefined,
+          )
+            .then((outcome) => outcome.ok ? ok(undefined) : outcome);
+          return ended;
+        },
+      });
+    }
+    // The listen lasts until it is cancelled or the server ends it.
+    const stop = new AbortController();
+    this.#subscriptions.add(entry);
+    const listening = generation
+      .request(style.method, compactJson(style.params(uri)), MAX_TIMEOUT_MS, stop.signal)
+      .then((outcome): Result<void, ClientError> => {
+        this.#subscriptions.delete(entry);
+        const cancelled = !outcome.ok && outcome.error.kind === "call_timed_out" &&
+          outcome.error.aborted === true;
+        return outcome.ok || cancelled ? ok(undefined) : outcome;
+      });
+    return ok({
+      uri,
+      unsubscribe: () => {
+        this.#subscriptions.delete(entry);
+        stop.abort();
+        return listening;
+      },
+    });
+  }
+
   #undeclared(capability: PromptCapability): Promise<Result<never, PromptError>> | undefined {
     const generation = this.#generation;
     if (generation.state !== "ready" || isJsonObject(generation.info?.capabilities[capability])) {
@@ -622,6 +707,15 @@ export class Client {
 
   #timeout(value: number | undefined): number {
     return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
+  }
+}
+
+/** Runs a caller's listener: one that throws changes nothing of the client. */
+function tell(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // The listener's failure is its own.
   }
 }
 

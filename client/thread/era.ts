@@ -52,6 +52,25 @@ export type TaskCallExtra = {
   tasks?: boolean;
 };
 
+/**
+ * How a session subscribes to a resource's updates: by a request each way
+ * (legacy `resources/subscribe` and `resources/unsubscribe`), or by a
+ * long-lived `subscriptions/listen` request that its cancellation ends
+ * (2026-07-28).
+ */
+export type SubscriptionStyle =
+  | {
+    kind: "requests";
+    subscribe: "resources/subscribe";
+    unsubscribe: "resources/unsubscribe";
+  }
+  | {
+    kind: "listen";
+    method: "subscriptions/listen";
+    /** The parameters of a listen for the updates of `uri`. */
+    params(uri: string): JsonObject;
+  };
+
 /** Everything a client does differently in one protocol era. */
 export type EraCodec = {
   /** The era's name, as {@linkcode ServerInfo}'s `era` says it. */
@@ -76,6 +95,8 @@ export type EraCodec = {
    * `undefined` where the level rides in every request's envelope.
    */
   readonly setLevelMethod: "logging/setLevel" | undefined;
+  /** How a resource's updates are subscribed to. */
+  readonly subscription: SubscriptionStyle;
   /** The method a request of the client's is sent as (`ping` is gone from the modern era). */
   wireMethod(method: string): string;
   /**
@@ -120,6 +141,11 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
     to.notify("notifications/initialized");
   },
   setLevelMethod: "logging/setLevel",
+  subscription: Object.freeze({
+    kind: "requests",
+    subscribe: "resources/subscribe",
+    unsubscribe: "resources/unsubscribe",
+  }),
   wireMethod: (method: string): string => method,
   serverRequests: NO_REQUESTS,
   refusesUnknown: true,
@@ -154,6 +180,11 @@ export const MODERN_ERA: EraCodec = Object.freeze({
     to.envelope(meta);
   },
   setLevelMethod: undefined,
+  subscription: Object.freeze({
+    kind: "listen",
+    method: "subscriptions/listen",
+    params: (uri: string): JsonObject => ({ notifications: { resourceSubscriptions: [uri] } }),
+  }),
   wireMethod: (method: string): string => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,

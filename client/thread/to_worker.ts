@@ -50,6 +50,7 @@ export const REQUEST_METHODS = [
   "resources/templates/list",
   "resources/subscribe",
   "resources/unsubscribe",
+  "subscriptions/listen",
   "prompts/list",
   "prompts/get",
   "completion/complete",
