@@ -48,6 +48,7 @@ export {
   type DescribeDenial,
   type Harness,
   type PinSet,
+  type ServerEntry,
   type ServerReport,
   type ToolsChange,
   type ToolsDecision,
