@@ -11,11 +11,8 @@
  * @module
  */
 
-import { type JsonValue, parseJson } from "../codec/json.ts";
-import { isLogLevel, LOG_LEVELS, type LogLevel } from "../codec/server_requests.ts";
-import type { Notice } from "./thread/notices.ts";
-
-export { isLogLevel, LOG_LEVELS, type LogLevel } from "../codec/server_requests.ts";
+import type { JsonValue } from "../codec/json.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
 
 /** One log message of a server's. */
 export type LogEntry = {
