@@ -370,15 +370,13 @@ export class Generation {
     this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
-    // A legacy server is told the level before the start is answered, so that
-    // what it logs from the first call on is at that level.
+    // A legacy server is told the level first, ahead of any request its caller
+    // makes next; the start does not wait for the answer, so a server that never
+    // answers it delays nothing, and its refusal changes nothing.
     const level = this.#host.logLevel;
     const method = this.#era.setLevelMethod;
     if (level !== undefined && method !== undefined && isJsonObject(info.capabilities.logging)) {
-      const timeoutMs = callDeadlineMs(this.#host.spec);
-      void this.request(method, compactJson({ level }), timeoutMs, undefined)
-        .then(() => settle(ok(info)));
-      return;
+      void this.request(method, compactJson({ level }), callDeadlineMs(this.#host.spec), undefined);
     }
     settle(ok(info));
   }

@@ -50,11 +50,12 @@ Deno.test("server-everything's simulated log messages reach onLog with the serve
   }
 });
 
-Deno.test("a legacy server is sent logging/setLevel with the spec's level before connect answers", async () => {
+Deno.test("a legacy server is sent logging/setLevel with the spec's level, ahead of any call", async () => {
   const client = new Client(logServer("legacy", { logLevel: "warning" }), { logLevel: "debug" });
   assert.ok((await client.connect()).ok);
+  assert.ok((await client.callTool("say", { text: "after" })).ok);
   await client.retire();
-  assert.match(client.stderrTail(), /^setLevel warning$/m);
+  assert.match(client.stderrTail(), /^setLevel warning\ncall say$/m);
 });
 
 Deno.test("a modern server is asked the level in every request's _meta", async () => {
