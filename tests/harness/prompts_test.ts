@@ -33,6 +33,19 @@ Deno.test("a harness lists, gets and completes server-everything's prompts and l
       assert.ok(templates.ok && templates.value.length > 0, JSON.stringify(templates));
       assert.equal(templates.value[0]?.server, "everything");
     });
+    await t.step("subscribeResource() hears the server named until unsubscribed", async () => {
+      const updated = Promise.withResolvers<string>();
+      const uri = "demo://resource/dynamic/text/2";
+      const watched = await harness.subscribeResource("everything", uri, updated.resolve);
+      assert.ok(watched.ok, JSON.stringify(watched));
+      assert.ok((await harness.call("everything", "toggle-subscriber-updates", {})).ok);
+      // Bounded: a lost update fails the step instead of hanging the suite.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const lost = new Promise<string>((resolve) => timer = setTimeout(resolve, 30_000, "none"));
+      assert.equal(await Promise.race([updated.promise, lost]), uri);
+      clearTimeout(timer);
+      assert.ok((await watched.value.unsubscribe()).ok);
+    });
     await t.step("a server not in the catalog is refused as unknown_server", async () => {
       const got = await harness.getPrompt("nowhere", "p");
       assert.ok(!got.ok && got.error.kind === "unknown_server", JSON.stringify(got));
