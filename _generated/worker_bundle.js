@@ -480,6 +480,40 @@ var decodeInitializeResult = (function decodeInitializeResult(value, requested =
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
 });
+var bad = (function bad(message) {
+  return err({
+    kind: "bad_request",
+    message
+  });
+});
+var decodeLogMessage = (function decodeLogMessage(params) {
+  const where = "Cannot accept notifications/message";
+  if (!isJsonObject(params)) return bad(`${where}: its params are ${describeValue(params)}`);
+  const level = params.level;
+  if (!isLogLevel(level)) {
+    return bad(`${where}: "level" is ${describeValue(level)}, not a log level`);
+  }
+  const out = {
+    level,
+    data: params.data ?? null
+  };
+  if (params.logger !== void 0) {
+    if (typeof params.logger !== "string") {
+      return bad(`${where}: "logger" is ${describeValue(params.logger)}, not a string`);
+    }
+    out.logger = params.logger;
+  }
+  return ok(out);
+});
+var isLogLevel = (function isLogLevel(value) {
+  return typeof value === "string" && LOG_LEVELS.includes(value);
+});
+var decodeResourceUpdated = (function decodeResourceUpdated(params) {
+  if (!isJsonObject(params) || typeof params.uri !== "string" || params.uri === "") {
+    return bad(`Cannot accept notifications/resources/updated: it names no resource URI (its params are ${describeValue(params)})`);
+  }
+  return ok(params.uri);
+});
 var isEraMode = (function isEraMode(value) {
   return ERA_MODES.includes(value);
 });
@@ -573,6 +607,8 @@ var decodeStart = (function decodeStart(data) {
   }
   const remote = decodeRemote(data.remote);
   if (remote === void 0) return err("remote is not a URL with string headers");
+  const logLevel = data.logLevel;
+  if (logLevel !== void 0 && !isLogLevel(logLevel)) return err("logLevel is not a log level");
   const rings = data.rings;
   if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
     return err("rings are not two rings' shared memory");
@@ -599,6 +635,9 @@ var decodeStart = (function decodeStart(data) {
     rings: {
       requests: rings.requests,
       answers: rings.answers
+    },
+    ...logLevel === void 0 ? {} : {
+      logLevel
     }
   });
 });
@@ -907,6 +946,12 @@ var retiredAtOnce = (function retiredAtOnce(report, name) {
     state: "retired",
     death: retiredDeath(name),
     evidence: noResource()
+  };
+});
+var encodeNotice = (function encodeNotice(notice) {
+  return {
+    kind: "notice",
+    notice
   };
 });
 var encodeSpawned = (function encodeSpawned(pid) {
@@ -1821,27 +1866,27 @@ var failed = (function failed(answer, http) {
 });
 var classify = (function classify(value) {
   if (!isJsonObject(value)) {
-    return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+    return bad2(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
   const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
-  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
+  if (version !== "2.0") return bad2(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
   const hasId = Object.hasOwn(value, "id");
   const id = value.id;
   if (hasId && !isId(id)) {
-    return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
+    return bad2(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }
   if (Object.hasOwn(value, "method")) {
     const method = value.method;
     if (typeof method !== "string") {
-      return bad(`"method" is ${describeValue(method)}, not a string`);
+      return bad2(`"method" is ${describeValue(method)}, not a string`);
     }
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad(`a message with "method" also has "result" or "error"`);
+      return bad2(`a message with "method" also has "result" or "error"`);
     }
     const hasParams = Object.hasOwn(value, "params");
     const params = hasParams ? value.params : void 0;
     if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
+      return bad2(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
     }
     if (hasId) {
       return ok(params === void 0 ? {
@@ -1864,11 +1909,11 @@ var classify = (function classify(value) {
       params
     });
   }
-  if (!hasId) return bad(`a message has neither "method" nor "id"`);
+  if (!hasId) return bad2(`a message has neither "method" nor "id"`);
   const hasResult = Object.hasOwn(value, "result");
   const hasError = Object.hasOwn(value, "error");
   if (hasResult === hasError) {
-    return bad(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
+    return bad2(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
   }
   if (hasResult) {
     return ok({
@@ -1879,7 +1924,7 @@ var classify = (function classify(value) {
   }
   const error = decodeRpcError(value.error);
   if (error === void 0) {
-    return bad(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
+    return bad2(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
   }
   return ok({
     kind: "response",
@@ -1907,7 +1952,7 @@ var decodeRpcError = (function decodeRpcError(value) {
 var isId = (function isId(value) {
   return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
 });
-var bad = (function bad(message) {
+var bad2 = (function bad2(message) {
   return err({
     kind: "bad_message",
     message: `Cannot decode JSON-RPC message: ${message}`
@@ -2423,6 +2468,22 @@ var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
 
 
+// codec/server_requests.ts
+var LOG_LEVELS = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+];
+
+
+
+
+
 // settings/era.ts
 var ERA_MODES = [
   "auto",
@@ -2589,7 +2650,16 @@ var REQUEST_METHODS = [
   "tools/call",
   "tools/list",
   "ping",
-  "resources/read"
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "subscriptions/listen",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -2660,6 +2730,7 @@ var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 
 // client/thread/era.ts
+var META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 var NO_REQUESTS = /* @__PURE__ */ new Map();
 var LEGACY_ERA = Object.freeze({
   name: "legacy",
@@ -2667,6 +2738,12 @@ var LEGACY_ERA = Object.freeze({
   open(to) {
     to.notify("notifications/initialized");
   },
+  setLevelMethod: "logging/setLevel",
+  subscription: Object.freeze({
+    kind: "requests",
+    subscribe: "resources/subscribe",
+    unsubscribe: "resources/unsubscribe"
+  }),
   wireMethod: (method) => method,
   serverRequests: NO_REQUESTS,
   refusesUnknown: true,
@@ -2689,9 +2766,23 @@ var LEGACY_ERA = Object.freeze({
 var MODERN_ERA = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to, version, clientInfo) {
-    to.envelope(requestMeta(version, clientInfo));
+  open(to, version, clientInfo, logLevel) {
+    const meta = requestMeta(version, clientInfo);
+    if (logLevel !== void 0) meta[META_LOG_LEVEL] = logLevel;
+    to.envelope(meta);
   },
+  setLevelMethod: void 0,
+  subscription: Object.freeze({
+    kind: "listen",
+    method: "subscriptions/listen",
+    params: (uri) => ({
+      notifications: {
+        resourceSubscriptions: [
+          uri
+        ]
+      }
+    })
+  }),
   wireMethod: (method) => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,
@@ -2736,6 +2827,9 @@ var REFUSED_BY_CLIENT = "client";
 
 
 
+
+
+// client/thread/notices.ts
 
 
 // client/thread/from_worker.ts
@@ -3032,6 +3126,9 @@ var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
 var TASK_POLL_DEFAULT_MS = 1e3;
 var TASK_POLL_MIN_MS = 100;
 var TASK_POLL_MAX_MS = 6e4;
+var MAX_LOG_DATA_CHARS = 8 * 1024;
+var LOG_MESSAGE_BURST = 64;
+var LOG_MESSAGES_PER_SECOND = 32;
 
 // client/transport/stdio/tail.ts
 var decoder2 = new TextDecoder();
@@ -5273,14 +5370,14 @@ var Connection = class {
    * the era opens it (`EraCodec.open`), and decides from now on what is
    * written and how the server's messages are answered.
    */
-  begin(era, version, clientInfo) {
+  begin(era, version, clientInfo, logLevel) {
     this.#starting = false;
     this.#era = era;
     const writer = this.#writer;
     era.open({
       envelope: (meta) => writer.envelope(meta),
       notify: (method) => writer.notification(method)
-    }, version, clientInfo);
+    }, version, clientInfo, logLevel);
   }
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
@@ -5457,6 +5554,7 @@ var ClientMachine = class {
   #onReport;
   #onToolsChanged;
   #onNotification;
+  #logLevel;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -5477,6 +5575,7 @@ var ClientMachine = class {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#logLevel = options.logLevel;
   }
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
   get era() {
@@ -5628,7 +5727,7 @@ var ClientMachine = class {
     });
     if (started.ok) {
       this.#era = started.era;
-      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
+      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo, this.#logLevel);
       this.#setState("ready");
       return ok(started.info);
     }
@@ -6112,6 +6211,79 @@ ${task.message ?? ""}`;
   }
 };
 
+// client/worker/notices.ts
+var LIST_CHANGES = /* @__PURE__ */ new Map([
+  [
+    "notifications/prompts/list_changed",
+    "prompts"
+  ],
+  [
+    "notifications/resources/list_changed",
+    "resources"
+  ]
+]);
+var NoticeGate = class {
+  #now;
+  #tokens = LOG_MESSAGE_BURST;
+  #filledAt;
+  #dropped = 0;
+  #told = /* @__PURE__ */ new Set();
+  /** A gate whose rate runs on `now`, in milliseconds. */
+  constructor(now) {
+    this.#now = now;
+    this.#filledAt = now();
+  }
+  /**
+   * The notice a notification becomes: `undefined` for a notification that
+   * is not one of these, and `null` for one that is but is not told (a
+   * malformed one, a log past the rate, a list change already told this turn).
+   */
+  take(method, params) {
+    if (method === "notifications/message") return this.#log(params);
+    if (method === "notifications/resources/updated") {
+      const uri = decodeResourceUpdated(params);
+      return uri.ok ? {
+        kind: "resource_updated",
+        uri: uri.value
+      } : null;
+    }
+    const list = LIST_CHANGES.get(method);
+    if (list === void 0) return void 0;
+    if (this.#told.has(list)) return null;
+    this.#told.add(list);
+    queueMicrotask(() => this.#told.delete(list));
+    return {
+      kind: "list_changed",
+      list
+    };
+  }
+  #log(params) {
+    const now = this.#now();
+    this.#tokens = Math.min(LOG_MESSAGE_BURST, this.#tokens + (now - this.#filledAt) * LOG_MESSAGES_PER_SECOND / 1e3);
+    this.#filledAt = now;
+    if (this.#tokens < 1) {
+      this.#dropped++;
+      return null;
+    }
+    const message = decodeLogMessage(params);
+    if (!message.ok) return null;
+    this.#tokens -= 1;
+    const text = compactJson(message.value.data);
+    const cut = text.length > MAX_LOG_DATA_CHARS;
+    const dropped = this.#dropped;
+    this.#dropped = 0;
+    const notice = {
+      kind: "log",
+      level: message.value.level,
+      dataText: cut ? text.slice(0, MAX_LOG_DATA_CHARS) : text,
+      cut,
+      dropped
+    };
+    if (message.value.logger !== void 0) notice.logger = message.value.logger.slice(0, 256);
+    return notice;
+  }
+};
+
 // client/worker/host.ts
 var WorkerHost = class {
   #end;
@@ -6131,6 +6303,7 @@ var WorkerHost = class {
   #nextAsk = 0;
   // Whether a change of the server's tools is told already this turn.
   #toolsChangedTold = false;
+  #notices;
   #group = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -6155,6 +6328,8 @@ var WorkerHost = class {
       }
     });
     this.#outbox = new Outbox(this.#end, this.#clock);
+    const clock = this.#clock;
+    this.#notices = new NoticeGate(() => clock.now());
   }
   /** Takes one message the main thread posted (what `onmessage` is given). */
   receive(data) {
@@ -6238,7 +6413,10 @@ var WorkerHost = class {
         this.#outbox.post(encodeState(report));
       },
       onToolsChanged: () => this.#toolsChanged(),
-      onNotification: (method, params) => this.#notified(method, params)
+      onNotification: (method, params) => this.#notified(method, params),
+      ...message.logLevel === void 0 ? {} : {
+        logLevel: message.logLevel
+      }
     });
     this.#machine = machine;
     const outcome = await machine.connect();
@@ -6402,8 +6580,13 @@ var WorkerHost = class {
     this.#tasks.delete(ticket);
     if (task.createId !== void 0) this.#progress.delete(task.createId);
   }
-  /** A notification: progress for a long call, or the status of a task. */
+  /** A notification: progress for a long call, the status of a task, or a notice (`notices.ts`). */
   #notified(method, params) {
+    const notice = this.#notices.take(method, params);
+    if (notice !== void 0) {
+      if (notice !== null) this.#outbox.post(encodeNotice(notice));
+      return;
+    }
     if (method === "notifications/progress") {
       if (this.#progress.size === 0 || !isRecord(params)) return;
       const token = params.progressToken;

@@ -35,6 +35,7 @@ import { entryProblem } from "./_keys.ts";
 import { readStdio } from "./_stdio.ts";
 import { describe, nearKey, renderKey, type Syntax } from "./_text.ts";
 import { JSON_TOOL_KEYS, readToolKeys, TOOL_KEYS } from "./_tool_lists.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
 import { readRestart } from "./_restart.ts";
 
 /** The file name used in messages when none is given. */
@@ -52,6 +53,7 @@ const KEYS = [
   "versions",
   ...TOOL_KEYS,
   "restart",
+  "log_level",
 ] as const;
 // What the configuration files of other tools may also hold.
 const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS, "disabled", "envFile"];
@@ -331,6 +333,8 @@ function readServer(
   const spec: ServerSpec = base.value;
   const timeouts = readTimeouts(spec, entry, syntax) ?? readToolKeys(spec, entry, syntax);
   if (timeouts !== undefined) return err(timeouts);
+  // The level is the spec's to judge (`checkSpec`), its problem said of log_level.
+  if (entry["log_level"] !== undefined) spec.logLevel = entry["log_level"] as LogLevel;
   if (entry["restart"] !== undefined) {
     const restart = readRestart(entry["restart"], syntax);
     if (!restart.ok) return restart;

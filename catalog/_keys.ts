@@ -24,6 +24,7 @@ export const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   enabledTools: "enabled_tools",
   disabledTools: "disabled_tools",
   resultCheck: "result_check",
+  logLevel: "log_level",
   restart: "restart",
 };
 

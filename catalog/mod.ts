@@ -37,6 +37,8 @@ export {
   type Authorize,
   ERA_MODES,
   type EraMode,
+  LOG_LEVELS,
+  type LogLevel,
   OAUTH_GRANTS,
   type OAuthGrant,
   type OAuthSettings,

@@ -7,6 +7,7 @@ import { parseArgs as parseOptions } from "node:util";
 import { quote } from "../codec/quote.ts";
 import { closestNames } from "../codegen/names.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "../settings/mod.ts";
 import { type CommandName, COMMANDS, HELP_HINT } from "./_help.ts";
 
 export { type CommandName, COMMANDS, USAGE } from "./_help.ts";
@@ -63,6 +64,8 @@ export type Common = {
   allowTools: ToolRef[];
   /** `--deny-tool server.tool`, in order: never these tools. */
   denyTools: ToolRef[];
+  /** `--log-level <level>`: the servers' log messages of that level and above, on stderr. */
+  logLevel?: LogLevel;
 };
 
 /** One parsed invocation. */
@@ -84,6 +87,10 @@ export type CliCommand =
     /** `--approve`: ask on the terminal before each call not marked read-only. */
     approve: boolean;
   }
+  | Common & { command: "prompts"; server?: string }
+  | Common & { command: "prompt"; server: string; name: string; args: string[] }
+  | Common & { command: "resources"; server?: string }
+  | Common & { command: "read"; server: string; uri: string }
   | Common & { command: "login"; server: string }
   | Common & { command: "logout"; server: string };
 
@@ -101,6 +108,7 @@ const OPTIONS = {
   deadline: { type: "string", multiple: true },
   "allow-tool": { type: "string", multiple: true },
   "deny-tool": { type: "string", multiple: true },
+  "log-level": { type: "string", multiple: true },
   approve: { type: "boolean" },
   user: { type: "boolean" },
   trust: { type: "boolean" },
@@ -127,6 +135,7 @@ const NEEDS: Readonly<Record<string, string>> = {
   deadline: "--deadline needs a duration, as in --deadline 90s",
   "allow-tool": "--allow-tool needs server.tool, as in --allow-tool memory.read_graph",
   "deny-tool": "--deny-tool needs server.tool, as in --deny-tool memory.delete_entities",
+  "log-level": "--log-level needs a level, as in --log-level info",
 };
 
 /** The longest duration an option takes: one hour, as the catalog's deadlines. */
@@ -303,6 +312,21 @@ function commandWith(
     case "surface":
     case "tools":
       return ok({ command: name, names: operands, ...common });
+    case "prompts":
+    case "resources":
+      return ok(
+        operands[0] === undefined
+          ? { command: name, ...common }
+          : { command: name, server: operands[0], ...common },
+      );
+    case "prompt": {
+      const [server, prompt, ...args] = operands as [string, string, ...string[]];
+      return ok({ command: name, server, name: prompt, args, ...common });
+    }
+    case "read": {
+      const [server, uri] = operands as [string, string];
+      return ok({ command: name, server, uri, ...common });
+    }
     case "search":
       return ok({ command: name, query: operands.join(" "), ...common });
     case "describe": {
@@ -408,6 +432,13 @@ function applyOption(common: Common, name: string, given: string | undefined): s
       (name === "allow-tool" ? common.allowTools : common.denyTools).push(ref);
       return undefined;
     }
+    case "log-level":
+      if (value === "") return NEEDS["log-level"];
+      if (!isLogLevel(value)) {
+        return `--log-level ${quote(value)} is not a level; write one of ${LOG_LEVELS.join(", ")}`;
+      }
+      common.logLevel = value;
+      return undefined;
     case "connect-timeout":
     case "timeout": {
       const ms = parseDuration(value);

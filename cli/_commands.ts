@@ -10,6 +10,7 @@ import { closestNames } from "../codegen/names.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
+import type { LogLevel } from "../settings/mod.ts";
 import {
   BootLines,
   type Doing,
@@ -153,12 +154,16 @@ export function showNotes(source: Source, output: Output): void {
  * The progress of a command other than check, on stderr: which catalog it
  * read (and what it skipped) as the servers start, then each server's line.
  */
-export function progress(command: { json: boolean }, context: Context): WithHarnessOptions {
+export function progress(
+  command: { json: boolean; logLevel?: LogLevel },
+  context: Context,
+): WithHarnessOptions {
   const { source, output } = context;
   const options: WithHarnessOptions = {
     output,
     connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
+    ...(command.logLevel === undefined ? {} : { logLevel: command.logLevel }),
   };
   if (command.json) return options;
   return {

@@ -15,6 +15,10 @@ export type CommandName =
   | "module"
   | "call"
   | "run"
+  | "prompts"
+  | "prompt"
+  | "resources"
+  | "read"
   | "login"
   | "logout";
 
@@ -144,6 +148,51 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "run program.ts --approve --deny-tool fs.write_file",
     ],
   },
+  prompts: {
+    needs: "a server name at most",
+    usage: "prompts [<server>]",
+    summary: "list each prompt a server offers, with its arguments",
+    min: 0,
+    max: 1,
+    example: "prompts everything",
+    details: "Lists the prompts of the server named, or of every server that declared prompts; " +
+      "a required argument is marked with *. With --json, every field of the listing.",
+    examples: ["prompts --json"],
+  },
+  prompt: {
+    needs: "a server and a prompt",
+    usage: "prompt <server> <name> [key=value...]",
+    summary: "get one prompt with its arguments filled, and print its messages",
+    min: 2,
+    max: Infinity,
+    example: "prompt everything args-prompt city=Lyon",
+    details: "Each key=value is one of the prompt's arguments, checked against its listing " +
+      "before it is sent: a key the prompt has not, or a required one left out, is refused, " +
+      "naming the arguments it takes. Each message is printed as its role, then its content.",
+    examples: ["prompt everything simple-prompt --json"],
+  },
+  resources: {
+    needs: "a server name at most",
+    usage: "resources [<server>]",
+    summary: "list each resource and resource template a server offers",
+    min: 0,
+    max: 1,
+    example: "resources everything",
+    details: "Lists the resources of the server named, or of every server that declared " +
+      "resources, then its templates (RFC 6570 URI templates).",
+    examples: ["resources everything --json"],
+  },
+  read: {
+    needs: "a server and a URI",
+    usage: "read <server> <uri>",
+    summary: "read one resource and print its contents",
+    min: 2,
+    max: 2,
+    example: "read everything demo://resource/static/document/architecture.md",
+    details: "A text content is printed as text; a blob is named with its type and size. " +
+      "With --json, the contents as the server sent them.",
+    examples: ["read everything demo://resource/dynamic/text/1 --json"],
+  },
   login: {
     needs: "a remote server",
     usage: "login <server>",
@@ -197,6 +246,11 @@ Tools:
                         the catalog's enabled_tools; repeatable
   --deny-tool <s.t>     never this tool of server s, whatever allows it; repeatable
   --approve             run: ask before each call not marked read-only
+
+Logs:
+  --log-level <level>   ask each server for its log messages of this level and above
+                        (debug, info, notice, warning, error, critical, alert,
+                        emergency) and print them on stderr, quoted
 
 Deadlines (90, 90s, 1500ms, 2m):
   --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)

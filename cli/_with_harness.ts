@@ -13,6 +13,9 @@ import { boot, BOOT_ABORT_RETIREMENT_MS, type Harness, type ServerReport } from 
 import type { RetirementReport } from "../client/census.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import { quote } from "../codec/quote.ts";
+import { stringifyJson } from "../codec/json.ts";
+import type { LogEntry } from "../client/logs.ts";
+import type { LogLevel } from "../settings/mod.ts";
 import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";
 import { EXIT_INTERRUPTED } from "./exit_codes.ts";
@@ -45,10 +48,32 @@ export type WithHarnessOptions = {
   connectKnob?: (server: string) => Knob | undefined;
   /** The tools the flags named, so that a warning of a name no server lists names its flag. */
   toolFlags?: ToolFlags;
+  /** `--log-level`: the level asked of every server, whose log lines then go to stderr. */
+  logLevel?: LogLevel;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
 export type Body = (harness: Harness, signal: AbortSignal) => Promise<number> | number;
+
+/** What asks the servers for their logs: the level, and a line on stderr for each. */
+function logsOf(
+  options: WithHarnessOptions,
+): { logLevel?: LogLevel; onLog?: (e: LogEntry) => void } {
+  const level = options.logLevel;
+  if (level === undefined) return {};
+  return { logLevel: level, onLog: (entry) => options.output.detail(logLine(entry)) };
+}
+
+/** One log message of a server's as a line: its server, level and logger, its data quoted. */
+export function logLine(entry: LogEntry): string {
+  const data = typeof entry.data === "string" ? entry.data : stringifyJson(entry.data);
+  const text = typeof data === "string" ? data : data.ok ? data.value : "(unrepresentable)";
+  const logger = entry.logger === undefined ? "" : ` ${quote(entry.logger, 60)}`;
+  const dropped = entry.dropped === undefined ? "" : ` (${entry.dropped} dropped before it)`;
+  return `log ${quote(entry.server, 60)} ${entry.level}${logger}: ${quote(text, 500)}${
+    entry.cut ? " (cut)" : ""
+  }${dropped}`;
+}
 
 /** The columns of the boot table, sized for the names known before boot. */
 export class BootLines {
@@ -154,6 +179,7 @@ export async function withHarness(
     try {
       harness = await boot(signInByDefault(specs), {
         signal: cancel.signal,
+        ...logsOf(options),
         onServer: (report) => {
           starting.delete(report.name);
           options.onLine?.(lines.row(report, interrupted));

@@ -8,6 +8,8 @@
  * deno run -A jsr:@loom/mcp/cli tools memory --json
  * deno run -A jsr:@loom/mcp/cli --catalog harness.toml surface
  * deno run -A jsr:@loom/mcp/cli call memory search_nodes query=readme
+ * deno run -A jsr:@loom/mcp/cli prompt everything args-prompt city=Lyon
+ * deno run -A jsr:@loom/mcp/cli read everything demo://resource/dynamic/text/1
  * deno run -A jsr:@loom/mcp/cli --stdio "npx -y @modelcontextprotocol/server-memory" tools
  * deno run -A jsr:@loom/mcp/cli --http https://mcp.example.com/mcp --header "Authorization: Bearer T" tools
  * deno run -A jsr:@loom/mcp/cli run program.ts --deadline 2m
@@ -43,6 +45,7 @@ import { serversOf } from "./_source.ts";
 import { Output } from "./_output.ts";
 import { startMessage } from "./_messages.ts";
 import { login, logout } from "./_login.ts";
+import { prompt, prompts, read, resources } from "./_prompts.ts";
 
 export {
   EXIT_FAILED,
@@ -164,6 +167,14 @@ function dispatch(
         withHarness: (specs, body) =>
           withHarness(specs, context.doing, body, progress(command, context)),
       });
+    case "prompts":
+      return prompts(command, context);
+    case "prompt":
+      return prompt(command, context);
+    case "resources":
+      return resources(command, context);
+    case "read":
+      return read(command, context);
     case "login":
       return login(context, command);
     case "logout":

@@ -10,7 +10,9 @@
 // (or the worker is lost), and declares a worker that does not answer in time
 // lost. Every call has a main-thread timer at its deadline (`_tickets.ts`).
 
-import type { JsonValue } from "../codec/json.ts";
+import { compactJson, isJsonObject, type JsonValue } from "../codec/json.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
+import type { Notice } from "./thread/notices.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import {
@@ -39,7 +41,12 @@ import {
 } from "./thread/to_worker.ts";
 import { WorkerLink } from "./thread/link.ts";
 import type { ByteTail } from "./transport/stdio/tail.ts";
-import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec, WORKER_GRACE_MS } from "../settings/mod.ts";
+import {
+  callDeadlineMs,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type ServerSpec,
+  WORKER_GRACE_MS,
+} from "../settings/mod.ts";
 import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
@@ -68,6 +75,10 @@ export type GenerationHost = {
   signIn: SignIn | undefined;
   /** The server said its tools changed. */
   toolsChanged(): void;
+  /** The least level of log messages asked of the server, when one is. */
+  logLevel: LogLevel | undefined;
+  /** The server told a notice (a log message, a resource's update, a list's change). */
+  notice(notice: Notice): void;
 };
 
 /** One start of a server, in its own worker. */
@@ -157,13 +168,10 @@ export class Generation {
     // What the start makes of the machine, before it says so.
     this.#report = { ...this.#report, state: "connecting" };
     const signIn = this.#host.signIn;
-    const start = startMessage(
-      spec,
-      connectTimeoutMs,
-      retirementTimeoutMs,
-      link.rings,
-      signIn !== undefined,
-    );
+    const start = startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, {
+      signIn: signIn !== undefined,
+      ...(this.#host.logLevel === undefined ? {} : { logLevel: this.#host.logLevel }),
+    });
     // Last, so that no pair of the spec's can take it away: its descendants are known by it.
     if (start.remote === null) {
       const [name, value] = this.#custody.marker;
@@ -321,6 +329,8 @@ export class Generation {
         return;
       case "tools_changed":
         return this.#host.toolsChanged();
+      case "notice":
+        return this.#host.notice(event.notice);
       case "retired": {
         const outcome = withFound(event.outcome, this.#custody.found);
         if (this.#host.history.current?.end === null) {
@@ -371,6 +381,14 @@ export class Generation {
     this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
+    // A legacy server is told the level first, ahead of any request its caller
+    // makes next; the start does not wait for the answer, so a server that never
+    // answers it delays nothing, and its refusal changes nothing.
+    const level = this.#host.logLevel;
+    const method = this.#era.setLevelMethod;
+    if (level !== undefined && method !== undefined && isJsonObject(info.capabilities.logging)) {
+      void this.request(method, compactJson({ level }), callDeadlineMs(this.#host.spec), undefined);
+    }
     settle(ok(info));
   }
 

@@ -12,6 +12,7 @@ import {
 } from "../settings/mod.ts";
 
 import type { WorkerPermissions } from "./permissions.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
 import type { StartError } from "./thread/outcomes.ts";
 import type { StateReport } from "./thread/state.ts";
 import { noResource } from "./thread/evidence.ts";
@@ -53,8 +54,9 @@ export function startMessage(
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
-  signIn = false,
+  options: { signIn?: boolean; logLevel?: LogLevel } = {},
 ): StartMessage {
+  const signIn = options.signIn ?? false;
   const spec = withDefaults(given);
   const common = {
     rings,
@@ -63,6 +65,7 @@ export function startMessage(
     retirementTimeoutMs,
     era: spec.era ?? "auto",
     versions: spec.versions === undefined ? null : [...spec.versions],
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
   };
   if (isRemote(spec)) {
     return encodeStart({

@@ -14,6 +14,8 @@ import { checkSpec, oauthProblem, type SpecProblem } from "../settings/check.ts"
 import type { GenerationRecord } from "./supervisor.ts";
 import { hasWorkerOptions } from "./_worker_launch.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import type { LogOptions } from "./logs.ts";
+import { checkLogOptions } from "./_logs.ts";
 import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
   type OAuthSettings,
@@ -47,7 +49,7 @@ export type CensusOptions = {
   tokenStore?: TokenStore;
   /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
   optionalTasks?: boolean;
-};
+} & LogOptions;
 
 /** Every client's retirement outcome, and whether all were confirmed. */
 export type RetirementReport = {
@@ -142,6 +144,7 @@ export class Census {
       tokenStore ??= new FileTokenStore();
       return { tokenStore };
     };
+    const logs = checkLogOptions(options, "Cannot prepare a census");
     const clients = new Map<string, Client>();
     specs.forEach((given, index) => {
       const checked = checkSpec(given);
@@ -160,6 +163,7 @@ export class Census {
           ...signIn,
           ...storeFor(spec),
           ...(options.optionalTasks === undefined ? {} : { optionalTasks: options.optionalTasks }),
+          ...logs,
         }),
       );
     });

@@ -25,7 +25,7 @@
  * @module
  */
 
-import { compactJson, type JsonObject, type JsonValue } from "../codec/json.ts";
+import { compactJson, isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
 import { ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
@@ -37,6 +37,7 @@ import { ByteTail } from "./transport/stdio/tail.ts";
 import {
   callDeadlineMs,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
+  MAX_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
 } from "../settings/mod.ts";
@@ -53,10 +54,13 @@ import { type TaskSupport, taskTools } from "./tasks.ts";
 import { Generation } from "./_generation.ts";
 import {
   declaresResources,
+  declaresSubscriptions,
   decodeReadResult,
   type ReadResourceResult,
   type ResourceError,
   resourcesNotDeclared,
+  type ResourceSubscription,
+  subscriptionsNotDeclared,
 } from "./resources.ts";
 import {
   type GenerationEnd,
@@ -67,6 +71,29 @@ import {
   Supervisor,
 } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import type { LogEntry, LogOptions } from "./logs.ts";
+import { checkLogOptions, logEntry } from "./_logs.ts";
+import type { Notice } from "./thread/notices.ts";
+import { listAll, type ListKind } from "./_lists.ts";
+import {
+  type CompleteContext,
+  type CompleteResult,
+  type CompletionReference,
+  decodeCompletion,
+  decodePrompt,
+  type GetPromptResult,
+  notDeclared,
+  type PromptCapability,
+  type PromptDescriptor,
+  type PromptError,
+} from "./prompts.ts";
+import { decodePromptsPage } from "../codec/prompts.ts";
+import {
+  decodeResourcesPage,
+  decodeResourceTemplatesPage,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+} from "../codec/resource_lists.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
@@ -83,7 +110,7 @@ export type ClientOptions = {
   oauth?: OAuthSettings;
   /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
   tokenStore?: TokenStore;
-};
+} & LogOptions;
 
 /** Options of one call. */
 export type CallOptions = {
@@ -108,6 +135,43 @@ export type CallOptions = {
    * when the server runs tasks.
    */
   task?: boolean;
+};
+
+/** Options of one request that is not a tool call: its deadline, and what gives up on it. */
+export type RequestOptions = {
+  /** Deadline in milliseconds; the spec's `callTimeoutMs` by default. */
+  timeoutMs?: number;
+  /** Gives up on the request when aborted (it settles as `call_timed_out`, `aborted: true`). */
+  signal?: AbortSignal;
+};
+
+const PROMPTS: ListKind<PromptDescriptor> = {
+  method: "prompts/list",
+  noun: "prompts",
+  decode: (value) => {
+    const page = decodePromptsPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.prompts } } : page;
+  },
+};
+
+const RESOURCES: ListKind<ResourceDescriptor> = {
+  method: "resources/list",
+  noun: "resources",
+  decode: (value) => {
+    const page = decodeResourcesPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.resources } } : page;
+  },
+};
+
+const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
+  method: "resources/templates/list",
+  noun: "resource templates",
+  decode: (value) => {
+    const page = decodeResourceTemplatesPage(value);
+    return page.ok
+      ? { ok: true, value: { ...page.value, entries: page.value.resourceTemplates } }
+      : page;
+  },
 };
 
 /** A ping's answer, whatever its result. */
@@ -152,6 +216,9 @@ export class Client {
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
+  #onLog: ((entry: LogEntry) => void) | undefined;
+  #logLevel: LogOptions["logLevel"];
+  #subscriptions = new Set<{ uri: string; onUpdated: (uri: string) => void }>();
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -167,6 +234,9 @@ export class Client {
     );
     this.#optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
+    const logs = checkLogOptions(options, `Cannot create client ${JSON.stringify(spec.name)}`);
+    this.#onLog = logs.onLog;
+    this.#logLevel = spec.logLevel ?? logs.logLevel;
     if (spec.restart !== undefined) {
       this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
         retireDead: () => this.#generation.retireDead(),
@@ -193,7 +263,22 @@ export class Client {
       unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
       signIn: this.#signIn,
       toolsChanged: () => this.#toolWatchers.tell(),
+      logLevel: this.#logLevel,
+      notice: (notice) => this.#noticed(notice),
     });
+  }
+
+  /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
+  #noticed(notice: Notice): void {
+    if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
+    if (notice.kind !== "resource_updated") return;
+    for (const subscription of [...this.#subscriptions]) {
+      // The server may name a part of what was subscribed to.
+      const uri = subscription.uri;
+      if (notice.uri === uri || (notice.uri.startsWith(uri) && uri.endsWith("/"))) {
+        tell(() => subscription.onUpdated(notice.uri));
+      }
+    }
   }
 
   /** Where the client is in its life: what its worker last reported. */
@@ -361,6 +446,220 @@ export class Client {
     );
   }
 
+  /**
+   * Lists every prompt the server offers (`prompts/list`, following pages
+   * under one deadline, at most `MAX_LIST_PAGES`); a server that declared no
+   * `prompts` is refused before anything is sent (`prompts_not_declared`).
+   */
+  listPrompts(
+    options: RequestOptions = {},
+  ): Promise<Result<PromptDescriptor[], ClientError | PromptError>> {
+    const refused = this.#undeclared("prompts");
+    return refused ?? this.#list(PROMPTS, options);
+  }
+
+  /**
+   * Gets one prompt with its arguments filled (`prompts/get`): its messages,
+   * each a role and one content block. Every argument is a string; the
+   * server says which it requires. Throws `TypeError` on a name that is not a
+   * non-empty string or an argument that is not a string.
+   */
+  getPrompt(
+    name: string,
+    args: Readonly<Record<string, string>> = {},
+    options: RequestOptions = {},
+  ): Promise<Result<GetPromptResult, ClientError | PromptError>> {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `Cannot get a prompt: its name ${String(name)} is not a non-empty string`,
+      );
+    }
+    const values = stringRecord(args, `Cannot get prompt ${JSON.stringify(name)}`);
+    const refused = this.#undeclared("prompts");
+    if (refused !== undefined) return refused;
+    const era = this.#generation.era.name;
+    return this.#ask(
+      "prompts/get",
+      compactJson({ name, arguments: values }),
+      options,
+      (value) => decodePrompt(this.name, value, era),
+    );
+  }
+
+  /**
+   * Asks the server to complete one argument of a prompt or of a resource
+   * template (`completion/complete`): at most `MAX_COMPLETION_VALUES`
+   * values. `context.arguments` are the values of the other arguments,
+   * already chosen. A server that declared no `completions` is refused
+   * before anything is sent (`completions_not_declared`). Throws `TypeError`
+   * on a reference or an argument of the wrong shape.
+   */
+  complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context: CompleteContext = {},
+  ): Promise<Result<CompleteResult, ClientError | PromptError>> {
+    const reference = referenceOf(ref);
+    if (
+      typeof argument?.name !== "string" || argument.name === "" ||
+      typeof argument.value !== "string"
+    ) {
+      throw new TypeError(
+        "Cannot complete an argument: it needs a non-empty string name and a string value",
+      );
+    }
+    const params: JsonObject = {
+      ref: reference,
+      argument: { name: argument.name, value: argument.value },
+    };
+    if (context.arguments !== undefined) {
+      params.context = {
+        arguments: stringRecord(context.arguments, "Cannot complete an argument"),
+      };
+    }
+    const refused = this.#undeclared("completions");
+    if (refused !== undefined) return refused;
+    const era = this.#generation.era.name;
+    return this.#ask(
+      "completion/complete",
+      compactJson(params),
+      context,
+      (value) => decodeCompletion(this.name, value, era),
+    );
+  }
+
+  /**
+   * Lists every resource the server offers (`resources/list`, following
+   * pages, at most `MAX_LIST_PAGES`); a server that declared no `resources`
+   * is refused before anything is sent (`resources_not_declared`).
+   */
+  listResources(
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceDescriptor[], ClientError | ResourceError>> {
+    const refused = this.#noResources();
+    return refused ?? this.#list(RESOURCES, options);
+  }
+
+  /**
+   * Lists every resource template the server offers
+   * (`resources/templates/list`): RFC 6570 URI templates, whose arguments
+   * `complete` may fill; refused as `listResources` is.
+   */
+  listResourceTemplates(
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceTemplateDescriptor[], ClientError | ResourceError>> {
+    const refused = this.#noResources();
+    return refused ?? this.#list(TEMPLATES, options);
+  }
+
+  /**
+   * Hears a resource's updates (`notifications/resources/updated`), by its
+   * URI, until `unsubscribe()`: `onUpdated` is given the URI the server says
+   * changed (the one subscribed to, or a part of it, for a URI that ends in
+   * `/`), and may read it again. Legacy sessions send `resources/subscribe`
+   * and answer once the server did; 2026-07-28 sessions open a
+   * `subscriptions/listen` for the URI, which `unsubscribe()` cancels (and
+   * which answers with how the listen ended). A server that declared no
+   * `resources.subscribe` is refused before anything is sent
+   * (`subscriptions_not_declared`). Throws `TypeError` on a URI that is not a
+   * non-empty string or a listener that is not a function.
+   */
+  async subscribeResource(
+    uri: string,
+    onUpdated: (uri: string) => void,
+    options: RequestOptions = {},
+  ): Promise<Result<ResourceSubscription, ClientError | ResourceError>> {
+    if (typeof uri !== "string" || uri === "") {
+      throw new TypeError(`Cannot subscribe to a resource: its uri ${String(uri)} is empty`);
+    }
+    if (typeof onUpdated !== "function") {
+      throw new TypeError(
+        `Cannot subscribe to ${JSON.stringify(uri)}: onUpdated is not a function`,
+      );
+    }
+    const generation = this.#generation;
+    const refused = await this.#noResources();
+    if (refused !== undefined) return refused;
+    if (generation.state === "ready" && !declaresSubscriptions(generation.info)) {
+      return { ok: false, error: subscriptionsNotDeclared(this.name) };
+    }
+    const entry = { uri, onUpdated };
+    const style = generation.era.subscription;
+    if (style.kind === "requests") {
+      const params = compactJson({ uri });
+      const timeoutMs = this.#timeout(options.timeoutMs);
+      const answered = await generation.request(style.subscribe, params, timeoutMs, options.signal);
+      if (!answered.ok) return answered;
+      this.#subscriptions.add(entry);
+      let ended: Promise<Result<void, ClientError>> | undefined;
+      return ok({
+        uri,
+        unsubscribe: () => {
+          this.#subscriptions.delete(entry);
+          ended ??= generation.request(
+            style.unsubscribe,
+            params,
+            this.#timeout(undefined),
+            undefined,
+          )
+            .then((outcome) => outcome.ok ? ok(undefined) : outcome);
+          return ended;
+        },
+      });
+    }
+    // The listen lasts until it is cancelled or the server ends it.
+    const stop = new AbortController();
+    this.#subscriptions.add(entry);
+    const listening = generation
+      .request(style.method, compactJson(style.params(uri)), MAX_TIMEOUT_MS, stop.signal)
+      .then((outcome): Result<void, ClientError> => {
+        this.#subscriptions.delete(entry);
+        const cancelled = !outcome.ok && outcome.error.kind === "call_timed_out" &&
+          outcome.error.aborted === true;
+        return outcome.ok || cancelled ? ok(undefined) : outcome;
+      });
+    return ok({
+      uri,
+      unsubscribe: () => {
+        this.#subscriptions.delete(entry);
+        stop.abort();
+        return listening;
+      },
+    });
+  }
+
+  #undeclared(capability: PromptCapability): Promise<Result<never, PromptError>> | undefined {
+    const generation = this.#generation;
+    if (generation.state !== "ready" || isJsonObject(generation.info?.capabilities[capability])) {
+      return undefined;
+    }
+    return Promise.resolve({ ok: false, error: notDeclared(this.name, capability) });
+  }
+
+  #noResources(): Promise<Result<never, ResourceError>> | undefined {
+    const generation = this.#generation;
+    if (generation.state !== "ready" || declaresResources(generation.info)) return undefined;
+    return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
+  }
+
+  #list<T>(kind: ListKind<T>, options: RequestOptions): Promise<Result<T[], ClientError>> {
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    const generation = this.#generation;
+    const page = (params: string, ms: number) =>
+      generation.request(kind.method, params, ms, options.signal);
+    return listAll(this.name, kind, page, { timeoutMs, era: generation.era });
+  }
+
+  #ask<T>(
+    method: "prompts/get" | "completion/complete",
+    params: string,
+    options: RequestOptions,
+    decode: Decode<T>,
+  ): Promise<Result<T, ClientError>> {
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    return this.#generation.request(method, params, timeoutMs, options.signal, decode);
+  }
+
   /** Checks the server answers within the deadline. */
   ping(options: CallOptions = {}): Promise<Result<void, ClientError>> {
     const timeoutMs = this.#timeout(options.timeoutMs);
@@ -414,4 +713,42 @@ export class Client {
   #timeout(value: number | undefined): number {
     return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
   }
+}
+
+/** Runs a caller's listener: one that throws changes nothing of the client. */
+function tell(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // The listener's failure is its own.
+  }
+}
+
+/** A record of strings, copied; a value that is not a string is the caller's mistake. */
+function stringRecord(record: Readonly<Record<string, string>>, what: string): JsonObject {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    throw new TypeError(`${what}: its arguments are not a record of strings`);
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== "string") {
+      throw new TypeError(`${what}: argument ${JSON.stringify(key)} is not a string`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** A completion reference, copied; one of another shape is the caller's mistake. */
+function referenceOf(ref: CompletionReference): JsonObject {
+  if (ref?.type === "ref/prompt" && typeof ref.name === "string" && ref.name !== "") {
+    return { type: "ref/prompt", name: ref.name };
+  }
+  if (ref?.type === "ref/resource" && typeof ref.uri === "string" && ref.uri !== "") {
+    return { type: "ref/resource", uri: ref.uri };
+  }
+  throw new TypeError(
+    'Cannot complete an argument: its reference is not { type: "ref/prompt", name } or ' +
+      '{ type: "ref/resource", uri }',
+  );
 }

@@ -31,6 +31,13 @@ export {
   type RestartRefusal,
 } from "./supervisor.ts";
 export * from "./resources.ts";
+export * from "./prompts.ts";
+export * from "./logs.ts";
+export type {
+  ListedResource,
+  ResourceDescriptor,
+  ResourceTemplateDescriptor,
+} from "../codec/resource_lists.ts";
 export { type CallProgress, TASK_STATUSES, type TaskStatus } from "../codec/progress.ts";
 // What the client's own signatures name, so this entry stands alone.
 export type { Result } from "../codec/result.ts";

@@ -27,7 +27,11 @@ export type ReadResourceResult = { contents: ResourceContents[] };
 
 /** Why a read was refused before or after it reached the server, beyond a call's own failures. */
 export type ResourceError =
-  | { kind: "resources_not_declared"; server: string; message: string }
+  | {
+    kind: "resources_not_declared" | "subscriptions_not_declared";
+    server: string;
+    message: string;
+  }
   | {
     kind: "resource_too_large";
     uri: string;
@@ -51,6 +55,34 @@ export function resourcesNotDeclared(server: string): ResourceError {
       "when it connected",
   };
 }
+
+/** Whether a server declared `resources.subscribe` when it connected. */
+export function declaresSubscriptions(info: ServerInfo | undefined): boolean {
+  const resources = info?.capabilities.resources;
+  return isJsonObject(resources) && resources.subscribe === true;
+}
+
+/** The refusal of a subscription to a server that takes none. */
+export function subscriptionsNotDeclared(server: string): ResourceError {
+  return {
+    kind: "subscriptions_not_declared",
+    server,
+    message: `Cannot subscribe to a resource of server ${quote(server)}: it declared no ` +
+      `"resources.subscribe" when it connected`,
+  };
+}
+
+/** A subscription to one resource's updates, as `Client.subscribeResource` made it. */
+export type ResourceSubscription = {
+  /** The URI subscribed to. */
+  readonly uri: string;
+  /**
+   * Ends the subscription: no update is told from now on, and the server is
+   * told (`resources/unsubscribe`, or the listen request cancelled). Calling
+   * it again answers the same.
+   */
+  unsubscribe(): Promise<Result<void, ClientError>>;
+};
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 

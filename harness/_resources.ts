@@ -32,14 +32,21 @@ export function routeReads(
   };
 }
 
-/** Why a read of `server` is refused before it leaves, if it is. */
-function refusal(reports: ReadonlyMap<string, ServerReport>, server: string) {
+/**
+ * Why a request to `server` is refused before it leaves, if it is; `what`
+ * says what was asked ("read a resource of").
+ */
+export function refusal(
+  reports: ReadonlyMap<string, ServerReport>,
+  server: string,
+  what = "read a resource of",
+) {
   const report = reports.get(server);
   if (report === undefined) {
     return err({
       kind: "unknown_server" as const,
       server,
-      message: `Cannot read a resource of ${quote(server)}: no such server in the catalog`,
+      message: `Cannot ${what} ${quote(server)}: no such server in the catalog`,
     });
   }
   if (report.state === "failed") {
@@ -47,7 +54,7 @@ function refusal(reports: ReadonlyMap<string, ServerReport>, server: string) {
       kind: "server_failed" as const,
       server,
       cause: report.failure,
-      message: `Cannot read a resource of ${quote(server)}: it failed at boot (${report.message})`,
+      message: `Cannot ${what} ${quote(server)}: it failed at boot (${report.message})`,
     });
   }
   return undefined;

@@ -31,6 +31,7 @@ import { MIN_SURFACE_BUDGET_BYTES } from "./limits.ts";
 import { routeCalls } from "./_call.ts";
 import { LiveListings } from "./_live.ts";
 import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
+import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
@@ -209,6 +210,7 @@ async function wire(
     call: (server, tool, args, callOptions = {}) =>
       call(server, tool, args, callOptions, undefined),
     readResource,
+    ...routeAsks(census, live.reports),
     search: discovery.search,
     describe: discovery.describe,
     run: (source, runOptions = {}) => {

@@ -13,7 +13,21 @@ import type { Generated, GenerateError } from "../codegen/generate.ts";
 import type { Census, CensusOptions, RetirementReport } from "../client/census.ts";
 import type { ClientError, ServerInfo, StartError } from "../client/errors.ts";
 import type { CallOptions } from "../client/client.ts";
-import type { ReadResourceResult, ResourceError } from "../client/resources.ts";
+import type {
+  ReadResourceResult,
+  ResourceError,
+  ResourceSubscription,
+} from "../client/resources.ts";
+import type { RequestOptions } from "../client/client.ts";
+import type {
+  CompleteContext,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  PromptDescriptor,
+  PromptError,
+} from "../client/prompts.ts";
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from "../codec/resource_lists.ts";
 import type { RestartPlan, RestartRefusal } from "../client/supervisor.ts";
 import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/host/run.ts";
 import type { RunnerStats } from "../runner/host/runner.ts";
@@ -202,6 +216,9 @@ export type ServerReport =
     generation?: number;
   };
 
+/** An entry of a listing the harness gathered, with the server it came from. */
+export type ServerEntry<T> = T & { server: string };
+
 /** Options of {@linkcode boot}. */
 export type BootOptions = CensusOptions & {
   /** Deadline of the `tools/list` walk of each server, in milliseconds. */
@@ -329,6 +346,45 @@ export type Harness = {
     uri: string,
     options?: { timeoutMs?: number; signal?: AbortSignal },
   ): Promise<Result<ReadResourceResult, CallDenial | ClientError | ResourceError>>;
+  /**
+   * Lists the prompts of one server, or, with none named, of every ready
+   * server that declared `prompts`, in catalog order; each prompt says its
+   * server. The first server's failure fails the listing.
+   */
+  listPrompts(
+    server?: string,
+  ): Promise<Result<ServerEntry<PromptDescriptor>[], CallDenial | ClientError | PromptError>>;
+  /** Gets one prompt of one server with its arguments filled (`Client.getPrompt`). */
+  getPrompt(
+    server: string,
+    name: string,
+    args?: Readonly<Record<string, string>>,
+    options?: RequestOptions,
+  ): Promise<Result<GetPromptResult, CallDenial | ClientError | PromptError>>;
+  /** Completes one argument of a prompt or a resource template of one server (`Client.complete`). */
+  complete(
+    server: string,
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context?: CompleteContext,
+  ): Promise<Result<CompleteResult, CallDenial | ClientError | PromptError>>;
+  /** Lists the resources of one server, or of every ready server that declared `resources`. */
+  listResources(
+    server?: string,
+  ): Promise<Result<ServerEntry<ResourceDescriptor>[], CallDenial | ClientError | ResourceError>>;
+  /** Lists the resource templates of one server, or of every ready server that declared `resources`. */
+  listResourceTemplates(
+    server?: string,
+  ): Promise<
+    Result<ServerEntry<ResourceTemplateDescriptor>[], CallDenial | ClientError | ResourceError>
+  >;
+  /** Hears the updates of one resource of one server until unsubscribed (`Client.subscribeResource`). */
+  subscribeResource(
+    server: string,
+    uri: string,
+    onUpdated: (uri: string) => void,
+    options?: RequestOptions,
+  ): Promise<Result<ResourceSubscription, CallDenial | ClientError | ResourceError>>;
   /**
    * Runs one model-written program against the ready servers' modules, with
    * the harness's resident checker and a sandbox started ahead.

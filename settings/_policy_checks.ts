@@ -1,8 +1,10 @@
 // Private to settings/: the checks of a spec's policies (which of its tools a
-// harness exposes, what a result that breaks its schema becomes, when a dead
+// harness exposes, what a result that breaks its schema becomes, the least
+// level of log messages asked, when a dead
 // server starts again), each rule stated once for the census and the catalog.
 
 import { quote } from "../codec/quote.ts";
+import { isLogLevel, LOG_LEVELS } from "../codec/server_requests.ts";
 import { MAX_RESTART_ATTEMPTS } from "./restart.ts";
 import { isResultCheck, RESULT_CHECKS } from "./server_spec.ts";
 import {
@@ -36,12 +38,15 @@ export function toolsProblem(
       }
     }
   }
-  const { resultCheck } = spec;
+  const { resultCheck, logLevel } = spec;
   if (resultCheck !== undefined && !isResultCheck(resultCheck)) {
     return wrongType(
       "resultCheck",
       `expected ${oneOf(RESULT_CHECKS)}, found ${describe(resultCheck)}`,
     );
+  }
+  if (logLevel !== undefined && !isLogLevel(logLevel)) {
+    return wrongType("logLevel", `expected ${oneOf(LOG_LEVELS)}, found ${describe(logLevel)}`);
   }
   return undefined;
 }

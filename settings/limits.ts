@@ -68,3 +68,24 @@ export const TASK_POLL_DEFAULT_MS = 1_000;
 export const TASK_POLL_MIN_MS = 100;
 /** The longest interval a task is polled at, whatever its server suggests, in ms: 60 s. */
 export const TASK_POLL_MAX_MS = 60_000;
+/**
+ * The most pages a prompts, resources or resource templates listing follows
+ * (`prompts/list`, `resources/list`, `resources/templates/list`): 64, as
+ * `MAX_TOOL_PAGES`; past it the listing is refused as `too_many_pages`. Each
+ * listing is also held to {@linkcode MAX_LISTING_BYTES} of JSON text.
+ */
+export const MAX_LIST_PAGES = 64;
+/**
+ * The most characters of a server's log message data a handler is given, as
+ * compact JSON: 8 KiB; longer data is handed on as the start of its text,
+ * marked cut.
+ */
+export const MAX_LOG_DATA_CHARS = 8 * 1024;
+/**
+ * The log messages a server may send at once before they are rationed: 64.
+ * The allowance refills at {@linkcode LOG_MESSAGES_PER_SECOND}; a message past
+ * it is dropped in the worker, and the next one handed on says how many were.
+ */
+export const LOG_MESSAGE_BURST = 64;
+/** The log messages per second a server is handed on at, past its burst: 32. */
+export const LOG_MESSAGES_PER_SECOND = 32;

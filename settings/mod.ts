@@ -38,6 +38,8 @@ export {
   withDefaults,
 } from "./server_spec.ts";
 export * from "./limits.ts";
+// The levels a spec's `logLevel` names: the codec's, the one list of them.
+export { isLogLevel, LOG_LEVELS, type LogLevel } from "../codec/server_requests.ts";
 export * from "./restart.ts";
 export { ERA_MODES, type EraMode, isEraMode, PROBE_TIMEOUT_MS } from "./era.ts";
 export { checkSpec, type CheckSpecOptions, type SpecKey, type SpecProblem } from "./check.ts";

@@ -40,6 +40,7 @@ export type SpecKey =
   | "enabledTools"
   | "disabledTools"
   | "resultCheck"
+  | "logLevel"
   | "restart";
 
 /**

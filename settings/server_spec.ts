@@ -6,6 +6,7 @@
  */
 
 import type { SupportedVersion } from "../codec/protocol.ts";
+import type { LogLevel } from "../codec/server_requests.ts";
 import type { EraMode } from "./era.ts";
 import type { OAuthSettings } from "./oauth.ts";
 import type { RestartPolicy } from "./restart.ts";
@@ -85,6 +86,12 @@ export type SpecCommon = {
    * exit was witnessed and its process group drained; none when absent.
    */
   restart?: RestartPolicy;
+  /**
+   * The least level of log messages asked of the server (`logging/setLevel`,
+   * or the level in a 2026-07-28 request's `_meta`); the harness's
+   * `logLevel` when absent, and none asked when neither says.
+   */
+  logLevel?: LogLevel;
 };
 
 /**

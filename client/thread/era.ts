@@ -20,6 +20,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
 import { ok, type Result } from "../../codec/result.ts";
+import type { LogLevel } from "../../codec/server_requests.ts";
 import {
   checkResultType,
   DISCOVER_METHOD,
@@ -51,6 +52,25 @@ export type TaskCallExtra = {
   tasks?: boolean;
 };
 
+/**
+ * How a session subscribes to a resource's updates: by a request each way
+ * (legacy `resources/subscribe` and `resources/unsubscribe`), or by a
+ * long-lived `subscriptions/listen` request that its cancellation ends
+ * (2026-07-28).
+ */
+export type SubscriptionStyle =
+  | {
+    kind: "requests";
+    subscribe: "resources/subscribe";
+    unsubscribe: "resources/unsubscribe";
+  }
+  | {
+    kind: "listen";
+    method: "subscriptions/listen";
+    /** The parameters of a listen for the updates of `uri`. */
+    params(uri: string): JsonObject;
+  };
+
 /** Everything a client does differently in one protocol era. */
 export type EraCodec = {
   /** The era's name, as {@linkcode ServerInfo}'s `era` says it. */
@@ -60,9 +80,23 @@ export type EraCodec = {
   /**
    * Opens the session once its start succeeded, in `version`: a legacy
    * session is told `notifications/initialized`; every request of a modern
-   * one carries the `_meta` envelope.
+   * one carries the `_meta` envelope, with the log level asked for when
+   * there is one (`io.modelcontextprotocol/logLevel`).
    */
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void;
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    logLevel?: LogLevel,
+  ): void;
+  /**
+   * The request that sets a server's log level once its session is open
+   * (legacy `logging/setLevel`, sent when the server declared `logging`);
+   * `undefined` where the level rides in every request's envelope.
+   */
+  readonly setLevelMethod: "logging/setLevel" | undefined;
+  /** How a resource's updates are subscribed to. */
+  readonly subscription: SubscriptionStyle;
   /** The method a request of the client's is sent as (`ping` is gone from the modern era). */
   wireMethod(method: string): string;
   /**
@@ -94,6 +128,9 @@ export type EraCodec = {
   readonly taskCarriesResult: boolean;
 };
 
+/** The `_meta` key of the least level of log messages a modern request asks for. */
+const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
+
 const NO_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map();
 
 /** The `initialize` handshake era (2025-11-25 back to 2024-11-05). */
@@ -103,6 +140,12 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
   open(to: SessionOpening): void {
     to.notify("notifications/initialized");
   },
+  setLevelMethod: "logging/setLevel",
+  subscription: Object.freeze({
+    kind: "requests",
+    subscribe: "resources/subscribe",
+    unsubscribe: "resources/unsubscribe",
+  }),
   wireMethod: (method: string): string => method,
   serverRequests: NO_REQUESTS,
   refusesUnknown: true,
@@ -126,9 +169,22 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
 export const MODERN_ERA: EraCodec = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void {
-    to.envelope(requestMeta(version, clientInfo));
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    logLevel?: LogLevel,
+  ): void {
+    const meta = requestMeta(version, clientInfo);
+    if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
+    to.envelope(meta);
   },
+  setLevelMethod: undefined,
+  subscription: Object.freeze({
+    kind: "listen",
+    method: "subscriptions/listen",
+    params: (uri: string): JsonObject => ({ notifications: { resourceSubscriptions: [uri] } }),
+  }),
   wireMethod: (method: string): string => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,

@@ -50,6 +50,7 @@ import {
 import { decodeStateReport, type StateReport } from "./state.ts";
 import { type AuthRefusal, decodeRefusal } from "./auth.ts";
 import { type CallProgress, decodeCallProgress } from "./progress.ts";
+import { decodeNotice, type NoticeEvent } from "./notices.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -64,6 +65,7 @@ export const FROM_WORKER_KINDS = [
   "retired",
   "tools_changed",
   "progress",
+  "notice",
 ] as const;
 
 /** One event from a worker. */
@@ -78,7 +80,8 @@ export type FromWorker =
   | WorkerAsk
   | Retired
   | ToolsChanged
-  | ProgressEvent;
+  | ProgressEvent
+  | NoticeEvent;
 
 // ---- spawned, exited: the pid, for custody ----
 
@@ -413,6 +416,7 @@ const DECODERS: {
   retired: decodeRetired,
   tools_changed: decodeToolsChanged,
   progress: decodeProgressEvent,
+  notice: decodeNotice,
 };
 
 function decodeEvent(value: unknown): FromWorker | undefined {

@@ -24,6 +24,7 @@
 
 import { err, ok, type Result } from "../../codec/result.ts";
 import { isSupportedVersion, type SupportedVersion } from "../../codec/protocol.ts";
+import { isLogLevel, type LogLevel } from "../../codec/server_requests.ts";
 import { type EraMode, isEraMode } from "../../settings/era.ts";
 import { isRingMemory, type RingMemory } from "./ring.ts";
 import {
@@ -40,7 +41,21 @@ import { type Drain, isDrain } from "./evidence.ts";
 import { type AuthAnswer, type AuthHeaders, isAuthAnswer, isAuthHeaders } from "./auth.ts";
 
 /** The methods a main thread may ask a worker to run. */
-export const REQUEST_METHODS = ["tools/call", "tools/list", "ping", "resources/read"] as const;
+export const REQUEST_METHODS = [
+  "tools/call",
+  "tools/list",
+  "ping",
+  "resources/read",
+  "resources/list",
+  "resources/templates/list",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "subscriptions/listen",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+  "logging/setLevel",
+] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
@@ -166,6 +181,8 @@ export type StartMessage = {
   remote: RemoteTarget | null;
   /** The shared memory of the rings batches cross (`ring.ts`). */
   rings: StartRings;
+  /** The least level of log messages asked of the server; none asked when absent. */
+  logLevel?: LogLevel;
 };
 
 /** The two rings between a worker and the main thread: requests in, answers out. */
@@ -203,6 +220,8 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
   }
   const remote = decodeRemote(data.remote);
   if (remote === undefined) return err("remote is not a URL with string headers");
+  const logLevel = data.logLevel;
+  if (logLevel !== undefined && !isLogLevel(logLevel)) return err("logLevel is not a log level");
   const rings = data.rings;
   if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
     return err("rings are not two rings' shared memory");
@@ -221,6 +240,7 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
     versions: versions === null ? null : [...versions] as SupportedVersion[],
     remote,
     rings: { requests: rings.requests, answers: rings.answers },
+    ...(logLevel === undefined ? {} : { logLevel }),
   });
 }
 

@@ -15,6 +15,7 @@ import type { JsonValue } from "../../codec/json.ts";
 import { encodeError, encodeResult, type Id } from "../../codec/jsonrpc.ts";
 import { frameText } from "../../codec/framing.ts";
 import type { Implementation } from "../../codec/protocol.ts";
+import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, type Result } from "../../codec/result.ts";
 import type { Clock } from "../transport/clock.ts";
 import type { EraCodec } from "../thread/era.ts";
@@ -158,7 +159,7 @@ export class Connection {
    * the era opens it (`EraCodec.open`), and decides from now on what is
    * written and how the server's messages are answered.
    */
-  begin(era: EraCodec, version: string, clientInfo: Implementation): void {
+  begin(era: EraCodec, version: string, clientInfo: Implementation, logLevel?: LogLevel): void {
     this.#starting = false;
     this.#era = era;
     const writer = this.#writer;
@@ -169,6 +170,7 @@ export class Connection {
       },
       version,
       clientInfo,
+      logLevel,
     );
   }
 

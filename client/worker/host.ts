@@ -67,6 +67,8 @@ import { ClientMachine } from "./machine.ts";
 import { Outbox } from "./outbox.ts";
 import type { Transport } from "../transport/transport.ts";
 import { TaskCall } from "./_tasks.ts";
+import { NoticeGate } from "./notices.ts";
+import { encodeNotice } from "../thread/notices.ts";
 
 /** What a host may be given instead of its defaults. */
 export type HostOptions = {
@@ -99,6 +101,7 @@ export class WorkerHost {
   #nextAsk = 0;
   // Whether a change of the server's tools is told already this turn.
   #toolsChangedTold = false;
+  #notices: NoticeGate;
   #group: GroupControl = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -127,6 +130,8 @@ export class WorkerHost {
       },
     });
     this.#outbox = new Outbox(this.#end, this.#clock);
+    const clock = this.#clock;
+    this.#notices = new NoticeGate(() => clock.now());
   }
 
   /** Takes one message the main thread posted (what `onmessage` is given). */
@@ -212,6 +217,7 @@ export class WorkerHost {
       },
       onToolsChanged: () => this.#toolsChanged(),
       onNotification: (method, params) => this.#notified(method, params),
+      ...(message.logLevel === undefined ? {} : { logLevel: message.logLevel }),
     });
     this.#machine = machine;
     const outcome = await machine.connect();
@@ -383,8 +389,13 @@ export class WorkerHost {
     if (task.createId !== undefined) this.#progress.delete(task.createId);
   }
 
-  /** A notification: progress for a long call, or the status of a task. */
+  /** A notification: progress for a long call, the status of a task, or a notice (`notices.ts`). */
   #notified(method: string, params: unknown): void {
+    const notice = this.#notices.take(method, params);
+    if (notice !== undefined) {
+      if (notice !== null) this.#outbox.post(encodeNotice(notice));
+      return;
+    }
     if (method === "notifications/progress") {
       if (this.#progress.size === 0 || !isRecord(params)) return;
       const token = params.progressToken;

@@ -31,6 +31,7 @@
 
 import type { JsonValue } from "../../codec/json.ts";
 import type { Implementation, SupportedVersion } from "../../codec/protocol.ts";
+import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
@@ -82,6 +83,8 @@ export type MachineOptions = {
   onToolsChanged?: () => void;
   /** Told of every notification the server sends once the session began (progress, task status). */
   onNotification?: (method: string, params: unknown) => void;
+  /** The least level of log messages asked of the server, when one is (`EraCodec.open`). */
+  logLevel?: LogLevel;
 };
 
 /**
@@ -130,6 +133,7 @@ export class ClientMachine {
   #onReport: ((report: StateReport) => void) | undefined;
   #onToolsChanged: (() => void) | undefined;
   #onNotification: MachineOptions["onNotification"];
+  #logLevel: LogLevel | undefined;
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -152,6 +156,7 @@ export class ClientMachine {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#logLevel = options.logLevel;
   }
 
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
@@ -327,7 +332,12 @@ export class ClientMachine {
     });
     if (started.ok) {
       this.#era = started.era;
-      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
+      this.#connection?.begin(
+        started.era,
+        started.info.protocolVersion,
+        this.#clientInfo,
+        this.#logLevel,
+      );
       this.#setState("ready");
       return ok(started.info);
     }

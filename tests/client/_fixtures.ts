@@ -65,3 +65,26 @@ export async function runToEnd(file: string, flags: string[], limitMs = 15_000):
   if (output.code !== 0) throw new Error(`${file} exited with ${output.code}: ${stderr}`);
   return new TextDecoder().decode(output.stdout);
 }
+
+/**
+ * A spec running the official server-everything over stdio (the version the
+ * interop tests run), in a temporary folder so that `deno run` picks up no
+ * project config.
+ */
+export function everything(
+  name = "everything",
+  extra: Partial<StdioServerSpec> = {},
+): ResolvedStdioSpec {
+  return {
+    name,
+    command: Deno.execPath(),
+    args: ["run", "-A", "npm:@modelcontextprotocol/server-everything@2026.8.31", "stdio"],
+    env: {},
+    inheritEnv: ["DENO_DIR", "HOME"],
+    stderr: "tail",
+    cwd: Deno.makeTempDirSync({ prefix: "loom_everything_" }),
+    connectTimeoutMs: 120_000,
+    callTimeoutMs: 30_000,
+    ...extra,
+  };
+}

@@ -273,6 +273,14 @@ const RULES: Rule[] = [
     error: TypeError,
     same: true,
   },
+  {
+    name: "a logLevel that is no level",
+    ...stdio({ logLevel: "loud" }, 'log_level = "loud"'),
+    key: "logLevel",
+    catalogKey: "log_level",
+    error: TypeError,
+    same: true,
+  },
 ];
 
 Deno.test("each rule of a spec refuses the spec in the census and in the catalog, at the same key", async (t) => {

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { err, ok } from "../../../codec/result.ts";
 import { callTimedOut } from "../../../client/thread/outcomes.ts";
+import { encodeNotice } from "../../../client/thread/notices.ts";
 import {
   decodeAnswers,
   decodeFromWorker,
@@ -169,6 +170,17 @@ const EVENTS: FromWorker[] = [
   encodeProgress(5, { kind: "progress", progress: 0.5 }),
   encodeProgress(6, { kind: "task", taskId: "t-1", status: "working", message: "Gathering" }),
   encodeProgress(6, { kind: "task", taskId: "t-1", status: "completed" }),
+  encodeNotice({ kind: "log", level: "info", dataText: '"hi"', cut: false, dropped: 0 }),
+  encodeNotice({
+    kind: "log",
+    level: "error",
+    logger: "db",
+    dataText: '{"a"',
+    cut: true,
+    dropped: 3,
+  }),
+  encodeNotice({ kind: "resource_updated", uri: "file:///a.txt" }),
+  encodeNotice({ kind: "list_changed", list: "prompts" }),
 ];
 
 Deno.test("every event round-trips through its encoder, a structured clone and its decoder", () => {
