@@ -21,13 +21,15 @@ Deno.test("WaitClock fires by deadline, ties in the order they were set, each on
   withLoop(async () => {
     const clock = new WaitClock();
     const fired: string[] = [];
-    clock.setTimer(30, () => fired.push("c"));
-    clock.setTimer(10, () => fired.push("a1"));
-    clock.setTimer(10, () => fired.push("a2"));
-    clock.setTimer(20, () => fired.push("b"));
-    clock.setTimer(-5, () => fired.push("now"));
+    // Deadlines far apart, so that a loaded machine's pause between two
+    // setTimer calls cannot reorder them.
+    clock.setTimer(300, () => fired.push("c"));
+    clock.setTimer(100, () => fired.push("a1"));
+    clock.setTimer(100, () => fired.push("a2"));
+    clock.setTimer(200, () => fired.push("b"));
+    clock.setTimer(-50, () => fired.push("now"));
     clock.setTimer(Number.NaN, () => fired.push("nan"));
-    await sleep(clock, 60);
+    await sleep(clock, 400);
     assert.deepEqual(fired, ["now", "nan", "a1", "a2", "b", "c"]);
     assert.equal(clock.pending, 0);
   }));
