@@ -25,6 +25,7 @@ export const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   disabledTools: "disabled_tools",
   resultCheck: "result_check",
   restart: "restart",
+  roots: "roots",
 };
 
 // A spec's problem, said of the entry's key (a sign-in setting's, in the catalog's spelling).

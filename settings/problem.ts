@@ -40,7 +40,8 @@ export type SpecKey =
   | "enabledTools"
   | "disabledTools"
   | "resultCheck"
-  | "restart";
+  | "restart"
+  | "roots";
 
 /**
  * What is wrong with a spec, before anyone says where it came from.

@@ -85,6 +85,20 @@ export type SpecCommon = {
    * exit was witnessed and its process group drained; none when absent.
    */
   restart?: RestartPolicy;
+  /**
+   * The roots the client lists when the server asks (`roots/list`), each a
+   * `file:` URI; the client declares the `roots` capability only when given
+   * (here, or by `boot` and `Census.prepare` for every server with none).
+   */
+  roots?: readonly Root[];
+};
+
+/** One root a client tells a server of: a `file:` URI, and what a person calls it. */
+export type Root = {
+  /** A `file:` URI. */
+  uri: string;
+  /** What a person calls it. */
+  name?: string;
 };
 
 /**
