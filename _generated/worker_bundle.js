@@ -523,6 +523,33 @@ var isAuthAnswer = (function isAuthAnswer(value) {
   const { kind, message, authorizationUrl, issuer } = value.error;
   return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
 });
+var clientCapabilities = (function clientCapabilities(served) {
+  const capabilities = {};
+  if (served.elicit) capabilities.elicitation = {
+    form: {},
+    url: {}
+  };
+  if (served.sample) capabilities.sampling = {
+    tools: {}
+  };
+  if (served.roots !== null) capabilities.roots = {
+    listChanged: false
+  };
+  return capabilities;
+});
+var isServerAnswer = (function isServerAnswer(value) {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return "value" in value;
+  if (value.ok !== false || !isRecord(value.error)) return false;
+  const { code, message } = value.error;
+  return Number.isSafeInteger(code) && isString(message);
+});
+var isServedRequests = (function isServedRequests(value) {
+  if (!isRecord(value)) return false;
+  if (typeof value.elicit !== "boolean" || typeof value.sample !== "boolean") return false;
+  const roots = value.roots;
+  return roots === null || Array.isArray(roots) && roots.every((root) => isJsonObject(root) && isString(root.uri) && (root.name === void 0 || isString(root.name)));
+});
 var decodeRequests = (function decodeRequests(batch) {
   const requests = [];
   for (const line of batch.split("\n")) {
@@ -577,6 +604,8 @@ var decodeStart = (function decodeStart(data) {
   if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
     return err("rings are not two rings' shared memory");
   }
+  const served = data.served;
+  if (!isServedRequests(served)) return err("served is not what a client serves");
   return ok({
     kind: "start",
     name,
@@ -596,6 +625,13 @@ var decodeStart = (function decodeStart(data) {
       ...versions
     ],
     remote,
+    served: {
+      elicit: served.elicit,
+      sample: served.sample,
+      roots: served.roots === null ? null : served.roots.map((root) => ({
+        ...root
+      }))
+    },
     rings: {
       requests: rings.requests,
       answers: rings.answers
@@ -705,7 +741,9 @@ var decodeReply = (function decodeReply(data) {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
   if (isDrain(value)) return ok(encodeAskReply(ticket, value));
-  if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
+  if (!isAuthAnswer(value) && !isServerAnswer(value)) {
+    return err("the answer is neither a drain verdict, credentials nor a server's answer");
+  }
   return ok(encodeAskReply(ticket, structuredClone(value)));
 });
 var encodeFreshCredentials = (function encodeFreshCredentials(credentials) {
@@ -747,10 +785,12 @@ var progressOf = (function progressOf(params) {
   if (message !== void 0) progress.message = message;
   return progress;
 });
-var requestMeta = (function requestMeta(version, clientInfo) {
+var requestMeta = (function requestMeta(version, clientInfo, capabilities = {}) {
   return {
     [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_CAPABILITIES]: {
+      ...capabilities
+    },
     [META_CLIENT_INFO]: {
       ...clientInfo
     }
@@ -817,6 +857,12 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   if (info !== void 0) result.serverInfo = info;
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
+});
+var undeclared = (function undeclared(method, capability) {
+  return Promise.resolve(err({
+    code: METHOD_NOT_FOUND,
+    message: `Method not found: this client declared no "${capability}" capability (${method})`
+  }));
 });
 var httpFailure = (function httpFailure(message, http) {
   return http === void 0 ? {
@@ -951,6 +997,15 @@ var encodeSettled = (function encodeSettled(ticket, outcome) {
 var renderAnswers = (function renderAnswers(tickets, ids, lines) {
   return `${tickets.join(",")} ${ids.join(",")}
 ${lines}`;
+});
+var encodeServerRequestAsk = (function encodeServerRequestAsk(ticket, request, params) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "server_request",
+    request,
+    params
+  };
 });
 var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
   return {
@@ -1960,10 +2015,12 @@ var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initial
 var stderrTailOf = (function stderrTailOf(control) {
   return control.kind === "process" ? control.process.stderrTail() : "";
 });
-var initializeParams = (function initializeParams(clientInfo, version) {
+var initializeParams = (function initializeParams(clientInfo, version, capabilities = {}) {
   return frameText({
     protocolVersion: version,
-    capabilities: {},
+    capabilities: {
+      ...capabilities
+    },
     clientInfo: {
       ...clientInfo
     }
@@ -2196,6 +2253,7 @@ var attempt = (async function attempt(io, at) {
   const ran = await runPlan(at.plan, {
     name: io.name,
     clientInfo: io.clientInfo,
+    capabilities: io.capabilities,
     connectTimeoutMs: at.connectTimeoutMs,
     priorAttempts: at.priorAttempts,
     remaining: () => Math.max(0, at.deadlineAt - io.now()),
@@ -2267,7 +2325,7 @@ var runPlan = (async function runPlan(plan, io) {
   const modern = plan.modern[0];
   if (modern !== void 0) {
     const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
+      _meta: requestMeta(version2, io.clientInfo, io.capabilities)
     });
     let timeoutMs2 = probeDeadline(plan, io.remaining());
     let answer2 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
@@ -2294,7 +2352,7 @@ var runPlan = (async function runPlan(plan, io) {
   }
   const timeoutMs = io.remaining();
   const version = plan.legacy[0] ?? "";
-  const answer = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const answer = await io.request("initialize", initializeParams(io.clientInfo, version, io.capabilities), timeoutMs);
   const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
   if (!judged.ok) {
     return {
@@ -2560,6 +2618,16 @@ var RingReader = class extends Ring {
 
 
 
+// client/thread/asked.ts
+var SERVES_NONE = Object.freeze({
+  elicit: false,
+  sample: false,
+  roots: null
+});
+
+
+
+
 // client/thread/to_worker.ts
 var REQUEST_METHODS = [
   "tools/call",
@@ -2637,6 +2705,30 @@ var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 
 // client/thread/era.ts
 var NO_REQUESTS = /* @__PURE__ */ new Map();
+var METHOD_NOT_FOUND = -32601;
+
+var LEGACY_REQUESTS = /* @__PURE__ */ new Map([
+  [
+    "elicitation/create",
+    (params, context) => context.served.elicit ? context.ask("elicitation/create", params) : undeclared("elicitation/create", "elicitation")
+  ],
+  [
+    "sampling/createMessage",
+    (params, context) => context.served.sample ? context.ask("sampling/createMessage", params) : undeclared("sampling/createMessage", "sampling")
+  ],
+  [
+    "roots/list",
+    (_params, context) => {
+      const roots = context.served.roots;
+      if (roots === null) return undeclared("roots/list", "roots");
+      return Promise.resolve(ok({
+        roots: roots.map((root) => ({
+          ...root
+        }))
+      }));
+    }
+  ]
+]);
 var LEGACY_ERA = Object.freeze({
   name: "legacy",
   startMethod: "initialize",
@@ -2644,7 +2736,7 @@ var LEGACY_ERA = Object.freeze({
     to.notify("notifications/initialized");
   },
   wireMethod: (method) => method,
-  serverRequests: NO_REQUESTS,
+  serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
   checkResult: () => ok(void 0),
@@ -2665,8 +2757,8 @@ var LEGACY_ERA = Object.freeze({
 var MODERN_ERA = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to, version, clientInfo) {
-    to.envelope(requestMeta(version, clientInfo));
+  open(to, version, clientInfo, capabilities) {
+    to.envelope(requestMeta(version, clientInfo, capabilities));
   },
   wireMethod: (method) => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.
@@ -2714,6 +2806,7 @@ var BY_NAME = /* @__PURE__ */ new Map([
 
 
 // client/thread/from_worker.ts
+
 
 
 
@@ -3004,6 +3097,7 @@ var STDERR_TAIL_BYTES = 64 * 1024;
 var MAX_TIMEOUT_MS = 2 ** 31 - 1;
 var MAX_LISTING_BYTES = 16 * 1024 * 1024;
 var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+var MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
 var TASK_POLL_DEFAULT_MS = 1e3;
 var TASK_POLL_MIN_MS = 100;
 var TASK_POLL_MAX_MS = 6e4;
@@ -4660,7 +4754,7 @@ var HttpAuth = class {
 
 
 // codec/jsonrpc.ts
-var METHOD_NOT_FOUND = -32601;
+var METHOD_NOT_FOUND2 = -32601;
 
 
 
@@ -5029,7 +5123,7 @@ var LineWriter = class {
   /** Answers a server's request: this client serves none. */
   refuse(id, method) {
     this.#write(frameText(encodeError(id, {
-      code: METHOD_NOT_FOUND,
+      code: METHOD_NOT_FOUND2,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
     })));
   }
@@ -5081,6 +5175,17 @@ var LineRouter = class {
 
 // client/worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
+var INTERNAL_ERROR = -32603;
+var SERVE_NONE = {
+  served: SERVES_NONE,
+  ask: () => Promise.resolve({
+    ok: false,
+    error: {
+      code: INTERNAL_ERROR,
+      message: "unserved"
+    }
+  })
+};
 var Connection = class {
   #transport;
   #name;
@@ -5088,6 +5193,9 @@ var Connection = class {
   #ended;
   #toolsChanged;
   #notified;
+  #served;
+  /** The server's requests being answered now. */
+  #serving = 0;
   #exit;
   #retirement;
   #pending;
@@ -5108,6 +5216,7 @@ var Connection = class {
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
     this.#notified = options.notified;
+    this.#served = options.served ?? SERVE_NONE;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -5170,14 +5279,14 @@ var Connection = class {
    * the era opens it (`EraCodec.open`), and decides from now on what is
    * written and how the server's messages are answered.
    */
-  begin(era, version, clientInfo) {
+  begin(era, version, clientInfo, capabilities) {
     this.#starting = false;
     this.#era = era;
     const writer = this.#writer;
     era.open({
       envelope: (meta) => writer.envelope(meta),
       notify: (method) => writer.notification(method)
-    }, version, clientInfo);
+    }, version, clientInfo, capabilities);
   }
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
@@ -5290,7 +5399,16 @@ var Connection = class {
       if (era === void 0 || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    void handler(params).then((answer) => {
+    if (this.#serving >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+      this.#write(frameText(encodeError(id, {
+        code: INTERNAL_ERROR,
+        message: `Too many requests at once: this client answers at most ${MAX_SERVER_REQUESTS_IN_FLIGHT} (${method.slice(0, 100)})`
+      })));
+      return;
+    }
+    this.#serving++;
+    void handler(params, this.#served).then((answer) => {
+      this.#serving--;
       if (this.#closed) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
       this.#write(frameText(reply));
@@ -5354,6 +5472,8 @@ var ClientMachine = class {
   #onReport;
   #onToolsChanged;
   #onNotification;
+  #served;
+  #capabilities;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -5374,6 +5494,8 @@ var ClientMachine = class {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#served = options.served;
+    this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
   }
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
   get era() {
@@ -5513,6 +5635,7 @@ var ClientMachine = class {
     const started = await startSession({
       name: this.#name,
       clientInfo: this.#clientInfo,
+      capabilities: this.#capabilities,
       plan: this.#plan,
       connectTimeoutMs: this.#connectTimeoutMs,
       retirementTimeoutMs: this.#retirementTimeoutMs,
@@ -5525,7 +5648,7 @@ var ClientMachine = class {
     });
     if (started.ok) {
       this.#era = started.era;
-      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
+      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo, this.#capabilities);
       this.#setState("ready");
       return ok(started.info);
     }
@@ -5554,6 +5677,9 @@ var ClientMachine = class {
       },
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
+      },
+      ...this.#served === void 0 ? {} : {
+        served: this.#served
       }
     });
     this.#connection = connection;
@@ -6116,12 +6242,32 @@ var WorkerHost = class {
         this.#outbox.post(encodeState(report));
       },
       onToolsChanged: () => this.#toolsChanged(),
-      onNotification: (method, params) => this.#notified(method, params)
+      onNotification: (method, params) => this.#notified(method, params),
+      served: this.#served(message)
     });
     this.#machine = machine;
     const outcome = await machine.connect();
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
+  }
+  /**
+   * What the server's requests are answered with: roots from the start,
+   * elicitation and sampling by the main thread's handlers, asked at once.
+   */
+  #served(message) {
+    return {
+      served: message.served,
+      ask: async (method, params) => {
+        const answer = await this.#askNow((ticket) => encodeServerRequestAsk(ticket, method, params ?? null));
+        return isServerAnswer(answer) ? answer : {
+          ok: false,
+          error: {
+            code: -32603,
+            message: `The client could not answer ${method}`
+          }
+        };
+      }
+    };
   }
   /** Retires the server; answered once the start has been (its cleanup may be this retirement). */
   #retire(timeoutMs) {

@@ -41,6 +41,8 @@ import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
 import { answerAsk } from "./_asks.ts";
 import type { SignIn } from "./_sign_in.ts";
+import type { ServerAnswers } from "./_answers.ts";
+import type { ServedRequests } from "./thread/asked.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import type { Generations } from "./supervisor.ts";
 
@@ -63,6 +65,10 @@ export type GenerationHost = {
   signIn: SignIn | undefined;
   /** The server said its tools changed. */
   toolsChanged(): void;
+  /** What the server's requests are answered with, and so the capabilities declared. */
+  served: ServedRequests;
+  /** The answers to the server's requests, by the harness's handlers. */
+  answers: ServerAnswers;
 };
 
 /** One start of a server, in its own worker. */
@@ -153,7 +159,10 @@ export class Generation {
     this.#report = { ...this.#report, state: "connecting" };
     const signIn = this.#host.signIn;
     this.#post(
-      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, signIn !== undefined),
+      startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, {
+        signIn: signIn !== undefined,
+        served: this.#host.served,
+      }),
     );
     signIn?.watch((message) => this.#post(message));
     return new Promise((resolve) => {
@@ -320,7 +329,7 @@ export class Generation {
 
   /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
-    const answer = answerAsk(ask, this.#custody, this.#host.signIn);
+    const answer = answerAsk(ask, this.#custody, this.#host.signIn, this.#host.answers);
     if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ask.ticket, answer));
     void answer.then((value) => this.#post(encodeAskReply(ask.ticket, value)));
   }

@@ -2,6 +2,7 @@
 // built on the main thread, and its permissions.
 
 import { encodeStart, type StartMessage, type StartRings } from "./thread/to_worker.ts";
+import { type ServedRequests, SERVES_NONE } from "./thread/asked.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -53,8 +54,9 @@ export function startMessage(
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
-  signIn = false,
+  extra: { signIn?: boolean; served?: ServedRequests } = {},
 ): StartMessage {
+  const signIn = extra.signIn ?? false;
   const spec = withDefaults(given);
   const common = {
     rings,
@@ -63,6 +65,7 @@ export function startMessage(
     retirementTimeoutMs,
     era: spec.era ?? "auto",
     versions: spec.versions === undefined ? null : [...spec.versions],
+    served: extra.served ?? SERVES_NONE,
   };
   if (isRemote(spec)) {
     return encodeStart({

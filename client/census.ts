@@ -20,6 +20,8 @@ import {
   type ServerSpec,
 } from "../settings/mod.ts";
 import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
+import type { ServerRequestHandlers } from "./handlers.ts";
+import { checkHandlers } from "./_answers.ts";
 
 /** Options of {@linkcode Census.prepare}. */
 export type CensusOptions = {
@@ -47,7 +49,7 @@ export type CensusOptions = {
   tokenStore?: TokenStore;
   /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
   optionalTasks?: boolean;
-};
+} & ServerRequestHandlers;
 
 /** Every client's retirement outcome, and whether all were confirmed. */
 export type RetirementReport = {
@@ -135,6 +137,13 @@ export class Census {
       throw oauth.kind === "out_of_range" ? new RangeError(message) : new TypeError(message);
     }
     const signIn = options.oauth === undefined ? {} : { oauth: options.oauth };
+    checkHandlers(options, "Cannot prepare a census");
+    const { onElicit, onSample, roots } = options;
+    const handlers: ServerRequestHandlers = {
+      ...(onElicit === undefined ? {} : { onElicit }),
+      ...(onSample === undefined ? {} : { onSample }),
+      ...(roots === undefined ? {} : { roots }),
+    };
     // One store for every sign-in, made only when a server signs in.
     let tokenStore = options.tokenStore;
     const storeFor = (spec: ServerSpec) => {
@@ -158,6 +167,7 @@ export class Census {
           permissions,
           retirementTimeoutMs,
           ...signIn,
+          ...handlers,
           ...storeFor(spec),
           ...(options.optionalTasks === undefined ? {} : { optionalTasks: options.optionalTasks }),
         }),

@@ -67,6 +67,9 @@ import {
   Supervisor,
 } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import type { ServerRequestHandlers } from "./handlers.ts";
+import { checkHandlers, servedBy, ServerAnswers } from "./_answers.ts";
+import type { ServedRequests } from "./thread/asked.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
@@ -83,7 +86,7 @@ export type ClientOptions = {
   oauth?: OAuthSettings;
   /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
   tokenStore?: TokenStore;
-};
+} & ServerRequestHandlers;
 
 /** Options of one call. */
 export type CallOptions = {
@@ -152,6 +155,8 @@ export class Client {
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
+  #served: ServedRequests;
+  #answers: ServerAnswers;
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -167,6 +172,9 @@ export class Client {
     );
     this.#optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
+    checkHandlers(options, `Cannot create client "${spec.name}"`);
+    this.#served = servedBy(options, spec.roots ?? options.roots);
+    this.#answers = new ServerAnswers(this.name, options);
     if (spec.restart !== undefined) {
       this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
         retireDead: () => this.#generation.retireDead(),
@@ -193,6 +201,8 @@ export class Client {
       unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
       signIn: this.#signIn,
       toolsChanged: () => this.#toolWatchers.tell(),
+      served: this.#served,
+      answers: this.#answers,
     });
   }
 

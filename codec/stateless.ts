@@ -71,10 +71,14 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
  * console.log(requestMeta("2026-07-28", { name: "me", version: "1" }));
  * ```
  */
-export function requestMeta(version: string, clientInfo: Implementation): JsonObject {
+export function requestMeta(
+  version: string,
+  clientInfo: Implementation,
+  capabilities: JsonObject = {},
+): JsonObject {
   return {
     [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_CAPABILITIES]: { ...capabilities },
     [META_CLIENT_INFO]: { ...clientInfo },
   };
 }

@@ -19,7 +19,8 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
-import { ok, type Result } from "../../codec/result.ts";
+import { err, ok, type Result } from "../../codec/result.ts";
+import type { AskedMethod, ServedRequests, ServerAnswer } from "./asked.ts";
 import {
   checkResultType,
   DISCOVER_METHOD,
@@ -27,12 +28,21 @@ import {
   TASKS_EXTENSION,
 } from "../../codec/stateless.ts";
 
+/** What a handler of a server's request may use: what the client serves, and the main thread. */
+export type ServerRequestContext = {
+  /** What the client declared it answers. */
+  readonly served: ServedRequests;
+  /** Hands the request to the main thread's handler, and waits for its answer. */
+  ask(method: AskedMethod, params: JsonValue | undefined): Promise<ServerAnswer>;
+};
+
 /**
  * Answers one request a server sent the client, by its parameters: the
  * result, or the JSON-RPC error to answer with.
  */
 export type ServerRequestHandler = (
   params: JsonValue | undefined,
+  context: ServerRequestContext,
 ) => Promise<Result<JsonValue, RpcError>>;
 
 /** Where a session's opening goes: the envelope every request carries, or a notification. */
@@ -62,7 +72,12 @@ export type EraCodec = {
    * session is told `notifications/initialized`; every request of a modern
    * one carries the `_meta` envelope.
    */
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void;
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    capabilities: JsonObject,
+  ): void;
   /** The method a request of the client's is sent as (`ping` is gone from the modern era). */
   wireMethod(method: string): string;
   /**
@@ -96,6 +111,45 @@ export type EraCodec = {
 
 const NO_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map();
 
+/** JSON-RPC's code for a method the receiver does not serve. */
+const METHOD_NOT_FOUND = -32601;
+
+// A request of a capability the client did not declare is one it cannot answer.
+function undeclared(method: string, capability: string): Promise<ServerAnswer> {
+  return Promise.resolve(err({
+    code: METHOD_NOT_FOUND,
+    message: `Method not found: this client declared no "${capability}" capability (${method})`,
+  }));
+}
+
+/** The requests of a server a legacy-era client answers, each only once it declared it. */
+const LEGACY_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map(
+  [
+    [
+      "elicitation/create",
+      (params, context) =>
+        context.served.elicit
+          ? context.ask("elicitation/create", params)
+          : undeclared("elicitation/create", "elicitation"),
+    ],
+    [
+      "sampling/createMessage",
+      (params, context) =>
+        context.served.sample
+          ? context.ask("sampling/createMessage", params)
+          : undeclared("sampling/createMessage", "sampling"),
+    ],
+    [
+      "roots/list",
+      (_params, context) => {
+        const roots = context.served.roots;
+        if (roots === null) return undeclared("roots/list", "roots");
+        return Promise.resolve(ok({ roots: roots.map((root) => ({ ...root })) }));
+      },
+    ],
+  ] satisfies [string, ServerRequestHandler][],
+);
+
 /** The `initialize` handshake era (2025-11-25 back to 2024-11-05). */
 export const LEGACY_ERA: EraCodec = Object.freeze({
   name: "legacy",
@@ -104,7 +158,7 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
     to.notify("notifications/initialized");
   },
   wireMethod: (method: string): string => method,
-  serverRequests: NO_REQUESTS,
+  serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
   checkResult: (): Result<void, ProtocolFault> => ok(undefined),
@@ -126,8 +180,13 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
 export const MODERN_ERA: EraCodec = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to: SessionOpening, version: string, clientInfo: Implementation): void {
-    to.envelope(requestMeta(version, clientInfo));
+  open(
+    to: SessionOpening,
+    version: string,
+    clientInfo: Implementation,
+    capabilities: JsonObject,
+  ): void {
+    to.envelope(requestMeta(version, clientInfo, capabilities));
   },
   wireMethod: (method: string): string => method === "ping" ? DISCOVER_METHOD : method,
   // A client of this era must not answer a server's request: it has none.

@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { JsonValue } from "../../codec/json.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
 import type { Implementation, SupportedVersion } from "../../codec/protocol.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import {
@@ -37,7 +37,8 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
 } from "../../settings/limits.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../../settings/era.ts";
-import { type EraCodec, LEGACY_ERA } from "../thread/era.ts";
+import { type EraCodec, LEGACY_ERA, type ServerRequestContext } from "../thread/era.ts";
+import { clientCapabilities, SERVES_NONE } from "../thread/asked.ts";
 import { type Clock, systemClock } from "../transport/clock.ts";
 import type { Pending, Settle } from "./_pending.ts";
 import type { ClientError, DeathCause, StartError, StartFailure } from "../thread/outcomes.ts";
@@ -82,6 +83,11 @@ export type MachineOptions = {
   onToolsChanged?: () => void;
   /** Told of every notification the server sends once the session began (progress, task status). */
   onNotification?: (method: string, params: unknown) => void;
+  /**
+   * What the server's requests are answered with (elicitation, sampling,
+   * roots), and so the capabilities declared; none by default.
+   */
+  served?: ServerRequestContext;
 };
 
 /**
@@ -130,6 +136,8 @@ export class ClientMachine {
   #onReport: ((report: StateReport) => void) | undefined;
   #onToolsChanged: (() => void) | undefined;
   #onNotification: MachineOptions["onNotification"];
+  #served: ServerRequestContext | undefined;
+  #capabilities: JsonObject;
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -152,6 +160,8 @@ export class ClientMachine {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#served = options.served;
+    this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
   }
 
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
@@ -314,6 +324,7 @@ export class ClientMachine {
     const started = await startSession({
       name: this.#name,
       clientInfo: this.#clientInfo,
+      capabilities: this.#capabilities,
       plan: this.#plan,
       connectTimeoutMs: this.#connectTimeoutMs,
       retirementTimeoutMs: this.#retirementTimeoutMs,
@@ -327,7 +338,12 @@ export class ClientMachine {
     });
     if (started.ok) {
       this.#era = started.era;
-      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo);
+      this.#connection?.begin(
+        started.era,
+        started.info.protocolVersion,
+        this.#clientInfo,
+        this.#capabilities,
+      );
       this.#setState("ready");
       return ok(started.info);
     }
@@ -358,6 +374,7 @@ export class ClientMachine {
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
       },
+      ...(this.#served === undefined ? {} : { served: this.#served }),
     });
     this.#connection = connection;
     // A fresh launch: how the last one ended was its attempt's failure.
