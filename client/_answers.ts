@@ -8,7 +8,7 @@
 // may wait (`MAX_SERVER_REQUESTS_IN_FLIGHT`). A handler that throws is an
 // answer too, never a fault of the client.
 
-import type { JsonObject, JsonValue } from "../codec/json.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import { err, ok } from "../codec/result.ts";
 import {
   decodeCreateMessageRequest,
@@ -28,6 +28,10 @@ const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 /** The code the specification gives a sampling request the user (or the harness) refused. */
 const USER_REJECTED = -1;
+/** The JSON-RPC error code by which a server says a URL elicitation must come first. */
+export const URL_ELICITATION_REQUIRED = -32042;
+/** The most URL elicitations one `-32042` error may ask for before its call is made again. */
+const MAX_URL_ELICITATIONS = 8;
 /** Where a `cancel` that a failure caused names it, in the result's `_meta`. */
 export const ANSWER_ERROR_META = "dev.loom/error";
 
@@ -69,6 +73,29 @@ export class ServerAnswers {
     const turn = this.#turn.then(() => this.elicit(given));
     this.#turn = turn.catch(() => undefined);
     return turn;
+  }
+
+  /**
+   * Satisfies a `-32042` URL-elicitation-required error of a call to `tool`
+   * (its `data.elicitations`, each a URL-mode request) through `onElicit`,
+   * in turn with the server's other questions; true when every one was
+   * accepted, so that the call may be made once more.
+   */
+  async satisfyUrlRequired(data: JsonValue | undefined, tool: string): Promise<boolean> {
+    const list = isJsonObject(data) ? data.elicitations : undefined;
+    if (this.#handlers.onElicit === undefined || !Array.isArray(list) || list.length === 0) {
+      return false;
+    }
+    if (list.length > MAX_URL_ELICITATIONS) return false;
+    for (const params of list) {
+      if (!isJsonObject(params) || params.mode !== "url") return false;
+      const turn = this.#turn.then(() => this.elicit(params, tool));
+      this.#turn = turn.catch(() => undefined);
+      const answered = await turn;
+      if (!answered.ok || !isJsonObject(answered.value)) return false;
+      if (answered.value.action !== "accept") return false;
+    }
+    return true;
   }
 
   /** Answers an elicitation (of a legacy request, or a modern input request) at once. */

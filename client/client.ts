@@ -68,7 +68,7 @@ import {
 } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import type { ServerRequestHandlers } from "./handlers.ts";
-import { checkHandlers, servedBy, ServerAnswers } from "./_answers.ts";
+import { checkHandlers, servedBy, ServerAnswers, URL_ELICITATION_REQUIRED } from "./_answers.ts";
 import type { ServedRequests } from "./thread/asked.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
@@ -327,14 +327,24 @@ export class Client {
     const task = support === "required" ||
       (support === "optional" && (options.task ?? this.#optionalTasks));
     const follow = followOf(options, task);
-    return this.#generation.request(
-      "tools/call",
-      params,
-      timeoutMs,
-      options.signal,
-      this.#decodeCall,
-      follow,
-    );
+    const send = () =>
+      this.#generation.request(
+        "tools/call",
+        params,
+        timeoutMs,
+        options.signal,
+        this.#decodeCall,
+        follow,
+      );
+    if (!this.#served.elicit) return send();
+    return send().then(async (called) => {
+      // A server that needs the user to visit a URL first says so (-32042):
+      // once onElicit accepted every one, the call is made once more.
+      if (called.ok || called.error.kind !== "server_error") return called;
+      const error = called.error.error;
+      if (error.code !== URL_ELICITATION_REQUIRED) return called;
+      return await this.#answers.satisfyUrlRequired(error.data, name) ? send() : called;
+    });
   }
 
   // Decodes a tools/call result in the step that settles the call.

@@ -84,6 +84,24 @@ Deno.test("server-everything's asking tools work through the harness and its han
       assert.equal(asked?.url, "https://example.com/consent");
       assert.match(textOf(called.value), /accept/i);
     });
+    await t.step(
+      "trigger-url-elicitation's -32042 error: satisfied, the call made once more",
+      async () => {
+        const before = elicited.length;
+        const called = await harness.call("everything", "trigger-url-elicitation", {
+          url: "https://example.com/error-path",
+          elicitationId: "error-path-1",
+          errorPath: true,
+        });
+        assert.ok(called.ok, JSON.stringify(called));
+        const asked = elicited.slice(before).filter((request) => request.mode === "url");
+        // The prerequisite the error named, then the retried call's own question.
+        assert.equal(asked.length, 2, JSON.stringify(called.value));
+        assert.equal(asked[0]?.url, "https://modelcontextprotocol.io");
+        assert.equal(asked[0]?.tool, "trigger-url-elicitation");
+        assert.equal(asked[1]?.url, "https://example.com/error-path");
+      },
+    );
     await t.step("trigger-sampling-request: answered by onSample", async () => {
       const called = await harness.call("everything", "trigger-sampling-request", {
         prompt: "Say something",
