@@ -2739,6 +2739,7 @@ var LEGACY_ERA = Object.freeze({
   serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  inputRequired: () => void 0,
   checkResult: () => ok(void 0),
   pageTtlMs: () => void 0,
   runsTasks(capabilities) {
@@ -2765,6 +2766,16 @@ var MODERN_ERA = Object.freeze({
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
   toolsChanged: void 0,
+  inputRequired(value) {
+    if (!isJsonObject(value) || value.resultType !== "input_required") return void 0;
+    const requests = value.inputRequests;
+    const state = value.requestState;
+    const asked = {
+      inputRequests: isJsonObject(requests) ? requests : {}
+    };
+    if (typeof state === "string") asked.requestState = state;
+    return asked;
+  },
   checkResult: checkResultType,
   pageTtlMs(page) {
     const ttl = isJsonObject(page) ? page.ttlMs : void 0;

@@ -9,7 +9,7 @@
 // answer too, never a fault of the client.
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
-import { err, ok } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import {
   decodeCreateMessageRequest,
   decodeElicitRequest,
@@ -58,12 +58,14 @@ export function servedBy(
 export class ServerAnswers {
   #name: string;
   #handlers: ServerRequestHandlers;
+  #roots: readonly Root[] | undefined;
   // The elicitation answered now: the next waits for it.
   #turn: Promise<unknown> = Promise.resolve();
 
-  constructor(name: string, handlers: ServerRequestHandlers) {
+  constructor(name: string, handlers: ServerRequestHandlers, roots?: readonly Root[]) {
     this.#name = name;
     this.#handlers = handlers;
+    this.#roots = roots;
   }
 
   /** Answers one request the worker handed over. */
@@ -96,6 +98,37 @@ export class ServerAnswers {
       if (answered.value.action !== "accept") return false;
     }
     return true;
+  }
+
+  /**
+   * The response to one input request of a 2026-07-28 `input_required`
+   * result, given by the same handlers as a legacy server's request (an
+   * elicitation in its turn); why none can be given, when it cannot.
+   */
+  async inputResponse(
+    request: JsonValue | undefined,
+    tool: string,
+  ): Promise<Result<JsonValue, string>> {
+    if (!isJsonObject(request) || typeof request.method !== "string") {
+      return err("it is not a request with a method");
+    }
+    const { method, params } = request;
+    if (method === "roots/list") {
+      const roots = this.#roots;
+      return roots === undefined
+        ? err("this client lists no roots")
+        : ok({ roots: roots.map((root) => ({ ...root })) });
+    }
+    if (method === "sampling/createMessage") {
+      const sampled = await this.#sample(params);
+      return sampled.ok ? sampled : err(sampled.error.message);
+    }
+    if (method !== "elicitation/create") return err(`this client does not answer ${method}`);
+    const turn = this.#turn.then(() => this.elicit(params, tool));
+    this.#turn = turn.catch(() => undefined);
+    const answered = await turn;
+    // A malformed question is still answered: the server hears it was not.
+    return ok(answered.ok ? answered.value : cancelled(answered.error.message));
   }
 
   /** Answers an elicitation (of a legacy request, or a modern input request) at once. */

@@ -67,6 +67,13 @@ export const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
  * that a flood costs neither memory nor a queue of questions.
  */
 export const MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
+/**
+ * The most rounds of a 2026-07-28 call whose result asks for input
+ * (`input_required`, answered by a retry carrying `inputResponses`): 10,
+ * all within the call's deadline; past it the call fails as
+ * `result_malformed`, saying so.
+ */
+export const MAX_INPUT_ROUNDS = 10;
 /** The most roots one server is told of (`roots/list`): 256. */
 export const MAX_ROOTS = 256;
 /** The most characters of a progress or task status message a caller is given: 500. */

@@ -61,6 +61,12 @@ export type TaskCallExtra = {
   tasks?: boolean;
 };
 
+/**
+ * What a result asks for before its request is made again (2026-07-28
+ * `input_required`): the server's requests by key, and the state to echo.
+ */
+export type InputRequired = { inputRequests: JsonObject; requestState?: string };
+
 /** Everything a client does differently in one protocol era. */
 export type EraCodec = {
   /** The era's name, as {@linkcode ServerInfo}'s `era` says it. */
@@ -90,6 +96,11 @@ export type EraCodec = {
   readonly refusesUnknown: boolean;
   /** The notification by which a server says its tools changed, when the era has one. */
   readonly toolsChanged: string | undefined;
+  /**
+   * The input a result asks for (a modern `resultType: "input_required"`),
+   * `undefined` for any other result; a legacy server asks by requests.
+   */
+  inputRequired(value: JsonValue): InputRequired | undefined;
   /** Checks a result's envelope (a modern result's `resultType` must be `complete`). */
   checkResult(method: string, value: JsonValue): Result<void, ProtocolFault>;
   /** How long a listing page says it stays fresh, in ms, when it says (modern `ttlMs`). */
@@ -161,6 +172,7 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
   serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  inputRequired: (): InputRequired | undefined => undefined,
   checkResult: (): Result<void, ProtocolFault> => ok(undefined),
   pageTtlMs: (): number | undefined => undefined,
   runsTasks(capabilities: JsonObject): boolean {
@@ -193,6 +205,14 @@ export const MODERN_ERA: EraCodec = Object.freeze({
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
   toolsChanged: undefined,
+  inputRequired(value: JsonValue): InputRequired | undefined {
+    if (!isJsonObject(value) || value.resultType !== "input_required") return undefined;
+    const requests = value.inputRequests;
+    const state = value.requestState;
+    const asked: InputRequired = { inputRequests: isJsonObject(requests) ? requests : {} };
+    if (typeof state === "string") asked.requestState = state;
+    return asked;
+  },
   checkResult: checkResultType,
   pageTtlMs(page: JsonValue): number | undefined {
     const ttl = isJsonObject(page) ? page.ttlMs : undefined;
