@@ -4344,9 +4344,11 @@ var HttpTransport = class {
   #reached = false;
   #notifier;
   #reissues = new Reissues();
+  #listen;
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
+    this.#listen = options.listen ?? false;
     this.#url = new URL(options.url);
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
@@ -4415,6 +4417,36 @@ var HttpTransport = class {
     }
     if (message.version !== void 0) return;
     await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
+    if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
+  }
+  /**
+   * Follows the session's own event stream, its messages delivered as any
+   * other; a server that offers none (405, or anything but a stream) is
+   * left alone, and the stream ends with the transport.
+   */
+  async #listenStream() {
+    const headers = this.#session.headers(void 0);
+    headers.set("Accept", "text/event-stream");
+    const signal = this.#all.signal;
+    const sent = await this.#send(this.#url, {
+      method: "GET",
+      headers,
+      signal
+    });
+    if (sent.kind !== "answer") return;
+    const response = sent.response;
+    if (response.status !== 200 || !isMediaType(response.headers.get("content-type"), "text/event-stream")) {
+      response.body?.cancel().catch(() => {
+      });
+      return;
+    }
+    await followStream(response.body, {
+      modern: false,
+      message: (data) => this.#deliverText(jsonOnOneLine(data)),
+      waiting: () => !this.#ended,
+      sleep: async (ms) => await sleepUnless(this.#clock, ms, signal) && !this.#ended,
+      resume: (lastEventId) => this.#session.resume(lastEventId, signal)
+    }).catch(() => void 0);
   }
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
@@ -6306,6 +6338,7 @@ var WorkerHost = class {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...message.remote.signIn === true ? {
           auth: this.#auth
         } : {}
