@@ -149,6 +149,7 @@ export {
   type RetirementEvidence,
   type RetirementReport,
   type ServerInfo,
+  type ServerRequestHandlers,
   SESSION_ENDS,
   type SessionEnd,
   START_METHODS,

@@ -144,7 +144,6 @@ export class ServerAnswers {
         mode: "form",
         message: asked.message,
         requestedSchema: asked.requestedSchema,
-        fields: asked.fields,
       }
       : {
         server: this.#name,

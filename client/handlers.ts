@@ -12,74 +12,77 @@
 
 import type { JsonObject, JsonValue } from "../codec/json.ts";
 import type { ContentBlock } from "../codec/protocol.ts";
-import type { CreateMessageRequest, ElicitField } from "../codec/server_requests.ts";
 import type { Root } from "../settings/server_spec.ts";
 
-/** What a server asks the user, in form mode or URL mode. */
-export type ElicitationRequest = {
-  /** The server that asks. */
-  server: string;
-  /** A form to fill in, or a URL for the user to visit. */
-  mode: "form" | "url";
-  /** What the server says to the user; server text, untrusted wherever it is shown. */
-  message: string;
-  /** The form's JSON Schema as the server sent it (form mode). */
-  requestedSchema?: JsonObject;
-  /** The form's fields, decoded (form mode): each flat and primitive. */
-  fields?: ElicitField[];
-  /** The URL to visit (URL mode). */
-  url?: string;
-  /** The server's name for this elicitation (URL mode). */
-  elicitationId?: string;
-  /** The tool whose call asked, when known. */
-  tool?: string;
-};
-
 /**
- * The user's answer: `accept` with the form's `content` (checked against
- * the schema, its defaults filled in for fields left out), `decline`, or
- * `cancel` (dismissed).
+ * What a client answers when its server asks, each given only when it can.
+ * The shapes are written out here (the root export holds a bounded number
+ * of names); {@linkcode ElicitationRequest} and the others name them.
  */
-export type ElicitationAnswer = {
-  action: "accept" | "decline" | "cancel";
-  /** The form's values, by field name (form mode, `accept` only). */
-  content?: Record<string, string | number | boolean | string[]>;
-};
-
-/** Answers an elicitation; a handler that throws is a `cancel` that names the error. */
-export type ElicitHandler = (request: ElicitationRequest) => Promise<ElicitationAnswer>;
-
-/** What a server asks the harness's model: its `sampling/createMessage` params, and who asks. */
-export type SamplingRequest = CreateMessageRequest & {
-  /** The server that asks. */
-  server: string;
-};
-
-/** The model's answer to a sampling request. */
-export type SamplingAnswer = {
-  role: "user" | "assistant";
-  /** One block, or several (a tool use among them, 2025-11-25). */
-  content: ContentBlock | ContentBlock[] | JsonValue;
-  /** The model that answered. */
-  model: string;
-  /** Why it stopped (`endTurn`, `stopSequence`, `maxTokens`, `toolUse`, or its own). */
-  stopReason?: string;
-};
-
-/** Answers a sampling request; a handler that throws refuses it, naming the error. */
-export type SampleHandler = (request: SamplingRequest) => Promise<SamplingAnswer>;
-
-/** What a client answers when its server asks, each given only when it can. */
 export type ServerRequestHandlers = {
-  /** Answers elicitations; the `elicitation` capability is declared only when given. */
-  onElicit?: ElicitHandler;
-  /** Answers sampling requests; the `sampling` capability is declared only when given. */
-  onSample?: SampleHandler;
   /**
-   * The roots listed to every server whose spec has none of its own; the
-   * `roots` capability is declared only when a server has roots.
+   * Answers an elicitation: a form to fill in (`requestedSchema`) or a URL
+   * for the user to visit, asked by `server`, during a call to `tool` when
+   * known; server text, untrusted wherever it is shown. `accept` carries
+   * the form's values (checked against the schema, its defaults filled in
+   * for fields left out). The `elicitation` capability is declared only
+   * when given; a handler that throws is a `cancel` that names the error.
    */
-  roots?: readonly Root[];
+  onElicit?: (request: {
+    server: string;
+    mode: "form" | "url";
+    message: string;
+    requestedSchema?: JsonObject;
+    url?: string;
+    elicitationId?: string;
+    tool?: string;
+  }) => Promise<{
+    action: "accept" | "decline" | "cancel";
+    content?: Record<string, string | number | boolean | string[]>;
+  }>;
+  /**
+   * Answers a sampling request: the server's `sampling/createMessage`
+   * params (tools among them, 2025-11-25) and who asks; the answer is the
+   * model's message. The `sampling` capability is declared only when given;
+   * a handler that throws refuses the request, naming the error.
+   */
+  onSample?: (request: {
+    server: string;
+    messages: { role: "user" | "assistant"; content: ContentBlock | ContentBlock[] }[];
+    maxTokens: number;
+    systemPrompt?: string;
+    includeContext?: "none" | "thisServer" | "allServers";
+    temperature?: number;
+    stopSequences?: string[];
+    modelPreferences?: JsonValue;
+    metadata?: JsonValue;
+    tools?: JsonValue;
+    toolChoice?: JsonValue;
+  }) => Promise<{
+    role: "user" | "assistant";
+    content: ContentBlock | ContentBlock[] | JsonValue;
+    model: string;
+    stopReason?: string;
+  }>;
+  /**
+   * The roots listed to every server whose spec has none of its own, each
+   * a `file:` URI; the `roots` capability is declared only when a server
+   * has roots.
+   */
+  roots?: readonly { uri: string; name?: string }[];
 };
+
+/** Answers an elicitation (`ServerRequestHandlers.onElicit`). */
+export type ElicitHandler = NonNullable<ServerRequestHandlers["onElicit"]>;
+/** What a server asks the user, in form mode or URL mode. */
+export type ElicitationRequest = Parameters<ElicitHandler>[0];
+/** The user's answer to an elicitation. */
+export type ElicitationAnswer = Awaited<ReturnType<ElicitHandler>>;
+/** Answers a sampling request (`ServerRequestHandlers.onSample`). */
+export type SampleHandler = NonNullable<ServerRequestHandlers["onSample"]>;
+/** What a server asks the harness's model: its `sampling/createMessage` params, and who asks. */
+export type SamplingRequest = Parameters<SampleHandler>[0];
+/** The model's answer to a sampling request. */
+export type SamplingAnswer = Awaited<ReturnType<SampleHandler>>;
 
 export type { Root };

@@ -90,7 +90,7 @@ export type SpecCommon = {
    * `file:` URI; the client declares the `roots` capability only when given
    * (here, or by `boot` and `Census.prepare` for every server with none).
    */
-  roots?: readonly Root[];
+  roots?: readonly { uri: string; name?: string }[];
 };
 
 /** One root a client tells a server of: a `file:` URI, and what a person calls it. */

@@ -88,7 +88,7 @@ Deno.test("an elicitation is answered by onElicit, its form's defaults filled in
     });
     assert.equal(seen[0]?.server, "asker");
     assert.equal(seen[0]?.mode, "form");
-    assert.deepEqual(seen[0]?.fields?.map((field) => field.name), ["name", "color", "age"]);
+    assert.deepEqual(seen[0]?.requestedSchema, FORM.requestedSchema);
   });
 });
 
