@@ -172,6 +172,7 @@ export {
   type RetirementEvidence,
   type RetirementReport,
   type ServerInfo,
+  type ServerRequestHandlers,
   SESSION_ENDS,
   type SessionEnd,
   START_METHODS,

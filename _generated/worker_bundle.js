@@ -557,6 +557,33 @@ var isAuthAnswer = (function isAuthAnswer(value) {
   const { kind, message, authorizationUrl, issuer } = value.error;
   return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
 });
+var clientCapabilities = (function clientCapabilities(served) {
+  const capabilities = {};
+  if (served.elicit) capabilities.elicitation = {
+    form: {},
+    url: {}
+  };
+  if (served.sample) capabilities.sampling = {
+    tools: {}
+  };
+  if (served.roots !== null) capabilities.roots = {
+    listChanged: false
+  };
+  return capabilities;
+});
+var isServerAnswer = (function isServerAnswer(value) {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return "value" in value;
+  if (value.ok !== false || !isRecord(value.error)) return false;
+  const { code, message } = value.error;
+  return Number.isSafeInteger(code) && isString(message);
+});
+var isServedRequests = (function isServedRequests(value) {
+  if (!isRecord(value)) return false;
+  if (typeof value.elicit !== "boolean" || typeof value.sample !== "boolean") return false;
+  const roots = value.roots;
+  return roots === null || Array.isArray(roots) && roots.every((root) => isJsonObject(root) && isString(root.uri) && (root.name === void 0 || isString(root.name)));
+});
 var decodeRequests = (function decodeRequests(batch) {
   const requests = [];
   for (const line of batch.split("\n")) {
@@ -613,6 +640,8 @@ var decodeStart = (function decodeStart(data) {
   if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
     return err("rings are not two rings' shared memory");
   }
+  const served = data.served;
+  if (!isServedRequests(served)) return err("served is not what a client serves");
   return ok({
     kind: "start",
     name,
@@ -632,6 +661,13 @@ var decodeStart = (function decodeStart(data) {
       ...versions
     ],
     remote,
+    served: {
+      elicit: served.elicit,
+      sample: served.sample,
+      roots: served.roots === null ? null : served.roots.map((root) => ({
+        ...root
+      }))
+    },
     rings: {
       requests: rings.requests,
       answers: rings.answers
@@ -744,7 +780,9 @@ var decodeReply = (function decodeReply(data) {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
   if (isDrain(value)) return ok(encodeAskReply(ticket, value));
-  if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
+  if (!isAuthAnswer(value) && !isServerAnswer(value)) {
+    return err("the answer is neither a drain verdict, credentials nor a server's answer");
+  }
   return ok(encodeAskReply(ticket, structuredClone(value)));
 });
 var encodeFreshCredentials = (function encodeFreshCredentials(credentials) {
@@ -786,10 +824,12 @@ var progressOf = (function progressOf(params) {
   if (message !== void 0) progress.message = message;
   return progress;
 });
-var requestMeta = (function requestMeta(version, clientInfo) {
+var requestMeta = (function requestMeta(version, clientInfo, capabilities = {}) {
   return {
     [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_CAPABILITIES]: {
+      ...capabilities
+    },
     [META_CLIENT_INFO]: {
       ...clientInfo
     }
@@ -816,10 +856,7 @@ var checkResultType = (function checkResultType(method, value) {
     return invalid2(`${where}: it is ${describeValue(value)}, not an object`);
   }
   const type = value.resultType;
-  if (type === "complete") return ok(void 0);
-  if (type === void 0) {
-    return invalid2(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
-  }
+  if (type === "complete" || type === void 0) return ok(void 0);
   if (type === "input_required") {
     return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
   }
@@ -856,6 +893,12 @@ var decodeDiscoverResult = (function decodeDiscoverResult(value) {
   if (info !== void 0) result.serverInfo = info;
   if (typeof value.instructions === "string") result.instructions = value.instructions;
   return ok(result);
+});
+var undeclared = (function undeclared(method, capability) {
+  return Promise.resolve(err({
+    code: METHOD_NOT_FOUND,
+    message: `Method not found: this client declared no "${capability}" capability (${method})`
+  }));
 });
 var httpFailure = (function httpFailure(message, http) {
   return http === void 0 ? {
@@ -1004,6 +1047,15 @@ var encodeSettled = (function encodeSettled(ticket, outcome) {
 var renderAnswers = (function renderAnswers(tickets, ids, lines) {
   return `${tickets.join(",")} ${ids.join(",")}
 ${lines}`;
+});
+var encodeServerRequestAsk = (function encodeServerRequestAsk(ticket, request, params) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "server_request",
+    request,
+    params
+  };
 });
 var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
   return {
@@ -2026,10 +2078,12 @@ var notAnMcpServer = (function notAnMcpServer(name, line, how, method = "initial
 var stderrTailOf = (function stderrTailOf(control) {
   return control.kind === "process" ? control.process.stderrTail() : "";
 });
-var initializeParams = (function initializeParams(clientInfo, version) {
+var initializeParams = (function initializeParams(clientInfo, version, capabilities = {}) {
   return frameText({
     protocolVersion: version,
-    capabilities: {},
+    capabilities: {
+      ...capabilities
+    },
     clientInfo: {
       ...clientInfo
     }
@@ -2262,6 +2316,7 @@ var attempt = (async function attempt(io, at) {
   const ran = await runPlan(at.plan, {
     name: io.name,
     clientInfo: io.clientInfo,
+    capabilities: io.capabilities,
     connectTimeoutMs: at.connectTimeoutMs,
     priorAttempts: at.priorAttempts,
     remaining: () => Math.max(0, at.deadlineAt - io.now()),
@@ -2336,7 +2391,7 @@ var runPlan = (async function runPlan(plan, io) {
   const modern = plan.modern[0];
   if (modern !== void 0) {
     const probe = (version2) => frameText({
-      _meta: requestMeta(version2, io.clientInfo)
+      _meta: requestMeta(version2, io.clientInfo, io.capabilities)
     });
     let timeoutMs2 = probeDeadline(plan, io.remaining());
     let answer2 = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs2);
@@ -2363,7 +2418,7 @@ var runPlan = (async function runPlan(plan, io) {
   }
   const timeoutMs = io.remaining();
   const version = plan.legacy[0] ?? "";
-  const answer = await io.request("initialize", initializeParams(io.clientInfo, version), timeoutMs);
+  const answer = await io.request("initialize", initializeParams(io.clientInfo, version, io.capabilities), timeoutMs);
   const judged = judgeInitialize(answer, plan, context(io.connectTimeoutMs));
   if (!judged.ok) {
     return {
@@ -2645,6 +2700,16 @@ var RingReader = class extends Ring {
 
 
 
+// client/thread/asked.ts
+var SERVES_NONE = Object.freeze({
+  elicit: false,
+  sample: false,
+  roots: null
+});
+
+
+
+
 // client/thread/to_worker.ts
 var REQUEST_METHODS = [
   "tools/call",
@@ -2732,6 +2797,30 @@ var TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
 // client/thread/era.ts
 var META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 var NO_REQUESTS = /* @__PURE__ */ new Map();
+var METHOD_NOT_FOUND = -32601;
+
+var LEGACY_REQUESTS = /* @__PURE__ */ new Map([
+  [
+    "elicitation/create",
+    (params, context) => context.served.elicit ? context.ask("elicitation/create", params) : undeclared("elicitation/create", "elicitation")
+  ],
+  [
+    "sampling/createMessage",
+    (params, context) => context.served.sample ? context.ask("sampling/createMessage", params) : undeclared("sampling/createMessage", "sampling")
+  ],
+  [
+    "roots/list",
+    (_params, context) => {
+      const roots = context.served.roots;
+      if (roots === null) return undeclared("roots/list", "roots");
+      return Promise.resolve(ok({
+        roots: roots.map((root) => ({
+          ...root
+        }))
+      }));
+    }
+  ]
+]);
 var LEGACY_ERA = Object.freeze({
   name: "legacy",
   startMethod: "initialize",
@@ -2745,9 +2834,10 @@ var LEGACY_ERA = Object.freeze({
     unsubscribe: "resources/unsubscribe"
   }),
   wireMethod: (method) => method,
-  serverRequests: NO_REQUESTS,
+  serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  inputRequired: () => void 0,
   checkResult: () => ok(void 0),
   pageTtlMs: () => void 0,
   runsTasks(capabilities) {
@@ -2766,8 +2856,8 @@ var LEGACY_ERA = Object.freeze({
 var MODERN_ERA = Object.freeze({
   name: "modern",
   startMethod: DISCOVER_METHOD,
-  open(to, version, clientInfo, logLevel) {
-    const meta = requestMeta(version, clientInfo);
+  open(to, version, clientInfo, capabilities, logLevel) {
+    const meta = requestMeta(version, clientInfo, capabilities);
     if (logLevel !== void 0) meta[META_LOG_LEVEL] = logLevel;
     to.envelope(meta);
   },
@@ -2788,6 +2878,16 @@ var MODERN_ERA = Object.freeze({
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
   toolsChanged: void 0,
+  inputRequired(value) {
+    if (!isJsonObject(value) || value.resultType !== "input_required") return void 0;
+    const requests = value.inputRequests;
+    const state = value.requestState;
+    const asked = {
+      inputRequests: isJsonObject(requests) ? requests : {}
+    };
+    if (typeof state === "string") asked.requestState = state;
+    return asked;
+  },
   checkResult: checkResultType,
   pageTtlMs(page) {
     const ttl = isJsonObject(page) ? page.ttlMs : void 0;
@@ -2833,6 +2933,7 @@ var REFUSED_BY_CLIENT = "client";
 
 
 // client/thread/from_worker.ts
+
 
 
 
@@ -3123,6 +3224,7 @@ var STDERR_TAIL_BYTES = 64 * 1024;
 var MAX_TIMEOUT_MS = 2 ** 31 - 1;
 var MAX_LISTING_BYTES = 16 * 1024 * 1024;
 var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+var MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
 var TASK_POLL_DEFAULT_MS = 1e3;
 var TASK_POLL_MIN_MS = 100;
 var TASK_POLL_MAX_MS = 6e4;
@@ -4426,9 +4528,11 @@ var HttpTransport = class {
   #reissues = new Reissues();
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
+  #listen;
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
+    this.#listen = options.listen ?? false;
     this.#url = new URL(options.url);
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
@@ -4498,6 +4602,36 @@ var HttpTransport = class {
     }
     if (message.version !== void 0) return;
     await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
+    if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
+  }
+  /**
+   * Follows the session's own event stream, its messages delivered as any
+   * other; a server that offers none (405, or anything but a stream) is
+   * left alone, and the stream ends with the transport.
+   */
+  async #listenStream() {
+    const headers = this.#session.headers(void 0);
+    headers.set("Accept", "text/event-stream");
+    const signal = this.#all.signal;
+    const sent = await this.#send(this.#url, {
+      method: "GET",
+      headers,
+      signal
+    });
+    if (sent.kind !== "answer") return;
+    const response = sent.response;
+    if (response.status !== 200 || !isMediaType(response.headers.get("content-type"), "text/event-stream")) {
+      response.body?.cancel().catch(() => {
+      });
+      return;
+    }
+    await followStream(response.body, {
+      modern: false,
+      message: (data) => this.#deliverText(jsonOnOneLine(data)),
+      waiting: () => !this.#ended,
+      sleep: async (ms) => await sleepUnless(this.#clock, ms, signal) && !this.#ended,
+      resume: (lastEventId) => this.#session.resume(lastEventId, signal)
+    }).catch(() => void 0);
   }
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
@@ -4849,7 +4983,7 @@ var HttpAuth = class {
 
 
 // codec/jsonrpc.ts
-var METHOD_NOT_FOUND = -32601;
+var METHOD_NOT_FOUND2 = -32601;
 
 
 
@@ -5225,7 +5359,7 @@ var LineWriter = class {
       return;
     }
     this.#write(frameText(encodeError(id, {
-      code: METHOD_NOT_FOUND,
+      code: METHOD_NOT_FOUND2,
       message: `Method not found: this client serves no requests (${method.slice(0, 100)})`
     })));
   }
@@ -5277,6 +5411,17 @@ var LineRouter = class {
 
 // client/worker/_connection.ts
 var EXIT_AFTER_EOF_GRACE_MS = 50;
+var INTERNAL_ERROR = -32603;
+var SERVE_NONE = {
+  served: SERVES_NONE,
+  ask: () => Promise.resolve({
+    ok: false,
+    error: {
+      code: INTERNAL_ERROR,
+      message: "unserved"
+    }
+  })
+};
 var Connection = class {
   #transport;
   #name;
@@ -5284,6 +5429,9 @@ var Connection = class {
   #ended;
   #toolsChanged;
   #notified;
+  #served;
+  /** The server's requests being answered now. */
+  #serving = 0;
   #exit;
   #retirement;
   #pending;
@@ -5304,6 +5452,7 @@ var Connection = class {
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
     this.#notified = options.notified;
+    this.#served = options.served ?? SERVE_NONE;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -5370,14 +5519,14 @@ var Connection = class {
    * the era opens it (`EraCodec.open`), and decides from now on what is
    * written and how the server's messages are answered.
    */
-  begin(era, version, clientInfo, logLevel) {
+  begin(era, version, clientInfo, capabilities, logLevel) {
     this.#starting = false;
     this.#era = era;
     const writer = this.#writer;
     era.open({
       envelope: (meta) => writer.envelope(meta),
       notify: (method) => writer.notification(method)
-    }, version, clientInfo, logLevel);
+    }, version, clientInfo, capabilities, logLevel);
   }
   /**
    * Sends one request whose parameters are compact JSON of an object (text,
@@ -5490,7 +5639,16 @@ var Connection = class {
       if (era === void 0 || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    void handler(params).then((answer) => {
+    if (this.#serving >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+      this.#write(frameText(encodeError(id, {
+        code: INTERNAL_ERROR,
+        message: `Too many requests at once: this client answers at most ${MAX_SERVER_REQUESTS_IN_FLIGHT} (${method.slice(0, 100)})`
+      })));
+      return;
+    }
+    this.#serving++;
+    void handler(params, this.#served).then((answer) => {
+      this.#serving--;
       if (this.#closed) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
       this.#write(frameText(reply));
@@ -5555,6 +5713,8 @@ var ClientMachine = class {
   #onToolsChanged;
   #onNotification;
   #logLevel;
+  #served;
+  #capabilities;
   #state = "parked";
   #connection;
   #launches = 0;
@@ -5576,6 +5736,8 @@ var ClientMachine = class {
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
     this.#logLevel = options.logLevel;
+    this.#served = options.served;
+    this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
   }
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
   get era() {
@@ -5715,6 +5877,7 @@ var ClientMachine = class {
     const started = await startSession({
       name: this.#name,
       clientInfo: this.#clientInfo,
+      capabilities: this.#capabilities,
       plan: this.#plan,
       connectTimeoutMs: this.#connectTimeoutMs,
       retirementTimeoutMs: this.#retirementTimeoutMs,
@@ -5727,7 +5890,7 @@ var ClientMachine = class {
     });
     if (started.ok) {
       this.#era = started.era;
-      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo, this.#logLevel);
+      this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo, this.#capabilities, this.#logLevel);
       this.#setState("ready");
       return ok(started.info);
     }
@@ -5756,6 +5919,9 @@ var ClientMachine = class {
       },
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
+      },
+      ...this.#served === void 0 ? {} : {
+        served: this.#served
       }
     });
     this.#connection = connection;
@@ -6416,12 +6582,32 @@ var WorkerHost = class {
       onNotification: (method, params) => this.#notified(method, params),
       ...message.logLevel === void 0 ? {} : {
         logLevel: message.logLevel
-      }
+      },
+      served: this.#served(message)
     });
     this.#machine = machine;
     const outcome = await machine.connect();
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value) : outcome));
+  }
+  /**
+   * What the server's requests are answered with: roots from the start,
+   * elicitation and sampling by the main thread's handlers, asked at once.
+   */
+  #served(message) {
+    return {
+      served: message.served,
+      ask: async (method, params) => {
+        const answer = await this.#askNow((ticket) => encodeServerRequestAsk(ticket, method, params ?? null));
+        return isServerAnswer(answer) ? answer : {
+          ok: false,
+          error: {
+            code: -32603,
+            message: `The client could not answer ${method}`
+          }
+        };
+      }
+    };
   }
   /** Retires the server; answered once the start has been (its cleanup may be this retirement). */
   #retire(timeoutMs) {
@@ -6452,6 +6638,7 @@ var WorkerHost = class {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...message.remote.signIn === true ? {
           auth: this.#auth
         } : {}

@@ -26,6 +26,7 @@ export const CATALOG_KEYS: Readonly<Record<SpecKey, string>> = {
   resultCheck: "result_check",
   logLevel: "log_level",
   restart: "restart",
+  roots: "roots",
 };
 
 // A spec's problem, said of the entry's key (a sign-in setting's, in the catalog's spelling).

@@ -1,20 +1,25 @@
 // Private to client/: the answers to what a client's worker asks of the main
 // thread, on tickets of its own: group signals and drain checks a
 // least-privilege worker cannot do (`client/custody/`), and a remote server's
-// credentials, which only the main thread's sign-in holds (`_sign_in.ts`).
+// credentials, which only the main thread's sign-in holds (`_sign_in.ts`), and
+// the answers to a server's requests, which the harness's handlers give
+// (`_answers.ts`).
 
 import type { AuthAnswer } from "./thread/auth.ts";
 import type { Drain } from "./thread/evidence.ts";
 import type { WorkerAsk } from "./thread/from_worker.ts";
 import type { Custody } from "./custody/custody.ts";
 import type { SignIn } from "./_sign_in.ts";
+import type { ServerAnswers } from "./_answers.ts";
+import type { ServerAnswer } from "./thread/asked.ts";
 
 /** The answer to one ask: at once for a signal, later for a drain check or credentials. */
 export function answerAsk(
   ask: WorkerAsk,
   custody: Custody,
   signIn: SignIn | undefined,
-): Drain | Promise<Drain | AuthAnswer> {
+  answers: ServerAnswers,
+): Drain | Promise<Drain | AuthAnswer | ServerAnswer> {
   switch (ask.method) {
     case "signal":
       return custody.signal(ask.pid, ask.signal);
@@ -23,6 +28,8 @@ export function answerAsk(
     case "credentials":
     case "challenge":
       return signIn?.answer(ask) ?? Promise.resolve(noSignIn());
+    case "server_request":
+      return answers.answer(ask.request, ask.params);
   }
 }
 

@@ -53,6 +53,8 @@ import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
 import { answerAsk } from "./_asks.ts";
 import type { SignIn } from "./_sign_in.ts";
+import type { ServerAnswers } from "./_answers.ts";
+import type { ServedRequests } from "./thread/asked.ts";
 import type { WorkerPermissions } from "./permissions.ts";
 import type { Generations } from "./supervisor.ts";
 
@@ -79,6 +81,10 @@ export type GenerationHost = {
   logLevel: LogLevel | undefined;
   /** The server told a notice (a log message, a resource's update, a list's change). */
   notice(notice: Notice): void;
+  /** What the server's requests are answered with, and so the capabilities declared. */
+  served: ServedRequests;
+  /** The answers to the server's requests, by the harness's handlers. */
+  answers: ServerAnswers;
 };
 
 /** One start of a server, in its own worker. */
@@ -170,6 +176,7 @@ export class Generation {
     const signIn = this.#host.signIn;
     const start = startMessage(spec, connectTimeoutMs, retirementTimeoutMs, link.rings, {
       signIn: signIn !== undefined,
+      served: this.#host.served,
       ...(this.#host.logLevel === undefined ? {} : { logLevel: this.#host.logLevel }),
     });
     // Last, so that no pair of the spec's can take it away: its descendants are known by it.
@@ -347,7 +354,7 @@ export class Generation {
 
   /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
-    const answer = answerAsk(ask, this.#custody, this.#host.signIn);
+    const answer = answerAsk(ask, this.#custody, this.#host.signIn, this.#host.answers);
     if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ask.ticket, answer));
     void answer.then((value) => this.#post(encodeAskReply(ask.ticket, value)));
   }

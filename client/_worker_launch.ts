@@ -2,6 +2,7 @@
 // built on the main thread, and its permissions.
 
 import { encodeStart, type StartMessage, type StartRings } from "./thread/to_worker.ts";
+import { type ServedRequests, SERVES_NONE } from "./thread/asked.ts";
 import {
   CHILD_ENV_DEFAULTS,
   ENV_ALLOWLIST,
@@ -54,7 +55,7 @@ export function startMessage(
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
-  options: { signIn?: boolean; logLevel?: LogLevel } = {},
+  options: { signIn?: boolean; logLevel?: LogLevel; served?: ServedRequests } = {},
 ): StartMessage {
   const signIn = options.signIn ?? false;
   const spec = withDefaults(given);
@@ -66,6 +67,7 @@ export function startMessage(
     era: spec.era ?? "auto",
     versions: spec.versions === undefined ? null : [...spec.versions],
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+    served: options.served ?? SERVES_NONE,
   };
   if (isRemote(spec)) {
     return encodeStart({

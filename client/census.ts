@@ -22,34 +22,39 @@ import {
   type ServerSpec,
 } from "../settings/mod.ts";
 import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
+import type { ServerRequestHandlers } from "./handlers.ts";
+import { checkHandlers } from "./_answers.ts";
 
 /** Options of {@linkcode Census.prepare}. */
-export type CensusOptions = {
-  /**
-   * How client workers run. `"auto"` (the default) grants least privilege
-   * when Deno was started with `--unstable-worker-options` on its command
-   * line and inherits otherwise; `"least"` insists (only when the flag or
-   * the `"worker-options"` unstable feature of deno.json is on: without it
-   * Deno exits the process); `"inherit"` never restricts.
-   */
-  permissions?: "auto" | WorkerPermissions;
-  /** Default deadline of each client's retirement, in milliseconds. */
-  retirementTimeoutMs?: number;
-  /**
-   * The sign-in settings of every remote server whose spec has no `oauth` of
-   * its own (each server gets a sign-in of its own, with these settings);
-   * none when absent.
-   */
-  oauth?: OAuthSettings;
-  /**
-   * Where the sign-ins keep their tokens: one store for every server; a
-   * `FileTokenStore` in the user's config folder (`$XDG_CONFIG_HOME/loom-mcp/`
-   * or `~/.config/loom-mcp/`, files of mode 0600) when absent.
-   */
-  tokenStore?: TokenStore;
-  /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
-  optionalTasks?: boolean;
-} & LogOptions;
+export type CensusOptions =
+  & {
+    /**
+     * How client workers run. `"auto"` (the default) grants least privilege
+     * when Deno was started with `--unstable-worker-options` on its command
+     * line and inherits otherwise; `"least"` insists (only when the flag or
+     * the `"worker-options"` unstable feature of deno.json is on: without it
+     * Deno exits the process); `"inherit"` never restricts.
+     */
+    permissions?: "auto" | WorkerPermissions;
+    /** Default deadline of each client's retirement, in milliseconds. */
+    retirementTimeoutMs?: number;
+    /**
+     * The sign-in settings of every remote server whose spec has no `oauth` of
+     * its own (each server gets a sign-in of its own, with these settings);
+     * none when absent.
+     */
+    oauth?: OAuthSettings;
+    /**
+     * Where the sign-ins keep their tokens: one store for every server; a
+     * `FileTokenStore` in the user's config folder (`$XDG_CONFIG_HOME/loom-mcp/`
+     * or `~/.config/loom-mcp/`, files of mode 0600) when absent.
+     */
+    tokenStore?: TokenStore;
+    /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
+    optionalTasks?: boolean;
+  }
+  & LogOptions
+  & ServerRequestHandlers;
 
 /** Every client's retirement outcome, and whether all were confirmed. */
 export type RetirementReport = {
@@ -137,6 +142,13 @@ export class Census {
       throw oauth.kind === "out_of_range" ? new RangeError(message) : new TypeError(message);
     }
     const signIn = options.oauth === undefined ? {} : { oauth: options.oauth };
+    checkHandlers(options, "Cannot prepare a census");
+    const { onElicit, onSample, roots } = options;
+    const handlers: ServerRequestHandlers = {
+      ...(onElicit === undefined ? {} : { onElicit }),
+      ...(onSample === undefined ? {} : { onSample }),
+      ...(roots === undefined ? {} : { roots }),
+    };
     // One store for every sign-in, made only when a server signs in.
     let tokenStore = options.tokenStore;
     const storeFor = (spec: ServerSpec) => {
@@ -161,6 +173,7 @@ export class Census {
           permissions,
           retirementTimeoutMs,
           ...signIn,
+          ...handlers,
           ...storeFor(spec),
           ...(options.optionalTasks === undefined ? {} : { optionalTasks: options.optionalTasks }),
           ...logs,

@@ -27,8 +27,9 @@
 
 import { compactJson, isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { ok, type Result } from "../codec/result.ts";
-import type { ClientError, StartError } from "./thread/outcomes.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import { callTimedOut, type ClientError, type StartError } from "./thread/outcomes.ts";
+import type { InputRequired } from "./thread/era.ts";
 import type { RetirementError, RetirementEvidence } from "./thread/evidence.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
 import type { ClientState } from "./thread/state.ts";
@@ -37,6 +38,7 @@ import { ByteTail } from "./transport/stdio/tail.ts";
 import {
   callDeadlineMs,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
+  MAX_INPUT_ROUNDS,
   MAX_TIMEOUT_MS,
   type OAuthSettings,
   type ServerSpec,
@@ -49,7 +51,7 @@ import type { ToolListing } from "./tool_listing.ts";
 import { type SignIn, signInOf } from "./_sign_in.ts";
 import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
 import type { Decode } from "./_tickets.ts";
-import { followOf } from "./_progress.ts";
+import { type Follow, followOf } from "./_progress.ts";
 import { type TaskSupport, taskTools } from "./tasks.ts";
 import { Generation } from "./_generation.ts";
 import {
@@ -94,23 +96,29 @@ import {
   type ResourceDescriptor,
   type ResourceTemplateDescriptor,
 } from "../codec/resource_lists.ts";
+import type { ServerRequestHandlers } from "./handlers.ts";
+import { checkHandlers, servedBy, ServerAnswers, URL_ELICITATION_REQUIRED } from "./_answers.ts";
+import type { ServedRequests } from "./thread/asked.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
 
 /** Options of a {@linkcode Client}. */
-export type ClientOptions = {
-  /** How its worker runs; `"inherit"` by default. */
-  permissions?: WorkerPermissions;
-  /** Default deadline of `retire`, and of the cleanup after a failed start. */
-  retirementTimeoutMs?: number;
-  /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
-  optionalTasks?: boolean;
-  /** The sign-in of a remote server whose spec has no `oauth` of its own. */
-  oauth?: OAuthSettings;
-  /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
-  tokenStore?: TokenStore;
-} & LogOptions;
+export type ClientOptions =
+  & {
+    /** How its worker runs; `"inherit"` by default. */
+    permissions?: WorkerPermissions;
+    /** Default deadline of `retire`, and of the cleanup after a failed start. */
+    retirementTimeoutMs?: number;
+    /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
+    optionalTasks?: boolean;
+    /** The sign-in of a remote server whose spec has no `oauth` of its own. */
+    oauth?: OAuthSettings;
+    /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
+    tokenStore?: TokenStore;
+  }
+  & LogOptions
+  & ServerRequestHandlers;
 
 /** Options of one call. */
 export type CallOptions = {
@@ -173,6 +181,10 @@ const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
       : page;
   },
 };
+/** One round of a call that may ask for input: its result, or what it asks. */
+type CallRound =
+  | { kind: "complete"; result: CallToolResult }
+  | { kind: "input"; asked: InputRequired };
 
 /** A ping's answer, whatever its result. */
 const PONG: Decode<void> = () => ok(undefined);
@@ -219,6 +231,8 @@ export class Client {
   #onLog: ((entry: LogEntry) => void) | undefined;
   #logLevel: LogOptions["logLevel"];
   #subscriptions = new Set<{ uri: string; onUpdated: (uri: string) => void }>();
+  #served: ServedRequests;
+  #answers: ServerAnswers;
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -237,6 +251,9 @@ export class Client {
     const logs = checkLogOptions(options, `Cannot create client ${JSON.stringify(spec.name)}`);
     this.#onLog = logs.onLog;
     this.#logLevel = spec.logLevel ?? logs.logLevel;
+    checkHandlers(options, `Cannot create client "${spec.name}"`);
+    this.#served = servedBy(options, spec.roots ?? options.roots);
+    this.#answers = new ServerAnswers(this.name, options, spec.roots ?? options.roots);
     if (spec.restart !== undefined) {
       this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
         retireDead: () => this.#generation.retireDead(),
@@ -265,6 +282,8 @@ export class Client {
       toolsChanged: () => this.#toolWatchers.tell(),
       logLevel: this.#logLevel,
       notice: (notice) => this.#noticed(notice),
+      served: this.#served,
+      answers: this.#answers,
     });
   }
 
@@ -402,15 +421,91 @@ export class Client {
     const task = support === "required" ||
       (support === "optional" && (options.task ?? this.#optionalTasks));
     const follow = followOf(options, task);
-    return this.#generation.request(
-      "tools/call",
-      params,
-      timeoutMs,
-      options.signal,
-      this.#decodeCall,
-      follow,
-    );
+    // A task's input arrives by its status, not by its result.
+    const send = task
+      ? () =>
+        this.#generation.request(
+          "tools/call",
+          params,
+          timeoutMs,
+          options.signal,
+          this.#decodeCall,
+          follow,
+        )
+      : () => this.#callRounds(name, params, timeoutMs, options.signal, follow);
+    if (!this.#served.elicit) return send();
+    return send().then(async (called) => {
+      // A server that needs the user to visit a URL first says so (-32042):
+      // once onElicit accepted every one, the call is made once more.
+      if (called.ok || called.error.kind !== "server_error") return called;
+      const error = called.error.error;
+      if (error.code !== URL_ELICITATION_REQUIRED) return called;
+      return await this.#answers.satisfyUrlRequired(error.data, name) ? send() : called;
+    });
   }
+
+  /**
+   * A call whose result may ask for input (2026-07-28 `input_required`):
+   * each input request answered by the handlers, the call made again with
+   * the `inputResponses` and the echoed `requestState` (a new request, so a
+   * new JSON-RPC id), at most `MAX_INPUT_ROUNDS` rounds, all within the
+   * call's deadline.
+   */
+  async #callRounds(
+    tool: string,
+    params: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    follow: Follow | undefined,
+  ): Promise<Result<CallToolResult, ClientError>> {
+    const started = performance.now();
+    let sent = params;
+    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
+      const left = Math.ceil(timeoutMs - (performance.now() - started));
+      if (left <= 0) return err(callTimedOut(this.name, "tools/call", timeoutMs, false));
+      const answered = await this.#generation.request(
+        "tools/call",
+        sent,
+        left,
+        signal,
+        this.#decodeRound,
+        follow,
+      );
+      if (!answered.ok) return answered;
+      const value = answered.value;
+      if (value.kind === "complete") return ok(value.result);
+      const responses: JsonObject = {};
+      for (const [key, request] of Object.entries(value.asked.inputRequests)) {
+        const response = await this.#answers.inputResponse(request, tool);
+        if (!response.ok) {
+          return err({
+            kind: "result_malformed",
+            method: "tools/call",
+            message: `Cannot answer input request ${JSON.stringify(key)} of server ` +
+              `"${this.name}": ${response.error}`,
+          });
+        }
+        responses[key] = response.value;
+      }
+      const extra: JsonObject = { inputResponses: responses };
+      if (value.asked.requestState !== undefined) extra.requestState = value.asked.requestState;
+      sent = `${params.slice(0, -1)},${compactJson(extra).slice(1)}`;
+    }
+    return err({
+      kind: "result_malformed",
+      method: "tools/call",
+      message: `Server "${this.name}" still asked for input after ${MAX_INPUT_ROUNDS} rounds ` +
+        `of tool ${JSON.stringify(tool)}; the call is given up`,
+    });
+  }
+
+  // Decodes one round of a call that may ask for input.
+  #decodeRound = (value: JsonValue): Result<CallRound, ClientError> => {
+    const asked = this.#generation.era.inputRequired(value);
+    if (asked !== undefined) return ok({ kind: "input", asked });
+    const decoded = this.#decodeCall(value);
+    return decoded.ok ? ok({ kind: "complete", result: decoded.value }) : decoded;
+  };
 
   // Decodes a tools/call result in the step that settles the call.
   #decodeCall = (value: JsonValue) => decodeCallResult(this.name, value, this.#generation.era);

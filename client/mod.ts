@@ -38,6 +38,14 @@ export type {
   ResourceDescriptor,
   ResourceTemplateDescriptor,
 } from "../codec/resource_lists.ts";
+export * from "./handlers.ts";
+export {
+  type CreateMessageRequest,
+  type ElicitChoice,
+  type ElicitField,
+  type ElicitFieldBase,
+  type SamplingMessage,
+} from "../codec/server_requests.ts";
 export { type CallProgress, TASK_STATUSES, type TaskStatus } from "../codec/progress.ts";
 // What the client's own signatures name, so this entry stands alone.
 export type { Result } from "../codec/result.ts";

@@ -71,10 +71,14 @@ export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
  * console.log(requestMeta("2026-07-28", { name: "me", version: "1" }));
  * ```
  */
-export function requestMeta(version: string, clientInfo: Implementation): JsonObject {
+export function requestMeta(
+  version: string,
+  clientInfo: Implementation,
+  capabilities: JsonObject = {},
+): JsonObject {
   return {
     [META_PROTOCOL_VERSION]: version,
-    [META_CLIENT_CAPABILITIES]: {},
+    [META_CLIENT_CAPABILITIES]: { ...capabilities },
     [META_CLIENT_INFO]: { ...clientInfo },
   };
 }
@@ -142,9 +146,10 @@ function invalid(message: string): { ok: false; error: ProtocolFault } {
 }
 
 /**
- * Checks the `resultType` of a modern-era result: `complete` passes;
- * `input_required` (a server asking for input this client never gives),
- * an unknown value, or none at all is refused, naming the method.
+ * Checks the `resultType` of a modern-era result: `complete` passes, and so
+ * does none at all, which means it (SEP-2322); `input_required` (answered by
+ * the client's call path before this check) or an unknown value is refused,
+ * naming the method.
  *
  * @example
  * ```ts
@@ -158,10 +163,8 @@ export function checkResultType(method: string, value: JsonValue): Result<void, 
     return invalid(`${where}: it is ${describeValue(value)}, not an object`);
   }
   const type = value.resultType;
-  if (type === "complete") return ok(undefined);
-  if (type === undefined) {
-    return invalid(`${where}: it has no "resultType", which every 2026-07-28 result carries`);
-  }
+  // A result that says nothing of its type is complete (SEP-2322).
+  if (type === "complete" || type === undefined) return ok(undefined);
   if (type === "input_required") {
     return invalid(
       `${where}: the server asks for input ("resultType" "input_required"), ` +

@@ -41,6 +41,7 @@ import {
   wrongType,
 } from "./problem.ts";
 import { restartProblem, toolsProblem } from "./_policy_checks.ts";
+import { MAX_ROOTS } from "./limits.ts";
 
 export { isTimeoutMs, type SpecKey, type SpecProblem, TIMEOUT_RULE } from "./problem.ts";
 
@@ -79,7 +80,8 @@ export function checkSpec(
     eraProblem(value, describe) ??
     timeoutProblem(value, describe) ??
     toolsProblem(value, describe) ??
-    restartProblem(value["restart"], describe);
+    restartProblem(value["restart"], describe) ??
+    rootsProblem(value["roots"], describe);
   return problem === undefined ? ok(withDefaults(value as unknown as ServerSpec)) : err(problem);
 }
 
@@ -380,6 +382,52 @@ function timeoutProblem(
     const value = spec[key];
     if (value !== undefined && !isTimeoutMs(value)) {
       return outOfRange(key, `expected ${TIMEOUT_RULE}, found ${describe(value)}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The problem of a spec's roots, if any: at most `MAX_ROOTS`, each a
+ * `file:` URI with an optional name, as the specification requires of a
+ * root. The census's own `roots` option is checked by this too.
+ */
+export function rootsProblem(value: unknown, describe: Describe): SpecProblem | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) {
+    return wrongType("roots", `expected an array of { uri, name? }, found ${describe(value)}`);
+  }
+  if (value.length > MAX_ROOTS) {
+    return outOfRange("roots", `found ${value.length} roots, more than ${MAX_ROOTS}`);
+  }
+  for (const [index, root] of value.entries()) {
+    if (!isRecord(root)) {
+      return wrongType(
+        "roots",
+        `expected { uri, name? } at index ${index}, found ${describe(root)}`,
+      );
+    }
+    const { uri, name } = root;
+    if (typeof uri !== "string" || !URL.canParse(uri) || new URL(uri).protocol !== "file:") {
+      return wrongType(
+        "roots",
+        `expected a file: URI as "uri" at index ${index}, found ${describe(uri)}; ` +
+          `write a path as file:///path`,
+      );
+    }
+    if (name !== undefined && typeof name !== "string") {
+      return wrongType(
+        "roots",
+        `expected a string as "name" at index ${index}, found ${describe(name)}`,
+      );
+    }
+    for (const key of Object.keys(root)) {
+      if (key !== "uri" && key !== "name") {
+        return wrongType(
+          "roots",
+          `unknown field ${quote(key)} at index ${index}; expected uri and name`,
+        );
+      }
     }
   }
   return undefined;

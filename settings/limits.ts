@@ -60,6 +60,22 @@ export const MAX_LISTING_BYTES = 16 * 1024 * 1024;
  * line cap: a content crosses as escaped text or base64 within one line.
  */
 export const MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+/**
+ * The most requests of a server's (elicitation, sampling, roots) a client
+ * answers at once: 16. A person answers one elicitation at a time and the
+ * rest wait their turn; past it a request is refused at once (-32603), so
+ * that a flood costs neither memory nor a queue of questions.
+ */
+export const MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
+/**
+ * The most rounds of a 2026-07-28 call whose result asks for input
+ * (`input_required`, answered by a retry carrying `inputResponses`): 10,
+ * all within the call's deadline; past it the call fails as
+ * `result_malformed`, saying so.
+ */
+export const MAX_INPUT_ROUNDS = 10;
+/** The most roots one server is told of (`roots/list`): 256. */
+export const MAX_ROOTS = 256;
 /** The most characters of a progress or task status message a caller is given: 500. */
 export const MAX_PROGRESS_MESSAGE_CHARS = 500;
 /** The interval a task is polled at when its server suggests none, in ms: 1 s. */

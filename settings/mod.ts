@@ -31,6 +31,7 @@ export {
   type ResolvedStdioSpec,
   RESULT_CHECKS,
   type ResultCheck,
+  type Root,
   type ServerSpec,
   type SpecCommon,
   type StderrMode,

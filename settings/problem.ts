@@ -41,7 +41,8 @@ export type SpecKey =
   | "disabledTools"
   | "resultCheck"
   | "logLevel"
-  | "restart";
+  | "restart"
+  | "roots";
 
 /**
  * What is wrong with a spec, before anyone says where it came from.

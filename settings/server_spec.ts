@@ -92,6 +92,20 @@ export type SpecCommon = {
    * `logLevel` when absent, and none asked when neither says.
    */
   logLevel?: LogLevel;
+  /**
+   * The roots the client lists when the server asks (`roots/list`), each a
+   * `file:` URI; the client declares the `roots` capability only when given
+   * (here, or by `boot` and `Census.prepare` for every server with none).
+   */
+  roots?: readonly { uri: string; name?: string }[];
+};
+
+/** One root a client tells a server of: a `file:` URI, and what a person calls it. */
+export type Root = {
+  /** A `file:` URI. */
+  uri: string;
+  /** What a person calls it. */
+  name?: string;
 };
 
 /**

@@ -19,8 +19,9 @@
 import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
-import { ok, type Result } from "../../codec/result.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
+import { err, ok, type Result } from "../../codec/result.ts";
+import type { AskedMethod, ServedRequests, ServerAnswer } from "./asked.ts";
 import {
   checkResultType,
   DISCOVER_METHOD,
@@ -28,12 +29,21 @@ import {
   TASKS_EXTENSION,
 } from "../../codec/stateless.ts";
 
+/** What a handler of a server's request may use: what the client serves, and the main thread. */
+export type ServerRequestContext = {
+  /** What the client declared it answers. */
+  readonly served: ServedRequests;
+  /** Hands the request to the main thread's handler, and waits for its answer. */
+  ask(method: AskedMethod, params: JsonValue | undefined): Promise<ServerAnswer>;
+};
+
 /**
  * Answers one request a server sent the client, by its parameters: the
  * result, or the JSON-RPC error to answer with.
  */
 export type ServerRequestHandler = (
   params: JsonValue | undefined,
+  context: ServerRequestContext,
 ) => Promise<Result<JsonValue, RpcError>>;
 
 /** Where a session's opening goes: the envelope every request carries, or a notification. */
@@ -71,6 +81,12 @@ export type SubscriptionStyle =
     params(uri: string): JsonObject;
   };
 
+/**
+ * What a result asks for before its request is made again (2026-07-28
+ * `input_required`): the server's requests by key, and the state to echo.
+ */
+export type InputRequired = { inputRequests: JsonObject; requestState?: string };
+
 /** Everything a client does differently in one protocol era. */
 export type EraCodec = {
   /** The era's name, as {@linkcode ServerInfo}'s `era` says it. */
@@ -87,6 +103,7 @@ export type EraCodec = {
     to: SessionOpening,
     version: string,
     clientInfo: Implementation,
+    capabilities: JsonObject,
     logLevel?: LogLevel,
   ): void;
   /**
@@ -109,6 +126,11 @@ export type EraCodec = {
   readonly refusesUnknown: boolean;
   /** The notification by which a server says its tools changed, when the era has one. */
   readonly toolsChanged: string | undefined;
+  /**
+   * The input a result asks for (a modern `resultType: "input_required"`),
+   * `undefined` for any other result; a legacy server asks by requests.
+   */
+  inputRequired(value: JsonValue): InputRequired | undefined;
   /** Checks a result's envelope (a modern result's `resultType` must be `complete`). */
   checkResult(method: string, value: JsonValue): Result<void, ProtocolFault>;
   /** How long a listing page says it stays fresh, in ms, when it says (modern `ttlMs`). */
@@ -133,6 +155,45 @@ const META_LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 
 const NO_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map();
 
+/** JSON-RPC's code for a method the receiver does not serve. */
+const METHOD_NOT_FOUND = -32601;
+
+// A request of a capability the client did not declare is one it cannot answer.
+function undeclared(method: string, capability: string): Promise<ServerAnswer> {
+  return Promise.resolve(err({
+    code: METHOD_NOT_FOUND,
+    message: `Method not found: this client declared no "${capability}" capability (${method})`,
+  }));
+}
+
+/** The requests of a server a legacy-era client answers, each only once it declared it. */
+const LEGACY_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map(
+  [
+    [
+      "elicitation/create",
+      (params, context) =>
+        context.served.elicit
+          ? context.ask("elicitation/create", params)
+          : undeclared("elicitation/create", "elicitation"),
+    ],
+    [
+      "sampling/createMessage",
+      (params, context) =>
+        context.served.sample
+          ? context.ask("sampling/createMessage", params)
+          : undeclared("sampling/createMessage", "sampling"),
+    ],
+    [
+      "roots/list",
+      (_params, context) => {
+        const roots = context.served.roots;
+        if (roots === null) return undeclared("roots/list", "roots");
+        return Promise.resolve(ok({ roots: roots.map((root) => ({ ...root })) }));
+      },
+    ],
+  ] satisfies [string, ServerRequestHandler][],
+);
+
 /** The `initialize` handshake era (2025-11-25 back to 2024-11-05). */
 export const LEGACY_ERA: EraCodec = Object.freeze({
   name: "legacy",
@@ -147,9 +208,10 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
     unsubscribe: "resources/unsubscribe",
   }),
   wireMethod: (method: string): string => method,
-  serverRequests: NO_REQUESTS,
+  serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  inputRequired: (): InputRequired | undefined => undefined,
   checkResult: (): Result<void, ProtocolFault> => ok(undefined),
   pageTtlMs: (): number | undefined => undefined,
   runsTasks(capabilities: JsonObject): boolean {
@@ -173,9 +235,10 @@ export const MODERN_ERA: EraCodec = Object.freeze({
     to: SessionOpening,
     version: string,
     clientInfo: Implementation,
+    capabilities: JsonObject,
     logLevel?: LogLevel,
   ): void {
-    const meta = requestMeta(version, clientInfo);
+    const meta = requestMeta(version, clientInfo, capabilities);
     if (logLevel !== undefined) meta[META_LOG_LEVEL] = logLevel;
     to.envelope(meta);
   },
@@ -190,6 +253,14 @@ export const MODERN_ERA: EraCodec = Object.freeze({
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
   toolsChanged: undefined,
+  inputRequired(value: JsonValue): InputRequired | undefined {
+    if (!isJsonObject(value) || value.resultType !== "input_required") return undefined;
+    const requests = value.inputRequests;
+    const state = value.requestState;
+    const asked: InputRequired = { inputRequests: isJsonObject(requests) ? requests : {} };
+    if (typeof state === "string") asked.requestState = state;
+    return asked;
+  },
   checkResult: checkResultType,
   pageTtlMs(page: JsonValue): number | undefined {
     const ttl = isJsonObject(page) ? page.ttlMs : undefined;

@@ -51,6 +51,7 @@ import { decodeStateReport, type StateReport } from "./state.ts";
 import { type AuthRefusal, decodeRefusal } from "./auth.ts";
 import { type CallProgress, decodeCallProgress } from "./progress.ts";
 import { decodeNotice, type NoticeEvent } from "./notices.ts";
+import { ASKED_METHODS, type AskedMethod } from "./asked.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -303,7 +304,13 @@ function decodeAnswerEvent(data: Fields): Answers | undefined {
 // ---- ask: what the worker asks of the main thread ----
 
 /** What a worker asks the main thread to do for it, answered by `reply` (`to_worker.ts`). */
-export const ASK_METHODS = ["signal", "drain", "credentials", "challenge"] as const;
+export const ASK_METHODS = [
+  "signal",
+  "drain",
+  "credentials",
+  "challenge",
+  "server_request",
+] as const;
 
 /**
  * An ask of the worker's, on a ticket of its own: signal the server's
@@ -312,13 +319,31 @@ export const ASK_METHODS = ["signal", "drain", "credentials", "challenge"] as co
  * or the drain's verdict); or, for a remote server that signs in, the
  * credentials of a request to `target` (its first, or each one of a DPoP-bound
  * token), or new credentials for a request the server refused (answered with
- * an `AuthAnswer`, `auth.ts`).
+ * an `AuthAnswer`, `auth.ts`); or the answer to a server's request that a
+ * handler of the main thread's gives (`server_request`, answered with a
+ * `ServerAnswer`, `asked.ts`).
  */
 export type WorkerAsk =
   | { kind: "ask"; ticket: number; method: "signal"; pid: number; signal: GroupSignal }
   | { kind: "ask"; ticket: number; method: "drain"; pid: number; deadlineMs: number }
   | { kind: "ask"; ticket: number; method: "credentials"; target: RequestTarget }
-  | { kind: "ask"; ticket: number; method: "challenge"; refusal: AuthRefusal };
+  | { kind: "ask"; ticket: number; method: "challenge"; refusal: AuthRefusal }
+  | {
+    kind: "ask";
+    ticket: number;
+    method: "server_request";
+    request: AskedMethod;
+    params: JsonValue | null;
+  };
+
+/** Encodes a server's request handed to the main thread's handler (`null`: no params). */
+export function encodeServerRequestAsk(
+  ticket: number,
+  request: AskedMethod,
+  params: JsonValue | null,
+): WorkerAsk {
+  return { kind: "ask", ticket, method: "server_request", request, params };
+}
 
 /** The HTTP method and URL of a request, as far as its credentials depend on them. */
 export type RequestTarget = { method: string; url: string };
@@ -350,6 +375,12 @@ function decodeAsk(data: Fields): WorkerAsk | undefined {
     const target = data.target;
     return isRecord(target) && isString(target.method) && isString(target.url)
       ? encodeCredentialsAsk(ticket, { method: target.method, url: target.url })
+      : undefined;
+  }
+  if (method === "server_request") {
+    // The params are the server's, checked by the handler's side.
+    return isOneOf(ASKED_METHODS, data.request) && data.params !== undefined
+      ? encodeServerRequestAsk(ticket, data.request, structuredClone(data.params) as JsonValue)
       : undefined;
   }
   if (method === "challenge") {

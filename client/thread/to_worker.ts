@@ -39,6 +39,12 @@ import {
 } from "./guards.ts";
 import { type Drain, isDrain } from "./evidence.ts";
 import { type AuthAnswer, type AuthHeaders, isAuthAnswer, isAuthHeaders } from "./auth.ts";
+import {
+  isServedRequests,
+  isServerAnswer,
+  type ServedRequests,
+  type ServerAnswer,
+} from "./asked.ts";
 
 /** The methods a main thread may ask a worker to run. */
 export const REQUEST_METHODS = [
@@ -179,6 +185,8 @@ export type StartMessage = {
    * `args`, `env` and `cwd` are unused.
    */
   remote: RemoteTarget | null;
+  /** What the server's requests are answered with, and so the capabilities declared. */
+  served: ServedRequests;
   /** The shared memory of the rings batches cross (`ring.ts`). */
   rings: StartRings;
   /** The least level of log messages asked of the server; none asked when absent. */
@@ -226,6 +234,8 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
   if (!isRecord(rings) || !isRingMemory(rings.requests) || !isRingMemory(rings.answers)) {
     return err("rings are not two rings' shared memory");
   }
+  const served = data.served;
+  if (!isServedRequests(served)) return err("served is not what a client serves");
   return ok({
     kind: "start",
     name,
@@ -239,6 +249,11 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
     era,
     versions: versions === null ? null : [...versions] as SupportedVersion[],
     remote,
+    served: {
+      elicit: served.elicit,
+      sample: served.sample,
+      roots: served.roots === null ? null : served.roots.map((root) => ({ ...root })),
+    },
     rings: { requests: rings.requests, answers: rings.answers },
     ...(logLevel === undefined ? {} : { logLevel }),
   });
@@ -415,12 +430,16 @@ function decodeRetire(data: Fields): Result<RetireMessage, string> {
 /**
  * The main thread's answer to the worker's ask of `ticket`
  * (`from_worker.ts`): a drain check's verdict, or, for a signal, whether it
- * was sent; for an ask about credentials, an `AuthAnswer` (`auth.ts`).
+ * was sent; for an ask about credentials, an `AuthAnswer` (`auth.ts`); for
+ * a server's request, the `ServerAnswer` to send it (`asked.ts`).
  */
-export type AskReply = { kind: "reply"; ticket: number; value: Drain | AuthAnswer };
+export type AskReply = { kind: "reply"; ticket: number; value: AskAnswer };
+
+/** What a worker's ask is answered with. */
+export type AskAnswer = Drain | AuthAnswer | ServerAnswer;
 
 /** Encodes the answer to a worker's request. */
-export function encodeAskReply(ticket: number, value: Drain | AuthAnswer): AskReply {
+export function encodeAskReply(ticket: number, value: AskAnswer): AskReply {
   return { kind: "reply", ticket, value };
 }
 
@@ -428,7 +447,9 @@ function decodeReply(data: Fields): Result<AskReply, string> {
   const { ticket, value } = data;
   if (!isCount(ticket)) return err("bad ticket");
   if (isDrain(value)) return ok(encodeAskReply(ticket, value));
-  if (!isAuthAnswer(value)) return err("the answer is neither a drain verdict nor credentials");
+  if (!isAuthAnswer(value) && !isServerAnswer(value)) {
+    return err("the answer is neither a drain verdict, credentials nor a server's answer");
+  }
   return ok(encodeAskReply(ticket, structuredClone(value)));
 }
 

@@ -11,14 +11,16 @@
 // written or read, and every waiting request settles with the client's
 // error. Its retirement disposes of the transport once the server is gone.
 
-import type { JsonValue } from "../../codec/json.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
 import { encodeError, encodeResult, type Id } from "../../codec/jsonrpc.ts";
 import { frameText } from "../../codec/framing.ts";
 import type { Implementation } from "../../codec/protocol.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, type Result } from "../../codec/result.ts";
 import type { Clock } from "../transport/clock.ts";
-import type { EraCodec } from "../thread/era.ts";
+import type { EraCodec, ServerRequestContext } from "../thread/era.ts";
+import { SERVES_NONE } from "../thread/asked.ts";
+import { MAX_SERVER_REQUESTS_IN_FLIGHT } from "../../settings/limits.ts";
 import { type Pending, PendingTable } from "./_pending.ts";
 import {
   callTimedOut,
@@ -39,6 +41,9 @@ import {
 /** How long an end of output waits for the exit status before it is the death reason. */
 export const EXIT_AFTER_EOF_GRACE_MS = 50;
 
+/** JSON-RPC's code for an error of the receiver's own. */
+const INTERNAL_ERROR = -32603;
+
 /** What a connection is given. */
 export type ConnectionOptions = {
   /** The server's name, used in every message. */
@@ -51,6 +56,13 @@ export type ConnectionOptions = {
   toolsChanged?(): void;
   /** A notification the server sent (progress, a task's status), once the session began. */
   notified?(method: string, params: unknown): void;
+  /** What the server's requests are answered with; none is served when absent. */
+  served?: ServerRequestContext;
+};
+
+const SERVE_NONE: ServerRequestContext = {
+  served: SERVES_NONE,
+  ask: () => Promise.resolve({ ok: false, error: { code: INTERNAL_ERROR, message: "unserved" } }),
 };
 
 /** One launch of a server: its transport, its wire, its waiting requests, its retirement. */
@@ -61,6 +73,9 @@ export class Connection {
   #ended: (cause: DeathCause, message: string) => void;
   #toolsChanged: (() => void) | undefined;
   #notified: ConnectionOptions["notified"];
+  #served: ServerRequestContext;
+  /** The server's requests being answered now. */
+  #serving = 0;
   #exit: ExitWatch;
   #retirement: Retirement;
   #pending: PendingTable;
@@ -82,6 +97,7 @@ export class Connection {
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
     this.#notified = options.notified;
+    this.#served = options.served ?? SERVE_NONE;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
       name: this.#name,
@@ -159,7 +175,13 @@ export class Connection {
    * the era opens it (`EraCodec.open`), and decides from now on what is
    * written and how the server's messages are answered.
    */
-  begin(era: EraCodec, version: string, clientInfo: Implementation, logLevel?: LogLevel): void {
+  begin(
+    era: EraCodec,
+    version: string,
+    clientInfo: Implementation,
+    capabilities: JsonObject,
+    logLevel?: LogLevel,
+  ): void {
     this.#starting = false;
     this.#era = era;
     const writer = this.#writer;
@@ -170,6 +192,7 @@ export class Connection {
       },
       version,
       clientInfo,
+      capabilities,
       logLevel,
     );
   }
@@ -297,7 +320,17 @@ export class Connection {
       if (era === undefined || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    void handler(params).then((answer) => {
+    if (this.#serving >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+      this.#write(frameText(encodeError(id, {
+        code: INTERNAL_ERROR,
+        message: `Too many requests at once: this client answers at most ` +
+          `${MAX_SERVER_REQUESTS_IN_FLIGHT} (${method.slice(0, 100)})`,
+      })));
+      return;
+    }
+    this.#serving++;
+    void handler(params, this.#served).then((answer) => {
+      this.#serving--;
       if (this.#closed) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
       this.#write(frameText(reply));

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isJsonObject, type JsonValue } from "../../codec/json.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.ts";
 import { frameText } from "../../codec/framing.ts";
 import {
   decodeInitializeResult,
@@ -35,8 +35,8 @@ export function envelopeText(version: string, clientInfo: Implementation): strin
 
 /**
  * The parameters of `initialize`, as compact JSON: the version asked for,
- * empty client capabilities (on purpose: no sampling, no roots, no
- * elicitation) and what the client calls itself.
+ * the client's capabilities (none unless a handler was given for it:
+ * `client/thread/asked.ts`) and what the client calls itself.
  *
  * @example The parameters sent
  * ```ts
@@ -44,10 +44,14 @@ export function envelopeText(version: string, clientInfo: Implementation): strin
  * console.log(initializeParams({ name: "me", version: "1" }, "2025-11-25"));
  * ```
  */
-export function initializeParams(clientInfo: Implementation, version: string): string {
+export function initializeParams(
+  clientInfo: Implementation,
+  version: string,
+  capabilities: JsonObject = {},
+): string {
   return frameText({
     protocolVersion: version,
-    capabilities: {},
+    capabilities: { ...capabilities },
     clientInfo: { ...clientInfo },
   }).slice(0, -1);
 }

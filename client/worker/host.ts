@@ -49,6 +49,7 @@ import {
   encodeDrainAsk,
   encodeExited,
   encodeRetired,
+  encodeServerRequestAsk,
   encodeSettled,
   encodeSignalAsk,
   encodeSpawned,
@@ -69,6 +70,8 @@ import type { Transport } from "../transport/transport.ts";
 import { TaskCall } from "./_tasks.ts";
 import { NoticeGate } from "./notices.ts";
 import { encodeNotice } from "../thread/notices.ts";
+import { isServerAnswer, type ServerAnswer } from "../thread/asked.ts";
+import type { ServerRequestContext } from "../thread/era.ts";
 
 /** What a host may be given instead of its defaults. */
 export type HostOptions = {
@@ -218,11 +221,31 @@ export class WorkerHost {
       onToolsChanged: () => this.#toolsChanged(),
       onNotification: (method, params) => this.#notified(method, params),
       ...(message.logLevel === undefined ? {} : { logLevel: message.logLevel }),
+      served: this.#served(message),
     });
     this.#machine = machine;
     const outcome = await machine.connect();
     this.#outbox.flushStderr();
     this.#outbox.post(encodeStarted(outcome.ok ? ok(outcome.value as JsonValue) : outcome));
+  }
+
+  /**
+   * What the server's requests are answered with: roots from the start,
+   * elicitation and sampling by the main thread's handlers, asked at once.
+   */
+  #served(message: StartMessage): ServerRequestContext {
+    return {
+      served: message.served,
+      ask: async (method, params): Promise<ServerAnswer> => {
+        const answer = await this.#askNow<unknown>((ticket) =>
+          encodeServerRequestAsk(ticket, method, params ?? null)
+        );
+        return isServerAnswer(answer) ? answer : {
+          ok: false,
+          error: { code: -32603, message: `The client could not answer ${method}` },
+        };
+      },
+    };
   }
 
   /** Retires the server; answered once the start has been (its cleanup may be this retirement). */
@@ -250,6 +273,7 @@ export class WorkerHost {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...(message.remote.signIn === true ? { auth: this.#auth } : {}),
       });
     }

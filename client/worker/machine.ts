@@ -29,7 +29,7 @@
  * @module
  */
 
-import type { JsonValue } from "../../codec/json.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
 import type { Implementation, SupportedVersion } from "../../codec/protocol.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
@@ -38,7 +38,8 @@ import {
   DEFAULT_RETIREMENT_TIMEOUT_MS,
 } from "../../settings/limits.ts";
 import { type EraMode, type EraPlan, eraPlan } from "../../settings/era.ts";
-import { type EraCodec, LEGACY_ERA } from "../thread/era.ts";
+import { type EraCodec, LEGACY_ERA, type ServerRequestContext } from "../thread/era.ts";
+import { clientCapabilities, SERVES_NONE } from "../thread/asked.ts";
 import { type Clock, systemClock } from "../transport/clock.ts";
 import type { Pending, Settle } from "./_pending.ts";
 import type { ClientError, DeathCause, StartError, StartFailure } from "../thread/outcomes.ts";
@@ -85,6 +86,11 @@ export type MachineOptions = {
   onNotification?: (method: string, params: unknown) => void;
   /** The least level of log messages asked of the server, when one is (`EraCodec.open`). */
   logLevel?: LogLevel;
+  /**
+   * What the server's requests are answered with (elicitation, sampling,
+   * roots), and so the capabilities declared; none by default.
+   */
+  served?: ServerRequestContext;
 };
 
 /**
@@ -134,6 +140,8 @@ export class ClientMachine {
   #onToolsChanged: (() => void) | undefined;
   #onNotification: MachineOptions["onNotification"];
   #logLevel: LogLevel | undefined;
+  #served: ServerRequestContext | undefined;
+  #capabilities: JsonObject;
 
   #state: ClientState = "parked";
   #connection: Connection | undefined;
@@ -157,6 +165,8 @@ export class ClientMachine {
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
     this.#logLevel = options.logLevel;
+    this.#served = options.served;
+    this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
   }
 
   /** The era the session speaks, chosen by its start; the legacy era until it is ready. */
@@ -319,6 +329,7 @@ export class ClientMachine {
     const started = await startSession({
       name: this.#name,
       clientInfo: this.#clientInfo,
+      capabilities: this.#capabilities,
       plan: this.#plan,
       connectTimeoutMs: this.#connectTimeoutMs,
       retirementTimeoutMs: this.#retirementTimeoutMs,
@@ -336,6 +347,7 @@ export class ClientMachine {
         started.era,
         started.info.protocolVersion,
         this.#clientInfo,
+        this.#capabilities,
         this.#logLevel,
       );
       this.#setState("ready");
@@ -368,6 +380,7 @@ export class ClientMachine {
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
       },
+      ...(this.#served === undefined ? {} : { served: this.#served }),
     });
     this.#connection = connection;
     // A fresh launch: how the last one ended was its attempt's failure.

@@ -23,7 +23,7 @@
  * @module
  */
 
-import type { JsonValue } from "../../codec/json.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
 import { frameText } from "../../codec/framing.ts";
 import type { Implementation } from "../../codec/protocol.ts";
 import { DISCOVER_METHOD, requestMeta } from "../../codec/stateless.ts";
@@ -56,6 +56,8 @@ export type StartIo = {
   name: string;
   /** What the client calls itself. */
   clientInfo: Implementation;
+  /** The capabilities the client declares. */
+  capabilities: JsonObject;
   /** What the start offers. */
   plan: EraPlan;
   /** The whole start's deadline, in ms. */
@@ -153,6 +155,7 @@ async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
   const ran = await runPlan(at.plan, {
     name: io.name,
     clientInfo: io.clientInfo,
+    capabilities: io.capabilities,
     connectTimeoutMs: at.connectTimeoutMs,
     priorAttempts: at.priorAttempts,
     remaining: () => Math.max(0, at.deadlineAt - io.now()),
@@ -200,6 +203,7 @@ async function attempt(io: StartIo, at: Attempt): Promise<AttemptEnd> {
 type PlanIo = {
   name: string;
   clientInfo: Implementation;
+  capabilities: JsonObject;
   /** The whole start's deadline, in ms (for the message of a silent server). */
   connectTimeoutMs: number;
   /** What an earlier launch of the same server tried. */
@@ -240,7 +244,8 @@ async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
   const attempts: StartAttempt[] = [...io.priorAttempts];
   const modern = plan.modern[0];
   if (modern !== undefined) {
-    const probe = (version: string) => frameText({ _meta: requestMeta(version, io.clientInfo) });
+    const probe = (version: string) =>
+      frameText({ _meta: requestMeta(version, io.clientInfo, io.capabilities) });
     let timeoutMs = probeDeadline(plan, io.remaining());
     let answer = await io.request(DISCOVER_METHOD, probe(modern).slice(0, -1), timeoutMs);
     // A refused version whose refusal lists one offered is asked again, once,
@@ -262,7 +267,7 @@ async function runPlan(plan: EraPlan, io: PlanIo): Promise<PlanOutcome> {
   const version = plan.legacy[0] ?? "";
   const answer = await io.request(
     "initialize",
-    initializeParams(io.clientInfo, version),
+    initializeParams(io.clientInfo, version, io.capabilities),
     timeoutMs,
   );
   // A silent server is told of the deadline it can raise: the whole start's.

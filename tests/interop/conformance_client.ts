@@ -4,7 +4,8 @@
 // MCP_CONFORMANCE_PROTOCOL_VERSION. It connects as a harness would (one
 // remote server, its era pinned to the version's era, that version offered
 // first), lists the tools, calls each with arguments made from its input
-// schema, and retires the server. It says what happened on stderr and exits
+// schema, and retires the server. It answers what a server asks (elicitation
+// accepted as the form stands, sampling with a fixed answer, one root). It says what happened on stderr and exits
 // 0 when every step worked.
 
 import { Census } from "../../client/census.ts";
@@ -69,7 +70,21 @@ const census = Census.prepare([{
   versions,
   connectTimeoutMs: 15_000,
   callTimeoutMs: 10_000,
-}]);
+}], {
+  // A person who accepts every form as it stands: the schema's defaults fill it.
+  onElicit: (request) => {
+    console.error(`[${scenario}] elicitation: ${JSON.stringify(request).slice(0, 300)}`);
+    return Promise.resolve({ action: "accept", content: {} });
+  },
+  onSample: () =>
+    Promise.resolve({
+      role: "assistant",
+      content: { type: "text", text: "A conformance answer" },
+      model: "conformance-model",
+      stopReason: "endTurn",
+    }),
+  roots: [{ uri: "file:///tmp/conformance", name: "conformance" }],
+});
 let failed = false;
 const client = census.clients.get("conformance");
 const started = await client?.connect();

@@ -12,6 +12,9 @@ const FAST: readonly ScenarioRun[] = [
   { suite: "0.2.0-alpha.12", scenario: "http-standard-headers" },
   { suite: "0.2.0-alpha.12", scenario: "http-custom-headers" },
   { suite: "0.2.0-alpha.12", scenario: "http-invalid-tool-headers" },
+  { suite: "0.2.0-alpha.12", scenario: "sep-2322-client-request-state" },
+  { suite: "0.2.0-alpha.12", scenario: "elicitation-sep1034-client-defaults" },
+  { suite: "0.1.16", scenario: "elicitation-sep1034-client-defaults" },
 ];
 
 Deno.test("the conformance suite's client scenarios pass over HTTP (fast subset)", async (t) => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { checkSpec, isTimeoutMs, TIMEOUT_RULE } from "../../settings/check.ts";
-import { MAX_TIMEOUT_MS } from "../../settings/limits.ts";
+import { MAX_ROOTS, MAX_TIMEOUT_MS } from "../../settings/limits.ts";
 import { withDefaults } from "../../settings/server_spec.ts";
 import { Census } from "../../client/census.ts";
 import { readCatalog } from "../../catalog/read.ts";
@@ -464,4 +464,24 @@ Deno.test("checkSpec() refuses a restart policy a supervisor cannot run", async 
     });
   }
   assert.throws(() => Census.prepare([{ ...base, restart: { max: 0 } }]), RangeError);
+});
+
+Deno.test("checkSpec() refuses roots that are not file: URIs with optional names", async (t) => {
+  const base = { name: "x", command: "x" };
+  assert.ok(checkSpec({ ...base, roots: [{ uri: "file:///w", name: "w" }] }).ok);
+  const bad: [unknown, "wrong_type" | "out_of_range"][] = [
+    [{ uri: "file:///w" }, "wrong_type"],
+    [[{ uri: "https://h/w" }], "wrong_type"],
+    [[{ uri: "/w" }], "wrong_type"],
+    [[{ uri: "file:///w", name: 3 }], "wrong_type"],
+    [[{ uri: "file:///w", path: "/w" }], "wrong_type"],
+    [Array.from({ length: MAX_ROOTS + 1 }, () => ({ uri: "file:///w" })), "out_of_range"],
+  ];
+  for (const [roots, kind] of bad) {
+    await t.step(JSON.stringify(roots).slice(0, 60), () => {
+      const checked = checkSpec({ ...base, roots });
+      assert.ok(!checked.ok && checked.error.key === "roots", JSON.stringify(checked));
+      assert.equal(checked.error.kind, kind);
+    });
+  }
 });

@@ -88,6 +88,13 @@ export type HttpOptions = {
   clock?: Clock;
   /** The credentials of a server that signs in, from the main thread's sign-in. */
   auth?: HttpAuth;
+  /**
+   * Open the session's own event stream (a `GET`) once it is initialized,
+   * where a legacy server sends the requests that belong to no request of
+   * the client's (an elicitation, a sampling request); only a client that
+   * answers such requests asks for it.
+   */
+  listen?: boolean;
 };
 
 const encoder = new TextEncoder();
@@ -128,10 +135,12 @@ export class HttpTransport implements Transport, SessionControl {
   #reissues = new Reissues();
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
+  #listen: boolean;
 
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
     this.#name = options.name;
+    this.#listen = options.listen ?? false;
     this.#url = new URL(options.url);
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
@@ -214,6 +223,35 @@ export class HttpTransport implements Transport, SessionControl {
     // The modern era cancels by closing the request's stream (done).
     if (message.version !== undefined) return;
     await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
+    if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
+  }
+
+  /**
+   * Follows the session's own event stream, its messages delivered as any
+   * other; a server that offers none (405, or anything but a stream) is
+   * left alone, and the stream ends with the transport.
+   */
+  async #listenStream(): Promise<void> {
+    const headers = this.#session.headers(undefined);
+    headers.set("Accept", "text/event-stream");
+    const signal = this.#all.signal;
+    const sent = await this.#send(this.#url, { method: "GET", headers, signal });
+    if (sent.kind !== "answer") return;
+    const response = sent.response;
+    if (
+      response.status !== 200 ||
+      !isMediaType(response.headers.get("content-type"), "text/event-stream")
+    ) {
+      response.body?.cancel().catch(() => {});
+      return;
+    }
+    await followStream(response.body, {
+      modern: false,
+      message: (data) => this.#deliverText(jsonOnOneLine(data)),
+      waiting: () => !this.#ended,
+      sleep: async (ms) => await sleepUnless(this.#clock, ms, signal) && !this.#ended,
+      resume: (lastEventId) => this.#session.resume(lastEventId, signal),
+    }).catch(() => undefined);
   }
 
   /** Sends a request, with the server's credentials when it signs in. */

@@ -29,7 +29,7 @@ async function begun(era: EraCodec, serverLines: string[]) {
     ended: () => {},
   });
   assert.ok((await connection.open()).ok);
-  connection.begin(era, "2025-11-25", { name: "me", version: "1" });
+  connection.begin(era, "2025-11-25", { name: "me", version: "1" }, {});
   for (const line of serverLines) transport.peer.send(line + "\n");
   await settle();
   const written = transport.peer.written.map((line) => JSON.parse(line));

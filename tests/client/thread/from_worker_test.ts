@@ -12,6 +12,7 @@ import {
   encodeExited,
   encodeProgress,
   encodeRetired,
+  encodeServerRequestAsk,
   encodeSettled,
   encodeSignalAsk,
   encodeSpawned,
@@ -141,6 +142,8 @@ const EVENTS: FromWorker[] = [
   { kind: "answers", tickets: [1], ids: [7], lines: new TextEncoder().encode("{}") },
   encodeSignalAsk(1, 12, "SIGTERM"),
   encodeDrainAsk(2, 12, 250),
+  encodeServerRequestAsk(5, "elicitation/create", { message: "Name?" }),
+  encodeServerRequestAsk(6, "sampling/createMessage", null),
   encodeCredentialsAsk(3, { method: "POST", url: "https://h/mcp" }),
   encodeChallengeAsk(4, {
     status: 401,

@@ -118,6 +118,7 @@ const START = encodeStart({
   era: "auto",
   versions: ["2025-11-25"],
   remote: null,
+  served: { elicit: true, sample: false, roots: [{ uri: "file:///w", name: "w" }] },
   rings: { requests: ringMemory(64), answers: ringMemory(64) },
 });
 
@@ -132,6 +133,9 @@ const MESSAGES: ToWorker[] = [
   encodeRetire(5_000),
   encodeAskReply(0, "unknown"),
   encodeAskReply(1, true),
+  encodeAskReply(4, { ok: true, value: { action: "decline" } }),
+  encodeAskReply(5, { ok: false, error: { code: -32602, message: "bad" } }),
+  { ...START, served: { elicit: false, sample: true, roots: null } },
   encodeAskReply(2, {
     ok: true,
     value: { headers: { Authorization: "Bearer t" }, serial: 1, perRequest: false },

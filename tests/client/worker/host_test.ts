@@ -24,6 +24,7 @@ import {
   renderRequest,
 } from "../../../client/thread/to_worker.ts";
 import { type Handlers, mcpPeer, reply, sent } from "./_peer.ts";
+import { SERVES_NONE } from "../../../client/thread/asked.ts";
 
 /** A channel whose drain check is asked of the main thread, as a child's is. */
 class GroupedChannel extends ChannelTransport {
@@ -101,6 +102,7 @@ function hosted(handlers: Handlers = {}, drained: Drain = true) {
     era: "legacy",
     versions: null,
     remote: null,
+    served: SERVES_NONE,
     rings,
   });
   return {

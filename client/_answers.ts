@@ -1,0 +1,264 @@
+// Private to client/: the main thread's answers to what a server asks
+// (`elicitation/create`, `sampling/createMessage`), given by the harness's
+// handlers (`handlers.ts`). The worker hands each request over as data
+// (`client/thread/asked.ts`); here it is decoded (a malformed one refused with
+// -32602, never passed on to a person or a model), the handler asked, and its
+// answer checked before it is sent. A person answers one question at a time:
+// a server's elicitations wait their turn, and the worker bounds how many
+// may wait (`MAX_SERVER_REQUESTS_IN_FLIGHT`). A handler that throws is an
+// answer too, never a fault of the client.
+
+import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import {
+  decodeCreateMessageRequest,
+  decodeElicitRequest,
+  type ElicitField,
+} from "../codec/server_requests.ts";
+import { validateValue } from "../codegen/validate.ts";
+import { describeValue } from "../codec/quote.ts";
+import { rootsProblem } from "../settings/check.ts";
+import type { AskedMethod, ServedRequests, ServerAnswer } from "./thread/asked.ts";
+import type { ElicitationAnswer, ElicitationRequest, ServerRequestHandlers } from "./handlers.ts";
+import type { Root } from "../settings/server_spec.ts";
+
+/** JSON-RPC's code for params that do not decode. */
+const INVALID_PARAMS = -32602;
+/** JSON-RPC's code for an error of the receiver's own. */
+const INTERNAL_ERROR = -32603;
+/** The code the specification gives a sampling request the user (or the harness) refused. */
+const USER_REJECTED = -1;
+/** The JSON-RPC error code by which a server says a URL elicitation must come first. */
+export const URL_ELICITATION_REQUIRED = -32042;
+/** The most URL elicitations one `-32042` error may ask for before its call is made again. */
+const MAX_URL_ELICITATIONS = 8;
+/** Where a `cancel` that a failure caused names it, in the result's `_meta`. */
+export const ANSWER_ERROR_META = "dev.loom/error";
+
+const ACTIONS: readonly string[] = ["accept", "decline", "cancel"];
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+/** What the client serves, by the handlers and roots given. */
+export function servedBy(
+  handlers: ServerRequestHandlers,
+  roots: readonly Root[] | undefined,
+): ServedRequests {
+  return {
+    elicit: handlers.onElicit !== undefined,
+    sample: handlers.onSample !== undefined,
+    roots: roots === undefined ? null : roots.map((root) => ({ ...root })),
+  };
+}
+
+/** One client's answers to its server's requests, across its generations. */
+export class ServerAnswers {
+  #name: string;
+  #handlers: ServerRequestHandlers;
+  #roots: readonly Root[] | undefined;
+  // The elicitation answered now: the next waits for it.
+  #turn: Promise<unknown> = Promise.resolve();
+
+  constructor(name: string, handlers: ServerRequestHandlers, roots?: readonly Root[]) {
+    this.#name = name;
+    this.#handlers = handlers;
+    this.#roots = roots;
+  }
+
+  /** Answers one request the worker handed over. */
+  answer(method: AskedMethod, params: JsonValue | null): Promise<ServerAnswer> {
+    const given = params ?? undefined;
+    if (method === "sampling/createMessage") return this.#sample(given);
+    const turn = this.#turn.then(() => this.elicit(given));
+    this.#turn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  /**
+   * Satisfies a `-32042` URL-elicitation-required error of a call to `tool`
+   * (its `data.elicitations`, each a URL-mode request) through `onElicit`,
+   * in turn with the server's other questions; true when every one was
+   * accepted, so that the call may be made once more.
+   */
+  async satisfyUrlRequired(data: JsonValue | undefined, tool: string): Promise<boolean> {
+    const list = isJsonObject(data) ? data.elicitations : undefined;
+    if (this.#handlers.onElicit === undefined || !Array.isArray(list) || list.length === 0) {
+      return false;
+    }
+    if (list.length > MAX_URL_ELICITATIONS) return false;
+    for (const params of list) {
+      if (!isJsonObject(params) || params.mode !== "url") return false;
+      const turn = this.#turn.then(() => this.elicit(params, tool));
+      this.#turn = turn.catch(() => undefined);
+      const answered = await turn;
+      if (!answered.ok || !isJsonObject(answered.value)) return false;
+      if (answered.value.action !== "accept") return false;
+    }
+    return true;
+  }
+
+  /**
+   * The response to one input request of a 2026-07-28 `input_required`
+   * result, given by the same handlers as a legacy server's request (an
+   * elicitation in its turn); why none can be given, when it cannot.
+   */
+  async inputResponse(
+    request: JsonValue | undefined,
+    tool: string,
+  ): Promise<Result<JsonValue, string>> {
+    if (!isJsonObject(request) || typeof request.method !== "string") {
+      return err("it is not a request with a method");
+    }
+    const { method, params } = request;
+    if (method === "roots/list") {
+      const roots = this.#roots;
+      return roots === undefined
+        ? err("this client lists no roots")
+        : ok({ roots: roots.map((root) => ({ ...root })) });
+    }
+    if (method === "sampling/createMessage") {
+      const sampled = await this.#sample(params);
+      return sampled.ok ? sampled : err(sampled.error.message);
+    }
+    if (method !== "elicitation/create") return err(`this client does not answer ${method}`);
+    const turn = this.#turn.then(() => this.elicit(params, tool));
+    this.#turn = turn.catch(() => undefined);
+    const answered = await turn;
+    // A malformed question is still answered: the server hears it was not.
+    return ok(answered.ok ? answered.value : cancelled(answered.error.message));
+  }
+
+  /** Answers an elicitation (of a legacy request, or a modern input request) at once. */
+  async elicit(params: JsonValue | undefined, tool?: string): Promise<ServerAnswer> {
+    const handler = this.#handlers.onElicit;
+    if (handler === undefined) return unhandled("elicitation/create");
+    const decoded = decodeElicitRequest(params);
+    if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
+    const asked = decoded.value;
+    const request: ElicitationRequest = asked.mode === "form"
+      ? {
+        server: this.#name,
+        mode: "form",
+        message: asked.message,
+        requestedSchema: asked.requestedSchema,
+      }
+      : {
+        server: this.#name,
+        mode: "url",
+        message: asked.message,
+        url: asked.url,
+        elicitationId: asked.elicitationId,
+      };
+    if (tool !== undefined) request.tool = tool;
+    let answer: unknown;
+    try {
+      answer = await handler(request);
+    } catch (error) {
+      return ok(cancelled(`The elicitation handler threw ${describeError(error)}`));
+    }
+    return ok(elicitResult(answer, asked.mode === "form" ? asked : undefined));
+  }
+
+  async #sample(params: JsonValue | undefined): Promise<ServerAnswer> {
+    const handler = this.#handlers.onSample;
+    if (handler === undefined) return unhandled("sampling/createMessage");
+    const decoded = decodeCreateMessageRequest(params);
+    if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
+    let answer: unknown;
+    try {
+      answer = await handler({ ...decoded.value, server: this.#name });
+    } catch (error) {
+      return err({
+        code: USER_REJECTED,
+        message: `The sampling handler threw ${describeError(error)}`,
+      });
+    }
+    return sampleResult(answer);
+  }
+}
+
+// The worker hands over only what was declared: a request here without its
+// handler is the client's own fault, said so.
+function unhandled(method: string): ServerAnswer {
+  return err({ code: INTERNAL_ERROR, message: `This client has no handler for ${method}` });
+}
+
+function cancelled(reason: string): JsonObject {
+  return { action: "cancel", _meta: { [ANSWER_ERROR_META]: reason } };
+}
+
+/**
+ * The result sent for a handler's answer: its action, and for a form's
+ * `accept` its content with the schema's defaults filled in for fields left
+ * out (SEP-1034), checked against the schema. An answer that is not one is
+ * a `cancel` that says why.
+ */
+function elicitResult(
+  answer: unknown,
+  form: { requestedSchema: JsonObject; fields: ElicitField[] } | undefined,
+): JsonObject {
+  const action = typeof answer === "object" && answer !== null
+    ? (answer as ElicitationAnswer).action
+    : undefined;
+  if (typeof action !== "string" || !ACTIONS.includes(action)) {
+    return cancelled(
+      `The elicitation handler answered ${JSON.stringify(action ?? null)}, ` +
+        `not "accept", "decline" or "cancel"`,
+    );
+  }
+  if (action !== "accept" || form === undefined) return { action };
+  const given = (answer as ElicitationAnswer).content ?? {};
+  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+    return cancelled("The elicitation handler accepted with content that is not an object");
+  }
+  const content: JsonObject = { ...(given as JsonObject) };
+  for (const field of form.fields) {
+    if (content[field.name] === undefined && field.default !== undefined) {
+      content[field.name] = Array.isArray(field.default) ? [...field.default] : field.default;
+    }
+  }
+  const checked = validateValue(content, form.requestedSchema);
+  if (!checked.ok) {
+    return cancelled(
+      `The elicitation handler's content breaks the form's schema at ${checked.error.path}: ` +
+        checked.error.message,
+    );
+  }
+  return { action, content };
+}
+
+function sampleResult(answer: unknown): ServerAnswer {
+  const bad = (why: string): ServerAnswer =>
+    err({ code: INTERNAL_ERROR, message: `The sampling handler's answer ${why}` });
+  if (typeof answer !== "object" || answer === null) return bad("is not an object");
+  const { role, content, model, stopReason } = answer as Record<string, unknown>;
+  if (role !== "user" && role !== "assistant") {
+    return bad(`has role ${JSON.stringify(role ?? null)}, not "user" or "assistant"`);
+  }
+  if (typeof content !== "object" || content === null) return bad("has no content");
+  if (typeof model !== "string") return bad(`has model ${JSON.stringify(model ?? null)}`);
+  if (stopReason !== undefined && typeof stopReason !== "string") {
+    return bad("has a stopReason that is not a string");
+  }
+  const result: JsonObject = { role, content: structuredClone(content) as JsonValue, model };
+  if (stopReason !== undefined) result.stopReason = stopReason;
+  return ok(result);
+}
+
+/** Throws `TypeError` for a handler that is not a function, or roots that do not check. */
+export function checkHandlers(handlers: ServerRequestHandlers, where: string): void {
+  for (const key of ["onElicit", "onSample"] as const) {
+    const handler = handlers[key];
+    if (handler !== undefined && typeof handler !== "function") {
+      throw new TypeError(`${where}: ${key} is not a function`);
+    }
+  }
+  const problem = rootsProblem(handlers.roots, describeValue);
+  if (problem !== undefined) {
+    const message = `${where}: option "roots": ${problem.message}`;
+    throw problem.kind === "out_of_range" ? new RangeError(message) : new TypeError(message);
+  }
+}

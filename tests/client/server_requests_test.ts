@@ -1,0 +1,230 @@
+// What a server asks the client (elicitation, sampling, roots), through a real
+// fixture server of the legacy era: capabilities declared only for what a
+// handler or a setting was given, each request answered by its handler on
+// the main thread, its answer checked, a malformed request refused, a handler
+// that throws answered as a cancel that names the error, a flood bounded.
+
+import assert from "node:assert/strict";
+import { Census, type CensusOptions } from "../../client/census.ts";
+import type { Client } from "../../client/client.ts";
+import type { ElicitationRequest } from "../../client/handlers.ts";
+import { MAX_SERVER_REQUESTS_IN_FLIGHT } from "../../settings/limits.ts";
+import { fixture } from "./_fixtures.ts";
+
+const FORM = {
+  message: "Who are you?",
+  requestedSchema: {
+    type: "object",
+    properties: {
+      name: { type: "string", title: "Name" },
+      color: { type: "string", enum: ["red", "green"], default: "green" },
+      age: { type: "integer", minimum: 0, default: 30 },
+    },
+    required: ["name"],
+  },
+};
+
+async function withAsker(
+  options: CensusOptions,
+  body: (client: Client) => Promise<void>,
+  roots?: { uri: string; name?: string }[],
+): Promise<void> {
+  const spec = fixture("asker", "asking_server.ts", roots === undefined ? {} : { roots });
+  const census = Census.prepare([spec], options);
+  const client = census.clients.get("asker") as Client;
+  try {
+    const started = await client.connect();
+    assert.ok(started.ok, JSON.stringify(started));
+    await body(client);
+  } finally {
+    await census.retire();
+  }
+}
+
+async function callText(client: Client, tool: string, args: Record<string, unknown> = {}) {
+  const called = await client.callTool(tool, args as never);
+  assert.ok(called.ok, JSON.stringify(called));
+  const block = called.value.content[0];
+  assert.ok(block?.type === "text");
+  return JSON.parse(block.text);
+}
+
+Deno.test("a client given no handler declares no capability", async () => {
+  await withAsker({}, async (client) => {
+    assert.deepEqual(await callText(client, "capabilities"), {});
+  });
+});
+
+Deno.test("a client declares elicitation, sampling and roots only for what it was given", async (t) => {
+  const elicit = () => Promise.resolve({ action: "cancel" as const });
+  const sample = () => Promise.resolve({ role: "assistant" as const, content: {}, model: "m" });
+  await t.step("onElicit alone: elicitation", async () => {
+    await withAsker({ onElicit: elicit }, async (client) => {
+      assert.deepEqual(await callText(client, "capabilities"), {
+        elicitation: { form: {}, url: {} },
+      });
+    });
+  });
+  await t.step("onSample and the spec's roots: sampling and roots", async () => {
+    await withAsker({ onSample: sample }, async (client) => {
+      assert.deepEqual(await callText(client, "capabilities"), {
+        sampling: { tools: {} },
+        roots: { listChanged: false },
+      });
+    }, [{ uri: "file:///tmp/project" }]);
+  });
+});
+
+Deno.test("an elicitation is answered by onElicit, its form's defaults filled in", async () => {
+  const seen: ElicitationRequest[] = [];
+  const onElicit = (request: ElicitationRequest) => {
+    seen.push(request);
+    return Promise.resolve({ action: "accept" as const, content: { name: "Ada" } });
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const answered = await callText(client, "elicit", { params: FORM });
+    assert.deepEqual(answered, {
+      result: { action: "accept", content: { name: "Ada", color: "green", age: 30 } },
+    });
+    assert.equal(seen[0]?.server, "asker");
+    assert.equal(seen[0]?.mode, "form");
+    assert.deepEqual(seen[0]?.requestedSchema, FORM.requestedSchema);
+  });
+});
+
+Deno.test("accepted content that breaks the form's schema is sent as a cancel that says why", async () => {
+  const onElicit = () => Promise.resolve({ action: "accept" as const, content: { age: -1 } });
+  await withAsker({ onElicit }, async (client) => {
+    const answered = await callText(client, "elicit", { params: FORM });
+    assert.equal(answered.result.action, "cancel");
+    assert.match(JSON.stringify(answered.result._meta), /schema/);
+  });
+});
+
+Deno.test("an elicitation handler that throws is answered as a cancel that names the error", async () => {
+  const onElicit = () => Promise.reject(new Error("no terminal here"));
+  await withAsker({ onElicit }, async (client) => {
+    const answered = await callText(client, "elicit", { params: FORM });
+    assert.equal(answered.result.action, "cancel");
+    assert.match(JSON.stringify(answered.result._meta), /no terminal here/);
+  });
+});
+
+Deno.test("a malformed elicitation is refused with -32602 and never reaches onElicit", async () => {
+  let asked = 0;
+  const onElicit = () => {
+    asked++;
+    return Promise.resolve({ action: "decline" as const });
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const params = {
+      message: "Pick",
+      requestedSchema: { type: "object", properties: { a: { type: "object" } } },
+    };
+    const answered = await callText(client, "elicit", { params });
+    assert.equal(answered.error?.code, -32602, JSON.stringify(answered));
+    assert.equal(asked, 0);
+  });
+});
+
+Deno.test("an elicitation of a client without onElicit is refused as method not found", async () => {
+  await withAsker({}, async (client) => {
+    const answered = await callText(client, "elicit", { params: FORM });
+    assert.equal(answered.error?.code, -32601, JSON.stringify(answered));
+  });
+});
+
+Deno.test("a server's elicitations reach onElicit one at a time", async () => {
+  let open = 0;
+  let most = 0;
+  const onElicit = async () => {
+    open++;
+    most = Math.max(most, open);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    open--;
+    return { action: "decline" as const };
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const answers = await callText(client, "elicit_many", { count: 4, params: FORM });
+    assert.equal(answers.length, 4);
+    assert.ok(
+      answers.every((answer: { result?: { action: string } }) =>
+        answer.result?.action === "decline"
+      ),
+    );
+    assert.equal(most, 1);
+  });
+});
+
+Deno.test("a flood of elicitations past the bound is refused at once", async () => {
+  // The handler holds its first question: every other stays in flight, and
+  // the ones past the bound are refused without waiting for it.
+  let release = () => {};
+  const held = new Promise<void>((resolve) => release = resolve);
+  const onElicit = async () => {
+    await held;
+    return { action: "decline" as const };
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const extra = 4;
+    const answers: { error?: { code: number; message: string } }[] = await callText(
+      client,
+      "elicit_many",
+      { count: MAX_SERVER_REQUESTS_IN_FLIGHT + extra, answerAfter: extra, params: FORM },
+    );
+    release();
+    assert.equal(answers.length, extra);
+    for (const answer of answers) {
+      assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+      assert.match(answer.error?.message ?? "", /at most 16/);
+    }
+  });
+});
+
+Deno.test("a sampling request is answered by onSample with the server's params", async () => {
+  const onSample = (request: { server: string; maxTokens: number }) =>
+    Promise.resolve({
+      role: "assistant" as const,
+      content: { type: "text", text: `${request.server}:${request.maxTokens}` },
+      model: "test-model",
+      stopReason: "endTurn",
+    });
+  await withAsker({ onSample }, async (client) => {
+    const params = {
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+      maxTokens: 7,
+      tools: [{ name: "t", inputSchema: { type: "object" } }],
+    };
+    const answered = await callText(client, "sample", { params });
+    assert.deepEqual(answered.result, {
+      role: "assistant",
+      content: { type: "text", text: "asker:7" },
+      model: "test-model",
+      stopReason: "endTurn",
+    });
+  });
+});
+
+Deno.test("a sampling handler that throws refuses the request, naming the error", async () => {
+  const onSample = () => Promise.reject(new Error("no model"));
+  await withAsker({ onSample }, async (client) => {
+    const params = { messages: [], maxTokens: 5 };
+    const answered = await callText(client, "sample", { params });
+    assert.equal(answered.error?.code, -1);
+    assert.match(answered.error?.message, /no model/);
+  });
+});
+
+Deno.test("roots/list is answered with the spec's roots", async () => {
+  await withAsker({}, async (client) => {
+    const answered = await callText(client, "roots");
+    assert.deepEqual(answered.result, { roots: [{ uri: "file:///tmp/project", name: "project" }] });
+  }, [{ uri: "file:///tmp/project", name: "project" }]);
+});
+
+Deno.test("Census.prepare() refuses a root that is not a file: URI", () => {
+  assert.throws(
+    () => Census.prepare([], { roots: [{ uri: "https://example.com" }] }),
+    /file: URI/,
+  );
+});
