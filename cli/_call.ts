@@ -25,6 +25,11 @@ import { leftOutBy } from "./_governance.ts";
 import { ProgressLine } from "./_progress_line.ts";
 import type { ServerSpec } from "../settings/mod.ts";
 
+// A server may list a tool only to a client that can answer what the tool
+// asks (server-everything hides seven such); the command line answers none.
+const HIDDEN_HINT = " (a server may list some tools only to a client that declares " +
+  "elicitation, sampling or roots, which the command line does not)";
+
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(
   command: Extract<CliCommand, { command: "call" }>,
@@ -77,7 +82,8 @@ export async function call(
         return fail(output, command.json, {
           kind: error.kind,
           message: `server ${quote(server)} has no tool ${quote(command.tool)}${guess}; ` +
-            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}`,
+            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}` +
+            (guess === "" ? HIDDEN_HINT : ""),
         }, EXIT_USAGE);
       }
       if (error.kind === "tool_disabled") {

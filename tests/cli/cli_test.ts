@@ -170,7 +170,9 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
       assert.equal(noTool.code, 2);
       assert.equal(
         noTool.stderr.split("\n").at(-2),
-        'error: server "echo" has no tool "nope"; its tools: add, big, echo, echo_args, fail, sleep',
+        'error: server "echo" has no tool "nope"; its tools: add, big, echo, echo_args, fail, sleep' +
+          " (a server may list some tools only to a client that declares elicitation, sampling" +
+          " or roots, which the command line does not)",
       );
     });
 
