@@ -15,7 +15,7 @@ const DATA = new URL("./data/", import.meta.url);
 const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS = "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, " +
-  "stderr, era, versions, enabled_tools, disabled_tools, result_check, restart, log_level";
+  "stderr, era, versions, enabled_tools, disabled_tools, result_check, restart, log_level, roots";
 const JSON_TOOL_KEYS = "enabledTools, allowedTools, disabledTools, blockedTools";
 
 type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
