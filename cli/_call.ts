@@ -26,9 +26,11 @@ import { ProgressLine } from "./_progress_line.ts";
 import type { ServerSpec } from "../settings/mod.ts";
 
 // A server may list a tool only to a client that can answer what the tool
-// asks (server-everything hides seven such); the command line answers none.
+// asks (server-everything hides its sampling and roots tools from the
+// command line); the command line answers elicitations only.
 const HIDDEN_HINT = " (a server may list some tools only to a client that declares " +
-  "elicitation, sampling or roots, which the command line does not)";
+  "sampling or roots, which the command line does not: it has no model to sample and " +
+  "lists no roots)";
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(

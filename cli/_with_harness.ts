@@ -15,6 +15,7 @@ import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts"
 import { quote } from "../codec/quote.ts";
 import { stringifyJson } from "../codec/json.ts";
 import type { LogEntry } from "../client/logs.ts";
+import type { ElicitHandler } from "../client/handlers.ts";
 import type { LogLevel } from "../settings/mod.ts";
 import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";
@@ -50,6 +51,8 @@ export type WithHarnessOptions = {
   toolFlags?: ToolFlags;
   /** `--log-level`: the level asked of every server, whose log lines then go to stderr. */
   logLevel?: LogLevel;
+  /** Answers every server's elicitations (`_elicit.ts`); none are declared without it. */
+  onElicit?: ElicitHandler;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -180,6 +183,7 @@ export async function withHarness(
       harness = await boot(signInByDefault(specs), {
         signal: cancel.signal,
         ...logsOf(options),
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
         onServer: (report) => {
           starting.delete(report.name);
           options.onLine?.(lines.row(report, interrupted));

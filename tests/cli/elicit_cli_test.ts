@@ -1,0 +1,111 @@
+// A server's elicitation through the real command line, against the asking
+// fixture: declined at once without a terminal, saying why; on a
+// pseudo-terminal (util-linux's `script`), asked field by field, Ctrl-C
+// cancelling the question alone.
+
+import assert from "node:assert/strict";
+import { cli, fixture, Terminal } from "./_cli.ts";
+
+// The fixture's `elicit` tool sends these params and answers with the client's response.
+const FORM = JSON.stringify({
+  params: {
+    message: "Your name?",
+    requestedSchema: {
+      type: "object",
+      properties: {
+        name: { type: "string", title: "Name" },
+        age: { type: "integer", minimum: 0, default: 30 },
+      },
+      required: ["name"],
+    },
+  },
+});
+
+// A failing test ends at the call's deadline, sooner than the default.
+const ASKER = ["--stdio", fixture("asking_server.ts"), "--name", "asker", "--timeout", "30s"];
+
+async function hasScript(): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command("script", {
+      args: ["--version"],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+const SCRIPT = await hasScript();
+if (!SCRIPT) console.error("skipping the terminal tests: util-linux's script is not installed");
+
+async function inTemp<T>(body: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await Deno.makeTempDir({ prefix: "loom_cli_elicit_" });
+  try {
+    return await body(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("without a terminal an elicitation is declined at once, and stderr says why", async () => {
+  const run = await inTemp((dir) => cli(dir, [...ASKER, "call", "asker", "elicit", FORM]));
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, '{"result":{"action":"decline"}}\n');
+  assert.match(
+    run.stderr,
+    /^warning: server "asker" asked a question \(elicitation: "Your name\?"\) and it was declined, as every later one of it will be: standard input is not a terminal; run the command on a terminal to answer it$/m,
+  );
+});
+
+Deno.test("the command line declares elicitation, and neither sampling nor roots", async () => {
+  const run = await inTemp((dir) => cli(dir, [...ASKER, "call", "asker", "capabilities"]));
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(JSON.parse(run.stdout), { elicitation: { form: {}, url: {} } });
+});
+
+Deno.test({
+  name: "on a terminal a form is asked field by field, and the answers are sent",
+  ignore: !SCRIPT,
+  fn: () =>
+    inTemp(async (dir) => {
+      const term = Terminal.start(dir, [...ASKER, "call", "asker", "elicit", FORM]);
+      assert.ok(await term.waitFor(/decline: /), term.text());
+      await term.type("\r");
+      assert.ok(await term.waitFor(/"name": /), term.text());
+      await term.type("Ad\u007fda\r");
+      assert.ok(await term.waitFor(/"age" \[30\]: /), term.text());
+      await term.type("\r");
+      const code = await term.end();
+      const shown = term.text();
+      assert.equal(code, 0, shown);
+      assert.match(shown, /^Server "asker" asks you \(elicitation\):\n {2}"Your name\?"$/m);
+      assert.match(shown, /^ {2}Field 1 of 2: "name" "Name", required$/m);
+      assert.match(shown, /^ {4}a whole number of at least 0$/m);
+      assert.match(
+        shown,
+        /^\{"result":\{"action":"accept","content":\{"name":"Ada","age":30\}\}\}$/m,
+      );
+    }),
+});
+
+Deno.test({
+  name: "on a terminal Ctrl-C cancels the question, and the command goes on",
+  ignore: !SCRIPT,
+  fn: () =>
+    inTemp(async (dir) => {
+      const term = Terminal.start(dir, [...ASKER, "call", "asker", "elicit", FORM]);
+      assert.ok(await term.waitFor(/decline: /), term.text());
+      await term.type("\r");
+      assert.ok(await term.waitFor(/"name": /), term.text());
+      await term.type("\u0003");
+      const code = await term.end();
+      const shown = term.text();
+      // Not interrupted (130): the server heard cancel, and the call returned its answer.
+      assert.equal(code, 0, shown);
+      assert.match(shown, /cancelled \(Ctrl-C\): server "asker" hears/);
+      assert.match(shown, /^\{"result":\{"action":"cancel"\}\}$/m);
+      assert.doesNotMatch(shown, /interrupted/);
+    }),
+});
