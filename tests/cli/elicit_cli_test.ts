@@ -4,7 +4,7 @@
 // cancelling the question alone.
 
 import assert from "node:assert/strict";
-import { cli, fixture, Terminal } from "./_cli.ts";
+import { cli, DENO, fixture, Terminal } from "./_cli.ts";
 
 // The fixture's `elicit` tool sends these params and answers with the client's response.
 const FORM = JSON.stringify({
@@ -107,5 +107,79 @@ Deno.test({
       assert.match(shown, /cancelled \(Ctrl-C\): server "asker" hears/);
       assert.match(shown, /^\{"result":\{"action":"cancel"\}\}$/m);
       assert.doesNotMatch(shown, /interrupted/);
+    }),
+});
+
+Deno.test({
+  name: "on a terminal a URL to visit is opened with $BROWSER, the URL one argument, no shell",
+  ignore: !SCRIPT,
+  fn: () =>
+    inTemp(async (dir) => {
+      // A shell would run the command substitution; the browser records what it was given.
+      const url = "https://auth.example.com/start?a=1&b=$(touch pwned);c";
+      const browser = `${dir}/browser`;
+      await Deno.writeTextFile(browser, `#!/bin/sh\nprintf '%s\\n' "$#" "$1" > "${dir}/opened"\n`);
+      await Deno.chmod(browser, 0o755);
+      const params = { params: { mode: "url", message: "Sign in", url, elicitationId: "e1" } };
+      const term = Terminal.start(
+        dir,
+        [...ASKER, "call", "asker", "elicit", JSON.stringify(params)],
+        { env: { BROWSER: browser } },
+      );
+      assert.ok(await term.waitFor(/decline: /), term.text());
+      await term.type("o\r");
+      assert.ok(await term.waitFor(/say d once you are done/), term.text());
+      let opened: string | undefined;
+      for (let tries = 0; tries < 100 && opened === undefined; tries++) {
+        opened = await Deno.readTextFile(`${dir}/opened`).catch(() => undefined);
+        if (opened === undefined) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await term.type("d\r");
+      const code = await term.end();
+      const shown = term.text();
+      assert.equal(code, 0, shown);
+      assert.equal(opened, `1\n${url}\n`);
+      assert.equal(await Deno.stat(`${dir}/pwned`).catch(() => undefined), undefined);
+      assert.match(
+        shown,
+        /^ {2}URL: "https:\/\/auth\.example\.com\/start\?a=1&b=\$\(touch pwned\);c"$/m,
+      );
+      assert.match(shown, /^\{"result":\{"action":"accept"\}\}$/m);
+    }),
+});
+
+Deno.test({
+  name: "on a terminal server-everything's form of every field kind is answered, defaults filled",
+  ignore: !SCRIPT,
+  fn: () =>
+    inTemp(async (dir) => {
+      const everything =
+        `${DENO} run -A npm:@modelcontextprotocol/server-everything@2026.8.31 stdio`;
+      const term = Terminal.start(dir, [
+        "--stdio",
+        everything,
+        "--name",
+        "everything",
+        "call",
+        "everything",
+        "trigger-elicitation-request",
+      ], { env: { NO_COLOR: "1" } });
+      assert.ok(await term.waitFor(/decline: /), term.text());
+      await term.type("\r");
+      // The one required field is the first; every other takes its default or is left out.
+      for (let field = 1; field <= 13; field++) {
+        const prompt = new RegExp(String.raw`Field ${field} of 13[\s\S]*\n {2}"\w+"[^\n]*: $`);
+        assert.ok(await term.waitFor(prompt), term.text());
+        await term.type(field === 1 ? "Ada\r" : "\r");
+      }
+      const code = await term.end();
+      const shown = term.text();
+      assert.equal(code, 0, shown);
+      assert.match(shown, /^ {6}2\) "Green Lantern" \("hero-2"\)$/m);
+      assert.match(shown, /^ {4}a whole number from 1 to 100$/m);
+      assert.match(shown, /"untitledMultipleSelectEnum" \["Guitar"\]: /);
+      assert.match(shown, /"name": "Ada"/);
+      assert.match(shown, /"integer": 42/);
+      assert.match(shown, /"titledSingleSelectEnum": "hero-1"/);
     }),
 });
