@@ -121,7 +121,8 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "the schema does not describe is JSON when it parses as JSON, else a string. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
       `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s). A long call's ` +
-      "progress, when the server reports it, is one line on stderr.",
+      "progress, when the server reports it, is one line on stderr. A tool that asks you " +
+      "something (elicitation) asks on the terminal, as said below.",
     examples: [
       "call memory read_graph '{}'",
       'call "GitHub-Like Everything" echo message=hi --timeout 90s',
@@ -251,6 +252,16 @@ Logs:
   --log-level <level>   ask each server for its log messages of this level and above
                         (debug, info, notice, warning, error, critical, alert,
                         emergency) and print them on stderr, quoted
+
+Questions from servers (elicitation):
+  A server may ask you something during a call. On a terminal (stdin and stderr)
+  it is asked on stderr, field by field: Enter takes the default in [brackets],
+  n declines, Ctrl-C (or Ctrl-D) cancels the question and the command goes on.
+  A URL to visit is shown quoted, opened with $BROWSER when set; d says you are
+  done. Without a terminal it is declined at once, saying why. The call's
+  deadline keeps running while you answer (give it longer with --timeout).
+  No sampling is declared (the command line has no model), nor roots: a server
+  may hide the tools that need them.
 
 Deadlines (90, 90s, 1500ms, 2m):
   --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)

@@ -14,6 +14,7 @@ import {
   type TerminalElicitOptions,
 } from "../../cli/_elicit.ts";
 import { Output } from "../../cli/_output.ts";
+import { type CommandName, COMMANDS, commandUsage, USAGE } from "../../cli/_help.ts";
 import type { Keys, TypedLine } from "../../cli/_terminal.ts";
 
 /** An Output whose stderr is collected (not a terminal: no colour, no wrapping). */
@@ -286,4 +287,17 @@ Deno.test("without a terminal an elicitation is declined at once, said once per 
       "the command on a terminal to answer it",
     ],
   );
+});
+
+Deno.test("the help and each command's help say how elicitation is answered, and why no sampling", () => {
+  for (
+    const text of [
+      USAGE,
+      ...Object.keys(COMMANDS).map((name) => commandUsage(name as CommandName)),
+    ]
+  ) {
+    assert.match(text, /Questions from servers \(elicitation\):/);
+    assert.match(text, /Without a terminal it is declined at once/);
+    assert.match(text, /No sampling is declared \(the command line has no model\)/);
+  }
 });
