@@ -4,7 +4,7 @@
 // cancelling the question alone.
 
 import assert from "node:assert/strict";
-import { cli, DENO, fixture, Terminal } from "./_cli.ts";
+import { catalogFolder, cli, DENO, fixture, Terminal, tomlEntry } from "./_cli.ts";
 
 // The fixture's `elicit` tool sends these params and answers with the client's response.
 const FORM = JSON.stringify({
@@ -182,4 +182,32 @@ Deno.test({
       assert.match(shown, /"integer": 42/);
       assert.match(shown, /"titledSingleSelectEnum": "hero-1"/);
     }),
+});
+
+Deno.test({
+  name: "on a terminal Ctrl-C cancels a program's question, and the program goes on",
+  ignore: !SCRIPT,
+  fn: async () => {
+    const dir = await catalogFolder("loom_cli_elicit_run_", tomlEntry("asker", "asking_server.ts"));
+    try {
+      await Deno.writeTextFile(
+        `${dir}/p.ts`,
+        `import { elicit } from "./mcp/asker.ts";\n` +
+          `const first = (await elicit(${FORM})).text;\n` +
+          `export default { first, after: "the program went on" };\n`,
+      );
+      const term = Terminal.start(dir, ["--catalog", "loom.toml", "run", "p.ts"], {
+        env: { NO_COLOR: "1" },
+      });
+      assert.ok(await term.waitFor(/decline: /), term.text());
+      await term.type("\u0003");
+      const code = await term.end();
+      const shown = term.text();
+      assert.equal(code, 0, shown);
+      assert.match(shown, /"first": "\{\\"result\\":\{\\"action\\":\\"cancel\\"\}\}"/);
+      assert.match(shown, /"after": "the program went on"/);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
 });
