@@ -84,8 +84,7 @@ export async function call(
         return fail(output, command.json, {
           kind: error.kind,
           message: `server ${quote(server)} has no tool ${quote(command.tool)}${guess}; ` +
-            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}` +
-            (guess === "" ? HIDDEN_HINT : ""),
+            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}` + HIDDEN_HINT,
         }, EXIT_USAGE);
       }
       if (error.kind === "tool_disabled") {

@@ -211,3 +211,23 @@ Deno.test({
     }
   },
 });
+
+Deno.test("a tool server-everything hides from a client without sampling is said to be hidden", async () => {
+  const everything = `${DENO} run -A npm:@modelcontextprotocol/server-everything@2026.8.31 stdio`;
+  const run = await inTemp((dir) =>
+    cli(dir, [
+      "--stdio",
+      everything,
+      "--name",
+      "everything",
+      "call",
+      "everything",
+      "trigger-sampling-request",
+    ])
+  );
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(
+    run.stderr,
+    /has no tool "trigger-sampling-request" .*; its tools: .*trigger-elicitation-request.* \(a server may list some tools only to a client that declares sampling or roots, which the command line does not: it has no model to sample and lists no roots\)$/m,
+  );
+});
