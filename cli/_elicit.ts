@@ -257,6 +257,7 @@ async function ask<T>(
     const reading = keys.readLine();
     output.prompt(output.paint(question, "head", "err"));
     const typed = await reading;
+    output.answered();
     if (typed.kind !== "line") return { stop: typed.kind };
     const parsed = parse(typed.text);
     if ("value" in parsed) return parsed;
