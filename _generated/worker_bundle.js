@@ -2724,7 +2724,9 @@ var REQUEST_METHODS = [
   "prompts/list",
   "prompts/get",
   "completion/complete",
-  "logging/setLevel"
+  "logging/setLevel",
+  "skills/list",
+  "skills/get"
 ];
 var TO_WORKER_KINDS = [
   "start",
