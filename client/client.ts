@@ -248,6 +248,8 @@ export class Client {
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
+  #promptWatchers = new ToolWatchers("prompts");
+  #resourceWatchers = new ToolWatchers("resources");
   // The last skills listing, and the generation that answered it.
   #skills: { generation: Generation; entries: SkillEntry[] } | undefined;
   #onLog: ((entry: LogEntry) => void) | undefined;
@@ -312,6 +314,10 @@ export class Client {
   /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
   #noticed(notice: Notice): void {
     if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
+    if (notice.kind === "list_changed") {
+      if (notice.list === "prompts") return this.#promptWatchers.tell();
+      return this.#resourceWatchers.tell();
+    }
     if (notice.kind !== "resource_updated") return;
     for (const subscription of [...this.#subscriptions]) {
       // The server may name a part of what was subscribed to.
@@ -405,6 +411,23 @@ export class Client {
   /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
   watchTools(listener: () => void): () => void {
     return this.#toolWatchers.add(listener);
+  }
+
+  /**
+   * Calls `listener` whenever the server says its prompts changed
+   * (`notifications/prompts/list_changed`); returns what stops it. A
+   * listener that throws changes nothing of the client.
+   */
+  watchPrompts(listener: () => void): () => void {
+    return this.#promptWatchers.add(listener);
+  }
+
+  /**
+   * Calls `listener` whenever the server says its list of resources changed
+   * (`notifications/resources/list_changed`); returns what stops it.
+   */
+  watchResources(listener: () => void): () => void {
+    return this.#resourceWatchers.add(listener);
   }
 
   /** What the server's sign-in knows, without any secret; `undefined` when it signs in with none. */
