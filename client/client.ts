@@ -387,7 +387,10 @@ export class Client {
     return this.#generation.connect();
   }
 
-  /** Lists every tool the server offers (following pages, one deadline). */
+  /**
+   * Lists every tool the server offers (following pages, one deadline); none,
+   * without asking, for a server that declared no `tools`.
+   */
   listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
     return this.listing(options).then((listed) => listed.ok ? ok(listed.value.tools) : listed);
   }
@@ -397,6 +400,10 @@ export class Client {
     const timeoutMs = this.#timeout(options.timeoutMs);
     const generation = this.#generation;
     const info = generation.info;
+    // A server that offers prompts, resources or skills but declared no tools lists none.
+    if (generation.state === "ready" && !isJsonObject(info?.capabilities.tools)) {
+      return Promise.resolve(ok({ tools: [] }));
+    }
     const page = (params: string, ms: number) =>
       generation.request("tools/list", params, ms, undefined);
     return listFresh(this.name, page, { timeoutMs, era: generation.era }).then((listed) => {

@@ -96,6 +96,16 @@ Deno.test("readSkill() asks skills/get for a URI its listing does not show", asy
   });
 });
 
+Deno.test("a server with skills and no tools connects, lists no tools and reads its skill", async () => {
+  await withSkills("toolless", async (client) => {
+    const tools = await client.listTools();
+    assert.ok(tools.ok, JSON.stringify(tools));
+    assert.deepEqual(tools.value, []);
+    const read = await client.readSkill("pdf-processing");
+    assert.ok(read.ok, JSON.stringify(read));
+  });
+});
+
 Deno.test("a server without the skills extension is refused before anything is sent", async () => {
   const census = Census.prepare([fixture("plain", "echo_server.ts")]);
   const client = census.clients.get("plain") as Client;
