@@ -43,6 +43,7 @@ export {
   TASK_POLL_MIN_MS,
   WORKER_GRACE_MS,
 } from "./settings/mod.ts";
+export { MAX_SKILL_BYTES, MAX_SKILL_FILE_BYTES, MAX_SKILL_FILES } from "./client/skills.ts";
 // A harness.
 export {
   BOOT_ABORT_RETIREMENT_MS,

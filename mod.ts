@@ -175,6 +175,8 @@ export {
   type ServerRequestHandlers,
   SESSION_ENDS,
   type SessionEnd,
+  type SkillEntry,
+  type SkillError,
   START_METHODS,
   type StartAttempt,
   type StartError,

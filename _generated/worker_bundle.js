@@ -2113,10 +2113,13 @@ var handshakeFailure = (function handshakeFailure(method, error, context) {
       };
   }
 });
+var offersNothing = (function offersNothing(info) {
+  return !OFFERS.some((capability) => isJsonObject(info.capabilities[capability]));
+});
 var noTools = (function noTools(name, info, stderrTail) {
   return {
     kind: "tools_not_declared",
-    message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
+    message: `Server "${name}" declares none of the "tools", "prompts" and "resources" capabilities; it offers nothing this client can use`,
     serverInfo: info,
     stderrTail
   };
@@ -2190,12 +2193,10 @@ var judgeDiscover = (function judgeDiscover(answer, plan, context) {
     era: MODERN_ERA.name
   };
   if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
-  if (!isJsonObject(info.capabilities.tools)) {
-    return {
-      kind: "failed",
-      failure: noTools(name, info, stderrTail)
-    };
-  }
+  if (offersNothing(info)) return {
+    kind: "failed",
+    failure: noTools(name, info, stderrTail)
+  };
   return {
     kind: "answered",
     info
@@ -2224,7 +2225,7 @@ var judgeInitialize = (function judgeInitialize(answer, plan, context) {
     ...decoded.value,
     era: LEGACY_ERA.name
   };
-  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
+  if (offersNothing(info)) return err(noTools(name, info, stderrTail));
   return ok(info);
 });
 var withAttempts = (function withAttempts(failure, attempts) {
@@ -2724,7 +2725,9 @@ var REQUEST_METHODS = [
   "prompts/list",
   "prompts/get",
   "completion/complete",
-  "logging/setLevel"
+  "logging/setLevel",
+  "skills/list",
+  "skills/get"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -5681,6 +5684,12 @@ var Connection = class {
 
 // client/worker/handshake.ts
 
+
+var OFFERS = [
+  "tools",
+  "prompts",
+  "resources"
+];
 
 
 

@@ -18,7 +18,8 @@ import type {
   ResourceError,
   ResourceSubscription,
 } from "../client/resources.ts";
-import type { RequestOptions } from "../client/client.ts";
+import type { Client, RequestOptions } from "../client/client.ts";
+import type { SkillEntry, SkillError } from "../client/skills.ts";
 import type {
   CompleteContext,
   CompleteResult,
@@ -377,6 +378,25 @@ export type Harness = {
     server?: string,
   ): Promise<
     Result<ServerEntry<ResourceTemplateDescriptor>[], CallDenial | ClientError | ResourceError>
+  >;
+  /**
+   * Lists the skills of one server, or, with none named, of every ready
+   * server that declared the skills extension, in catalog order; each entry
+   * says its server (`Client.listSkills`). No file is read.
+   */
+  listSkills(
+    server?: string,
+  ): Promise<Result<ServerEntry<SkillEntry>[], CallDenial | ClientError | SkillError>>;
+  /** Reads one skill of one server, every file checked against its entry (`Client.readSkill`). */
+  readSkill(
+    server: string,
+    name: string,
+    options?: RequestOptions,
+  ): Promise<
+    Result<
+      Extract<Awaited<ReturnType<Client["readSkill"]>>, { ok: true }>["value"],
+      CallDenial | ClientError | ResourceError | SkillError
+    >
   >;
   /** Hears the updates of one resource of one server until unsubscribed (`Client.subscribeResource`). */
   subscribeResource(

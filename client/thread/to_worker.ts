@@ -61,6 +61,8 @@ export const REQUEST_METHODS = [
   "prompts/get",
   "completion/complete",
   "logging/setLevel",
+  "skills/list",
+  "skills/get",
 ] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
