@@ -29,4 +29,5 @@ export * from "./serve.ts";
 export * from "./tool.ts";
 export * from "./transport.ts";
 export * from "./capture.ts";
+export * from "./http/http_server.ts";
 export type { Result } from "../codec/result.ts";
