@@ -146,9 +146,10 @@ export type ListenHttpOptions = {
   /**
    * The bearer token every request must carry (printable ASCII, at least
    * `MIN_TOKEN_CHARS`); one is made when none is given, and the listener
-   * says it once.
+   * says it once (`undefined` too, so `Deno.env.get("LOOM_MCP_TOKEN")` can
+   * be passed as it is).
    */
-  token?: string;
+  token?: string | undefined;
   /** Origins let in besides the server's own (`http://localhost:<port>` and the like). */
   allowedOrigins?: readonly string[];
   /** Closes the server when aborted. */
