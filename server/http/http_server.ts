@@ -321,15 +321,32 @@ class Endpoint {
   #sessionOf(request: Request): Session | Response | undefined {
     const id = request.headers.get(SESSION_HEADER);
     if (id === null) return undefined;
-    return this.#sessions.get(id) ??
-      rpcError(
-        404,
-        null,
-        INVALID_REQUEST,
-        `Session not found: ${
-          JSON.stringify(id)
-        } has ended or was never opened; send initialize again`,
-      );
+    const found = this.#sessions.get(id);
+    if (found !== undefined) {
+      // The map keeps sessions in the order of their last use, the least recent first.
+      this.#sessions.delete(id);
+      this.#sessions.set(id, found);
+      return found;
+    }
+    return rpcError(
+      404,
+      null,
+      INVALID_REQUEST,
+      `Session not found: ${
+        JSON.stringify(id)
+      } has ended or was never opened; send initialize again`,
+    );
+  }
+
+  // Ends the least recently used session that has no request in flight and no GET stream open.
+  #evictIdle(): boolean {
+    for (const session of this.#sessions.values()) {
+      if (session.inFlight.size > 0 || session.stream?.open === true) continue;
+      session.end();
+      this.#sessions.delete(session.id);
+      return true;
+    }
+    return false;
   }
 
   #get(request: Request): Response {
@@ -491,12 +508,12 @@ class Endpoint {
           `Invalid request: initialize opens a session, so it carries no ${SESSION_HEADER}; send it without one`,
         );
       }
-      if (this.#sessions.size >= MAX_HTTP_SESSIONS) {
+      if (this.#sessions.size >= MAX_HTTP_SESSIONS && !this.#evictIdle()) {
         return rpcError(
           503,
           id,
           INTERNAL_ERROR,
-          `Server busy: ${MAX_HTTP_SESSIONS} sessions are open; end unused ones with DELETE`,
+          `Server busy: ${MAX_HTTP_SESSIONS} sessions are open and each is in use; end unused ones with DELETE`,
         );
       }
       const params = isJsonObject(message.params) ? message.params : {};

@@ -14,8 +14,10 @@ export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
 
 /**
  * Legacy-era sessions (2025-03-26 to 2025-11-25) open at once: 64. An
- * `initialize` past it is refused with 503, saying to end sessions with
- * DELETE; a 2026-07-28 request opens none.
+ * `initialize` past it ends the least recently used session that has no
+ * request in flight and no GET stream open (its id is then 404, and its
+ * client opens a new one); when every session is in use, it is refused with
+ * 503. A 2026-07-28 request opens none.
  */
 export const MAX_HTTP_SESSIONS = 64;
 

@@ -14,6 +14,7 @@ import {
   type HttpMessageHandler,
   listenHttp,
   MAX_HTTP_BODY_BYTES,
+  MAX_HTTP_SESSIONS,
 } from "../../../server/mod.ts";
 import { type Seen, testHandler } from "./_handler.ts";
 
@@ -542,6 +543,54 @@ Deno.test("the SDK v2 client in automatic mode speaks 2026-07-28 over Streamable
       assert.ok(!seen.methods.includes("initialize"));
     } finally {
       await client.close();
+    }
+  });
+});
+
+Deno.test("an initialize past MAX_HTTP_SESSIONS ends the least recently used idle session", async () => {
+  await withServer(async (server) => {
+    const ids: string[] = [];
+    for (let i = 0; i < MAX_HTTP_SESSIONS; i++) ids.push(await openSession(server));
+    // The first is used again, so the second is now the least recently used.
+    const ping = await post(server, { jsonrpc: "2.0", id: 1, method: "ping" }, {
+      "mcp-session-id": ids[0]!,
+    });
+    assert.equal(ping.status, 200);
+    await ping.body?.cancel();
+    await openSession(server);
+    const statuses = [];
+    for (const id of ids.slice(0, 2)) {
+      const response = await post(server, { jsonrpc: "2.0", id: 2, method: "ping" }, {
+        "mcp-session-id": id,
+      });
+      statuses.push(response.status);
+      await response.body?.cancel();
+    }
+    assert.deepEqual(statuses, [200, 404]);
+  });
+});
+
+Deno.test("an initialize past MAX_HTTP_SESSIONS, each with its GET stream open, is 503", async () => {
+  await withServer(async (server) => {
+    const streams: Response[] = [];
+    try {
+      for (let i = 0; i < MAX_HTTP_SESSIONS; i++) {
+        const id = await openSession(server);
+        streams.push(
+          await fetch(server.url, {
+            headers: {
+              authorization: `Bearer ${TOKEN}`,
+              accept: "text/event-stream",
+              "mcp-session-id": id,
+            },
+          }),
+        );
+      }
+      const refused = await post(server, INITIALIZE);
+      assert.equal(refused.status, 503);
+      assert.match(await refused.text(), /each is in use/);
+    } finally {
+      for (const stream of streams) await stream.body?.cancel();
     }
   });
 });
