@@ -9,7 +9,8 @@
  * that ids of different sessions and clients never meet, and its answer goes
  * back under the client's id. A request whose exchange aborts (its stream
  * closed, its cancellation, its session's end) is cancelled in the loop with
- * `notifications/cancelled`. Lifecycle: `close()` stops the listener, then
+ * `notifications/cancelled`. Only answers come back: what a loop sends of its
+ * own (a notification, a request to the client) is dropped. Lifecycle: `close()` stops the listener, then
  * ends both loops' input and waits for them, as `serve` ends at end of input.
  *
  * @module
@@ -146,7 +147,9 @@ class Loop implements LineTransport {
     for (const line of new TextDecoder().decode(bytes).split("\n")) {
       if (line === "") continue;
       const parsed = parseJson(line);
-      if (!parsed.ok || !isJsonObject(parsed.value)) continue;
+      // Only answers are routed: a serve loop's own requests and notifications tie to no
+      // exchange it can name, and an id of theirs must not settle one of ours.
+      if (!parsed.ok || !isJsonObject(parsed.value) || "method" in parsed.value) continue;
       const own = ownId(parsed.value.id);
       if (own === undefined) continue;
       const resolve = this.#waiting.get(own);
