@@ -196,7 +196,11 @@ export function callProgram(
   args: JsonObject,
 ): Result<string, string> {
   const segment = moduleSegment(server);
-  if (!segment.ok) return err(`the server ${quote(server)} is not a module name: ${segment.error}`);
+  if (!segment.ok) {
+    return err(
+      `${segment.error.message}; give the server as the serve's surface names its module (mcp/<name>.ts)`,
+    );
+  }
   const json = stringifyJson(args);
   if (!json.ok) return err(`the arguments cannot be said in JSON: ${json.error.message}`);
   return ok(

@@ -177,3 +177,11 @@ Deno.test("--via with a command that boots its own servers is a usage error", as
   assert.equal(run.code, 2);
   assert.match(run.stderr, /drop --via/);
 });
+
+Deno.test("call --via of a server name no module can have is a usage error saying so", async () => {
+  const run = await cli(Deno.cwd(), ["--via", "http://127.0.0.1:9/mcp", "call", "Echo", "echo"], {
+    env: ENV,
+  });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /Cannot use "Echo" as a server name: .*mcp\/<name>\.ts/);
+});
