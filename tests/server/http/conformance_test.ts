@@ -65,7 +65,7 @@ function relay(target: number): Relay {
 
 async function scenario(url: string, name: string): Promise<{ code: number; text: string }> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", SUITE, "server", "--url", url, "--scenario", name],
+    args: ["run", "-A", "--quiet", "--no-lock", SUITE, "server", "--url", url, "--scenario", name],
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
