@@ -241,6 +241,10 @@ const OPTIONS_TEXT = `Servers:
   --trust               start the servers of a file found here without asking
   --strict              refuse the whole catalog at its first malformed entry
   --allow-skipped       exit 0 even when the catalog skipped enabled entries
+  --via <url>           tools, call, run, search, describe: through a running
+                        loom-mcp serve --http (its servers stay warm), token in
+                        LOOM_MCP_TOKEN
+    --token-file <path> or the first line of this file
 
 Tools:
   --allow-tool <s.t>    only this tool of server s (by wire or function name), with

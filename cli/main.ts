@@ -46,6 +46,7 @@ import { Output } from "./_output.ts";
 import { startMessage } from "./_messages.ts";
 import { login, logout } from "./_login.ts";
 import { prompt, prompts, read, resources } from "./_prompts.ts";
+import { takeVia, viaCommand } from "./_via.ts";
 
 export {
   EXIT_FAILED,
@@ -77,7 +78,12 @@ export const VERSION = "0.1.0";
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(args);
+  const via = takeVia(args);
+  if (!via.ok) {
+    new Output().error(via.error);
+    return EXIT_USAGE;
+  }
+  const parsed = parseArgs(via.value.rest);
   if (!parsed.ok) {
     new Output().error(parsed.error);
     return EXIT_USAGE;
@@ -102,6 +108,10 @@ export async function main(args: string[]): Promise<number> {
       return fail(output, command.json, { kind: "usage", message: read.error }, EXIT_USAGE);
     }
     program = read.source;
+  }
+  // Through a running serve nothing boots here: the serve's servers answer.
+  if (via.value.via !== undefined) {
+    return await viaCommand(command, via.value.via, { output, program });
   }
   const source = await serversOf(command, output);
   if (!source.ok) {
