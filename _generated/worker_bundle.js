@@ -2048,6 +2048,13 @@ var stoppingFor = (function stoppingFor(control, options) {
     process: control.process
   }) : new SessionRelease(control.session);
 });
+var leadsWithMeta = (function leadsWithMeta(params) {
+  if (params.length < LEAD_BYTES.length) return false;
+  for (let index = 0; index < LEAD_BYTES.length; index++) {
+    if (params[index] !== LEAD_BYTES[index]) return false;
+  }
+  return true;
+});
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
@@ -2737,6 +2744,7 @@ var TO_WORKER_KINDS = [
   "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
+var PARAMS_META_LEAD = '{"_meta":{';
 
 
 
@@ -5261,6 +5269,9 @@ var Retirement = class {
 
 // client/worker/_lines.ts
 var OPEN_BRACE3 = 123;
+var UNDERSCORE = 95;
+var LEAD_BYTES = new TextEncoder().encode(PARAMS_META_LEAD);
+
 var LineWriter = class {
   #write;
   #meta = "";
@@ -5298,11 +5309,18 @@ var LineWriter = class {
       envelope,
       extra.meta ?? ""
     ].filter((part) => part !== "").join(",");
+    const [head, tail] = frameRequest(id, method);
+    if (params.startsWith(PARAMS_META_LEAD)) {
+      if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
+      const inner = meta === "" ? "" : `${meta},`;
+      parts.push(`"_meta":{${inner}${params.slice(PARAMS_META_LEAD.length)}`);
+      this.#write(`${head}{${parts.join(",")}${tail}`);
+      return;
+    }
     if (meta !== "") parts.push(`"_meta":{${meta}}`);
     if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
     const rest = params === "" ? "}" : params.slice(1);
     const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
-    const [head, tail] = frameRequest(id, method);
     this.#write(head + body + tail);
   }
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
@@ -5333,7 +5351,18 @@ var LineWriter = class {
       return;
     }
     if (typeof params === "string") {
+      if (params.charCodeAt(2) === UNDERSCORE && params.startsWith(PARAMS_META_LEAD)) {
+        const rest = params.slice(PARAMS_META_LEAD.length);
+        this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},${rest}${tail}`);
+        return;
+      }
       this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
+    if (leadsWithMeta(params)) {
+      this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},`);
+      this.#write(params.subarray(LEAD_BYTES.length));
+      this.#write(tail);
       return;
     }
     this.#write(`${head}{${this.#meta},`);

@@ -123,6 +123,14 @@ export function renderRequest(
 }
 
 /**
+ * How a request's parameters begin when the main thread wrote a `_meta` of
+ * its own into them (the trace context of the request's span): they then
+ * always begin so, and the worker merges its own `_meta` fields (a modern
+ * envelope, a progress token) into that object instead of adding another.
+ */
+export const PARAMS_META_LEAD = '{"_meta":{';
+
+/**
  * Decodes a batch of requests; a line that is not one is reported by its
  * index, with the requests before it.
  *
