@@ -283,7 +283,6 @@ export class ServerOperation {
   #span: Span;
   #started = performance.now();
   #metric: Attributes;
-  #content: boolean;
 
   constructor(method: string, params: Record<string, unknown>, id: number | string, peer: McpPeer) {
     const name = typeof params.name === "string" ? params.name : undefined;
@@ -297,7 +296,6 @@ export class ServerOperation {
     peerAttributes(attributes, peer, true);
     this.#metric = { ...attributes };
     attributes["jsonrpc.request.id"] = String(id);
-    this.#content = false;
     const meta = params._meta;
     const carrier: Record<string, string> = {};
     if (typeof meta === "object" && meta !== null) {
@@ -317,7 +315,8 @@ export class ServerOperation {
 
   /** Ends the span and records the duration. */
   end(end: OperationEnd): void {
-    finish(this.#span, this.#metric, end, this.#content);
+    // A server records no tool content: its results are its own to keep.
+    finish(this.#span, this.#metric, end, false);
     this.#span.end();
     serverOperations ??= histogram(
       "mcp.server.operation.duration",
