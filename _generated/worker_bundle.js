@@ -642,7 +642,16 @@ var decodeStart = (function decodeStart(data) {
   }
   const served = data.served;
   if (!isServedRequests(served)) return err("served is not what a client serves");
+  const traceContext = data.traceContext;
+  if (traceContext !== void 0 && !isStringRecord(traceContext)) {
+    return err("traceContext is not a string record");
+  }
   return ok({
+    ...traceContext === void 0 ? {} : {
+      traceContext: {
+        ...traceContext
+      }
+    },
     kind: "start",
     name,
     command,
@@ -5736,6 +5745,8 @@ var ClientMachine = class {
   #connectTimeoutMs;
   #retirementTimeoutMs;
   #clientInfo;
+  // The start's trace context as JSON fields without braces; "" when not tracing.
+  #traceFields;
   #plan;
   #era = LEGACY_ERA;
   #onReport;
@@ -5760,6 +5771,8 @@ var ClientMachine = class {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    const trace = options.traceContext;
+    this.#traceFields = trace === void 0 || Object.keys(trace).length === 0 ? "" : JSON.stringify(trace).slice(1, -1);
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
@@ -5902,6 +5915,19 @@ var ClientMachine = class {
     return outcome;
   }
   // ---- start ----
+  /**
+   * A start request's parameters with the start's trace context in their
+   * `_meta`: joined to the probe's own `_meta`, or leading `initialize`'s.
+   */
+  #traced(paramsText) {
+    const fields = this.#traceFields;
+    if (fields === "") return paramsText;
+    if (paramsText.startsWith(PARAMS_META_LEAD)) {
+      return `${PARAMS_META_LEAD}${fields},${paramsText.slice(PARAMS_META_LEAD.length)}`;
+    }
+    if (paramsText === "" || paramsText === "{}") return `${PARAMS_META_LEAD}${fields}}}`;
+    return `${PARAMS_META_LEAD}${fields}},${paramsText.slice(1)}`;
+  }
   async #start() {
     const started = await startSession({
       name: this.#name,
@@ -5913,7 +5939,7 @@ var ClientMachine = class {
       now: () => this.#clock.now(),
       launch: () => this.#launch(),
       mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      request: (method, params, timeoutMs) => this.#startRequest(method, this.#traced(params), timeoutMs),
       lost: () => this.#state !== "connecting" || this.#death !== void 0 ? this.#unavailable() : void 0,
       failed: (failure, final) => this.#failed(failure, final)
     });
@@ -6611,6 +6637,9 @@ var WorkerHost = class {
       onNotification: (method, params) => this.#notified(method, params),
       ...message.logLevel === void 0 ? {} : {
         logLevel: message.logLevel
+      },
+      ...message.traceContext === void 0 ? {} : {
+        traceContext: message.traceContext
       },
       served: this.#served(message)
     });

@@ -160,7 +160,7 @@ export class Generation {
    */
   #tracedConnect(): Promise<Result<ServerInfo, StartError>> {
     const operation = new ClientOperation("initialize", "", peerOf(this.#host.spec, undefined));
-    return this.#connect().then((outcome) => {
+    return this.#connect(operation.carrier()).then((outcome) => {
       if (outcome.ok) {
         operation.negotiated(outcome.value.protocolVersion);
         operation.end({});
@@ -172,7 +172,7 @@ export class Generation {
     });
   }
 
-  #connect(): Promise<Result<ServerInfo, StartError>> {
+  #connect(traceContext?: Record<string, string>): Promise<Result<ServerInfo, StartError>> {
     const { spec, retirementTimeoutMs } = this.#host;
     const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#custody.hold();
@@ -201,6 +201,7 @@ export class Generation {
       signIn: signIn !== undefined,
       served: this.#host.served,
       ...(this.#host.logLevel === undefined ? {} : { logLevel: this.#host.logLevel }),
+      ...(traceContext === undefined ? {} : { traceContext }),
     });
     // Last, so that no pair of the spec's can take it away: its descendants are known by it.
     if (start.remote === null) {

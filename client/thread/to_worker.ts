@@ -199,6 +199,11 @@ export type StartMessage = {
   rings: StartRings;
   /** The least level of log messages asked of the server; none asked when absent. */
   logLevel?: LogLevel;
+  /**
+   * The trace context of the start's `initialize` span (`traceparent`, ...),
+   * written into the `_meta` of the start's requests; absent when not tracing.
+   */
+  traceContext?: Record<string, string>;
 };
 
 /** The two rings between a worker and the main thread: requests in, answers out. */
@@ -244,7 +249,12 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
   }
   const served = data.served;
   if (!isServedRequests(served)) return err("served is not what a client serves");
+  const traceContext = data.traceContext;
+  if (traceContext !== undefined && !isStringRecord(traceContext)) {
+    return err("traceContext is not a string record");
+  }
   return ok({
+    ...(traceContext === undefined ? {} : { traceContext: { ...traceContext } }),
     kind: "start",
     name,
     command,

@@ -237,3 +237,20 @@ Deno.test("a harness booted with traceToolContent records a call's arguments and
   const result = JSON.parse(String(attribute(echo.attributes, "gen_ai.tool.call.result")));
   assert.deepEqual(result.content, [{ type: "text", text: "one" }]);
 });
+
+Deno.test("a server's start requests carry the traceparent of its initialize span, in both eras", () => {
+  const starts = traced.meta.map((line) => JSON.parse(line)).filter((record) =>
+    record.method === "initialize" || record.method === "server/discover"
+  );
+  const initializes = byName("initialize");
+  assert.deepEqual(starts.map((record) => record.method).sort(), ["initialize", "server/discover"]);
+  for (const record of starts) {
+    const [, traceId, spanId] = String(record.meta.traceparent).split("-");
+    const span = initializes.find((s) => s.spanId === spanId);
+    assert.ok(span !== undefined, `no initialize span ${spanId}`);
+    assert.equal(span.traceId, traceId);
+  }
+  const served = spans.find((span) => span.kind === SPAN_KIND.server && span.name === "initialize");
+  assert.ok(served !== undefined);
+  assert.ok(initializes.some((span) => span.spanId === served.parentSpanId));
+});
