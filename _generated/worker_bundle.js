@@ -642,7 +642,16 @@ var decodeStart = (function decodeStart(data) {
   }
   const served = data.served;
   if (!isServedRequests(served)) return err("served is not what a client serves");
+  const traceContext = data.traceContext;
+  if (traceContext !== void 0 && !isStringRecord(traceContext)) {
+    return err("traceContext is not a string record");
+  }
   return ok({
+    ...traceContext === void 0 ? {} : {
+      traceContext: {
+        ...traceContext
+      }
+    },
     kind: "start",
     name,
     command,
@@ -2048,6 +2057,13 @@ var stoppingFor = (function stoppingFor(control, options) {
     process: control.process
   }) : new SessionRelease(control.session);
 });
+var leadsWithMeta = (function leadsWithMeta(params) {
+  if (params.length < LEAD_BYTES.length) return false;
+  for (let index = 0; index < LEAD_BYTES.length; index++) {
+    if (params[index] !== LEAD_BYTES[index]) return false;
+  }
+  return true;
+});
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
@@ -2740,6 +2756,7 @@ var TO_WORKER_KINDS = [
   "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
+var PARAMS_META_LEAD = '{"_meta":{';
 
 
 
@@ -5264,6 +5281,9 @@ var Retirement = class {
 
 // client/worker/_lines.ts
 var OPEN_BRACE3 = 123;
+var UNDERSCORE = 95;
+var LEAD_BYTES = new TextEncoder().encode(PARAMS_META_LEAD);
+
 var LineWriter = class {
   #write;
   #meta = "";
@@ -5301,11 +5321,18 @@ var LineWriter = class {
       envelope,
       extra.meta ?? ""
     ].filter((part) => part !== "").join(",");
+    const [head, tail] = frameRequest(id, method);
+    if (params.startsWith(PARAMS_META_LEAD)) {
+      if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
+      const inner = meta === "" ? "" : `${meta},`;
+      parts.push(`"_meta":{${inner}${params.slice(PARAMS_META_LEAD.length)}`);
+      this.#write(`${head}{${parts.join(",")}${tail}`);
+      return;
+    }
     if (meta !== "") parts.push(`"_meta":{${meta}}`);
     if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
     const rest = params === "" ? "}" : params.slice(1);
     const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
-    const [head, tail] = frameRequest(id, method);
     this.#write(head + body + tail);
   }
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
@@ -5336,7 +5363,18 @@ var LineWriter = class {
       return;
     }
     if (typeof params === "string") {
+      if (params.charCodeAt(2) === UNDERSCORE && params.startsWith(PARAMS_META_LEAD)) {
+        const rest = params.slice(PARAMS_META_LEAD.length);
+        this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},${rest}${tail}`);
+        return;
+      }
       this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
+    if (leadsWithMeta(params)) {
+      this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},`);
+      this.#write(params.subarray(LEAD_BYTES.length));
+      this.#write(tail);
       return;
     }
     this.#write(`${head}{${this.#meta},`);
@@ -5716,6 +5754,8 @@ var ClientMachine = class {
   #connectTimeoutMs;
   #retirementTimeoutMs;
   #clientInfo;
+  // The start's trace context as JSON fields without braces; "" when not tracing.
+  #traceFields;
   #plan;
   #era = LEGACY_ERA;
   #onReport;
@@ -5740,6 +5780,8 @@ var ClientMachine = class {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    const trace = options.traceContext;
+    this.#traceFields = trace === void 0 || Object.keys(trace).length === 0 ? "" : JSON.stringify(trace).slice(1, -1);
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
@@ -5882,6 +5924,19 @@ var ClientMachine = class {
     return outcome;
   }
   // ---- start ----
+  /**
+   * A start request's parameters with the start's trace context in their
+   * `_meta`: joined to the probe's own `_meta`, or leading `initialize`'s.
+   */
+  #traced(paramsText) {
+    const fields = this.#traceFields;
+    if (fields === "") return paramsText;
+    if (paramsText.startsWith(PARAMS_META_LEAD)) {
+      return `${PARAMS_META_LEAD}${fields},${paramsText.slice(PARAMS_META_LEAD.length)}`;
+    }
+    if (paramsText === "" || paramsText === "{}") return `${PARAMS_META_LEAD}${fields}}}`;
+    return `${PARAMS_META_LEAD}${fields}},${paramsText.slice(1)}`;
+  }
   async #start() {
     const started = await startSession({
       name: this.#name,
@@ -5893,7 +5948,7 @@ var ClientMachine = class {
       now: () => this.#clock.now(),
       launch: () => this.#launch(),
       mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      request: (method, params, timeoutMs) => this.#startRequest(method, this.#traced(params), timeoutMs),
       lost: () => this.#state !== "connecting" || this.#death !== void 0 ? this.#unavailable() : void 0,
       failed: (failure, final) => this.#failed(failure, final)
     });
@@ -6591,6 +6646,9 @@ var WorkerHost = class {
       onNotification: (method, params) => this.#notified(method, params),
       ...message.logLevel === void 0 ? {} : {
         logLevel: message.logLevel
+      },
+      ...message.traceContext === void 0 ? {} : {
+        traceContext: message.traceContext
       },
       served: this.#served(message)
     });

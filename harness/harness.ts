@@ -34,6 +34,8 @@ import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
 import type { BootOptions, Harness } from "./types.ts";
+import { inSpan } from "../telemetry/spans.ts";
+import { withToolContent } from "../telemetry/mcp.ts";
 
 export type * from "./types.ts";
 
@@ -72,10 +74,14 @@ export type * from "./types.ts";
  * await Deno.writeTextFile("pins.json", JSON.stringify(harness.pins()));
  * ```
  */
-export async function boot(
+export function boot(
   specs: readonly ServerSpec[],
   options: BootOptions = {},
 ): Promise<Harness> {
+  return inSpan("harness.boot", { "loom.servers": specs.length }, () => booted(specs, options));
+}
+
+async function booted(specs: readonly ServerSpec[], options: BootOptions): Promise<Harness> {
   checkBootOptions(options);
   const census = Census.prepare(specs, options);
   // Throws TypeError for pins that do not read, before anything starts.
@@ -114,8 +120,10 @@ function checkBootOptions(options: BootOptions): void {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError("Cannot boot: signal is not an AbortSignal");
   }
-  if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
-    throw new TypeError("Cannot boot: prepareRunner is not a boolean");
+  for (const key of ["prepareRunner", "traceToolContent"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean") {
+      throw new TypeError(`Cannot boot: ${key} is not a boolean`);
+    }
   }
   for (const key of ["approve", "onToolsChanged"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
@@ -149,13 +157,17 @@ async function wire(
   await live.boot();
   // A program's calls and reads wait in the same queue for the same hook.
   const gate = new ApprovalGate();
-  const call = routeCalls({
+  const routed = routeCalls({
     census,
     reports: live.reports,
     exposures: live.exposures,
     gate,
     approve: options.approve,
   });
+  // Tool content reaches a span only when the harness asked for it.
+  const call: typeof routed = options.traceToolContent === true
+    ? (...args) => withToolContent(() => routed(...args))
+    : routed;
   const readResource = routeReads(census, live.reports);
   const reads = {
     gate,
@@ -208,7 +220,11 @@ async function wire(
     modules: live.modules,
     reports: live.reports,
     call: (server, tool, args, callOptions = {}) =>
-      call(server, tool, args, callOptions, undefined),
+      inSpan(
+        "harness.call",
+        { "loom.server": server, "gen_ai.tool.name": tool },
+        () => call(server, tool, args, callOptions, undefined),
+      ),
     readResource,
     ...routeAsks(census, live.reports),
     search: discovery.search,
@@ -217,16 +233,17 @@ async function wire(
       if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
         throw new TypeError("Cannot run the program: approve is not a function");
       }
-      return runner.run(source, runOptions);
+      return inSpan("harness.run", {}, () => runner.run(source, runOptions));
     },
     runnerStats: () => runner.stats(),
     pins: () => live.pins(),
     acceptTools: (server, tools) => live.acceptTools(server, tools),
-    retire: async (retireOptions) => {
-      live.stop();
-      unwatch();
-      await runner.retire();
-      return await census.retire(retireOptions);
-    },
+    retire: (retireOptions) =>
+      inSpan("harness.retire", {}, async () => {
+        live.stop();
+        unwatch();
+        await runner.retire();
+        return await census.retire(retireOptions);
+      }),
   };
 }

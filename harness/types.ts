@@ -243,6 +243,14 @@ export type BootOptions = CensusOptions & {
    */
   prepareRunner?: boolean;
   /**
+   * Record each tool call's arguments and result on its `tools/call` span
+   * (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, as JSON text)
+   * when spans are exported (`OTEL_DENO=true`). Off by default: arguments
+   * and results may hold secrets, and a trace backend is read by more people
+   * than the harness's own log.
+   */
+  traceToolContent?: boolean;
+  /**
    * How many of this harness's runs hold a sandbox at once; more wait their
    * turn, within their own deadline. `DEFAULT_MAX_SANDBOXES` by default.
    */

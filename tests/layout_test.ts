@@ -25,6 +25,7 @@ const ARROWS: Record<string, readonly string[]> = {
     "settings",
     "codegen",
     "codec",
+    "telemetry",
   ],
   catalog: ["settings", "codegen", "codec"],
   client: [
@@ -36,6 +37,7 @@ const ARROWS: Record<string, readonly string[]> = {
     "codegen",
     "codec",
     "_generated",
+    "telemetry",
   ],
   "client/worker": [
     "client/transport",
@@ -51,14 +53,26 @@ const ARROWS: Record<string, readonly string[]> = {
   "client/custody": ["client/thread", "codec"],
   "client/thread": ["settings", "codec"],
   runner: ["runner/host", "runner/checker", "settings", "codegen", "codec"],
-  "runner/host": ["runner/checker", "runner/sandbox", "settings", "codegen", "codec", "_generated"],
+  "runner/host": [
+    "runner/checker",
+    "runner/sandbox",
+    "settings",
+    "codegen",
+    "codec",
+    "_generated",
+    "telemetry",
+  ],
   "runner/checker": ["codegen", "codec", "_generated"],
   "runner/sandbox": [],
   oauth: ["settings", "codec"],
   settings: ["codegen", "codec"],
   codegen: ["codec"],
   codec: [],
-  server: ["codec"],
+  server: ["codec", "telemetry"],
+  // OpenTelemetry's MCP conventions over its API alone: the main-thread rooms
+  // (client, harness, runner's host, server) make spans through it, and it
+  // imports none of them, so that no worker bundle or sandbox ever holds it.
+  telemetry: [],
 };
 
 const PURE_ROOMS = ["codec", "codegen"];

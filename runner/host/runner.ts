@@ -92,6 +92,7 @@ import type { ImportScan } from "../checker/protocol.ts";
 import { SandboxSlots } from "./slots.ts";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES } from "./limits.ts";
 import { runInSandbox } from "./_sandbox_run.ts";
+import { phase } from "../../telemetry/spans.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import { SandboxPool } from "./_pool.ts";
 import type { Discovery } from "./discovery.ts";
@@ -295,10 +296,13 @@ export class Runner {
     // checked while the ones before them hold the slots and run.
     const giveUp = new AbortController();
     const checking = run.typeCheck
-      ? this.#checker.check(this.#files(source, segments, run.modules), {
-        timeoutMs: run.checkTimeoutMs,
-        signal: AbortSignal.any([signal, giveUp.signal]),
-      })
+      ? phase(
+        "harness.run check",
+        this.#checker.check(this.#files(source, segments, run.modules), {
+          timeoutMs: run.checkTimeoutMs,
+          signal: AbortSignal.any([signal, giveUp.signal]),
+        }),
+      )
       : undefined;
     // Awaited below; a failure is the run's to report.
     checking?.catch(() => {});
@@ -401,24 +405,27 @@ export class Runner {
         sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
       }
       await sandbox.hand(source, sources(segments, run.modules));
-      const ran = await runInSandbox({
-        child: sandbox.child,
-        stdoutHead: sandbox.stdoutHead(),
-        discovery: this.#discovery,
-        nonce: nonce(),
-        rootUrl: sandbox.rootUrl,
-        rootPath: sandbox.rootPath,
-        call: this.#call,
-        read: this.#read,
-        context: run.context,
-        timeoutMs: programMs,
-        runTimeoutMs: limits.timeoutMs,
-        memoryMb: limits.memoryMb,
-        maxCalls: limits.maxCalls,
-        maxOutputBytes: limits.maxOutputBytes,
-        signal,
-        onProgress: run.onProgress,
-      });
+      const ran = await phase(
+        "harness.run execute",
+        runInSandbox({
+          child: sandbox.child,
+          stdoutHead: sandbox.stdoutHead(),
+          discovery: this.#discovery,
+          nonce: nonce(),
+          rootUrl: sandbox.rootUrl,
+          rootPath: sandbox.rootPath,
+          call: this.#call,
+          read: this.#read,
+          context: run.context,
+          timeoutMs: programMs,
+          runTimeoutMs: limits.timeoutMs,
+          memoryMb: limits.memoryMb,
+          maxCalls: limits.maxCalls,
+          maxOutputBytes: limits.maxOutputBytes,
+          signal,
+          onProgress: run.onProgress,
+        }),
+      );
       const { outcome } = ran;
       if (
         outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted"
