@@ -33,6 +33,7 @@ import { LiveListings } from "./_live.ts";
 import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
+import { AskRouter } from "./_asking.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
@@ -77,7 +78,10 @@ export async function boot(
   options: BootOptions = {},
 ): Promise<Harness> {
   checkBootOptions(options);
-  const census = Census.prepare(specs, options);
+  // What a server asks during a run's call may be the run's to answer: the
+  // census is given the router's handlers in place of boot's own.
+  const asking = new AskRouter(options, (server, tool) => live.markAsking(server, tool));
+  const census = Census.prepare(specs, { ...options, ...asking.handlers() });
   // Throws TypeError for pins that do not read, before anything starts.
   const live = new LiveListings(census, options);
   // Code mode's checker, started now when asked: it loads while the servers start.
@@ -88,7 +92,7 @@ export async function boot(
   });
   if (options.prepareRunner) checker.start();
   try {
-    return await wire(census, checker, live, options);
+    return await wire(census, checker, live, asking, options);
   } catch (error) {
     // Whatever threw (a progress callback, a step), nothing it started is left running.
     live.stop();
@@ -117,7 +121,7 @@ function checkBootOptions(options: BootOptions): void {
   if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
     throw new TypeError("Cannot boot: prepareRunner is not a boolean");
   }
-  for (const key of ["approve", "onToolsChanged"] as const) {
+  for (const key of ["approve", "onToolsChanged", "onElicit", "onSample"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`Cannot boot: ${key} is not a function`);
     }
@@ -144,6 +148,7 @@ async function wire(
   census: Census,
   checker: ResidentChecker,
   live: LiveListings,
+  asking: AskRouter,
   options: BootOptions,
 ): Promise<Harness> {
   await live.boot();
@@ -155,6 +160,7 @@ async function wire(
     exposures: live.exposures,
     gate,
     approve: options.approve,
+    asking,
   });
   const readResource = routeReads(census, live.reports);
   const reads = {
@@ -213,11 +219,19 @@ async function wire(
     ...routeAsks(census, live.reports),
     search: discovery.search,
     describe: discovery.describe,
-    run: (source, runOptions = {}) => {
-      if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
-        throw new TypeError("Cannot run the program: approve is not a function");
+    run: async (source, runOptions = {}) => {
+      for (const key of ["approve", "onElicit", "onSample"] as const) {
+        if (runOptions[key] !== undefined && typeof runOptions[key] !== "function") {
+          throw new TypeError(`Cannot run the program: ${key} is not a function`);
+        }
       }
-      return runner.run(source, runOptions);
+      // The marks of tools seen to ask appear once no run is under way.
+      live.runStarted();
+      try {
+        return await runner.run(source, runOptions);
+      } finally {
+        live.runEnded();
+      }
     },
     runnerStats: () => runner.stats(),
     pins: () => live.pins(),

@@ -57,7 +57,7 @@ export class CallLedger {
    */
   constructor(
     call: CallFunction,
-    context: Omit<CallContext, "signal" | "resource" | "onProgress"> = {},
+    context: Omit<CallContext, "signal" | "resource" | "onProgress" | "asked"> = {},
     onProgress?: RunOptions["onProgress"],
   ) {
     this.#call = call;
@@ -96,6 +96,12 @@ export class CallLedger {
         if (!this.#closed) hear(callId, progress);
       };
     }
+    options.asked = (kind) => {
+      if (this.#closed) return;
+      const asked = record.asked ??= { elicitations: 0, samplings: 0 };
+      if (kind === "elicitation") asked.elicitations++;
+      else asked.samplings++;
+    };
     this.#pending.add(call.id);
     const started = performance.now();
     const done = (async () => {

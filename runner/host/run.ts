@@ -129,7 +129,25 @@ export type RunOptions = {
    * them: a harness's call asks it instead of the harness's own.
    */
   approve?: Approve;
+  /**
+   * The run's own answer to an elicitation a server asks during one of its
+   * calls, handed to `call` with each of them (a harness's `onElicit`,
+   * typed there); the runner only carries it.
+   */
+  onElicit?: ServerAskHandler;
+  /** The run's own answer to a sampling request, carried as `onElicit` is. */
+  onSample?: ServerAskHandler;
 };
+
+/**
+ * A run's answer to what a server asks during its calls, as the runner
+ * carries it without reading it: a harness types the request and the answer
+ * (`ServerRequestHandlers` of `@loom/mcp/client`).
+ */
+export type ServerAskHandler = (request: never) => Promise<unknown>;
+
+/** What a server asked during one call: a question for the user, or a completion of a model. */
+export type AskedKind = "elicitation" | "sampling";
 
 /**
  * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
@@ -159,6 +177,15 @@ export type CallContext = {
   resource?: boolean;
   /** Given when the run hears progress: what the call reports while it runs. */
   onProgress?: (progress: CallProgress) => void;
+  /** The run's own `onElicit`, when it was given one. */
+  onElicit?: ServerAskHandler;
+  /** The run's own `onSample`, when it was given one. */
+  onSample?: ServerAskHandler;
+  /**
+   * Tells the run's report that the server asked something during this
+   * call (the harness calls it when it knows the request was this call's).
+   */
+  asked?: (kind: AskedKind) => void;
 };
 
 /**
@@ -210,6 +237,12 @@ export type CallRecord = {
   outcome: Result<CallToolResult, CallFailure>;
   /** What the harness noticed of the result, when anything (see {@linkcode CallResult}). */
   warnings?: readonly string[];
+  /**
+   * Present when the server asked during the call, as far as the harness
+   * could tell the request was this call's: how many elicitations (questions
+   * for the user) and sampling requests (completions of the harness's model).
+   */
+  asked?: { elicitations: number; samplings: number };
   /** From the host receiving the call to its settlement, in milliseconds. */
   durationMs: number;
 };

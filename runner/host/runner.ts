@@ -251,7 +251,12 @@ export class Runner {
       deno: options.denoExecutable ?? this.#deno,
       tempDir: options.tempDir ?? this.#tempDir,
       modules: this.#bySegment,
-      context: options.approve === undefined ? { run } : { run, approve: options.approve },
+      context: {
+        run,
+        ...(options.approve === undefined ? {} : { approve: options.approve }),
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
+        ...(options.onSample === undefined ? {} : { onSample: options.onSample }),
+      },
       onProgress: options.onProgress,
     });
     this.#inflight.add(running);
