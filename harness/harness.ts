@@ -34,6 +34,7 @@ import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
 import { AskRouter } from "./_asking.ts";
+import { featuresForProgram } from "./_features.ts";
 import type { BootOptions, Harness } from "./types.ts";
 
 export type * from "./types.ts";
@@ -169,6 +170,7 @@ async function wire(
     approve: options.approve,
     timeoutMs: readTimeout(census),
   };
+  const asks = routeAsks(census, live.reports);
   // A restarted server whose listing changed is listed again as a change
   // said by the server would be: the pins decide on it.
   const unwatch = watchGenerations(census, live.reports, options, (server, pinned, fresh) => {
@@ -197,6 +199,7 @@ async function wire(
       }, context);
     },
     read: (server, uri, context) => readForProgram(readResource, reads, server, uri, context),
+    features: featuresForProgram(asks, reads),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),
@@ -216,7 +219,7 @@ async function wire(
     call: (server, tool, args, callOptions = {}) =>
       call(server, tool, args, callOptions, undefined),
     readResource,
-    ...routeAsks(census, live.reports),
+    ...asks,
     search: discovery.search,
     describe: discovery.describe,
     run: async (source, runOptions = {}) => {

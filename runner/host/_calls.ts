@@ -75,7 +75,15 @@ export class CallLedger {
    * ledger has ended by then.
    */
   start(
-    call: { id: number; server: string; tool: string; args: unknown; resource?: true },
+    call: {
+      id: number;
+      server: string;
+      tool: string;
+      args: unknown;
+      resource?: true;
+      /** What carries this one instead of the harness's call (a program's listing, say). */
+      carry?: (context: CallContext) => Promise<Result<CallResult, CallFailure>>;
+    },
     settled: (outcome: Result<CallResult, CallFailure>) => void,
   ): void {
     const record: CallRecord = {
@@ -107,7 +115,9 @@ export class CallLedger {
     const done = (async () => {
       let outcome: Result<CallResult, CallFailure>;
       try {
-        outcome = await this.#call(call.server, call.tool, call.args, options);
+        outcome = call.carry === undefined
+          ? await this.#call(call.server, call.tool, call.args, options)
+          : await call.carry(options);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });

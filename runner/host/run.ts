@@ -13,6 +13,7 @@ import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
 import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
 import type { CallProgress } from "../../codec/progress.ts";
 import type { Result } from "../../codec/result.ts";
+import type { JsonValue } from "../../codec/json.ts";
 import type { Diagnostic, RelatedInformation } from "../checker/protocol.ts";
 import type { Approve, RunInfo } from "./approval.ts";
 export type { Diagnostic, RelatedInformation };
@@ -48,6 +49,9 @@ export const PROGRAM_CONVENTION: string = [
   'and, when you need them, the errors: import { McpToolError, McpCallError } from "@loom/mcp/cap";',
   "and, to find tools by what they do and read their signatures whole:",
   'import { search, describe } from "./tools.ts";',
+  "and the servers' prompts and resources, from the same module: listPrompts(server?),",
+  "getPrompt(server, name, args), listResources(server?), readResource(server, uri).",
+  "A tool marked [may ask the user] asked a person (or a model) during a call: it may wait.",
   NAMING_RULE,
   "Nothing else can be imported. Top-level await works; calls made together with",
   "Promise.all run concurrently. The program's result is the value of its",
@@ -89,6 +93,13 @@ export type RunOptions = {
    * `resource` (see {@linkcode CallContext}).
    */
   read?: ReadFunction;
+  /**
+   * Answers a program's listings of prompts and resources and its gets of
+   * prompts (`listPrompts`, `getPrompt`, `listResources` of `./tools.ts`); a
+   * harness passes its own. Without it, they are refused (code
+   * `features_unavailable`).
+   */
+  features?: FeatureFunction;
   /**
    * Wall-clock deadline of the run, in milliseconds, counting the wait for a
    * sandbox slot and the program's own run (the type check has its own
@@ -153,7 +164,7 @@ export type AskedKind = "elicitation" | "sampling";
  * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
  * those of `runProgram` but the modules and the call, which the runner holds.
  */
-export type HarnessRunOptions = Omit<RunOptions, "modules" | "call" | "read">;
+export type HarnessRunOptions = Omit<RunOptions, "modules" | "call" | "read" | "features">;
 
 /** Why a run was stopped before the program finished. */
 export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
@@ -217,6 +228,28 @@ export type ReadFunction = (
   uri: string,
   options?: ReadContext,
 ) => Promise<Result<{ contents: ResourceContents[] }, CallFailure>>;
+
+/**
+ * What a program asks of a server's prompts and resources through
+ * `./tools.ts`, as the host decoded it: a listing of one server's (or, with
+ * no `server`, of every server's that offers them), or one prompt filled
+ * with its arguments. The run's report records each as a call of its method
+ * (`prompts/list`, `prompts/get`, `resources/list`), of server `""` for a
+ * listing of every server.
+ */
+export type FeatureRequest =
+  | { op: "listPrompts"; server?: string }
+  | { op: "getPrompt"; server: string; name: string; args: Record<string, string> }
+  | { op: "listResources"; server?: string };
+
+/**
+ * The harness's answer to a {@linkcode FeatureRequest}: the listing's
+ * entries or the prompt, as JSON, or why not.
+ */
+export type FeatureFunction = (
+  request: FeatureRequest,
+  options?: ReadContext,
+) => Promise<Result<JsonValue, CallFailure>>;
 
 /** One tool call a program made, and how it went. */
 export type CallRecord = {

@@ -114,6 +114,7 @@ export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
   readonly #read: RunOptions["read"];
+  readonly #features: RunOptions["features"];
   readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -151,6 +152,10 @@ export class Runner {
       throw new TypeError("Cannot run the program: options.read is not a function");
     }
     this.#read = options.read;
+    if (options.features !== undefined && typeof options.features !== "function") {
+      throw new TypeError("Cannot run the program: options.features is not a function");
+    }
+    this.#features = options.features;
     this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -415,6 +420,7 @@ export class Runner {
         rootPath: sandbox.rootPath,
         call: this.#call,
         read: this.#read,
+        features: this.#features,
         context: run.context,
         timeoutMs: programMs,
         runTimeoutMs: limits.timeoutMs,
@@ -484,11 +490,12 @@ export class Runner {
  * ```
  */
 export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  const { modules, call, read, ...rest } = options ?? {};
+  const { modules, call, read, features, ...rest } = options ?? {};
   const runner = new Runner({
     modules,
     call,
     ...(read === undefined ? {} : { read }),
+    ...(features === undefined ? {} : { features }),
     warm: false,
   });
   try {
