@@ -95,11 +95,22 @@ export type RunOptions = {
   read?: ReadFunction;
   /**
    * Answers a program's listings of prompts and resources and its gets of
-   * prompts (`listPrompts`, `getPrompt`, `listResources` of `./tools.ts`); a
-   * harness passes its own. Without it, they are refused (code
-   * `features_unavailable`).
+   * prompts (`listPrompts`, `getPrompt`, `listResources` of `./tools.ts`),
+   * as the host decoded them: a listing of one server's (or, with no
+   * `server`, of every server's that offers them), or one prompt filled with
+   * its arguments; the answer is the entries or the prompt, as JSON, or why
+   * not. The run's report records each as a call of its method
+   * (`prompts/list`, `prompts/get`, `resources/list`), of server `""` for a
+   * listing of every server. A harness passes its own; without it, they are
+   * refused (code `features_unavailable`).
    */
-  features?: FeatureFunction;
+  features?: (
+    request:
+      | { op: "listPrompts"; server?: string }
+      | { op: "getPrompt"; server: string; name: string; args: Record<string, string> }
+      | { op: "listResources"; server?: string },
+    options?: ReadContext,
+  ) => Promise<Result<JsonValue, CallFailure>>;
   /**
    * Wall-clock deadline of the run, in milliseconds, counting the wait for a
    * sandbox slot and the program's own run (the type check has its own
@@ -143,22 +154,16 @@ export type RunOptions = {
   /**
    * The run's own answer to an elicitation a server asks during one of its
    * calls, handed to `call` with each of them (a harness's `onElicit`,
-   * typed there); the runner only carries it.
+   * typed there, `ServerRequestHandlers` of `@loom/mcp/client`); the runner
+   * only carries it.
    */
-  onElicit?: ServerAskHandler;
+  onElicit?: (request: never) => Promise<unknown>;
   /** The run's own answer to a sampling request, carried as `onElicit` is. */
-  onSample?: ServerAskHandler;
+  onSample?: (request: never) => Promise<unknown>;
 };
 
-/**
- * A run's answer to what a server asks during its calls, as the runner
- * carries it without reading it: a harness types the request and the answer
- * (`ServerRequestHandlers` of `@loom/mcp/client`).
- */
-export type ServerAskHandler = (request: never) => Promise<unknown>;
-
-/** What a server asked during one call: a question for the user, or a completion of a model. */
-export type AskedKind = "elicitation" | "sampling";
+/** A run's answer to what a server asks during its calls, as the runner carries it unread. */
+export type ServerAskHandler = NonNullable<RunOptions["onElicit"]>;
 
 /**
  * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
@@ -189,14 +194,16 @@ export type CallContext = {
   /** Given when the run hears progress: what the call reports while it runs. */
   onProgress?: (progress: CallProgress) => void;
   /** The run's own `onElicit`, when it was given one. */
-  onElicit?: ServerAskHandler;
+  onElicit?: (request: never) => Promise<unknown>;
   /** The run's own `onSample`, when it was given one. */
-  onSample?: ServerAskHandler;
+  onSample?: (request: never) => Promise<unknown>;
   /**
-   * Tells the run's report that the server asked something during this
-   * call (the harness calls it when it knows the request was this call's).
+   * Tells the run's report that the server asked during this call: a
+   * question for the user (`elicitation`) or a model's completion
+   * (`sampling`); the harness calls it when it knows the request was this
+   * call's.
    */
-  asked?: (kind: AskedKind) => void;
+  asked?: (kind: "elicitation" | "sampling") => void;
 };
 
 /**
@@ -231,25 +238,12 @@ export type ReadFunction = (
 
 /**
  * What a program asks of a server's prompts and resources through
- * `./tools.ts`, as the host decoded it: a listing of one server's (or, with
- * no `server`, of every server's that offers them), or one prompt filled
- * with its arguments. The run's report records each as a call of its method
- * (`prompts/list`, `prompts/get`, `resources/list`), of server `""` for a
- * listing of every server.
+ * `./tools.ts`, as the host decoded it (`RunOptions.features`'s request).
  */
-export type FeatureRequest =
-  | { op: "listPrompts"; server?: string }
-  | { op: "getPrompt"; server: string; name: string; args: Record<string, string> }
-  | { op: "listResources"; server?: string };
+export type FeatureRequest = Parameters<FeatureFunction>[0];
 
-/**
- * The harness's answer to a {@linkcode FeatureRequest}: the listing's
- * entries or the prompt, as JSON, or why not.
- */
-export type FeatureFunction = (
-  request: FeatureRequest,
-  options?: ReadContext,
-) => Promise<Result<JsonValue, CallFailure>>;
+/** The harness's answer to a {@linkcode FeatureRequest} (`RunOptions.features`). */
+export type FeatureFunction = NonNullable<RunOptions["features"]>;
 
 /** One tool call a program made, and how it went. */
 export type CallRecord = {
