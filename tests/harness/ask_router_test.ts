@@ -109,3 +109,23 @@ Deno.test("AskRouter settles a run's pending question as cancel when the run end
   end.abort();
   assert.deepEqual(await answer, { action: "cancel" });
 });
+
+Deno.test("AskRouter gives a legacy request to the run whose calls alone are in flight", async () => {
+  const asked: string[] = [];
+  const seen: string[] = [];
+  const asking = router(seen);
+  const onElicit = asking.handlers().onElicit!;
+  const release = Promise.withResolvers<void>();
+  const run = runContext(1, "accept", asked);
+  const first = asking.within("s", "a", run, () => release.promise);
+  const second = asking.within("s", "b", { ...run }, () => release.promise);
+  const answer = await new Promise<string>((resolve) =>
+    setTimeout(() => onElicit(QUESTION).then((given) => resolve(given.action)), 0)
+  );
+  release.resolve();
+  await Promise.all([first, second]);
+  assert.equal(answer, "accept");
+  // Which of the two calls asked is not known: neither is counted, no tool marked.
+  assert.deepEqual(asked, []);
+  assert.deepEqual(seen, []);
+});

@@ -154,8 +154,62 @@ Deno.test("a tool seen to ask is marked on the surface and in describe after the
     const after = harness.describe("asker", "elicit");
     assert.ok(after.ok && after.value.split("\n")[1]?.startsWith("// May ask the user"));
     // Only the tool that asked is marked; the rest of the surface is as it was.
-    const unmarked = harness.surface.replace(/ {1,2}(?:\/\/ )?\[may ask the user\]/, "");
+    const unmarked = harness.surface.replace(/ {1,2}(?:\/\/ )?\[may ask the user\]$/m, "");
     assert.equal(unmarked, before);
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("a run's onSample answers a legacy server's sampling request during its call", async () => {
+  const harness = await boot([asker()], {
+    onSample: () => Promise.reject(new Error("boot's handler is not this run's")),
+  });
+  try {
+    const params = {
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }],
+      maxTokens: 5,
+    };
+    const report = await harness.run(
+      'import { sample } from "./mcp/asker.ts";\n' +
+        `export default (await sample({ params: ${JSON.stringify(params)} })).text;`,
+      {
+        onSample: () =>
+          Promise.resolve({ role: "assistant", content: { type: "text", text: "yo" }, model: "m" }),
+      },
+    );
+    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+    const value = report.outcome.kind === "returned" ? String(report.outcome.value) : "";
+    assert.equal(JSON.parse(value).result.model, "m");
+    assert.deepEqual(report.calls[0]?.asked, { elicitations: 0, samplings: 1 });
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("a run's onElicit is not asked of a server booted without onElicit", async () => {
+  const harness = await boot([asker()]);
+  try {
+    const asked: ElicitationRequest[] = [];
+    const report = await harness.run(
+      'import { capabilities, elicit } from "./mcp/asker.ts";\n' +
+        `const answer = (await elicit({ params: ${JSON.stringify(FORM)} })).text;\n` +
+        "export default { declared: (await capabilities({})).text, answer };",
+      {
+        onElicit: (request) => {
+          asked.push(request);
+          return Promise.resolve({ action: "accept", content: {} });
+        },
+      },
+    );
+    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+    const value = report.outcome.kind === "returned"
+      ? report.outcome.value as { declared: string; answer: string }
+      : { declared: "", answer: "" };
+    // Nothing was declared at initialize, so the server's request is refused.
+    assert.deepEqual(JSON.parse(value.declared), {});
+    assert.ok("error" in JSON.parse(value.answer), value.answer);
+    assert.deepEqual(asked, []);
   } finally {
     await harness.retire();
   }
