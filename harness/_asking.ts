@@ -70,6 +70,14 @@ export class AskRouter {
     };
   }
 
+  /**
+   * Whether boot was given any handler: without one no server is told it may
+   * ask, so the calls need not be followed (an async context costs about 2 µs a call).
+   */
+  get active(): boolean {
+    return this.#boot.onElicit !== undefined || this.#boot.onSample !== undefined;
+  }
+
   /** Sends one call (`send`) of `server`'s `tool`, known as in flight until it settles. */
   within<T>(
     server: string,

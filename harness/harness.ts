@@ -161,7 +161,8 @@ async function wire(
     exposures: live.exposures,
     gate,
     approve: options.approve,
-    asking,
+    // Without a handler at boot nothing may ask: the calls need no following.
+    ...(asking.active ? { asking } : {}),
   });
   const readResource = routeReads(census, live.reports);
   const reads = {
