@@ -33,6 +33,8 @@ import { LiveListings } from "./_live.ts";
 import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
+import { AskRouter } from "./_asking.ts";
+import { featuresForProgram } from "./_features.ts";
 import type { BootOptions, Harness } from "./types.ts";
 import { inSpan } from "../telemetry/spans.ts";
 import { withToolContent } from "../telemetry/mcp.ts";
@@ -83,7 +85,10 @@ export function boot(
 
 async function booted(specs: readonly ServerSpec[], options: BootOptions): Promise<Harness> {
   checkBootOptions(options);
-  const census = Census.prepare(specs, options);
+  // What a server asks during a run's call may be the run's to answer: the
+  // census is given the router's handlers in place of boot's own.
+  const asking = new AskRouter(options, (server, tool) => live.markAsking(server, tool));
+  const census = Census.prepare(specs, { ...options, ...asking.handlers() });
   // Throws TypeError for pins that do not read, before anything starts.
   const live = new LiveListings(census, options);
   // Code mode's checker, started now when asked: it loads while the servers start.
@@ -94,7 +99,7 @@ async function booted(specs: readonly ServerSpec[], options: BootOptions): Promi
   });
   if (options.prepareRunner) checker.start();
   try {
-    return await wire(census, checker, live, options);
+    return await wire(census, checker, live, asking, options);
   } catch (error) {
     // Whatever threw (a progress callback, a step), nothing it started is left running.
     live.stop();
@@ -125,7 +130,7 @@ function checkBootOptions(options: BootOptions): void {
       throw new TypeError(`Cannot boot: ${key} is not a boolean`);
     }
   }
-  for (const key of ["approve", "onToolsChanged"] as const) {
+  for (const key of ["approve", "onToolsChanged", "onElicit", "onSample"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`Cannot boot: ${key} is not a function`);
     }
@@ -152,6 +157,7 @@ async function wire(
   census: Census,
   checker: ResidentChecker,
   live: LiveListings,
+  asking: AskRouter,
   options: BootOptions,
 ): Promise<Harness> {
   await live.boot();
@@ -163,6 +169,8 @@ async function wire(
     exposures: live.exposures,
     gate,
     approve: options.approve,
+    // Without a handler at boot nothing may ask: the calls need no following.
+    ...(asking.active ? { asking } : {}),
   });
   // Tool content reaches a span only when the harness asked for it.
   const call: typeof routed = options.traceToolContent === true
@@ -175,6 +183,7 @@ async function wire(
     approve: options.approve,
     timeoutMs: readTimeout(census),
   };
+  const asks = routeAsks(census, live.reports);
   // A restarted server whose listing changed is listed again as a change
   // said by the server would be: the pins decide on it.
   const unwatch = watchGenerations(census, live.reports, options, (server, pinned, fresh) => {
@@ -203,6 +212,7 @@ async function wire(
       }, context);
     },
     read: (server, uri, context) => readForProgram(readResource, reads, server, uri, context),
+    features: featuresForProgram(asks, reads),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),
@@ -226,14 +236,22 @@ async function wire(
         () => call(server, tool, args, callOptions, undefined),
       ),
     readResource,
-    ...routeAsks(census, live.reports),
+    ...asks,
     search: discovery.search,
     describe: discovery.describe,
-    run: (source, runOptions = {}) => {
-      if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
-        throw new TypeError("Cannot run the program: approve is not a function");
+    run: async (source, runOptions = {}) => {
+      for (const key of ["approve", "onElicit", "onSample"] as const) {
+        if (runOptions[key] !== undefined && typeof runOptions[key] !== "function") {
+          throw new TypeError(`Cannot run the program: ${key} is not a function`);
+        }
       }
-      return inSpan("harness.run", {}, () => runner.run(source, runOptions));
+      // The marks of tools seen to ask appear once no run is under way.
+      live.runStarted();
+      try {
+        return await inSpan("harness.run", {}, () => runner.run(source, runOptions));
+      } finally {
+        live.runEnded();
+      }
     },
     runnerStats: () => runner.stats(),
     pins: () => live.pins(),

@@ -115,6 +115,7 @@ export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
   readonly #read: RunOptions["read"];
+  readonly #features: RunOptions["features"];
   readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -152,6 +153,10 @@ export class Runner {
       throw new TypeError("Cannot run the program: options.read is not a function");
     }
     this.#read = options.read;
+    if (options.features !== undefined && typeof options.features !== "function") {
+      throw new TypeError("Cannot run the program: options.features is not a function");
+    }
+    this.#features = options.features;
     this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -252,7 +257,12 @@ export class Runner {
       deno: options.denoExecutable ?? this.#deno,
       tempDir: options.tempDir ?? this.#tempDir,
       modules: this.#bySegment,
-      context: options.approve === undefined ? { run } : { run, approve: options.approve },
+      context: {
+        run,
+        ...(options.approve === undefined ? {} : { approve: options.approve }),
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
+        ...(options.onSample === undefined ? {} : { onSample: options.onSample }),
+      },
       onProgress: options.onProgress,
     });
     this.#inflight.add(running);
@@ -416,6 +426,7 @@ export class Runner {
           rootPath: sandbox.rootPath,
           call: this.#call,
           read: this.#read,
+          features: this.#features,
           context: run.context,
           timeoutMs: programMs,
           runTimeoutMs: limits.timeoutMs,
@@ -486,11 +497,12 @@ export class Runner {
  * ```
  */
 export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  const { modules, call, read, ...rest } = options ?? {};
+  const { modules, call, read, features, ...rest } = options ?? {};
   const runner = new Runner({
     modules,
     call,
     ...(read === undefined ? {} : { read }),
+    ...(features === undefined ? {} : { features }),
     warm: false,
   });
   try {
