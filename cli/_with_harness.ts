@@ -9,7 +9,13 @@
 
 import { signInByDefault } from "./_sign_in_default.ts";
 import { leftoverAdvice } from "./_leftovers.ts";
-import { boot, BOOT_ABORT_RETIREMENT_MS, type Harness, type ServerReport } from "../harness/mod.ts";
+import {
+  boot,
+  BOOT_ABORT_RETIREMENT_MS,
+  type BootOptions,
+  type Harness,
+  type ServerReport,
+} from "../harness/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import { quote } from "../codec/quote.ts";
@@ -50,6 +56,8 @@ export type WithHarnessOptions = {
   toolFlags?: ToolFlags;
   /** `--log-level`: the level asked of every server, whose log lines then go to stderr. */
   logLevel?: LogLevel;
+  /** What a command adds to the boot: the handlers of servers' questions, the pins. */
+  boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins">;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -178,6 +186,7 @@ export async function withHarness(
     let harness: Harness;
     try {
       harness = await boot(signInByDefault(specs), {
+        ...options.boot,
         signal: cancel.signal,
         ...logsOf(options),
         onServer: (report) => {

@@ -46,6 +46,7 @@ import { Output } from "./_output.ts";
 import { startMessage } from "./_messages.ts";
 import { login, logout } from "./_login.ts";
 import { prompt, prompts, read, resources } from "./_prompts.ts";
+import { serveCommand } from "./_serve.ts";
 
 export {
   EXIT_FAILED,
@@ -167,6 +168,8 @@ function dispatch(
         withHarness: (specs, body) =>
           withHarness(specs, context.doing, body, progress(command, context)),
       });
+    case "serve":
+      return serveCommand(command, context, { name: "loom-mcp", version: VERSION });
     case "prompts":
       return prompts(command, context);
     case "prompt":

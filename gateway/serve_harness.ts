@@ -4,7 +4,8 @@
  * default), hands each decoded message to one {@linkcode GatewaySession},
  * and writes what the session sends, one line each, in order.
  *
- * Lifecycle: the loop ends at end of input or a dead channel; the session is
+ * Lifecycle: the loop ends at end of input, a dead channel or the abort of
+ * its `signal` (a read then under way is left to settle); the session is
  * then closed (its runs aborted, their calls cancelled) before it returns.
  * The harness stays the caller's to retire.
  *
@@ -71,6 +72,8 @@ export async function serveHarness(
     serverInfo?: { name: string; version: string };
     /** Sent as `instructions` to the host. */
     instructions?: string;
+    /** Ends the loop when aborted, as the end of the host's input does. */
+    signal?: AbortSignal;
   } = {},
 ): Promise<
   | { kind: "end_of_input" }
@@ -92,12 +95,16 @@ export async function serveHarness(
       }
     });
   };
-  const { transport: _transport, ...gateway } = options;
+  const { transport: _transport, signal, ...gateway } = options;
+  const aborted = new Promise<undefined>((resolve) => {
+    if (signal?.aborted) resolve(undefined);
+    signal?.addEventListener("abort", () => resolve(undefined), { once: true });
+  });
   const session = new GatewaySession(harness, { ...gateway, send });
   let readFailure: Failure | undefined;
   try {
     while (dead === undefined) {
-      const read = await Promise.race([transport.readLine(), died.promise]);
+      const read = await Promise.race([transport.readLine(), died.promise, aborted]);
       if (read === undefined) break;
       if (!read.ok) {
         readFailure = read.error;
