@@ -8,6 +8,7 @@ import { quote } from "../codec/quote.ts";
 import { serveHarness } from "../gateway/serve_harness.ts";
 import { hostHandlers } from "../gateway/host_handlers.ts";
 import type { Harness } from "../harness/mod.ts";
+import type { ServerSpec } from "../settings/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
 import { oneLine, retirementRow, table } from "./_render.ts";
 import { APPROVE_CALL_TIMEOUT_MS, APPROVE_RUN_TIMEOUT_MS } from "./_approve.ts";
@@ -29,8 +30,17 @@ export async function serveCommand(
   if (kept !== undefined && "error" in kept) {
     return fail(output, false, { kind: "usage", message: kept.error }, EXIT_USAGE);
   }
+  // A host's own configuration file names this very command (the user's files
+  // are where hosts keep it): serving it would start itself again, and so on.
+  const itself = source.specs.filter(isServeItself);
+  for (const spec of itself) {
+    output.warn(
+      `leaving out server ${quote(spec.name)}: it is loom-mcp serve itself, which would start ` +
+        "itself again; give serve a catalog without it (--catalog <file>)",
+    );
+  }
   // A person asked through the host needs longer than the default deadline a call has.
-  const specs = source.specs.map((spec) =>
+  const specs = source.specs.filter((spec) => !itself.includes(spec)).map((spec) =>
     command.approve && spec.callTimeoutMs === undefined
       ? { ...spec, callTimeoutMs: APPROVE_CALL_TIMEOUT_MS }
       : spec
@@ -64,6 +74,16 @@ export async function serveCommand(
     boot: { ...hostHandlers(), ...(kept === undefined ? {} : { pins: kept.text }) },
     onRetired: (report) => showRetirement(report, context),
   });
+}
+
+/** Whether a spec runs `loom-mcp serve` (the CLI by any of its names, with `serve`). */
+export function isServeItself(spec: ServerSpec): boolean {
+  if ("url" in spec) return false;
+  const words = [spec.command, ...(spec.args ?? [])];
+  const cli = words.some((word) =>
+    /(?:^|[/\\])loom-mcp(?:\.exe)?$|@loom\/mcp\/cli|[/\\]cli[/\\]main\.ts$/.test(word)
+  );
+  return cli && words.includes("serve");
 }
 
 function logLevel(command: ServeCommand): Pick<ServeCommand, "logLevel"> {

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { argv, catalogFolder, GOVERNED_TOML, tomlEntry } from "./_cli.ts";
+import { isLive } from "../_proc.ts";
 
 type Block = { type: string; text?: string };
 type Answer = "accept" | "decline";
@@ -81,7 +82,8 @@ Deno.test("loom-mcp serve drives code mode for an SDK host over stdio", async (t
       const result = await host.client.callTool({
         name: "run_program",
         arguments: {
-          code: 'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});\n',
+          code:
+            'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});\n',
         },
       });
       assert.equal(result.isError, true);
@@ -95,13 +97,16 @@ Deno.test("loom-mcp serve drives code mode for an SDK host over stdio", async (t
           'export default (await echo({ text: "approved" })).text;\n',
       },
     };
-    await t.step("asks the host before a call not marked read-only; accepted, it goes", async () => {
-      answers.next = "accept";
-      const result = await host.client.callTool(echo);
-      assert.equal(result.isError, undefined, textOf(result));
-      assert.equal((result.structuredContent as { value: unknown }).value, "approved");
-      assert.match(answers.asked.at(-1) ?? "", /"echo" of the MCP server "gov"/);
-    });
+    await t.step(
+      "asks the host before a call not marked read-only; accepted, it goes",
+      async () => {
+        answers.next = "accept";
+        const result = await host.client.callTool(echo);
+        assert.equal(result.isError, undefined, textOf(result));
+        assert.equal((result.structuredContent as { value: unknown }).value, "approved");
+        assert.match(answers.asked.at(-1) ?? "", /"echo" of the MCP server "gov"/);
+      },
+    );
 
     await t.step("declined by the host's user, the call is denied", async () => {
       answers.next = "decline";
@@ -110,41 +115,145 @@ Deno.test("loom-mcp serve drives code mode for an SDK host over stdio", async (t
       assert.match(textOf(result), /declined gov\.echo/);
     });
 
-    await t.step("passes a call's progress on, and the host's cancellation ends the call", async () => {
-      const cancel = new AbortController();
-      const heard: string[] = [];
-      const call = host.client.callTool({
-        name: "run_program",
-        arguments: {
-          code: 'import { hold } from "./mcp/hold.ts";\nexport default await hold({});\n',
-        },
-      }, undefined, {
-        signal: cancel.signal,
-        onprogress: (progress: { message?: string }) => {
-          heard.push(String(progress.message));
-          if (/holding/.test(String(progress.message))) cancel.abort();
-        },
-      });
-      await assert.rejects(call);
-      assert.ok(heard.some((message) => /call 1: 1 of 2: holding/.test(message)), heard.join());
-      // The server has heard the cancellation of its call once the witness says so.
-      let witnessed = "[]";
-      for (let tries = 0; tries < 50 && witnessed === "[]"; tries++) {
-        const result = await host.client.callTool({
-          name: "run_program",
-          arguments: {
-            code: 'import { witness } from "./mcp/hold.ts";\n' +
-              "export default (await witness({})).text;\n",
+    await t.step(
+      "passes a call's progress on, and the host's cancellation ends the call",
+      async () => {
+        const cancel = new AbortController();
+        const heard: string[] = [];
+        const call = host.client.callTool(
+          {
+            name: "run_program",
+            arguments: {
+              code: 'import { hold } from "./mcp/hold.ts";\nexport default await hold({});\n',
+            },
           },
-        });
-        witnessed = String((result.structuredContent as { value: unknown }).value);
-      }
-      assert.notEqual(witnessed, "[]");
-    });
+          undefined,
+          {
+            signal: cancel.signal,
+            onprogress: (progress: { message?: string }) => {
+              heard.push(String(progress.message));
+              if (/holding/.test(String(progress.message))) cancel.abort();
+            },
+          },
+        );
+        await assert.rejects(call);
+        assert.ok(heard.some((message) => /call 1: 1 of 2: holding/.test(message)), heard.join());
+        // The server has heard the cancellation of its call once the witness says so.
+        let witnessed = "[]";
+        for (let tries = 0; tries < 50 && witnessed === "[]"; tries++) {
+          const result = await host.client.callTool({
+            name: "run_program",
+            arguments: {
+              code: 'import { witness } from "./mcp/hold.ts";\n' +
+                "export default (await witness({})).text;\n",
+            },
+          });
+          witnessed = String((result.structuredContent as { value: unknown }).value);
+        }
+        assert.notEqual(witnessed, "[]");
+      },
+    );
   } finally {
     await host.client.close();
     await Deno.remove(dir, { recursive: true });
   }
   assert.match(host.stderr(), /serving 2 of 2 servers/);
   assert.match(host.stderr(), /retired:/);
+});
+
+// The command line spawned bare, a program run through it, then the host goes as `leave` says.
+async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
+  const dir = await catalogFolder("loom-serve-leave-", GOVERNED_TOML);
+  const pins = `${dir}/pins.json`;
+  const [command, ...args] = argv([
+    "--catalog",
+    `${dir}/loom.toml`,
+    "--pins",
+    pins,
+    "serve",
+  ]) as [string, ...string[]];
+  const child = new Deno.Command(command, {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const line = (message: unknown) =>
+    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  const stderr = new Response(child.stderr).text();
+  try {
+    await line({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "h", version: "1" },
+      },
+    });
+    await line({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "run_program",
+        arguments: {
+          code:
+            'import { read_note } from "./mcp/gov.ts";\nexport default (await read_note({})).text;\n',
+        },
+      },
+    });
+    // Both answers read: the servers are up and a sandbox has run.
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let out = "";
+    for (let reads = 0; reads < 1000 && !out.includes('"id":1,'); reads++) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      out += value;
+    }
+    assert.match(out, /called read-note/);
+    if (leave === "stdin") await writer.close();
+    else child.kill("SIGTERM");
+    const rest = reader.read().then(async function drain(read): Promise<void> {
+      if (!read.done) await reader.read().then(drain);
+    });
+    const status = await child.status;
+    await rest;
+    const said = await stderr;
+    assert.equal(status.code, leave === "stdin" ? 0 : 130, said);
+    const row = /gov\s+exited\s+code \d+\s+group drained.*pid (\d+)/.exec(said);
+    assert.ok(row !== null, said);
+    assert.equal(isLive(Number(row[1])), false);
+    const kept = JSON.parse(await Deno.readTextFile(pins));
+    assert.ok("read-note" in kept.servers.gov, JSON.stringify(kept));
+  } finally {
+    if (leave === "SIGTERM") await writer.close().catch(() => {});
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("loom-mcp serve retires every server with evidence when the host closes stdin, and keeps the pins", async () => {
+  await serveUntil("stdin");
+});
+
+Deno.test("loom-mcp serve retires every server with evidence at SIGTERM, and keeps the pins", async () => {
+  await serveUntil("SIGTERM");
+});
+
+Deno.test("serve knows an entry that is loom-mcp serve itself, by any of the CLI's names", async (t) => {
+  const { isServeItself } = await import("../../cli/_serve.ts");
+  const cases: [string, string[], boolean][] = [
+    ["deno", ["run", "-A", "jsr:@loom/mcp/cli", "serve", "--user"], true],
+    ["/usr/local/bin/loom-mcp", ["serve"], true],
+    ["deno", ["run", "-A", "/src/loom/cli/main.ts", "serve"], true],
+    ["deno", ["run", "-A", "jsr:@loom/mcp/cli", "tools"], false],
+    ["npx", ["-y", "@modelcontextprotocol/server-memory", "serve"], false],
+  ];
+  for (const [command, args, itself] of cases) {
+    await t.step(`${command} ${args.join(" ")}`, () => {
+      assert.equal(isServeItself({ name: "x", command, args }), itself);
+    });
+  }
 });
