@@ -25,3 +25,11 @@ export const PARKED_RUN_TIMEOUT_MS = 600_000;
  * which a new `run_program` is refused as an `isError` result: 16.
  */
 export const MAX_PARKED_RUNS = 16;
+
+/**
+ * How long a 2026-07-28 host may reuse the gateway's `tools/list` and
+ * `server/discover` answers (`ttlMs`): 0, since `run_program`'s description
+ * follows the servers' listings as they change; each listing is made
+ * without touching a server, so asking again is cheap.
+ */
+export const GATEWAY_LISTING_TTL_MS = 0;

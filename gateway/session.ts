@@ -50,7 +50,12 @@ import type {
   RunReport,
 } from "../harness/mod.ts";
 import { searchProblem } from "../runner/host/discovery.ts";
-import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS, PARKED_RUN_TIMEOUT_MS } from "./limits.ts";
+import {
+  GATEWAY_LISTING_TTL_MS,
+  MAX_APPROVAL_ARGS_CHARS,
+  MAX_PARKED_RUNS,
+  PARKED_RUN_TIMEOUT_MS,
+} from "./limits.ts";
 import { enterHost, type HostAsker, type HostQuestion } from "./_asking.ts";
 import {
   errorResult,
@@ -284,6 +289,8 @@ export class GatewaySession {
           resultType: "complete",
           supportedVersions: [...MODERN_VERSIONS],
           capabilities: { tools: { listChanged: false } },
+          ttlMs: GATEWAY_LISTING_TTL_MS,
+          cacheScope: "private",
           _meta: { [META_SERVER_INFO]: { ...this.#info } },
         };
         if (this.#options.instructions !== undefined) {
@@ -293,7 +300,11 @@ export class GatewaySession {
         return;
       }
       case "tools/list":
-        answer({ tools: gatewayDescriptors(this.#harness.surface) });
+        answer({
+          tools: gatewayDescriptors(this.#harness.surface),
+          ttlMs: GATEWAY_LISTING_TTL_MS,
+          cacheScope: "private",
+        });
         return;
       case "tools/call":
         this.#modernCall(id, params, caps, send);

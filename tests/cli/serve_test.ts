@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client as ClientV2 } from "@modelcontextprotocol/client";
+import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { argv, catalogFolder, GOVERNED_TOML, tomlEntry } from "./_cli.ts";
 import { isLive } from "../_proc.ts";
 
@@ -255,5 +257,66 @@ Deno.test("serve knows an entry that is loom-mcp serve itself, by any of the CLI
     await t.step(`${command} ${args.join(" ")}`, () => {
       assert.equal(isServeItself({ name: "x", command, args }), itself);
     });
+  }
+});
+
+Deno.test("the SDK v2 client in automatic mode meets loom-mcp serve in the 2026-07-28 era", async () => {
+  const dir = await catalogFolder("loom-serve-v2-", GOVERNED_TOML);
+  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "serve"]) as [
+    string,
+    ...string[],
+  ];
+  const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
+  try {
+    assert.equal(client.getProtocolEra(), "modern");
+    const listed = await client.listTools();
+    assert.equal(listed.tools.length, 3);
+    const result = await client.callTool({
+      name: "run_program",
+      arguments: {
+        code:
+          'import { read_note } from "./mcp/gov.ts";\nexport default (await read_note({})).text;\n',
+      },
+    });
+    assert.equal((result.structuredContent as { value: unknown }).value, "called read-note");
+  } finally {
+    await client.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the SDK v2 client answers serve's approval in the 2026-07-28 era through input_required", async () => {
+  const dir = await catalogFolder("loom-serve-v2-ask-", GOVERNED_TOML);
+  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "--approve", "serve"]) as [
+    string,
+    ...string[],
+  ];
+  const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
+    versionNegotiation: { mode: "auto" },
+    capabilities: { elicitation: { form: {} } },
+  });
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", (request: { params: { message: string } }) => {
+    asked.push(request.params.message);
+    return Promise.resolve({ action: "accept", content: {} });
+  });
+  await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
+  try {
+    assert.equal(client.getProtocolEra(), "modern");
+    const result = await client.callTool({
+      name: "run_program",
+      arguments: {
+        code:
+          'import { echo } from "./mcp/gov.ts";\nexport default (await echo({ text: "v2" })).text;\n',
+      },
+    });
+    assert.equal((result.structuredContent as { value: unknown }).value, "v2");
+    assert.match(asked[0] ?? "", /"echo" of the MCP server "gov"/);
+  } finally {
+    await client.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });
