@@ -285,3 +285,34 @@ Deno.test("a downstream server's elicitation is declined when the host cannot el
     await harness.retire();
   }
 });
+
+Deno.test("a program past its deadline is an isError result that says so", async () => {
+  const harness = await boot([fixture("slow", "slow_tool.ts")], QUICK);
+  try {
+    const host = new ScriptedHost(harness, { deadlineMs: 1_500 });
+    await host.initialize();
+    const code =
+      'import { wait } from "./mcp/slow.ts";\nexport default await wait({ ms: 60000 });\n';
+    const answer = await host.call("tools/call", { name: "run_program", arguments: { code } });
+    assert.equal(answer.result.isError, true);
+    assert.match(textOf(answer.result), /ran past its deadline of 1500 ms and was stopped/);
+    await host.leave();
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("maxOutputBytes bounds what a program's result carries", async () => {
+  await withHarness(async (harness) => {
+    const host = new ScriptedHost(harness, { maxOutputBytes: 1_024 });
+    await host.initialize();
+    const answer = await host.call("tools/call", {
+      name: "run_program",
+      arguments: { code: 'export default "x".repeat(100_000);\n' },
+    });
+    assert.equal(answer.result.isError, undefined);
+    assert.ok(textOf(answer.result).length < 2_048, `${textOf(answer.result).length} characters`);
+    assert.match(textOf(answer.result), /more bytes/);
+    await host.leave();
+  });
+});
