@@ -31,7 +31,7 @@ type Failure = { kind: "read_failed" | "write_failed"; message: string };
  * `run_program`'s description carries the harness's surface, so the host's
  * model knows what a program may import before its first call.
  *
- * The options are a {@linkcode GatewaySession}'s, and `transport`: any
+ * The options are those of a gateway session, and `transport`: any
  * `LineTransport` of `@loom/mcp/server` (its `stdioTransport()` when
  * omitted). Throws `RangeError` for a `deadlineMs` that is not a positive
  * integer.

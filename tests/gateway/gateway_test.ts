@@ -316,3 +316,28 @@ Deno.test("maxOutputBytes bounds what a program's result carries", async () => {
     await host.leave();
   });
 });
+
+Deno.test("a downstream server's sampling request during a program is answered by the host's model", async () => {
+  const harness = await boot([fixture("ask", "asking_server.ts")], { ...QUICK, ...hostHandlers() });
+  try {
+    const host = new ScriptedHost(harness);
+    await host.initialize({ sampling: {} });
+    const code = 'import { sample } from "./mcp/ask.ts";\n' +
+      "const answer = await sample({ params: { maxTokens: 10, messages: " +
+      '[{ role: "user", content: { type: "text", text: "Capital of France?" } }] } });\n' +
+      "export default JSON.parse(answer.text);\n";
+    const id = host.request("tools/call", { name: "run_program", arguments: { code } });
+    const asked = await host.next((message) => message.method === "sampling/createMessage");
+    assert.equal(asked.params.messages[0].content.text, "Capital of France?");
+    assert.equal("server" in asked.params, false);
+    host.send({
+      id: asked.id,
+      result: { role: "assistant", content: { type: "text", text: "Paris" }, model: "m" },
+    });
+    const answer = await host.next((message) => message.id === id && "result" in message);
+    assert.equal(answer.result.structuredContent.value.result.content.text, "Paris");
+    await host.leave();
+  } finally {
+    await harness.retire();
+  }
+});
