@@ -33,8 +33,8 @@ type Failure = { kind: "read_failed" | "write_failed"; message: string };
  *
  * The options are those of a gateway session, and `transport`: any
  * `LineTransport` of `@loom/mcp/server` (its `stdioTransport()` when
- * omitted). Throws `RangeError` for a `deadlineMs` that is not a positive
- * integer.
+ * omitted). Throws `RangeError` for a `deadlineMs` or a `maxOutputBytes`
+ * that is not a positive integer.
  *
  * @example Offer a harness's servers to a host over stdio
  * ```ts ignore

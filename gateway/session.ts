@@ -142,6 +142,12 @@ export class GatewaySession {
         `Cannot open a gateway session: deadlineMs ${String(deadline)} is not a positive integer`,
       );
     }
+    const budget = options.maxOutputBytes;
+    if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
+      throw new RangeError(
+        `Cannot open a gateway session: maxOutputBytes ${String(budget)} is not a positive integer`,
+      );
+    }
     this.#harness = harness;
     this.#send = options.send;
     this.#options = options;
@@ -378,9 +384,9 @@ export class GatewaySession {
         const progress = progressSink(params, send);
         this.#running.set(key(id), controller);
         this.#track(
-          this.#runProgram(args.code, asker, controller.signal, progress).then((report) => {
+          this.#runProgram(args.code, asker, controller.signal, progress).then((result) => {
             this.#running.delete(key(id));
-            if (!controller.signal.aborted) answer(runResult(report));
+            if (!controller.signal.aborted) answer(result);
           }),
         );
         return;
@@ -460,8 +466,7 @@ export class GatewaySession {
     });
     const progress = progressSink(params, send);
     this.#track(
-      this.#runProgram(code, asker, parked.controller.signal, progress).then((report) => {
-        const result = runResult(report);
+      this.#runProgram(code, asker, parked.controller.signal, progress).then((result) => {
         if (parked.responder !== undefined) {
           const responder = parked.responder;
           this.#unpark(parked, "the run ended");
@@ -523,12 +528,12 @@ export class GatewaySession {
     asker: HostAsker,
     signal: AbortSignal,
     progress: ((message: string) => void) | undefined,
-  ): Promise<RunReport> {
+  ): Promise<GatewayResult> {
     const leave = enterHost(asker);
     const { deadlineMs, maxOutputBytes } = this.#options;
     progress?.("type-checking and running the program");
     try {
-      return await this.#harness.run(code, {
+      const report: RunReport = await this.#harness.run(code, {
         signal,
         ...(deadlineMs === undefined ? {} : { timeoutMs: deadlineMs }),
         ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
@@ -540,6 +545,12 @@ export class GatewaySession {
             progress(`call ${callId + 1}: ${progressText(reported)}`),
         }),
       });
+      return runResult(report);
+    } catch (error) {
+      // A harness that throws (retired under us, say) still answers the host.
+      return errorResult(
+        `The program could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      );
     } finally {
       leave();
     }
