@@ -26,7 +26,7 @@
 export * from "./host_handlers.ts";
 export * from "./limits.ts";
 export { GATEWAY_TOOLS, type GatewayTool } from "./tools.ts";
-export { GATEWAY_VERSION } from "./session.ts";
+export { GATEWAY_VERSION, SESSION_CLOSED } from "./session.ts";
 // What this entry's signatures name, so that it stands alone.
 export type { Root, ServerRequestHandlers } from "../client/handlers.ts";
 export type { JsonArray, JsonObject, JsonValue } from "../codec/json.ts";

@@ -87,6 +87,12 @@ export type GatewayOptions = {
   instructions?: string;
 };
 
+/**
+ * The JSON-RPC error code of a request sent to a session already closed:
+ * -32000, the first of the range JSON-RPC 2.0 leaves to servers.
+ */
+export const SESSION_CLOSED: number = -32000;
+
 /** The version a gateway calls itself by default. */
 export const GATEWAY_VERSION = "0.1.0";
 
@@ -182,7 +188,10 @@ export class GatewaySession {
       return;
     }
     if (this.#closed) {
-      send(encodeError(message.id, { code: -32000, message: "The gateway session is closed" }));
+      send(encodeError(message.id, {
+        code: SESSION_CLOSED,
+        message: "The gateway session is closed: the host left; connect again",
+      }));
       return;
     }
     const params = message.params === undefined ? {} : message.params;
@@ -210,14 +219,15 @@ export class GatewaySession {
       this.#unpark(parked, "the host left before answering");
     }
     for (const settle of this.#pending.values()) {
-      settle(err({ code: -32000, message: "the host left before answering" }));
+      settle(err({ code: SESSION_CLOSED, message: "the host left before answering" }));
     }
     this.#pending.clear();
     while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
   }
 
   #request(id: Id, method: string, params: JsonObject, send: Send): void {
-    const meta = decodeRequestMeta(params);
+    // After initialize the session is a 2025 one: envelopes are not read.
+    const meta = this.#legacy ? { kind: "none" as const } : decodeRequestMeta(params);
     if (meta.kind === "malformed") {
       send(encodeError(id, {
         code: INVALID_PARAMS,
@@ -226,7 +236,7 @@ export class GatewaySession {
       }));
       return;
     }
-    if (meta.kind === "envelope" && !this.#legacy) {
+    if (meta.kind === "envelope") {
       if (!(MODERN_VERSIONS as readonly string[]).includes(meta.protocolVersion)) {
         send(encodeError(id, {
           code: UNSUPPORTED_PROTOCOL_VERSION,
