@@ -320,3 +320,64 @@ Deno.test("the SDK v2 client answers serve's approval in the 2026-07-28 era thro
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+function hasNpx(): boolean {
+  try {
+    return new Deno.Command("sh", { args: ["-c", "command -v npx"], stdout: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+}
+
+// The Inspector takes --config for itself, so the command line is run without it.
+async function inspector(catalog: string, args: string[]): Promise<Record<string, unknown>> {
+  const cli = new URL("../../cli/main.ts", import.meta.url).pathname;
+  const output = await new Deno.Command("npx", {
+    args: [
+      "-y",
+      "@modelcontextprotocol/inspector@2.12.0",
+      "--cli",
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--quiet",
+      "--no-lock",
+      cli,
+      "serve",
+      catalog,
+      ...args,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const stdout = new TextDecoder().decode(output.stdout);
+  assert.ok(output.success, `the Inspector CLI failed: ${new TextDecoder().decode(output.stderr)}`);
+  return JSON.parse(stdout);
+}
+
+Deno.test({
+  name: "the Inspector CLI lists serve's three tools and runs a program through it",
+  ignore: !hasNpx(),
+  fn: async () => {
+    const dir = await catalogFolder("loom-serve-inspector-", GOVERNED_TOML);
+    try {
+      const catalog = `${dir}/loom.toml`;
+      const listed = await inspector(catalog, ["--method", "tools/list"]);
+      const names = (listed.tools as { name: string }[]).map((tool) => tool.name);
+      assert.deepEqual(names, ["describe_tool", "run_program", "search_tools"]);
+      const called = await inspector(catalog, [
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "run_program",
+        "--tool-arg",
+        "code=export default 6 * 7;",
+      ]);
+      assert.equal((called.structuredContent as { value: unknown }).value, 42);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
