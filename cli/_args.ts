@@ -257,6 +257,11 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
         "(a call you type is already yours)",
     );
   }
+  if (command === "serve" && common.json) {
+    return err(
+      "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
+    );
+  }
   if ((pins !== undefined || maxOutputBytes !== undefined) && command !== "serve") {
     return err(`${pins !== undefined ? "--pins" : "--max-output"} is serve's; give it with serve`);
   }

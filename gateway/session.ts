@@ -85,6 +85,12 @@ export type GatewayOptions = {
   serverInfo?: { name: string; version: string };
   /** Sent as `instructions` to the host. */
   instructions?: string;
+  /**
+   * How long a run parked on an `input_required` result waits for its
+   * 2026-07-28 host to retry, in milliseconds; `PARKED_RUN_TIMEOUT_MS` by
+   * default.
+   */
+  parkedRunTimeoutMs?: number;
 };
 
 /**
@@ -136,6 +142,7 @@ export class GatewaySession {
   #parked = new Map<string, Parked>();
   #work = new Set<Promise<void>>();
   #closed = false;
+  #parkedMs: number;
 
   /** A session of `harness`, sending to `options.send` what a handling is not given a sink for. */
   constructor(harness: Harness, options: GatewayOptions & { send: Send }) {
@@ -148,6 +155,15 @@ export class GatewaySession {
         `Cannot open a gateway session: deadlineMs ${String(deadline)} is not a positive integer`,
       );
     }
+    const parkedMs = options.parkedRunTimeoutMs ?? PARKED_RUN_TIMEOUT_MS;
+    if (!Number.isSafeInteger(parkedMs) || parkedMs < 1) {
+      throw new RangeError(
+        `Cannot open a gateway session: parkedRunTimeoutMs ${
+          String(parkedMs)
+        } is not a positive integer`,
+      );
+    }
+    this.#parkedMs = parkedMs;
     const budget = options.maxOutputBytes;
     if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
       throw new RangeError(
@@ -422,7 +438,7 @@ export class GatewaySession {
           `Cannot continue the run: its requestState ${
             describeValue(state)
           } names no run waiting for answers (it ended, or waited past ` +
-            `${PARKED_RUN_TIMEOUT_MS} ms); run the program again`,
+            `${this.#parkedMs} ms); run the program again`,
         ));
         return;
       }
@@ -509,9 +525,9 @@ export class GatewaySession {
     for (const [name, ask] of parked.asks) inputRequests[name] = ask.request;
     responder({ resultType: "input_required", inputRequests, requestState: parked.state });
     parked.timer = setTimeout(() => {
-      this.#unpark(parked, `the host did not answer within ${PARKED_RUN_TIMEOUT_MS} ms`);
+      this.#unpark(parked, `the host did not answer within ${this.#parkedMs} ms`);
       parked.controller.abort(new Error("The host did not come back"));
-    }, PARKED_RUN_TIMEOUT_MS);
+    }, this.#parkedMs);
   }
 
   #resume(parked: Parked, responses: JsonValue | undefined): void {

@@ -193,6 +193,10 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
       "(a call you type is already yours)",
     ],
     [["run", "p.ts", "--pins", "pins.json"], "--pins is serve's; give it with serve"],
+    [
+      ["serve", "--json"],
+      "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
+    ],
     [["serve", "--max-output", "lots"], '--max-output "lots" is not a positive number of bytes'],
     [["serve", "--pins", "a.json", "--pins", "b.json"], "--pins is given twice; keep one"],
     [

@@ -341,3 +341,54 @@ Deno.test("a downstream server's sampling request during a program is answered b
     await harness.retire();
   }
 });
+
+Deno.test("a run parked for a 2026-07-28 host that never comes back ends, and its retry is told so", async () => {
+  await withHarness(async (harness) => {
+    const sent: Message[] = [];
+    const session = new GatewaySession(harness, {
+      send: (message) => sent.push(message),
+      approve: true,
+      parkedRunTimeoutMs: 300,
+    });
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: {} },
+    };
+    const code =
+      'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});\n';
+    try {
+      session.handle({
+        kind: "request",
+        id: 1,
+        method: "tools/call",
+        params: { name: "run_program", arguments: { code }, _meta: meta },
+      });
+      for (let tries = 0; tries < 400 && sent.length === 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const state = sent[0]?.result?.requestState;
+      assert.equal(sent[0]?.result?.resultType, "input_required");
+      for (let tries = 0; tries < 400 && session.running > 0; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(session.running, 0, "the parked run still runs");
+      session.handle({
+        kind: "request",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "run_program",
+          arguments: { code },
+          requestState: state,
+          inputResponses: {},
+          _meta: meta,
+        },
+      });
+      const retry = sent.find((message) => message.id === 2);
+      assert.equal(retry?.result?.isError, true);
+      assert.match(retry?.result?.content[0].text, /names no run waiting for answers/);
+    } finally {
+      await session.close();
+    }
+  });
+});
