@@ -15,6 +15,7 @@ export type CommandName =
   | "module"
   | "call"
   | "run"
+  | "serve"
   | "prompts"
   | "prompt"
   | "resources"
@@ -149,6 +150,26 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "run program.ts --approve --deny-tool fs.write_file",
     ],
   },
+  serve: {
+    needs: "nothing",
+    usage: "serve",
+    summary: "serve every server to an MCP host over stdio, as code mode's three tools",
+    min: 0,
+    max: 0,
+    example: "serve --catalog loom.toml",
+    details: "An MCP server for hosts (Claude Code, Cursor, VS Code, Codex): its tools are " +
+      "search_tools, describe_tool and run_program, never one per server tool. Every server " +
+      "boots once and stays warm until the host leaves (stdin closed, SIGINT, SIGTERM); then " +
+      "every one is retired and the evidence printed on stderr. stdout is the protocol: " +
+      "nothing else is written there. --approve asks the host (form elicitation) before each " +
+      "call not marked read-only; a host that cannot be asked gets such calls denied. " +
+      "--pins <file> keeps the tools' pinned definitions across sessions; --deadline is each " +
+      "program's, --max-output <bytes> the size of its report.",
+    examples: [
+      "serve --user --approve",
+      'serve --stdio "npx -y @modelcontextprotocol/server-memory" --pins pins.json',
+    ],
+  },
   prompts: {
     needs: "a server name at most",
     usage: "prompts [<server>]",
@@ -250,7 +271,9 @@ Tools:
   --allow-tool <s.t>    only this tool of server s (by wire or function name), with
                         the catalog's enabled_tools; repeatable
   --deny-tool <s.t>     never this tool of server s, whatever allows it; repeatable
-  --approve             run: ask before each call not marked read-only
+  --approve             run, serve: ask before each call not marked read-only
+  --pins <file>         serve: judge tools against the pins kept in this file, and keep
+                        them there across sessions
 
 Logs:
   --log-level <level>   ask each server for its log messages of this level and above
@@ -270,7 +293,8 @@ Questions from servers (elicitation):
 Deadlines (90, 90s, 1500ms, 2m):
   --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)
   --timeout <d>         each call (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s)
-  --deadline <d>        run's program (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s)
+  --deadline <d>        run's or serve's program (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s)
+  --max-output <bytes>  serve: the bytes a program's report may take
 
 Output:
   --json                print one JSON document on stdout instead of text

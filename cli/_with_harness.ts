@@ -9,7 +9,13 @@
 
 import { signInByDefault } from "./_sign_in_default.ts";
 import { leftoverAdvice } from "./_leftovers.ts";
-import { boot, BOOT_ABORT_RETIREMENT_MS, type Harness, type ServerReport } from "../harness/mod.ts";
+import {
+  boot,
+  BOOT_ABORT_RETIREMENT_MS,
+  type BootOptions,
+  type Harness,
+  type ServerReport,
+} from "../harness/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import { quote } from "../codec/quote.ts";
@@ -53,6 +59,11 @@ export type WithHarnessOptions = {
   logLevel?: LogLevel;
   /** Answers every server's elicitations (`_elicit.ts`); none are declared without it. */
   onElicit?: ElicitHandler;
+  /**
+   * What a command adds to the boot: the handlers of servers' questions (in
+   * place of `onElicit`: `serve` sends them to its host), the pins.
+   */
+  boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins">;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -181,9 +192,10 @@ export async function withHarness(
     let harness: Harness;
     try {
       harness = await boot(signInByDefault(specs), {
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
+        ...options.boot,
         signal: cancel.signal,
         ...logsOf(options),
-        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
         onServer: (report) => {
           starting.delete(report.name);
           options.onLine?.(lines.row(report, interrupted));

@@ -13,9 +13,32 @@ const ROOT = new URL("../", import.meta.url);
 
 /** Which rooms each room may import from (its own room always). */
 const ARROWS: Record<string, readonly string[]> = {
-  "mod.ts": ["harness", "catalog", "client", "client/thread", "settings", "codegen", "codec"],
+  "mod.ts": [
+    "gateway",
+    "harness",
+    "catalog",
+    "client",
+    "client/thread",
+    "server",
+    "settings",
+    "codegen",
+    "codec",
+  ],
   "limits.ts": ["harness", "catalog", "client", "runner", "settings", "codegen", "codec"],
-  cli: ["harness", "catalog", "client", "client/thread", "oauth", "settings", "codegen", "codec"],
+  cli: [
+    "gateway",
+    "harness",
+    "catalog",
+    "client",
+    "client/thread",
+    "oauth",
+    "server",
+    "settings",
+    "codegen",
+    "codec",
+  ],
+  // A harness served to another host: the harness's code mode over the server's line seam.
+  gateway: ["harness", "client", "runner", "runner/host", "server", "settings", "codegen", "codec"],
   harness: [
     "client",
     "client/thread",

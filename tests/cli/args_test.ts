@@ -123,6 +123,14 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
       // Split at the first dot: a tool's name may hold one.
       denyTools: [{ server: "fs", tool: "write.file" }],
     }],
+    [["serve", "--approve", "--pins", "pins.json", "--deadline", "90s", "--max-output", "4096"], {
+      command: "serve",
+      approve: true,
+      pins: "pins.json",
+      deadlineMs: 90_000,
+      maxOutputBytes: 4096,
+      ...COMMON,
+    }],
     [["https://mcp.example.com/mcp", "tools"], {
       command: "tools",
       names: [],
@@ -175,12 +183,22 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
       ["--timeout", "soon", "check"],
       '--timeout "soon" is not a duration; write seconds (90, 90s, 1.5s), milliseconds (1500ms) or minutes (2m), at most an hour',
     ],
-    [["check", "--deadline", "5"], "--deadline is the deadline of run's program; give it with run"],
+    [
+      ["check", "--deadline", "5"],
+      "--deadline is the deadline of a program; give it with run or serve",
+    ],
     [
       ["call", "a", "t", "--approve"],
-      "--approve asks before each call of run's program; give it with run " +
+      "--approve asks before each call of a program; give it with run or serve " +
       "(a call you type is already yours)",
     ],
+    [["run", "p.ts", "--pins", "pins.json"], "--pins is serve's; give it with serve"],
+    [
+      ["serve", "--json"],
+      "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
+    ],
+    [["serve", "--max-output", "lots"], '--max-output "lots" is not a positive number of bytes'],
+    [["serve", "--pins", "a.json", "--pins", "b.json"], "--pins is given twice; keep one"],
     [
       ["tools", "--allow-tool", "read_graph"],
       '--allow-tool "read_graph" is not server.tool; write server.tool, as in --allow-tool ' +
