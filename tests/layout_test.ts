@@ -301,10 +301,11 @@ async function exportedSymbols(entry: string): Promise<DocSymbol[]> {
 
 /**
  * The most symbols the root export may have: a harness author's entry, where `boot` is found.
- * Raised from 70, then from 135 for the prompts, resources and logs a client asks for: every
- * type a root signature names, however deep, is exported beside it.
+ * Raised from 70, then from 135 for the prompts, resources and logs a client asks for, then from
+ * 160 for skills and `serveHarness`: every type a root signature names, however deep, is
+ * exported beside it.
  */
-const MAX_ROOT_SYMBOLS = 160;
+const MAX_ROOT_SYMBOLS = 168;
 
 Deno.test(`the root export holds at most ${MAX_ROOT_SYMBOLS} symbols`, async () => {
   const symbols = await exportedSymbols("mod.ts");
