@@ -1,109 +1,132 @@
-// Remote servers over Streamable HTTP, measured on loopback against the SDK
-// v2 server of tests/fixtures/sdk_v2_http.ts (both eras at one endpoint):
-// connect time by era, and call latency, sequential and 32 at a time; the
-// official SDK v2 client over the same endpoint, in the same two modes, as
-// the reference.
-// `deno run -A bench/http_bench.ts` prints one line per figure.
+// Remote servers over Streamable HTTP, measured on loopback against the
+// official SDK v2's own server (tests/fixtures/sdk_v2_http.ts, both eras at
+// one endpoint), our client and the SDK v2 client in alternating rounds of
+// one run: the connect (a fresh client each), the p50 of sequential calls,
+// and the throughput with 128 calls in flight. Ratios are ours over the SDK's.
+//
+//   deno run -A bench/http_bench.ts [rounds] [era]     (default 5, auto; era: auto | legacy)
 
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client } from "../client/client.ts";
 import type { EraMode } from "../settings/mod.ts";
 import { serveFixture } from "../tests/client/_http_servers.ts";
+import { median } from "./_mcp_clients.ts";
 
-const CONNECTS = 15;
-const CALLS = 300;
-const PARALLEL = 32;
+const ROUNDS = Number(Deno.args[0] ?? 5);
+const ERA = (Deno.args[1] ?? "auto") as EraMode & ("auto" | "legacy");
+const CONNECTS = 5;
+const CALLS = 200;
+const IN_FLIGHT = 128;
+const BATCHES = 4;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+/** One client under test: how it connects, calls and closes. */
+type Peer = {
+  connect(): Promise<void>;
+  call(name: string, args: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+};
+
+function ours(url: string): Peer {
+  const client = new Client({ name: "bench", url, headers: {}, era: ERA });
+  return {
+    async connect() {
+      const outcome = await client.connect();
+      if (!outcome.ok) throw new Error(outcome.error.message);
+    },
+    async call(name, args) {
+      const called = await client.callTool(name, args as never);
+      if (!called.ok) throw new Error(called.error.message);
+    },
+    async close() {
+      await client.retire();
+    },
+  };
 }
 
-const server = await serveFixture("sdk_v2_http.ts");
-const url = `${server.origin}/mcp`;
-try {
-  for (const era of ["auto", "legacy"] as EraMode[]) {
-    const connects: number[] = [];
-    for (let i = 0; i < CONNECTS; i++) {
-      const client = new Client({ name: "bench", url, headers: {}, era });
-      const started = performance.now();
-      const outcome = await client.connect();
-      connects.push(performance.now() - started);
-      if (!outcome.ok) throw new Error(outcome.error.message);
-      await client.retire();
-    }
-    const client = new Client({ name: "bench", url, headers: {}, era });
-    const info = await client.connect();
-    if (!info.ok) throw new Error(info.error.message);
-    const calls: number[] = [];
+function sdk(url: string): Peer {
+  const client = new SdkClient({ name: "bench", version: "1" }, {
+    versionNegotiation: { mode: ERA },
+  });
+  return {
+    async connect() {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    },
+    async call(name, args) {
+      await client.callTool({ name, arguments: args });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+type Figures = { connect: number[]; call: number[]; perSecond: number[] };
+
+async function round(make: () => Peer, into: Figures): Promise<void> {
+  for (let i = 0; i < CONNECTS; i++) {
+    const peer = make();
+    const started = performance.now();
+    await peer.connect();
+    into.connect.push(performance.now() - started);
+    await peer.close();
+  }
+  const peer = make();
+  await peer.connect();
+  try {
+    for (let i = 0; i < 20; i++) await peer.call("echo", { text: `warm ${i}` });
     for (let i = 0; i < CALLS; i++) {
       const started = performance.now();
-      const called = await client.callTool("echo", { text: `call ${i}` });
-      calls.push(performance.now() - started);
-      if (!called.ok) throw new Error(called.error.message);
+      await peer.call("echo", { text: `call ${i}` });
+      into.call.push(performance.now() - started);
     }
     const started = performance.now();
-    for (let round = 0; round < CALLS / PARALLEL; round++) {
-      const batch = Array.from(
-        { length: PARALLEL },
-        (_, i) => client.callTool("add", { a: i, b: round }),
+    for (let batch = 0; batch < BATCHES; batch++) {
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, (_, i) => peer.call("add", { a: i, b: batch })),
       );
-      for (const called of await Promise.all(batch)) {
-        if (!called.ok) throw new Error(called.error.message);
+    }
+    into.perSecond.push((BATCHES * IN_FLIGHT) / ((performance.now() - started) / 1000));
+  } finally {
+    await peer.close();
+  }
+}
+
+if (import.meta.main) {
+  const server = await serveFixture("sdk_v2_http.ts");
+  const url = `${server.origin}/mcp`;
+  const figures = {
+    ours: { connect: [], call: [], perSecond: [] } as Figures,
+    sdk: { connect: [], call: [], perSecond: [] } as Figures,
+  };
+  try {
+    // One warm-up round each, then alternating rounds, which of the two goes first alternating too.
+    await round(() => ours(url), { connect: [], call: [], perSecond: [] });
+    await round(() => sdk(url), { connect: [], call: [], perSecond: [] });
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = i % 2 === 0 ? ["ours", "sdk"] as const : ["sdk", "ours"] as const;
+      for (const who of order) {
+        await round(() => who === "ours" ? ours(url) : sdk(url), figures[who]);
       }
     }
-    const perSecond = (Math.floor(CALLS / PARALLEL) * PARALLEL) /
-      ((performance.now() - started) / 1000);
-    await client.retire();
-    console.log(
-      `${era} (${info.value.era} ${info.value.protocolVersion}): connect p50 ${
-        percentile(connects, 0.5).toFixed(1)
-      } ms ` +
-        `(first ${connects[0]?.toFixed(1)} ms), call p50 ${percentile(calls, 0.5).toFixed(2)} ms ` +
-        `p95 ${percentile(calls, 0.95).toFixed(2)} ms, ${PARALLEL} at a time ${
-          perSecond.toFixed(0)
-        } calls/s`,
-    );
+  } finally {
+    await server.close();
   }
-  for (const mode of ["auto", "legacy"] as const) {
-    const connects: number[] = [];
-    let sdk: SdkClient | undefined;
-    for (let i = 0; i <= CONNECTS; i++) {
-      await sdk?.close();
-      sdk = new SdkClient({ name: "bench", version: "1" }, { versionNegotiation: { mode } });
-      const started = performance.now();
-      await sdk.connect(new StreamableHTTPClientTransport(new URL(url)));
-      connects.push(performance.now() - started);
-    }
-    const client = sdk as SdkClient;
-    const calls: number[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const started = performance.now();
-      await client.callTool({ name: "echo", arguments: { text: `call ${i}` } });
-      calls.push(performance.now() - started);
-    }
-    const started = performance.now();
-    for (let round = 0; round < CALLS / PARALLEL; round++) {
-      await Promise.all(
-        Array.from(
-          { length: PARALLEL },
-          (_, i) => client.callTool({ name: "add", arguments: { a: i, b: round } }),
-        ),
-      );
-    }
-    const perSecond = (Math.floor(CALLS / PARALLEL) * PARALLEL) /
-      ((performance.now() - started) / 1000);
-    console.log(
-      `SDK v2 client, ${mode} (${client.getProtocolEra()}): connect p50 ` +
-        `${percentile(connects, 0.5).toFixed(1)} ms, call p50 ${
-          percentile(calls, 0.5).toFixed(2)
-        } ms ` +
-        `p95 ${percentile(calls, 0.95).toFixed(2)} ms, ${PARALLEL} at a time ${
-          perSecond.toFixed(0)
-        } calls/s`,
-    );
-    await client.close();
-  }
-} finally {
-  await server.close();
+  const row = (name: string, key: keyof Figures, digits: number) => {
+    const a = median(figures.ours[key]);
+    const b = median(figures.sdk[key]);
+    return `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(a / b).toFixed(2)}x |`;
+  };
+  console.log(
+    [
+      `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, load ${
+        Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
+      }, era ${ERA}, ${ROUNDS} alternating rounds, medians`,
+      "",
+      "| figure | ours | SDK v2 client | ours / SDK |",
+      "| --- | ---: | ---: | ---: |",
+      row("connect, ms", "connect", 1),
+      row(`one call at a time, p50 ms (${CALLS} a round)`, "call", 3),
+      row(`${IN_FLIGHT} calls in flight, calls/s`, "perSecond", 0),
+    ].join("\n"),
+  );
 }
