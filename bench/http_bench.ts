@@ -3,6 +3,10 @@
 // one endpoint), our client and the SDK v2 client in alternating rounds of
 // one run: the connect (a fresh client each), the p50 of sequential calls,
 // and the throughput with 128 calls in flight. Ratios are ours over the SDK's.
+// In the legacy era two floors run in the same rounds: bare `fetch` calls on
+// the main thread (the least any client pays), and the same from a Worker
+// with one `postMessage` each way per call (the least a client in a worker
+// pays).
 //
 //   deno run -A bench/http_bench.ts [rounds] [era]     (default 5, auto; era: auto | legacy)
 
@@ -60,6 +64,81 @@ function sdk(url: string): Peer {
   };
 }
 
+const RAW_WORKER = `
+let url = "";
+let headers = {};
+self.onmessage = async (event) => {
+  if (event.data.url !== undefined) ({ url, headers } = event.data);
+  else {
+    const response = await fetch(url, { method: "POST", headers, body: event.data.body });
+    await response.text();
+  }
+  self.postMessage(0);
+};
+`;
+
+/** A legacy session opened by hand; each call a bare `fetch`, here or in a Worker. */
+function raw(url: string, inWorker: boolean): Peer {
+  let headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  let id = 1;
+  let worker: Worker | undefined;
+  const post = async (body: unknown): Promise<Response> =>
+    await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  // Answers come back in any order; each is a bare count, so the oldest waiter takes it.
+  const waiting: (() => void)[] = [];
+  const viaWorker = (message: unknown) =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      (worker as Worker).postMessage(message);
+    });
+  return {
+    async connect() {
+      const opened = await post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "1" },
+        },
+      });
+      await opened.text();
+      headers = {
+        ...headers,
+        "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+        "mcp-protocol-version": "2025-11-25",
+      };
+      await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
+      if (inWorker) {
+        worker = new Worker(
+          `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
+          { type: "module" },
+        );
+        worker.onmessage = () => waiting.shift()?.();
+        await viaWorker({ url, headers });
+      }
+    },
+    async call(name, args) {
+      const body = {
+        jsonrpc: "2.0",
+        id: id++,
+        method: "tools/call",
+        params: { name, arguments: args },
+      };
+      if (worker !== undefined) await viaWorker({ body: JSON.stringify(body) });
+      else await (await post(body)).text();
+    },
+    async close() {
+      worker?.terminate();
+      await (await fetch(url, { method: "DELETE", headers })).body?.cancel();
+    },
+  };
+}
+
 type Figures = { connect: number[]; call: number[]; perSecond: number[] };
 
 async function round(make: () => Peer, into: Figures): Promise<void> {
@@ -94,36 +173,48 @@ async function round(make: () => Peer, into: Figures): Promise<void> {
 if (import.meta.main) {
   const server = await serveFixture("sdk_v2_http.ts");
   const url = `${server.origin}/mcp`;
-  const figures = {
-    ours: { connect: [], call: [], perSecond: [] } as Figures,
-    sdk: { connect: [], call: [], perSecond: [] } as Figures,
+  const peers: Record<string, () => Peer> = {
+    ours: () => ours(url),
+    sdk: () => sdk(url),
+    ...(ERA === "legacy" ? { raw: () => raw(url, false), rawWorker: () => raw(url, true) } : {}),
   };
+  const empty = (): Figures => ({ connect: [], call: [], perSecond: [] });
+  const figures: Record<string, Figures> = Object.fromEntries(
+    Object.keys(peers).map((name) => [name, empty()]),
+  );
   try {
-    // One warm-up round each, then alternating rounds, which of the two goes first alternating too.
-    await round(() => ours(url), { connect: [], call: [], perSecond: [] });
-    await round(() => sdk(url), { connect: [], call: [], perSecond: [] });
+    // One warm-up round each, then rounds in turn, the order reversed every other round.
+    for (const make of Object.values(peers)) await round(make, empty());
     for (let i = 0; i < ROUNDS; i++) {
-      const order = i % 2 === 0 ? ["ours", "sdk"] as const : ["sdk", "ours"] as const;
-      for (const who of order) {
-        await round(() => who === "ours" ? ours(url) : sdk(url), figures[who]);
-      }
+      const order = Object.keys(peers);
+      if (i % 2 === 1) order.reverse();
+      for (const who of order) await round(peers[who] as () => Peer, figures[who] as Figures);
     }
   } finally {
     await server.close();
   }
+  const of = (who: string, key: keyof Figures): number => median(figures[who]?.[key] ?? []);
+  const floors = ERA === "legacy";
   const row = (name: string, key: keyof Figures, digits: number) => {
-    const a = median(figures.ours[key]);
-    const b = median(figures.sdk[key]);
-    return `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(a / b).toFixed(2)}x |`;
+    const a = of("ours", key);
+    const b = of("sdk", key);
+    const floor = floors
+      ? ` ${of("raw", key).toFixed(digits)} | ${of("rawWorker", key).toFixed(digits)} |`
+      : "";
+    return `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${
+      (a / b).toFixed(2)
+    }x |${floor}`;
   };
   console.log(
     [
       `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, load ${
         Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
-      }, era ${ERA}, ${ROUNDS} alternating rounds, medians`,
+      }, era ${ERA}, ${ROUNDS} rounds in turn, medians`,
       "",
-      "| figure | ours | SDK v2 client | ours / SDK |",
-      "| --- | ---: | ---: | ---: |",
+      floors
+        ? "| figure | ours | SDK v2 client | ours / SDK | bare fetch | bare fetch in a Worker |"
+        : "| figure | ours | SDK v2 client | ours / SDK |",
+      floors ? "| --- | ---: | ---: | ---: | ---: | ---: |" : "| --- | ---: | ---: | ---: |",
       row("connect, ms", "connect", 1),
       row(`one call at a time, p50 ms (${CALLS} a round)`, "call", 3),
       row(`${IN_FLIGHT} calls in flight, calls/s`, "perSecond", 0),
