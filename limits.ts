@@ -71,6 +71,7 @@ export {
 } from "./harness/limits.ts";
 // A code-mode run.
 export {
+  CHECKER_SEMI_SPACE_MB,
   CHECKER_START_TIMEOUT_MS,
   CHILD_STDERR_TAIL_CHARS,
   CUT_KEY,

@@ -4523,6 +4523,7 @@ var SentCredentials = class {
 var encoder6 = new TextEncoder();
 var decoder6 = new TextDecoder();
 var NEWLINE5 = 10;
+var NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
 var HttpTransport = class {
   /** A remote server's control: its session, this transport's own. */
   control = {
@@ -4591,7 +4592,7 @@ var HttpTransport = class {
     const controller = this.#inflight.get(id);
     if (controller === void 0) return;
     this.#inflight.delete(id);
-    controller.abort();
+    controller.abort(NOTHING_MORE);
   }
   /**
    * Ends the session: every open request is abandoned, and a legacy

@@ -504,7 +504,7 @@ class SandboxRun {
 
   #mapStack(stack: string): string {
     const lines = this.#unroot(stack).split("\n").filter((line) =>
-      !/\b(?:prelude|bootstrap)\.ts\b|\(ext:|at ext:/.test(line)
+      !/\b(?:prelude|bootstrap)\.[jt]s\b|\(ext:|at ext:/.test(line)
     );
     return lines.join("\n").slice(0, MAX_STACK_CHARS);
   }

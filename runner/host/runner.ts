@@ -447,9 +447,10 @@ export class Runner {
     } finally {
       if (sandbox === undefined) sandbox = await pending.catch(() => undefined);
       await sandbox?.dispose();
-      // The next sandboxes start once this one is gone and no run is in
-      // flight, not while programs run: a start is about 75 ms of CPU, which
-      // on a small machine the programs would otherwise share.
+      // Beyond the one a take starts when it empties the pool after a miss, the next
+      // sandboxes start once this one is gone and no run is in flight, not
+      // while programs run: a start is tens of ms of CPU, which on a small
+      // machine the programs would otherwise share.
       this.#pool.leave();
     }
   }
