@@ -56,7 +56,7 @@ import {
   MAX_PARKED_RUNS,
   PARKED_RUN_TIMEOUT_MS,
 } from "./limits.ts";
-import { enterHost, type HostAsker, type HostQuestion } from "./_asking.ts";
+import { askingHandlers, type HostAsker, type HostQuestion } from "./_asking.ts";
 import {
   errorResult,
   gatewayDescriptors,
@@ -484,6 +484,8 @@ export class GatewaySession {
         this.#flush(parked);
         return promise;
       },
+      // A parked run's questions are unparked with it, and a 2026-07-28 host holds no request.
+      drop: () => {},
     };
     this.#running.set(key(id), parked.controller);
     this.#attach(parked, (result) => {
@@ -555,12 +557,12 @@ export class GatewaySession {
     signal: AbortSignal,
     progress: ((message: string) => void) | undefined,
   ): Promise<GatewayResult> {
-    const leave = enterHost(asker);
     const { deadlineMs, maxOutputBytes } = this.#options;
     progress?.("type-checking and running the program");
     try {
       const report: RunReport = await this.#harness.run(code, {
         signal,
+        ...askingHandlers(asker),
         ...(deadlineMs === undefined ? {} : { timeoutMs: deadlineMs }),
         ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
         ...(this.#options.approve === true
@@ -578,7 +580,8 @@ export class GatewaySession {
         `The program could not be run: ${error instanceof Error ? error.message : String(error)}`,
       );
     } finally {
-      leave();
+      // The harness settled whatever the run still asked: the host need not answer it any more.
+      asker.drop("the run ended before the host answered");
     }
   }
 
@@ -620,6 +623,7 @@ export class GatewaySession {
 
   // A 2025 host is asked with a request of the session's own, answered through handle().
   #legacyAsker(caps: JsonObject, send: Send): HostAsker {
+    const mine = new Set<Id>();
     return {
       can: (question) => capable(caps, question),
       ask: async (method, params) => {
@@ -627,8 +631,10 @@ export class GatewaySession {
         const id = this.#nextId++;
         const answered = Promise.withResolvers<Result<JsonValue, RpcError>>();
         this.#pending.set(key(id), answered.resolve);
+        mine.add(id);
         send(encodeRequest(id, method, params));
         const outcome = await answered.promise;
+        mine.delete(id);
         if (!outcome.ok) {
           return err(
             `it answered ${method} with error ${outcome.error.code}: ${outcome.error.message}`,
@@ -637,6 +643,17 @@ export class GatewaySession {
         return isJsonObject(outcome.value)
           ? ok(outcome.value)
           : err(`its answer to ${method} is not an object`);
+      },
+      drop: (reason) => {
+        for (const id of mine) {
+          const settle = this.#pending.get(key(id));
+          this.#pending.delete(key(id));
+          if (!this.#closed) {
+            send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+          }
+          settle?.(err({ code: SESSION_CLOSED, message: reason }));
+        }
+        mine.clear();
       },
     };
   }
@@ -651,6 +668,7 @@ export class GatewaySession {
 const noHost: HostAsker = {
   can: () => false,
   ask: () => Promise.resolve(err("nothing is asked outside a program")),
+  drop: () => {},
 };
 
 function key(id: Id): string {
