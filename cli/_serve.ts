@@ -2,7 +2,9 @@
 // once, serves them to the MCP host on stdin and stdout as code mode's three
 // tools (gateway/), and retires every one when the host goes: stdin closed,
 // SIGINT or SIGTERM (withHarness's signal). stdout is the protocol's: every
-// line of ours goes to stderr, the retirement evidence included.
+// line of ours goes to stderr, the retirement evidence included. With
+// `--http <host:port>` it serves Streamable HTTP there instead, to any
+// number of hosts, until SIGINT or SIGTERM.
 
 import { quote } from "../codec/quote.ts";
 import { serveHarness } from "../gateway/serve_harness.ts";
@@ -16,6 +18,7 @@ import { type Context, fail, progress } from "./_commands.ts";
 import type { CliCommand } from "./_args.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { retiredCleanly, withHarness } from "./_with_harness.ts";
+import { TOKEN_VARIABLE } from "./_via.ts";
 
 type ServeCommand = Extract<CliCommand, { command: "serve" }>;
 
@@ -50,17 +53,22 @@ export async function serveCommand(
   return await withHarness(specs, context.doing, async (harness, signal) => {
     await keepPins(command.pins, harness, output);
     const ready = [...harness.reports.values()].filter((report) => report.state === "ready");
-    output.progress(
-      `serving ${ready.length} of ${harness.reports.size} servers to the host on stdio ` +
-        "as search_tools, describe_tool and run_program",
-    );
-    const end = await serveHarness(harness, {
-      signal,
+    const gateway = {
       approve: command.approve,
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
       ...(command.maxOutputBytes === undefined ? {} : { maxOutputBytes: command.maxOutputBytes }),
       serverInfo,
-    });
+    };
+    if (command.listen !== undefined) {
+      const status = await serveOverHttp(harness, command.listen, gateway, signal, context, ready);
+      await keepPins(command.pins, harness, output);
+      return status;
+    }
+    output.progress(
+      `serving ${ready.length} of ${harness.reports.size} servers to the host on stdio ` +
+        "as search_tools, describe_tool and run_program",
+    );
+    const end = await serveHarness(harness, { signal, ...gateway });
     await keepPins(command.pins, harness, output);
     if (signal.aborted) return EXIT_OK;
     if (end.kind === "channel_dead") {
@@ -74,6 +82,69 @@ export async function serveCommand(
     boot: { ...hostHandlers(), ...(kept === undefined ? {} : { pins: kept.text }) },
     onRetired: (report) => showRetirement(report, context),
   });
+}
+
+// --http <host:port>: listen, say where (and the token when it was made), serve until a signal.
+async function serveOverHttp(
+  harness: Harness,
+  listen: { hostname: string; port: number },
+  gateway: {
+    approve: boolean;
+    deadlineMs?: number;
+    maxOutputBytes?: number;
+    serverInfo: { name: string; version: string };
+  },
+  signal: AbortSignal,
+  context: Context,
+  ready: readonly unknown[],
+): Promise<number> {
+  const { output } = context;
+  const given = Deno.env.get(TOKEN_VARIABLE);
+  let listening;
+  try {
+    listening = await serveHarness(harness, {
+      ...gateway,
+      signal,
+      http: { hostname: listen.hostname, port: listen.port, token: given },
+    });
+  } catch (error) {
+    // A LOOM_MCP_TOKEN a header cannot carry, or too short to guard anything.
+    output.error(
+      `${TOKEN_VARIABLE} cannot be the token: ${oneLine(String(error))}; set it to a longer ` +
+        "printable token, or unset it to have one made",
+    );
+    return EXIT_USAGE;
+  }
+  if (!listening.ok) {
+    output.error(listening.error.message);
+    return EXIT_FAILED;
+  }
+  const listener = listening.value;
+  if (!isLoopbackName(listen.hostname)) {
+    output.warn(
+      `listening on ${quote(listen.hostname)}, which is not loopback: other machines can ` +
+        "reach it (with the token); give 127.0.0.1 to keep it to this one",
+    );
+  }
+  output.progress(
+    `serving ${ready.length} of ${harness.reports.size} servers over Streamable HTTP ` +
+      "as search_tools, describe_tool and run_program",
+  );
+  // The address is said whatever --quiet says: a host cannot be pointed at it otherwise.
+  output.detail(`listening on ${listener.url.href}`);
+  if (given === undefined) {
+    output.detail(
+      `token: ${listener.token} (send it as "Authorization: Bearer <token>"; ` +
+        `set ${TOKEN_VARIABLE} to choose it)`,
+    );
+  }
+  await listener.finished;
+  output.progress("stopped listening; retiring every server");
+  return EXIT_OK;
+}
+
+function isLoopbackName(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "::1" || /^127\./.test(hostname);
 }
 
 /** Whether a spec runs `loom-mcp serve` (the CLI by any of its names, with `serve`). */
