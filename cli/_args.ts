@@ -296,11 +296,15 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     );
   }
   if (listen !== undefined && command !== "serve") {
+    // An address is serve's; elsewhere a value with no scheme is a URL written short.
+    const hint = "error" in listenAddress(listen)
+      ? ""
+      : " (an address host:port is serve's, where it listens)";
     return err(
       `--http ${
         quote(listen)
-      } is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp ` +
-        "(an address host:port is serve's, where it listens)",
+      } is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp` +
+        hint,
     );
   }
   if ((pins !== undefined || maxOutputBytes !== undefined) && command !== "serve") {
