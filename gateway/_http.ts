@@ -24,7 +24,7 @@ export type GatewayHttp = {
 
 /** Listens for hosts on `http`, each served by a session of `harness`. */
 export async function listenGateway(
-  harness: Harness,
+  harness: Harness | Promise<Harness>,
   gateway: GatewayOptions,
   http: GatewayHttp,
   signal: AbortSignal | undefined,

@@ -63,6 +63,11 @@ type GatewayServeOptions = {
  * `run_program`'s description carries the harness's surface, so the host's
  * model knows what a program may import before its first call.
  *
+ * `harness` may be the promise of a `boot` still under way: the host's
+ * `initialize` (and `ping`) are answered at once, since hosts give a server
+ * little time to start, and `tools/list` and calls wait for the boot, which
+ * its own deadlines bound.
+ *
  * The options are those of a gateway session, and `transport`: any
  * `LineTransport` of `@loom/mcp/server` (its `stdioTransport()` when
  * omitted). Throws `RangeError` for a `deadlineMs` or a `maxOutputBytes`
@@ -80,7 +85,7 @@ type GatewayServeOptions = {
  * ```
  */
 export function serveHarness(
-  harness: Harness,
+  harness: Harness | Promise<Harness>,
   options?: {
     /** Ask the host by form elicitation before each call not marked read-only. */
     approve?: boolean;
@@ -138,7 +143,7 @@ export function serveHarness(
  * ```
  */
 export function serveHarness(
-  harness: Harness,
+  harness: Harness | Promise<Harness>,
   options: {
     /** Ask the host by form elicitation before each call not marked read-only. */
     approve?: boolean;
@@ -173,7 +178,7 @@ export function serveHarness(
   >
 >;
 export async function serveHarness(
-  harness: Harness,
+  harness: Harness | Promise<Harness>,
   options: GatewayServeOptions & {
     transport?: LineChannel;
     http?: GatewayHttp;

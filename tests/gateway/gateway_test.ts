@@ -362,6 +362,27 @@ Deno.test("a forwarded question of a program the host cancelled is cancelled tow
   }
 });
 
+Deno.test("initialize is answered while a server still starts, and tools/list once the boot settled", async () => {
+  let settled = false;
+  const giveUp = new AbortController();
+  // The silent server never answers its initialize: its start ends only when the boot gives up.
+  const booting = boot([fixture("mute", "silent.ts")], { ...QUICK, signal: giveUp.signal })
+    .finally(() => settled = true);
+  const host = new ScriptedHost(booting);
+  const opened = await host.initialize({});
+  assert.equal(opened.result.serverInfo.name, "loom-mcp");
+  assert.deepEqual(await host.call("ping"), { jsonrpc: "2.0", id: 2, result: {} });
+  const listing = host.request("tools/list");
+  assert.equal(settled, false);
+  assert.equal(host.messages().some((message) => message.id === listing), false);
+  giveUp.abort();
+  const listed = await host.next((message) => message.id === listing);
+  assert.equal(settled, true);
+  assert.deepEqual(listed.result.tools.map((tool: Message) => tool.name), GATEWAY_TOOLS);
+  await host.leave();
+  await (await booting).retire();
+});
+
 Deno.test("a program past its deadline is an isError result that says so", async () => {
   const harness = await boot([fixture("slow", "slow_tool.ts")], QUICK);
   try {
