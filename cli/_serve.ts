@@ -50,59 +50,91 @@ export async function serveCommand(
   );
   const deadlineMs = command.deadlineMs ?? (command.approve ? APPROVE_RUN_TIMEOUT_MS : undefined);
   context.doing.now = "serving the host";
-  return await withHarness(specs, context.doing, async (harness, signal) => {
+  const gateway = {
+    approve: command.approve,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    ...(command.maxOutputBytes === undefined ? {} : { maxOutputBytes: command.maxOutputBytes }),
+    serverInfo,
+  };
+  // Serving starts with the boot: a host's initialize is answered before every server is up.
+  let serving: Promise<number> | undefined;
+  const startServing = (booting: Promise<Harness>, signal: AbortSignal): void => {
+    const failed = new AbortController();
+    booting.catch(() => failed.abort());
+    const until = AbortSignal.any([signal, failed.signal]);
+    serving = command.listen === undefined
+      ? serveOverStdio(booting, gateway, until, context)
+      : serveOverHttp(booting, command.listen, gateway, until, context);
+  };
+  return await withHarness(specs, context.doing, async (harness) => {
     await keepPins(command.pins, harness, output);
-    const ready = [...harness.reports.values()].filter((report) => report.state === "ready");
-    const gateway = {
-      approve: command.approve,
-      ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      ...(command.maxOutputBytes === undefined ? {} : { maxOutputBytes: command.maxOutputBytes }),
-      serverInfo,
-    };
-    if (command.listen !== undefined) {
-      const status = await serveOverHttp(harness, command.listen, gateway, signal, context, ready);
-      await keepPins(command.pins, harness, output);
-      return status;
-    }
-    output.progress(
-      `serving ${ready.length} of ${harness.reports.size} servers to the host on stdio ` +
-        "as search_tools, describe_tool and run_program",
-    );
-    const end = await serveHarness(harness, { signal, ...gateway });
+    const status = await (serving ?? Promise.resolve(EXIT_FAILED));
     await keepPins(command.pins, harness, output);
-    if (signal.aborted) return EXIT_OK;
-    if (end.kind === "channel_dead") {
-      output.error(`the host's channel failed: ${oneLine(end.failure.message)}`);
-      return EXIT_FAILED;
-    }
-    output.progress("the host closed stdin; retiring every server");
-    return EXIT_OK;
+    return status;
   }, {
     ...progress({ json: false, ...logLevel(command) }, context),
     boot: { ...hostHandlers(), ...(kept === undefined ? {} : { pins: kept.text }) },
+    onBooting: startServing,
     onRetired: (report) => showRetirement(report, context),
   });
 }
 
-// --http <host:port>: listen, say where (and the token when it was made), serve until a signal.
-async function serveOverHttp(
-  harness: Harness,
-  listen: { hostname: string; port: number },
-  gateway: {
-    approve: boolean;
-    deadlineMs?: number;
-    maxOutputBytes?: number;
-    serverInfo: { name: string; version: string };
-  },
+type Gateway = {
+  approve: boolean;
+  deadlineMs?: number;
+  maxOutputBytes?: number;
+  serverInfo: { name: string; version: string };
+};
+
+// Once the boot is over, how many of its servers the host is offered.
+function sayServing(
+  booting: Promise<Harness>,
+  how: string,
+  output: Context["output"],
+  signal: AbortSignal,
+): void {
+  booting.then((harness) => {
+    if (signal.aborted) return;
+    const ready = [...harness.reports.values()].filter((report) => report.state === "ready");
+    output.progress(
+      `serving ${ready.length} of ${harness.reports.size} servers ${how} ` +
+        "as search_tools, describe_tool and run_program",
+    );
+  }, () => {});
+}
+
+// stdio: the host on stdin and stdout, until it closes stdin or a signal comes.
+async function serveOverStdio(
+  booting: Promise<Harness>,
+  gateway: Gateway,
   signal: AbortSignal,
   context: Context,
-  ready: readonly unknown[],
+): Promise<number> {
+  const { output } = context;
+  sayServing(booting, "to the host on stdio", output, signal);
+  const end = await serveHarness(booting, { signal, ...gateway });
+  if (signal.aborted) return EXIT_OK;
+  if (end.kind === "channel_dead") {
+    output.error(`the host's channel failed: ${oneLine(end.failure.message)}`);
+    return EXIT_FAILED;
+  }
+  output.progress("the host closed stdin; retiring every server");
+  return EXIT_OK;
+}
+
+// --http <host:port>: listen, say where (and the token when it was made), serve until a signal.
+async function serveOverHttp(
+  booting: Promise<Harness>,
+  listen: { hostname: string; port: number },
+  gateway: Gateway,
+  signal: AbortSignal,
+  context: Context,
 ): Promise<number> {
   const { output } = context;
   const given = Deno.env.get(TOKEN_VARIABLE);
   let listening;
   try {
-    listening = await serveHarness(harness, {
+    listening = await serveHarness(booting, {
       ...gateway,
       signal,
       http: { hostname: listen.hostname, port: listen.port, token: given },
@@ -126,10 +158,7 @@ async function serveOverHttp(
         "reach it (with the token); give 127.0.0.1 to keep it to this one",
     );
   }
-  output.progress(
-    `serving ${ready.length} of ${harness.reports.size} servers over Streamable HTTP ` +
-      "as search_tools, describe_tool and run_program",
-  );
+  sayServing(booting, "over Streamable HTTP", output, signal);
   // The address is said whatever --quiet says: a host cannot be pointed at it otherwise.
   output.detail(`listening on ${listener.url.href}`);
   if (given === undefined) {
