@@ -55,7 +55,7 @@ Deno.test("without a terminal an elicitation is declined at once, and stderr say
   assert.equal(run.stdout, '{"result":{"action":"decline"}}\n');
   assert.match(
     run.stderr,
-    /^warning: server "asker" asked a question \(elicitation: "Your name\?"\) and it was declined, as every later one of it will be: standard input is not a terminal; run the command on a terminal to answer it$/m,
+    /^warning: server "asker" asked a question \(elicitation during "elicit": "Your name\?"\) and it was declined, as every later one of it will be: standard input is not a terminal; run the command on a terminal to answer it$/m,
   );
 });
 
@@ -80,7 +80,10 @@ Deno.test({
       const code = await term.end();
       const shown = term.text();
       assert.equal(code, 0, shown);
-      assert.match(shown, /^Server "asker" asks you \(elicitation\):\n {2}"Your name\?"$/m);
+      assert.match(
+        shown,
+        /^Server "asker" asks you \(elicitation, during its tool "elicit"\):\n {2}"Your name\?"$/m,
+      );
       assert.match(shown, /^ {2}Field 1 of 2: "name" "Name", required$/m);
       assert.match(shown, /^ {4}a whole number of at least 0$/m);
       assert.match(
