@@ -1,7 +1,8 @@
 // A warm call through a running code-mode gateway against a cold call, in
 // one run, taking turns: `loom-mcp --via <url> call echo echo text=x` (the
-// gateway, tests/fixtures/via_gateway.ts, keeps the echo server and the
-// code-mode runner warm; the call goes through run_program) against
+// gateway, `loom-mcp serve --http 127.0.0.1:0` in front of the echo fixture
+// server, keeps it and the code-mode runner warm; the call goes through
+// run_program) against
 // `loom-mcp --stdio "<echo server>" call echo echo text=x` (boots, calls,
 // retires). Each is a fresh command-line process, as a person runs it; the
 // table gives the median and the spread of the wall times, beside the
@@ -22,21 +23,37 @@ const TOKEN = crypto.randomUUID();
 const { values } = parseArgs({ args: Deno.args, options: { runs: { type: "string" } } });
 const RUNS = Number(values.runs ?? "10");
 
-const gateway = new Deno.Command(DENO, {
-  args: ["run", "-A", "--quiet", "--no-lock", `${ROOT}tests/fixtures/via_gateway.ts`],
-  stdin: "piped",
-  stdout: "piped",
-  stderr: "inherit",
-  env: { LOOM_MCP_TOKEN: TOKEN },
+const [serveCommand, ...serveArgs] = [
+  ...CLI,
+  "serve",
+  "--stdio",
+  ECHO,
+  "--name",
+  "echo",
+  "--http",
+  "127.0.0.1:0",
+];
+const gateway = new Deno.Command(serveCommand as string, {
+  args: serveArgs,
+  stdin: "null",
+  stdout: "null",
+  stderr: "piped",
+  env: { LOOM_MCP_TOKEN: TOKEN, NO_COLOR: "1" },
 }).spawn();
-const reader = gateway.stdout.pipeThrough(new TextDecoderStream()).getReader();
-let first = "";
-while (!first.includes("\n")) {
+const reader = gateway.stderr.pipeThrough(new TextDecoderStream()).getReader();
+let said = "";
+while (!/listening on \S+\n/.test(said)) {
   const read = await reader.read();
-  if (read.done) throw new Error("Cannot start the gateway: it ended before saying its URL");
-  first += read.value;
+  if (read.done) {
+    throw new Error(`Cannot start serve --http: it ended before saying its URL\n${said}`);
+  }
+  said += read.value;
 }
-const url = first.split("\n")[0] ?? "";
+const url = /listening on (\S+)\n/.exec(said)?.[1] ?? "";
+// Its stderr is read to the end, so that it never blocks on a full pipe.
+const drained = (async () => {
+  for (;;) if ((await reader.read()).done) return;
+})();
 
 async function timed(args: string[]): Promise<number> {
   const [command, ...rest] = [...CLI, ...args];
@@ -74,8 +91,8 @@ for (let round = -2; round < RUNS; round++) {
   }
 }
 
-await gateway.stdin.close();
-await reader.cancel();
+gateway.kill("SIGTERM");
+await drained;
 await gateway.status;
 
 function quantile(sorted: number[], q: number): number {

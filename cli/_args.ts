@@ -96,6 +96,8 @@ export type CliCommand =
     pins?: string;
     /** `--max-output <bytes>`: each program's report budget. */
     maxOutputBytes?: number;
+    /** `--http <host:port>` (no scheme): serve Streamable HTTP there rather than stdio. */
+    listen?: { hostname: string; port: number };
   }
   | Common & { command: "prompts"; server?: string }
   | Common & { command: "prompt"; server: string; name: string; args: string[] }
@@ -167,6 +169,32 @@ export function parseDuration(text: string): number | undefined {
   return ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
+// An --http value with no scheme: serve's listen address, not a server.
+function isListenAddress(value: string): boolean {
+  return value.trim() !== "" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+}
+
+/**
+ * `--http`'s listen address for serve: `host:port`, `[v6]:port`, or a bare
+ * port on loopback (`127.0.0.1`); the port 0 to 65535, 0 for any free one.
+ */
+export function listenAddress(
+  value: string,
+): { hostname: string; port: number } | { error: string } {
+  const match = /^(?:(?:\[([^\]]+)\]|([^:[\]\s]+))?:)?(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) {
+    return {
+      error:
+        `--http ${
+          quote(value)
+        } is neither a URL nor an address to listen on; give serve host:port, as in ` +
+        "--http 127.0.0.1:8931 (or a server's whole URL, as in --http https://mcp.example.com/mcp)",
+    };
+  }
+  return { hostname: match[1] ?? match[2] ?? "127.0.0.1", port };
+}
+
 // A path among the arguments is a catalog when it says so by its name.
 const CATALOG_NAME = /\.(?:json|jsonc|toml)$/i;
 
@@ -204,6 +232,7 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   let deadlineMs: number | undefined;
   let pins: string | undefined;
   let maxOutputBytes: number | undefined;
+  let listen: string | undefined;
   for (const token of tokens) {
     if (token.kind === "positional") {
       positional.push(token.value);
@@ -224,6 +253,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
         return err(`--max-output ${quote(token.value ?? "")} is not a positive number of bytes`);
       }
       maxOutputBytes = bytes;
+    } else if (name === "http" && isListenAddress(token.value ?? "")) {
+      // serve's own address: a value with no scheme; a URL is still a server to front.
+      if (listen !== undefined) return err("--http <host:port> is given twice; serve listens once");
+      listen = token.value;
     } else if (name === "deadline") {
       deadlineMs = parseDuration(token.value ?? "");
       if (deadlineMs === undefined) return err(durationError(name, token.value));
@@ -262,10 +295,30 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
       "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
     );
   }
+  if (listen !== undefined && command !== "serve") {
+    // An address is serve's; elsewhere a value with no scheme is a URL written short.
+    const hint = "error" in listenAddress(listen)
+      ? ""
+      : " (an address host:port is serve's, where it listens)";
+    return err(
+      `--http ${
+        quote(listen)
+      } is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp` +
+        hint,
+    );
+  }
   if ((pins !== undefined || maxOutputBytes !== undefined) && command !== "serve") {
     return err(`${pins !== undefined ? "--pins" : "--max-output"} is serve's; give it with serve`);
   }
-  return commandWith(command, operands, common, { deadlineMs, approve, pins, maxOutputBytes });
+  const address = listen === undefined ? undefined : listenAddress(listen);
+  if (address !== undefined && "error" in address) return err(address.error);
+  return commandWith(command, operands, common, {
+    deadlineMs,
+    approve,
+    pins,
+    maxOutputBytes,
+    ...(address === undefined ? {} : { listen: address }),
+  });
 }
 
 // The command among the positionals, and a catalog named before or after it.
@@ -333,6 +386,7 @@ function commandWith(
     approve: boolean;
     pins: string | undefined;
     maxOutputBytes: number | undefined;
+    listen?: { hostname: string; port: number };
   },
 ): Result<CliCommand, string> {
   const row = COMMANDS[name];
@@ -395,6 +449,7 @@ function commandWith(
         approve: run.approve,
         ...(run.pins === undefined ? {} : { pins: run.pins }),
         ...(run.maxOutputBytes === undefined ? {} : { maxOutputBytes: run.maxOutputBytes }),
+        ...(run.listen === undefined ? {} : { listen: run.listen }),
       });
     case "login":
     case "logout":

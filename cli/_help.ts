@@ -153,7 +153,7 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
   serve: {
     needs: "nothing",
     usage: "serve",
-    summary: "serve every server to an MCP host over stdio, as code mode's three tools",
+    summary: "serve every server to MCP hosts (stdio, or --http), as code mode's three tools",
     min: 0,
     max: 0,
     example: "serve --catalog loom.toml",
@@ -164,9 +164,16 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "nothing else is written there. --approve asks the host (form elicitation) before each " +
       "call not marked read-only; a host that cannot be asked gets such calls denied. " +
       "--pins <file> keeps the tools' pinned definitions across sessions; --deadline is each " +
-      "program's, --max-output <bytes> the size of its report.",
+      "program's, --max-output <bytes> the size of its report. --http <host:port> (a value " +
+      "with no scheme) serves Streamable HTTP there instead of stdio, loopback unless another " +
+      'address is given, and says "listening on <url>" on stderr; every request needs ' +
+      "Authorization: Bearer <token>, the token being LOOM_MCP_TOKEN or, unset, one made and " +
+      "printed once on stderr; it serves until SIGINT or SIGTERM. A --http value with a " +
+      "scheme (https://...) is still a server to front. The other commands reach it with " +
+      "--via <url>.",
     examples: [
       "serve --user --approve",
+      "serve --catalog loom.toml --http 127.0.0.1:8931",
       'serve --stdio "npx -y @modelcontextprotocol/server-memory" --pins pins.json',
     ],
   },
@@ -254,7 +261,8 @@ const OPTIONS_TEXT = `Servers:
                         (quotes group words; no shell runs it); repeatable
     --env <NAME=value>  a variable of the --stdio server before it; repeatable
     --cwd <folder>      the folder it runs in
-  --http <url>          a remote server (Streamable HTTP); repeatable
+  --http <url>          a remote server (Streamable HTTP); repeatable; for serve, a
+                        value with no scheme (host:port) is where it listens
     --header 'N: v'     a header of the --http server before it; repeatable
   --name <name>         the name of the --stdio or --http server before it (default:
                         from its package, executable or host)

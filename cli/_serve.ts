@@ -2,7 +2,9 @@
 // once, serves them to the MCP host on stdin and stdout as code mode's three
 // tools (gateway/), and retires every one when the host goes: stdin closed,
 // SIGINT or SIGTERM (withHarness's signal). stdout is the protocol's: every
-// line of ours goes to stderr, the retirement evidence included.
+// line of ours goes to stderr, the retirement evidence included. With
+// `--http <host:port>` it serves Streamable HTTP there instead, to any
+// number of hosts, until SIGINT or SIGTERM.
 
 import { quote } from "../codec/quote.ts";
 import { serveHarness } from "../gateway/serve_harness.ts";
@@ -16,6 +18,7 @@ import { type Context, fail, progress } from "./_commands.ts";
 import type { CliCommand } from "./_args.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { retiredCleanly, withHarness } from "./_with_harness.ts";
+import { TOKEN_VARIABLE } from "./_via.ts";
 
 type ServeCommand = Extract<CliCommand, { command: "serve" }>;
 
@@ -47,33 +50,130 @@ export async function serveCommand(
   );
   const deadlineMs = command.deadlineMs ?? (command.approve ? APPROVE_RUN_TIMEOUT_MS : undefined);
   context.doing.now = "serving the host";
-  return await withHarness(specs, context.doing, async (harness, signal) => {
+  const gateway = {
+    approve: command.approve,
+    ...(deadlineMs === undefined ? {} : { deadlineMs }),
+    ...(command.maxOutputBytes === undefined ? {} : { maxOutputBytes: command.maxOutputBytes }),
+    serverInfo,
+  };
+  // Serving starts with the boot: a host's initialize is answered before every server is up.
+  let serving: Promise<number> | undefined;
+  const startServing = (booting: Promise<Harness>, signal: AbortSignal): void => {
+    const failed = new AbortController();
+    booting.catch(() => failed.abort());
+    const until = AbortSignal.any([signal, failed.signal]);
+    serving = command.listen === undefined
+      ? serveOverStdio(booting, gateway, until, context)
+      : serveOverHttp(booting, command.listen, gateway, until, context);
+  };
+  return await withHarness(specs, context.doing, async (harness) => {
     await keepPins(command.pins, harness, output);
-    const ready = [...harness.reports.values()].filter((report) => report.state === "ready");
-    output.progress(
-      `serving ${ready.length} of ${harness.reports.size} servers to the host on stdio ` +
-        "as search_tools, describe_tool and run_program",
-    );
-    const end = await serveHarness(harness, {
-      signal,
-      approve: command.approve,
-      ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      ...(command.maxOutputBytes === undefined ? {} : { maxOutputBytes: command.maxOutputBytes }),
-      serverInfo,
-    });
+    const status = await (serving ?? Promise.resolve(EXIT_FAILED));
     await keepPins(command.pins, harness, output);
-    if (signal.aborted) return EXIT_OK;
-    if (end.kind === "channel_dead") {
-      output.error(`the host's channel failed: ${oneLine(end.failure.message)}`);
-      return EXIT_FAILED;
-    }
-    output.progress("the host closed stdin; retiring every server");
-    return EXIT_OK;
+    return status;
   }, {
     ...progress({ json: false, ...logLevel(command) }, context),
     boot: { ...hostHandlers(), ...(kept === undefined ? {} : { pins: kept.text }) },
+    onBooting: startServing,
     onRetired: (report) => showRetirement(report, context),
   });
+}
+
+type Gateway = {
+  approve: boolean;
+  deadlineMs?: number;
+  maxOutputBytes?: number;
+  serverInfo: { name: string; version: string };
+};
+
+// Once the boot is over, how many of its servers the host is offered.
+function sayServing(
+  booting: Promise<Harness>,
+  how: string,
+  output: Context["output"],
+  signal: AbortSignal,
+): void {
+  booting.then((harness) => {
+    if (signal.aborted) return;
+    const ready = [...harness.reports.values()].filter((report) => report.state === "ready");
+    output.progress(
+      `serving ${ready.length} of ${harness.reports.size} servers ${how} ` +
+        "as search_tools, describe_tool and run_program",
+    );
+  }, () => {});
+}
+
+// stdio: the host on stdin and stdout, until it closes stdin or a signal comes.
+async function serveOverStdio(
+  booting: Promise<Harness>,
+  gateway: Gateway,
+  signal: AbortSignal,
+  context: Context,
+): Promise<number> {
+  const { output } = context;
+  sayServing(booting, "to the host on stdio", output, signal);
+  const end = await serveHarness(booting, { signal, ...gateway });
+  if (signal.aborted) return EXIT_OK;
+  if (end.kind === "channel_dead") {
+    output.error(`the host's channel failed: ${oneLine(end.failure.message)}`);
+    return EXIT_FAILED;
+  }
+  output.progress("the host closed stdin; retiring every server");
+  return EXIT_OK;
+}
+
+// --http <host:port>: listen, say where (and the token when it was made), serve until a signal.
+async function serveOverHttp(
+  booting: Promise<Harness>,
+  listen: { hostname: string; port: number },
+  gateway: Gateway,
+  signal: AbortSignal,
+  context: Context,
+): Promise<number> {
+  const { output } = context;
+  const given = Deno.env.get(TOKEN_VARIABLE);
+  let listening;
+  try {
+    listening = await serveHarness(booting, {
+      ...gateway,
+      signal,
+      http: { hostname: listen.hostname, port: listen.port, token: given },
+    });
+  } catch (error) {
+    // A LOOM_MCP_TOKEN a header cannot carry, or too short to guard anything.
+    output.error(
+      `${TOKEN_VARIABLE} cannot be the token: ${oneLine(String(error))}; set it to a longer ` +
+        "printable token, or unset it to have one made",
+    );
+    return EXIT_USAGE;
+  }
+  if (!listening.ok) {
+    output.error(listening.error.message);
+    return EXIT_FAILED;
+  }
+  const listener = listening.value;
+  if (!isLoopbackName(listen.hostname)) {
+    output.warn(
+      `listening on ${quote(listen.hostname)}, which is not loopback: other machines can ` +
+        "reach it (with the token); give 127.0.0.1 to keep it to this one",
+    );
+  }
+  sayServing(booting, "over Streamable HTTP", output, signal);
+  // The address is said whatever --quiet says: a host cannot be pointed at it otherwise.
+  output.detail(`listening on ${listener.url.href}`);
+  if (given === undefined) {
+    output.detail(
+      `token: ${listener.token} (send it as "Authorization: Bearer <token>"; ` +
+        `set ${TOKEN_VARIABLE} to choose it)`,
+    );
+  }
+  await listener.finished;
+  output.progress("stopped listening; retiring every server");
+  return EXIT_OK;
+}
+
+function isLoopbackName(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "::1" || /^127\./.test(hostname);
 }
 
 /** Whether a spec runs `loom-mcp serve` (the CLI by any of its names, with `serve`). */

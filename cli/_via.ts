@@ -220,9 +220,15 @@ async function send(
 ): Promise<number> {
   const started = await client.connect();
   if (!started.ok) {
+    // A wrong token is the likely mistake: say which, not how a sign-in would go.
+    const refused = /refused with HTTP 401\b/.test(started.error.message);
     return failed(output, command.json, {
       kind: started.error.kind,
-      message: `Cannot reach the serve at ${url.href}: ${started.error.message}`,
+      message: refused
+        ? `The serve at ${url.href} refused the token (HTTP 401): give the token it printed ` +
+          `when it started (or the ${TOKEN_VARIABLE} it was started with) in ${TOKEN_VARIABLE} ` +
+          "or --token-file"
+        : `Cannot reach the serve at ${url.href}: ${started.error.message}`,
     });
   }
   if (request.kind === "list") {
@@ -272,6 +278,15 @@ function shown(command: Served, request: Request, result: CallToolResult, output
   }
   for (const log of Array.isArray(structured?.logs) ? structured.logs : []) {
     if (typeof log === "string") output.detail(`log: ${printableLine(log)}`);
+  }
+  // run_program's text repeats the logs and calls after the value; a command shows the value.
+  if (command.command === "run" && structured !== undefined) {
+    output.result(
+      value === undefined
+        ? "(no value: the program has no export default)"
+        : JSON.stringify(value, null, 2),
+    );
+    return status;
   }
   output.result(renderResult(result));
   return status;

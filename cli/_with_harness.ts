@@ -64,6 +64,11 @@ export type WithHarnessOptions = {
    * place of `onElicit`: `serve` sends them to its host), the pins.
    */
   boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins">;
+  /**
+   * Hears the boot as it starts, with the signal of Ctrl-C: `serve` answers
+   * its host's `initialize` before every server is up.
+   */
+  onBooting?: (booting: Promise<Harness>, signal: AbortSignal) => void;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -191,7 +196,7 @@ export async function withHarness(
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
     let harness: Harness;
     try {
-      harness = await boot(signInByDefault(specs), {
+      const booting = boot(signInByDefault(specs), {
         ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
         ...options.boot,
         signal: cancel.signal,
@@ -206,6 +211,8 @@ export async function withHarness(
           }
         },
       });
+      options.onBooting?.(booting, cancel.signal);
+      harness = await booting;
     } finally {
       waiting.stop();
     }

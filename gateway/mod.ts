@@ -1,10 +1,11 @@
 /**
  * Code mode for any MCP host: a harness served as an MCP server of exactly
  * three tools, `search_tools`, `describe_tool` and `run_program`.
- * `serveHarness` (in the root export, beside `boot`) serves it over stdio;
- * this entry holds what goes with it: {@linkcode hostHandlers}, given to
- * `boot`, carry the downstream servers' elicitations and sampling requests
- * up to the host, and the tools' names and limits.
+ * `serveHarness` (in the root export, beside `boot`) serves it over stdio,
+ * or over Streamable HTTP with its `http` option; this entry holds what
+ * goes with it: {@linkcode hostHandlers}, given to `boot`, let the
+ * downstream servers ask, and each question goes up to the host whose
+ * program's call asked it; and the tools' names and limits.
  *
  * @example Serve a catalog's servers to a host over stdio
  * ```ts ignore

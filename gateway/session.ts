@@ -30,6 +30,7 @@ import {
   encodeResult,
   type Id,
   type Inbound,
+  INTERNAL_ERROR,
   INVALID_PARAMS,
   METHOD_NOT_FOUND,
   type RpcError,
@@ -56,7 +57,7 @@ import {
   MAX_PARKED_RUNS,
   PARKED_RUN_TIMEOUT_MS,
 } from "./limits.ts";
-import { enterHost, type HostAsker, type HostQuestion } from "./_asking.ts";
+import { askingHandlers, type HostAsker, type HostQuestion } from "./_asking.ts";
 import {
   errorResult,
   gatewayDescriptors,
@@ -130,7 +131,9 @@ type Parked = {
  * ```
  */
 export class GatewaySession {
-  #harness: Harness;
+  #harness: Harness | undefined;
+  #booting: Promise<Result<Harness, string>> | undefined;
+  #waiting = new Map<string, (why: "cancelled" | "closed") => void>();
   #send: Send;
   #options: GatewayOptions;
   #info: JsonObject;
@@ -144,8 +147,14 @@ export class GatewaySession {
   #closed = false;
   #parkedMs: number;
 
-  /** A session of `harness`, sending to `options.send` what a handling is not given a sink for. */
-  constructor(harness: Harness, options: GatewayOptions & { send: Send }) {
+  /**
+   * A session of `harness`, sending to `options.send` what a handling is not
+   * given a sink for. Given the promise of a boot still under way, the
+   * session answers `initialize`, `ping` and `server/discover` at once, and
+   * holds `tools/list` and `tools/call` until the boot settles (within its
+   * own deadlines), so that a host's start-up timeout is not spent on it.
+   */
+  constructor(harness: Harness | Promise<Harness>, options: GatewayOptions & { send: Send }) {
     if (typeof options.send !== "function") {
       throw new TypeError("Cannot open a gateway session: send is not a function");
     }
@@ -170,10 +179,26 @@ export class GatewaySession {
         `Cannot open a gateway session: maxOutputBytes ${String(budget)} is not a positive integer`,
       );
     }
-    this.#harness = harness;
+    if (harness instanceof Promise) {
+      this.#booting = harness.then(
+        (booted) => {
+          this.#harness = booted;
+          return ok(booted);
+        },
+        (error) => err(error instanceof Error ? error.message : String(error)),
+      );
+    } else {
+      this.#harness = harness;
+    }
     this.#send = options.send;
     this.#options = options;
     this.#info = { ...(options.serverInfo ?? DEFAULT_INFO) };
+  }
+
+  // Only reached once the boot settled (see #afterBoot).
+  get #booted(): Harness {
+    if (this.#harness === undefined) throw new Error("The servers have not started yet");
+    return this.#harness;
   }
 
   /** How many of this session's programs are running (parked ones included). */
@@ -199,6 +224,7 @@ export class GatewaySession {
         const id = params.requestId;
         if (typeof id === "string" || typeof id === "number") {
           this.#running.get(key(id))?.abort(new Error("The host cancelled the call"));
+          this.#waiting.get(key(id))?.("cancelled");
         }
       }
       return;
@@ -218,7 +244,39 @@ export class GatewaySession {
       }));
       return;
     }
+    if (this.#harness === undefined && NEEDS_SERVERS.has(message.method)) {
+      this.#afterBoot(message.id, message.method, params, send);
+      return;
+    }
     this.#request(message.id, message.method, params, send);
+  }
+
+  // A request that needs the servers, while they still start: it goes on once the boot settles.
+  #afterBoot(id: Id, method: string, params: JsonObject, send: Send): void {
+    const at = key(id);
+    let settled = false;
+    this.#waiting.set(at, (why) => {
+      settled = true;
+      this.#waiting.delete(at);
+      if (why === "closed") {
+        send(encodeError(id, {
+          code: SESSION_CLOSED,
+          message: "The gateway session is closed: the host left; connect again",
+        }));
+      }
+    });
+    void this.#booting?.then((booted) => {
+      if (settled) return;
+      this.#waiting.delete(at);
+      if (booted.ok) {
+        this.#request(id, method, params, send);
+        return;
+      }
+      send(encodeError(id, {
+        code: INTERNAL_ERROR,
+        message: `The servers could not be started: ${booted.error}; see the gateway's log`,
+      }));
+    });
   }
 
   /**
@@ -227,6 +285,7 @@ export class GatewaySession {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const settle of [...this.#waiting.values()]) settle("closed");
     for (const controller of this.#running.values()) {
       controller.abort(new Error("The host left"));
     }
@@ -274,7 +333,7 @@ export class GatewaySession {
         send(encodeResult(id, {}));
         return;
       case "tools/list":
-        send(encodeResult(id, { tools: gatewayDescriptors(this.#harness.surface) }));
+        send(encodeResult(id, { tools: gatewayDescriptors(this.#booted.surface) }));
         return;
       case "tools/call": {
         const asker = this.#legacyAsker(this.#capabilities, send);
@@ -333,7 +392,7 @@ export class GatewaySession {
       }
       case "tools/list":
         answer({
-          tools: gatewayDescriptors(this.#harness.surface),
+          tools: gatewayDescriptors(this.#booted.surface),
           ttlMs: GATEWAY_LISTING_TTL_MS,
           cacheScope: "private",
         });
@@ -385,7 +444,7 @@ export class GatewaySession {
         const limit = args.limit as number | undefined;
         answer(searchResult(
           query,
-          this.#harness.search(query, limit === undefined ? {} : { limit }),
+          this.#booted.search(query, limit === undefined ? {} : { limit }),
         ));
         return;
       }
@@ -396,7 +455,7 @@ export class GatewaySession {
             'describe_tool needs "server" and "tool", both strings, as search_tools names them',
           ));
         }
-        const described = this.#harness.describe(server, tool);
+        const described = this.#booted.describe(server, tool);
         answer(described.ok ? text(described.value) : errorResult(described.error.message));
         return;
       }
@@ -484,6 +543,8 @@ export class GatewaySession {
         this.#flush(parked);
         return promise;
       },
+      // A parked run's questions are unparked with it, and a 2026-07-28 host holds no request.
+      drop: () => {},
     };
     this.#running.set(key(id), parked.controller);
     this.#attach(parked, (result) => {
@@ -555,12 +616,12 @@ export class GatewaySession {
     signal: AbortSignal,
     progress: ((message: string) => void) | undefined,
   ): Promise<GatewayResult> {
-    const leave = enterHost(asker);
     const { deadlineMs, maxOutputBytes } = this.#options;
     progress?.("type-checking and running the program");
     try {
-      const report: RunReport = await this.#harness.run(code, {
+      const report: RunReport = await this.#booted.run(code, {
         signal,
+        ...askingHandlers(asker),
         ...(deadlineMs === undefined ? {} : { timeoutMs: deadlineMs }),
         ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
         ...(this.#options.approve === true
@@ -578,7 +639,8 @@ export class GatewaySession {
         `The program could not be run: ${error instanceof Error ? error.message : String(error)}`,
       );
     } finally {
-      leave();
+      // The harness settled whatever the run still asked: the host need not answer it any more.
+      asker.drop("the run ended before the host answered");
     }
   }
 
@@ -620,6 +682,7 @@ export class GatewaySession {
 
   // A 2025 host is asked with a request of the session's own, answered through handle().
   #legacyAsker(caps: JsonObject, send: Send): HostAsker {
+    const mine = new Set<Id>();
     return {
       can: (question) => capable(caps, question),
       ask: async (method, params) => {
@@ -627,8 +690,10 @@ export class GatewaySession {
         const id = this.#nextId++;
         const answered = Promise.withResolvers<Result<JsonValue, RpcError>>();
         this.#pending.set(key(id), answered.resolve);
+        mine.add(id);
         send(encodeRequest(id, method, params));
         const outcome = await answered.promise;
+        mine.delete(id);
         if (!outcome.ok) {
           return err(
             `it answered ${method} with error ${outcome.error.code}: ${outcome.error.message}`,
@@ -637,6 +702,17 @@ export class GatewaySession {
         return isJsonObject(outcome.value)
           ? ok(outcome.value)
           : err(`its answer to ${method} is not an object`);
+      },
+      drop: (reason) => {
+        for (const id of mine) {
+          const settle = this.#pending.get(key(id));
+          this.#pending.delete(key(id));
+          if (!this.#closed) {
+            send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+          }
+          settle?.(err({ code: SESSION_CLOSED, message: reason }));
+        }
+        mine.clear();
       },
     };
   }
@@ -647,10 +723,14 @@ export class GatewaySession {
   }
 }
 
+// What waits for the servers to start; the rest is answered from the session alone.
+const NEEDS_SERVERS: ReadonlySet<string> = new Set(["tools/list", "tools/call"]);
+
 // Search and describe never ask; a modern request's other tools get this.
 const noHost: HostAsker = {
   can: () => false,
   ask: () => Promise.resolve(err("nothing is asked outside a program")),
+  drop: () => {},
 };
 
 function key(id: Id): string {

@@ -262,3 +262,38 @@ Deno.test("splitWords() splits a --stdio command as a shell would plain words, a
   const open = splitWords('npx "unclosed');
   assert.equal(open.ok, false);
 });
+
+Deno.test("serve --http without a scheme is where serve listens, and a URL is still a server", () => {
+  const parsed = parseArgs([
+    "serve",
+    "--http",
+    "localhost:8931",
+    "--http",
+    "https://mcp.example.com/mcp",
+  ]);
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
+  assert.equal(parsed.value.command, "serve");
+  if (parsed.value.command !== "serve") return;
+  assert.deepEqual(parsed.value.listen, { hostname: "localhost", port: 8931 });
+  assert.deepEqual(parsed.value.servers, [
+    { kind: "http", url: "https://mcp.example.com/mcp", headers: [] },
+  ]);
+  const bare = parseArgs(["serve", "--stdio", "x", "--http", "8931"]);
+  assert.ok(bare.ok && bare.value.command === "serve");
+  assert.deepEqual(bare.value.listen, { hostname: "127.0.0.1", port: 8931 });
+  const v6 = parseArgs(["serve", "--stdio", "x", "--http", "[::1]:0"]);
+  assert.ok(v6.ok && v6.value.command === "serve");
+  assert.deepEqual(v6.value.listen, { hostname: "::1", port: 0 });
+});
+
+Deno.test("an --http address without a scheme is refused outside serve, and a bad one inside it", () => {
+  const outside = parseArgs(["tools", "--http", "127.0.0.1:8931"]);
+  assert.ok(!outside.ok);
+  assert.match(outside.error, /is not an http or https URL; .*serve's, where it listens/);
+  const bad = parseArgs(["serve", "--http", "127.0.0.1:99999"]);
+  assert.ok(!bad.ok);
+  assert.match(bad.error, /"127\.0\.0\.1:99999" is neither a URL nor an address to listen on/);
+  const twice = parseArgs(["serve", "--http", ":1", "--http", ":2"]);
+  assert.ok(!twice.ok);
+  assert.match(twice.error, /given twice/);
+});

@@ -381,3 +381,55 @@ Deno.test({
     }
   },
 });
+
+Deno.test("loom-mcp serve answers the host's initialize while a server is still starting", async () => {
+  const [command, ...args] = argv([
+    "serve",
+    "--stdio",
+    `${Deno.execPath()} run --quiet --no-lock ${
+      new URL("../fixtures/silent.ts", import.meta.url).pathname
+    }`,
+    "--name",
+    "mute",
+    "--connect-timeout",
+    "10m",
+  ]);
+  const child = new Deno.Command(command as string, {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "h", version: "1" },
+      },
+    }) + "\n",
+  ));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (let i = 0; i < 100 && !text.includes("\n"); i++) {
+    const read = await reader.read();
+    if (read.done) break;
+    text += read.value;
+  }
+  const answer = JSON.parse(text.split("\n")[0] ?? "null");
+  assert.equal(answer.id, 1);
+  assert.equal(answer.result.serverInfo.name, "loom-mcp");
+  // The silent server's start has ten minutes left: only SIGTERM ends the boot now.
+  child.kill("SIGTERM");
+  await writer.close().catch(() => {});
+  for (;;) if ((await reader.read()).done) break;
+  const stderr = await new Response(child.stderr).text();
+  await child.status;
+  assert.match(stderr, /mute\s+cancelled/);
+  assert.match(stderr, /retired:\n\s+mute\s+exited/);
+});

@@ -1,43 +1,62 @@
-// `--via <url>`: the command line through a running code-mode gateway over
-// Streamable HTTP (tests/fixtures/via_gateway.ts, which offers the three
-// tools of `loom-mcp serve`), nothing booted by the command itself.
+// `--via <url>`: the command line through a running `loom-mcp serve --http`
+// (a real process, fronting the echo and counter fixture servers), nothing
+// booted by the command itself.
 
 import assert from "node:assert/strict";
-import { cli, DENO, FIXTURES } from "./_cli.ts";
+import { argv, cli, fixture } from "./_cli.ts";
 
 const TOKEN = "via-test-token-0123456789abcdef";
 
-type Gateway = { url: string; stop(): Promise<void> };
+type Serving = { url: string; stop(): Promise<string> };
 
-async function gateway(): Promise<Gateway> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", "--quiet", "--no-lock", `${FIXTURES}via_gateway.ts`],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-    env: { LOOM_MCP_TOKEN: TOKEN },
+// serve --http on a free loopback port, its URL read from its stderr.
+async function serving(): Promise<Serving> {
+  const [command, ...args] = argv([
+    "serve",
+    "--stdio",
+    fixture("echo_server.ts"),
+    "--name",
+    "echo",
+    "--stdio",
+    fixture("counter_server.ts"),
+    "--name",
+    "counter",
+    "--http",
+    "127.0.0.1:0",
+  ]);
+  const child = new Deno.Command(command as string, {
+    args,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1", LOOM_MCP_TOKEN: TOKEN },
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
-  for (let i = 0; i < 100 && !text.includes("\n"); i++) {
+  for (let i = 0; i < 200 && !/listening on \S+\n/.test(text); i++) {
     const read = await reader.read();
     if (read.done) break;
     text += read.value;
   }
-  const url = text.split("\n")[0] ?? "";
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+  const url = /listening on (\S+)\n/.exec(text)?.[1] ?? "";
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/, text);
   return {
     url,
     async stop() {
-      await child.stdin.close();
-      await reader.cancel();
-      assert.equal((await child.status).code, 0);
+      child.kill("SIGTERM");
+      for (;;) {
+        const read = await reader.read();
+        if (read.done) break;
+        text += read.value;
+      }
+      await child.status;
+      return text;
     },
   };
 }
 
 async function withGateway(body: (url: string) => Promise<void>): Promise<void> {
-  const running = await gateway();
+  const running = await serving();
   try {
     await body(running.url);
   } finally {
@@ -83,7 +102,7 @@ Deno.test("search --via and describe --via answer from the gateway's discovery t
   await withGateway(async (url) => {
     const search = await cli(Deno.cwd(), ["--via", url, "search", "echo"], { env: ENV });
     assert.equal(search.code, 0, search.stderr);
-    assert.match(search.stdout, /^echo\.echo: /m);
+    assert.match(search.stdout, /^echo\.echo \(import \{ echo \} from "\.\/mcp\/echo\.ts"\)$/m);
     const describe = await cli(Deno.cwd(), ["--via", url, "describe", "echo", "add"], { env: ENV });
     assert.equal(describe.code, 0, describe.stderr);
     assert.match(describe.stdout, /export (async )?function add/);
@@ -117,7 +136,8 @@ Deno.test("run --via of a program the check refuses fails with its diagnostics",
       );
       const run = await cli(dir, ["--via", url, "run", "program.ts"], { env: ENV });
       assert.equal(run.code, 1);
-      assert.match(run.stderr, /run_program failed: rejected: .*number/);
+      assert.match(run.stderr, /run_program failed: The program did not run: the type check/);
+      assert.match(run.stderr, /number/);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -139,7 +159,7 @@ Deno.test("--via with a wrong token fails saying the serve refused it", async ()
       env: { LOOM_MCP_TOKEN: `${TOKEN}-wrong` },
     });
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /Cannot reach the serve at .*401/);
+    assert.match(run.stderr, /The serve at \S+ refused the token \(HTTP 401\)/);
   });
 });
 
@@ -184,4 +204,72 @@ Deno.test("call --via of a server name no module can have is a usage error sayin
   });
   assert.equal(run.code, 2);
   assert.match(run.stderr, /Cannot use "Echo" as a server name: .*mcp\/<name>\.ts/);
+});
+
+Deno.test("two call --via commands meet the same warm server, its state kept between them", async () => {
+  await withGateway(async (url) => {
+    const first = await cli(Deno.cwd(), ["--via", url, "call", "counter", "bump"], { env: ENV });
+    assert.equal(first.code, 0, first.stderr);
+    const second = await cli(Deno.cwd(), ["--via", url, "call", "counter", "bump"], { env: ENV });
+    assert.equal(second.code, 0, second.stderr);
+    assert.deepEqual([first.stdout.trim(), second.stdout.trim()], ["1", "2"]);
+  });
+});
+
+Deno.test("serve --http refuses a foreign Origin with 403", async () => {
+  await withGateway(async (url) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+        origin: "http://evil.example",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    await response.body?.cancel();
+    assert.equal(response.status, 403);
+  });
+});
+
+Deno.test("serve --http says the token it made once, and retires every server on SIGTERM", async () => {
+  const [command, ...args] = argv([
+    "serve",
+    "--stdio",
+    fixture("counter_server.ts"),
+    "--name",
+    "counter",
+    "--http",
+    "localhost:0",
+  ]);
+  const child = new Deno.Command(command as string, {
+    args,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (let i = 0; i < 200 && !/token: \S+/.test(text); i++) {
+    const read = await reader.read();
+    if (read.done) break;
+    text += read.value;
+  }
+  const token = /token: (\S+)/.exec(text)?.[1] ?? "";
+  const url = /listening on (\S+)\n/.exec(text)?.[1] ?? "";
+  assert.match(url, /^http:\/\/localhost:\d+\/mcp$/, text);
+  const listed = await cli(Deno.cwd(), ["--via", url, "--json", "tools"], {
+    env: { LOOM_MCP_TOKEN: token },
+  });
+  assert.equal(listed.code, 0, listed.stderr);
+  child.kill("SIGTERM");
+  for (;;) {
+    const read = await reader.read();
+    if (read.done) break;
+    text += read.value;
+  }
+  await child.status;
+  assert.equal(text.split("token: ").length, 2, "the token is said once");
+  assert.match(text, /retired:\n\s+counter\s+exited/);
 });

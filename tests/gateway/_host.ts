@@ -19,7 +19,7 @@ export class ScriptedHost {
   #nextId = 1;
   #seen = 0;
 
-  constructor(harness: Harness, options: GatewayOptions = {}) {
+  constructor(harness: Harness | Promise<Harness>, options: GatewayOptions = {}) {
     this.served = serveHarness(harness, { ...options, transport: this.transport });
   }
 

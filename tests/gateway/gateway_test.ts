@@ -286,6 +286,103 @@ Deno.test("a downstream server's elicitation is declined when the host cannot el
   }
 });
 
+Deno.test("two hosts' programs at once each get the questions of their own calls", async () => {
+  const harness = await boot(
+    [fixture("ask", "asking_server.ts"), fixture("other", "asking_server.ts")],
+    { ...QUICK, ...hostHandlers() },
+  );
+  try {
+    const first = new ScriptedHost(harness);
+    const second = new ScriptedHost(harness);
+    await first.initialize({ elicitation: { form: {} } });
+    await second.initialize({ elicitation: { form: {} } });
+    const elicitOf = (server: string) => ELICIT.replace("./mcp/ask.ts", `./mcp/${server}.ts`);
+    const firstId = first.request("tools/call", {
+      name: "run_program",
+      arguments: { code: elicitOf("ask") },
+    });
+    const secondId = second.request("tools/call", {
+      name: "run_program",
+      arguments: { code: elicitOf("other") },
+    });
+    const askedFirst = await first.next((message) => message.method === "elicitation/create");
+    const askedSecond = await second.next((message) => message.method === "elicitation/create");
+    assert.match(askedFirst.params.message, /^The MCP server "ask" asks/);
+    assert.match(askedSecond.params.message, /^The MCP server "other" asks/);
+    first.send({ id: askedFirst.id, result: { action: "accept", content: { name: "Ada" } } });
+    second.send({ id: askedSecond.id, result: { action: "accept", content: { name: "Bob" } } });
+    const answerFirst = await first.next((m) => m.id === firstId && "result" in m);
+    const answerSecond = await second.next((m) => m.id === secondId && "result" in m);
+    assert.deepEqual(answerFirst.result.structuredContent.value.result.content, { name: "Ada" });
+    assert.deepEqual(answerSecond.result.structuredContent.value.result.content, { name: "Bob" });
+    for (const host of [first, second]) {
+      const asked = host.messages().filter((message) => message.method === "elicitation/create");
+      assert.equal(asked.length, 1, "each host is asked once, for its own program");
+    }
+    await first.leave();
+    await second.leave();
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("an approval the run gave up on at its deadline is cancelled toward the host", async () => {
+  await withHarness(async (harness) => {
+    const host = new ScriptedHost(harness, { approve: true, deadlineMs: 1_500 });
+    await host.initialize({ elicitation: { form: {} } });
+    const code =
+      'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});\n';
+    const id = host.request("tools/call", { name: "run_program", arguments: { code } });
+    const asked = await host.next((message) => message.method === "elicitation/create");
+    const answer = await host.next((message) => message.id === id && "result" in message);
+    assert.equal(answer.result.isError, true);
+    const cancelled = await host.next((message) =>
+      message.method === "notifications/cancelled" && message.params.requestId === asked.id
+    );
+    assert.match(cancelled.params.reason, /the run ended before the host answered/);
+    await host.leave();
+  });
+});
+
+Deno.test("a forwarded question of a program the host cancelled is cancelled toward the host", async () => {
+  const harness = await boot([fixture("ask", "asking_server.ts")], { ...QUICK, ...hostHandlers() });
+  try {
+    const host = new ScriptedHost(harness);
+    await host.initialize({ elicitation: { form: {} } });
+    const id = host.request("tools/call", { name: "run_program", arguments: { code: ELICIT } });
+    const asked = await host.next((message) => message.method === "elicitation/create");
+    host.send({ method: "notifications/cancelled", params: { requestId: id } });
+    await host.next((message) =>
+      message.method === "notifications/cancelled" && message.params.requestId === asked.id
+    );
+    await host.leave();
+    assert.equal(host.messages().some((message) => message.id === id), false);
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("initialize is answered while a server still starts, and tools/list once the boot settled", async () => {
+  let settled = false;
+  const giveUp = new AbortController();
+  // The silent server never answers its initialize: its start ends only when the boot gives up.
+  const booting = boot([fixture("mute", "silent.ts")], { ...QUICK, signal: giveUp.signal })
+    .finally(() => settled = true);
+  const host = new ScriptedHost(booting);
+  const opened = await host.initialize({});
+  assert.equal(opened.result.serverInfo.name, "loom-mcp");
+  assert.deepEqual(await host.call("ping"), { jsonrpc: "2.0", id: 2, result: {} });
+  const listing = host.request("tools/list");
+  assert.equal(settled, false);
+  assert.equal(host.messages().some((message) => message.id === listing), false);
+  giveUp.abort();
+  const listed = await host.next((message) => message.id === listing);
+  assert.equal(settled, true);
+  assert.deepEqual(listed.result.tools.map((tool: Message) => tool.name), GATEWAY_TOOLS);
+  await host.leave();
+  await (await booting).retire();
+});
+
 Deno.test("a program past its deadline is an isError result that says so", async () => {
   const harness = await boot([fixture("slow", "slow_tool.ts")], QUICK);
   try {
