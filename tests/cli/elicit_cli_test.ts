@@ -80,7 +80,10 @@ Deno.test({
       const code = await term.end();
       const shown = term.text();
       assert.equal(code, 0, shown);
-      assert.match(shown, /^Server "asker" asks you \(elicitation, during its tool "elicit"\):\n {2}"Your name\?"$/m);
+      assert.match(
+        shown,
+        /^Server "asker" asks you \(elicitation, during its tool "elicit"\):\n {2}"Your name\?"$/m,
+      );
       assert.match(shown, /^ {2}Field 1 of 2: "name" "Name", required$/m);
       assert.match(shown, /^ {4}a whole number of at least 0$/m);
       assert.match(
