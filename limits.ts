@@ -43,6 +43,7 @@ export {
   TASK_POLL_MIN_MS,
   WORKER_GRACE_MS,
 } from "./settings/mod.ts";
+export { MAX_SKILL_BYTES, MAX_SKILL_FILE_BYTES, MAX_SKILL_FILES } from "./client/skills.ts";
 // A harness.
 export {
   BOOT_ABORT_RETIREMENT_MS,
@@ -70,6 +71,7 @@ export {
 } from "./harness/limits.ts";
 // A code-mode run.
 export {
+  CHECKER_SEMI_SPACE_MB,
   CHECKER_START_TIMEOUT_MS,
   CHILD_STDERR_TAIL_CHARS,
   CUT_KEY,

@@ -54,6 +54,8 @@ export {
   type ToolsDecision,
   type WithheldReason,
 } from "./harness/harness.ts";
+// The harness served to another MCP host as code mode (the rest: @loom/mcp/gateway).
+export { serveHarness } from "./gateway/serve_harness.ts";
 // What a run is given and what it reports.
 export {
   type Approval,
@@ -175,6 +177,8 @@ export {
   type ServerRequestHandlers,
   SESSION_ENDS,
   type SessionEnd,
+  type SkillEntry,
+  type SkillError,
   START_METHODS,
   type StartAttempt,
   type StartError,

@@ -642,7 +642,16 @@ var decodeStart = (function decodeStart(data) {
   }
   const served = data.served;
   if (!isServedRequests(served)) return err("served is not what a client serves");
+  const traceContext = data.traceContext;
+  if (traceContext !== void 0 && !isStringRecord(traceContext)) {
+    return err("traceContext is not a string record");
+  }
   return ok({
+    ...traceContext === void 0 ? {} : {
+      traceContext: {
+        ...traceContext
+      }
+    },
     kind: "start",
     name,
     command,
@@ -2048,6 +2057,13 @@ var stoppingFor = (function stoppingFor(control, options) {
     process: control.process
   }) : new SessionRelease(control.session);
 });
+var leadsWithMeta = (function leadsWithMeta(params) {
+  if (params.length < LEAD_BYTES.length) return false;
+  for (let index = 0; index < LEAD_BYTES.length; index++) {
+    if (params[index] !== LEAD_BYTES[index]) return false;
+  }
+  return true;
+});
 var readServerLine = (function readServerLine(line, server, starting) {
   const parsed = parseJson(line);
   const inbound = parsed.ok ? classify(parsed.value) : parsed;
@@ -2113,10 +2129,13 @@ var handshakeFailure = (function handshakeFailure(method, error, context) {
       };
   }
 });
+var offersNothing = (function offersNothing(info) {
+  return !OFFERS.some((capability) => isJsonObject(info.capabilities[capability]));
+});
 var noTools = (function noTools(name, info, stderrTail) {
   return {
     kind: "tools_not_declared",
-    message: `Server "${name}" does not declare the "tools" capability; it offers nothing this client can call`,
+    message: `Server "${name}" declares none of the "tools", "prompts" and "resources" capabilities; it offers nothing this client can use`,
     serverInfo: info,
     stderrTail
   };
@@ -2190,12 +2209,10 @@ var judgeDiscover = (function judgeDiscover(answer, plan, context) {
     era: MODERN_ERA.name
   };
   if (discovered.instructions !== void 0) info.instructions = discovered.instructions;
-  if (!isJsonObject(info.capabilities.tools)) {
-    return {
-      kind: "failed",
-      failure: noTools(name, info, stderrTail)
-    };
-  }
+  if (offersNothing(info)) return {
+    kind: "failed",
+    failure: noTools(name, info, stderrTail)
+  };
   return {
     kind: "answered",
     info
@@ -2224,7 +2241,7 @@ var judgeInitialize = (function judgeInitialize(answer, plan, context) {
     ...decoded.value,
     era: LEGACY_ERA.name
   };
-  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
+  if (offersNothing(info)) return err(noTools(name, info, stderrTail));
   return ok(info);
 });
 var withAttempts = (function withAttempts(failure, attempts) {
@@ -2724,7 +2741,9 @@ var REQUEST_METHODS = [
   "prompts/list",
   "prompts/get",
   "completion/complete",
-  "logging/setLevel"
+  "logging/setLevel",
+  "skills/list",
+  "skills/get"
 ];
 var TO_WORKER_KINDS = [
   "start",
@@ -2737,6 +2756,7 @@ var TO_WORKER_KINDS = [
   "long_call"
 ];
 var METHODS = new Set(REQUEST_METHODS);
+var PARAMS_META_LEAD = '{"_meta":{';
 
 
 
@@ -4503,6 +4523,7 @@ var SentCredentials = class {
 var encoder6 = new TextEncoder();
 var decoder6 = new TextDecoder();
 var NEWLINE5 = 10;
+var NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
 var HttpTransport = class {
   /** A remote server's control: its session, this transport's own. */
   control = {
@@ -4571,7 +4592,7 @@ var HttpTransport = class {
     const controller = this.#inflight.get(id);
     if (controller === void 0) return;
     this.#inflight.delete(id);
-    controller.abort();
+    controller.abort(NOTHING_MORE);
   }
   /**
    * Ends the session: every open request is abandoned, and a legacy
@@ -5261,6 +5282,9 @@ var Retirement = class {
 
 // client/worker/_lines.ts
 var OPEN_BRACE3 = 123;
+var UNDERSCORE = 95;
+var LEAD_BYTES = new TextEncoder().encode(PARAMS_META_LEAD);
+
 var LineWriter = class {
   #write;
   #meta = "";
@@ -5298,11 +5322,18 @@ var LineWriter = class {
       envelope,
       extra.meta ?? ""
     ].filter((part) => part !== "").join(",");
+    const [head, tail] = frameRequest(id, method);
+    if (params.startsWith(PARAMS_META_LEAD)) {
+      if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
+      const inner = meta === "" ? "" : `${meta},`;
+      parts.push(`"_meta":{${inner}${params.slice(PARAMS_META_LEAD.length)}`);
+      this.#write(`${head}{${parts.join(",")}${tail}`);
+      return;
+    }
     if (meta !== "") parts.push(`"_meta":{${meta}}`);
     if (extra.fields !== void 0 && extra.fields !== "") parts.push(extra.fields);
     const rest = params === "" ? "}" : params.slice(1);
     const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
-    const [head, tail] = frameRequest(id, method);
     this.#write(head + body + tail);
   }
   /** Writes a request; `params` is compact JSON of an object, as text or bytes, or `""`. */
@@ -5333,7 +5364,18 @@ var LineWriter = class {
       return;
     }
     if (typeof params === "string") {
+      if (params.charCodeAt(2) === UNDERSCORE && params.startsWith(PARAMS_META_LEAD)) {
+        const rest = params.slice(PARAMS_META_LEAD.length);
+        this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},${rest}${tail}`);
+        return;
+      }
       this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
+    if (leadsWithMeta(params)) {
+      this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},`);
+      this.#write(params.subarray(LEAD_BYTES.length));
+      this.#write(tail);
       return;
     }
     this.#write(`${head}{${this.#meta},`);
@@ -5682,6 +5724,12 @@ var Connection = class {
 // client/worker/handshake.ts
 
 
+var OFFERS = [
+  "tools",
+  "prompts",
+  "resources"
+];
+
 
 
 
@@ -5707,6 +5755,8 @@ var ClientMachine = class {
   #connectTimeoutMs;
   #retirementTimeoutMs;
   #clientInfo;
+  // The start's trace context as JSON fields without braces; "" when not tracing.
+  #traceFields;
   #plan;
   #era = LEGACY_ERA;
   #onReport;
@@ -5731,6 +5781,8 @@ var ClientMachine = class {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    const trace = options.traceContext;
+    this.#traceFields = trace === void 0 || Object.keys(trace).length === 0 ? "" : JSON.stringify(trace).slice(1, -1);
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
@@ -5873,6 +5925,19 @@ var ClientMachine = class {
     return outcome;
   }
   // ---- start ----
+  /**
+   * A start request's parameters with the start's trace context in their
+   * `_meta`: joined to the probe's own `_meta`, or leading `initialize`'s.
+   */
+  #traced(paramsText) {
+    const fields = this.#traceFields;
+    if (fields === "") return paramsText;
+    if (paramsText.startsWith(PARAMS_META_LEAD)) {
+      return `${PARAMS_META_LEAD}${fields},${paramsText.slice(PARAMS_META_LEAD.length)}`;
+    }
+    if (paramsText === "" || paramsText === "{}") return `${PARAMS_META_LEAD}${fields}}}`;
+    return `${PARAMS_META_LEAD}${fields}},${paramsText.slice(1)}`;
+  }
   async #start() {
     const started = await startSession({
       name: this.#name,
@@ -5884,7 +5949,7 @@ var ClientMachine = class {
       now: () => this.#clock.now(),
       launch: () => this.#launch(),
       mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      request: (method, params, timeoutMs) => this.#startRequest(method, this.#traced(params), timeoutMs),
       lost: () => this.#state !== "connecting" || this.#death !== void 0 ? this.#unavailable() : void 0,
       failed: (failure, final) => this.#failed(failure, final)
     });
@@ -6582,6 +6647,9 @@ var WorkerHost = class {
       onNotification: (method, params) => this.#notified(method, params),
       ...message.logLevel === void 0 ? {} : {
         logLevel: message.logLevel
+      },
+      ...message.traceContext === void 0 ? {} : {
+        traceContext: message.traceContext
       },
       served: this.#served(message)
     });

@@ -1,109 +1,223 @@
-// Remote servers over Streamable HTTP, measured on loopback against the SDK
-// v2 server of tests/fixtures/sdk_v2_http.ts (both eras at one endpoint):
-// connect time by era, and call latency, sequential and 32 at a time; the
-// official SDK v2 client over the same endpoint, in the same two modes, as
-// the reference.
-// `deno run -A bench/http_bench.ts` prints one line per figure.
+// Remote servers over Streamable HTTP, measured on loopback against the
+// official SDK v2's own server (tests/fixtures/sdk_v2_http.ts, both eras at
+// one endpoint), our client and the SDK v2 client in alternating rounds of
+// one run: the connect (a fresh client each), the p50 of sequential calls,
+// and the throughput with 128 calls in flight. Ratios are ours over the SDK's.
+// In the legacy era two floors run in the same rounds: bare `fetch` calls on
+// the main thread (the least any client pays), and the same from a Worker
+// with one `postMessage` each way per call (the least a client in a worker
+// pays).
+//
+//   deno run -A bench/http_bench.ts [rounds] [era]     (default 5, auto; era: auto | legacy)
 
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { Client } from "../client/client.ts";
 import type { EraMode } from "../settings/mod.ts";
 import { serveFixture } from "../tests/client/_http_servers.ts";
+import { median } from "./_mcp_clients.ts";
 
-const CONNECTS = 15;
-const CALLS = 300;
-const PARALLEL = 32;
+const ROUNDS = Number(Deno.args[0] ?? 5);
+const ERA = (Deno.args[1] ?? "auto") as EraMode & ("auto" | "legacy");
+const CONNECTS = 5;
+const CALLS = 200;
+const IN_FLIGHT = 128;
+const BATCHES = 4;
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
+/** One client under test: how it connects, calls and closes. */
+type Peer = {
+  connect(): Promise<void>;
+  call(name: string, args: Record<string, unknown>): Promise<void>;
+  close(): Promise<void>;
+};
+
+function ours(url: string): Peer {
+  const client = new Client({ name: "bench", url, headers: {}, era: ERA });
+  return {
+    async connect() {
+      const outcome = await client.connect();
+      if (!outcome.ok) throw new Error(outcome.error.message);
+    },
+    async call(name, args) {
+      const called = await client.callTool(name, args as never);
+      if (!called.ok) throw new Error(called.error.message);
+    },
+    async close() {
+      await client.retire();
+    },
+  };
 }
 
-const server = await serveFixture("sdk_v2_http.ts");
-const url = `${server.origin}/mcp`;
-try {
-  for (const era of ["auto", "legacy"] as EraMode[]) {
-    const connects: number[] = [];
-    for (let i = 0; i < CONNECTS; i++) {
-      const client = new Client({ name: "bench", url, headers: {}, era });
-      const started = performance.now();
-      const outcome = await client.connect();
-      connects.push(performance.now() - started);
-      if (!outcome.ok) throw new Error(outcome.error.message);
-      await client.retire();
-    }
-    const client = new Client({ name: "bench", url, headers: {}, era });
-    const info = await client.connect();
-    if (!info.ok) throw new Error(info.error.message);
-    const calls: number[] = [];
-    for (let i = 0; i < CALLS; i++) {
-      const started = performance.now();
-      const called = await client.callTool("echo", { text: `call ${i}` });
-      calls.push(performance.now() - started);
-      if (!called.ok) throw new Error(called.error.message);
-    }
-    const started = performance.now();
-    for (let round = 0; round < CALLS / PARALLEL; round++) {
-      const batch = Array.from(
-        { length: PARALLEL },
-        (_, i) => client.callTool("add", { a: i, b: round }),
-      );
-      for (const called of await Promise.all(batch)) {
-        if (!called.ok) throw new Error(called.error.message);
+function sdk(url: string): Peer {
+  const client = new SdkClient({ name: "bench", version: "1" }, {
+    versionNegotiation: { mode: ERA },
+  });
+  return {
+    async connect() {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    },
+    async call(name, args) {
+      await client.callTool({ name, arguments: args });
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}
+
+const RAW_WORKER = `
+let url = "";
+let headers = {};
+self.onmessage = async (event) => {
+  if (event.data.url !== undefined) ({ url, headers } = event.data);
+  else {
+    const response = await fetch(url, { method: "POST", headers, body: event.data.body });
+    await response.text();
+  }
+  self.postMessage(0);
+};
+`;
+
+/** A legacy session opened by hand; each call a bare `fetch`, here or in a Worker. */
+function raw(url: string, inWorker: boolean): Peer {
+  let headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  let id = 1;
+  let worker: Worker | undefined;
+  const post = async (body: unknown): Promise<Response> =>
+    await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
+  // Answers come back in any order; each is a bare count, so the oldest waiter takes it.
+  const waiting: (() => void)[] = [];
+  const viaWorker = (message: unknown) =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      (worker as Worker).postMessage(message);
+    });
+  return {
+    async connect() {
+      const opened = await post({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "bench", version: "1" },
+        },
+      });
+      await opened.text();
+      headers = {
+        ...headers,
+        "mcp-session-id": opened.headers.get("mcp-session-id") ?? "",
+        "mcp-protocol-version": "2025-11-25",
+      };
+      await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
+      if (inWorker) {
+        worker = new Worker(
+          `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
+          { type: "module" },
+        );
+        worker.onmessage = () => waiting.shift()?.();
+        await viaWorker({ url, headers });
       }
-    }
-    const perSecond = (Math.floor(CALLS / PARALLEL) * PARALLEL) /
-      ((performance.now() - started) / 1000);
-    await client.retire();
-    console.log(
-      `${era} (${info.value.era} ${info.value.protocolVersion}): connect p50 ${
-        percentile(connects, 0.5).toFixed(1)
-      } ms ` +
-        `(first ${connects[0]?.toFixed(1)} ms), call p50 ${percentile(calls, 0.5).toFixed(2)} ms ` +
-        `p95 ${percentile(calls, 0.95).toFixed(2)} ms, ${PARALLEL} at a time ${
-          perSecond.toFixed(0)
-        } calls/s`,
-    );
+    },
+    async call(name, args) {
+      const body = {
+        jsonrpc: "2.0",
+        id: id++,
+        method: "tools/call",
+        params: { name, arguments: args },
+      };
+      if (worker !== undefined) await viaWorker({ body: JSON.stringify(body) });
+      else await (await post(body)).text();
+    },
+    async close() {
+      worker?.terminate();
+      await (await fetch(url, { method: "DELETE", headers })).body?.cancel();
+    },
+  };
+}
+
+type Figures = { connect: number[]; call: number[]; perSecond: number[] };
+
+async function round(make: () => Peer, into: Figures): Promise<void> {
+  for (let i = 0; i < CONNECTS; i++) {
+    const peer = make();
+    const started = performance.now();
+    await peer.connect();
+    into.connect.push(performance.now() - started);
+    await peer.close();
   }
-  for (const mode of ["auto", "legacy"] as const) {
-    const connects: number[] = [];
-    let sdk: SdkClient | undefined;
-    for (let i = 0; i <= CONNECTS; i++) {
-      await sdk?.close();
-      sdk = new SdkClient({ name: "bench", version: "1" }, { versionNegotiation: { mode } });
-      const started = performance.now();
-      await sdk.connect(new StreamableHTTPClientTransport(new URL(url)));
-      connects.push(performance.now() - started);
-    }
-    const client = sdk as SdkClient;
-    const calls: number[] = [];
+  const peer = make();
+  await peer.connect();
+  try {
+    for (let i = 0; i < 20; i++) await peer.call("echo", { text: `warm ${i}` });
     for (let i = 0; i < CALLS; i++) {
       const started = performance.now();
-      await client.callTool({ name: "echo", arguments: { text: `call ${i}` } });
-      calls.push(performance.now() - started);
+      await peer.call("echo", { text: `call ${i}` });
+      into.call.push(performance.now() - started);
     }
     const started = performance.now();
-    for (let round = 0; round < CALLS / PARALLEL; round++) {
+    for (let batch = 0; batch < BATCHES; batch++) {
       await Promise.all(
-        Array.from(
-          { length: PARALLEL },
-          (_, i) => client.callTool({ name: "add", arguments: { a: i, b: round } }),
-        ),
+        Array.from({ length: IN_FLIGHT }, (_, i) => peer.call("add", { a: i, b: batch })),
       );
     }
-    const perSecond = (Math.floor(CALLS / PARALLEL) * PARALLEL) /
-      ((performance.now() - started) / 1000);
-    console.log(
-      `SDK v2 client, ${mode} (${client.getProtocolEra()}): connect p50 ` +
-        `${percentile(connects, 0.5).toFixed(1)} ms, call p50 ${
-          percentile(calls, 0.5).toFixed(2)
-        } ms ` +
-        `p95 ${percentile(calls, 0.95).toFixed(2)} ms, ${PARALLEL} at a time ${
-          perSecond.toFixed(0)
-        } calls/s`,
-    );
-    await client.close();
+    into.perSecond.push((BATCHES * IN_FLIGHT) / ((performance.now() - started) / 1000));
+  } finally {
+    await peer.close();
   }
-} finally {
-  await server.close();
+}
+
+if (import.meta.main) {
+  const server = await serveFixture("sdk_v2_http.ts");
+  const url = `${server.origin}/mcp`;
+  const peers: Record<string, () => Peer> = {
+    ours: () => ours(url),
+    sdk: () => sdk(url),
+    ...(ERA === "legacy" ? { raw: () => raw(url, false), rawWorker: () => raw(url, true) } : {}),
+  };
+  const empty = (): Figures => ({ connect: [], call: [], perSecond: [] });
+  const figures: Record<string, Figures> = Object.fromEntries(
+    Object.keys(peers).map((name) => [name, empty()]),
+  );
+  try {
+    // One warm-up round each, then rounds in turn, the order reversed every other round.
+    for (const make of Object.values(peers)) await round(make, empty());
+    for (let i = 0; i < ROUNDS; i++) {
+      const order = Object.keys(peers);
+      if (i % 2 === 1) order.reverse();
+      for (const who of order) await round(peers[who] as () => Peer, figures[who] as Figures);
+    }
+  } finally {
+    await server.close();
+  }
+  const of = (who: string, key: keyof Figures): number => median(figures[who]?.[key] ?? []);
+  const floors = ERA === "legacy";
+  const row = (name: string, key: keyof Figures, digits: number) => {
+    const a = of("ours", key);
+    const b = of("sdk", key);
+    const floor = floors
+      ? ` ${of("raw", key).toFixed(digits)} | ${of("rawWorker", key).toFixed(digits)} |`
+      : "";
+    return `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${
+      (a / b).toFixed(2)
+    }x |${floor}`;
+  };
+  console.log(
+    [
+      `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, load ${
+        Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
+      }, era ${ERA}, ${ROUNDS} rounds in turn, medians`,
+      "",
+      floors
+        ? "| figure | ours | SDK v2 client | ours / SDK | bare fetch | bare fetch in a Worker |"
+        : "| figure | ours | SDK v2 client | ours / SDK |",
+      floors ? "| --- | ---: | ---: | ---: | ---: | ---: |" : "| --- | ---: | ---: | ---: |",
+      row("connect, ms", "connect", 1),
+      row(`one call at a time, p50 ms (${CALLS} a round)`, "call", 3),
+      row(`${IN_FLIGHT} calls in flight, calls/s`, "perSecond", 0),
+    ].join("\n"),
+  );
 }

@@ -1,9 +1,15 @@
-// What a sandbox costs to start, from spawn to its program's result, beside a
-// bare `deno run` of an empty module, in one run: a build root made by the
-// runner (`startSandbox`), then its command run by hand twice per round, with
-// the transpile cache disabled (`DENO_EMIT_CACHE_MODE=disable`, as the runner
-// runs it) and enabled. The sandbox's DENO_DIR lies below a regular file, so
-// an enabled cache fails to save each transpiled module, and Deno retries.
+// What a cold sandbox costs, from spawn to its program's result, beside its
+// peers in one run, in alternating rounds:
+//
+// - a bare `deno run` of an empty module (the unit of every ratio);
+// - a process whose main module starts one empty Worker and exits at its first
+//   message, with the sandbox's flags: the floor of a sandbox, whose program
+//   must run in a Worker (a main module may import any file, whatever the
+//   read permission; DESIGN.md, "The code-mode runner");
+// - a sandbox as the runner starts it (`startSandbox`: the room's files as
+//   the JavaScript `deno task generate` makes);
+// - the same sandbox with the room's TypeScript sources instead (before),
+//   which the sandbox transpiles at every start, its emit cache being off.
 //
 //   deno run -A bench/sandbox_start_ab.ts [rounds]     (default 15)
 
@@ -13,6 +19,32 @@ import { median, quantile } from "./_mcp_clients.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 15);
 const NONCE = "0123456789abcdef0123456789abcdef";
+const HEAP_MB = 256;
+
+function flags(root: string, importMap: string | undefined): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    "--no-remote",
+    "--no-npm",
+    "--no-config",
+    "--no-lock",
+    "--quiet",
+    "--no-code-cache",
+    `--allow-read=${root}`,
+    ...(importMap === undefined ? [] : [`--import-map=${importMap}`]),
+    `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${HEAP_MB}`,
+  ];
+}
+
+function sealed(base: string): Record<string, string> {
+  return {
+    DENO_DIR: `${base}/sealed/deno_dir`,
+    DENO_EMIT_CACHE_MODE: "disable",
+    NO_COLOR: "1",
+    DENO_NO_UPDATE_CHECK: "1",
+  };
+}
 
 async function bare(empty: string): Promise<number> {
   const started = performance.now();
@@ -25,31 +57,29 @@ async function bare(empty: string): Promise<number> {
   return performance.now() - started;
 }
 
+/** Spawn to the exit of a process that starts one empty Worker, with the sandbox's flags. */
+async function emptyWorker(base: string): Promise<number> {
+  const started = performance.now();
+  const result = await new Deno.Command(Deno.execPath(), {
+    args: [...flags(`${base}/`, undefined), `${base}/main.js`],
+    env: sealed(base),
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const elapsed = performance.now() - started;
+  if (!result.success) throw new Error(new TextDecoder().decode(result.stderr));
+  return elapsed;
+}
+
 /** Spawn to the first frame of `export default 1`, as the runner starts a sandbox. */
-async function sandbox(base: string, emitCache: boolean): Promise<number> {
+async function sandbox(base: string, main: string): Promise<number> {
   const root = `${base}/root/`;
   const started = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-prompt",
-      "--no-remote",
-      "--no-npm",
-      "--no-config",
-      "--no-lock",
-      "--quiet",
-      "--no-code-cache",
-      `--allow-read=${root}`,
-      `--import-map=${base}/import_map.json`,
-      "--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=256",
-      `${root}bootstrap.ts`,
-    ],
-    env: {
-      DENO_DIR: `${base}/sealed/deno_dir`,
-      NO_COLOR: "1",
-      DENO_NO_UPDATE_CHECK: "1",
-      ...(emitCache ? {} : { DENO_EMIT_CACHE_MODE: "disable" }),
-    },
+    args: [...flags(root, `${base}/import_map.json`), `${root}${main}`],
+    env: sealed(base),
     clearEnv: true,
     stdin: "piped",
     stdout: "piped",
@@ -77,34 +107,77 @@ function row(name: string, samples: number[], floor: number): string {
   }x |`;
 }
 
-if (import.meta.main) {
-  const empty = await Deno.makeTempFile({ suffix: ".ts" });
+/** A copy of a build root the runner made, its program written, its own process gone. */
+async function copyRoot(): Promise<string> {
   const made = await startSandbox({
     deno: Deno.execPath(),
-    memoryMb: 256,
+    memoryMb: HEAP_MB,
     capSpecifier: CAP_SPECIFIER,
     tempDir: undefined,
   });
-  // Its root is what is needed; its own process is not.
   const base = made.rootPath.replace(/\/root\/$/, "");
   const copy = await Deno.makeTempDir({ prefix: "loom-start-ab-" });
-  try {
-    await new Deno.Command("cp", { args: ["-r", `${base}/.`, copy] }).output();
-    await made.dispose();
-    await Deno.writeTextFile(`${copy}/root/program.ts`, "export default 1;\n");
-    await Deno.writeTextFile(
-      `${copy}/import_map.json`,
-      JSON.stringify({ imports: { [CAP_SPECIFIER]: `file://${copy}/root/cap.ts` } }),
+  await new Deno.Command("cp", { args: ["-r", `${base}/.`, copy] }).output();
+  await made.dispose();
+  await Deno.writeTextFile(`${copy}/root/program.ts`, "export default 1;\n");
+  const map = await Deno.readTextFile(`${copy}/import_map.json`);
+  await Deno.writeTextFile(`${copy}/import_map.json`, map.replaceAll(base, copy));
+  return copy;
+}
+
+/** The same root with the room's TypeScript sources, as the runner wrote them before. */
+async function typescriptRoot(): Promise<string> {
+  const copy = await Deno.makeTempDir({ prefix: "loom-start-ts-" });
+  const root = `${copy}/root/`;
+  await Deno.mkdir(`${root}mcp`, { recursive: true });
+  for (const name of ["bootstrap", "prelude", "cap", "tags", "tools"]) {
+    await Deno.copyFile(
+      new URL(`../runner/sandbox/${name}.ts`, import.meta.url),
+      `${root}${name}.ts`,
     );
-    const samples = { bare: [] as number[], off: [] as number[], on: [] as number[] };
+  }
+  await Deno.writeTextFile(`${copy}/sealed`, "");
+  await Deno.writeTextFile(`${root}program.ts`, "export default 1;\n");
+  await Deno.writeTextFile(
+    `${copy}/import_map.json`,
+    JSON.stringify({ imports: { [CAP_SPECIFIER]: `file://${root}cap.ts` } }),
+  );
+  return copy;
+}
+
+async function emptyWorkerRoot(): Promise<string> {
+  const dir = await Deno.makeTempDir({ prefix: "loom-start-worker-" });
+  await Deno.writeTextFile(`${dir}/sealed`, "");
+  await Deno.writeTextFile(
+    `${dir}/main.js`,
+    'new Worker(new URL("./worker.js", import.meta.url), { type: "module" }).onmessage = () => Deno.exit(0);\n',
+  );
+  await Deno.writeTextFile(`${dir}/worker.js`, "self.postMessage(1);\n");
+  return dir;
+}
+
+if (import.meta.main) {
+  const empty = await Deno.makeTempFile({ suffix: ".ts" });
+  const javascript = await copyRoot();
+  const typescript = await typescriptRoot();
+  const worker = await emptyWorkerRoot();
+  try {
+    const samples = {
+      bare: [] as number[],
+      worker: [] as number[],
+      js: [] as number[],
+      ts: [] as number[],
+    };
     for (let round = 0; round < ROUNDS + 2; round++) {
       const b = await bare(empty);
-      const off = await sandbox(copy, false);
-      const on = await sandbox(copy, true);
+      const w = await emptyWorker(worker);
+      const js = await sandbox(javascript, "bootstrap.js");
+      const ts = await sandbox(typescript, "bootstrap.ts");
       if (round < 2) continue;
       samples.bare.push(b);
-      samples.off.push(off);
-      samples.on.push(on);
+      samples.worker.push(w);
+      samples.js.push(js);
+      samples.ts.push(ts);
     }
     const floor = median(samples.bare);
     console.log(
@@ -116,12 +189,13 @@ if (import.meta.main) {
         "| spawn to result | p50 ms | p90 ms | p50 / bare |",
         "| --- | ---: | ---: | ---: |",
         row("bare `deno run` of an empty module", samples.bare, floor),
-        row("a sandbox, emit cache disabled (as the runner starts it)", samples.off, floor),
-        row("a sandbox, emit cache enabled (before)", samples.on, floor),
+        row("a process and one empty Worker (the floor)", samples.worker, floor),
+        row("a sandbox, its files as JavaScript (as the runner starts it)", samples.js, floor),
+        row("a sandbox, its files as TypeScript (before)", samples.ts, floor),
       ].join("\n"),
     );
   } finally {
-    await Deno.remove(copy, { recursive: true });
+    for (const dir of [javascript, typescript, worker]) await Deno.remove(dir, { recursive: true });
     await Deno.remove(empty);
   }
 }

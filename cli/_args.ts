@@ -87,6 +87,18 @@ export type CliCommand =
     /** `--approve`: ask on the terminal before each call not marked read-only. */
     approve: boolean;
   }
+  | Common & {
+    command: "serve";
+    deadlineMs?: number;
+    /** `--approve`: ask the host before each call not marked read-only. */
+    approve: boolean;
+    /** `--pins <file>`: where the pinned definitions are read from and kept. */
+    pins?: string;
+    /** `--max-output <bytes>`: each program's report budget. */
+    maxOutputBytes?: number;
+    /** `--http <host:port>` (no scheme): serve Streamable HTTP there rather than stdio. */
+    listen?: { hostname: string; port: number };
+  }
   | Common & { command: "prompts"; server?: string }
   | Common & { command: "prompt"; server: string; name: string; args: string[] }
   | Common & { command: "resources"; server?: string }
@@ -106,6 +118,8 @@ const OPTIONS = {
   "connect-timeout": { type: "string", multiple: true },
   timeout: { type: "string", multiple: true },
   deadline: { type: "string", multiple: true },
+  pins: { type: "string", multiple: true },
+  "max-output": { type: "string", multiple: true },
   "allow-tool": { type: "string", multiple: true },
   "deny-tool": { type: "string", multiple: true },
   "log-level": { type: "string", multiple: true },
@@ -133,6 +147,8 @@ const NEEDS: Readonly<Record<string, string>> = {
   "connect-timeout": "--connect-timeout needs a duration, as in --connect-timeout 90s",
   timeout: "--timeout needs a duration, as in --timeout 2m",
   deadline: "--deadline needs a duration, as in --deadline 90s",
+  pins: "--pins needs a file, as in --pins pins.json",
+  "max-output": "--max-output needs a number of bytes, as in --max-output 65536",
   "allow-tool": "--allow-tool needs server.tool, as in --allow-tool memory.read_graph",
   "deny-tool": "--deny-tool needs server.tool, as in --deny-tool memory.delete_entities",
   "log-level": "--log-level needs a level, as in --log-level info",
@@ -151,6 +167,32 @@ export function parseDuration(text: string): number | undefined {
   const scale = match[2] === "ms" ? 1 : match[2] === "m" ? 60_000 : 1000;
   const ms = Math.round(Number(match[1]) * scale);
   return ms >= 1 && ms <= MAX_DURATION_MS ? ms : undefined;
+}
+
+// An --http value with no scheme: serve's listen address, not a server.
+function isListenAddress(value: string): boolean {
+  return value.trim() !== "" && !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+}
+
+/**
+ * `--http`'s listen address for serve: `host:port`, `[v6]:port`, or a bare
+ * port on loopback (`127.0.0.1`); the port 0 to 65535, 0 for any free one.
+ */
+export function listenAddress(
+  value: string,
+): { hostname: string; port: number } | { error: string } {
+  const match = /^(?:(?:\[([^\]]+)\]|([^:[\]\s]+))?:)?(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (match === null || port > 65535) {
+    return {
+      error:
+        `--http ${
+          quote(value)
+        } is neither a URL nor an address to listen on; give serve host:port, as in ` +
+        "--http 127.0.0.1:8931 (or a server's whole URL, as in --http https://mcp.example.com/mcp)",
+    };
+  }
+  return { hostname: match[1] ?? match[2] ?? "127.0.0.1", port };
 }
 
 // A path among the arguments is a catalog when it says so by its name.
@@ -188,6 +230,9 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   let help = false;
   let approve = false;
   let deadlineMs: number | undefined;
+  let pins: string | undefined;
+  let maxOutputBytes: number | undefined;
+  let listen: string | undefined;
   for (const token of tokens) {
     if (token.kind === "positional") {
       positional.push(token.value);
@@ -198,7 +243,21 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     if (name === "help") help = true;
     else if (name === "version") return ok({ command: "version" });
     else if (name === "approve") approve = true;
-    else if (name === "deadline") {
+    else if (name === "pins") {
+      if ((token.value ?? "") === "") return err(NEEDS["pins"] as string);
+      if (pins !== undefined) return err("--pins is given twice; keep one");
+      pins = token.value;
+    } else if (name === "max-output") {
+      const bytes = Number(token.value);
+      if (!/^\d+$/.test(token.value ?? "") || !Number.isSafeInteger(bytes) || bytes < 1) {
+        return err(`--max-output ${quote(token.value ?? "")} is not a positive number of bytes`);
+      }
+      maxOutputBytes = bytes;
+    } else if (name === "http" && isListenAddress(token.value ?? "")) {
+      // serve's own address: a value with no scheme; a URL is still a server to front.
+      if (listen !== undefined) return err("--http <host:port> is given twice; serve listens once");
+      listen = token.value;
+    } else if (name === "deadline") {
       deadlineMs = parseDuration(token.value ?? "");
       if (deadlineMs === undefined) return err(durationError(name, token.value));
     } else {
@@ -221,16 +280,45 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
   if (command === undefined) {
     return err(positional.length === 0 ? `no command given; ${HELP_HINT}` : unknown(positional[0]));
   }
-  if (deadlineMs !== undefined && command !== "run") {
-    return err("--deadline is the deadline of run's program; give it with run");
+  const programs = command === "run" || command === "serve";
+  if (deadlineMs !== undefined && !programs) {
+    return err("--deadline is the deadline of a program; give it with run or serve");
   }
-  if (approve && command !== "run") {
+  if (approve && !programs) {
     return err(
-      "--approve asks before each call of run's program; give it with run " +
+      "--approve asks before each call of a program; give it with run or serve " +
         "(a call you type is already yours)",
     );
   }
-  return commandWith(command, operands, common, { deadlineMs, approve });
+  if (command === "serve" && common.json) {
+    return err(
+      "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
+    );
+  }
+  if (listen !== undefined && command !== "serve") {
+    // An address is serve's; elsewhere a value with no scheme is a URL written short.
+    const hint = "error" in listenAddress(listen)
+      ? ""
+      : " (an address host:port is serve's, where it listens)";
+    return err(
+      `--http ${
+        quote(listen)
+      } is not an http or https URL; write it whole, as in --http https://mcp.example.com/mcp` +
+        hint,
+    );
+  }
+  if ((pins !== undefined || maxOutputBytes !== undefined) && command !== "serve") {
+    return err(`${pins !== undefined ? "--pins" : "--max-output"} is serve's; give it with serve`);
+  }
+  const address = listen === undefined ? undefined : listenAddress(listen);
+  if (address !== undefined && "error" in address) return err(address.error);
+  return commandWith(command, operands, common, {
+    deadlineMs,
+    approve,
+    pins,
+    maxOutputBytes,
+    ...(address === undefined ? {} : { listen: address }),
+  });
 }
 
 // The command among the positionals, and a catalog named before or after it.
@@ -293,7 +381,13 @@ function commandWith(
   name: CommandName,
   operands: string[],
   common: Common,
-  run: { deadlineMs: number | undefined; approve: boolean },
+  run: {
+    deadlineMs: number | undefined;
+    approve: boolean;
+    pins: string | undefined;
+    maxOutputBytes: number | undefined;
+    listen?: { hostname: string; port: number };
+  },
 ): Result<CliCommand, string> {
   const row = COMMANDS[name];
   if (operands.length < row.min) return err(`${name} needs ${row.needs}, as in: ${row.example}`);
@@ -346,6 +440,16 @@ function commandWith(
         ...common,
         ...(run.deadlineMs === undefined ? {} : { deadlineMs: run.deadlineMs }),
         approve: run.approve,
+      });
+    case "serve":
+      return ok({
+        command: name,
+        ...common,
+        ...(run.deadlineMs === undefined ? {} : { deadlineMs: run.deadlineMs }),
+        approve: run.approve,
+        ...(run.pins === undefined ? {} : { pins: run.pins }),
+        ...(run.maxOutputBytes === undefined ? {} : { maxOutputBytes: run.maxOutputBytes }),
+        ...(run.listen === undefined ? {} : { listen: run.listen }),
       });
     case "login":
     case "logout":

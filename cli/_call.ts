@@ -26,9 +26,11 @@ import { ProgressLine } from "./_progress_line.ts";
 import type { ServerSpec } from "../settings/mod.ts";
 
 // A server may list a tool only to a client that can answer what the tool
-// asks (server-everything hides seven such); the command line answers none.
+// asks (server-everything hides its sampling and roots tools from the
+// command line); the command line answers elicitations only.
 const HIDDEN_HINT = " (a server may list some tools only to a client that declares " +
-  "elicitation, sampling or roots, which the command line does not)";
+  "sampling or roots, which the command line does not: it has no model to sample and " +
+  "lists no roots)";
 
 /** `call <server> <tool> [args]`: one tool call and its output. */
 export async function call(
@@ -82,8 +84,7 @@ export async function call(
         return fail(output, command.json, {
           kind: error.kind,
           message: `server ${quote(server)} has no tool ${quote(command.tool)}${guess}; ` +
-            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}` +
-            (guess === "" ? HIDDEN_HINT : ""),
+            `its tools: ${oneLine(names === "" ? "none" : names, Infinity)}` + HIDDEN_HINT,
         }, EXIT_USAGE);
       }
       if (error.kind === "tool_disabled") {

@@ -24,6 +24,8 @@ import { printable, printableLine, retirementRow, table, tailLines } from "./_re
 import { startMessage } from "./_messages.ts";
 import { leftOutWords } from "./_governance.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { cliElicitation } from "./_elicit.ts";
+import { terminalKeys } from "./_terminal.ts";
 
 type FailedReport = ServerReport & { state: "failed" };
 type Command<Name extends CliCommand["command"]> = Extract<CliCommand, { command: Name }>;
@@ -164,6 +166,7 @@ export function progress(
     connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
     ...(command.logLevel === undefined ? {} : { logLevel: command.logLevel }),
+    onElicit: cliElicitation(output, terminalKeys),
   };
   if (command.json) return options;
   return {
@@ -229,6 +232,8 @@ export async function check(command: Command<"check">, context: Context): Promis
     output,
     connectKnob: (server) => source.knobs.get(server)?.connect,
     toolFlags: source.toolFlags,
+    // Declared as every other command does, so that the tools counted are those they list.
+    onElicit: cliElicitation(output, terminalKeys),
     ...(command.json ? {} : {
       onStart: () => output.result(`\n${output.paint("Boot", "head", "out")}\n${lines.header()}`),
       onLine: (line: string) => output.result(line),

@@ -15,6 +15,7 @@ export type CommandName =
   | "module"
   | "call"
   | "run"
+  | "serve"
   | "prompts"
   | "prompt"
   | "resources"
@@ -121,7 +122,8 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "the schema does not describe is JSON when it parses as JSON, else a string. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
       `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s). A long call's ` +
-      "progress, when the server reports it, is one line on stderr.",
+      "progress, when the server reports it, is one line on stderr. A tool that asks you " +
+      "something (elicitation) asks on the terminal, as said below.",
     examples: [
       "call memory read_graph '{}'",
       'call "GitHub-Like Everything" echo message=hi --timeout 90s',
@@ -146,6 +148,33 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       "run - < program.ts",
       "run program.ts --deadline 2m --json",
       "run program.ts --approve --deny-tool fs.write_file",
+    ],
+  },
+  serve: {
+    needs: "nothing",
+    usage: "serve",
+    summary: "serve every server to MCP hosts (stdio, or --http), as code mode's three tools",
+    min: 0,
+    max: 0,
+    example: "serve --catalog loom.toml",
+    details: "An MCP server for hosts (Claude Code, Cursor, VS Code, Codex): its tools are " +
+      "search_tools, describe_tool and run_program, never one per server tool. Every server " +
+      "boots once and stays warm until the host leaves (stdin closed, SIGINT, SIGTERM); then " +
+      "every one is retired and the evidence printed on stderr. stdout is the protocol: " +
+      "nothing else is written there. --approve asks the host (form elicitation) before each " +
+      "call not marked read-only; a host that cannot be asked gets such calls denied. " +
+      "--pins <file> keeps the tools' pinned definitions across sessions; --deadline is each " +
+      "program's, --max-output <bytes> the size of its report. --http <host:port> (a value " +
+      "with no scheme) serves Streamable HTTP there instead of stdio, loopback unless another " +
+      'address is given, and says "listening on <url>" on stderr; every request needs ' +
+      "Authorization: Bearer <token>, the token being LOOM_MCP_TOKEN or, unset, one made and " +
+      "printed once on stderr; it serves until SIGINT or SIGTERM. A --http value with a " +
+      "scheme (https://...) is still a server to front. The other commands reach it with " +
+      "--via <url>.",
+    examples: [
+      "serve --user --approve",
+      "serve --catalog loom.toml --http 127.0.0.1:8931",
+      'serve --stdio "npx -y @modelcontextprotocol/server-memory" --pins pins.json',
     ],
   },
   prompts: {
@@ -232,7 +261,8 @@ const OPTIONS_TEXT = `Servers:
                         (quotes group words; no shell runs it); repeatable
     --env <NAME=value>  a variable of the --stdio server before it; repeatable
     --cwd <folder>      the folder it runs in
-  --http <url>          a remote server (Streamable HTTP); repeatable
+  --http <url>          a remote server (Streamable HTTP); repeatable; for serve, a
+                        value with no scheme (host:port) is where it listens
     --header 'N: v'     a header of the --http server before it; repeatable
   --name <name>         the name of the --stdio or --http server before it (default:
                         from its package, executable or host)
@@ -240,22 +270,39 @@ const OPTIONS_TEXT = `Servers:
   --trust               start the servers of a file found here without asking
   --strict              refuse the whole catalog at its first malformed entry
   --allow-skipped       exit 0 even when the catalog skipped enabled entries
+  --via <url>           tools, call, run, search, describe: through a running
+                        loom-mcp serve --http (its servers stay warm), token in
+                        LOOM_MCP_TOKEN
+    --token-file <path> or the first line of this file
 
 Tools:
   --allow-tool <s.t>    only this tool of server s (by wire or function name), with
                         the catalog's enabled_tools; repeatable
   --deny-tool <s.t>     never this tool of server s, whatever allows it; repeatable
-  --approve             run: ask before each call not marked read-only
+  --approve             run, serve: ask before each call not marked read-only
+  --pins <file>         serve: judge tools against the pins kept in this file, and keep
+                        them there across sessions
 
 Logs:
   --log-level <level>   ask each server for its log messages of this level and above
                         (debug, info, notice, warning, error, critical, alert,
                         emergency) and print them on stderr, quoted
 
+Questions from servers (elicitation):
+  A server may ask you something during a call. On a terminal (stdin and stderr)
+  it is asked on stderr, field by field: Enter takes the default in [brackets],
+  n declines, Ctrl-C (or Ctrl-D) cancels the question and the command goes on.
+  A URL to visit is shown quoted, opened with $BROWSER when set; d says you are
+  done. Without a terminal it is declined at once, saying why. The call's
+  deadline keeps running while you answer (give it longer with --timeout).
+  No sampling is declared (the command line has no model), nor roots: a server
+  may hide the tools that need them.
+
 Deadlines (90, 90s, 1500ms, 2m):
   --connect-timeout <d> each server's start (default ${DEFAULT_CONNECT_TIMEOUT_MS / 1000} s)
   --timeout <d>         each call (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s)
-  --deadline <d>        run's program (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s)
+  --deadline <d>        run's or serve's program (default ${DEFAULT_RUN_TIMEOUT_MS / 1000} s)
+  --max-output <bytes>  serve: the bytes a program's report may take
 
 Output:
   --json                print one JSON document on stdout instead of text

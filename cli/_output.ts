@@ -59,6 +59,8 @@ export class Output {
   #status = false;
   /** Whether a question waits for its answer on the terminal. */
   #asking = false;
+  /** Whether the question's line is still open on stderr, the cursor after it. */
+  #questionLine = false;
 
   constructor(options: { quiet?: boolean; streams?: Streams } = {}) {
     this.quiet = options.quiet ?? false;
@@ -149,12 +151,14 @@ export class Output {
   prompt(text: string): void {
     this.clearStatus();
     this.#asking = true;
+    this.#questionLine = true;
     writeAll(this.#streams.stderr, this.hide(text));
   }
 
   /** The question is answered (or given up): status lines are drawn again. */
   answered(): void {
     this.#asking = false;
+    this.#questionLine = false;
   }
 
   /** Progress on stderr: the catalog read, each server's line, what the command is doing. */
@@ -165,6 +169,11 @@ export class Output {
   /** A line on stderr that --quiet keeps (a stderr line of a failed server, a table). */
   detail(text: string): void {
     this.clearStatus();
+    // A line said while a question waits (a failure, a server's log) starts a line of its own.
+    if (this.#questionLine) {
+      this.#questionLine = false;
+      writeAll(this.#streams.stderr, "\n");
+    }
     writeAll(this.#streams.stderr, `${this.#wrap(this.hide(text), this.#streams.stderr)}\n`);
   }
 

@@ -27,6 +27,7 @@ import {
   TerminalLines,
 } from "./_approve.ts";
 import { ProgressLine } from "./_progress_line.ts";
+import { stdinPump } from "./_terminal.ts";
 
 /** The columns a diagnostic's message is wrapped at, after its `error: ` (never cut). */
 export const DIAGNOSTIC_WIDTH = 93;
@@ -154,7 +155,8 @@ export async function runCommand(
     const asking = approval === undefined ? undefined : approval.asks
       ? terminalApproval({
         output,
-        lines: new TerminalLines(),
+        // The one reader of standard input, shared with a server's questions.
+        lines: new TerminalLines(stdinPump().read),
         callTimeoutMs: (server) =>
           chosen.find((spec) => spec.name === server)?.callTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS,
         runTimeoutMs: timeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,

@@ -9,12 +9,19 @@
 
 import { signInByDefault } from "./_sign_in_default.ts";
 import { leftoverAdvice } from "./_leftovers.ts";
-import { boot, BOOT_ABORT_RETIREMENT_MS, type Harness, type ServerReport } from "../harness/mod.ts";
+import {
+  boot,
+  BOOT_ABORT_RETIREMENT_MS,
+  type BootOptions,
+  type Harness,
+  type ServerReport,
+} from "../harness/mod.ts";
 import type { RetirementReport } from "../client/census.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
 import { quote } from "../codec/quote.ts";
 import { stringifyJson } from "../codec/json.ts";
 import type { LogEntry } from "../client/logs.ts";
+import type { ElicitHandler } from "../client/handlers.ts";
 import type { LogLevel } from "../settings/mod.ts";
 import { duration, oneLine, retirementRow, seconds, table } from "./_render.ts";
 import type { Output } from "./_output.ts";
@@ -50,6 +57,18 @@ export type WithHarnessOptions = {
   toolFlags?: ToolFlags;
   /** `--log-level`: the level asked of every server, whose log lines then go to stderr. */
   logLevel?: LogLevel;
+  /** Answers every server's elicitations (`_elicit.ts`); none are declared without it. */
+  onElicit?: ElicitHandler;
+  /**
+   * What a command adds to the boot: the handlers of servers' questions (in
+   * place of `onElicit`: `serve` sends them to its host), the pins.
+   */
+  boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins">;
+  /**
+   * Hears the boot as it starts, with the signal of Ctrl-C: `serve` answers
+   * its host's `initialize` before every server is up.
+   */
+  onBooting?: (booting: Promise<Harness>, signal: AbortSignal) => void;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -177,7 +196,9 @@ export async function withHarness(
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
     let harness: Harness;
     try {
-      harness = await boot(signInByDefault(specs), {
+      const booting = boot(signInByDefault(specs), {
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
+        ...options.boot,
         signal: cancel.signal,
         ...logsOf(options),
         onServer: (report) => {
@@ -190,6 +211,8 @@ export async function withHarness(
           }
         },
       });
+      options.onBooting?.(booting, cancel.signal);
+      harness = await booting;
     } finally {
       waiting.stop();
     }

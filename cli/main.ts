@@ -13,6 +13,7 @@
  * deno run -A jsr:@loom/mcp/cli --stdio "npx -y @modelcontextprotocol/server-memory" tools
  * deno run -A jsr:@loom/mcp/cli --http https://mcp.example.com/mcp --header "Authorization: Bearer T" tools
  * deno run -A jsr:@loom/mcp/cli run program.ts --deadline 2m
+ * deno run -A jsr:@loom/mcp/cli --catalog loom.toml serve --approve
  * deno run -A jsr:@loom/mcp/cli login notion
  * ```
  *
@@ -24,7 +25,8 @@
  * retires every server it booted before it returns, with evidence that each
  * one exited, Ctrl-C included.
  *
- * Unlike the library modules, this is a program: it prints. Results go to
+ * Unlike the library modules, this is a program: it prints (but `serve`,
+ * whose stdout is the protocol's, says everything on stderr). Results go to
  * stdout (as text, or one JSON document with `--json`); progress and errors
  * go to stderr, one line each, saying what to do. Exit status:
  * {@linkcode EXIT_OK}, {@linkcode EXIT_FAILED}, {@linkcode EXIT_USAGE},
@@ -46,6 +48,8 @@ import { Output } from "./_output.ts";
 import { startMessage } from "./_messages.ts";
 import { login, logout } from "./_login.ts";
 import { prompt, prompts, read, resources } from "./_prompts.ts";
+import { takeVia, viaCommand } from "./_via.ts";
+import { serveCommand } from "./_serve.ts";
 
 export {
   EXIT_FAILED,
@@ -77,7 +81,12 @@ export const VERSION = "0.1.0";
  * ```
  */
 export async function main(args: string[]): Promise<number> {
-  const parsed = parseArgs(args);
+  const via = takeVia(args);
+  if (!via.ok) {
+    new Output().error(via.error);
+    return EXIT_USAGE;
+  }
+  const parsed = parseArgs(via.value.rest);
   if (!parsed.ok) {
     new Output().error(parsed.error);
     return EXIT_USAGE;
@@ -102,6 +111,10 @@ export async function main(args: string[]): Promise<number> {
       return fail(output, command.json, { kind: "usage", message: read.error }, EXIT_USAGE);
     }
     program = read.source;
+  }
+  // Through a running serve nothing boots here: the serve's servers answer.
+  if (via.value.via !== undefined) {
+    return await viaCommand(command, via.value.via, { output, program });
   }
   const source = await serversOf(command, output);
   if (!source.ok) {
@@ -167,6 +180,8 @@ function dispatch(
         withHarness: (specs, body) =>
           withHarness(specs, context.doing, body, progress(command, context)),
       });
+    case "serve":
+      return serveCommand(command, context, { name: "loom-mcp", version: VERSION });
     case "prompts":
       return prompts(command, context);
     case "prompt":

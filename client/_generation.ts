@@ -56,6 +56,8 @@ import type { SignIn } from "./_sign_in.ts";
 import type { ServerAnswers } from "./_answers.ts";
 import type { ServedRequests } from "./thread/asked.ts";
 import type { WorkerPermissions } from "./permissions.ts";
+import { ClientOperation, McpSession, tracing } from "../telemetry/mcp.ts";
+import { endOf, peerOf } from "./_telemetry.ts";
 import type { Generations } from "./supervisor.ts";
 
 /** What a generation shares with its client. */
@@ -104,6 +106,8 @@ export class Generation {
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
   // Retired for its replacement: the handle stays dead meanwhile.
   #superseded = false;
+  // From ready to its end, while tracing: `mcp.client.session.duration`.
+  #session: McpSession | undefined;
 
   constructor(host: GenerationHost) {
     this.#host = host;
@@ -111,7 +115,7 @@ export class Generation {
     this.#tickets = new Tickets(this.#name, {
       batch: (text) => this.#link?.batch(text),
       message: (message, transfer) => this.#link?.post(message, transfer),
-    });
+    }, () => peerOf(this.#host.spec, this.#info));
   }
 
   /** Where the generation is in its life: what its worker last reported. */
@@ -145,11 +149,30 @@ export class Generation {
     if (this.state !== "parked") {
       return Promise.resolve(err(cannotConnect(this.#name, this.state, this.#host.tail.text())));
     }
-    this.#connecting = this.#connect();
+    this.#connecting = tracing() ? this.#tracedConnect() : this.#connect();
     return this.#connecting;
   }
 
-  #connect(): Promise<Result<ServerInfo, StartError>> {
+  /**
+   * The start in an `initialize` CLIENT span: the handshake is the worker's,
+   * but its start and its outcome are seen here. A ready start opens the
+   * session whose duration its end records.
+   */
+  #tracedConnect(): Promise<Result<ServerInfo, StartError>> {
+    const operation = new ClientOperation("initialize", "", peerOf(this.#host.spec, undefined));
+    return this.#connect(operation.carrier()).then((outcome) => {
+      if (outcome.ok) {
+        operation.negotiated(outcome.value.protocolVersion);
+        operation.end({});
+        this.#session = new McpSession("client", peerOf(this.#host.spec, outcome.value));
+      } else {
+        operation.end({ errorType: outcome.error.kind, message: outcome.error.message });
+      }
+      return outcome;
+    });
+  }
+
+  #connect(traceContext?: Record<string, string>): Promise<Result<ServerInfo, StartError>> {
     const { spec, retirementTimeoutMs } = this.#host;
     const connectTimeoutMs = spec.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#custody.hold();
@@ -178,6 +201,7 @@ export class Generation {
       signIn: signIn !== undefined,
       served: this.#host.served,
       ...(this.#host.logLevel === undefined ? {} : { logLevel: this.#host.logLevel }),
+      ...(traceContext === undefined ? {} : { traceContext }),
     });
     // Last, so that no pair of the spec's can take it away: its descendants are known by it.
     if (start.remote === null) {
@@ -275,6 +299,7 @@ export class Generation {
 
   /** The generation is done with: its worker ends, nothing of its process is guarded. */
   end(): void {
+    this.#session?.end();
     this.#host.signIn?.stop();
     this.#link?.end();
     this.#custody.end();
@@ -311,6 +336,7 @@ export class Generation {
         // read here) settles with it.
         if (event.death !== null) this.#tickets.settleAll(this.#unavailable());
         if (was === "ready" && state === "dead" && event.death !== null) {
+          this.#session?.end(endOf(err(event.death)).errorType);
           this.#host.died(event.death);
         }
         return;
@@ -431,7 +457,10 @@ export class Generation {
     };
     this.#report = { state, death, evidence: report.evidence };
     this.#tickets.settleAll(this.#unavailable());
-    if (report.state === "ready") this.#host.died(death);
+    if (report.state === "ready") {
+      this.#session?.end(endOf(err(death)).errorType);
+      this.#host.died(death);
+    }
     const start = this.#startSettle;
     const tail = this.#host.tail.text();
     if (start !== undefined) {

@@ -13,7 +13,7 @@
 
 import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
-import { err, type Result } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "./thread/outcomes.ts";
 import {
@@ -28,6 +28,8 @@ import {
 } from "./thread/to_worker.ts";
 import type { CallProgress } from "./thread/progress.ts";
 import { boundReached, deadlineOf, type Follow, sanitized } from "./_progress.ts";
+import { ClientOperation, type McpPeer, tracing } from "../telemetry/mcp.ts";
+import { endOf, withTraceContext } from "./_telemetry.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
 
@@ -62,7 +64,11 @@ type Pending = {
   /** What a long call follows (`_progress.ts`), and when it left. */
   follow: Follow | undefined;
   startedAt: number;
+  /** The request's span and its raw result, while tracing. */
+  traced: Traced | undefined;
 };
+
+type Traced = { operation: ClientOperation; raw: JsonValue | undefined };
 
 /** The requests in flight to one worker, by ticket. */
 export class Tickets {
@@ -86,9 +92,16 @@ export class Tickets {
   // Whether an answer was refused: none settles anything after it.
   #refused = false;
 
-  constructor(server: string, post: WorkerPost) {
+  #peer: () => McpPeer;
+
+  constructor(
+    server: string,
+    post: WorkerPost,
+    peer: () => McpPeer = () => ({ transport: "pipe" }),
+  ) {
     this.#server = server;
     this.#post = post;
+    this.#peer = peer;
   }
 
   /**
@@ -103,6 +116,44 @@ export class Tickets {
     signal: AbortSignal | undefined,
     decode?: Decode<T>,
     follow?: Follow,
+  ): Promise<Result<T, ClientError>> {
+    // Without a tracer provider this check is all tracing costs a request.
+    if (tracing()) return this.#traced(method, paramsText, timeoutMs, signal, decode, follow);
+    return this.#request(method, paramsText, timeoutMs, signal, decode, follow, undefined);
+  }
+
+  /**
+   * A request in a CLIENT span (a child of the active one), whose trace
+   * context leads its parameters' `_meta`; the span ends with its settlement.
+   */
+  #traced<T>(
+    method: RequestMethod,
+    paramsText: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    decode: Decode<T> | undefined,
+    follow: Follow | undefined,
+  ): Promise<Result<T, ClientError>> {
+    const operation = new ClientOperation(method, paramsText, this.#peer());
+    const traced: Traced = { operation, raw: undefined };
+    const sent = withTraceContext(paramsText, operation.carrier());
+    return this.#request(method, sent, timeoutMs, signal, decode, follow, traced).then(
+      (outcome) => {
+        // A result is judged as the server sent it (`isError`), not as decoded.
+        operation.end(endOf(outcome.ok ? ok(traced.raw ?? outcome.value) : outcome));
+        return outcome;
+      },
+    );
+  }
+
+  #request<T>(
+    method: RequestMethod,
+    paramsText: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    decode: Decode<T> | undefined,
+    follow: Follow | undefined,
+    traced: Traced | undefined,
   ): Promise<Result<T, ClientError>> {
     if (signal?.aborted) {
       return Promise.resolve(err(callTimedOut(this.#server, method, timeoutMs, true)));
@@ -119,6 +170,7 @@ export class Tickets {
         onAbort: undefined,
         follow,
         startedAt: 0,
+        traced,
       };
       this.#leaving.push(ticket);
       if (signal !== undefined) {
@@ -296,6 +348,11 @@ export class Tickets {
     const pending = this.#take(ticket);
     if (pending === undefined) return undefined;
     const outcome = message.outcome;
+    const traced = pending.traced;
+    if (traced !== undefined) {
+      traced.operation.sentAs(id);
+      if (outcome.ok) traced.raw = outcome.value;
+    }
     if (!outcome.ok) {
       pending.resolve(err(serverError(this.#server, pending.method, outcome.error)));
     } else {

@@ -55,7 +55,12 @@ export function startMessage(
   connectTimeoutMs: number,
   retirementTimeoutMs: number,
   rings: StartRings,
-  options: { signIn?: boolean; logLevel?: LogLevel; served?: ServedRequests } = {},
+  options: {
+    signIn?: boolean;
+    logLevel?: LogLevel;
+    served?: ServedRequests;
+    traceContext?: Record<string, string>;
+  } = {},
 ): StartMessage {
   const signIn = options.signIn ?? false;
   const spec = withDefaults(given);
@@ -68,6 +73,7 @@ export function startMessage(
     versions: spec.versions === undefined ? null : [...spec.versions],
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
     served: options.served ?? SERVES_NONE,
+    ...(options.traceContext === undefined ? {} : { traceContext: options.traceContext }),
   };
   if (isRemote(spec)) {
     return encodeStart({

@@ -99,6 +99,17 @@ import {
 import type { ServerRequestHandlers } from "./handlers.ts";
 import { checkHandlers, servedBy, ServerAnswers, URL_ELICITATION_REQUIRED } from "./_answers.ts";
 import type { ServedRequests } from "./thread/asked.ts";
+import { decodeSkillResult, decodeSkillsPage, type SkillEntry } from "../codec/skills.ts";
+import {
+  checkFrontmatter,
+  checkSkillBounds,
+  checkSkillFile,
+  declaresSkills,
+  findSkill,
+  type SkillError,
+  type SkillFile,
+  skillsNotDeclared,
+} from "./skills.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
@@ -181,6 +192,15 @@ const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
       : page;
   },
 };
+const SKILLS: ListKind<SkillEntry> = {
+  method: "skills/list",
+  noun: "skills",
+  decode: (value) => {
+    const page = decodeSkillsPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.skills } } : page;
+  },
+};
+
 /** One round of a call that may ask for input: its result, or what it asks. */
 type CallRound =
   | { kind: "complete"; result: CallToolResult }
@@ -228,6 +248,10 @@ export class Client {
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
   #toolWatchers = new ToolWatchers();
+  #promptWatchers = new ToolWatchers("prompts");
+  #resourceWatchers = new ToolWatchers("resources");
+  // The last skills listing, and the generation that answered it.
+  #skills: { generation: Generation; entries: SkillEntry[] } | undefined;
   #onLog: ((entry: LogEntry) => void) | undefined;
   #logLevel: LogOptions["logLevel"];
   #subscriptions = new Set<{ uri: string; onUpdated: (uri: string) => void }>();
@@ -290,6 +314,10 @@ export class Client {
   /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
   #noticed(notice: Notice): void {
     if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
+    if (notice.kind === "list_changed") {
+      if (notice.list === "prompts") return this.#promptWatchers.tell();
+      return this.#resourceWatchers.tell();
+    }
     if (notice.kind !== "resource_updated") return;
     for (const subscription of [...this.#subscriptions]) {
       // The server may name a part of what was subscribed to.
@@ -359,7 +387,10 @@ export class Client {
     return this.#generation.connect();
   }
 
-  /** Lists every tool the server offers (following pages, one deadline). */
+  /**
+   * Lists every tool the server offers (following pages, one deadline); none,
+   * without asking, for a server that declared no `tools`.
+   */
   listTools(options: { timeoutMs?: number } = {}): Promise<Result<ToolDescriptor[], ClientError>> {
     return this.listing(options).then((listed) => listed.ok ? ok(listed.value.tools) : listed);
   }
@@ -369,6 +400,10 @@ export class Client {
     const timeoutMs = this.#timeout(options.timeoutMs);
     const generation = this.#generation;
     const info = generation.info;
+    // A server that offers prompts, resources or skills but declared no tools lists none.
+    if (generation.state === "ready" && !isJsonObject(info?.capabilities.tools)) {
+      return Promise.resolve(ok({ tools: [] }));
+    }
     const page = (params: string, ms: number) =>
       generation.request("tools/list", params, ms, undefined);
     return listFresh(this.name, page, { timeoutMs, era: generation.era }).then((listed) => {
@@ -383,6 +418,23 @@ export class Client {
   /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
   watchTools(listener: () => void): () => void {
     return this.#toolWatchers.add(listener);
+  }
+
+  /**
+   * Calls `listener` whenever the server says its prompts changed
+   * (`notifications/prompts/list_changed`); returns what stops it. A
+   * listener that throws changes nothing of the client.
+   */
+  watchPrompts(listener: () => void): () => void {
+    return this.#promptWatchers.add(listener);
+  }
+
+  /**
+   * Calls `listener` whenever the server says its list of resources changed
+   * (`notifications/resources/list_changed`); returns what stops it.
+   */
+  watchResources(listener: () => void): () => void {
+    return this.#resourceWatchers.add(listener);
   }
 
   /** What the server's sign-in knows, without any secret; `undefined` when it signs in with none. */
@@ -721,6 +773,127 @@ export class Client {
         return listening;
       },
     });
+  }
+
+  /**
+   * Lists every skill the server serves (`skills/list`, following pages, at
+   * most `MAX_LIST_PAGES`), for a server that declared the skills extension
+   * (`io.modelcontextprotocol/skills`) and `resources`; any other is refused
+   * before anything is sent (`skills_not_declared`). Each entry is a skill's
+   * `SKILL.md` URI, its frontmatter and the manifest of its files; no file is
+   * read. The listing is held for `readSkill`.
+   */
+  async listSkills(
+    options: RequestOptions = {},
+  ): Promise<Result<SkillEntry[], ClientError | SkillError>> {
+    const generation = this.#generation;
+    if (generation.state === "ready" && !declaresSkills(generation.info)) {
+      return err(skillsNotDeclared(this.name));
+    }
+    const listed = await this.#list(SKILLS, options);
+    if (listed.ok) this.#skills = { generation, entries: listed.value };
+    return listed;
+  }
+
+  /**
+   * Reads one skill, by its frontmatter name or its `SKILL.md` URI, from the
+   * listing `listSkills` last held (listed now when there is none; a URI no
+   * listing has is asked for with `skills/get`). Its files are read only now,
+   * the `SKILL.md` first, each checked against the entry (size, then SHA-256
+   * digest) and the `SKILL.md`'s frontmatter against the entry's; the first
+   * mismatch is `skill_mismatch` naming the file, and no file after it is
+   * read. An entry past `MAX_SKILL_FILES`, `MAX_SKILL_FILE_BYTES` or
+   * `MAX_SKILL_BYTES` is refused before any read (`skill_too_large`). One
+   * deadline for the whole read. Throws `TypeError` on a name that is not a
+   * non-empty string.
+   */
+  async readSkill(
+    name: string,
+    options: RequestOptions = {},
+  ): Promise<
+    Result<
+      SkillEntry & {
+        /** The `SKILL.md` after its frontmatter: the skill's instructions. */
+        body: string;
+        /** Every file, the `SKILL.md` first; its text, or its bytes in base64 (`blob`). */
+        files: { uri: string; mimeType?: string; size: number; text?: string; blob?: string }[];
+        /** `false` for a `"dynamic"` skill, of which only the `SKILL.md` is read. */
+        verified: boolean;
+      },
+      ClientError | ResourceError | SkillError
+    >
+  > {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `Cannot read a skill: its name ${String(name)} is not a non-empty string`,
+      );
+    }
+    const timeoutMs = this.#timeout(options.timeoutMs);
+    const deadlineAt = performance.now() + timeoutMs;
+    const left = () => ({
+      timeoutMs: Math.max(0, deadlineAt - performance.now()),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const generation = this.#generation;
+    if (generation.state === "ready" && !declaresSkills(generation.info)) {
+      return err(skillsNotDeclared(this.name));
+    }
+    let entries = this.#skills?.generation === generation ? this.#skills.entries : undefined;
+    if (entries === undefined) {
+      const listed = await this.listSkills(left());
+      if (!listed.ok) return listed;
+      entries = listed.value;
+    }
+    let found: Result<SkillEntry, ClientError | SkillError> = findSkill(this.name, entries, name);
+    if (!found.ok && found.error.kind === "skill_not_found" && name.includes("://")) {
+      // A skill a listing need not show is still served by its URI.
+      const era = generation.era;
+      found = await generation.request(
+        "skills/get",
+        compactJson({ uri: name }),
+        left().timeoutMs,
+        options.signal,
+        (value): Result<SkillEntry, ClientError> => {
+          const type = era.checkResult("skills/get", value);
+          const decoded = type.ok ? decodeSkillResult(value) : type;
+          if (decoded.ok && decoded.value.uri === name) return decoded;
+          return err({
+            kind: "result_malformed",
+            method: "skills/get",
+            message: `Server "${this.name}" sent a malformed skills/get result for ${
+              JSON.stringify(name)
+            }: ${
+              decoded.ok ? `it names another skill, ${decoded.value.uri}` : decoded.error.message
+            }`,
+          });
+        },
+      );
+    }
+    if (!found.ok) return found;
+    const skill = found.value;
+    const bounded = checkSkillBounds(this.name, skill);
+    if (!bounded.ok) return bounded;
+    const listed = skill.resources === "dynamic" ? [] : skill.resources;
+    const read = async (
+      uri: string,
+    ): Promise<Result<SkillFile, ClientError | ResourceError | SkillError>> => {
+      const answered = await this.readResource(uri, left());
+      if (!answered.ok) return answered;
+      const entry = listed.find((file) => file.uri === uri);
+      return checkSkillFile(this.name, uri, entry, answered.value.contents);
+    };
+    const manifest = await read(skill.uri);
+    if (!manifest.ok) return manifest;
+    const front = await checkFrontmatter(this.name, skill, manifest.value);
+    if (!front.ok) return front;
+    const files = [manifest.value];
+    for (const file of listed) {
+      if (file.uri === skill.uri) continue;
+      const got = await read(file.uri);
+      if (!got.ok) return got;
+      files.push(got.value);
+    }
+    return ok({ ...skill, body: front.value, files, verified: skill.resources !== "dynamic" });
   }
 
   #undeclared(capability: PromptCapability): Promise<Result<never, PromptError>> | undefined {

@@ -32,6 +32,7 @@ export {
 } from "./supervisor.ts";
 export * from "./resources.ts";
 export * from "./prompts.ts";
+export * from "./skills.ts";
 export * from "./logs.ts";
 export type {
   ListedResource,

@@ -31,3 +31,4 @@ export * from "./progress.ts";
 export * from "./prompts.ts";
 export * from "./resource_lists.ts";
 export * from "./server_requests.ts";
+export * from "./skills.ts";

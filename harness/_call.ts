@@ -25,6 +25,7 @@ import type { CallContext, CallResult } from "../runner/host/run.ts";
 import type { ApprovalGate } from "./_approval.ts";
 import type { Exposure } from "./_listing.ts";
 import { checkArguments, checkResult } from "./_schemas.ts";
+import type { AskRouter } from "./_asking.ts";
 import type { CallDenial, ServerReport, WithheldReason } from "./types.ts";
 
 /** What calls are routed by: the census, how each server's boot ended, what each exposes now. */
@@ -35,6 +36,8 @@ export type Routes = {
   gate: ApprovalGate;
   /** The harness's approval hook, when it has one. */
   approve: Approve | undefined;
+  /** Who answers what a server asks during a call: the call's run, or boot. */
+  asking?: AskRouter;
 };
 
 /** One call as the harness routes it: the public `call`'s, or a run's (with its context). */
@@ -67,7 +70,10 @@ export function routeCalls(routes: Routes): RoutedCall {
       timeoutMs: number | undefined,
     ): Promise<Result<CallResult, CallDenial | ClientError>> => {
       const options = timeoutMs === undefined ? callOptions : { ...callOptions, timeoutMs };
-      const result = await client.callTool(wire, json, options);
+      const calling = () => client.callTool(wire, json, options);
+      const asking = routes.asking;
+      const result =
+        await (asking === undefined ? calling() : asking.within(server, wire, context, calling));
       if (!result.ok) return result;
       // The schemas of the listing the call was admitted by.
       const schemas = exposure.schemas.get(wire);

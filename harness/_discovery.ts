@@ -11,6 +11,7 @@
 
 import type { Generated } from "../codegen/generate.ts";
 import { closestNames } from "../codegen/names.ts";
+import { sanitizeLine } from "../codegen/text.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { ServerInfo } from "../client/errors.ts";
@@ -25,6 +26,36 @@ import { renderSurface } from "./_surface.ts";
 import type { DescribeDenial, ServerReport } from "./types.ts";
 
 type Ready = ServerReport & { state: "ready" };
+
+/**
+ * What the surface line of a tool seen to ask says, at its end: a fixed
+ * note of the harness's, never server text (the specification gives a tool
+ * no way to declare it asks, so only what was seen here can say it).
+ */
+const ASKS_NOTE = "[may ask the user]";
+/** The line `describe` adds to the block of a tool seen to ask, after its import. */
+const ASKS_LINE = "// May ask the user: during a call in this harness it asked a question " +
+  "(elicitation) or for a model's completion (sampling); a call waits for the answer.";
+
+/**
+ * `generated` with the surface lines of the tools of `asking` (wire names)
+ * marked: the note ends the line, inside its summary's comment or in one of
+ * its own, so the signature before it reads as it did.
+ */
+function marked(report: Ready, asking: ReadonlySet<string> | undefined): Generated {
+  const { generated } = report;
+  if (asking === undefined || asking.size === 0) return generated;
+  const byWire = new Map(report.tools.map((tool) => [tool.name, tool]));
+  const lines = generated.surface.split("\n").map((line) => {
+    const name = /^([A-Za-z_$][\w$]*)\(args: /.exec(line)?.[1];
+    const wire = name === undefined ? undefined : generated.manifest.get(name);
+    if (wire === undefined || !asking.has(wire)) return line;
+    const tool = byWire.get(wire);
+    const summary = sanitizeLine(tool?.description ?? tool?.title ?? "");
+    return summary.length > 0 ? `${line} ${ASKS_NOTE}` : `${line}  // ${ASKS_NOTE}`;
+  });
+  return { ...generated, surface: lines.join("\n") };
+}
 
 const encoder = new TextEncoder();
 
@@ -90,24 +121,29 @@ export class ToolIndex {
   readonly #reports: ReadonlyMap<string, ServerReport>;
   readonly #exposures: ReadonlyMap<string, Exposure> | undefined;
   readonly #entries: readonly SearchEntry[];
+  readonly #asking: ReadonlyMap<string, ReadonlySet<string>> | undefined;
   // Built at the first search: a harness that never searches never pays for it.
   #search: ToolSearch | undefined;
 
   /**
    * Builds the index of `reports` (in catalog order) for a surface of
    * `budget` bytes; `exposures`, when given, name the tools a server's
-   * lists or pins withhold, so that describing one says why it is absent.
+   * lists or pins withhold, so that describing one says why it is absent;
+   * `asking`, the tools (wire names, by server) seen to ask, which the
+   * surface and their blocks say may ask the user.
    */
   constructor(
     reports: ReadonlyMap<string, ServerReport>,
     budget: number,
     exposures?: ReadonlyMap<string, Exposure>,
+    asking?: ReadonlyMap<string, ReadonlySet<string>>,
   ) {
     this.#reports = reports;
     this.#exposures = exposures;
+    this.#asking = asking;
     const ready = [...reports.values()].filter((report): report is Ready =>
       report.state === "ready"
-    );
+    ).map((report) => ({ ...report, generated: marked(report, asking?.get(report.name)) }));
     const modules = new Map(ready.map((report) => [report.name, report.generated]));
     const whole = renderSurface(modules);
     const parts = ready.map(indexed);
@@ -189,6 +225,8 @@ export class ToolIndex {
       // generate() makes a part for every function it names; this cannot be reached.
       throw new TypeError(`Tool ${quote(wire.value)} of ${quote(server)} has no block`);
     }
-    return ok(block);
+    if (this.#asking?.get(server)?.has(wire.value) !== true) return ok(block);
+    const cut = block.indexOf("\n") + 1;
+    return ok(`${block.slice(0, cut)}${ASKS_LINE}\n${block.slice(cut)}`);
   }
 }

@@ -34,6 +34,11 @@ export class LiveListings {
   readonly #scheduler: RelistScheduler;
   readonly #unwatch: (() => void)[] = [];
   #index: ToolIndex;
+  // The tools seen to ask (an elicitation, a sampling request), by server;
+  // a mark found while a run is under way waits for the last run's end.
+  readonly #asking = new Map<string, Set<string>>();
+  #marksPending = false;
+  #runs = 0;
   #stopped = false;
   #booted: Promise<void> | undefined;
   /** Told each time the modules change. */
@@ -69,7 +74,33 @@ export class LiveListings {
 
   #indexOf(): ToolIndex {
     const budget = this.#options.surfaceBudgetBytes ?? DEFAULT_SURFACE_BUDGET_BYTES;
-    return new ToolIndex(this.reports, budget, this.exposures);
+    this.#marksPending = false;
+    return new ToolIndex(this.reports, budget, this.exposures, this.#asking);
+  }
+
+  /**
+   * Records that `tool` (a wire name) of `server` asked during a call; the
+   * surface and `describe` say so from their next rendering, once no run is
+   * under way (a run reads one surface from its start to its end).
+   */
+  markAsking(server: string, tool: string): void {
+    let tools = this.#asking.get(server);
+    if (tools === undefined) this.#asking.set(server, tools = new Set());
+    if (tools.has(tool)) return;
+    tools.add(tool);
+    this.#marksPending = true;
+    if (this.#runs === 0) this.#index = this.#indexOf();
+  }
+
+  /** A run starts: marks wait for the end of the last run. */
+  runStarted(): void {
+    this.#runs++;
+  }
+
+  /** A run ended: marks found meanwhile are rendered when it was the last. */
+  runEnded(): void {
+    this.#runs--;
+    if (this.#runs === 0 && this.#marksPending && !this.#stopped) this.#index = this.#indexOf();
   }
 
   /**

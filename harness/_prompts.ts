@@ -1,5 +1,5 @@
 // Private to harness/: where a request for a server's prompts, completions,
-// resource listings and subscriptions goes. One that names a server is
+// resource listings, subscriptions and skills goes. One that names a server is
 // refused as a value before it leaves when the server is unknown or failed at
 // boot (the client refuses one that declared no such capability); a listing
 // that names none asks every ready server that declared the capability, in
@@ -11,6 +11,7 @@ import { ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import type { Client } from "../client/client.ts";
+import { declaresSkills } from "../client/skills.ts";
 import { refusal } from "./_resources.ts";
 import type { Harness, ServerReport } from "./types.ts";
 
@@ -36,15 +37,18 @@ function clientOf(
 function listing<T>(
   census: Census,
   reports: ReadonlyMap<string, ServerReport>,
-  capability: "prompts" | "resources",
+  capability: "prompts" | "resources" | "skills",
   what: string,
   list: Listing<T>,
 ) {
+  const declared = (client: Client | undefined) =>
+    capability === "skills"
+      ? declaresSkills(client?.serverInfo)
+      : isJsonObject(client?.serverInfo?.capabilities[capability]);
   return async (server?: string) => {
     const names = server === undefined
       ? [...reports].filter(([name, report]) =>
-        report.state === "ready" &&
-        isJsonObject(census.clients.get(name)?.serverInfo?.capabilities[capability])
+        report.state === "ready" && declared(census.clients.get(name))
       ).map(([name]) => name)
       : [server];
     const entries: (T & { server: string })[] = [];
@@ -71,6 +75,8 @@ export function routeAsks(
   | "listResources"
   | "listResourceTemplates"
   | "subscribeResource"
+  | "listSkills"
+  | "readSkill"
 > {
   const to = (server: string, what: string) => clientOf(census, reports, server, what);
   return {
@@ -95,6 +101,17 @@ export function routeAsks(
       "list the resource templates of",
       (client) => client.listResourceTemplates(),
     ) as Harness["listResourceTemplates"],
+    listSkills: listing(
+      census,
+      reports,
+      "skills",
+      "list the skills of",
+      (client) => client.listSkills(),
+    ) as Harness["listSkills"],
+    readSkill(server, name, options = {}) {
+      const client = to(server, "read a skill of");
+      return client.ok ? client.value.readSkill(name, options) : Promise.resolve(client);
+    },
     getPrompt(server, name, args = {}, options = {}) {
       const client = to(server, "get a prompt of");
       return client.ok ? client.value.getPrompt(name, args, options) : Promise.resolve(client);

@@ -6,10 +6,10 @@
 // A program's read passes the approval hook first, as its calls do: in the
 // same queue, its wait counted in the read's deadline.
 
-import { err, type Result } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
-import type { Approve } from "../runner/host/approval.ts";
+import type { ApprovalRequest, Approve } from "../runner/host/approval.ts";
 import type { ReadResourceResult } from "../client/resources.ts";
 import type { CallFailure, ReadContext } from "../runner/host/run.ts";
 import { callDeadlineMs } from "../settings/limits.ts";
@@ -89,30 +89,45 @@ export async function readForProgram(
   uri: string,
   context: ReadContext = {},
 ): Promise<Result<ReadResourceResult, CallFailure>> {
+  const approved = await approveRead(approval, {
+    server,
+    tool: "resources/read",
+    name: "read_resource",
+    args: { uri },
+    resource: uri,
+  }, context);
+  if (!approved.ok) return approved;
   const { signal } = context;
-  const approve = context.approve ?? approval.approve;
-  let timeoutMs: number | undefined;
-  if (approve !== undefined) {
-    // An unknown or failed server is refused before the hook is bothered.
-    const refused = refusal(approval.reports, server);
-    if (refused !== undefined) return refused;
-    const deadline = approval.timeoutMs(server);
-    const asked = performance.now();
-    const verdict = await approval.gate.ask(approve, {
-      server,
-      tool: "resources/read",
-      name: "read_resource",
-      args: { uri },
-      annotations: {},
-      run: context.run,
-      resource: uri,
-    }, { queue: context.run ?? approval, timeoutMs: deadline, signal });
-    if (!verdict.ok) return verdict;
-    // The hook's time counts in the read's deadline.
-    timeoutMs = Math.max(1, Math.ceil(deadline - (performance.now() - asked)));
-  }
+  const timeoutMs = approved.value;
   return await read(server, uri, {
     ...(signal === undefined ? {} : { signal }),
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   });
+}
+
+/**
+ * Asks the approval hook (the run's, or the harness's) about one of a
+ * program's reads (a resource, a prompt) in the run's queue: what is left of
+ * the read's deadline once allowed (`undefined` without a hook), or the
+ * refusal. An unknown or failed server is refused before the hook is bothered.
+ */
+export async function approveRead(
+  approval: ReadApproval,
+  request: Pick<ApprovalRequest, "server" | "tool" | "name" | "args" | "resource" | "prompt">,
+  context: ReadContext,
+): Promise<Result<number | undefined, CallFailure>> {
+  const approve = context.approve ?? approval.approve;
+  if (approve === undefined) return ok(undefined);
+  const refused = refusal(approval.reports, request.server);
+  if (refused !== undefined) return refused;
+  const deadline = approval.timeoutMs(request.server);
+  const asked = performance.now();
+  const verdict = await approval.gate.ask(approve, {
+    ...request,
+    annotations: {},
+    run: context.run,
+  }, { queue: context.run ?? approval, timeoutMs: deadline, signal: context.signal });
+  if (!verdict.ok) return verdict;
+  // The hook's time counts in the read's deadline.
+  return ok(Math.max(1, Math.ceil(deadline - (performance.now() - asked))));
 }

@@ -33,7 +33,11 @@ import { LiveListings } from "./_live.ts";
 import { readForProgram, readTimeout, routeReads } from "./_resources.ts";
 import { routeAsks } from "./_prompts.ts";
 import { keepBootListing, watchGenerations } from "./_restart.ts";
+import { AskRouter } from "./_asking.ts";
+import { featuresForProgram } from "./_features.ts";
 import type { BootOptions, Harness } from "./types.ts";
+import { inSpan } from "../telemetry/spans.ts";
+import { withToolContent } from "../telemetry/mcp.ts";
 
 export type * from "./types.ts";
 
@@ -72,12 +76,19 @@ export type * from "./types.ts";
  * await Deno.writeTextFile("pins.json", JSON.stringify(harness.pins()));
  * ```
  */
-export async function boot(
+export function boot(
   specs: readonly ServerSpec[],
   options: BootOptions = {},
 ): Promise<Harness> {
+  return inSpan("harness.boot", { "loom.servers": specs.length }, () => booted(specs, options));
+}
+
+async function booted(specs: readonly ServerSpec[], options: BootOptions): Promise<Harness> {
   checkBootOptions(options);
-  const census = Census.prepare(specs, options);
+  // What a server asks during a run's call may be the run's to answer: the
+  // census is given the router's handlers in place of boot's own.
+  const asking = new AskRouter(options, (server, tool) => live.markAsking(server, tool));
+  const census = Census.prepare(specs, { ...options, ...asking.handlers() });
   // Throws TypeError for pins that do not read, before anything starts.
   const live = new LiveListings(census, options);
   // Code mode's checker, started now when asked: it loads while the servers start.
@@ -88,7 +99,7 @@ export async function boot(
   });
   if (options.prepareRunner) checker.start();
   try {
-    return await wire(census, checker, live, options);
+    return await wire(census, checker, live, asking, options);
   } catch (error) {
     // Whatever threw (a progress callback, a step), nothing it started is left running.
     live.stop();
@@ -114,10 +125,12 @@ function checkBootOptions(options: BootOptions): void {
   if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
     throw new TypeError("Cannot boot: signal is not an AbortSignal");
   }
-  if (options.prepareRunner !== undefined && typeof options.prepareRunner !== "boolean") {
-    throw new TypeError("Cannot boot: prepareRunner is not a boolean");
+  for (const key of ["prepareRunner", "traceToolContent"] as const) {
+    if (options[key] !== undefined && typeof options[key] !== "boolean") {
+      throw new TypeError(`Cannot boot: ${key} is not a boolean`);
+    }
   }
-  for (const key of ["approve", "onToolsChanged"] as const) {
+  for (const key of ["approve", "onToolsChanged", "onElicit", "onSample"] as const) {
     if (options[key] !== undefined && typeof options[key] !== "function") {
       throw new TypeError(`Cannot boot: ${key} is not a function`);
     }
@@ -144,18 +157,25 @@ async function wire(
   census: Census,
   checker: ResidentChecker,
   live: LiveListings,
+  asking: AskRouter,
   options: BootOptions,
 ): Promise<Harness> {
   await live.boot();
   // A program's calls and reads wait in the same queue for the same hook.
   const gate = new ApprovalGate();
-  const call = routeCalls({
+  const routed = routeCalls({
     census,
     reports: live.reports,
     exposures: live.exposures,
     gate,
     approve: options.approve,
+    // Without a handler at boot nothing may ask: the calls need no following.
+    ...(asking.active ? { asking } : {}),
   });
+  // Tool content reaches a span only when the harness asked for it.
+  const call: typeof routed = options.traceToolContent === true
+    ? (...args) => withToolContent(() => routed(...args))
+    : routed;
   const readResource = routeReads(census, live.reports);
   const reads = {
     gate,
@@ -163,6 +183,7 @@ async function wire(
     approve: options.approve,
     timeoutMs: readTimeout(census),
   };
+  const asks = routeAsks(census, live.reports);
   // A restarted server whose listing changed is listed again as a change
   // said by the server would be: the pins decide on it.
   const unwatch = watchGenerations(census, live.reports, options, (server, pinned, fresh) => {
@@ -191,6 +212,7 @@ async function wire(
       }, context);
     },
     read: (server, uri, context) => readForProgram(readResource, reads, server, uri, context),
+    features: featuresForProgram(asks, reads),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),
@@ -208,25 +230,38 @@ async function wire(
     modules: live.modules,
     reports: live.reports,
     call: (server, tool, args, callOptions = {}) =>
-      call(server, tool, args, callOptions, undefined),
+      inSpan(
+        "harness.call",
+        { "loom.server": server, "gen_ai.tool.name": tool },
+        () => call(server, tool, args, callOptions, undefined),
+      ),
     readResource,
-    ...routeAsks(census, live.reports),
+    ...asks,
     search: discovery.search,
     describe: discovery.describe,
-    run: (source, runOptions = {}) => {
-      if (runOptions.approve !== undefined && typeof runOptions.approve !== "function") {
-        throw new TypeError("Cannot run the program: approve is not a function");
+    run: async (source, runOptions = {}) => {
+      for (const key of ["approve", "onElicit", "onSample"] as const) {
+        if (runOptions[key] !== undefined && typeof runOptions[key] !== "function") {
+          throw new TypeError(`Cannot run the program: ${key} is not a function`);
+        }
       }
-      return runner.run(source, runOptions);
+      // The marks of tools seen to ask appear once no run is under way.
+      live.runStarted();
+      try {
+        return await inSpan("harness.run", {}, () => runner.run(source, runOptions));
+      } finally {
+        live.runEnded();
+      }
     },
     runnerStats: () => runner.stats(),
     pins: () => live.pins(),
     acceptTools: (server, tools) => live.acceptTools(server, tools),
-    retire: async (retireOptions) => {
-      live.stop();
-      unwatch();
-      await runner.retire();
-      return await census.retire(retireOptions);
-    },
+    retire: (retireOptions) =>
+      inSpan("harness.retire", {}, async () => {
+        live.stop();
+        unwatch();
+        await runner.retire();
+        return await census.retire(retireOptions);
+      }),
   };
 }

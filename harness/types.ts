@@ -18,7 +18,8 @@ import type {
   ResourceError,
   ResourceSubscription,
 } from "../client/resources.ts";
-import type { RequestOptions } from "../client/client.ts";
+import type { Client, RequestOptions } from "../client/client.ts";
+import type { SkillEntry, SkillError } from "../client/skills.ts";
 import type {
   CompleteContext,
   CompleteResult,
@@ -29,6 +30,7 @@ import type {
 } from "../client/prompts.ts";
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from "../codec/resource_lists.ts";
 import type { RestartPlan, RestartRefusal } from "../client/supervisor.ts";
+import type { ServerRequestHandlers } from "../client/handlers.ts";
 import type { Approve, CallResult, HarnessRunOptions, RunReport } from "../runner/host/run.ts";
 import type { RunnerStats } from "../runner/host/runner.ts";
 import type { SearchOptions, ToolMatch } from "../runner/host/discovery.ts";
@@ -242,6 +244,14 @@ export type BootOptions = CensusOptions & {
    */
   prepareRunner?: boolean;
   /**
+   * Record each tool call's arguments and result on its `tools/call` span
+   * (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`, as JSON text)
+   * when spans are exported (`OTEL_DENO=true`). Off by default: arguments
+   * and results may hold secrets, and a trace backend is read by more people
+   * than the harness's own log.
+   */
+  traceToolContent?: boolean;
+  /**
    * How many of this harness's runs hold a sandbox at once; more wait their
    * turn, within their own deadline. `DEFAULT_MAX_SANDBOXES` by default.
    */
@@ -378,6 +388,25 @@ export type Harness = {
   ): Promise<
     Result<ServerEntry<ResourceTemplateDescriptor>[], CallDenial | ClientError | ResourceError>
   >;
+  /**
+   * Lists the skills of one server, or, with none named, of every ready
+   * server that declared the skills extension, in catalog order; each entry
+   * says its server (`Client.listSkills`). No file is read.
+   */
+  listSkills(
+    server?: string,
+  ): Promise<Result<ServerEntry<SkillEntry>[], CallDenial | ClientError | SkillError>>;
+  /** Reads one skill of one server, every file checked against its entry (`Client.readSkill`). */
+  readSkill(
+    server: string,
+    name: string,
+    options?: RequestOptions,
+  ): Promise<
+    Result<
+      Extract<Awaited<ReturnType<Client["readSkill"]>>, { ok: true }>["value"],
+      CallDenial | ClientError | ResourceError | SkillError
+    >
+  >;
   /** Hears the updates of one resource of one server until unsubscribed (`Client.subscribeResource`). */
   subscribeResource(
     server: string,
@@ -388,8 +417,35 @@ export type Harness = {
   /**
    * Runs one model-written program against the ready servers' modules, with
    * the harness's resident checker and a sandbox started ahead.
+   *
+   * A run's own `onElicit` and `onSample` replace boot's for what a server
+   * asks during this run's calls: a 2026-07-28 `input_required` round and a
+   * `-32042` error are always known to be a call's; a legacy server's
+   * `elicitation/create` or `sampling/createMessage` is the run's when only
+   * that run's calls are in flight on the server (and that call's when it is
+   * the only one). Anything else is answered by boot's handler. The program's
+   * call waits for the answer within the call's deadline and the run's; the
+   * approvals and limits stand; when the run ends first, the question is
+   * settled (an elicitation as `cancel`, a sampling request refused) and a
+   * late answer dropped. The call's record in the report counts what it
+   * asked (`asked`), and the tool is marked on the surface as one that may
+   * ask the user.
+   *
+   * What a server may ask is decided at its start: the `elicitation` and
+   * `sampling` capabilities are declared (at `initialize`, and in a
+   * 2026-07-28 request's envelope) only for the handlers given to `boot`.
+   * With none there, a server is never told it may ask: a legacy one does not
+   * send the request (and may hide the tools that need it), one that sends it
+   * anyway is refused, and a run's handler is not asked. To leave the answers
+   * to runs, give `boot` a handler that declines (`async () => ({ action:
+   * "decline" })`).
    */
-  run(source: string, options?: HarnessRunOptions): Promise<RunReport>;
+  run(
+    source: string,
+    options?:
+      & Omit<HarnessRunOptions, "onElicit" | "onSample">
+      & Pick<ServerRequestHandlers, "onElicit" | "onSample">,
+  ): Promise<RunReport>;
   /**
    * The tools across every ready server that best match what `query` asks
    * for, best first, at most `options.limit` (`DEFAULT_SEARCH_LIMIT`); each

@@ -29,4 +29,6 @@ export * from "./serve.ts";
 export * from "./tool.ts";
 export * from "./transport.ts";
 export * from "./capture.ts";
+export * from "./http/http_server.ts";
+export * from "./http/serve_http.ts";
 export type { Result } from "../codec/result.ts";

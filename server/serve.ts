@@ -54,6 +54,8 @@ import { type Call, runCall } from "./run_tool.ts";
 import { describeValue } from "../codec/quote.ts";
 import { classifyLine, idKey, type WireId } from "./_inbound.ts";
 import { checkDefinition } from "./_definition.ts";
+import { ServerTraces } from "./_traces.ts";
+import { tracing } from "../telemetry/mcp.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
 import {
   MAX_ABANDONED_CALLS,
@@ -170,6 +172,8 @@ class Session {
   #outbox: Uint8Array[] = [];
   #outboxBytes = 0;
   #flushing: Promise<void> | undefined;
+  // The session's spans, only while a tracer provider is registered.
+  #traces: ServerTraces | undefined = tracing() ? new ServerTraces() : undefined;
 
   constructor(server: ServerDefinition, tools: Map<string, Tool>, transport: LineTransport) {
     this.#server = server;
@@ -218,6 +222,7 @@ class Session {
     await worker;
     await this.#flushing;
     const failure = this.#dead ?? this.#readFailure;
+    this.#traces?.ended(failure !== undefined);
     return failure === undefined ? { kind: "end_of_input" } : { kind: "channel_dead", failure };
   }
 
@@ -234,6 +239,7 @@ class Session {
       return;
     }
     const { id, method, params } = inbound;
+    this.#traces?.open(id, method, isJsonObject(params) ? params : undefined);
     const known = method === "initialize" || method === "ping" || method === "tools/list" ||
       method === "tools/call" || method === DISCOVER_METHOD;
     if (!known) {
@@ -265,10 +271,13 @@ class Session {
       case DISCOVER_METHOD:
         this.#reply(encodeResult(id, discoverResult(this.#info, this.#cache, this.#instructions)));
         return;
-      case "initialize":
+      case "initialize": {
         this.#era = "legacy";
-        this.#reply(encodeResult(id, this.#initialize(body)));
+        const result = this.#initialize(body);
+        this.#traces?.negotiated(String(result.protocolVersion));
+        this.#reply(encodeResult(id, result));
         return;
+      }
       case "ping":
         this.#reply(encodeResult(id, {}));
         return;
@@ -410,6 +419,7 @@ class Session {
     if (index >= 0) {
       const [dropped] = this.#queue.splice(index, 1);
       this.#queuedChars -= dropped?.chars ?? 0;
+      if (dropped !== undefined) this.#traces?.dropped(dropped.id);
     } else if (this.#running !== undefined && idKey(this.#running.id) === key) {
       this.#running.controller.abort(new Error("The client cancelled this call"));
     }
@@ -438,8 +448,12 @@ class Session {
       if (outcome.kind === "abandoned") {
         this.#abandoned++;
         void outcome.ended.then(() => this.#abandoned--);
+        this.#traces?.dropped(call.id);
       } else if (!call.controller.signal.aborted) {
+        this.#traces?.answered(call.id, outcome.line);
         this.#send(outcome.line);
+      } else {
+        this.#traces?.dropped(call.id);
       }
     }
   }
@@ -449,6 +463,7 @@ class Session {
   }
 
   #reply(message: JsonObject): void {
+    this.#traces?.replied(message);
     this.#send(frame(message));
   }
 

@@ -61,6 +61,8 @@ export const REQUEST_METHODS = [
   "prompts/get",
   "completion/complete",
   "logging/setLevel",
+  "skills/list",
+  "skills/get",
 ] as const;
 
 /** A method a main thread may ask a worker to run, one of {@linkcode REQUEST_METHODS}. */
@@ -121,6 +123,14 @@ export function renderRequest(
 ): string {
   return `${ticket}|${timeoutMs}|${method}|${paramsText}`;
 }
+
+/**
+ * How a request's parameters begin when the main thread wrote a `_meta` of
+ * its own into them (the trace context of the request's span): they then
+ * always begin so, and the worker merges its own `_meta` fields (a modern
+ * envelope, a progress token) into that object instead of adding another.
+ */
+export const PARAMS_META_LEAD = '{"_meta":{';
 
 /**
  * Decodes a batch of requests; a line that is not one is reported by its
@@ -191,6 +201,11 @@ export type StartMessage = {
   rings: StartRings;
   /** The least level of log messages asked of the server; none asked when absent. */
   logLevel?: LogLevel;
+  /**
+   * The trace context of the start's `initialize` span (`traceparent`, ...),
+   * written into the `_meta` of the start's requests; absent when not tracing.
+   */
+  traceContext?: Record<string, string>;
 };
 
 /** The two rings between a worker and the main thread: requests in, answers out. */
@@ -236,7 +251,12 @@ function decodeStart(data: Fields): Result<StartMessage, string> {
   }
   const served = data.served;
   if (!isServedRequests(served)) return err("served is not what a client serves");
+  const traceContext = data.traceContext;
+  if (traceContext !== undefined && !isStringRecord(traceContext)) {
+    return err("traceContext is not a string record");
+  }
   return ok({
+    ...(traceContext === undefined ? {} : { traceContext: { ...traceContext } }),
     kind: "start",
     name,
     command,

@@ -27,8 +27,20 @@ import { peekResponseId, peekResponseIdBytes } from "../../codec/peek.ts";
 import type { Result } from "../../codec/result.ts";
 import { decodeUtf8 } from "../../codec/_utf8.ts";
 import type { Pending, RequestExtra } from "./_pending.ts";
+import { PARAMS_META_LEAD } from "../thread/to_worker.ts";
 
 const OPEN_BRACE = 0x7b;
+const UNDERSCORE = 0x5f;
+const LEAD_BYTES = new TextEncoder().encode(PARAMS_META_LEAD);
+
+/** Whether parameters as bytes begin with the main thread's own `_meta`. */
+function leadsWithMeta(params: Uint8Array): boolean {
+  if (params.length < LEAD_BYTES.length) return false;
+  for (let index = 0; index < LEAD_BYTES.length; index++) {
+    if (params[index] !== LEAD_BYTES[index]) return false;
+  }
+  return true;
+}
 
 /** Renders a machine's outgoing lines into a sink that writes them in order. */
 export class LineWriter {
@@ -64,11 +76,19 @@ export class LineWriter {
     const parts: string[] = [];
     const envelope = this.#meta === "" ? "" : extra.tasks ? this.#taskInner : this.#inner;
     const meta = [envelope, extra.meta ?? ""].filter((part) => part !== "").join(",");
+    const [head, tail] = frameRequest(id, method);
+    if (params.startsWith(PARAMS_META_LEAD)) {
+      // The main thread's `_meta` (trace context) takes these fields in.
+      if (extra.fields !== undefined && extra.fields !== "") parts.push(extra.fields);
+      const inner = meta === "" ? "" : `${meta},`;
+      parts.push(`"_meta":{${inner}${params.slice(PARAMS_META_LEAD.length)}`);
+      this.#write(`${head}{${parts.join(",")}${tail}`);
+      return;
+    }
     if (meta !== "") parts.push(`"_meta":{${meta}}`);
     if (extra.fields !== undefined && extra.fields !== "") parts.push(extra.fields);
     const rest = params === "" ? "}" : params.slice(1);
     const body = `{${parts.join(",")}${parts.length > 0 && rest !== "}" ? "," : ""}${rest}`;
-    const [head, tail] = frameRequest(id, method);
     this.#write(head + body + tail);
   }
 
@@ -97,9 +117,21 @@ export class LineWriter {
       this.#write(`${head}{${this.#meta}}${tail}`);
       return;
     }
-    // The envelope goes first; the parameters follow without their opening brace.
+    // The envelope goes first; the parameters follow without their opening
+    // brace, or, when they lead with a `_meta` of their own, join it.
     if (typeof params === "string") {
+      if (params.charCodeAt(2) === UNDERSCORE && params.startsWith(PARAMS_META_LEAD)) {
+        const rest = params.slice(PARAMS_META_LEAD.length);
+        this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},${rest}${tail}`);
+        return;
+      }
       this.#write(`${head}{${this.#meta},${params.slice(1)}${tail}`);
+      return;
+    }
+    if (leadsWithMeta(params)) {
+      this.#write(`${head}${PARAMS_META_LEAD}${this.#inner},`);
+      this.#write(params.subarray(LEAD_BYTES.length));
+      this.#write(tail);
       return;
     }
     this.#write(`${head}{${this.#meta},`);

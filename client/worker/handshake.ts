@@ -114,11 +114,19 @@ export type DiscoverVerdict =
   /** The start fails here, whatever the plan. */
   | { kind: "failed"; failure: StartFailure };
 
+/** What a server may offer a client: one of these is enough to be of use. */
+const OFFERS = ["tools", "prompts", "resources"] as const;
+
+/** Whether a server declared none of what a client can use. */
+function offersNothing(info: ServerInfo): boolean {
+  return !OFFERS.some((capability) => isJsonObject(info.capabilities[capability]));
+}
+
 function noTools(name: string, info: ServerInfo, stderrTail: string): StartFailure {
   return {
     kind: "tools_not_declared",
-    message: `Server "${name}" does not declare the "tools" capability; ` +
-      `it offers nothing this client can call`,
+    message: `Server "${name}" declares none of the "tools", "prompts" and "resources" ` +
+      `capabilities; it offers nothing this client can use`,
     serverInfo: info,
     stderrTail,
   };
@@ -192,16 +200,14 @@ export function judgeDiscover(
     era: MODERN_ERA.name,
   };
   if (discovered.instructions !== undefined) info.instructions = discovered.instructions;
-  if (!isJsonObject(info.capabilities.tools)) {
-    return { kind: "failed", failure: noTools(name, info, stderrTail) };
-  }
+  if (offersNothing(info)) return { kind: "failed", failure: noTools(name, info, stderrTail) };
   return { kind: "answered", info };
 }
 
 /**
  * Judges the answer to `initialize`: the server's info, or the start failure
- * it is (no answer, a wrong shape, a version outside those offered, no
- * `tools` capability).
+ * it is (no answer, a wrong shape, a version outside those offered, none of
+ * the `tools`, `prompts` and `resources` capabilities).
  *
  * @example A server without tools
  * ```ts
@@ -248,7 +254,7 @@ export function judgeInitialize(
     );
   }
   const info: ServerInfo = { ...decoded.value, era: LEGACY_ERA.name };
-  if (!isJsonObject(info.capabilities.tools)) return err(noTools(name, info, stderrTail));
+  if (offersNothing(info)) return err(noTools(name, info, stderrTail));
   return ok(info);
 }
 

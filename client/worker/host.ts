@@ -221,6 +221,7 @@ export class WorkerHost {
       onToolsChanged: () => this.#toolsChanged(),
       onNotification: (method, params) => this.#notified(method, params),
       ...(message.logLevel === undefined ? {} : { logLevel: message.logLevel }),
+      ...(message.traceContext === undefined ? {} : { traceContext: message.traceContext }),
       served: this.#served(message),
     });
     this.#machine = machine;

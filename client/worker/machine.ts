@@ -57,7 +57,7 @@ import { Connection } from "./_connection.ts";
 import type { RetirementOutcome } from "./retirement.ts";
 import { startSession } from "./start.ts";
 import type { Transport } from "../transport/transport.ts";
-import type { LineFault } from "../thread/to_worker.ts";
+import { type LineFault, PARAMS_META_LEAD } from "../thread/to_worker.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "../thread/state.ts";
 export { EXIT_AFTER_EOF_GRACE_MS } from "./_connection.ts";
@@ -91,6 +91,8 @@ export type MachineOptions = {
    * roots), and so the capabilities declared; none by default.
    */
   served?: ServerRequestContext;
+  /** The trace context the start's requests carry in their `_meta` (the main thread's span). */
+  traceContext?: Record<string, string>;
 };
 
 /**
@@ -134,6 +136,8 @@ export class ClientMachine {
   #connectTimeoutMs: number;
   #retirementTimeoutMs: number;
   #clientInfo: Implementation;
+  // The start's trace context as JSON fields without braces; "" when not tracing.
+  #traceFields: string;
   #plan: EraPlan;
   #era: EraCodec = LEGACY_ERA;
   #onReport: ((report: StateReport) => void) | undefined;
@@ -160,6 +164,10 @@ export class ClientMachine {
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#retirementTimeoutMs = options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS;
     this.#clientInfo = options.clientInfo ?? CLIENT_INFO;
+    const trace = options.traceContext;
+    this.#traceFields = trace === undefined || Object.keys(trace).length === 0
+      ? ""
+      : JSON.stringify(trace).slice(1, -1);
     this.#plan = eraPlan(options.era, options.versions);
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
@@ -325,6 +333,20 @@ export class ClientMachine {
 
   // ---- start ----
 
+  /**
+   * A start request's parameters with the start's trace context in their
+   * `_meta`: joined to the probe's own `_meta`, or leading `initialize`'s.
+   */
+  #traced(paramsText: string): string {
+    const fields = this.#traceFields;
+    if (fields === "") return paramsText;
+    if (paramsText.startsWith(PARAMS_META_LEAD)) {
+      return `${PARAMS_META_LEAD}${fields},${paramsText.slice(PARAMS_META_LEAD.length)}`;
+    }
+    if (paramsText === "" || paramsText === "{}") return `${PARAMS_META_LEAD}${fields}}}`;
+    return `${PARAMS_META_LEAD}${fields}},${paramsText.slice(1)}`;
+  }
+
   async #start(): Promise<Result<ServerInfo, StartError>> {
     const started = await startSession({
       name: this.#name,
@@ -336,7 +358,8 @@ export class ClientMachine {
       now: () => this.#clock.now(),
       launch: () => this.#launch(),
       mayRelaunch: () => typeof this.#launcher === "function" && this.#state === "connecting",
-      request: (method, params, timeoutMs) => this.#startRequest(method, params, timeoutMs),
+      request: (method, params, timeoutMs) =>
+        this.#startRequest(method, this.#traced(params), timeoutMs),
       lost: () =>
         this.#state !== "connecting" || this.#death !== undefined ? this.#unavailable() : undefined,
       failed: (failure, final) => this.#failed(failure, final),

@@ -57,7 +57,7 @@ export class CallLedger {
    */
   constructor(
     call: CallFunction,
-    context: Omit<CallContext, "signal" | "resource" | "onProgress"> = {},
+    context: Omit<CallContext, "signal" | "resource" | "onProgress" | "asked"> = {},
     onProgress?: RunOptions["onProgress"],
   ) {
     this.#call = call;
@@ -75,7 +75,15 @@ export class CallLedger {
    * ledger has ended by then.
    */
   start(
-    call: { id: number; server: string; tool: string; args: unknown; resource?: true },
+    call: {
+      id: number;
+      server: string;
+      tool: string;
+      args: unknown;
+      resource?: true;
+      /** What carries this one instead of the harness's call (a program's listing, say). */
+      carry?: (context: CallContext) => Promise<Result<CallResult, CallFailure>>;
+    },
     settled: (outcome: Result<CallResult, CallFailure>) => void,
   ): void {
     const record: CallRecord = {
@@ -96,12 +104,20 @@ export class CallLedger {
         if (!this.#closed) hear(callId, progress);
       };
     }
+    options.asked = (kind) => {
+      if (this.#closed) return;
+      const asked = record.asked ??= { elicitations: 0, samplings: 0 };
+      if (kind === "elicitation") asked.elicitations++;
+      else asked.samplings++;
+    };
     this.#pending.add(call.id);
     const started = performance.now();
     const done = (async () => {
       let outcome: Result<CallResult, CallFailure>;
       try {
-        outcome = await this.#call(call.server, call.tool, call.args, options);
+        outcome = call.carry === undefined
+          ? await this.#call(call.server, call.tool, call.args, options)
+          : await call.carry(options);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         outcome = err({ kind: "call_failed", message: `The harness's call threw: ${reason}` });

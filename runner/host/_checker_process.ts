@@ -10,7 +10,9 @@
  * exiting; denoland/deno#35657 reports the same), so a program written to
  * make the compiler work without end would leave a spinning, growing thread
  * in the harness. A process dies on SIGKILL within about 10 ms, and
- * `--max-old-space-size` bounds its heap.
+ * `--max-old-space-size` bounds its heap; `--max-semi-space-size` keeps its
+ * young generation small, so a check leaves little resident
+ * ({@linkcode CHECKER_SEMI_SPACE_MB}).
  *
  * The process runs with no `--allow-*` flag: a main module's static imports
  * load without permission (the compiler's library declarations are text
@@ -36,7 +38,7 @@
 
 import { LineDecoder } from "../../codec/framing.ts";
 import type { CheckerRequest } from "../checker/protocol.ts";
-import { CHILD_STDERR_TAIL_CHARS } from "./limits.ts";
+import { CHECKER_SEMI_SPACE_MB, CHILD_STDERR_TAIL_CHARS } from "./limits.ts";
 
 /**
  * Who else must know the checker's pids, such as a harness's exit guard that
@@ -88,7 +90,7 @@ export function checkerArgs(entry: URL, heapMb: number): string[] {
     "--quiet",
     // A library loaded from a URL starts its checker from the same host.
     entry.protocol === "file:" ? "--no-remote" : `--allow-import=${entry.host}`,
-    `--v8-flags=--max-old-space-size=${heapMb}`,
+    `--v8-flags=--max-old-space-size=${heapMb},--max-semi-space-size=${CHECKER_SEMI_SPACE_MB}`,
     entry.href,
   ];
 }

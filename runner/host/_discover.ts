@@ -12,6 +12,60 @@
 import type { JsonValue } from "../../codec/json.ts";
 import { decodeTagged } from "./_tagged.ts";
 import { type Discovery, searchProblem, type ToolMatch } from "./discovery.ts";
+import type { FeatureRequest } from "./run.ts";
+
+/** The method a run's report names each program request of prompts and resources by. */
+export const FEATURE_METHODS: Readonly<Record<FeatureRequest["op"], string>> = {
+  listPrompts: "prompts/list",
+  getPrompt: "prompts/get",
+  listResources: "resources/list",
+};
+
+/**
+ * A discovery request that asks for a server's prompts or resources,
+ * decoded as untrusted input: the request, or the refusal of one that is
+ * malformed; `undefined` for any other request.
+ */
+export function readFeatureRequest(
+  tagged: unknown,
+):
+  | { kind: "feature"; request: FeatureRequest }
+  | { kind: "refused"; reply: JsonValue }
+  | undefined {
+  const decoded = decodeTagged(tagged);
+  if (!decoded.ok || !isRecord(decoded.value)) return undefined;
+  const { op, server, name, args } = decoded.value;
+  if (op !== "listPrompts" && op !== "getPrompt" && op !== "listResources") return undefined;
+  const method = FEATURE_METHODS[op];
+  if (op !== "getPrompt") {
+    if (server !== undefined && typeof server !== "string") {
+      return {
+        kind: "refused",
+        reply: refusal("invalid_arguments", `Cannot send ${method}: the server is not a string`),
+      };
+    }
+    return { kind: "feature", request: server === undefined ? { op } : { op, server } };
+  }
+  if (typeof server !== "string" || typeof name !== "string") {
+    return {
+      kind: "refused",
+      reply: refusal("invalid_arguments", "Cannot get a prompt: name its server and prompt"),
+    };
+  }
+  if (!isRecord(args) || Object.values(args).some((value) => typeof value !== "string")) {
+    return {
+      kind: "refused",
+      reply: refusal(
+        "invalid_arguments",
+        `Cannot get prompt ${JSON.stringify(name)}: its arguments must be an object of strings`,
+      ),
+    };
+  }
+  return {
+    kind: "feature",
+    request: { op, server, name, args: { ...args } as Record<string, string> },
+  };
+}
 
 function refusal(code: string, message: string): JsonValue {
   return { ok: false, code, message };

@@ -18,7 +18,13 @@
  * {@linkcode POOL_QUIET_MS}: a start is most of a core for tens of
  * milliseconds, which runs back to back or at once would otherwise share
  * (measured: BENCHMARKS.md). A burst of runs takes what waits; the pool
- * fills again once the burst is over.
+ * fills again once the burst is over. One exception: once programs have come
+ * faster than sandboxes start (a miss raised the target past one), a take
+ * that leaves the pool with nothing waiting or starting starts the next
+ * sandbox at once, runs in flight or not: the next program would otherwise
+ * start its own only when it arrives. While programs come one at a time
+ * (the target is one), a run never shares the machine with a start
+ * (measured both ways: BENCHMARKS.md, "A cold sandbox").
  *
  * Lifecycle: the pool owns every sandbox it started until {@linkcode
  * SandboxPool.take} hands one to a run (which then owns it) or
@@ -125,6 +131,19 @@ export class SandboxPool {
       }, POOL_QUIET_MS - quietFor);
       return;
     }
+    this.#startOne();
+  }
+
+  /**
+   * Starts one sandbox now, whatever runs are in flight, when none waits or
+   * starts and programs have come faster than sandboxes start.
+   */
+  #refillEmpty(): void {
+    if (this.#retired || this.#starting !== undefined || this.target < 2) return;
+    if (this.#entries.length === 0) this.#startOne();
+  }
+
+  #startOne(): void {
     const entry: Entry = { promise: this.#start(), sandbox: undefined };
     this.#starting = entry;
     entry.promise = entry.promise.then(async (sandbox) => {
@@ -169,6 +188,7 @@ export class SandboxPool {
     while (index < this.#entries.length) {
       const [entry] = this.#entries.splice(index, 1) as [Entry];
       if (entry === this.#starting) this.#starting = undefined;
+      this.#refillEmpty();
       const sandbox = await entry.promise;
       if (sandbox?.usable) return sandbox;
       await sandbox?.dispose();

@@ -6,6 +6,13 @@
  * `deno run` process
  * started on the bootstrap with no permission but reading that root.
  *
+ * The room's own files are written as the JavaScript `deno task generate`
+ * made of them (`bootstrap.js`, `prelude.js`, `cap.js`, `tools.js`): the
+ * emit cache is off, so TypeScript would be transpiled at every start
+ * (BENCHMARKS.md, "A cold sandbox"). The import map sends `@loom/mcp/cap`
+ * and `./tools.ts`, the names programs and generated modules import, to
+ * them.
+ *
  * A sandbox can be started ahead of its program (warm): the process starts,
  * its bootstrap starts the program Worker, says `ready` on stdout once the
  * Worker has loaded (before any program exists, so nothing but the trusted
@@ -24,11 +31,10 @@
  */
 
 import {
-  BOOTSTRAP_SOURCE,
-  CAP_SOURCE,
-  PRELUDE_SOURCE,
-  TAGS_SOURCE,
-  TOOLS_SOURCE,
+  BOOTSTRAP_SCRIPT,
+  CAP_SCRIPT,
+  PRELUDE_SCRIPT,
+  TOOLS_SCRIPT,
 } from "../../_generated/sandbox_sources.ts";
 
 /** What a sandbox is started with. */
@@ -37,7 +43,7 @@ export type SandboxSpec = {
   deno: string;
   /** The V8 heap cap of the process, in MiB. */
   memoryMb: number;
-  /** The specifier the import map points at the root's `cap.ts`. */
+  /** The specifier the import map points at the root's `cap.js`. */
   capSpecifier: string;
   /** The folder the sandbox's temporary directory is made in; the system's by default. */
   tempDir: string | undefined;
@@ -190,15 +196,19 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
     const importMap = `${base}/import_map.json`;
     await Deno.mkdir(`${rootPath}mcp`, { recursive: true });
     await Promise.all([
-      Deno.writeTextFile(`${rootPath}cap.ts`, CAP_SOURCE),
-      Deno.writeTextFile(`${rootPath}bootstrap.ts`, BOOTSTRAP_SOURCE),
-      Deno.writeTextFile(`${rootPath}prelude.ts`, PRELUDE_SOURCE),
-      Deno.writeTextFile(`${rootPath}tags.ts`, TAGS_SOURCE),
-      Deno.writeTextFile(`${rootPath}tools.ts`, TOOLS_SOURCE),
+      Deno.writeTextFile(`${rootPath}cap.js`, CAP_SCRIPT),
+      Deno.writeTextFile(`${rootPath}bootstrap.js`, BOOTSTRAP_SCRIPT),
+      Deno.writeTextFile(`${rootPath}prelude.js`, PRELUDE_SCRIPT),
+      Deno.writeTextFile(`${rootPath}tools.js`, TOOLS_SCRIPT),
       Deno.writeTextFile(`${base}/sealed`, ""),
       Deno.writeTextFile(
         importMap,
-        JSON.stringify({ imports: { [spec.capSpecifier]: `${rootUrl}cap.ts` } }),
+        JSON.stringify({
+          imports: {
+            [spec.capSpecifier]: `${rootUrl}cap.js`,
+            [`${rootUrl}tools.ts`]: `${rootUrl}tools.js`,
+          },
+        }),
       ),
     ]);
     const child = new Deno.Command(spec.deno, {
@@ -210,7 +220,7 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
         `--allow-read=${rootPath}`,
         `--import-map=${importMap}`,
         `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${spec.memoryMb}`,
-        `${rootPath}bootstrap.ts`,
+        `${rootPath}bootstrap.js`,
       ],
       // The sandbox needs no cache; its DENO_DIR lies below a regular file, so
       // nothing (the Cache API included) can create it. With the emit cache

@@ -35,7 +35,9 @@ import type {
 } from "./run.ts";
 import type { Discovery } from "./discovery.ts";
 import { MAX_DISCOVERY_REQUESTS } from "./limits.ts";
-import { answerDiscovery } from "./_discover.ts";
+import { answerDiscovery, FEATURE_METHODS, readFeatureRequest } from "./_discover.ts";
+import type { FeatureFunction, FeatureRequest } from "./run.ts";
+import { err, ok } from "../../codec/result.ts";
 
 /** How a program ended. */
 export type SandboxOutcome =
@@ -77,6 +79,8 @@ export type SandboxRunOptions = {
   onProgress?: RunOptions["onProgress"] | undefined;
   /** What answers the program's `search` and `describe`; none refuses them. */
   discovery?: Discovery | undefined;
+  /** What answers the program's listings of prompts and resources; none refuses them. */
+  features?: FeatureFunction | undefined;
 };
 
 /** What one run in a sandbox reports. */
@@ -433,13 +437,26 @@ class SandboxRun {
   }
 
   #discover(frame: ChannelMessage & { kind: "discover" }): void {
+    const feature = readFeatureRequest(frame.request);
+    if (feature?.kind === "feature" && this.#options.features !== undefined) {
+      return this.#feature(frame.id, feature.request, this.#options.features);
+    }
     if (++this.#discoveries > MAX_DISCOVERY_REQUESTS) {
       return this.#kill(
         "calls",
         `The program made more than ${MAX_DISCOVERY_REQUESTS} discovery requests`,
       );
     }
-    const reply = answerDiscovery(frame.request, this.#options.discovery);
+    const reply = feature === undefined
+      ? answerDiscovery(frame.request, this.#options.discovery)
+      : feature.kind === "refused"
+      ? feature.reply
+      : {
+        ok: false,
+        code: "features_unavailable",
+        message: "Cannot list or get prompts and resources: this runner was given no features; " +
+          "run the program through a harness",
+      };
     if (reply === undefined) {
       return this.#kill(
         "channel",
@@ -449,13 +466,45 @@ class SandboxRun {
     this.#send(`{"kind":"reply","id":${frame.id},"reply":${taggedText(reply)}}\n`);
   }
 
+  /**
+   * A program's listing of prompts or resources, or its get of a prompt: one
+   * of the run's calls, counted and recorded as its method, answered by the
+   * harness's `features`; the reply is the value, as `tools.ts` reads it.
+   */
+  #feature(id: number, request: FeatureRequest, features: FeatureFunction): void {
+    if (!this.#admits(id)) return;
+    const args = request.op === "getPrompt" ? { name: request.name, arguments: request.args } : {};
+    this.#calls.start({
+      id,
+      server: request.server ?? "",
+      tool: FEATURE_METHODS[request.op],
+      args,
+      carry: async ({ signal, run, approve }) => {
+        const answered = await features(request, {
+          ...(signal === undefined ? {} : { signal }),
+          ...(run === undefined ? {} : { run }),
+          ...(approve === undefined ? {} : { approve }),
+        });
+        return answered.ok
+          ? ok({ content: [], structuredContent: answered.value, isError: false })
+          : err(answered.error);
+      },
+    }, (outcome) => {
+      if (this.#outcome !== undefined) return;
+      const reply = outcome.ok
+        ? { ok: true, value: outcome.value.structuredContent ?? null }
+        : toReply(outcome);
+      this.#send(`{"kind":"reply","id":${id},"reply":${taggedText(reply)}}\n`);
+    });
+  }
+
   #unroot(text: string): string {
     return text.replaceAll(this.#options.rootUrl, "").replaceAll(this.#options.rootPath, "");
   }
 
   #mapStack(stack: string): string {
     const lines = this.#unroot(stack).split("\n").filter((line) =>
-      !/\b(?:prelude|bootstrap)\.ts\b|\(ext:|at ext:/.test(line)
+      !/\b(?:prelude|bootstrap)\.[jt]s\b|\(ext:|at ext:/.test(line)
     );
     return lines.join("\n").slice(0, MAX_STACK_CHARS);
   }

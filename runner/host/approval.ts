@@ -47,6 +47,13 @@ export type ApprovalRequest = {
    * may be private: the hook decides on it as on a call.
    */
   resource?: string;
+  /**
+   * Present only for a program's get of a prompt (`getPrompt` of
+   * `./tools.ts`): the prompt's name. `tool` is then `prompts/get`, `name`
+   * is `getPrompt`, `args` is `{ name, arguments }` and `annotations` is
+   * empty.
+   */
+  prompt?: string;
 };
 
 /**

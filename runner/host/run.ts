@@ -13,6 +13,7 @@ import { DEFAULT_CAP_SPECIFIER } from "../../codegen/generate.ts";
 import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
 import type { CallProgress } from "../../codec/progress.ts";
 import type { Result } from "../../codec/result.ts";
+import type { JsonValue } from "../../codec/json.ts";
 import type { Diagnostic, RelatedInformation } from "../checker/protocol.ts";
 import type { Approve, RunInfo } from "./approval.ts";
 export type { Diagnostic, RelatedInformation };
@@ -48,6 +49,9 @@ export const PROGRAM_CONVENTION: string = [
   'and, when you need them, the errors: import { McpToolError, McpCallError } from "@loom/mcp/cap";',
   "and, to find tools by what they do and read their signatures whole:",
   'import { search, describe } from "./tools.ts";',
+  "and the servers' prompts and resources, from the same module: listPrompts(server?),",
+  "getPrompt(server, name, args), listResources(server?), readResource(server, uri).",
+  "A tool marked [may ask the user] asked a person (or a model) during a call: it may wait.",
   NAMING_RULE,
   "Nothing else can be imported. Top-level await works; calls made together with",
   "Promise.all run concurrently. The program's result is the value of its",
@@ -90,6 +94,24 @@ export type RunOptions = {
    */
   read?: ReadFunction;
   /**
+   * Answers a program's listings of prompts and resources and its gets of
+   * prompts (`listPrompts`, `getPrompt`, `listResources` of `./tools.ts`),
+   * as the host decoded them: a listing of one server's (or, with no
+   * `server`, of every server's that offers them), or one prompt filled with
+   * its arguments; the answer is the entries or the prompt, as JSON, or why
+   * not. The run's report records each as a call of its method
+   * (`prompts/list`, `prompts/get`, `resources/list`), of server `""` for a
+   * listing of every server. A harness passes its own; without it, they are
+   * refused (code `features_unavailable`).
+   */
+  features?: (
+    request:
+      | { op: "listPrompts"; server?: string }
+      | { op: "getPrompt"; server: string; name: string; args: Record<string, string> }
+      | { op: "listResources"; server?: string },
+    options?: ReadContext,
+  ) => Promise<Result<JsonValue, CallFailure>>;
+  /**
    * Wall-clock deadline of the run, in milliseconds, counting the wait for a
    * sandbox slot and the program's own run (the type check has its own
    * deadline, `checkTimeoutMs`); {@linkcode DEFAULT_RUN_TIMEOUT_MS}. Past it
@@ -129,13 +151,25 @@ export type RunOptions = {
    * them: a harness's call asks it instead of the harness's own.
    */
   approve?: Approve;
+  /**
+   * The run's own answer to an elicitation a server asks during one of its
+   * calls, handed to `call` with each of them (a harness's `onElicit`,
+   * typed there, `ServerRequestHandlers` of `@loom/mcp/client`); the runner
+   * only carries it.
+   */
+  onElicit?: (request: never) => Promise<unknown>;
+  /** The run's own answer to a sampling request, carried as `onElicit` is. */
+  onSample?: (request: never) => Promise<unknown>;
 };
+
+/** A run's answer to what a server asks during its calls, as the runner carries it unread. */
+export type ServerAskHandler = NonNullable<RunOptions["onElicit"]>;
 
 /**
  * Options of one run on a resident runner (`Harness.run`, `Runner.run`):
  * those of `runProgram` but the modules and the call, which the runner holds.
  */
-export type HarnessRunOptions = Omit<RunOptions, "modules" | "call" | "read">;
+export type HarnessRunOptions = Omit<RunOptions, "modules" | "call" | "read" | "features">;
 
 /** Why a run was stopped before the program finished. */
 export type KillReason = "timeout" | "memory" | "output" | "calls" | "channel" | "aborted";
@@ -159,6 +193,17 @@ export type CallContext = {
   resource?: boolean;
   /** Given when the run hears progress: what the call reports while it runs. */
   onProgress?: (progress: CallProgress) => void;
+  /** The run's own `onElicit`, when it was given one. */
+  onElicit?: (request: never) => Promise<unknown>;
+  /** The run's own `onSample`, when it was given one. */
+  onSample?: (request: never) => Promise<unknown>;
+  /**
+   * Tells the run's report that the server asked during this call: a
+   * question for the user (`elicitation`) or a model's completion
+   * (`sampling`); the harness calls it when it knows the request was this
+   * call's.
+   */
+  asked?: (kind: "elicitation" | "sampling") => void;
 };
 
 /**
@@ -191,6 +236,15 @@ export type ReadFunction = (
   options?: ReadContext,
 ) => Promise<Result<{ contents: ResourceContents[] }, CallFailure>>;
 
+/**
+ * What a program asks of a server's prompts and resources through
+ * `./tools.ts`, as the host decoded it (`RunOptions.features`'s request).
+ */
+export type FeatureRequest = Parameters<FeatureFunction>[0];
+
+/** The harness's answer to a {@linkcode FeatureRequest} (`RunOptions.features`). */
+export type FeatureFunction = NonNullable<RunOptions["features"]>;
+
 /** One tool call a program made, and how it went. */
 export type CallRecord = {
   server: string;
@@ -210,6 +264,12 @@ export type CallRecord = {
   outcome: Result<CallToolResult, CallFailure>;
   /** What the harness noticed of the result, when anything (see {@linkcode CallResult}). */
   warnings?: readonly string[];
+  /**
+   * Present when the server asked during the call, as far as the harness
+   * could tell the request was this call's: how many elicitations (questions
+   * for the user) and sampling requests (completions of the harness's model).
+   */
+  asked?: { elicitations: number; samplings: number };
   /** From the host receiving the call to its settlement, in milliseconds. */
   durationMs: number;
 };

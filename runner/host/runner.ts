@@ -92,6 +92,7 @@ import type { ImportScan } from "../checker/protocol.ts";
 import { SandboxSlots } from "./slots.ts";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES } from "./limits.ts";
 import { runInSandbox } from "./_sandbox_run.ts";
+import { phase } from "../../telemetry/spans.ts";
 import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import { SandboxPool } from "./_pool.ts";
 import type { Discovery } from "./discovery.ts";
@@ -114,6 +115,7 @@ export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
   readonly #call: RunOptions["call"];
   readonly #read: RunOptions["read"];
+  readonly #features: RunOptions["features"];
   readonly #discovery: Discovery | undefined;
   readonly #warm: boolean;
   readonly #memoryMb: number;
@@ -151,6 +153,10 @@ export class Runner {
       throw new TypeError("Cannot run the program: options.read is not a function");
     }
     this.#read = options.read;
+    if (options.features !== undefined && typeof options.features !== "function") {
+      throw new TypeError("Cannot run the program: options.features is not a function");
+    }
+    this.#features = options.features;
     this.#discovery = options.discovery;
     this.#warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
@@ -251,7 +257,12 @@ export class Runner {
       deno: options.denoExecutable ?? this.#deno,
       tempDir: options.tempDir ?? this.#tempDir,
       modules: this.#bySegment,
-      context: options.approve === undefined ? { run } : { run, approve: options.approve },
+      context: {
+        run,
+        ...(options.approve === undefined ? {} : { approve: options.approve }),
+        ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
+        ...(options.onSample === undefined ? {} : { onSample: options.onSample }),
+      },
       onProgress: options.onProgress,
     });
     this.#inflight.add(running);
@@ -295,10 +306,13 @@ export class Runner {
     // checked while the ones before them hold the slots and run.
     const giveUp = new AbortController();
     const checking = run.typeCheck
-      ? this.#checker.check(this.#files(source, segments, run.modules), {
-        timeoutMs: run.checkTimeoutMs,
-        signal: AbortSignal.any([signal, giveUp.signal]),
-      })
+      ? phase(
+        "harness.run check",
+        this.#checker.check(this.#files(source, segments, run.modules), {
+          timeoutMs: run.checkTimeoutMs,
+          signal: AbortSignal.any([signal, giveUp.signal]),
+        }),
+      )
       : undefined;
     // Awaited below; a failure is the run's to report.
     checking?.catch(() => {});
@@ -401,24 +415,28 @@ export class Runner {
         sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
       }
       await sandbox.hand(source, sources(segments, run.modules));
-      const ran = await runInSandbox({
-        child: sandbox.child,
-        stdoutHead: sandbox.stdoutHead(),
-        discovery: this.#discovery,
-        nonce: nonce(),
-        rootUrl: sandbox.rootUrl,
-        rootPath: sandbox.rootPath,
-        call: this.#call,
-        read: this.#read,
-        context: run.context,
-        timeoutMs: programMs,
-        runTimeoutMs: limits.timeoutMs,
-        memoryMb: limits.memoryMb,
-        maxCalls: limits.maxCalls,
-        maxOutputBytes: limits.maxOutputBytes,
-        signal,
-        onProgress: run.onProgress,
-      });
+      const ran = await phase(
+        "harness.run execute",
+        runInSandbox({
+          child: sandbox.child,
+          stdoutHead: sandbox.stdoutHead(),
+          discovery: this.#discovery,
+          nonce: nonce(),
+          rootUrl: sandbox.rootUrl,
+          rootPath: sandbox.rootPath,
+          call: this.#call,
+          read: this.#read,
+          features: this.#features,
+          context: run.context,
+          timeoutMs: programMs,
+          runTimeoutMs: limits.timeoutMs,
+          memoryMb: limits.memoryMb,
+          maxCalls: limits.maxCalls,
+          maxOutputBytes: limits.maxOutputBytes,
+          signal,
+          onProgress: run.onProgress,
+        }),
+      );
       const { outcome } = ran;
       if (
         outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted"
@@ -429,9 +447,10 @@ export class Runner {
     } finally {
       if (sandbox === undefined) sandbox = await pending.catch(() => undefined);
       await sandbox?.dispose();
-      // The next sandboxes start once this one is gone and no run is in
-      // flight, not while programs run: a start is about 75 ms of CPU, which
-      // on a small machine the programs would otherwise share.
+      // Beyond the one a take starts when it empties the pool after a miss, the next
+      // sandboxes start once this one is gone and no run is in flight, not
+      // while programs run: a start is tens of ms of CPU, which on a small
+      // machine the programs would otherwise share.
       this.#pool.leave();
     }
   }
@@ -479,11 +498,12 @@ export class Runner {
  * ```
  */
 export async function runProgram(source: string, options: RunOptions): Promise<RunReport> {
-  const { modules, call, read, ...rest } = options ?? {};
+  const { modules, call, read, features, ...rest } = options ?? {};
   const runner = new Runner({
     modules,
     call,
     ...(read === undefined ? {} : { read }),
+    ...(features === undefined ? {} : { features }),
     warm: false,
   });
   try {

@@ -17,6 +17,8 @@ export type RunnerOptions = {
   call: RunOptions["call"];
   /** Carries one read of a resource; a harness passes its own (see `RunOptions.read`). */
   read?: RunOptions["read"];
+  /** Answers a program's prompts and resource listings; a harness passes its own (see `RunOptions.features`). */
+  features?: RunOptions["features"];
   /**
    * Answers a program's `search` and `describe` (of `./tools.ts`); a harness
    * passes its own. Without it, a program's requests are refused (code

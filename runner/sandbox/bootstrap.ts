@@ -28,9 +28,10 @@
  * last one: the process exits once it is written.
  *
  * Part of the sandbox room (`runner/sandbox/`): it runs only inside the
- * sandbox, where the runner writes its text (carried in
- * `_generated/sandbox_sources.ts`) into the build root, and it imports
- * nothing.
+ * sandbox, where the runner writes it as the JavaScript `deno task generate`
+ * makes of it (`bootstrap.js`, carried in `_generated/sandbox_sources.ts`,
+ * with `./prelude.ts` renamed `./prelude.js`) into the build root, and it
+ * imports nothing.
  *
  * @module
  */

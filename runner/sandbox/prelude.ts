@@ -5,11 +5,12 @@
  * `start` (it is loaded before its program exists), then imports the program
  * and reports how it ended.
  *
- * It runs only inside the sandbox: the runner writes its text (carried in
- * `_generated/sandbox_sources.ts`) into the build root beside `cap.ts` and
- * `tags.ts`, so the relative imports below resolve to the copies there, as
- * they resolve to `runner/sandbox/` here. Like every file of this folder, it
- * imports nothing outside it.
+ * It runs only inside the sandbox: the runner writes it as JavaScript
+ * (`prelude.js`, made by `deno task generate`, `tags.ts` folded in, carried in
+ * `_generated/sandbox_sources.ts`) into the build root beside `cap.js` and
+ * `tools.js`, which its imports of `./cap.ts` and `./tools.ts` are renamed to,
+ * as they resolve to `runner/sandbox/` here. Like every file of this folder,
+ * it imports nothing outside it.
  *
  * Messages to the bootstrap are plain data with a `kind`: `call`, `read` (of
  * a resource, by its URI), `discover` (a request of `tools.ts`), `log`,

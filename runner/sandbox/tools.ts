@@ -7,6 +7,12 @@
  * imported as `./tools.ts`; the host answers with the harness's own
  * `search` and `describe`.
  *
+ * The servers' prompts and resources too: {@linkcode listPrompts},
+ * {@linkcode getPrompt}, {@linkcode listResources} and
+ * {@linkcode readResource}, answered by the harness's own (`listPrompts`,
+ * `getPrompt`, `listResources`, `readResource`); each is one of the run's
+ * calls in its report, a get or a read asks the approval hook first.
+ *
  * This file imports nothing but `cap.ts` beside it: a runner copies its
  * source text into a sandbox build root. Its types mirror
  * `runner/host/discovery.ts` structurally.
@@ -25,7 +31,9 @@
  * @module
  */
 
-import { McpCallError } from "./cap.ts";
+import { type ContentBlock, type JsonValue, McpCallError, readResource } from "./cap.ts";
+
+export { readResource };
 
 /** One tool a search found. */
 export type ToolMatch = {
@@ -41,10 +49,41 @@ export type ToolMatch = {
   score: number;
 };
 
+/** One prompt a server lists, with the server it came from. */
+export type PromptEntry = {
+  server: string;
+  name: string;
+  title?: string;
+  description?: string;
+  /** What the prompt takes, each a string: `getPrompt`'s `args`. */
+  arguments: { name: string; title?: string; description?: string; required?: boolean }[];
+};
+
+/** A prompt filled with its arguments: the messages it makes. */
+export type PromptResult = {
+  description?: string;
+  messages: { role: "user" | "assistant"; content: ContentBlock }[];
+};
+
+/** One resource a server lists, with the server it came from; read it with `readResource`. */
+export type ResourceEntry = {
+  server: string;
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: JsonValue;
+};
+
 /** A request of a program to the host. */
 export type DiscoveryRequest =
   | { op: "search"; query: string; limit?: number }
-  | { op: "describe"; server: string; tool: string };
+  | { op: "describe"; server: string; tool: string }
+  | { op: "listPrompts"; server?: string }
+  | { op: "getPrompt"; server: string; name: string; args: Record<string, string> }
+  | { op: "listResources"; server?: string };
 
 /** What the host answers to one request: a value, or a refusal with a code. */
 export type DiscoveryReply =
@@ -156,4 +195,89 @@ export async function describe(server: string, tool: string): Promise<string> {
     throw new McpCallError("result_malformed", "Cannot describe: the reply is not text", where);
   }
   return value;
+}
+
+function listOf(value: unknown, what: string, where: { server: string; tool: string }): unknown[] {
+  if (!Array.isArray(value)) {
+    throw new McpCallError("result_malformed", `Cannot ${what}: the reply is not a list`, where);
+  }
+  return value;
+}
+
+/**
+ * The prompts of one server, or, with none named, of every server that
+ * offers prompts, each with its server. Rejects with `McpCallError` for a
+ * server the harness does not have (`unknown_server`) or that offers none.
+ *
+ * @example List every prompt
+ * ```ts ignore
+ * import { listPrompts } from "./tools.ts";
+ * for (const prompt of await listPrompts()) console.log(prompt.server, prompt.name);
+ * ```
+ */
+export async function listPrompts(server?: string): Promise<PromptEntry[]> {
+  const where = { server: server === undefined ? "" : String(server), tool: "prompts/list" };
+  const request: DiscoveryRequest = server === undefined
+    ? { op: "listPrompts" }
+    : { op: "listPrompts", server: where.server };
+  return listOf(await ask(request, where, "list prompts"), "list prompts", where) as PromptEntry[];
+}
+
+/**
+ * One prompt of one server filled with `args` (each a string): its
+ * messages. Asks the harness's approval first; rejects with `McpCallError`
+ * when denied (`denied`), for an unknown server, and when the server
+ * refuses.
+ *
+ * @example Get a prompt's messages
+ * ```ts ignore
+ * import { getPrompt } from "./tools.ts";
+ * const prompt = await getPrompt("everything", "args-prompt", { city: "Paris" });
+ * console.log(prompt.messages.length);
+ * ```
+ */
+export async function getPrompt(
+  server: string,
+  name: string,
+  args: Record<string, string> = {},
+): Promise<PromptResult> {
+  const where = { server: String(server), tool: "prompts/get" };
+  const value = await ask(
+    { op: "getPrompt", server: where.server, name: String(name), args },
+    where,
+    `get prompt "${String(name)}"`,
+  );
+  if (
+    value === null || typeof value !== "object" || !Array.isArray((value as PromptResult).messages)
+  ) {
+    throw new McpCallError(
+      "result_malformed",
+      "Cannot get a prompt: the reply has no messages",
+      where,
+    );
+  }
+  return value as PromptResult;
+}
+
+/**
+ * The resources of one server, or, with none named, of every server that
+ * offers resources, each with its server; read one with
+ * {@linkcode readResource}. Rejects with `McpCallError` for a server the
+ * harness does not have or that offers none.
+ *
+ * @example Read every text resource of a server
+ * ```ts ignore
+ * import { listResources, readResource } from "./tools.ts";
+ * for (const entry of await listResources("docs")) {
+ *   console.log((await readResource(entry.server, entry.uri)).text);
+ * }
+ * ```
+ */
+export async function listResources(server?: string): Promise<ResourceEntry[]> {
+  const where = { server: server === undefined ? "" : String(server), tool: "resources/list" };
+  const request: DiscoveryRequest = server === undefined
+    ? { op: "listResources" }
+    : { op: "listResources", server: where.server };
+  const value = await ask(request, where, "list resources");
+  return listOf(value, "list resources", where) as ResourceEntry[];
 }

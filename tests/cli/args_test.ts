@@ -123,6 +123,14 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
       // Split at the first dot: a tool's name may hold one.
       denyTools: [{ server: "fs", tool: "write.file" }],
     }],
+    [["serve", "--approve", "--pins", "pins.json", "--deadline", "90s", "--max-output", "4096"], {
+      command: "serve",
+      approve: true,
+      pins: "pins.json",
+      deadlineMs: 90_000,
+      maxOutputBytes: 4096,
+      ...COMMON,
+    }],
     [["https://mcp.example.com/mcp", "tools"], {
       command: "tools",
       names: [],
@@ -175,12 +183,22 @@ Deno.test("parseArgs() refuses mistakes with one line saying what to type", asyn
       ["--timeout", "soon", "check"],
       '--timeout "soon" is not a duration; write seconds (90, 90s, 1.5s), milliseconds (1500ms) or minutes (2m), at most an hour',
     ],
-    [["check", "--deadline", "5"], "--deadline is the deadline of run's program; give it with run"],
+    [
+      ["check", "--deadline", "5"],
+      "--deadline is the deadline of a program; give it with run or serve",
+    ],
     [
       ["call", "a", "t", "--approve"],
-      "--approve asks before each call of run's program; give it with run " +
+      "--approve asks before each call of a program; give it with run or serve " +
       "(a call you type is already yours)",
     ],
+    [["run", "p.ts", "--pins", "pins.json"], "--pins is serve's; give it with serve"],
+    [
+      ["serve", "--json"],
+      "--json is not for serve: its stdout is the protocol's, and it prints nothing else there",
+    ],
+    [["serve", "--max-output", "lots"], '--max-output "lots" is not a positive number of bytes'],
+    [["serve", "--pins", "a.json", "--pins", "b.json"], "--pins is given twice; keep one"],
     [
       ["tools", "--allow-tool", "read_graph"],
       '--allow-tool "read_graph" is not server.tool; write server.tool, as in --allow-tool ' +
@@ -243,4 +261,39 @@ Deno.test("splitWords() splits a --stdio command as a shell would plain words, a
   assert.equal(piped.ok, false);
   const open = splitWords('npx "unclosed');
   assert.equal(open.ok, false);
+});
+
+Deno.test("serve --http without a scheme is where serve listens, and a URL is still a server", () => {
+  const parsed = parseArgs([
+    "serve",
+    "--http",
+    "localhost:8931",
+    "--http",
+    "https://mcp.example.com/mcp",
+  ]);
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.error);
+  assert.equal(parsed.value.command, "serve");
+  if (parsed.value.command !== "serve") return;
+  assert.deepEqual(parsed.value.listen, { hostname: "localhost", port: 8931 });
+  assert.deepEqual(parsed.value.servers, [
+    { kind: "http", url: "https://mcp.example.com/mcp", headers: [] },
+  ]);
+  const bare = parseArgs(["serve", "--stdio", "x", "--http", "8931"]);
+  assert.ok(bare.ok && bare.value.command === "serve");
+  assert.deepEqual(bare.value.listen, { hostname: "127.0.0.1", port: 8931 });
+  const v6 = parseArgs(["serve", "--stdio", "x", "--http", "[::1]:0"]);
+  assert.ok(v6.ok && v6.value.command === "serve");
+  assert.deepEqual(v6.value.listen, { hostname: "::1", port: 0 });
+});
+
+Deno.test("an --http address without a scheme is refused outside serve, and a bad one inside it", () => {
+  const outside = parseArgs(["tools", "--http", "127.0.0.1:8931"]);
+  assert.ok(!outside.ok);
+  assert.match(outside.error, /is not an http or https URL; .*serve's, where it listens/);
+  const bad = parseArgs(["serve", "--http", "127.0.0.1:99999"]);
+  assert.ok(!bad.ok);
+  assert.match(bad.error, /"127\.0\.0\.1:99999" is neither a URL nor an address to listen on/);
+  const twice = parseArgs(["serve", "--http", ":1", "--http", ":2"]);
+  assert.ok(!twice.ok);
+  assert.match(twice.error, /given twice/);
 });

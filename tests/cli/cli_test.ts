@@ -171,8 +171,8 @@ Deno.test("the command line boots, reports, calls and retires", async (t) => {
       assert.equal(
         noTool.stderr.split("\n").at(-2),
         'error: server "echo" has no tool "nope"; its tools: add, big, echo, echo_args, fail, sleep' +
-          " (a server may list some tools only to a client that declares elicitation, sampling" +
-          " or roots, which the command line does not)",
+          " (a server may list some tools only to a client that declares sampling or roots," +
+          " which the command line does not: it has no model to sample and lists no roots)",
       );
     });
 

@@ -31,23 +31,46 @@ export type ScenarioOutcome = {
 
 const CLIENT = new URL("./conformance_client.ts", import.meta.url).pathname;
 
-/** Every scenario run by the script: the client scenarios that need no OAuth. */
+/** One run of a scenario at a protocol version (`--spec-version`), or unversioned (an extension's). */
+function at(suite: keyof typeof SUITES, scenario: string, version?: string): ScenarioRun {
+  return version === undefined ? { suite, scenario } : {
+    suite,
+    scenario,
+    flags: ["--spec-version", version],
+  };
+}
+
+/**
+ * Every scenario run by the script: each client scenario of both suites that
+ * needs no OAuth, at each version the suite's `list` gives it; an extension's
+ * scenarios (`[extension]`) run once, at the suite's default version.
+ */
 export const RUNS: readonly ScenarioRun[] = [
-  { suite: "0.1.16", scenario: "initialize" },
-  { suite: "0.1.16", scenario: "tools_call" },
-  { suite: "0.1.16", scenario: "elicitation-sep1034-client-defaults" },
-  { suite: "0.2.0-alpha.12", scenario: "initialize" },
-  { suite: "0.2.0-alpha.12", scenario: "tools_call" },
-  { suite: "0.2.0-alpha.12", scenario: "tools_call", flags: ["--spec-version", "2026-07-28"] },
-  { suite: "0.2.0-alpha.12", scenario: "sse-retry" },
-  { suite: "0.2.0-alpha.12", scenario: "request-metadata" },
-  { suite: "0.2.0-alpha.12", scenario: "http-standard-headers" },
-  { suite: "0.2.0-alpha.12", scenario: "http-custom-headers" },
-  { suite: "0.2.0-alpha.12", scenario: "http-invalid-tool-headers" },
-  { suite: "0.2.0-alpha.12", scenario: "json-schema-ref-no-deref" },
-  { suite: "0.2.0-alpha.12", scenario: "json-schema-2020-12-preservation" },
-  { suite: "0.2.0-alpha.12", scenario: "sep-2322-client-request-state" },
-  { suite: "0.2.0-alpha.12", scenario: "elicitation-sep1034-client-defaults" },
+  at("0.1.16", "initialize", "2025-06-18"),
+  at("0.1.16", "initialize", "2025-11-25"),
+  at("0.1.16", "tools_call", "2025-06-18"),
+  at("0.1.16", "tools_call", "2025-11-25"),
+  at("0.1.16", "elicitation-sep1034-client-defaults", "2025-11-25"),
+  at("0.1.16", "sse-retry", "2025-11-25"),
+  at("0.2.0-alpha.12", "initialize", "2025-06-18"),
+  at("0.2.0-alpha.12", "initialize", "2025-11-25"),
+  at("0.2.0-alpha.12", "tools_call", "2025-06-18"),
+  at("0.2.0-alpha.12", "tools_call", "2025-11-25"),
+  at("0.2.0-alpha.12", "tools_call", "2026-07-28"),
+  at("0.2.0-alpha.12", "elicitation-sep1034-client-defaults", "2025-11-25"),
+  at("0.2.0-alpha.12", "sse-retry", "2025-11-25"),
+  at("0.2.0-alpha.12", "request-metadata", "2026-07-28"),
+  at("0.2.0-alpha.12", "sep-2322-client-request-state", "2026-07-28"),
+  at("0.2.0-alpha.12", "http-standard-headers", "2026-07-28"),
+  at("0.2.0-alpha.12", "http-custom-headers", "2026-07-28"),
+  at("0.2.0-alpha.12", "http-invalid-tool-headers", "2026-07-28"),
+  at("0.2.0-alpha.12", "json-schema-ref-no-deref", "2026-07-28"),
+  at("0.2.0-alpha.12", "json-schema-2020-12-preservation", "2025-11-25"),
+  at("0.2.0-alpha.12", "json-schema-2020-12-preservation", "2026-07-28"),
+  at("0.2.0-alpha.12", "sep-2640-client-no-prefetch"),
+  at("0.2.0-alpha.12", "sep-2640-client-verify-digest"),
+  at("0.2.0-alpha.12", "sep-2640-client-verify-size"),
+  at("0.2.0-alpha.12", "sep-2640-client-verify-frontmatter"),
 ];
 
 // deno-lint-ignore no-control-regex
@@ -64,6 +87,9 @@ export async function runScenario(
   denoFlags: readonly string[] = [],
 ): Promise<ScenarioOutcome> {
   const flags = denoFlags.length === 0 ? "" : ` ${denoFlags.join(" ")}`;
+  // The older suite tells the client no version: the client reads it from the environment it inherits.
+  const at = run.flags?.indexOf("--spec-version") ?? -1;
+  const version = at === -1 ? undefined : run.flags?.[at + 1];
   const command = `${Deno.execPath()} run -A --quiet --no-lock${flags} ${client}`;
   const output = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -80,7 +106,9 @@ export async function runScenario(
       ...(run.flags ?? []),
     ],
     stdin: "null",
-    env: { NO_COLOR: "1" },
+    env: version === undefined
+      ? { NO_COLOR: "1" }
+      : { NO_COLOR: "1", MCP_CONFORMANCE_PROTOCOL_VERSION: version },
   }).output();
   const text = (new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr))
     .replace(ANSI, "");

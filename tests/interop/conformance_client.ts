@@ -5,10 +5,14 @@
 // remote server, its era pinned to the version's era, that version offered
 // first), lists the tools, calls each with arguments made from its input
 // schema, and retires the server. It answers what a server asks (elicitation
-// accepted as the form stands, sampling with a fixed answer, one root). It says what happened on stderr and exits
-// 0 when every step worked.
+// accepted as the form stands, sampling with a fixed answer, one root). For
+// the skills extension's scenarios it lists the skills, and for the verify
+// ones reads each, as a harness loading it would: a refused read is what
+// those scenarios expect. It says what happened on stderr and exits 0 when
+// every step worked.
 
 import { Census } from "../../client/census.ts";
+import type { Client } from "../../client/client.ts";
 import type { JsonObject, JsonValue } from "../../codec/json.ts";
 import { eraOf, isSupportedVersion, SUPPORTED_VERSIONS } from "../../codec/protocol.ts";
 
@@ -86,6 +90,24 @@ const census = Census.prepare([{
   roots: [{ uri: "file:///tmp/conformance", name: "conformance" }],
 });
 let failed = false;
+
+/** Lists the server's skills; reads each, but for the scenario where nothing may be read. */
+async function skills(client: Client): Promise<void> {
+  const listed = await client.listSkills();
+  console.error(`[${scenario}] skills/list: ${JSON.stringify(listed).slice(0, 300)}`);
+  if (!listed.ok) {
+    failed = true;
+    return;
+  }
+  if (scenario === "sep-2640-client-no-prefetch") return;
+  for (const skill of listed.value) {
+    const read = await client.readSkill(skill.uri);
+    console.error(`[${scenario}] read ${skill.uri}: ${JSON.stringify(read).slice(0, 300)}`);
+    // A refusal is the client's part done; another failure is not.
+    if (!read.ok && read.error.kind !== "skill_mismatch") failed = true;
+  }
+}
+
 const client = census.clients.get("conformance");
 const started = await client?.connect();
 console.error(`[${scenario}] connect ${version}: ${JSON.stringify(started)}`);
@@ -98,6 +120,7 @@ if (client !== undefined && started?.ok) {
   );
   if (!tools.ok) failed = true;
   const listed = tools.ok ? tools.value : [];
+  if (scenario.startsWith("sep-2640-client-")) await skills(client);
   // A scenario may say which calls to make, with which arguments.
   for (const call of contextCalls()) {
     const called = await client.callTool(call.name, call.arguments);

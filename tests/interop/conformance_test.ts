@@ -15,6 +15,10 @@ const FAST: readonly ScenarioRun[] = [
   { suite: "0.2.0-alpha.12", scenario: "sep-2322-client-request-state" },
   { suite: "0.2.0-alpha.12", scenario: "elicitation-sep1034-client-defaults" },
   { suite: "0.1.16", scenario: "elicitation-sep1034-client-defaults" },
+  { suite: "0.2.0-alpha.12", scenario: "sep-2640-client-no-prefetch" },
+  { suite: "0.2.0-alpha.12", scenario: "sep-2640-client-verify-digest" },
+  { suite: "0.2.0-alpha.12", scenario: "sep-2640-client-verify-size" },
+  { suite: "0.2.0-alpha.12", scenario: "sep-2640-client-verify-frontmatter" },
 ];
 
 Deno.test("the conformance suite's client scenarios pass over HTTP (fast subset)", async (t) => {

@@ -126,6 +126,10 @@ const START = encodeStart({
 const MESSAGES: ToWorker[] = [
   START,
   { ...START, remote: { url: "https://h/mcp", headers: { Authorization: "Bearer t" } } },
+  {
+    ...START,
+    traceContext: { traceparent: "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01" },
+  },
   encodeBytesRequest(3, 500, "tools/call", new TextEncoder().encode('{"name":"x"}'))[0],
   encodeCancel(3, true),
   encodeMalformed("Server wrote junk", "malformed"),

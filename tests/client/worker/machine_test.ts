@@ -80,7 +80,7 @@ Deno.test("connect() refuses a server that fails the handshake, retiring it", as
       name: "no tools capability",
       handlers: { initialize: () => ({ result: { ...INIT_RESULT, capabilities: {} } }) },
       kind: "tools_not_declared",
-      text: /does not declare the "tools" capability/,
+      text: /declares none of the "tools", "prompts" and "resources" capabilities/,
     },
     {
       name: "error answer",

@@ -94,7 +94,7 @@ Deno.test("the checker process is started with no permission and no remote impor
   const local = checkerArgs(new URL("file:///lib/runner/compiler/entry.ts"), 512);
   assert.ok(local.includes("--no-remote"));
   assert.ok(local.includes("--no-prompt"));
-  assert.ok(local.includes("--v8-flags=--max-old-space-size=512"));
+  assert.ok(local.includes("--v8-flags=--max-old-space-size=512,--max-semi-space-size=1"));
   assert.equal(local.at(-1), "file:///lib/runner/compiler/entry.ts");
   const remote = checkerArgs(
     new URL("https://jsr.io/@loom/mcp/0.1.0/runner/compiler/entry.ts"),

@@ -200,23 +200,63 @@ Deno.test("a sandbox that died waiting is disposed and the next one taken", asyn
   assert.equal(alive.disposed, false);
 });
 
-Deno.test("no sandbox starts while a run is in flight or until the quiet time after one", async () => {
-  const { pool, started, settle, quiet, run } = fakePool(4);
+Deno.test("while one still waits, no sandbox starts during a run or until the quiet time after it", async () => {
+  const { pool, started, settle, quiet, readyAll, run } = fakePool(4);
   pool.fill();
-  await run(false);
+  await run(); // the first take: no miss, target 1
+  await run(); // a miss: target 2
+  await readyAll();
+  assert.equal(pool.size, 2);
   const before = started.length;
   pool.enter(); // the next run follows at once
+  await pool.take();
   await settle();
   quiet();
   await settle();
   assert.equal(started.length, before, "a sandbox started during a run");
-  await pool.take();
   pool.leave();
   await settle();
   assert.equal(started.length, before, "a sandbox started before the quiet time");
   quiet();
   await settle();
   assert.equal(started.length, before + 1);
+});
+
+Deno.test("after a miss, a take that leaves the pool empty starts the next sandbox at once", async () => {
+  const { pool, started, settle, readyAll, run } = fakePool(4);
+  pool.fill();
+  await run(); // the first take: no miss, target 1
+  await run(); // a miss: target 2
+  await readyAll();
+  assert.equal(pool.size, 2);
+  const before = started.length;
+  pool.enter();
+  pool.enter();
+  assert.ok(await pool.take() !== undefined);
+  await settle();
+  assert.equal(started.length, before, "a start while one still waits");
+  assert.ok(await pool.take() !== undefined);
+  await settle();
+  assert.equal(started.length, before + 1, "the next program's sandbox waited for the runs");
+  pool.leave();
+  pool.leave();
+});
+
+Deno.test("while programs come one at a time, a take that empties the pool starts nothing during its run", async () => {
+  const { pool, started, settle, quiet, readyAll } = fakePool(4);
+  pool.fill();
+  await readyAll();
+  assert.equal(pool.target, 1);
+  pool.enter();
+  assert.ok(await pool.take() !== undefined);
+  await settle();
+  quiet();
+  await settle();
+  assert.equal(started.length, 1, "a start during the run");
+  pool.leave();
+  quiet();
+  await settle();
+  assert.equal(started.length, 2);
 });
 
 Deno.test("retire() disposes every waiting sandbox, cancels the timer, and starts no more", async () => {

@@ -253,7 +253,7 @@ Deno.test("runProgram() reports a throw with the program's own lines", async () 
   const frames = outcome.stack.split("\n").filter((line) => line.trim().startsWith("at "));
   assert.match(frames[0] ?? "", /at inner \(program\.ts:2:9\)/);
   assert.match(frames[1] ?? "", /program\.ts:5:1/);
-  assert.doesNotMatch(outcome.stack, /loom-run|bootstrap\.ts|prelude\.ts/);
+  assert.doesNotMatch(outcome.stack, /loom-run|bootstrap\.[jt]s|prelude\.[jt]s/);
 });
 
 Deno.test("runProgram() reports an unhandled rejection as a throw, naming its error", async () => {

@@ -1,0 +1,76 @@
+// Private to gateway/: how a running program's host is asked. Each program
+// runs with handlers of its own (harness.run's onElicit and onSample) made
+// from its request's asker, so a downstream server's question reaches the
+// host whose program asked it, whichever other hosts' programs run at once.
+
+import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import type { ServerRequestHandlers } from "../client/handlers.ts";
+import type { Result } from "../codec/result.ts";
+
+/** A question a host can be asked: a form, a URL to visit, or a completion of its model. */
+export type HostQuestion = "form" | "url" | "sampling";
+
+/**
+ * How one host request's program asks its host: whether the host declared
+ * it can answer, the asking itself (the host's answer, or why none), and
+ * the giving up on every question still unanswered once the run is over
+ * (a 2025 host is told with `notifications/cancelled`).
+ */
+export type HostAsker = {
+  can(question: HostQuestion): boolean;
+  ask(
+    method: "elicitation/create" | "sampling/createMessage",
+    params: JsonObject,
+  ): Promise<Result<JsonObject, string>>;
+  drop(reason: string): void;
+};
+
+/** The handlers of one run: its questions go to the host `host` asks. */
+export function askingHandlers(
+  host: HostAsker,
+): Required<Pick<ServerRequestHandlers, "onElicit" | "onSample">> {
+  return {
+    onElicit: async (request) => {
+      if (!host.can(request.mode)) return { action: "decline" };
+      const message = `The MCP server ${JSON.stringify(request.server)} asks: ${request.message}`;
+      const params: JsonObject = request.mode === "form"
+        ? {
+          message,
+          requestedSchema: request.requestedSchema ?? { type: "object", properties: {} },
+        }
+        : {
+          mode: "url",
+          message,
+          url: request.url ?? "",
+          elicitationId: request.elicitationId ?? "",
+        };
+      const answer = await host.ask("elicitation/create", params);
+      if (!answer.ok) return { action: "cancel" };
+      const action = answer.value.action;
+      if (action !== "accept" && action !== "decline" && action !== "cancel") {
+        return { action: "cancel" };
+      }
+      const content = answer.value.content;
+      return action === "accept" && isJsonObject(content)
+        ? { action, content: content as Record<string, string | number | boolean | string[]> }
+        : { action };
+    },
+    onSample: async (request) => {
+      if (!host.can("sampling")) {
+        throw new Error(
+          "the host declared no sampling capability, so it cannot be asked to sample",
+        );
+      }
+      const { server: _server, ...params } = request;
+      const answer = await host.ask("sampling/createMessage", params as JsonObject);
+      if (!answer.ok) throw new Error(`the host did not sample: ${answer.error}`);
+      const { role, content, model, stopReason } = answer.value;
+      if ((role !== "user" && role !== "assistant") || typeof model !== "string") {
+        throw new Error("the host's sampling answer has no role or no model");
+      }
+      return typeof stopReason === "string"
+        ? { role, content: content as JsonValue, model, stopReason }
+        : { role, content: content as JsonValue, model };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * The bounds of a gateway session: how much of a call's arguments an
+ * approval shows, how long a 2026-07-28 host may take to come back with
+ * what a parked run asked, and how many runs may wait so.
+ *
+ * @module
+ */
+
+/**
+ * Characters of a call's arguments (as JSON) an approval's message quotes
+ * before it cuts them with `…`: 400.
+ */
+export const MAX_APPROVAL_ARGS_CHARS = 400;
+
+/**
+ * How long, in milliseconds, a run parked on an `input_required` result
+ * (a 2026-07-28 host asked for an approval or an elicitation) waits for the
+ * host to retry with its answers before the question is taken as declined:
+ * 10 minutes, as long as a person may take to answer.
+ */
+export const PARKED_RUN_TIMEOUT_MS = 600_000;
+
+/**
+ * Runs parked on an `input_required` result at once, per session, past
+ * which a new `run_program` is refused as an `isError` result: 16.
+ */
+export const MAX_PARKED_RUNS = 16;
+
+/**
+ * How long a 2026-07-28 host may reuse the gateway's `tools/list` and
+ * `server/discover` answers (`ttlMs`): 0, since `run_program`'s description
+ * follows the servers' listings as they change; each listing is made
+ * without touching a server, so asking again is cheap.
+ */
+export const GATEWAY_LISTING_TTL_MS = 0;
