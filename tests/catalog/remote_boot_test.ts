@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { boot, openCatalog } from "../../mod.ts";
 import { serveFixture } from "../client/_http_servers.ts";
+import { OPENS_SUBREAPER } from "../_lifetime.ts";
 
 async function harnessFor(origin: string, token: string) {
   const dir = await Deno.makeTempDir();
@@ -24,23 +25,28 @@ async function harnessFor(origin: string, token: string) {
   }
 }
 
-Deno.test("a remote server in .mcp.json boots with its token from the environment, and is called", async () => {
-  const peer = await serveFixture("http_peer.ts", ["bearer"]);
-  try {
-    const harness = await harnessFor(peer.origin, "t-1");
+// The file's first client opens the subreaper's libc handle, kept for good (tests/_lifetime.ts).
+Deno.test(
+  "a remote server in .mcp.json boots with its token from the environment, and is called",
+  OPENS_SUBREAPER,
+  async () => {
+    const peer = await serveFixture("http_peer.ts", ["bearer"]);
     try {
-      assert.equal(harness.reports.get("peer")?.state, "ready");
-      assert.match(harness.surface, /^go\(/m);
-      const called = await harness.call("peer", "go", {});
-      assert.ok(called.ok, JSON.stringify(called));
+      const harness = await harnessFor(peer.origin, "t-1");
+      try {
+        assert.equal(harness.reports.get("peer")?.state, "ready");
+        assert.match(harness.surface, /^go\(/m);
+        const called = await harness.call("peer", "go", {});
+        assert.ok(called.ok, JSON.stringify(called));
+      } finally {
+        const retired = await harness.retire();
+        assert.ok(retired.confirmed);
+      }
     } finally {
-      const retired = await harness.retire();
-      assert.ok(retired.confirmed);
+      await peer.close();
     }
-  } finally {
-    await peer.close();
-  }
-});
+  },
+);
 
 Deno.test("the wrong token is a failed start carrying the server's challenge", async () => {
   const peer = await serveFixture("http_peer.ts", ["bearer"]);

@@ -4,6 +4,7 @@ import { Client } from "../../client/client.ts";
 import { isRemote, type StdioServerSpec } from "../../settings/mod.ts";
 import { listening } from "../../client/custody/exit_guard.ts";
 import { fixture, survivors } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 3_000 };
 
@@ -62,27 +63,36 @@ Deno.test("Census.prepare() takes a minimal spec and gives its client the defaul
   assert.ok((await census.retire()).confirmed);
 });
 
-Deno.test("connectAll() starts servers in parallel; a failed one stays in the census", async () => {
-  const census = Census.prepare([
-    echo("good"),
-    fixture("bad", "exit_at_start.ts"),
-    { ...echo("missing"), command: "/nonexistent/server" },
-  ], QUICK);
-  const started = await census.connectAll();
-  assert.ok(started.get("good")?.ok);
-  const bad = started.get("bad");
-  assert.ok(bad !== undefined && !bad.ok && bad.error.kind === "handshake_failed");
-  const missing = started.get("missing");
-  assert.ok(missing !== undefined && !missing.ok && missing.error.kind === "transport_failed");
-  assert.match(missing.error.message, /"\/nonexistent\/server" could not be spawned/);
-  assert.deepEqual([...census.clients.values()].map((c) => c.state), ["ready", "failed", "failed"]);
-  const pid = census.clients.get("good")?.pid ?? -1;
-  const report = await census.retire();
-  assert.ok(report.confirmed, JSON.stringify([...report.clients]));
-  assert.deepEqual(report.clients.get("missing"), { ok: true, value: { kind: "no_resource" } });
-  assert.deepEqual(survivors(pid), []);
-  assert.equal(listening(), false);
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "connectAll() starts servers in parallel; a failed one stays in the census",
+  OPENS_CUSTODIAN,
+  async () => {
+    const census = Census.prepare([
+      echo("good"),
+      fixture("bad", "exit_at_start.ts"),
+      { ...echo("missing"), command: "/nonexistent/server" },
+    ], QUICK);
+    const started = await census.connectAll();
+    assert.ok(started.get("good")?.ok);
+    const bad = started.get("bad");
+    assert.ok(bad !== undefined && !bad.ok && bad.error.kind === "handshake_failed");
+    const missing = started.get("missing");
+    assert.ok(missing !== undefined && !missing.ok && missing.error.kind === "transport_failed");
+    assert.match(missing.error.message, /"\/nonexistent\/server" could not be spawned/);
+    assert.deepEqual([...census.clients.values()].map((c) => c.state), [
+      "ready",
+      "failed",
+      "failed",
+    ]);
+    const pid = census.clients.get("good")?.pid ?? -1;
+    const report = await census.retire();
+    assert.ok(report.confirmed, JSON.stringify([...report.clients]));
+    assert.deepEqual(report.clients.get("missing"), { ok: true, value: { kind: "no_resource" } });
+    assert.deepEqual(survivors(pid), []);
+    assert.equal(listening(), false);
+  },
+);
 
 Deno.test("1,200 concurrent calls over 8 servers each reach their own caller", async () => {
   const names = Array.from({ length: 8 }, (_, i) => `echo${i}`);

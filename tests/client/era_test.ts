@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import type { StdioServerSpec } from "../../settings/mod.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 2_000 };
 
@@ -32,19 +33,24 @@ async function connected(spec: StdioServerSpec): Promise<string[]> {
   return await received(client);
 }
 
-Deno.test("auto falls back to initialize on the same process at each legacy signal", async (t) => {
-  for (const mode of ["garbage", "unsupported", "neither_refused"]) {
-    await t.step(mode, async () => {
-      const spec = mode === "neither_refused" ? peer("refuse") : peer(mode);
-      assert.deepEqual(await connected(spec), [
-        "recv server/discover meta=2026-07-28",
-        "recv initialize",
-        "recv notifications/initialized",
-        "recv tools/call",
-      ]);
-    });
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "auto falls back to initialize on the same process at each legacy signal",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    for (const mode of ["garbage", "unsupported", "neither_refused"]) {
+      await t.step(mode, async () => {
+        const spec = mode === "neither_refused" ? peer("refuse") : peer(mode);
+        assert.deepEqual(await connected(spec), [
+          "recv server/discover meta=2026-07-28",
+          "recv initialize",
+          "recv notifications/initialized",
+          "recv tools/call",
+        ]);
+      });
+    }
+  },
+);
 
 Deno.test("auto falls back after a silent probe, at the probe's share of the deadline", async () => {
   // The probe given up is not announced: a legacy server hears no cancellation before initialize.

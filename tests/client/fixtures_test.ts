@@ -3,6 +3,7 @@ import { Client } from "../../client/client.ts";
 import { Census } from "../../client/census.ts";
 import { STDERR_TAIL_BYTES } from "../../settings/mod.ts";
 import { awaitGone, fixture, isLive, survivors } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 // The text tests/fixtures/split_utf8.ts sends one byte per write.
 const TEXT = "héllo — 世界 😀";
 
@@ -42,19 +43,24 @@ async function retired(client: Client, code?: number): Promise<void> {
   assert.deepEqual(survivors(pid), [], "no process of the server or its descendants remains");
 }
 
-Deno.test("a server that crashes mid-call: the call is unavailable with its stderr", async () => {
-  const client = new Client(fixture("crash", "crash_mid_call.ts"), QUICK);
-  await ready(client);
-  const call = await client.callTool("go", {}, { timeoutMs: 30_000 });
-  assert.ok(!call.ok && call.error.kind === "unavailable", JSON.stringify(call));
-  assert.equal(call.error.cause, "exited");
-  assert.match(call.error.message, /exited with code 3/);
-  assert.match(call.error.stderrTail, /crashing in the middle of a call/);
-  assert.equal(client.state, "dead");
-  const later = await client.callTool("go", {}, { timeoutMs: 30_000 });
-  assert.ok(!later.ok && later.error.kind === "unavailable" && later.error.cause === "exited");
-  await retired(client, 3);
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a server that crashes mid-call: the call is unavailable with its stderr",
+  OPENS_CUSTODIAN,
+  async () => {
+    const client = new Client(fixture("crash", "crash_mid_call.ts"), QUICK);
+    await ready(client);
+    const call = await client.callTool("go", {}, { timeoutMs: 30_000 });
+    assert.ok(!call.ok && call.error.kind === "unavailable", JSON.stringify(call));
+    assert.equal(call.error.cause, "exited");
+    assert.match(call.error.message, /exited with code 3/);
+    assert.match(call.error.stderrTail, /crashing in the middle of a call/);
+    assert.equal(client.state, "dead");
+    const later = await client.callTool("go", {}, { timeoutMs: 30_000 });
+    assert.ok(!later.ok && later.error.kind === "unavailable" && later.error.cause === "exited");
+    await retired(client, 3);
+  },
+);
 
 Deno.test("a server that exits before initialize fails the handshake with its stderr", async () => {
   const client = new Client(fixture("early", "exit_at_start.ts"), QUICK);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { fixture, survivors } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 3_000 };
 
@@ -29,15 +30,20 @@ function text(result: Awaited<ReturnType<Client["callTool"]>>): string {
   return block.text;
 }
 
-Deno.test("a duplicate answer and an answer to no request are dropped; the first answer stands", async () => {
-  const client = new Client(fixture("twice", "duplicate_ids.ts"), QUICK);
-  await ready(client);
-  assert.equal(text(await client.callTool("go", {})), "first");
-  // The channel stays open and ids stay matched: the next call gets its own first answer.
-  assert.equal(text(await client.callTool("go", {})), "first");
-  assert.equal(client.state, "ready");
-  await retiredWithoutSurvivors(client);
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a duplicate answer and an answer to no request are dropped; the first answer stands",
+  OPENS_CUSTODIAN,
+  async () => {
+    const client = new Client(fixture("twice", "duplicate_ids.ts"), QUICK);
+    await ready(client);
+    assert.equal(text(await client.callTool("go", {})), "first");
+    // The channel stays open and ids stay matched: the next call gets its own first answer.
+    assert.equal(text(await client.callTool("go", {})), "first");
+    assert.equal(client.state, "ready");
+    await retiredWithoutSurvivors(client);
+  },
+);
 
 Deno.test("400,000 notifications before an answer are dropped and the call still settles", async () => {
   const client = new Client(

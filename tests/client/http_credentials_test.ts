@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";
+import { OPENS_SUBREAPER } from "../_lifetime.ts";
 
 const TOKEN = "tok-9f8e7d6c5b4a3f2e1d0c";
 
@@ -28,21 +29,26 @@ async function withPeer(mode: string, body: (peer: Served) => Promise<void>): Pr
   }
 }
 
-Deno.test("a 401 echoing the bearer token fails the start without the token, in its message or its http", async () => {
-  await withPeer("refuse_all", async (peer) => {
-    const client = new Client(remote(`${peer.origin}/mcp`));
-    const started = await client.connect();
-    assert.ok(!started.ok && started.error.kind === "transport_failed", JSON.stringify(started));
-    assert.doesNotMatch(JSON.stringify(started), new RegExp(TOKEN));
-    assert.match(started.error.message, /error_description=\\"the token in \[redacted\] has/);
-    assert.equal(started.error.http?.body, "invalid token: [redacted]");
-    assert.match(
-      started.error.http?.wwwAuthenticate ?? "",
-      /the token in \[redacted\] has expired/,
-    );
-    await client.retire();
-  });
-});
+// The file's first client opens the subreaper's libc handle, kept for good (tests/_lifetime.ts).
+Deno.test(
+  "a 401 echoing the bearer token fails the start without the token, in its message or its http",
+  OPENS_SUBREAPER,
+  async () => {
+    await withPeer("refuse_all", async (peer) => {
+      const client = new Client(remote(`${peer.origin}/mcp`));
+      const started = await client.connect();
+      assert.ok(!started.ok && started.error.kind === "transport_failed", JSON.stringify(started));
+      assert.doesNotMatch(JSON.stringify(started), new RegExp(TOKEN));
+      assert.match(started.error.message, /error_description=\\"the token in \[redacted\] has/);
+      assert.equal(started.error.http?.body, "invalid token: [redacted]");
+      assert.match(
+        started.error.http?.wwwAuthenticate ?? "",
+        /the token in \[redacted\] has expired/,
+      );
+      await client.retire();
+    });
+  },
+);
 
 Deno.test("a call refused with a 401 echoing the bearer token fails without the token", async () => {
   await withPeer("refuse_calls", async (peer) => {

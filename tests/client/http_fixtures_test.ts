@@ -3,6 +3,7 @@ import { Client } from "../../client/client.ts";
 import { grantOf } from "../../client/_worker_launch.ts";
 import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";
+import { OPENS_SUBREAPER } from "../_lifetime.ts";
 
 function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {
   return {
@@ -28,27 +29,34 @@ async function requests(peer: Served): Promise<string[]> {
   return (await (await fetch(`${peer.origin}/log`)).text()).split("\n");
 }
 
-Deno.test("auto falls back to initialize over HTTP, then sends the session and version", async () => {
-  await withPeer("plain", async (peer) => {
-    const client = new Client(remote(`${peer.origin}/mcp`));
-    const started = await client.connect();
-    assert.ok(started.ok, JSON.stringify(started));
-    assert.equal(started.value.era, "legacy");
-    assert.equal(started.value.protocolVersion, "2025-06-18");
-    const called = await client.callTool("go", {});
-    assert.ok(called.ok, JSON.stringify(called));
-    assert.deepEqual(called.value.content, [{ type: "text", text: "gone" }]);
-    const retired = await client.retire();
-    assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
-    assert.deepEqual(await requests(peer), [
-      "POST /mcp server/discover - 2026-07-28 -",
-      "POST /mcp - - - -",
-      "POST /mcp - session-1 2025-06-18 -",
-      "POST /mcp - session-1 2025-06-18 -",
-      "DELETE /mcp - session-1 2025-06-18 -",
-    ]);
-  });
-});
+// The file's first client opens the subreaper's libc handle, kept for good (tests/_lifetime.ts).
+Deno.test(
+  "auto falls back to initialize over HTTP, then sends the session and version",
+  OPENS_SUBREAPER,
+  async () => {
+    await withPeer("plain", async (peer) => {
+      const client = new Client(remote(`${peer.origin}/mcp`));
+      const started = await client.connect();
+      assert.ok(started.ok, JSON.stringify(started));
+      assert.equal(started.value.era, "legacy");
+      assert.equal(started.value.protocolVersion, "2025-06-18");
+      const called = await client.callTool("go", {});
+      assert.ok(called.ok, JSON.stringify(called));
+      assert.deepEqual(called.value.content, [{ type: "text", text: "gone" }]);
+      const retired = await client.retire();
+      assert.ok(
+        retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted",
+      );
+      assert.deepEqual(await requests(peer), [
+        "POST /mcp server/discover - 2026-07-28 -",
+        "POST /mcp - - - -",
+        "POST /mcp - session-1 2025-06-18 -",
+        "POST /mcp - session-1 2025-06-18 -",
+        "DELETE /mcp - session-1 2025-06-18 -",
+      ]);
+    });
+  },
+);
 
 Deno.test("a 401 fails the start with its status, body and WWW-Authenticate", async () => {
   await withPeer("unauthorized", async (peer) => {

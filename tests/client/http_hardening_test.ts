@@ -8,6 +8,7 @@ import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { MAX_PARAM_HEADER_BYTES } from "../../codec/param_headers.ts";
 import { MAX_OPEN_NOTIFICATIONS } from "../../client/transport/http/http_transport.ts";
 import { type Served, serveFixture } from "./_http_servers.ts";
+import { OPENS_SUBREAPER } from "../_lifetime.ts";
 
 function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {
   return {
@@ -45,28 +46,36 @@ function openDescriptors(): number {
   return [...Deno.readDirSync("/proc/self/fd")].length;
 }
 
-Deno.test("300 cancelled calls to a server that answers neither calls nor cancellations hold no sockets", async () => {
-  await withPeer("http_peer.ts", "silent_calls", async (peer) => {
-    const client = new Client(remote(`${peer.origin}/mcp`));
-    assert.ok((await client.connect()).ok);
-    assert.ok((await client.listTools()).ok);
-    const before = openDescriptors();
-    for (let round = 0; round < 10; round++) {
-      const calls = Array.from({ length: 30 }, () => client.callTool("go", {}, { timeoutMs: 100 }));
-      for (const called of await Promise.all(calls)) {
-        assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
+// The file's first client opens the subreaper's libc handle, kept for good (tests/_lifetime.ts).
+Deno.test(
+  "300 cancelled calls to a server that answers neither calls nor cancellations hold no sockets",
+  OPENS_SUBREAPER,
+  async () => {
+    await withPeer("http_peer.ts", "silent_calls", async (peer) => {
+      const client = new Client(remote(`${peer.origin}/mcp`));
+      assert.ok((await client.connect()).ok);
+      assert.ok((await client.listTools()).ok);
+      const before = openDescriptors();
+      for (let round = 0; round < 10; round++) {
+        const calls = Array.from(
+          { length: 30 },
+          () => client.callTool("go", {}, { timeoutMs: 100 }),
+        );
+        for (const called of await Promise.all(calls)) {
+          assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
+        }
       }
-    }
-    // Deno closes an aborted fetch's socket a moment later: what is left is
-    // at most the notifications still open (each under its own deadline).
-    const bound = MAX_OPEN_NOTIFICATIONS + 4;
-    await settled(() => openDescriptors() - before <= bound, 5_000);
-    const grown = openDescriptors() - before;
-    assert.ok(grown <= bound, `${grown} descriptors more after 300 calls`);
-    assert.ok((await client.listTools()).ok, "the client lives on");
-    assert.ok((await client.retire()).ok);
-  });
-});
+      // Deno closes an aborted fetch's socket a moment later: what is left is
+      // at most the notifications still open (each under its own deadline).
+      const bound = MAX_OPEN_NOTIFICATIONS + 4;
+      await settled(() => openDescriptors() - before <= bound, 5_000);
+      const grown = openDescriptors() - before;
+      assert.ok(grown <= bound, `${grown} descriptors more after 300 calls`);
+      assert.ok((await client.listTools()).ok, "the client lives on");
+      assert.ok((await client.retire()).ok);
+    });
+  },
+);
 
 Deno.test("a notification the server refuses does not end the client", async () => {
   await withPeer("http_peer.ts", "refuse_notifications", async (peer) => {

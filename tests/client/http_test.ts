@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { serveFixture } from "./_http_servers.ts";
+import { OPENS_SUBREAPER } from "../_lifetime.ts";
 
 function remote(url: string, extra: Partial<RemoteServerSpec> = {}): RemoteServerSpec {
   return { name: "remote", url, headers: {}, connectTimeoutMs: 20_000, ...extra };
@@ -16,7 +17,8 @@ async function stats(origin: string): Promise<Stats> {
   return await (await fetch(`${origin}/stats`)).json();
 }
 
-Deno.test("a remote SDK v2 server speaks the modern era over HTTP", async () => {
+// The file's first client opens the subreaper's libc handle, kept for good (tests/_lifetime.ts).
+Deno.test("a remote SDK v2 server speaks the modern era over HTTP", OPENS_SUBREAPER, async () => {
   const server = await serveFixture("sdk_v2_http.ts");
   try {
     const client = new Client(remote(`${server.origin}/mcp`));

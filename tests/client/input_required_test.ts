@@ -9,6 +9,7 @@ import type { Client } from "../../client/client.ts";
 import type { ElicitationRequest } from "../../client/handlers.ts";
 import { MAX_INPUT_ROUNDS } from "../../settings/limits.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 function spec() {
   return fixture("mrtr", "input_required_server.ts", {
@@ -17,49 +18,58 @@ function spec() {
   });
 }
 
-Deno.test("an input_required result is answered by the handlers and the call made again", async () => {
-  const elicited: ElicitationRequest[] = [];
-  const census = Census.prepare([spec()], {
-    onElicit: (request) => {
-      elicited.push(request);
-      return Promise.resolve({ action: "accept", content: { name: "Ada" } });
-    },
-    onSample: () =>
-      Promise.resolve({ role: "assistant", content: { type: "text", text: "hello" }, model: "m" }),
-  });
-  const client = census.clients.get("mrtr") as Client;
-  try {
-    assert.ok((await client.connect()).ok);
-    const called = await client.callTool("ask", {});
-    assert.ok(called.ok, JSON.stringify(called));
-    const block = called.value.content[0];
-    assert.ok(block?.type === "text");
-    const rounds = JSON.parse(block.text);
-    assert.equal(rounds.length, 3);
-    // A new request each round, and the state echoed.
-    assert.equal(new Set(rounds.map((round: { id: number }) => round.id)).size, 3);
-    assert.deepEqual(rounds.map((round: { requestState?: string }) => round.requestState), [
-      undefined,
-      "s1",
-      "s2",
-    ]);
-    assert.deepEqual(rounds[1].inputResponses, {
-      who: { action: "accept", content: { name: "Ada", tone: "warm" } },
-      where: { roots: [{ uri: "file:///tmp/work", name: "work" }] },
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "an input_required result is answered by the handlers and the call made again",
+  OPENS_CUSTODIAN,
+  async () => {
+    const elicited: ElicitationRequest[] = [];
+    const census = Census.prepare([spec()], {
+      onElicit: (request) => {
+        elicited.push(request);
+        return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+      },
+      onSample: () =>
+        Promise.resolve({
+          role: "assistant",
+          content: { type: "text", text: "hello" },
+          model: "m",
+        }),
     });
-    assert.deepEqual(rounds[2].inputResponses, {
-      say: { role: "assistant", content: { type: "text", text: "hello" }, model: "m" },
-    });
-    assert.deepEqual(rounds[0].capabilities, {
-      elicitation: { form: {}, url: {} },
-      sampling: { tools: {} },
-      roots: { listChanged: false },
-    });
-    assert.equal(elicited[0]?.tool, "ask");
-  } finally {
-    await census.retire();
-  }
-});
+    const client = census.clients.get("mrtr") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const called = await client.callTool("ask", {});
+      assert.ok(called.ok, JSON.stringify(called));
+      const block = called.value.content[0];
+      assert.ok(block?.type === "text");
+      const rounds = JSON.parse(block.text);
+      assert.equal(rounds.length, 3);
+      // A new request each round, and the state echoed.
+      assert.equal(new Set(rounds.map((round: { id: number }) => round.id)).size, 3);
+      assert.deepEqual(rounds.map((round: { requestState?: string }) => round.requestState), [
+        undefined,
+        "s1",
+        "s2",
+      ]);
+      assert.deepEqual(rounds[1].inputResponses, {
+        who: { action: "accept", content: { name: "Ada", tone: "warm" } },
+        where: { roots: [{ uri: "file:///tmp/work", name: "work" }] },
+      });
+      assert.deepEqual(rounds[2].inputResponses, {
+        say: { role: "assistant", content: { type: "text", text: "hello" }, model: "m" },
+      });
+      assert.deepEqual(rounds[0].capabilities, {
+        elicitation: { form: {}, url: {} },
+        sampling: { tools: {} },
+        roots: { listChanged: false },
+      });
+      assert.equal(elicited[0]?.tool, "ask");
+    } finally {
+      await census.retire();
+    }
+  },
+);
 
 Deno.test("a server that asks for input past the cap fails the call, saying so", async () => {
   const census = Census.prepare([spec()]);

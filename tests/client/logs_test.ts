@@ -14,6 +14,7 @@ import {
   MAX_LOG_DATA_CHARS,
 } from "../../settings/limits.ts";
 import { everything, fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 function logServer(era: "legacy" | "modern", extra: Parameters<typeof fixture>[2] = {}) {
   const spec = fixture("logs", "log_server.ts", { era, ...extra });
@@ -27,28 +28,33 @@ async function awaitEntries(entries: LogEntry[], count: number): Promise<void> {
   }
 }
 
-Deno.test("server-everything's simulated log messages reach onLog with the server's name", async () => {
-  const entries: LogEntry[] = [];
-  const census = Census.prepare([everything()], {
-    onLog: (entry) => entries.push(entry),
-    logLevel: "debug",
-  });
-  const client = census.clients.get("everything") as Client;
-  try {
-    assert.ok((await client.connect()).ok);
-    const toggled = await client.callTool("toggle-simulated-logging", {});
-    assert.ok(toggled.ok, JSON.stringify(toggled));
-    await awaitEntries(entries, 1);
-    const simulated = entries.find((entry) =>
-      typeof entry.data === "string" && /level.message/i.test(entry.data)
-    );
-    assert.ok(simulated !== undefined, JSON.stringify(entries));
-    assert.equal(simulated.server, "everything");
-    assert.ok(LOG_LEVELS.includes(simulated.level));
-  } finally {
-    await census.retire();
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "server-everything's simulated log messages reach onLog with the server's name",
+  OPENS_CUSTODIAN,
+  async () => {
+    const entries: LogEntry[] = [];
+    const census = Census.prepare([everything()], {
+      onLog: (entry) => entries.push(entry),
+      logLevel: "debug",
+    });
+    const client = census.clients.get("everything") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const toggled = await client.callTool("toggle-simulated-logging", {});
+      assert.ok(toggled.ok, JSON.stringify(toggled));
+      await awaitEntries(entries, 1);
+      const simulated = entries.find((entry) =>
+        typeof entry.data === "string" && /level.message/i.test(entry.data)
+      );
+      assert.ok(simulated !== undefined, JSON.stringify(entries));
+      assert.equal(simulated.server, "everything");
+      assert.ok(LOG_LEVELS.includes(simulated.level));
+    } finally {
+      await census.retire();
+    }
+  },
+);
 
 Deno.test("a legacy server is sent logging/setLevel with the spec's level, ahead of any call", async () => {
   const client = new Client(logServer("legacy", { logLevel: "warning" }), { logLevel: "debug" });

@@ -9,6 +9,7 @@ import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import type { CallProgress } from "../../client/thread/progress.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 async function withServer(
   era: "legacy" | "modern",
@@ -33,18 +34,23 @@ function text(result: Awaited<ReturnType<Client["callTool"]>>): string {
   return result.value.content.map((block) => block.type === "text" ? block.text : "").join("");
 }
 
-Deno.test("a call with onProgress hears each report in order, sanitized, until its answer", async () => {
-  const heard: CallProgress[] = [];
-  const stderr = await withServer("legacy", async (client) => {
-    const result = await client.callTool("progress", { count: 5, everyMs: 5 }, {
-      onProgress: (progress) => heard.push(progress),
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a call with onProgress hears each report in order, sanitized, until its answer",
+  OPENS_CUSTODIAN,
+  async () => {
+    const heard: CallProgress[] = [];
+    const stderr = await withServer("legacy", async (client) => {
+      const result = await client.callTool("progress", { count: 5, everyMs: 5 }, {
+        onProgress: (progress) => heard.push(progress),
+      });
+      assert.equal(text(result), "done after 5");
     });
-    assert.equal(text(result), "done after 5");
-  });
-  assert.deepEqual(heard.map((p) => p.kind === "progress" && p.progress), [1, 2, 3, 4, 5]);
-  assert.deepEqual(heard[0], { kind: "progress", progress: 1, total: 5, message: "step 1" });
-  assert.match(stderr, /progressToken \d+/);
-});
+    assert.deepEqual(heard.map((p) => p.kind === "progress" && p.progress), [1, 2, 3, 4, 5]);
+    assert.deepEqual(heard[0], { kind: "progress", progress: 1, total: 5, message: "step 1" });
+    assert.match(stderr, /progressToken \d+/);
+  },
+);
 
 Deno.test("a flood of progress reaches onProgress folded, in order, its newest report last", async () => {
   const count = 50_000;

@@ -7,6 +7,7 @@ import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { MAX_LIST_PAGES } from "../../settings/limits.ts";
 import { everything, fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 async function withClient(
   spec: Parameters<typeof Census.prepare>[0][number],
@@ -23,58 +24,63 @@ async function withClient(
   }
 }
 
-Deno.test("server-everything's prompts, completions and templates arrive as values", async (t) => {
-  await withClient(everything(), async (client) => {
-    await t.step("listPrompts() lists its four prompts with their arguments", async () => {
-      const prompts = await client.listPrompts();
-      assert.ok(prompts.ok, JSON.stringify(prompts));
-      assert.deepEqual(prompts.value.map((prompt) => prompt.name), [
-        "simple-prompt",
-        "args-prompt",
-        "completable-prompt",
-        "resource-prompt",
-      ]);
-      const args = prompts.value.find((prompt) => prompt.name === "args-prompt");
-      assert.deepEqual(args?.arguments.map((arg) => [arg.name, arg.required]), [
-        ["city", true],
-        ["state", false],
-      ]);
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "server-everything's prompts, completions and templates arrive as values",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    await withClient(everything(), async (client) => {
+      await t.step("listPrompts() lists its four prompts with their arguments", async () => {
+        const prompts = await client.listPrompts();
+        assert.ok(prompts.ok, JSON.stringify(prompts));
+        assert.deepEqual(prompts.value.map((prompt) => prompt.name), [
+          "simple-prompt",
+          "args-prompt",
+          "completable-prompt",
+          "resource-prompt",
+        ]);
+        const args = prompts.value.find((prompt) => prompt.name === "args-prompt");
+        assert.deepEqual(args?.arguments.map((arg) => [arg.name, arg.required]), [
+          ["city", true],
+          ["state", false],
+        ]);
+      });
+      await t.step("getPrompt() fills a prompt's arguments", async () => {
+        const got = await client.getPrompt("args-prompt", { city: "Lyon" });
+        assert.ok(got.ok, JSON.stringify(got));
+        const first = got.value.messages[0];
+        assert.equal(first?.role, "user");
+        assert.ok(first?.content.type === "text" && first.content.text.includes("Lyon"));
+      });
+      await t.step("complete() completes a prompt's argument, with the context", async () => {
+        const done = await client.complete(
+          { type: "ref/prompt", name: "completable-prompt" },
+          { name: "department", value: "E" },
+        );
+        assert.ok(done.ok, JSON.stringify(done));
+        assert.deepEqual(done.value.values, ["Engineering"]);
+        const named = await client.complete(
+          { type: "ref/prompt", name: "completable-prompt" },
+          { name: "name", value: "" },
+          { arguments: { department: "Engineering" } },
+        );
+        assert.ok(named.ok && named.value.values.length > 0, JSON.stringify(named));
+      });
+      await t.step("listResources() and listResourceTemplates() list what it offers", async () => {
+        const resources = await client.listResources();
+        assert.ok(resources.ok && resources.value.length > 0, JSON.stringify(resources));
+        const templates = await client.listResourceTemplates();
+        assert.ok(templates.ok, JSON.stringify(templates));
+        assert.ok(
+          templates.value.some((entry) =>
+            entry.uriTemplate === "demo://resource/dynamic/text/{resourceId}"
+          ),
+          JSON.stringify(templates.value),
+        );
+      });
     });
-    await t.step("getPrompt() fills a prompt's arguments", async () => {
-      const got = await client.getPrompt("args-prompt", { city: "Lyon" });
-      assert.ok(got.ok, JSON.stringify(got));
-      const first = got.value.messages[0];
-      assert.equal(first?.role, "user");
-      assert.ok(first?.content.type === "text" && first.content.text.includes("Lyon"));
-    });
-    await t.step("complete() completes a prompt's argument, with the context", async () => {
-      const done = await client.complete(
-        { type: "ref/prompt", name: "completable-prompt" },
-        { name: "department", value: "E" },
-      );
-      assert.ok(done.ok, JSON.stringify(done));
-      assert.deepEqual(done.value.values, ["Engineering"]);
-      const named = await client.complete(
-        { type: "ref/prompt", name: "completable-prompt" },
-        { name: "name", value: "" },
-        { arguments: { department: "Engineering" } },
-      );
-      assert.ok(named.ok && named.value.values.length > 0, JSON.stringify(named));
-    });
-    await t.step("listResources() and listResourceTemplates() list what it offers", async () => {
-      const resources = await client.listResources();
-      assert.ok(resources.ok && resources.value.length > 0, JSON.stringify(resources));
-      const templates = await client.listResourceTemplates();
-      assert.ok(templates.ok, JSON.stringify(templates));
-      assert.ok(
-        templates.value.some((entry) =>
-          entry.uriTemplate === "demo://resource/dynamic/text/{resourceId}"
-        ),
-        JSON.stringify(templates.value),
-      );
-    });
-  });
-});
+  },
+);
 
 function hostile(mode: string) {
   const spec = fixture(mode, "hostile_lists.ts");

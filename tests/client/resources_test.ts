@@ -9,35 +9,41 @@ import type { Client } from "../../client/client.ts";
 import { decodeReadResult } from "../../client/resources.ts";
 import { MAX_RESOURCE_BYTES } from "../../settings/limits.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
-Deno.test("readResource() answers text and blob contents, and refuses an oversized blob by size", async () => {
-  const census = Census.prepare([fixture("long", "long_server.ts")]);
-  const client = census.clients.get("long") as Client;
-  try {
-    assert.ok((await client.connect()).ok);
-    const text = await client.readResource("fixture://text");
-    assert.deepEqual(text, {
-      ok: true,
-      value: {
-        contents: [{ uri: "fixture://text", mimeType: "text/plain", text: "a text resource" }],
-      },
-    });
-    const blob = await client.readResource("fixture://blob");
-    assert.ok(blob.ok && "blob" in (blob.value.contents[0] ?? {}), JSON.stringify(blob));
-    const huge = await client.readResource("fixture://huge");
-    assert.ok(
-      !huge.ok && huge.error.kind === "resource_too_large",
-      JSON.stringify(huge).slice(0, 300),
-    );
-    assert.ok(huge.error.bytes > MAX_RESOURCE_BYTES);
-    // Never offered: still sent, and the server's refusal is the answer.
-    const unknown = await client.readResource("fixture://never-offered");
-    assert.ok(!unknown.ok && unknown.error.kind === "server_error", JSON.stringify(unknown));
-    assert.equal(unknown.error.error.code, -32002);
-  } finally {
-    await census.retire();
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "readResource() answers text and blob contents, and refuses an oversized blob by size",
+  OPENS_CUSTODIAN,
+  async () => {
+    const census = Census.prepare([fixture("long", "long_server.ts")]);
+    const client = census.clients.get("long") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const text = await client.readResource("fixture://text");
+      assert.deepEqual(text, {
+        ok: true,
+        value: {
+          contents: [{ uri: "fixture://text", mimeType: "text/plain", text: "a text resource" }],
+        },
+      });
+      const blob = await client.readResource("fixture://blob");
+      assert.ok(blob.ok && "blob" in (blob.value.contents[0] ?? {}), JSON.stringify(blob));
+      const huge = await client.readResource("fixture://huge");
+      assert.ok(
+        !huge.ok && huge.error.kind === "resource_too_large",
+        JSON.stringify(huge).slice(0, 300),
+      );
+      assert.ok(huge.error.bytes > MAX_RESOURCE_BYTES);
+      // Never offered: still sent, and the server's refusal is the answer.
+      const unknown = await client.readResource("fixture://never-offered");
+      assert.ok(!unknown.ok && unknown.error.kind === "server_error", JSON.stringify(unknown));
+      assert.equal(unknown.error.error.code, -32002);
+    } finally {
+      await census.retire();
+    }
+  },
+);
 
 Deno.test("readResource() of a server that declared no resources is refused before anything is sent", async () => {
   const census = Census.prepare([fixture("echo", "echo_server.ts")]);

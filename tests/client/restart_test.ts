@@ -8,6 +8,7 @@ import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import type { GenerationEvent } from "../../client/supervisor.ts";
 import { fixture, isLive, runToEnd } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 function next(client: Client, kind: GenerationEvent["kind"]): Promise<GenerationEvent> {
   return new Promise((resolve) => {
@@ -27,51 +28,56 @@ async function whoami(client: Client): Promise<number> {
   return Number(block.text);
 }
 
-Deno.test("a server killed with SIGKILL is retired to evidence, refused while down, and back on a new pid", async () => {
-  const spec = fixture("long", "long_server.ts", { restart: { max: 3, backoffMs: 300 } });
-  const census = Census.prepare([spec]);
-  const client = census.clients.get("long") as Client;
-  try {
-    assert.ok((await client.connect()).ok);
-    const first = await whoami(client);
-    assert.equal(first, client.pid);
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a server killed with SIGKILL is retired to evidence, refused while down, and back on a new pid",
+  OPENS_CUSTODIAN,
+  async () => {
+    const spec = fixture("long", "long_server.ts", { restart: { max: 3, backoffMs: 300 } });
+    const census = Census.prepare([spec]);
+    const client = census.clients.get("long") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const first = await whoami(client);
+      assert.equal(first, client.pid);
 
-    const died = next(client, "died");
-    const restarted = next(client, "restarted");
-    Deno.kill(first, "SIGKILL");
-    const death = await died;
-    assert.ok(death.kind === "died");
-    assert.equal(death.pid, first);
-    assert.ok(death.end.ok && death.end.value.kind === "exited", JSON.stringify(death.end));
-    assert.equal(death.end.value.signal, "SIGKILL");
-    assert.equal(death.end.value.drained, true);
-    assert.deepEqual(death.next, { kind: "restart", attempt: 1, max: 3, inMs: 300 });
+      const died = next(client, "died");
+      const restarted = next(client, "restarted");
+      Deno.kill(first, "SIGKILL");
+      const death = await died;
+      assert.ok(death.kind === "died");
+      assert.equal(death.pid, first);
+      assert.ok(death.end.ok && death.end.value.kind === "exited", JSON.stringify(death.end));
+      assert.equal(death.end.value.signal, "SIGKILL");
+      assert.equal(death.end.value.drained, true);
+      assert.deepEqual(death.next, { kind: "restart", attempt: 1, max: 3, inMs: 300 });
 
-    // While it is down, a call fails at once, saying when the next attempt is.
-    const down = await client.callTool("whoami", {});
-    assert.ok(!down.ok && down.error.kind === "unavailable", JSON.stringify(down));
-    assert.match(down.error.message, /next attempt to start it is in \d+ ms \(attempt 1 of 3\)/);
-    assert.equal(down.error.restart?.attempt, 1);
+      // While it is down, a call fails at once, saying when the next attempt is.
+      const down = await client.callTool("whoami", {});
+      assert.ok(!down.ok && down.error.kind === "unavailable", JSON.stringify(down));
+      assert.match(down.error.message, /next attempt to start it is in \d+ ms \(attempt 1 of 3\)/);
+      assert.equal(down.error.restart?.attempt, 1);
 
-    const back = await restarted;
-    assert.ok(back.kind === "restarted" && back.generation === 2);
-    const second = await whoami(client);
-    assert.notEqual(second, first);
-    assert.equal(second, client.pid);
-    assert.ok(!isLive(first));
-  } finally {
-    const report = await census.retire();
-    assert.ok(report.confirmed);
-    const generations = report.generations.get("long") ?? [];
-    assert.equal(generations.length, 2);
-    const [old, current] = generations;
-    assert.ok(old?.end?.ok && old.end.value.kind === "exited" && old.end.value.drained === true);
-    assert.equal(old.end.value.pid, old.pid);
-    assert.equal(old.death?.kind, "unavailable");
-    assert.equal(old.next?.kind, "restart");
-    assert.ok(current?.start?.ok && current.end?.ok);
-  }
-});
+      const back = await restarted;
+      assert.ok(back.kind === "restarted" && back.generation === 2);
+      const second = await whoami(client);
+      assert.notEqual(second, first);
+      assert.equal(second, client.pid);
+      assert.ok(!isLive(first));
+    } finally {
+      const report = await census.retire();
+      assert.ok(report.confirmed);
+      const generations = report.generations.get("long") ?? [];
+      assert.equal(generations.length, 2);
+      const [old, current] = generations;
+      assert.ok(old?.end?.ok && old.end.value.kind === "exited" && old.end.value.drained === true);
+      assert.equal(old.end.value.pid, old.pid);
+      assert.equal(old.death?.kind, "unavailable");
+      assert.equal(old.next?.kind, "restart");
+      assert.ok(current?.start?.ok && current.end?.ok);
+    }
+  },
+);
 
 Deno.test("a client without restart stays dead after its server is killed, its one generation recorded", async () => {
   const census = Census.prepare([fixture("long", "long_server.ts")]);

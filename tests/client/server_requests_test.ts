@@ -10,6 +10,7 @@ import type { Client } from "../../client/client.ts";
 import type { ElicitationRequest } from "../../client/handlers.ts";
 import { MAX_SERVER_REQUESTS_IN_FLIGHT } from "../../settings/limits.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const FORM = {
   message: "Who are you?",
@@ -49,7 +50,8 @@ async function callText(client: Client, tool: string, args: Record<string, unkno
   return JSON.parse(block.text);
 }
 
-Deno.test("a client given no handler declares no capability", async () => {
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test("a client given no handler declares no capability", OPENS_CUSTODIAN, async () => {
   await withAsker({}, async (client) => {
     assert.deepEqual(await callText(client, "capabilities"), {});
   });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { everything, fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 /** Waits until `done()`, for a bounded number of turns of at most 20 ms each. */
 async function until(done: () => boolean): Promise<void> {
@@ -14,24 +15,32 @@ async function until(done: () => boolean): Promise<void> {
   }
 }
 
-Deno.test("server-everything's updates of a subscribed resource reach onUpdated until unsubscribed", async () => {
-  const client = new Client(everything());
-  const uri = "demo://resource/dynamic/text/1";
-  try {
-    assert.ok((await client.connect()).ok);
-    const updates: string[] = [];
-    const subscribed = await client.subscribeResource(uri, (updated) => updates.push(updated));
-    assert.ok(subscribed.ok, JSON.stringify(subscribed));
-    assert.ok((await client.callTool("toggle-subscriber-updates", {})).ok);
-    await until(() => updates.length > 0);
-    assert.equal(updates[0], uri);
-    const ended = await subscribed.value.unsubscribe();
-    assert.deepEqual(ended, { ok: true, value: undefined });
-    assert.strictEqual(await subscribed.value.unsubscribe(), await subscribed.value.unsubscribe());
-  } finally {
-    await client.retire();
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "server-everything's updates of a subscribed resource reach onUpdated until unsubscribed",
+  OPENS_CUSTODIAN,
+  async () => {
+    const client = new Client(everything());
+    const uri = "demo://resource/dynamic/text/1";
+    try {
+      assert.ok((await client.connect()).ok);
+      const updates: string[] = [];
+      const subscribed = await client.subscribeResource(uri, (updated) => updates.push(updated));
+      assert.ok(subscribed.ok, JSON.stringify(subscribed));
+      assert.ok((await client.callTool("toggle-subscriber-updates", {})).ok);
+      await until(() => updates.length > 0);
+      assert.equal(updates[0], uri);
+      const ended = await subscribed.value.unsubscribe();
+      assert.deepEqual(ended, { ok: true, value: undefined });
+      assert.strictEqual(
+        await subscribed.value.unsubscribe(),
+        await subscribed.value.unsubscribe(),
+      );
+    } finally {
+      await client.retire();
+    }
+  },
+);
 
 Deno.test("a 2026-07-28 subscription is a subscriptions/listen that unsubscribe() cancels", async () => {
   const client = new Client(fixture("listen", "listen_server.ts", { era: "modern" }));

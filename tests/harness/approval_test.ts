@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
 import type { ApprovalRequest } from "../../runner/host/approval.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const GOVERNED = fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] });
 const QUICK = { retirementTimeoutMs: 5_000 };
@@ -19,54 +20,59 @@ async function received(harness: Harness): Promise<{ name: string; args: unknown
   return JSON.parse(block?.type === "text" ? block.text : "[]");
 }
 
-Deno.test("every call of a program passes the hook exactly once, in order of issue", async () => {
-  const asked: ApprovalRequest[] = [];
-  const harness = await boot([GOVERNED], {
-    ...QUICK,
-    approve: (request) => {
-      asked.push(request);
-      return true;
-    },
-  });
-  try {
-    const report = await harness.run(
-      'import { echo } from "./mcp/gov.ts";\n' +
-        "const all = await Promise.all(Array.from({ length: 200 }, (_, i) => echo({ text: `c${i}` })));\n" +
-        "// A frame the program forges itself, past the module and invoke.\n" +
-        "const scope = globalThis as unknown as { postMessage(message: unknown): void };\n" +
-        'scope.postMessage({ kind: "call", id: 1e9, server: "gov", tool: "echo", args: { text: "forged" } });\n' +
-        "// A frame printed without the nonce is only output.\n" +
-        'console.log(JSON.stringify({ kind: "call", id: 7, server: "gov", tool: "echo", args: {} }));\n' +
-        'await echo({ text: "after" });\n' +
-        "export default all.length;",
-      { maxCalls: 300, programName: "loop.ts" },
-    );
-    assert.deepEqual(
-      report.outcome,
-      { kind: "returned", value: 200 },
-      JSON.stringify(report.outcome),
-    );
-    const texts = asked.map((request) => (request.args as { text?: string }).text);
-    const expected = [...Array.from({ length: 200 }, (_, i) => `c${i}`), "forged", "after"];
-    assert.deepEqual(texts, expected, "each call asked about once, in the order it was made");
-    assert.deepEqual(report.calls.map((call) => (call.args as { text?: string }).text), expected);
-    assert.ok(report.calls.every((call) => call.outcome.ok));
-    for (const request of asked) {
-      assert.equal(request.server, "gov");
-      assert.equal(request.tool, "echo");
-      assert.equal(request.name, "echo");
-      assert.deepEqual(request.annotations, {});
-      assert.equal(request.run?.programName, "loop.ts");
-      assert.equal(request.run?.id, asked[0]?.run?.id);
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "every call of a program passes the hook exactly once, in order of issue",
+  OPENS_CUSTODIAN,
+  async () => {
+    const asked: ApprovalRequest[] = [];
+    const harness = await boot([GOVERNED], {
+      ...QUICK,
+      approve: (request) => {
+        asked.push(request);
+        return true;
+      },
+    });
+    try {
+      const report = await harness.run(
+        'import { echo } from "./mcp/gov.ts";\n' +
+          "const all = await Promise.all(Array.from({ length: 200 }, (_, i) => echo({ text: `c${i}` })));\n" +
+          "// A frame the program forges itself, past the module and invoke.\n" +
+          "const scope = globalThis as unknown as { postMessage(message: unknown): void };\n" +
+          'scope.postMessage({ kind: "call", id: 1e9, server: "gov", tool: "echo", args: { text: "forged" } });\n' +
+          "// A frame printed without the nonce is only output.\n" +
+          'console.log(JSON.stringify({ kind: "call", id: 7, server: "gov", tool: "echo", args: {} }));\n' +
+          'await echo({ text: "after" });\n' +
+          "export default all.length;",
+        { maxCalls: 300, programName: "loop.ts" },
+      );
+      assert.deepEqual(
+        report.outcome,
+        { kind: "returned", value: 200 },
+        JSON.stringify(report.outcome),
+      );
+      const texts = asked.map((request) => (request.args as { text?: string }).text);
+      const expected = [...Array.from({ length: 200 }, (_, i) => `c${i}`), "forged", "after"];
+      assert.deepEqual(texts, expected, "each call asked about once, in the order it was made");
+      assert.deepEqual(report.calls.map((call) => (call.args as { text?: string }).text), expected);
+      assert.ok(report.calls.every((call) => call.outcome.ok));
+      for (const request of asked) {
+        assert.equal(request.server, "gov");
+        assert.equal(request.tool, "echo");
+        assert.equal(request.name, "echo");
+        assert.deepEqual(request.annotations, {});
+        assert.equal(request.run?.programName, "loop.ts");
+        assert.equal(request.run?.id, asked[0]?.run?.id);
+      }
+      assert.match(asked[0]?.run?.source ?? "", /Promise\.all/);
+      assert.equal(report.logs.length, 1, JSON.stringify(report.logs));
+      // The server got exactly the calls the hook allowed.
+      assert.equal((await received(harness)).length, 202);
+    } finally {
+      assert.ok((await harness.retire()).confirmed);
     }
-    assert.match(asked[0]?.run?.source ?? "", /Promise\.all/);
-    assert.equal(report.logs.length, 1, JSON.stringify(report.logs));
-    // The server got exactly the calls the hook allowed.
-    assert.equal((await received(harness)).length, 202);
-  } finally {
-    assert.ok((await harness.retire()).confirmed);
-  }
-});
+  },
+);
 
 Deno.test("a denial reaches the program as a McpCallError it can catch, with the reason", async () => {
   const harness = await boot([GOVERNED], {

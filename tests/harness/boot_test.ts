@@ -8,6 +8,7 @@ import type { Client } from "../../client/client.ts";
 import { bootSteps } from "../../harness/_boot_steps.ts";
 import type { StdioServerSpec } from "../../settings/mod.ts";
 import { fixture, isLive, survivors } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 /** A spec that would leave a file behind if it ever ran. */
 function marking(
@@ -68,51 +69,56 @@ Deno.test("Census.prepare() refuses env keys no environment can hold", async (t)
 
 type Step = "connect" | "list" | "generate" | "onServer";
 
-Deno.test("boot() retires every server it started when any step throws", async (t) => {
-  const real = { ...bootSteps };
-  for (const step of ["connect", "list", "generate", "onServer"] as Step[]) {
-    await t.step(step, async () => {
-      const started: Client[] = [];
-      const injected = new Error(`injected at ${step}`);
-      // Every step records the client it was given; only the second server's step throws.
-      bootSteps.connect = async (client) => {
-        started.push(client);
-        const outcome = await real.connect(client);
-        if (step === "connect" && client.name === "two") throw injected;
-        return outcome;
-      };
-      bootSteps.list = (client, options) => {
-        if (step === "list" && client.name === "two") throw injected;
-        return real.list(client, options);
-      };
-      bootSteps.generate = (name, tools, options) => {
-        if (step === "generate" && name === "two") throw injected;
-        return real.generate(name, tools, options);
-      };
-      try {
-        await assert.rejects(
-          boot([fixture("one", "echo_server.ts"), fixture("two", "echo_server.ts")], {
-            retirementTimeoutMs: 5_000,
-            onServer: (report) => {
-              if (step === "onServer" && report.name === "two") throw injected;
-            },
-          }),
-          (error) => error === injected,
-        );
-      } finally {
-        Object.assign(bootSteps, real);
-      }
-      assert.equal(started.length, 2);
-      for (const client of started) {
-        assert.equal(client.state, "retired", client.name);
-        const pid = client.pid ?? -1;
-        assert.ok(pid > 0, `${client.name} was spawned`);
-        assert.equal(isLive(pid), false, `${client.name} still runs`);
-        assert.deepEqual(survivors(pid), []);
-      }
-    });
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "boot() retires every server it started when any step throws",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    const real = { ...bootSteps };
+    for (const step of ["connect", "list", "generate", "onServer"] as Step[]) {
+      await t.step(step, async () => {
+        const started: Client[] = [];
+        const injected = new Error(`injected at ${step}`);
+        // Every step records the client it was given; only the second server's step throws.
+        bootSteps.connect = async (client) => {
+          started.push(client);
+          const outcome = await real.connect(client);
+          if (step === "connect" && client.name === "two") throw injected;
+          return outcome;
+        };
+        bootSteps.list = (client, options) => {
+          if (step === "list" && client.name === "two") throw injected;
+          return real.list(client, options);
+        };
+        bootSteps.generate = (name, tools, options) => {
+          if (step === "generate" && name === "two") throw injected;
+          return real.generate(name, tools, options);
+        };
+        try {
+          await assert.rejects(
+            boot([fixture("one", "echo_server.ts"), fixture("two", "echo_server.ts")], {
+              retirementTimeoutMs: 5_000,
+              onServer: (report) => {
+                if (step === "onServer" && report.name === "two") throw injected;
+              },
+            }),
+            (error) => error === injected,
+          );
+        } finally {
+          Object.assign(bootSteps, real);
+        }
+        assert.equal(started.length, 2);
+        for (const client of started) {
+          assert.equal(client.state, "retired", client.name);
+          const pid = client.pid ?? -1;
+          assert.ok(pid > 0, `${client.name} was spawned`);
+          assert.equal(isLive(pid), false, `${client.name} still runs`);
+          assert.deepEqual(survivors(pid), []);
+        }
+      });
+    }
+  },
+);
 
 Deno.test("boot() refuses bad options before spawning anything", async (t) => {
   const dir = await Deno.makeTempDir();

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
 import { HOSTILE_TOOLS } from "../fixtures/hostile_tools.ts";
 import { fixture, isLive, survivors } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 
@@ -23,42 +24,47 @@ async function retireAll(harness: Harness, codes: Record<string, number> = {}): 
   }
 }
 
-Deno.test("boot() reports a server that fails to start, leaves it out and still retires it", async () => {
-  const seen: string[] = [];
-  const harness = await boot([
-    fixture("echo", "echo_server.ts"),
-    fixture("broken", "exit_at_start.ts"),
-  ], { ...QUICK, onServer: (report) => seen.push(`${report.name}:${report.state}`) });
-  try {
-    assert.deepEqual(seen.toSorted(), ["broken:failed", "echo:ready"]);
-    assert.deepEqual([...harness.census.clients.keys()], ["echo", "broken"]);
-    assert.deepEqual([...harness.reports.keys()], ["echo", "broken"]);
-    const broken = harness.reports.get("broken");
-    assert.ok(broken?.state === "failed", JSON.stringify(broken));
-    assert.equal(broken.failure.stage, "start");
-    assert.equal(broken.failure.error.kind, "handshake_failed");
-    assert.match(broken.message, /"broken" exited with code 2 before answering initialize/);
-    assert.match(broken.stderrTail, /fatal: GITHUB_TOKEN is not set/);
-    const echo = harness.reports.get("echo");
-    assert.ok(echo?.state === "ready", JSON.stringify(echo));
-    assert.deepEqual(
-      echo.tools.map((tool) => tool.name).sort(),
-      ["add", "big", "echo", "echo_args", "fail", "sleep"],
-    );
-    assert.deepEqual([...harness.modules.keys()], ["echo"]);
-    assert.match(harness.surface, /^A program is one TypeScript module/);
-    assert.match(harness.surface, /\/\/ mcp\/echo\.ts \(server "echo", 6 tools\)/);
-    assert.doesNotMatch(harness.surface, /broken/);
-    const denied = await harness.call("broken", "go", {});
-    assert.ok(!denied.ok && denied.error.kind === "server_failed", JSON.stringify(denied));
-    assert.equal(denied.error.server, "broken");
-    assert.equal(denied.error.cause.stage, "start");
-    assert.match(denied.error.message, /it failed at boot/);
-    assert.equal(text(await harness.call("echo", "echo", { text: "still here" })), "still here");
-  } finally {
-    await retireAll(harness, { broken: 2 });
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "boot() reports a server that fails to start, leaves it out and still retires it",
+  OPENS_CUSTODIAN,
+  async () => {
+    const seen: string[] = [];
+    const harness = await boot([
+      fixture("echo", "echo_server.ts"),
+      fixture("broken", "exit_at_start.ts"),
+    ], { ...QUICK, onServer: (report) => seen.push(`${report.name}:${report.state}`) });
+    try {
+      assert.deepEqual(seen.toSorted(), ["broken:failed", "echo:ready"]);
+      assert.deepEqual([...harness.census.clients.keys()], ["echo", "broken"]);
+      assert.deepEqual([...harness.reports.keys()], ["echo", "broken"]);
+      const broken = harness.reports.get("broken");
+      assert.ok(broken?.state === "failed", JSON.stringify(broken));
+      assert.equal(broken.failure.stage, "start");
+      assert.equal(broken.failure.error.kind, "handshake_failed");
+      assert.match(broken.message, /"broken" exited with code 2 before answering initialize/);
+      assert.match(broken.stderrTail, /fatal: GITHUB_TOKEN is not set/);
+      const echo = harness.reports.get("echo");
+      assert.ok(echo?.state === "ready", JSON.stringify(echo));
+      assert.deepEqual(
+        echo.tools.map((tool) => tool.name).sort(),
+        ["add", "big", "echo", "echo_args", "fail", "sleep"],
+      );
+      assert.deepEqual([...harness.modules.keys()], ["echo"]);
+      assert.match(harness.surface, /^A program is one TypeScript module/);
+      assert.match(harness.surface, /\/\/ mcp\/echo\.ts \(server "echo", 6 tools\)/);
+      assert.doesNotMatch(harness.surface, /broken/);
+      const denied = await harness.call("broken", "go", {});
+      assert.ok(!denied.ok && denied.error.kind === "server_failed", JSON.stringify(denied));
+      assert.equal(denied.error.server, "broken");
+      assert.equal(denied.error.cause.stage, "start");
+      assert.match(denied.error.message, /it failed at boot/);
+      assert.equal(text(await harness.call("echo", "echo", { text: "still here" })), "still here");
+    } finally {
+      await retireAll(harness, { broken: 2 });
+    }
+  },
+);
 
 Deno.test("boot() with no servers yields a surface saying so", async () => {
   const harness = await boot([], QUICK);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { boot } from "../../harness/harness.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 
@@ -13,83 +14,91 @@ function governed(name: string, lists: { enabledTools?: string[]; disabledTools?
   return fixture(name, "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"], ...lists });
 }
 
-Deno.test("a disabled tool is absent from surface and module and refused by harness.call", async (t) => {
-  const reports: string[] = [];
-  const harness = await boot([governed("gov", { disabledTools: ["delete_all", "read_note"] })], {
-    ...QUICK,
-    onServer: (report) => reports.push(report.name),
-  });
-  try {
-    const generated = harness.modules.get("gov");
-    assert.ok(generated !== undefined, JSON.stringify([...harness.reports.values()]));
-    await t.step("absent from the module and the surface", () => {
-      assert.doesNotMatch(generated.source, /delete_all|read-note|read_note/);
-      assert.doesNotMatch(harness.surface, /delete_all|read_note/);
-      assert.match(harness.surface, /^echo\(args: \{ text: string \}\)/m);
-      assert.ok(![...generated.manifest.values()].includes("delete_all"));
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a disabled tool is absent from surface and module and refused by harness.call",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    const reports: string[] = [];
+    const harness = await boot([governed("gov", { disabledTools: ["delete_all", "read_note"] })], {
+      ...QUICK,
+      onServer: (report) => reports.push(report.name),
     });
-    await t.step("the report says what is withheld and why", () => {
-      const report = harness.reports.get("gov");
-      assert.ok(report?.state === "ready");
-      assert.deepEqual([...report.withheld], [["read-note", "disabled"], [
-        "delete_all",
-        "disabled",
-      ]]);
-      assert.ok(report.tools.some((tool) => tool.name === "delete_all"), "the listing stays whole");
-    });
-    await t.step("refused as tool_disabled by wire name and by function name", async () => {
-      for (const name of ["delete_all", "read-note", "read_note"]) {
-        const denied = await harness.call("gov", name, {});
-        assert.ok(!denied.ok && denied.error.kind === "tool_disabled", JSON.stringify(denied));
-        assert.match(denied.error.message, /enabledTools or disabledTools leave it out/);
-      }
-      const received = await harness.call("gov", "received", {});
-      assert.ok(received.ok);
-      assert.deepEqual(
-        JSON.parse(
-          received.value.content[0]?.type === "text" ? received.value.content[0].text : "",
-        ),
-        [],
-      );
-    });
-    await t.step("search never finds it and describe says it is left out", () => {
-      for (const match of harness.search("delete all notes", { limit: 50 })) {
-        assert.notEqual(match.tool, "delete_all");
-      }
-      for (const name of ["delete_all", "read_note"]) {
-        const described = harness.describe("gov", name);
-        assert.ok(!described.ok && described.error.kind === "tool_disabled", name);
-      }
-      assert.ok(harness.describe("gov", "echo").ok);
-    });
-    await t.step(
-      "a program naming it fails the type check, told what the module has",
-      async () => {
-        const report = await harness.run(
-          'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});',
+    try {
+      const generated = harness.modules.get("gov");
+      assert.ok(generated !== undefined, JSON.stringify([...harness.reports.values()]));
+      await t.step("absent from the module and the surface", () => {
+        assert.doesNotMatch(generated.source, /delete_all|read-note|read_note/);
+        assert.doesNotMatch(harness.surface, /delete_all|read_note/);
+        assert.match(harness.surface, /^echo\(args: \{ text: string \}\)/m);
+        assert.ok(![...generated.manifest.values()].includes("delete_all"));
+      });
+      await t.step("the report says what is withheld and why", () => {
+        const report = harness.reports.get("gov");
+        assert.ok(report?.state === "ready");
+        assert.deepEqual([...report.withheld], [["read-note", "disabled"], [
+          "delete_all",
+          "disabled",
+        ]]);
+        assert.ok(
+          report.tools.some((tool) => tool.name === "delete_all"),
+          "the listing stays whole",
         );
-        assert.equal(report.outcome.kind, "rejected", JSON.stringify(report.outcome));
-        assert.ok(report.outcome.kind === "rejected");
-        const messages = report.outcome.diagnostics.map((d) => d.message).join("\n");
-        assert.match(messages, /has no export "delete_all"; its exports are bad_result, count,/);
-        assert.equal(report.calls.length, 0);
-      },
-    );
-    await t.step("a program calling it by its wire name through invoke is refused", async () => {
-      const report = await harness.run(
-        'import { invoke, McpCallError } from "@loom/mcp/cap";\n' +
-          "let code: string | undefined;\n" +
-          'try { await invoke("gov", "delete_all", {}); } catch (error) {\n' +
-          "  if (error instanceof McpCallError) code = error.code;\n}\n" +
-          "export default code;",
+      });
+      await t.step("refused as tool_disabled by wire name and by function name", async () => {
+        for (const name of ["delete_all", "read-note", "read_note"]) {
+          const denied = await harness.call("gov", name, {});
+          assert.ok(!denied.ok && denied.error.kind === "tool_disabled", JSON.stringify(denied));
+          assert.match(denied.error.message, /enabledTools or disabledTools leave it out/);
+        }
+        const received = await harness.call("gov", "received", {});
+        assert.ok(received.ok);
+        assert.deepEqual(
+          JSON.parse(
+            received.value.content[0]?.type === "text" ? received.value.content[0].text : "",
+          ),
+          [],
+        );
+      });
+      await t.step("search never finds it and describe says it is left out", () => {
+        for (const match of harness.search("delete all notes", { limit: 50 })) {
+          assert.notEqual(match.tool, "delete_all");
+        }
+        for (const name of ["delete_all", "read_note"]) {
+          const described = harness.describe("gov", name);
+          assert.ok(!described.ok && described.error.kind === "tool_disabled", name);
+        }
+        assert.ok(harness.describe("gov", "echo").ok);
+      });
+      await t.step(
+        "a program naming it fails the type check, told what the module has",
+        async () => {
+          const report = await harness.run(
+            'import { delete_all } from "./mcp/gov.ts";\nexport default await delete_all({});',
+          );
+          assert.equal(report.outcome.kind, "rejected", JSON.stringify(report.outcome));
+          assert.ok(report.outcome.kind === "rejected");
+          const messages = report.outcome.diagnostics.map((d) => d.message).join("\n");
+          assert.match(messages, /has no export "delete_all"; its exports are bad_result, count,/);
+          assert.equal(report.calls.length, 0);
+        },
       );
-      assert.deepEqual(report.outcome, { kind: "returned", value: "tool_disabled" });
-    });
-  } finally {
-    assert.ok((await harness.retire()).confirmed);
-  }
-  assert.deepEqual(reports, ["gov"]);
-});
+      await t.step("a program calling it by its wire name through invoke is refused", async () => {
+        const report = await harness.run(
+          'import { invoke, McpCallError } from "@loom/mcp/cap";\n' +
+            "let code: string | undefined;\n" +
+            'try { await invoke("gov", "delete_all", {}); } catch (error) {\n' +
+            "  if (error instanceof McpCallError) code = error.code;\n}\n" +
+            "export default code;",
+        );
+        assert.deepEqual(report.outcome, { kind: "returned", value: "tool_disabled" });
+      });
+    } finally {
+      assert.ok((await harness.retire()).confirmed);
+    }
+    assert.deepEqual(reports, ["gov"]);
+  },
+);
 
 Deno.test("enabledTools exposes only the tools it names", async () => {
   const harness = await boot([governed("gov", { enabledTools: ["echo", "count"] })], QUICK);

@@ -6,39 +6,45 @@
 import assert from "node:assert/strict";
 import { boot, type ServerReport } from "../../harness/harness.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 
-Deno.test("onServer hears a ready server's death and its restart, its listing unchanged", async () => {
-  const reports: ServerReport[] = [];
-  let restarted: () => void = () => {};
-  const back = new Promise<void>((resolve) => restarted = resolve);
-  const spec = fixture("long", "long_server.ts", { restart: { backoffMs: 100 } });
-  const harness = await boot([spec], {
-    ...QUICK,
-    onServer: (report) => {
-      reports.push(report);
-      if (report.state === "ready" && report.generation === 2) restarted();
-    },
-  });
-  try {
-    const pid = harness.census.clients.get("long")?.pid as number;
-    Deno.kill(pid, "SIGKILL");
-    await back;
-    const [booted, died, again] = reports;
-    assert.ok(booted?.state === "ready" && booted.generation === undefined);
-    assert.ok(died?.state === "failed" && died.failure.stage === "run", JSON.stringify(died));
-    assert.equal(died.generation, 1);
-    assert.equal(died.failure.next.kind, "restart");
-    assert.ok(again?.state === "ready" && again.listing === "unchanged");
-    assert.equal(again.generated, booted.generated);
-    const called = await harness.call("long", "whoami", {});
-    assert.ok(called.ok && called.value.content[0]?.type === "text");
-    assert.notEqual(called.value.content[0].text, String(pid));
-  } finally {
-    await harness.retire();
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "onServer hears a ready server's death and its restart, its listing unchanged",
+  OPENS_CUSTODIAN,
+  async () => {
+    const reports: ServerReport[] = [];
+    let restarted: () => void = () => {};
+    const back = new Promise<void>((resolve) => restarted = resolve);
+    const spec = fixture("long", "long_server.ts", { restart: { backoffMs: 100 } });
+    const harness = await boot([spec], {
+      ...QUICK,
+      onServer: (report) => {
+        reports.push(report);
+        if (report.state === "ready" && report.generation === 2) restarted();
+      },
+    });
+    try {
+      const pid = harness.census.clients.get("long")?.pid as number;
+      Deno.kill(pid, "SIGKILL");
+      await back;
+      const [booted, died, again] = reports;
+      assert.ok(booted?.state === "ready" && booted.generation === undefined);
+      assert.ok(died?.state === "failed" && died.failure.stage === "run", JSON.stringify(died));
+      assert.equal(died.generation, 1);
+      assert.equal(died.failure.next.kind, "restart");
+      assert.ok(again?.state === "ready" && again.listing === "unchanged");
+      assert.equal(again.generated, booted.generated);
+      const called = await harness.call("long", "whoami", {});
+      assert.ok(called.ok && called.value.content[0]?.type === "text");
+      assert.notEqual(called.value.content[0].text, String(pid));
+    } finally {
+      await harness.retire();
+    }
+  },
+);
 
 Deno.test("harness.readResource() and a program's read_resource() reach the server's resources", async () => {
   const harness = await boot([fixture("long", "long_server.ts")], QUICK);

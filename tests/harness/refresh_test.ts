@@ -10,6 +10,7 @@ import { type RelistClock, RelistScheduler } from "../../harness/_refresh.ts";
 import { MIN_RELIST_INTERVAL_MS } from "../../harness/limits.ts";
 import type { ToolsChange } from "../../harness/types.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 /** How long a test waits for a re-listing it expects, far past the bound. */
@@ -28,55 +29,60 @@ async function until(what: string, test: () => boolean): Promise<void> {
   }
 }
 
-Deno.test("a list_changed notification re-lists the server within the bound, once for a flood", async () => {
-  const changes: ToolsChange[] = [];
-  const harness = await boot(
-    [fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] })],
-    { ...QUICK, onToolsChanged: (change) => void changes.push(change) },
-  );
-  try {
-    assert.doesNotMatch(harness.surface, /extra_0/);
-    // A program running while the listing changes keeps the modules it was checked against.
-    const running = harness.run(
-      'import * as gov from "./mcp/gov.ts";\n' +
-        "await gov.grow({ times: 50 });\n" +
-        "await new Promise((resolve) => setTimeout(resolve, 2_500));\n" +
-        'export default Object.keys(await import("./mcp/gov.ts")).includes("extra_0");',
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "a list_changed notification re-lists the server within the bound, once for a flood",
+  OPENS_CUSTODIAN,
+  async () => {
+    const changes: ToolsChange[] = [];
+    const harness = await boot(
+      [fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] })],
+      { ...QUICK, onToolsChanged: (change) => void changes.push(change) },
     );
-    await until("the re-listing", () => /^extra_0\(/m.test(harness.surface));
-    assert.deepEqual(
-      changes.map((c) => [c.server, c.cause, c.added.map((t) => t.name), c.removed, c.changed]),
-      [["gov", "list_changed", ["extra_0"], [], []]],
-    );
-    assert.ok(harness.modules.get("gov")?.manifest.has("extra_0"));
-    const report = harness.reports.get("gov");
-    assert.ok(report?.state === "ready" && report.tools.some((tool) => tool.name === "extra_0"));
-    assert.deepEqual((await running).outcome, { kind: "returned", value: false });
-    // Fifty notifications, one re-listing, and one more when some of them
-    // arrived while it was under way (the server's stderr, where it says so,
-    // comes in batches): never one per notification.
-    await until("the server's stderr", () => listings(harness, "gov") >= 2);
-    await new Promise((resolve) => setTimeout(resolve, 2 * MIN_RELIST_INTERVAL_MS));
-    const count = listings(harness, "gov");
-    assert.ok(count === 2 || count === 3, `${count} listings`);
-    // A program started now is checked against the new module, and runs with it.
-    const next = await harness.run(
-      'import { extra_0 } from "./mcp/gov.ts";\nexport default (await extra_0({})).text;',
-    );
-    assert.deepEqual(next.outcome, { kind: "returned", value: "called extra_0" });
-    assert.ok((await harness.call("gov", "extra_0", {})).ok);
-    // Search and describe read the new listing too, a program's as the harness's.
-    assert.ok(harness.search("extra_0").some((match) => match.tool === "extra_0"));
-    assert.ok(harness.describe("gov", "extra_0").ok);
-    const found = await harness.run(
-      'import { describe } from "./tools.ts";\n' +
-        'export default (await describe("gov", "extra_0")).includes("extra_0");',
-    );
-    assert.deepEqual(found.outcome, { kind: "returned", value: true });
-  } finally {
-    assert.ok((await harness.retire()).confirmed);
-  }
-});
+    try {
+      assert.doesNotMatch(harness.surface, /extra_0/);
+      // A program running while the listing changes keeps the modules it was checked against.
+      const running = harness.run(
+        'import * as gov from "./mcp/gov.ts";\n' +
+          "await gov.grow({ times: 50 });\n" +
+          "await new Promise((resolve) => setTimeout(resolve, 2_500));\n" +
+          'export default Object.keys(await import("./mcp/gov.ts")).includes("extra_0");',
+      );
+      await until("the re-listing", () => /^extra_0\(/m.test(harness.surface));
+      assert.deepEqual(
+        changes.map((c) => [c.server, c.cause, c.added.map((t) => t.name), c.removed, c.changed]),
+        [["gov", "list_changed", ["extra_0"], [], []]],
+      );
+      assert.ok(harness.modules.get("gov")?.manifest.has("extra_0"));
+      const report = harness.reports.get("gov");
+      assert.ok(report?.state === "ready" && report.tools.some((tool) => tool.name === "extra_0"));
+      assert.deepEqual((await running).outcome, { kind: "returned", value: false });
+      // Fifty notifications, one re-listing, and one more when some of them
+      // arrived while it was under way (the server's stderr, where it says so,
+      // comes in batches): never one per notification.
+      await until("the server's stderr", () => listings(harness, "gov") >= 2);
+      await new Promise((resolve) => setTimeout(resolve, 2 * MIN_RELIST_INTERVAL_MS));
+      const count = listings(harness, "gov");
+      assert.ok(count === 2 || count === 3, `${count} listings`);
+      // A program started now is checked against the new module, and runs with it.
+      const next = await harness.run(
+        'import { extra_0 } from "./mcp/gov.ts";\nexport default (await extra_0({})).text;',
+      );
+      assert.deepEqual(next.outcome, { kind: "returned", value: "called extra_0" });
+      assert.ok((await harness.call("gov", "extra_0", {})).ok);
+      // Search and describe read the new listing too, a program's as the harness's.
+      assert.ok(harness.search("extra_0").some((match) => match.tool === "extra_0"));
+      assert.ok(harness.describe("gov", "extra_0").ok);
+      const found = await harness.run(
+        'import { describe } from "./tools.ts";\n' +
+          'export default (await describe("gov", "extra_0")).includes("extra_0");',
+      );
+      assert.deepEqual(found.outcome, { kind: "returned", value: true });
+    } finally {
+      assert.ok((await harness.retire()).confirmed);
+    }
+  },
+);
 
 Deno.test("an expired ttlMs re-lists a stateless-era server, at most once per interval", async () => {
   const harness = await boot([fixture("ttl", "expiring_listing.ts")], QUICK);

@@ -10,6 +10,7 @@ import { boot, type Harness } from "../../harness/harness.ts";
 import { DEFAULT_SURFACE_BUDGET_BYTES } from "../../harness/limits.ts";
 import { listingSpecs } from "../fixtures/_listings.ts";
 import { sandboxProcesses } from "../runner/host/_children.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 // This file's own folder for sandboxes: under --parallel, other files' sandboxes
 // are children of the same process, so a scan looks only for its own.
@@ -29,25 +30,30 @@ async function retired(harness: Harness): Promise<void> {
   assert.ok(report.confirmed, JSON.stringify([...report.clients]));
 }
 
-Deno.test("twenty servers, 584 tools: a surface within budget, the same bytes on two boots", async () => {
-  const first = await bootAll();
-  let surface: string;
-  try {
-    surface = first.surface;
-    const tools = [...first.modules.values()].reduce((sum, m) => sum + m.manifest.size, 0);
-    assert.equal(first.modules.size, 20);
-    assert.equal(tools, 584);
-    assert.ok(new TextEncoder().encode(surface).length <= DEFAULT_SURFACE_BUDGET_BYTES);
-  } finally {
-    await retired(first);
-  }
-  const second = await bootAll();
-  try {
-    assert.equal(second.surface, surface);
-  } finally {
-    await retired(second);
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "twenty servers, 584 tools: a surface within budget, the same bytes on two boots",
+  OPENS_CUSTODIAN,
+  async () => {
+    const first = await bootAll();
+    let surface: string;
+    try {
+      surface = first.surface;
+      const tools = [...first.modules.values()].reduce((sum, m) => sum + m.manifest.size, 0);
+      assert.equal(first.modules.size, 20);
+      assert.equal(tools, 584);
+      assert.ok(new TextEncoder().encode(surface).length <= DEFAULT_SURFACE_BUDGET_BYTES);
+    } finally {
+      await retired(first);
+    }
+    const second = await bootAll();
+    try {
+      assert.equal(second.surface, surface);
+    } finally {
+      await retired(second);
+    }
+  },
+);
 
 Deno.test("a harness that searches and describes but runs no program starts nothing", async () => {
   const harness = await bootAll();

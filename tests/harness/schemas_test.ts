@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { boot, type Harness } from "../../harness/harness.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 
@@ -21,59 +22,64 @@ async function received(harness: Harness): Promise<{ name: string; args: unknown
   return JSON.parse(block?.type === "text" ? block.text : "[]");
 }
 
-Deno.test("arguments that break the input schema are refused with path and rule, and never sent", async (t) => {
-  const harness = await boot([governed()], QUICK);
-  try {
-    const cases: { name: string; tool: string; args: unknown; path: string; rule: string }[] = [
-      { name: "past a maximum", tool: "count", args: { n: 11 }, path: "$.n", rule: "maximum" },
-      { name: "a wrong type", tool: "count", args: { n: "3" }, path: "$.n", rule: "type" },
-      { name: "a missing property", tool: "count", args: {}, path: "$.n", rule: "required" },
-      {
-        name: "a string too long",
-        tool: "echo",
-        args: { text: "x".repeat(101) },
-        path: "$.text",
-        rule: "maxLength",
-      },
-      {
-        name: "a nested wrong type",
-        tool: "count",
-        args: { n: 1, tags: "a" },
-        path: "$.tags",
-        rule: "type",
-      },
-    ];
-    for (const { name, tool, args, path, rule } of cases) {
-      await t.step(name, async () => {
-        const refused = await harness.call("gov", tool, args);
-        assert.ok(
-          !refused.ok && refused.error.kind === "invalid_arguments",
-          JSON.stringify(refused),
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "arguments that break the input schema are refused with path and rule, and never sent",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    const harness = await boot([governed()], QUICK);
+    try {
+      const cases: { name: string; tool: string; args: unknown; path: string; rule: string }[] = [
+        { name: "past a maximum", tool: "count", args: { n: 11 }, path: "$.n", rule: "maximum" },
+        { name: "a wrong type", tool: "count", args: { n: "3" }, path: "$.n", rule: "type" },
+        { name: "a missing property", tool: "count", args: {}, path: "$.n", rule: "required" },
+        {
+          name: "a string too long",
+          tool: "echo",
+          args: { text: "x".repeat(101) },
+          path: "$.text",
+          rule: "maxLength",
+        },
+        {
+          name: "a nested wrong type",
+          tool: "count",
+          args: { n: 1, tags: "a" },
+          path: "$.tags",
+          rule: "type",
+        },
+      ];
+      for (const { name, tool, args, path, rule } of cases) {
+        await t.step(name, async () => {
+          const refused = await harness.call("gov", tool, args);
+          assert.ok(
+            !refused.ok && refused.error.kind === "invalid_arguments",
+            JSON.stringify(refused),
+          );
+          assert.equal(refused.error.path, path);
+          assert.equal(refused.error.rule, rule);
+          assert.match(refused.error.message, /its arguments break its input schema: \$/);
+        });
+      }
+      await t.step("a program's call is refused the same way, as a McpCallError", async () => {
+        const report = await harness.run(
+          'import { count } from "./mcp/gov.ts";\nimport { McpCallError } from "@loom/mcp/cap";\n' +
+            "try {\n  await count({ n: 99 });\n} catch (error) {\n" +
+            "  if (error instanceof McpCallError) console.log(error.code, error.message);\n}\n",
         );
-        assert.equal(refused.error.path, path);
-        assert.equal(refused.error.rule, rule);
-        assert.match(refused.error.message, /its arguments break its input schema: \$/);
+        assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+        assert.match(report.logs[0] ?? "", /^invalid_arguments .*\$\.n must be <= 10 \(it is 99\)/);
       });
+      await t.step("nothing that broke a schema reached the server", async () => {
+        assert.deepEqual(await received(harness), []);
+        const ok = await harness.call("gov", "count", { n: 3 });
+        assert.ok(ok.ok, JSON.stringify(ok));
+        assert.deepEqual(await received(harness), [{ name: "count", args: { n: 3 } }]);
+      });
+    } finally {
+      assert.ok((await harness.retire()).confirmed);
     }
-    await t.step("a program's call is refused the same way, as a McpCallError", async () => {
-      const report = await harness.run(
-        'import { count } from "./mcp/gov.ts";\nimport { McpCallError } from "@loom/mcp/cap";\n' +
-          "try {\n  await count({ n: 99 });\n} catch (error) {\n" +
-          "  if (error instanceof McpCallError) console.log(error.code, error.message);\n}\n",
-      );
-      assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
-      assert.match(report.logs[0] ?? "", /^invalid_arguments .*\$\.n must be <= 10 \(it is 99\)/);
-    });
-    await t.step("nothing that broke a schema reached the server", async () => {
-      assert.deepEqual(await received(harness), []);
-      const ok = await harness.call("gov", "count", { n: 3 });
-      assert.ok(ok.ok, JSON.stringify(ok));
-      assert.deepEqual(await received(harness), [{ name: "count", args: { n: 3 } }]);
-    });
-  } finally {
-    assert.ok((await harness.retire()).confirmed);
-  }
-});
+  },
+);
 
 Deno.test("structured content that breaks the output schema is result_malformed, naming the path", async () => {
   const harness = await boot([governed()], QUICK);

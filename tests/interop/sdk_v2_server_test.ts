@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import type { EraMode, ServerSpec } from "../../settings/mod.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const SERVER = new URL("../fixtures/sdk_v2_server.ts", import.meta.url).pathname;
 
@@ -21,30 +22,35 @@ function spec(era: EraMode): ServerSpec {
   };
 }
 
-Deno.test("the SDK v2 server over stdio: modern in auto mode, legacy when pinned", async (t) => {
-  for (
-    const [era, expected] of [["auto", ["modern", "2026-07-28"]], [
-      "legacy",
-      ["legacy", "2025-11-25"],
-    ]] as const
-  ) {
-    await t.step(era, async () => {
-      const client = new Client(spec(era));
-      try {
-        const started = await client.connect();
-        assert.ok(started.ok, JSON.stringify(started));
-        assert.deepEqual([started.value.era, started.value.protocolVersion], expected);
-        assert.equal(started.value.serverInfo.name, "sdk-v2");
-        const tools = await client.listTools();
-        assert.deepEqual(tools.ok && tools.value.map((tool) => tool.name), ["echo"]);
-        const called = await client.callTool("echo", { text: "both eras" });
-        assert.ok(called.ok, JSON.stringify(called));
-        assert.deepEqual(called.value.content, [{ type: "text", text: "both eras" }]);
-        assert.ok((await client.ping()).ok);
-      } finally {
-        const retired = await client.retire();
-        assert.ok(retired.ok && retired.value.kind === "exited", JSON.stringify(retired));
-      }
-    });
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "the SDK v2 server over stdio: modern in auto mode, legacy when pinned",
+  OPENS_CUSTODIAN,
+  async (t) => {
+    for (
+      const [era, expected] of [["auto", ["modern", "2026-07-28"]], [
+        "legacy",
+        ["legacy", "2025-11-25"],
+      ]] as const
+    ) {
+      await t.step(era, async () => {
+        const client = new Client(spec(era));
+        try {
+          const started = await client.connect();
+          assert.ok(started.ok, JSON.stringify(started));
+          assert.deepEqual([started.value.era, started.value.protocolVersion], expected);
+          assert.equal(started.value.serverInfo.name, "sdk-v2");
+          const tools = await client.listTools();
+          assert.deepEqual(tools.ok && tools.value.map((tool) => tool.name), ["echo"]);
+          const called = await client.callTool("echo", { text: "both eras" });
+          assert.ok(called.ok, JSON.stringify(called));
+          assert.deepEqual(called.value.content, [{ type: "text", text: "both eras" }]);
+          assert.ok((await client.ping()).ok);
+        } finally {
+          const retired = await client.retire();
+          assert.ok(retired.ok && retired.value.kind === "exited", JSON.stringify(retired));
+        }
+      });
+    }
+  },
+);

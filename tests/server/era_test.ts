@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { ReplayTransport, serve, type Tool } from "../../server/mod.ts";
+import { OPENS_CAPTURE } from "../_lifetime.ts";
 
 const echo: Tool = {
   name: "echo",
@@ -55,19 +56,24 @@ Deno.test("server/discover answers the tools capability, the versions and the ca
   });
 });
 
-Deno.test("stateless requests are served with resultType, lists with ttlMs and cacheScope", async () => {
-  const replies = await run([
-    line(1, "tools/list", { _meta: META }),
-    line(2, "tools/call", { _meta: META, name: "echo", arguments: { text: "hi" } }),
-  ]);
-  const list = replies[0]?.result;
-  assert.equal(list?.resultType, "complete");
-  assert.equal(list?.ttlMs, 60_000);
-  assert.equal(list?.cacheScope, "public");
-  assert.deepEqual((list?.tools as { name: string }[]).map((t) => t.name), ["echo"]);
-  assert.deepEqual(replies[1]?.result?.resultType, "complete");
-  assert.deepEqual(replies[1]?.result?.content, [{ type: "text", text: "hi" }]);
-});
+// The file's first tool run opens capture's libc handle, kept for the process (tests/_lifetime.ts).
+Deno.test(
+  "stateless requests are served with resultType, lists with ttlMs and cacheScope",
+  OPENS_CAPTURE,
+  async () => {
+    const replies = await run([
+      line(1, "tools/list", { _meta: META }),
+      line(2, "tools/call", { _meta: META, name: "echo", arguments: { text: "hi" } }),
+    ]);
+    const list = replies[0]?.result;
+    assert.equal(list?.resultType, "complete");
+    assert.equal(list?.ttlMs, 60_000);
+    assert.equal(list?.cacheScope, "public");
+    assert.deepEqual((list?.tools as { name: string }[]).map((t) => t.name), ["echo"]);
+    assert.deepEqual(replies[1]?.result?.resultType, "complete");
+    assert.deepEqual(replies[1]?.result?.content, [{ type: "text", text: "hi" }]);
+  },
+);
 
 Deno.test("every stateless request is validated, not only the first", async (t) => {
   const cases: [string, unknown, number, RegExp, Record<string, unknown> | undefined][] = [

@@ -12,6 +12,7 @@ import {
   SERVER_BUSY,
   type Tool,
 } from "../../server/mod.ts";
+import { OPENS_CAPTURE } from "../_lifetime.ts";
 
 type Reply = {
   id: JsonValue;
@@ -89,31 +90,36 @@ function stubborn(name = "stuck") {
   };
 }
 
-Deno.test("serve() answers the next call after a cancelled call that ignores its signal", async () => {
-  const stuck = stubborn();
-  const transport = new ReplayTransport([call(1, "stuck")], { open: true });
-  const done = serve({ name: "t", version: "1", tools: [stuck.tool, echo] }, transport);
-  try {
-    await stuck.started(1);
-    transport.feed(cancel(1), call(2, "echo", { text: "next" }), request(3, "ping"));
-    await within(transport.waitForWrites(2), "No answer to the call after the cancelled one");
-    const replies = transport.messages() as Reply[];
-    assert.deepEqual(replies.map((reply) => reply.id).sort(), [2, 3]);
-    assert.deepEqual(replies.find((reply) => reply.id === 2)?.result?.content, [
-      { type: "text", text: "next" },
-    ]);
-    // Its answer, when it comes at last, is dropped: a cancelled call is not answered.
-    stuck.release(1);
-    await stuck.ended(1);
-    transport.feed(request(4, "ping"));
-    await within(transport.waitForWrites(3), "No answer to the last ping");
-  } finally {
-    stuck.releaseAll();
-    transport.finish();
-    assert.deepEqual(await done, { kind: "end_of_input" });
-  }
-  assert.deepEqual((transport.messages() as Reply[]).map((reply) => reply.id).sort(), [2, 3, 4]);
-});
+// The file's first tool run opens capture's libc handle, kept for the process (tests/_lifetime.ts).
+Deno.test(
+  "serve() answers the next call after a cancelled call that ignores its signal",
+  OPENS_CAPTURE,
+  async () => {
+    const stuck = stubborn();
+    const transport = new ReplayTransport([call(1, "stuck")], { open: true });
+    const done = serve({ name: "t", version: "1", tools: [stuck.tool, echo] }, transport);
+    try {
+      await stuck.started(1);
+      transport.feed(cancel(1), call(2, "echo", { text: "next" }), request(3, "ping"));
+      await within(transport.waitForWrites(2), "No answer to the call after the cancelled one");
+      const replies = transport.messages() as Reply[];
+      assert.deepEqual(replies.map((reply) => reply.id).sort(), [2, 3]);
+      assert.deepEqual(replies.find((reply) => reply.id === 2)?.result?.content, [
+        { type: "text", text: "next" },
+      ]);
+      // Its answer, when it comes at last, is dropped: a cancelled call is not answered.
+      stuck.release(1);
+      await stuck.ended(1);
+      transport.feed(request(4, "ping"));
+      await within(transport.waitForWrites(3), "No answer to the last ping");
+    } finally {
+      stuck.releaseAll();
+      transport.finish();
+      assert.deepEqual(await done, { kind: "end_of_input" });
+    }
+    assert.deepEqual((transport.messages() as Reply[]).map((reply) => reply.id).sort(), [2, 3, 4]);
+  },
+);
 
 Deno.test("serve() reads pings and cancellations while MAX_QUEUED_CALLS calls wait", async () => {
   const stuck = stubborn();

@@ -8,6 +8,7 @@ import {
   STDERR_BLOCK_META_KEY,
   type Tool,
 } from "../../server/mod.ts";
+import { OPENS_CAPTURE } from "../_lifetime.ts";
 
 const echo: Tool = {
   name: "echo",
@@ -56,7 +57,8 @@ function texts(reply: Reply): string[] {
   return content.map((block) => block.text);
 }
 
-Deno.test("serve() answers each method", async (t) => {
+// The file's first tool run opens capture's libc handle, kept for the process (tests/_lifetime.ts).
+Deno.test("serve() answers each method", OPENS_CAPTURE, async (t) => {
   const cases: { name: string; line: string; expect: (reply: Reply) => void }[] = [
     {
       name: "initialize echoes a supported version",

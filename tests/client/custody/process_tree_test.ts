@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../../client/client.ts";
 import { TREE_SNAPSHOT_MS } from "../../../client/custody/tree_watch.ts";
 import { awaitGone, fixture, isLive, survivors } from "../_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../../_lifetime.ts";
 
 type Family = { server: number; escaped: number; orphaned: number; shell: number };
 
@@ -172,6 +173,8 @@ Deno.test({
   name:
     "a descendant left in the session but out of the group before the first look does not survive",
   ignore: Deno.build.os !== "linux",
+  // The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+  ...OPENS_CUSTODIAN,
   fn: async () => {
     // bash's job control put it in a group of its own and bash exited at
     // once: neither the group nor the parent links lead to it, the session does.
