@@ -20,6 +20,12 @@ export const MAX_REDIRECTS = 5;
 /** The most characters of a refusal's `WWW-Authenticate` quoted in a message: 200 (whole in `http`). */
 export const MAX_CHALLENGE_CHARS = 200;
 
+/**
+ * A request's headers, every name in lower case: `fetch` takes a record in
+ * one pass, where a `Headers` is iterated (sorted and combined) again.
+ */
+export type HeaderList = Record<string, string>;
+
 /** How a bounded body read ended. */
 export type BodyRead =
   | { kind: "whole"; bytes: Uint8Array }
@@ -120,7 +126,12 @@ export type Sent =
  */
 export async function send(
   url: URL,
-  init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+  init: {
+    method: string;
+    headers: HeaderList;
+    body?: Uint8Array<ArrayBuffer>;
+    signal: AbortSignal;
+  },
 ): Promise<Sent> {
   let target = url;
   for (let hop = 0;; hop++) {
