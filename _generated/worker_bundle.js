@@ -1551,8 +1551,6 @@ var readBody = (async function readBody(body, limit) {
       bytes: joinBytes(parts, size),
       message: reason(error)
     };
-  } finally {
-    reader.releaseLock();
   }
   return {
     kind: "whole",
@@ -1597,8 +1595,6 @@ var readEvents = (async function readEvents(body, decoder7, onEvent) {
       kind: "broken",
       message: reason(error)
     };
-  } finally {
-    reader.releaseLock();
   }
 });
 var send = (async function send(url, init) {

@@ -55,9 +55,9 @@ export async function readBody(
     }
   } catch (error) {
     return { kind: "broken", bytes: joinBytes(parts, size), message: reason(error) };
-  } finally {
-    reader.releaseLock();
   }
+  // The reader stays locked: nothing reads the body again, and a release
+  // builds a TypeError, with its stack, for the reader's closed promise.
   return { kind: "whole", bytes: joinBytes(parts, size) };
 }
 
@@ -101,9 +101,8 @@ export async function readEvents(
     }
   } catch (error) {
     return { kind: "broken", message: reason(error) };
-  } finally {
-    reader.releaseLock();
   }
+  // Left locked, as in readBody.
 }
 
 /**
