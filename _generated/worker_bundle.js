@@ -4583,6 +4583,10 @@ var HttpTransport = class {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
     if (this.#ended) return;
+    if (this.#parts.length === 0 && typeof data !== "string" && data.at(-1) === NEWLINE5) {
+      void this.#dispatch(data.slice(0, -1));
+      return;
+    }
     const bytes = typeof data === "string" ? encoder6.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;

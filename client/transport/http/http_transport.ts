@@ -186,6 +186,11 @@ export class HttpTransport implements Transport, SessionControl {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data: string | Uint8Array): void {
     if (this.#ended) return;
+    if (this.#parts.length === 0 && typeof data !== "string" && data.at(-1) === NEWLINE) {
+      // A whole line in one part, the machine's usual write: one copy, no join.
+      void this.#dispatch(data.slice(0, -1));
+      return;
+    }
     const bytes = typeof data === "string" ? encoder.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
