@@ -1551,8 +1551,6 @@ var readBody = (async function readBody(body, limit) {
       bytes: joinBytes(parts, size),
       message: reason(error)
     };
-  } finally {
-    reader.releaseLock();
   }
   return {
     kind: "whole",
@@ -1597,8 +1595,6 @@ var readEvents = (async function readEvents(body, decoder7, onEvent) {
       kind: "broken",
       message: reason(error)
     };
-  } finally {
-    reader.releaseLock();
   }
 });
 var send = (async function send(url, init) {
@@ -1882,6 +1878,11 @@ var firstEventData = (function firstEventData(bytes) {
   const pushed = events.push(bytes);
   const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : void 0;
   return first?.data ?? "";
+});
+var lowerCased = (function lowerCased(headers) {
+  const out = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
 });
 var mayReissue = (function mayReissue(message, repeatable) {
   if (message.version === void 0 || message.method === void 0) return false;
@@ -4166,6 +4167,8 @@ var Notifier = class {
 // client/transport/http/_session.ts
 var encoder4 = new TextEncoder();
 var decoder4 = new TextDecoder();
+var SESSION = SESSION_HEADER.toLowerCase();
+var PROTOCOL_VERSION = PROTOCOL_VERSION_HEADER.toLowerCase();
 var DELETE_DEADLINE_SHARE = 0.5;
 var HttpSession = class {
   #url;
@@ -4177,7 +4180,7 @@ var HttpSession = class {
   #renewing;
   constructor(url, headers, send2) {
     this.#url = url;
-    this.#headers = headers;
+    this.#headers = lowerCased(headers);
     this.#send = send2;
   }
   /** The id the server gave the session, if it gave one. */
@@ -4207,16 +4210,18 @@ var HttpSession = class {
    * method and name; a legacy one the session and the version.
    */
   headers(message) {
-    const headers = new Headers(this.#headers);
-    headers.set("Content-Type", "application/json");
-    headers.set("Accept", ACCEPT_BOTH);
+    const headers = {
+      ...this.#headers
+    };
+    headers["content-type"] = "application/json";
+    headers.accept = ACCEPT_BOTH;
     if (message !== void 0 && message.version !== void 0) {
-      for (const [name, value] of modernHeaders(message)) headers.set(name, value);
+      for (const [name, value] of modernHeaders(message)) headers[name.toLowerCase()] = value;
       return headers;
     }
     if (message?.method === "initialize") return headers;
-    if (this.#id !== void 0) headers.set(SESSION_HEADER, this.#id);
-    if (this.#version !== void 0) headers.set(PROTOCOL_VERSION_HEADER, this.#version);
+    if (this.#id !== void 0) headers[SESSION] = this.#id;
+    if (this.#version !== void 0) headers[PROTOCOL_VERSION] = this.#version;
     return headers;
   }
   /**
@@ -4286,8 +4291,8 @@ var HttpSession = class {
   /** A legacy stream again, after `lastEventId`; its body, or `undefined` when not given. */
   async resume(lastEventId, signal) {
     const headers = this.headers(void 0);
-    headers.set("Accept", "text/event-stream");
-    headers.set(LAST_EVENT_ID_HEADER, lastEventId);
+    headers.accept = "text/event-stream";
+    headers[LAST_EVENT_ID_HEADER.toLowerCase()] = lastEventId;
     const sent = await this.#send(this.#url, {
       method: "GET",
       headers,
@@ -4353,6 +4358,7 @@ var HttpSession = class {
     return void 0;
   }
 };
+
 
 
 // client/transport/http/_tools.ts
@@ -4577,6 +4583,10 @@ var HttpTransport = class {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data) {
     if (this.#ended) return;
+    if (this.#parts.length === 0 && typeof data !== "string" && data.at(-1) === NEWLINE5) {
+      void this.#dispatch(data.slice(0, -1));
+      return;
+    }
     const bytes = typeof data === "string" ? encoder6.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
@@ -4610,6 +4620,7 @@ var HttpTransport = class {
   }
   #abortAll() {
     this.#ended = true;
+    for (const controller of this.#inflight.values()) controller.abort(NOTHING_MORE);
     this.#inflight.clear();
     this.#all.abort();
   }
@@ -4632,7 +4643,7 @@ var HttpTransport = class {
    */
   async #listenStream() {
     const headers = this.#session.headers(void 0);
-    headers.set("Accept", "text/event-stream");
+    headers.accept = "text/event-stream";
     const signal = this.#all.signal;
     const sent = await this.#send(this.#url, {
       method: "GET",
@@ -4660,13 +4671,11 @@ var HttpTransport = class {
   }
   async #request(message, id, body) {
     const controller = new AbortController();
-    this.#inflight.set(id, controller);
-    const signal = AbortSignal.any([
-      this.#all.signal,
-      controller.signal
-    ]);
+    if (this.#ended) controller.abort(NOTHING_MORE);
+    else this.#inflight.set(id, controller);
+    const signal = controller.signal;
     const headers = this.#headers(message);
-    const tooLong2 = oversizedHeader(headers);
+    const tooLong2 = oversizedHeader(Object.entries(headers));
     if (tooLong2 !== void 0) {
       this.#inflight.delete(id);
       this.#madeUp(id, headerTooLong(this.#where, message, tooLong2, MAX_PARAM_HEADER_BYTES));
@@ -4807,10 +4816,7 @@ var HttpTransport = class {
   #resume(id, lastEventId) {
     const controller = this.#inflight.get(id);
     if (controller === void 0) return Promise.resolve(void 0);
-    return this.#session.resume(lastEventId, AbortSignal.any([
-      this.#all.signal,
-      controller.signal
-    ]));
+    return this.#session.resume(lastEventId, controller.signal);
   }
   /**
    * A modern request whose answer was lost with its stream (the server took
@@ -4843,10 +4849,7 @@ var HttpTransport = class {
   async #sleep(ms, id) {
     const controller = this.#inflight.get(id);
     if (controller === void 0) return false;
-    const waited = await sleepUnless(this.#clock, ms, AbortSignal.any([
-      this.#all.signal,
-      controller.signal
-    ]));
+    const waited = await sleepUnless(this.#clock, ms, controller.signal);
     return waited && this.#inflight.has(id) && !this.#ended;
   }
   /**
@@ -4865,7 +4868,7 @@ var HttpTransport = class {
   #headers(message) {
     const headers = this.#session.headers(message);
     if (message.version === void 0) return headers;
-    for (const [name, value] of this.#tools.headers(message)) headers.set(name, value);
+    for (const [name, value] of this.#tools.headers(message)) headers[name.toLowerCase()] = value;
     return headers;
   }
   get #where() {
@@ -4945,8 +4948,12 @@ var HttpAuth = class {
         kind: "auth_failed",
         failure: given.error
       };
-      const headers = new Headers(init.headers);
-      for (const [name, value] of Object.entries(given.value.headers)) headers.set(name, value);
+      const headers = {
+        ...init.headers
+      };
+      for (const [name, value] of Object.entries(given.value.headers)) {
+        headers[name.toLowerCase()] = value;
+      }
       credentials.learn(given.value.headers);
       const sent = await send(url, {
         ...init,

@@ -5,7 +5,7 @@
 // client goes on: the requests themselves say what is wrong with a server.
 
 import type { Clock } from "../clock.ts";
-import type { Sent } from "./_read.ts";
+import type { HeaderList, Sent } from "./_read.ts";
 
 /** How long a notification's POST may take before it is given up, in ms: 5 s. */
 export const NOTIFICATION_TIMEOUT_MS = 5_000;
@@ -19,7 +19,7 @@ export const MAX_OPEN_NOTIFICATIONS = 8;
 
 type Send = (
   url: URL,
-  init: { method: string; headers: Headers; body: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+  init: { method: string; headers: HeaderList; body: Uint8Array<ArrayBuffer>; signal: AbortSignal },
 ) => Promise<Sent>;
 
 /** Posts notifications within their deadline and their bound. */
@@ -39,7 +39,7 @@ export class Notifier {
   }
 
   /** Posts one, unless {@linkcode MAX_OPEN_NOTIFICATIONS} are open; never fails. */
-  async post(url: URL, headers: Headers, body: Uint8Array<ArrayBuffer>, signal: AbortSignal) {
+  async post(url: URL, headers: HeaderList, body: Uint8Array<ArrayBuffer>, signal: AbortSignal) {
     if (this.#open >= MAX_OPEN_NOTIFICATIONS) return;
     this.#open++;
     const controller = new AbortController();

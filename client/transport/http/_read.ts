@@ -20,6 +20,12 @@ export const MAX_REDIRECTS = 5;
 /** The most characters of a refusal's `WWW-Authenticate` quoted in a message: 200 (whole in `http`). */
 export const MAX_CHALLENGE_CHARS = 200;
 
+/**
+ * A request's headers, every name in lower case: `fetch` takes a record in
+ * one pass, where a `Headers` is iterated (sorted and combined) again.
+ */
+export type HeaderList = Record<string, string>;
+
 /** How a bounded body read ended. */
 export type BodyRead =
   | { kind: "whole"; bytes: Uint8Array }
@@ -49,9 +55,9 @@ export async function readBody(
     }
   } catch (error) {
     return { kind: "broken", bytes: joinBytes(parts, size), message: reason(error) };
-  } finally {
-    reader.releaseLock();
   }
+  // The reader stays locked: nothing reads the body again, and a release
+  // builds a TypeError, with its stack, for the reader's closed promise.
   return { kind: "whole", bytes: joinBytes(parts, size) };
 }
 
@@ -95,9 +101,8 @@ export async function readEvents(
     }
   } catch (error) {
     return { kind: "broken", message: reason(error) };
-  } finally {
-    reader.releaseLock();
   }
+  // Left locked, as in readBody.
 }
 
 /**
@@ -120,7 +125,12 @@ export type Sent =
  */
 export async function send(
   url: URL,
-  init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+  init: {
+    method: string;
+    headers: HeaderList;
+    body?: Uint8Array<ArrayBuffer>;
+    signal: AbortSignal;
+  },
 ): Promise<Sent> {
   let target = url;
   for (let hop = 0;; hop++) {

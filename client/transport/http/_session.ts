@@ -19,12 +19,14 @@ import {
   PROTOCOL_VERSION_HEADER,
   SESSION_HEADER,
 } from "../../../codec/streamable_http.ts";
-import { readBody, type Sent } from "./_read.ts";
+import { type HeaderList, readBody, type Sent } from "./_read.ts";
 import type { Clock } from "../clock.ts";
 import type { RemoteEvidence } from "../../thread/evidence.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+const SESSION = SESSION_HEADER.toLowerCase();
+const PROTOCOL_VERSION = PROTOCOL_VERSION_HEADER.toLowerCase();
 
 /**
  * The share of a retirement's deadline its session's `DELETE` may take: 0.5.
@@ -37,14 +39,19 @@ export const DELETE_DEADLINE_SHARE = 0.5;
 /** How a session sends a request: the transport's send, with its credentials. */
 export type SessionSend = (
   url: URL,
-  init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+  init: {
+    method: string;
+    headers: HeaderList;
+    body?: Uint8Array<ArrayBuffer>;
+    signal: AbortSignal;
+  },
 ) => Promise<Sent>;
 
 /** One endpoint's session state and headers. */
 export class HttpSession {
   #url: URL;
   #send: SessionSend;
-  #headers: Readonly<Record<string, string>>;
+  #headers: HeaderList;
   #id: string | undefined;
   #version: string | undefined;
   #initialize: Uint8Array<ArrayBuffer> | undefined;
@@ -52,7 +59,7 @@ export class HttpSession {
 
   constructor(url: URL, headers: Readonly<Record<string, string>>, send: SessionSend) {
     this.#url = url;
-    this.#headers = headers;
+    this.#headers = lowerCased(headers);
     this.#send = send;
   }
 
@@ -86,17 +93,17 @@ export class HttpSession {
    * DELETE of the session): a modern message says its own version,
    * method and name; a legacy one the session and the version.
    */
-  headers(message: OutgoingMessage | undefined): Headers {
-    const headers = new Headers(this.#headers);
-    headers.set("Content-Type", "application/json");
-    headers.set("Accept", ACCEPT_BOTH);
+  headers(message: OutgoingMessage | undefined): HeaderList {
+    const headers: HeaderList = { ...this.#headers };
+    headers["content-type"] = "application/json";
+    headers.accept = ACCEPT_BOTH;
     if (message !== undefined && message.version !== undefined) {
-      for (const [name, value] of modernHeaders(message)) headers.set(name, value);
+      for (const [name, value] of modernHeaders(message)) headers[name.toLowerCase()] = value;
       return headers;
     }
     if (message?.method === "initialize") return headers;
-    if (this.#id !== undefined) headers.set(SESSION_HEADER, this.#id);
-    if (this.#version !== undefined) headers.set(PROTOCOL_VERSION_HEADER, this.#version);
+    if (this.#id !== undefined) headers[SESSION] = this.#id;
+    if (this.#version !== undefined) headers[PROTOCOL_VERSION] = this.#version;
     return headers;
   }
 
@@ -147,8 +154,8 @@ export class HttpSession {
     signal: AbortSignal,
   ): Promise<ReadableStream<Uint8Array> | null | undefined> {
     const headers = this.headers(undefined);
-    headers.set("Accept", "text/event-stream");
-    headers.set(LAST_EVENT_ID_HEADER, lastEventId);
+    headers.accept = "text/event-stream";
+    headers[LAST_EVENT_ID_HEADER.toLowerCase()] = lastEventId;
     const sent = await this.#send(this.#url, { method: "GET", headers, signal });
     if (sent.kind !== "answer") return undefined;
     const { response } = sent;
@@ -212,4 +219,11 @@ function firstEventData(bytes: Uint8Array): string {
   const pushed = events.push(bytes);
   const first = pushed.ok ? pushed.value.find((e) => e.data !== "") : undefined;
   return first?.data ?? "";
+}
+
+/** `headers` with every name in lower case, the last of two that differ only in case kept. */
+function lowerCased(headers: Readonly<Record<string, string>>): HeaderList {
+  const out: HeaderList = {};
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
+  return out;
 }

@@ -10,7 +10,7 @@
 import type { AuthAnswer, AuthHeaders, AuthRefusal } from "../../thread/auth.ts";
 import type { RequestTarget } from "../../thread/from_worker.ts";
 import type { HttpFailure } from "../../thread/outcomes.ts";
-import { refusal, send, type Sent } from "./_read.ts";
+import { type HeaderList, refusal, send, type Sent } from "./_read.ts";
 import type { SentCredentials } from "./_credentials.ts";
 
 /** Where credentials come from: the main thread, asked on the worker's tickets. */
@@ -47,15 +47,22 @@ export class HttpAuth {
    */
   async send(
     url: URL,
-    init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+    init: {
+      method: string;
+      headers: HeaderList;
+      body?: Uint8Array<ArrayBuffer>;
+      signal: AbortSignal;
+    },
     credentials: SentCredentials,
   ): Promise<Sent> {
     const target = { method: init.method, url: url.href };
     let given = await this.#credentialsFor(target);
     for (let attempt = 1;; attempt++) {
       if (!given.ok) return { kind: "auth_failed", failure: given.error };
-      const headers = new Headers(init.headers);
-      for (const [name, value] of Object.entries(given.value.headers)) headers.set(name, value);
+      const headers: HeaderList = { ...init.headers };
+      for (const [name, value] of Object.entries(given.value.headers)) {
+        headers[name.toLowerCase()] = value;
+      }
       credentials.learn(given.value.headers);
       const sent = await send(url, { ...init, headers });
       if (sent.kind !== "answer") return sent;

@@ -49,7 +49,15 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import type { RemoteEvidence } from "../../thread/evidence.ts";
 import { httpFailure } from "../../thread/outcomes.ts";
-import { answeredId, answerOf, readBody, refusal, send, type Sent } from "./_read.ts";
+import {
+  answeredId,
+  answerOf,
+  type HeaderList,
+  readBody,
+  refusal,
+  send,
+  type Sent,
+} from "./_read.ts";
 import { followStream, sleepUnless } from "./_stream.ts";
 import {
   headerTooLong,
@@ -178,6 +186,11 @@ export class HttpTransport implements Transport, SessionControl {
   /** Queues part of a message; a part ending with a newline completes it, and it is sent. */
   write(data: string | Uint8Array): void {
     if (this.#ended) return;
+    if (this.#parts.length === 0 && typeof data !== "string" && data.at(-1) === NEWLINE) {
+      // A whole line in one part, the machine's usual write: one copy, no join.
+      void this.#dispatch(data.slice(0, -1));
+      return;
+    }
     const bytes = typeof data === "string" ? encoder.encode(data) : data.slice();
     this.#parts.push(bytes);
     this.#partBytes += bytes.length;
@@ -215,6 +228,7 @@ export class HttpTransport implements Transport, SessionControl {
 
   #abortAll(): void {
     this.#ended = true;
+    for (const controller of this.#inflight.values()) controller.abort(NOTHING_MORE);
     this.#inflight.clear();
     this.#all.abort();
   }
@@ -240,7 +254,7 @@ export class HttpTransport implements Transport, SessionControl {
    */
   async #listenStream(): Promise<void> {
     const headers = this.#session.headers(undefined);
-    headers.set("Accept", "text/event-stream");
+    headers.accept = "text/event-stream";
     const signal = this.#all.signal;
     const sent = await this.#send(this.#url, { method: "GET", headers, signal });
     if (sent.kind !== "answer") return;
@@ -264,17 +278,25 @@ export class HttpTransport implements Transport, SessionControl {
   /** Sends a request, with the server's credentials when it signs in. */
   #send(
     url: URL,
-    init: { method: string; headers: Headers; body?: Uint8Array<ArrayBuffer>; signal: AbortSignal },
+    init: {
+      method: string;
+      headers: HeaderList;
+      body?: Uint8Array<ArrayBuffer>;
+      signal: AbortSignal;
+    },
   ): Promise<Sent> {
     return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
 
   async #request(message: OutgoingMessage, id: number | string, body: Uint8Array<ArrayBuffer>) {
+    // A request's own controller is aborted by the transport's end too
+    // (#abortAll), so no signal per request follows two.
     const controller = new AbortController();
-    this.#inflight.set(id, controller);
-    const signal = AbortSignal.any([this.#all.signal, controller.signal]);
+    if (this.#ended) controller.abort(NOTHING_MORE);
+    else this.#inflight.set(id, controller);
+    const signal = controller.signal;
     const headers = this.#headers(message);
-    const tooLong = oversizedHeader(headers);
+    const tooLong = oversizedHeader(Object.entries(headers));
     if (tooLong !== undefined) {
       this.#inflight.delete(id);
       this.#madeUp(id, headerTooLong(this.#where, message, tooLong, MAX_PARAM_HEADER_BYTES));
@@ -430,10 +452,7 @@ export class HttpTransport implements Transport, SessionControl {
   #resume(id: number | string, lastEventId: string) {
     const controller = this.#inflight.get(id);
     if (controller === undefined) return Promise.resolve(undefined);
-    return this.#session.resume(
-      lastEventId,
-      AbortSignal.any([this.#all.signal, controller.signal]),
-    );
+    return this.#session.resume(lastEventId, controller.signal);
   }
 
   /**
@@ -465,11 +484,7 @@ export class HttpTransport implements Transport, SessionControl {
   async #sleep(ms: number, id: number | string): Promise<boolean> {
     const controller = this.#inflight.get(id);
     if (controller === undefined) return false;
-    const waited = await sleepUnless(
-      this.#clock,
-      ms,
-      AbortSignal.any([this.#all.signal, controller.signal]),
-    );
+    const waited = await sleepUnless(this.#clock, ms, controller.signal);
     return waited && this.#inflight.has(id) && !this.#ended;
   }
 
@@ -487,10 +502,10 @@ export class HttpTransport implements Transport, SessionControl {
   }
 
   /** The headers of the POST carrying `message`, its parameter headers included. */
-  #headers(message: OutgoingMessage): Headers {
+  #headers(message: OutgoingMessage): HeaderList {
     const headers = this.#session.headers(message);
     if (message.version === undefined) return headers;
-    for (const [name, value] of this.#tools.headers(message)) headers.set(name, value);
+    for (const [name, value] of this.#tools.headers(message)) headers[name.toLowerCase()] = value;
     return headers;
   }
 
