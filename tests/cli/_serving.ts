@@ -22,8 +22,8 @@ export type Serving = {
   stop(signal?: Deno.Signal): Promise<{ code: number; stderr: string }>;
 };
 
-// The live processes whose parent chain reaches `root`.
-function below(root: number): Descendant[] {
+/** The live processes whose parent chain reaches `root`. */
+export function below(root: number): Descendant[] {
   const parents = new Map<number, number>();
   for (const entry of Deno.readDirSync("/proc")) {
     if (!/^\d+$/.test(entry.name)) continue;
@@ -115,6 +115,25 @@ export function kinds(processes: readonly Descendant[]): {
   const checkers = processes.filter((p) => /checker/.test(p.cmdline));
   const others = processes.filter((p) => !sandboxes.includes(p) && !checkers.includes(p));
   return { sandboxes, checkers, others };
+}
+
+/** Every process below `root` once a spare sandbox is among them (the pool refills after a run). */
+export async function belowWithSandbox(root: number): Promise<Descendant[]> {
+  let seen = below(root);
+  for (let tries = 0; tries < 200 && kinds(seen).sandboxes.length === 0; tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    seen = below(root);
+  }
+  return seen;
+}
+
+/** Fails unless `seen` holds a checker, a sandbox and a process whose command line matches `server`. */
+export function assertEveryKind(seen: readonly Descendant[], server: RegExp): void {
+  const { sandboxes, checkers, others } = kinds(seen);
+  const listing = seen.map((p) => `${p.pid} ${p.cmdline}`).join("\n");
+  assert.ok(checkers.length > 0, `no checker among:\n${listing}`);
+  assert.ok(sandboxes.length > 0, `no sandbox among:\n${listing}`);
+  assert.ok(others.some((p) => server.test(p.cmdline)), `no server among:\n${listing}`);
 }
 
 /** The pids of `processes` still live. */

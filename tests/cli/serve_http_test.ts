@@ -12,7 +12,13 @@ import {
   StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
 } from "@modelcontextprotocol/client";
 import { catalogFolder, GOVERNED_TOML } from "./_cli.ts";
-import { kinds, serveHttp, stillLive, withServing } from "./_serving.ts";
+import {
+  assertEveryKind,
+  belowWithSandbox,
+  serveHttp,
+  stillLive,
+  withServing,
+} from "./_serving.ts";
 
 const TOKEN = "serve-http-test-token-0123456789";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
@@ -286,23 +292,14 @@ async function leaveBy(signal: "SIGTERM" | "SIGINT"): Promise<void> {
           arguments: { code: READ_NOTE },
         });
         assert.equal((result.structuredContent as { value: unknown }).value, "called read-note");
-        // The pool refills its spare sandbox after the run: wait until one is there.
-        for (let tries = 0; tries < 200; tries++) {
-          seen = serving.descendants();
-          if (kinds(seen).sandboxes.length > 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
+        seen = await belowWithSandbox(serving.pid);
       } finally {
         await client.close();
       }
     } finally {
       stopped = await serving.stop(signal);
     }
-    const { sandboxes, checkers, others } = kinds(seen);
-    const listing = seen.map((p) => `${p.pid} ${p.cmdline}`).join("\n");
-    assert.ok(checkers.length > 0, `no checker among:\n${listing}`);
-    assert.ok(sandboxes.length > 0, `no sandbox among:\n${listing}`);
-    assert.ok(others.some((p) => /governed_tools\.ts/.test(p.cmdline)), listing);
+    assertEveryKind(seen, /governed_tools\.ts/);
     assert.deepEqual(stillLive(seen), [], stopped.stderr);
     assert.match(stopped.stderr, /retired:\n\s+gov\s+exited/);
   });
