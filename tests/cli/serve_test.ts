@@ -9,6 +9,7 @@ import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { argv, catalogFolder, GOVERNED_TOML, tomlEntry } from "./_cli.ts";
 import { isLive } from "../_proc.ts";
+import { assertEveryKind, belowWithSandbox, stillLive } from "./_serving.ts";
 
 type Block = { type: string; text?: string };
 type Answer = "accept" | "decline";
@@ -216,6 +217,8 @@ async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
       out += value;
     }
     assert.match(out, /called read-note/);
+    const seen = await belowWithSandbox(child.pid);
+    assertEveryKind(seen, /governed_tools\.ts/);
     if (leave === "stdin") await writer.close();
     else child.kill("SIGTERM");
     const rest = reader.read().then(async function drain(read): Promise<void> {
@@ -228,6 +231,7 @@ async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
     const row = /gov\s+exited\s+code \d+\s+group drained.*pid (\d+)/.exec(said);
     assert.ok(row !== null, said);
     assert.equal(isLive(Number(row[1])), false);
+    assert.deepEqual(stillLive(seen), [], said);
     const kept = JSON.parse(await Deno.readTextFile(pins));
     assert.ok("read-note" in kept.servers.gov, JSON.stringify(kept));
   } finally {
@@ -236,11 +240,11 @@ async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
   }
 }
 
-Deno.test("loom-mcp serve retires every server with evidence when the host closes stdin, and keeps the pins", async () => {
+Deno.test("loom-mcp serve retires every server, checker and sandbox when the host closes stdin, and keeps the pins", async () => {
   await serveUntil("stdin");
 });
 
-Deno.test("loom-mcp serve retires every server with evidence at SIGTERM, and keeps the pins", async () => {
+Deno.test("loom-mcp serve retires every server, checker and sandbox at SIGTERM, and keeps the pins", async () => {
   await serveUntil("SIGTERM");
 });
 
