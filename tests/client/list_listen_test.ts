@@ -43,6 +43,23 @@ Deno.test("watchPrompts hears prompts/list_changed on a 2026-07-28 session", asy
   }
 });
 
+Deno.test("a listen the server ends is opened again, and hears the next change", async () => {
+  const client = new Client(fixture("lists", "list_listen_server.ts", MODERN));
+  try {
+    assert.ok((await client.connect()).ok);
+    let heard = 0;
+    const stop = client.watchPrompts(() => heard++);
+    await until(() => heard > 0);
+    assert.ok((await client.callTool("end", {})).ok);
+    await until(() => heard > 1);
+    assert.equal(heard, 2);
+    assert.deepEqual(await openListens(client), [{ promptsListChanged: true }]);
+    stop();
+  } finally {
+    await client.retire();
+  }
+});
+
 Deno.test("one listen asks for every list watched, opened again as the set changes", async () => {
   const client = new Client(fixture("lists", "list_listen_server.ts", MODERN));
   try {
