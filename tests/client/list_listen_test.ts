@@ -1,7 +1,8 @@
 // List changes on a 2026-07-28 session: the client keeps one
 // subscriptions/listen open for the lists watched that the server declared
-// listChanged for, closes it when nobody watches, and opens none when
-// nobody watches or the server declared none; a harness over such a server
+// listChanged for, closes it when nobody watches, opens it again when the
+// server ends it or is restarted, and opens none when nobody watches or the
+// server declared none; a harness over such a server
 // lists it again on a tool list change.
 
 import assert from "node:assert/strict";
@@ -53,6 +54,27 @@ Deno.test("a listen the server ends is opened again, and hears the next change",
     assert.ok((await client.callTool("end", {})).ok);
     await until(() => heard > 1);
     assert.equal(heard, 2);
+    assert.deepEqual(await openListens(client), [{ promptsListChanged: true }]);
+    stop();
+  } finally {
+    await client.retire();
+  }
+});
+
+Deno.test("a restarted server is listened to again, by the new generation", async () => {
+  const client = new Client(
+    fixture("lists", "list_listen_server.ts", { ...MODERN, restart: { max: 1, backoffMs: 50 } }),
+  );
+  try {
+    assert.ok((await client.connect()).ok);
+    let heard = 0;
+    const stop = client.watchPrompts(() => heard++);
+    await until(() => heard > 0);
+    const first = client.pid as number;
+    Deno.kill(first, "SIGKILL");
+    await until(() => heard > 1);
+    assert.equal(heard, 2);
+    assert.notEqual(client.pid, first);
     assert.deepEqual(await openListens(client), [{ promptsListChanged: true }]);
     stop();
   } finally {
