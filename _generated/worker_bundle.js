@@ -2858,6 +2858,7 @@ var LEGACY_ERA = Object.freeze({
   serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  listChanges: void 0,
   inputRequired: () => void 0,
   checkResult: () => ok(void 0),
   pageTtlMs: () => void 0,
@@ -2898,7 +2899,14 @@ var MODERN_ERA = Object.freeze({
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
-  toolsChanged: void 0,
+  toolsChanged: "notifications/tools/list_changed",
+  listChanges(lists) {
+    const filter = {};
+    for (const list of lists) filter[`${list}ListChanged`] = true;
+    return {
+      notifications: filter
+    };
+  },
   inputRequired(value) {
     if (!isJsonObject(value) || value.resultType !== "input_required") return void 0;
     const requests = value.inputRequests;

@@ -6,20 +6,31 @@
 export class ToolWatchers {
   #listeners = new Set<() => void>();
   #noun: string;
+  // Told whenever a listener is added or removed.
+  #changed: () => void;
 
   /** Listeners of the list named `noun` (in a misuse's message). */
-  constructor(noun = "tools") {
+  constructor(noun = "tools", changed: () => void = () => {}) {
     this.#noun = noun;
+    this.#changed = changed;
   }
 
-  /** Adds a listener; returns the function that removes it. */
+  /** Whether anyone listens. */
+  get watched(): boolean {
+    return this.#listeners.size > 0;
+  }
+
+  /** Adds a listener (and tells the constructor's `changed`); returns the function that removes it. */
   add(listener: () => void): () => void {
     if (typeof listener !== "function") {
       throw new TypeError(`Cannot watch the ${this.#noun}: the listener is not a function`);
     }
     const watcher = () => listener();
     this.#listeners.add(watcher);
-    return () => void this.#listeners.delete(watcher);
+    this.#changed();
+    return () => {
+      if (this.#listeners.delete(watcher)) this.#changed();
+    };
   }
 
   /** Tells every listener. */

@@ -47,6 +47,7 @@ import { resolveRestart } from "../settings/restart.ts";
 import { callParams, checkTimeout } from "./_checks.ts";
 import { decodeCallResult, listFresh } from "./_results.ts";
 import { ToolWatchers } from "./_tool_watch.ts";
+import { ListListen, type WatchedList } from "./_list_listen.ts";
 import type { ToolListing } from "./tool_listing.ts";
 import { type SignIn, signInOf } from "./_sign_in.ts";
 import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
@@ -247,9 +248,11 @@ export class Client {
   #optionalTasks: boolean;
   #taskTools = new Map<string, TaskSupport>();
   #signIn: SignIn | undefined;
-  #toolWatchers = new ToolWatchers();
-  #promptWatchers = new ToolWatchers("prompts");
-  #resourceWatchers = new ToolWatchers("resources");
+  #toolWatchers = new ToolWatchers("tools", () => this.#lists.update());
+  #promptWatchers = new ToolWatchers("prompts", () => this.#lists.update());
+  #resourceWatchers = new ToolWatchers("resources", () => this.#lists.update());
+  // A modern session hears list changes only on a listen that asked for them.
+  #lists = new ListListen(() => this.#generation, (list) => this.#watchersOf(list).watched);
   // The last skills listing, and the generation that answered it.
   #skills: { generation: Generation; entries: SkillEntry[] } | undefined;
   #onLog: ((entry: LogEntry) => void) | undefined;
@@ -300,10 +303,17 @@ export class Client {
         if (this.#supervisor === undefined) this.#history.update({ death });
         else void this.#supervisor.died(death);
       },
-      ready: () => this.#supervisor?.ready(),
+      ready: () => {
+        this.#supervisor?.ready();
+        // The generation is ready once its start settles.
+        queueMicrotask(() => this.#lists.update());
+      },
       unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
       signIn: this.#signIn,
-      toolsChanged: () => this.#toolWatchers.tell(),
+      toolsChanged: () => {
+        this.#lists.heard();
+        this.#toolWatchers.tell();
+      },
       logLevel: this.#logLevel,
       notice: (notice) => this.#noticed(notice),
       served: this.#served,
@@ -315,6 +325,7 @@ export class Client {
   #noticed(notice: Notice): void {
     if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
     if (notice.kind === "list_changed") {
+      this.#lists.heard();
       if (notice.list === "prompts") return this.#promptWatchers.tell();
       return this.#resourceWatchers.tell();
     }
@@ -326,6 +337,11 @@ export class Client {
         tell(() => subscription.onUpdated(notice.uri));
       }
     }
+  }
+
+  #watchersOf(list: WatchedList): ToolWatchers {
+    if (list === "tools") return this.#toolWatchers;
+    return list === "prompts" ? this.#promptWatchers : this.#resourceWatchers;
   }
 
   /** Where the client is in its life: what its worker last reported. */
@@ -415,7 +431,13 @@ export class Client {
     });
   }
 
-  /** Calls `listener` whenever the server says its tools changed; returns what stops it. */
+  /**
+   * Calls `listener` whenever the server says its tools changed
+   * (`notifications/tools/list_changed`); returns what stops it. A legacy
+   * server tells it unasked; on a 2026-07-28 session that declared
+   * `tools.listChanged`, the client keeps a `subscriptions/listen` open for
+   * it while anyone watches.
+   */
   watchTools(listener: () => void): () => void {
     return this.#toolWatchers.add(listener);
   }
@@ -423,7 +445,10 @@ export class Client {
   /**
    * Calls `listener` whenever the server says its prompts changed
    * (`notifications/prompts/list_changed`); returns what stops it. A
-   * listener that throws changes nothing of the client.
+   * listener that throws changes nothing of the client. A legacy server
+   * tells it unasked; on a 2026-07-28 session that declared
+   * `prompts.listChanged`, the client keeps a `subscriptions/listen` open for
+   * it while anyone watches.
    */
   watchPrompts(listener: () => void): () => void {
     return this.#promptWatchers.add(listener);
@@ -431,7 +456,10 @@ export class Client {
 
   /**
    * Calls `listener` whenever the server says its list of resources changed
-   * (`notifications/resources/list_changed`); returns what stops it.
+   * (`notifications/resources/list_changed`); returns what stops it. A
+   * legacy server tells it unasked; on a 2026-07-28 session that declared
+   * `resources.listChanged`, the client keeps a `subscriptions/listen` open
+   * for it while anyone watches.
    */
   watchResources(listener: () => void): () => void {
     return this.#resourceWatchers.add(listener);

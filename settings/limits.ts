@@ -44,6 +44,13 @@ export const STDERR_TAIL_BYTES = 64 * 1024;
  */
 export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /**
+ * The first wait, in milliseconds, before a 2026-07-28 session opens again
+ * the listen for list changes that its server ended; each wait after doubles.
+ */
+export const LIST_LISTEN_BACKOFF_MS = 250;
+/** The longest wait, in milliseconds, between reopenings of a listen for list changes. */
+export const MAX_LIST_LISTEN_BACKOFF_MS = 30_000;
+/**
  * The most a whole `tools/list` listing may weigh, all its pages together, as
  * compact JSON text (counted in characters, one a byte for ASCII): 16 MiB. A
  * client stops following pages past it, or past `MAX_TOOLS` tools, and the

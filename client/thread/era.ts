@@ -124,8 +124,18 @@ export type EraCodec = {
   readonly serverRequests: ReadonlyMap<string, ServerRequestHandler>;
   /** Whether a server's request of an unknown method is refused (legacy) or dropped (modern). */
   readonly refusesUnknown: boolean;
-  /** The notification by which a server says its tools changed, when the era has one. */
+  /**
+   * The notification by which a server says its tools changed (a modern
+   * server sends it only on a listen that asked, {@linkcode listChanges}).
+   */
   readonly toolsChanged: string | undefined;
+  /**
+   * The parameters of a `subscriptions/listen` that hears changes of the
+   * lists named (`tools`, `prompts`, `resources`), where a server tells
+   * them only on such a listen (modern); `undefined` where it tells them
+   * unasked (legacy).
+   */
+  readonly listChanges: ((lists: readonly string[]) => JsonObject) | undefined;
   /**
    * The input a result asks for (a modern `resultType: "input_required"`),
    * `undefined` for any other result; a legacy server asks by requests.
@@ -211,6 +221,7 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
   serverRequests: LEGACY_REQUESTS,
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
+  listChanges: undefined,
   inputRequired: (): InputRequired | undefined => undefined,
   checkResult: (): Result<void, ProtocolFault> => ok(undefined),
   pageTtlMs: (): number | undefined => undefined,
@@ -252,7 +263,12 @@ export const MODERN_ERA: EraCodec = Object.freeze({
   // A client of this era must not answer a server's request: it has none.
   serverRequests: NO_REQUESTS,
   refusesUnknown: false,
-  toolsChanged: undefined,
+  toolsChanged: "notifications/tools/list_changed",
+  listChanges(lists: readonly string[]): JsonObject {
+    const filter: JsonObject = {};
+    for (const list of lists) filter[`${list}ListChanged`] = true;
+    return { notifications: filter };
+  },
   inputRequired(value: JsonValue): InputRequired | undefined {
     if (!isJsonObject(value) || value.resultType !== "input_required") return undefined;
     const requests = value.inputRequests;
