@@ -32,3 +32,11 @@ export const OPENS_CUSTODIAN = { sanitizeResources: false, sanitizeOps: false } 
  * every later capture needs it.
  */
 export const OPENS_CAPTURE = { sanitizeResources: false } as const;
+
+/**
+ * A test that drives a server with the official SDK's stdio client: its
+ * `StdioClientTransport.close()` (v1 1.32.2, v2 2.4.0) races the child's end
+ * against an unref'd two-second timer it never clears, so the timer outlives
+ * the test, and may fire during the next one.
+ */
+export const SDK_TIMERS = { sanitizeOps: false, sanitizeResources: false } as const;

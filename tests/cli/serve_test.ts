@@ -10,6 +10,9 @@ import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextpro
 import { argv, catalogFolder, GOVERNED_TOML, tomlEntry } from "./_cli.ts";
 import { isLive } from "../_proc.ts";
 import { assertEveryKind, belowWithSandbox, stillLive } from "./_serving.ts";
+// The tests that drive serve with the SDK's stdio client, and those after them, take
+// SDK_TIMERS: the client leaves a timer behind at close (tests/_lifetime.ts).
+import { SDK_TIMERS } from "../_lifetime.ts";
 
 type Block = { type: string; text?: string };
 type Answer = "accept" | "decline";
@@ -39,7 +42,7 @@ async function connect(args: string[], answers: { next: Answer; asked: string[] 
 
 const HOLD = tomlEntry("hold", "progress_then_hold.ts");
 
-Deno.test("loom-mcp serve drives code mode for an SDK host over stdio", async (t) => {
+Deno.test("loom-mcp serve drives code mode for an SDK host over stdio", SDK_TIMERS, async (t) => {
   const dir = await catalogFolder("loom-serve-", GOVERNED_TOML + HOLD);
   const answers = { next: "accept" as Answer, asked: [] as string[] };
   const host = await connect(
@@ -240,13 +243,21 @@ async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
   }
 }
 
-Deno.test("loom-mcp serve retires every server, checker and sandbox when the host closes stdin, and keeps the pins", async () => {
-  await serveUntil("stdin");
-});
+Deno.test(
+  "loom-mcp serve retires every server, checker and sandbox when the host closes stdin, and keeps the pins",
+  SDK_TIMERS,
+  async () => {
+    await serveUntil("stdin");
+  },
+);
 
-Deno.test("loom-mcp serve retires every server, checker and sandbox at SIGTERM, and keeps the pins", async () => {
-  await serveUntil("SIGTERM");
-});
+Deno.test(
+  "loom-mcp serve retires every server, checker and sandbox at SIGTERM, and keeps the pins",
+  SDK_TIMERS,
+  async () => {
+    await serveUntil("SIGTERM");
+  },
+);
 
 Deno.test("serve knows an entry that is loom-mcp serve itself, by any of the CLI's names", async (t) => {
   const { isServeItself } = await import("../../cli/_serve.ts");
@@ -264,66 +275,74 @@ Deno.test("serve knows an entry that is loom-mcp serve itself, by any of the CLI
   }
 });
 
-Deno.test("the SDK v2 client in automatic mode meets loom-mcp serve in the 2026-07-28 era", async () => {
-  const dir = await catalogFolder("loom-serve-v2-", GOVERNED_TOML);
-  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "serve"]) as [
-    string,
-    ...string[],
-  ];
-  const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
-    versionNegotiation: { mode: "auto" },
-  });
-  await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
-  try {
-    assert.equal(client.getProtocolEra(), "modern");
-    const listed = await client.listTools();
-    assert.equal(listed.tools.length, 3);
-    const result = await client.callTool({
-      name: "run_program",
-      arguments: {
-        code:
-          'import { read_note } from "./mcp/gov.ts";\nexport default (await read_note({})).text;\n',
-      },
+Deno.test(
+  "the SDK v2 client in automatic mode meets loom-mcp serve in the 2026-07-28 era",
+  SDK_TIMERS,
+  async () => {
+    const dir = await catalogFolder("loom-serve-v2-", GOVERNED_TOML);
+    const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "serve"]) as [
+      string,
+      ...string[],
+    ];
+    const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
+      versionNegotiation: { mode: "auto" },
     });
-    assert.equal((result.structuredContent as { value: unknown }).value, "called read-note");
-  } finally {
-    await client.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
+    try {
+      assert.equal(client.getProtocolEra(), "modern");
+      const listed = await client.listTools();
+      assert.equal(listed.tools.length, 3);
+      const result = await client.callTool({
+        name: "run_program",
+        arguments: {
+          code:
+            'import { read_note } from "./mcp/gov.ts";\nexport default (await read_note({})).text;\n',
+        },
+      });
+      assert.equal((result.structuredContent as { value: unknown }).value, "called read-note");
+    } finally {
+      await client.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
-Deno.test("the SDK v2 client answers serve's approval in the 2026-07-28 era through input_required", async () => {
-  const dir = await catalogFolder("loom-serve-v2-ask-", GOVERNED_TOML);
-  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "--approve", "serve"]) as [
-    string,
-    ...string[],
-  ];
-  const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
-    versionNegotiation: { mode: "auto" },
-    capabilities: { elicitation: { form: {} } },
-  });
-  const asked: string[] = [];
-  client.setRequestHandler("elicitation/create", (request: { params: { message: string } }) => {
-    asked.push(request.params.message);
-    return Promise.resolve({ action: "accept", content: {} });
-  });
-  await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
-  try {
-    assert.equal(client.getProtocolEra(), "modern");
-    const result = await client.callTool({
-      name: "run_program",
-      arguments: {
-        code:
-          'import { echo } from "./mcp/gov.ts";\nexport default (await echo({ text: "v2" })).text;\n',
-      },
+Deno.test(
+  "the SDK v2 client answers serve's approval in the 2026-07-28 era through input_required",
+  SDK_TIMERS,
+  async () => {
+    const dir = await catalogFolder("loom-serve-v2-ask-", GOVERNED_TOML);
+    const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "--approve", "serve"]) as [
+      string,
+      ...string[],
+    ];
+    const client = new ClientV2({ name: "host-v2", version: "1.0.0" }, {
+      versionNegotiation: { mode: "auto" },
+      capabilities: { elicitation: { form: {} } },
     });
-    assert.equal((result.structuredContent as { value: unknown }).value, "v2");
-    assert.match(asked[0] ?? "", /"echo" of the MCP server "gov"/);
-  } finally {
-    await client.close();
-    await Deno.remove(dir, { recursive: true });
-  }
-});
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", (request: { params: { message: string } }) => {
+      asked.push(request.params.message);
+      return Promise.resolve({ action: "accept", content: {} });
+    });
+    await client.connect(new StdioClientTransportV2({ command, args, stderr: "pipe" }));
+    try {
+      assert.equal(client.getProtocolEra(), "modern");
+      const result = await client.callTool({
+        name: "run_program",
+        arguments: {
+          code:
+            'import { echo } from "./mcp/gov.ts";\nexport default (await echo({ text: "v2" })).text;\n',
+        },
+      });
+      assert.equal((result.structuredContent as { value: unknown }).value, "v2");
+      assert.match(asked[0] ?? "", /"echo" of the MCP server "gov"/);
+    } finally {
+      await client.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
 
 function hasNpx(): boolean {
   try {
@@ -363,6 +382,7 @@ async function inspector(catalog: string, args: string[]): Promise<Record<string
 
 Deno.test({
   name: "the Inspector CLI lists serve's three tools and runs a program through it",
+  ...SDK_TIMERS,
   ignore: !hasNpx(),
   fn: async () => {
     const dir = await catalogFolder("loom-serve-inspector-", GOVERNED_TOML);
@@ -386,54 +406,58 @@ Deno.test({
   },
 });
 
-Deno.test("loom-mcp serve answers the host's initialize while a server is still starting", async () => {
-  const [command, ...args] = argv([
-    "serve",
-    "--stdio",
-    `${Deno.execPath()} run --quiet --no-lock ${
-      new URL("../fixtures/silent.ts", import.meta.url).pathname
-    }`,
-    "--name",
-    "mute",
-    "--connect-timeout",
-    "10m",
-  ]);
-  const child = new Deno.Command(command as string, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "h", version: "1" },
-      },
-    }) + "\n",
-  ));
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  for (let i = 0; i < 100 && !text.includes("\n"); i++) {
-    const read = await reader.read();
-    if (read.done) break;
-    text += read.value;
-  }
-  const answer = JSON.parse(text.split("\n")[0] ?? "null");
-  assert.equal(answer.id, 1);
-  assert.equal(answer.result.serverInfo.name, "loom-mcp");
-  // The silent server's start has ten minutes left: only SIGTERM ends the boot now.
-  child.kill("SIGTERM");
-  await writer.close().catch(() => {});
-  for (;;) if ((await reader.read()).done) break;
-  const stderr = await new Response(child.stderr).text();
-  await child.status;
-  assert.match(stderr, /mute\s+cancelled/);
-  assert.match(stderr, /retired:\n\s+mute\s+exited/);
-});
+Deno.test(
+  "loom-mcp serve answers the host's initialize while a server is still starting",
+  SDK_TIMERS,
+  async () => {
+    const [command, ...args] = argv([
+      "serve",
+      "--stdio",
+      `${Deno.execPath()} run --quiet --no-lock ${
+        new URL("../fixtures/silent.ts", import.meta.url).pathname
+      }`,
+      "--name",
+      "mute",
+      "--connect-timeout",
+      "10m",
+    ]);
+    const child = new Deno.Command(command as string, {
+      args,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "h", version: "1" },
+        },
+      }) + "\n",
+    ));
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("\n"); i++) {
+      const read = await reader.read();
+      if (read.done) break;
+      text += read.value;
+    }
+    const answer = JSON.parse(text.split("\n")[0] ?? "null");
+    assert.equal(answer.id, 1);
+    assert.equal(answer.result.serverInfo.name, "loom-mcp");
+    // The silent server's start has ten minutes left: only SIGTERM ends the boot now.
+    child.kill("SIGTERM");
+    await writer.close().catch(() => {});
+    for (;;) if ((await reader.read()).done) break;
+    const stderr = await new Response(child.stderr).text();
+    await child.status;
+    assert.match(stderr, /mute\s+cancelled/);
+    assert.match(stderr, /retired:\n\s+mute\s+exited/);
+  },
+);

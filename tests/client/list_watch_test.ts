@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 async function withChanging(body: (client: Client) => Promise<void>): Promise<void> {
   const census = Census.prepare([fixture("changing", "prompts_changed.ts")]);
@@ -25,20 +26,24 @@ function heard(): { listener: () => void; told: Promise<void> } {
   return { listener, told };
 }
 
-Deno.test("watchPrompts() hears prompts/list_changed, and the new listing has the new prompt", async () => {
-  await withChanging(async (client) => {
-    const before = await client.listPrompts();
-    assert.ok(before.ok && before.value.length === 1, JSON.stringify(before));
-    const { listener, told } = heard();
-    const stop = client.watchPrompts(listener);
-    assert.ok((await client.callTool("change", {})).ok);
-    await told;
-    stop();
-    const after = await client.listPrompts();
-    assert.ok(after.ok, JSON.stringify(after));
-    assert.deepEqual(after.value.map((prompt) => prompt.name), ["prompt-1", "prompt-2"]);
-  });
-});
+Deno.test(
+  "watchPrompts() hears prompts/list_changed, and the new listing has the new prompt",
+  OPENS_CUSTODIAN,
+  async () => {
+    await withChanging(async (client) => {
+      const before = await client.listPrompts();
+      assert.ok(before.ok && before.value.length === 1, JSON.stringify(before));
+      const { listener, told } = heard();
+      const stop = client.watchPrompts(listener);
+      assert.ok((await client.callTool("change", {})).ok);
+      await told;
+      stop();
+      const after = await client.listPrompts();
+      assert.ok(after.ok, JSON.stringify(after));
+      assert.deepEqual(after.value.map((prompt) => prompt.name), ["prompt-1", "prompt-2"]);
+    });
+  },
+);
 
 Deno.test("watchResources() hears resources/list_changed", async () => {
   await withChanging(async (client) => {

@@ -7,6 +7,7 @@ import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import { checkSkillBounds, MAX_SKILL_BYTES, MAX_SKILL_FILES } from "../../client/skills.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const SKILL = "skill://pdf-processing/SKILL.md";
 const FORMS = "skill://pdf-processing/references/FORMS.md";
@@ -34,17 +35,21 @@ async function reads(client: Client): Promise<string[]> {
   return JSON.parse(block.text);
 }
 
-Deno.test("listSkills() lists a skill's manifest and reads none of its files", async () => {
-  await withSkills("honest", async (client) => {
-    const listed = await client.listSkills();
-    assert.ok(listed.ok, JSON.stringify(listed));
-    assert.deepEqual(listed.value.map((skill) => skill.frontmatter.name), ["pdf-processing"]);
-    const files = listed.value[0]?.resources;
-    assert.ok(Array.isArray(files));
-    assert.deepEqual(files.map((file) => file.uri), [SKILL, FORMS]);
-    assert.deepEqual(await reads(client), []);
-  });
-});
+Deno.test(
+  "listSkills() lists a skill's manifest and reads none of its files",
+  OPENS_CUSTODIAN,
+  async () => {
+    await withSkills("honest", async (client) => {
+      const listed = await client.listSkills();
+      assert.ok(listed.ok, JSON.stringify(listed));
+      assert.deepEqual(listed.value.map((skill) => skill.frontmatter.name), ["pdf-processing"]);
+      const files = listed.value[0]?.resources;
+      assert.ok(Array.isArray(files));
+      assert.deepEqual(files.map((file) => file.uri), [SKILL, FORMS]);
+      assert.deepEqual(await reads(client), []);
+    });
+  },
+);
 
 Deno.test("readSkill() reads every file of a skill, each checked against its entry", async () => {
   await withSkills("honest", async (client) => {

@@ -4,6 +4,7 @@ import { GATEWAY_TOOLS, hostHandlers } from "../../gateway/mod.ts";
 import { GatewaySession } from "../../gateway/session.ts";
 import { fixture } from "../client/_fixtures.ts";
 import { type Message, ScriptedHost, textOf } from "./_host.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const GOVERNED = fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] });
 const QUICK = { retirementTimeoutMs: 5_000 };
@@ -21,18 +22,22 @@ const ECHO = 'import { echo } from "./mcp/gov.ts";\n' +
   'const said = await echo({ text: "hi" });\nconsole.log("said", said.text);\n' +
   "export default { said: said.text };\n";
 
-Deno.test("tools/list gives exactly the three tools, run_program's description carrying the surface", async () => {
-  await withHarness(async (harness) => {
-    const host = new ScriptedHost(harness);
-    await host.initialize();
-    const listed = await host.call("tools/list");
-    const tools = listed.result.tools as { name: string; description: string }[];
-    assert.deepEqual(tools.map((tool) => tool.name), [...GATEWAY_TOOLS]);
-    const run = tools.find((tool) => tool.name === "run_program");
-    assert.ok(run?.description.includes(harness.surface));
-    assert.equal((await host.leave()).kind, "end_of_input");
-  });
-});
+Deno.test(
+  "tools/list gives exactly the three tools, run_program's description carrying the surface",
+  OPENS_CUSTODIAN,
+  async () => {
+    await withHarness(async (harness) => {
+      const host = new ScriptedHost(harness);
+      await host.initialize();
+      const listed = await host.call("tools/list");
+      const tools = listed.result.tools as { name: string; description: string }[];
+      assert.deepEqual(tools.map((tool) => tool.name), [...GATEWAY_TOOLS]);
+      const run = tools.find((tool) => tool.name === "run_program");
+      assert.ok(run?.description.includes(harness.surface));
+      assert.equal((await host.leave()).kind, "end_of_input");
+    });
+  },
+);
 
 Deno.test("run_program returns the value as text and structuredContent, with its logs and calls", async () => {
   await withHarness(async (harness) => {

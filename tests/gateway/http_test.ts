@@ -7,6 +7,7 @@ import { Client } from "../../client/client.ts";
 import { hostHandlers } from "../../gateway/mod.ts";
 import { serveHarness } from "../../gateway/serve_harness.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const QUICK = { retirementTimeoutMs: 5_000 };
 const TOKEN = "gateway-http-test-token-0123456789";
@@ -50,35 +51,39 @@ async function events(response: Response, seen: (message: Message) => void): Pro
   }
 }
 
-Deno.test("serveHarness over HTTP serves the three tools and runs a program for a client", async () => {
-  const harness = await boot([fixture("echo", "echo_server.ts")], QUICK);
-  const listening = await serveHarness(harness, { http: { token: TOKEN } });
-  assert.ok(listening.ok);
-  const client = new Client({
-    name: "host",
-    url: listening.value.url.href,
-    headers: { Authorization: `Bearer ${TOKEN}` },
-  });
-  try {
-    assert.ok((await client.connect()).ok);
-    const listed = await client.listTools();
-    assert.ok(listed.ok);
-    assert.deepEqual(listed.value.map((tool) => tool.name), [
-      "describe_tool",
-      "run_program",
-      "search_tools",
-    ]);
-    const code = 'import { add } from "./mcp/echo.ts";\n' +
-      "export default (await add({ a: 2, b: 40 })).structuredContent;\n";
-    const ran = await client.callTool("run_program", { code });
-    assert.ok(ran.ok);
-    assert.deepEqual((ran.value.structuredContent as Message).value, { sum: 42 });
-  } finally {
-    await client.retire();
-    await listening.value.close();
-    await harness.retire();
-  }
-});
+Deno.test(
+  "serveHarness over HTTP serves the three tools and runs a program for a client",
+  OPENS_CUSTODIAN,
+  async () => {
+    const harness = await boot([fixture("echo", "echo_server.ts")], QUICK);
+    const listening = await serveHarness(harness, { http: { token: TOKEN } });
+    assert.ok(listening.ok);
+    const client = new Client({
+      name: "host",
+      url: listening.value.url.href,
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    try {
+      assert.ok((await client.connect()).ok);
+      const listed = await client.listTools();
+      assert.ok(listed.ok);
+      assert.deepEqual(listed.value.map((tool) => tool.name), [
+        "describe_tool",
+        "run_program",
+        "search_tools",
+      ]);
+      const code = 'import { add } from "./mcp/echo.ts";\n' +
+        "export default (await add({ a: 2, b: 40 })).structuredContent;\n";
+      const ran = await client.callTool("run_program", { code });
+      assert.ok(ran.ok);
+      assert.deepEqual((ran.value.structuredContent as Message).value, { sum: 42 });
+    } finally {
+      await client.retire();
+      await listening.value.close();
+      await harness.retire();
+    }
+  },
+);
 
 Deno.test("a request to serveHarness over HTTP without the token is refused with 401", async () => {
   const harness = await boot([fixture("echo", "echo_server.ts")], QUICK);

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { boot } from "../../harness/harness.ts";
 import type { ElicitationRequest } from "../../client/handlers.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const FORM = {
   message: "Your name?",
@@ -29,34 +30,40 @@ function modern() {
   });
 }
 
-Deno.test("a run's onElicit answers a legacy server's elicitation during the run's call", async () => {
-  const booted: ElicitationRequest[] = [];
-  const harness = await boot([asker()], {
-    onElicit: (request) => {
-      booted.push(request);
-      return Promise.resolve({ action: "decline" });
-    },
-  });
-  try {
-    const asked: ElicitationRequest[] = [];
-    const report = await harness.run(ELICIT_PROGRAM, {
+Deno.test(
+  "a run's onElicit answers a legacy server's elicitation during the run's call",
+  OPENS_CUSTODIAN,
+  async () => {
+    const booted: ElicitationRequest[] = [];
+    const harness = await boot([asker()], {
       onElicit: (request) => {
-        asked.push(request);
-        return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+        booted.push(request);
+        return Promise.resolve({ action: "decline" });
       },
     });
-    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
-    const value = report.outcome.kind === "returned" ? String(report.outcome.value) : "";
-    assert.deepEqual(JSON.parse(value), { result: { action: "accept", content: { name: "Ada" } } });
-    assert.equal(booted.length, 0);
-    assert.equal(asked.length, 1);
-    // The legacy request names no tool; the one call in flight does.
-    assert.equal(asked[0]?.tool, "elicit");
-    assert.deepEqual(report.calls[0]?.asked, { elicitations: 1, samplings: 0 });
-  } finally {
-    await harness.retire();
-  }
-});
+    try {
+      const asked: ElicitationRequest[] = [];
+      const report = await harness.run(ELICIT_PROGRAM, {
+        onElicit: (request) => {
+          asked.push(request);
+          return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+        },
+      });
+      assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+      const value = report.outcome.kind === "returned" ? String(report.outcome.value) : "";
+      assert.deepEqual(JSON.parse(value), {
+        result: { action: "accept", content: { name: "Ada" } },
+      });
+      assert.equal(booted.length, 0);
+      assert.equal(asked.length, 1);
+      // The legacy request names no tool; the one call in flight does.
+      assert.equal(asked[0]?.tool, "elicit");
+      assert.deepEqual(report.calls[0]?.asked, { elicitations: 1, samplings: 0 });
+    } finally {
+      await harness.retire();
+    }
+  },
+);
 
 Deno.test("boot's onElicit answers what a server asks during harness.call()", async () => {
   const booted: ElicitationRequest[] = [];

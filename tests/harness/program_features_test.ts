@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { boot } from "../../harness/harness.ts";
 import type { ApprovalRequest } from "../../runner/host/approval.ts";
 import { fixture } from "../client/_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const PROGRAM = [
   'import { getPrompt, listPrompts, listResources, readResource } from "./tools.ts";',
@@ -27,25 +28,29 @@ function offer() {
   return fixture("offer", "offering_server.ts");
 }
 
-Deno.test("a program lists and gets prompts and lists and reads resources through tools.ts", async () => {
-  const harness = await boot([offer()]);
-  try {
-    const report = await harness.run(PROGRAM);
-    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
-    assert.deepEqual(report.outcome.kind === "returned" && report.outcome.value, {
-      prompts: ["offer/greet"],
-      said: "Hello, Ada",
-      read: "a note",
-    });
-    assert.deepEqual(
-      report.calls.map((call) => `${call.server} ${call.tool}`),
-      [" prompts/list", "offer prompts/get", "offer resources/list", "offer resources/read"],
-    );
-    assert.deepEqual(report.calls[1]?.args, { name: "greet", arguments: { name: "Ada" } });
-  } finally {
-    await harness.retire();
-  }
-});
+Deno.test(
+  "a program lists and gets prompts and lists and reads resources through tools.ts",
+  OPENS_CUSTODIAN,
+  async () => {
+    const harness = await boot([offer()]);
+    try {
+      const report = await harness.run(PROGRAM);
+      assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+      assert.deepEqual(report.outcome.kind === "returned" && report.outcome.value, {
+        prompts: ["offer/greet"],
+        said: "Hello, Ada",
+        read: "a note",
+      });
+      assert.deepEqual(
+        report.calls.map((call) => `${call.server} ${call.tool}`),
+        [" prompts/list", "offer prompts/get", "offer resources/list", "offer resources/read"],
+      );
+      assert.deepEqual(report.calls[1]?.args, { name: "greet", arguments: { name: "Ada" } });
+    } finally {
+      await harness.retire();
+    }
+  },
+);
 
 Deno.test("a program's getPrompt asks the approval hook and its listings do not", async () => {
   const asked: ApprovalRequest[] = [];

@@ -9,6 +9,7 @@ import {
   StreamableHTTPClientTransport as StreamableHTTPClientTransportV2,
 } from "@modelcontextprotocol/client";
 import { type HttpListener, serveHttp, type ServerDefinition } from "../../../server/mod.ts";
+import { OPENS_CAPTURE } from "../../_lifetime.ts";
 
 const TOKEN = "serve-http-token-0123456789";
 
@@ -44,24 +45,28 @@ async function withServer(body: (server: HttpListener) => Promise<void>): Promis
   }
 }
 
-Deno.test("serveHttp() serves a tool to the official SDK client (v1) in a session", async () => {
-  await withServer(async (server) => {
-    const transport = new StreamableHTTPClientTransport(server.url, {
-      requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+Deno.test(
+  "serveHttp() serves a tool to the official SDK client (v1) in a session",
+  OPENS_CAPTURE,
+  async () => {
+    await withServer(async (server) => {
+      const transport = new StreamableHTTPClientTransport(server.url, {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}` } },
+      });
+      const client = new Client({ name: "sdk-http", version: "1.0.0" });
+      await client.connect(transport);
+      try {
+        const listed = await client.listTools();
+        assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name), ["echo", "hang"]);
+        const result = await client.callTool({ name: "echo", arguments: { text: "héllo" } });
+        assert.deepEqual(result.structuredContent, { text: "héllo" });
+      } finally {
+        await transport.terminateSession();
+        await client.close();
+      }
     });
-    const client = new Client({ name: "sdk-http", version: "1.0.0" });
-    await client.connect(transport);
-    try {
-      const listed = await client.listTools();
-      assert.deepEqual(listed.tools.map((tool: { name: string }) => tool.name), ["echo", "hang"]);
-      const result = await client.callTool({ name: "echo", arguments: { text: "héllo" } });
-      assert.deepEqual(result.structuredContent, { text: "héllo" });
-    } finally {
-      await transport.terminateSession();
-      await client.close();
-    }
-  });
-});
+  },
+);
 
 Deno.test("serveHttp() serves two sessions at once, each its own answers", async () => {
   await withServer(async (server) => {
