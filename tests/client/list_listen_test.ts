@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { boot } from "../../harness/harness.ts";
 import { fixture } from "./_fixtures.ts";
+import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const MODERN = { era: "modern" as const };
 
@@ -27,22 +28,27 @@ async function openListens(client: Client): Promise<unknown[]> {
   return JSON.parse(content?.type === "text" ? content.text : "null");
 }
 
-Deno.test("watchPrompts hears prompts/list_changed on a 2026-07-28 session", async () => {
-  const client = new Client(fixture("lists", "list_listen_server.ts", MODERN));
-  try {
-    assert.ok((await client.connect()).ok);
-    let heard = 0;
-    const stop = client.watchPrompts(() => heard++);
-    await until(() => heard > 0);
-    assert.equal(heard, 1);
-    assert.deepEqual(await openListens(client), [{ promptsListChanged: true }]);
-    stop();
-    await until(async () => (await openListens(client)).length === 0);
-    assert.deepEqual(await openListens(client), []);
-  } finally {
-    await client.retire();
-  }
-});
+// The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
+Deno.test(
+  "watchPrompts hears prompts/list_changed on a 2026-07-28 session",
+  OPENS_CUSTODIAN,
+  async () => {
+    const client = new Client(fixture("lists", "list_listen_server.ts", MODERN));
+    try {
+      assert.ok((await client.connect()).ok);
+      let heard = 0;
+      const stop = client.watchPrompts(() => heard++);
+      await until(() => heard > 0);
+      assert.equal(heard, 1);
+      assert.deepEqual(await openListens(client), [{ promptsListChanged: true }]);
+      stop();
+      await until(async () => (await openListens(client)).length === 0);
+      assert.deepEqual(await openListens(client), []);
+    } finally {
+      await client.retire();
+    }
+  },
+);
 
 Deno.test("a listen the server ends is opened again, and hears the next change", async () => {
   const client = new Client(fixture("lists", "list_listen_server.ts", MODERN));
