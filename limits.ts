@@ -46,6 +46,7 @@ export {
   WORKER_GRACE_MS,
 } from "./settings/mod.ts";
 export { MAX_SKILL_BYTES, MAX_SKILL_FILE_BYTES, MAX_SKILL_FILES } from "./client/skills.ts";
+export { MAX_SESSION_ID_CHARS } from "./client/thread/server_info.ts";
 // A harness.
 export {
   BOOT_ABORT_RETIREMENT_MS,

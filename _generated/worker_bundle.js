@@ -4539,6 +4539,10 @@ var decoder6 = new TextDecoder();
 var NEWLINE5 = 10;
 var NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
 var HttpTransport = class {
+  /** The legacy session's `Mcp-Session-Id`, once the server gave one. */
+  sessionId() {
+    return this.#session.id;
+  }
   /** A remote server's control: its session, this transport's own. */
   control = {
     kind: "session",
@@ -5549,6 +5553,11 @@ var Connection = class {
   stderrTail() {
     return stderrTailOf(this.#transport.control);
   }
+  /** The session's id a remote server gave, if any. */
+  sessionId() {
+    const control = this.#transport.control;
+    return control.kind === "session" ? control.session.sessionId?.() : void 0;
+  }
   /** The start failure the transport met that no answer explains (a remote server's). */
   refused() {
     const control = this.#transport.control;
@@ -5972,7 +5981,11 @@ var ClientMachine = class {
       this.#era = started.era;
       this.#connection?.begin(started.era, started.info.protocolVersion, this.#clientInfo, this.#capabilities, this.#logLevel);
       this.#setState("ready");
-      return ok(started.info);
+      const sessionId = this.#connection?.sessionId();
+      return ok(sessionId === void 0 ? started.info : {
+        ...started.info,
+        sessionId
+      });
     }
     const cleanup = started.cleanup;
     if (cleanup === void 0) this.#evidence ??= noResource();

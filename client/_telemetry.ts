@@ -24,6 +24,7 @@ export function peerOf(spec: ServerSpec, info: ServerInfo | undefined): McpPeer 
     }
   }
   if (info !== undefined) peer.protocolVersion = info.protocolVersion;
+  if (info?.sessionId !== undefined) peer.sessionId = info.sessionId;
   return peer;
 }
 

@@ -23,7 +23,14 @@ import { eraNamed } from "./era.ts";
  * and its `serverInfo` is the identity it put in that result's `_meta`
  * (empty strings when it gave none).
  */
-export type ServerInfo = InitializeResult & { era: Era };
+export type ServerInfo = InitializeResult & {
+  era: Era;
+  /** The session's id a remote server gave (a legacy Streamable HTTP session), when it did. */
+  sessionId?: string;
+};
+
+/** The longest session id the main thread takes from a worker's report; a longer one is dropped. */
+export const MAX_SESSION_ID_CHARS = 1024;
 
 /** Decodes the server info of a start that crossed the boundary: its era and version included. */
 export function decodeServerInfo(value: unknown): ServerInfo | undefined {
@@ -33,5 +40,9 @@ export function decodeServerInfo(value: unknown): ServerInfo | undefined {
   const version = value.protocolVersion;
   if (!isString(version) || eraOf(version) !== era.name) return undefined;
   const info = decodeInitializeResult(value as JsonValue, version, SUPPORTED_VERSIONS);
-  return info.ok ? { ...info.value, era: era.name } : undefined;
+  if (!info.ok) return undefined;
+  const decoded: ServerInfo = { ...info.value, era: era.name };
+  const id = value.sessionId;
+  if (isString(id) && id.length > 0 && id.length <= MAX_SESSION_ID_CHARS) decoded.sessionId = id;
+  return decoded;
 }

@@ -106,6 +106,8 @@ export interface SessionControl {
    * wire): a failed start reports it instead of what the start was asking.
    */
   refused(): StartFailure | undefined;
+  /** The session's id, when the server gave one (a legacy Streamable HTTP session's `Mcp-Session-Id`). */
+  sessionId?(): string | undefined;
 }
 
 /** The kept tail of the server's stderr: a process's, or none. */

@@ -144,6 +144,12 @@ export class Connection {
     return stderrTailOf(this.#transport.control);
   }
 
+  /** The session's id a remote server gave, if any. */
+  sessionId(): string | undefined {
+    const control = this.#transport.control;
+    return control.kind === "session" ? control.session.sessionId?.() : undefined;
+  }
+
   /** The start failure the transport met that no answer explains (a remote server's). */
   refused(): StartFailure | undefined {
     const control = this.#transport.control;

@@ -374,7 +374,8 @@ export class ClientMachine {
         this.#logLevel,
       );
       this.#setState("ready");
-      return ok(started.info);
+      const sessionId = this.#connection?.sessionId();
+      return ok(sessionId === undefined ? started.info : { ...started.info, sessionId });
     }
     const cleanup = started.cleanup;
     if (cleanup === undefined) this.#evidence ??= noResource();

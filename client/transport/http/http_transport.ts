@@ -129,6 +129,11 @@ const NOTHING_MORE = new DOMException("The request needs nothing more", "AbortEr
  * ```
  */
 export class HttpTransport implements Transport, SessionControl {
+  /** The legacy session's `Mcp-Session-Id`, once the server gave one. */
+  sessionId(): string | undefined {
+    return this.#session.id;
+  }
+
   /** A remote server's control: its session, this transport's own. */
   readonly control: ServerControl = { kind: "session", session: this };
   #name: string;
