@@ -35,6 +35,7 @@ export {
   MAX_RESTART_ATTEMPTS,
   MAX_ROOTS,
   MAX_SERVER_REQUESTS_IN_FLIGHT,
+  MAX_SESSION_ID_CHARS,
   MAX_TOOL_PAGES,
   PROBE_TIMEOUT_MS,
   RESTART_BACKOFF_CAP_MS,
@@ -46,7 +47,6 @@ export {
   WORKER_GRACE_MS,
 } from "./settings/mod.ts";
 export { MAX_SKILL_BYTES, MAX_SKILL_FILE_BYTES, MAX_SKILL_FILES } from "./client/skills.ts";
-export { MAX_SESSION_ID_CHARS } from "./client/thread/server_info.ts";
 // A harness.
 export {
   BOOT_ABORT_RETIREMENT_MS,

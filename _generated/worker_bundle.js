@@ -2805,6 +2805,21 @@ var TASK_STATUSES = [
 
 
 
+// settings/limits.ts
+var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
+var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
+var STDERR_TAIL_BYTES = 64 * 1024;
+var MAX_TIMEOUT_MS = 2 ** 31 - 1;
+var MAX_LISTING_BYTES = 16 * 1024 * 1024;
+var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
+var MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
+var TASK_POLL_DEFAULT_MS = 1e3;
+var TASK_POLL_MIN_MS = 100;
+var TASK_POLL_MAX_MS = 6e4;
+var MAX_LOG_DATA_CHARS = 8 * 1024;
+var LOG_MESSAGE_BURST = 64;
+var LOG_MESSAGES_PER_SECOND = 32;
+
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
 var UNSUPPORTED_PROTOCOL_VERSION = -32022;
@@ -3245,21 +3260,6 @@ var systemClock = {
   }),
   clearTimer: (handle) => clearTimeout(handle.id)
 };
-
-// settings/limits.ts
-var DEFAULT_CONNECT_TIMEOUT_MS = 6e4;
-var DEFAULT_RETIREMENT_TIMEOUT_MS = 5e3;
-var STDERR_TAIL_BYTES = 64 * 1024;
-var MAX_TIMEOUT_MS = 2 ** 31 - 1;
-var MAX_LISTING_BYTES = 16 * 1024 * 1024;
-var MAX_RESOURCE_BYTES = 8 * 1024 * 1024;
-var MAX_SERVER_REQUESTS_IN_FLIGHT = 16;
-var TASK_POLL_DEFAULT_MS = 1e3;
-var TASK_POLL_MIN_MS = 100;
-var TASK_POLL_MAX_MS = 6e4;
-var MAX_LOG_DATA_CHARS = 8 * 1024;
-var LOG_MESSAGE_BURST = 64;
-var LOG_MESSAGES_PER_SECOND = 32;
 
 // client/transport/stdio/tail.ts
 var decoder2 = new TextDecoder();

@@ -112,3 +112,6 @@ export const MAX_LOG_DATA_CHARS = 8 * 1024;
 export const LOG_MESSAGE_BURST = 64;
 /** The log messages per second a server is handed on at, past its burst: 32. */
 export const LOG_MESSAGES_PER_SECOND = 32;
+
+/** The longest session id the main thread takes from a worker's report; a longer one is dropped. */
+export const MAX_SESSION_ID_CHARS = 1024;

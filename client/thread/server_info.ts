@@ -5,6 +5,7 @@
  * @module
  */
 
+import { MAX_SESSION_ID_CHARS } from "../../settings/limits.ts";
 import type { JsonValue } from "../../codec/json.ts";
 import {
   decodeInitializeResult,
@@ -28,9 +29,6 @@ export type ServerInfo = InitializeResult & {
   /** The session's id a remote server gave (a legacy Streamable HTTP session), when it did. */
   sessionId?: string;
 };
-
-/** The longest session id the main thread takes from a worker's report; a longer one is dropped. */
-export const MAX_SESSION_ID_CHARS = 1024;
 
 /** Decodes the server info of a start that crossed the boundary: its era and version included. */
 export function decodeServerInfo(value: unknown): ServerInfo | undefined {

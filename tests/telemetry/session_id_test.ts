@@ -4,7 +4,8 @@
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
 import { peerOf } from "../../client/_telemetry.ts";
-import { decodeServerInfo, MAX_SESSION_ID_CHARS } from "../../client/thread/server_info.ts";
+import { decodeServerInfo } from "../../client/thread/server_info.ts";
+import { MAX_SESSION_ID_CHARS } from "../../settings/limits.ts";
 import type { RemoteServerSpec } from "../../settings/mod.ts";
 import { serveFixture } from "../client/_http_servers.ts";
 import { OPENS_SUBREAPER } from "../_lifetime.ts";
