@@ -39,6 +39,36 @@ export const LEGACY_VERSIONS = [
 /** Every revision this client speaks, newest first. */
 export const SUPPORTED_VERSIONS = [...MODERN_VERSIONS, ...LEGACY_VERSIONS] as const;
 
+/**
+ * A tool server's answer to a legacy `initialize`: the version the client
+ * asked for when it is one of {@linkcode LEGACY_VERSIONS}, the newest
+ * otherwise, its tools (whose list never changes) and who it is.
+ *
+ * @example
+ * ```ts
+ * import { legacyInitializeResult } from "./protocol.ts";
+ * legacyInitializeResult({ protocolVersion: "2025-06-18" }, { name: "s", version: "1" });
+ * ```
+ */
+export function legacyInitializeResult(
+  params: JsonObject,
+  serverInfo: JsonObject,
+  instructions?: string,
+): JsonObject {
+  const requested = params.protocolVersion;
+  const version = typeof requested === "string" &&
+      (LEGACY_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LEGACY_VERSIONS[0];
+  const result: JsonObject = {
+    protocolVersion: version,
+    capabilities: { tools: { listChanged: false } },
+    serverInfo: { ...serverInfo },
+  };
+  if (instructions !== undefined) result.instructions = instructions;
+  return result;
+}
+
 /** A protocol revision this client speaks. */
 export type SupportedVersion = typeof SUPPORTED_VERSIONS[number];
 

@@ -35,7 +35,7 @@ import {
   METHOD_NOT_FOUND,
   type RpcError,
 } from "../codec/jsonrpc.ts";
-import { LEGACY_VERSIONS, META_SERVER_INFO, MODERN_VERSIONS } from "../codec/protocol.ts";
+import { legacyInitializeResult, META_SERVER_INFO, MODERN_VERSIONS } from "../codec/protocol.ts";
 import {
   decodeRequestMeta,
   DISCOVER_METHOD,
@@ -357,18 +357,7 @@ export class GatewaySession {
   }
 
   #initialize(params: JsonObject): JsonObject {
-    const requested = params.protocolVersion;
-    const version = typeof requested === "string" &&
-        (LEGACY_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : LEGACY_VERSIONS[0];
-    const result: JsonObject = {
-      protocolVersion: version,
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: { ...this.#info },
-    };
-    if (this.#options.instructions !== undefined) result.instructions = this.#options.instructions;
-    return result;
+    return legacyInitializeResult(params, this.#info, this.#options.instructions);
   }
 
   // A 2026-07-28 request: stateless, its results marked complete or input_required.

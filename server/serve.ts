@@ -40,7 +40,7 @@ import {
   PARSE_ERROR,
 } from "../codec/jsonrpc.ts";
 import { frame } from "../codec/framing.ts";
-import { LEGACY_VERSIONS } from "../codec/protocol.ts";
+import { legacyInitializeResult } from "../codec/protocol.ts";
 import { DISCOVER_METHOD } from "../codec/stateless.ts";
 import {
   type ConnectionEra,
@@ -299,18 +299,7 @@ class Session {
   }
 
   #initialize(params: JsonObject): JsonObject {
-    const requested = params.protocolVersion;
-    const version = typeof requested === "string" &&
-        (LEGACY_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : LEGACY_VERSIONS[0];
-    const result: JsonObject = {
-      protocolVersion: version,
-      capabilities: { tools: { listChanged: false } },
-      serverInfo: { ...this.#info },
-    };
-    if (this.#server.instructions !== undefined) result.instructions = this.#server.instructions;
-    return result;
+    return legacyInitializeResult(params, this.#info, this.#server.instructions);
   }
 
   #enqueue(id: WireId, params: JsonObject, read: { modern: boolean; chars: number }): void {
