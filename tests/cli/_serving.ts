@@ -140,3 +140,17 @@ export function assertEveryKind(seen: readonly Descendant[], server: RegExp): vo
 export function stillLive(processes: readonly Descendant[]): Descendant[] {
   return processes.filter((p) => isLive(p.pid));
 }
+
+/**
+ * Those of `processes` still live after up to 100 looks 50 ms apart: the
+ * exit guard's custodian ends when it reads the end of its parent's pipe,
+ * a moment after the parent.
+ */
+export async function liveAfterAWhile(processes: readonly Descendant[]): Promise<Descendant[]> {
+  for (let look = 0; look < 100; look++) {
+    const live = stillLive(processes);
+    if (live.length === 0) return live;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return stillLive(processes);
+}

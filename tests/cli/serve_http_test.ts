@@ -15,8 +15,8 @@ import { catalogFolder, GOVERNED_TOML } from "./_cli.ts";
 import {
   assertEveryKind,
   belowWithSandbox,
+  liveAfterAWhile,
   serveHttp,
-  stillLive,
   withServing,
 } from "./_serving.ts";
 
@@ -300,7 +300,7 @@ async function leaveBy(signal: "SIGTERM" | "SIGINT"): Promise<void> {
       stopped = await serving.stop(signal);
     }
     assertEveryKind(seen, /governed_tools\.ts/);
-    assert.deepEqual(stillLive(seen), [], stopped.stderr);
+    assert.deepEqual(await liveAfterAWhile(seen), [], stopped.stderr);
     assert.match(stopped.stderr, /retired:\n\s+gov\s+exited/);
   });
 }

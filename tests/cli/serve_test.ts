@@ -9,7 +9,7 @@ import { Client as ClientV2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as StdioClientTransportV2 } from "@modelcontextprotocol/client/stdio";
 import { argv, catalogFolder, GOVERNED_TOML, tomlEntry } from "./_cli.ts";
 import { isLive } from "../_proc.ts";
-import { assertEveryKind, belowWithSandbox, stillLive } from "./_serving.ts";
+import { assertEveryKind, belowWithSandbox, liveAfterAWhile } from "./_serving.ts";
 // The tests that drive serve with the SDK's stdio client, and those after them, take
 // SDK_TIMERS: the client leaves a timer behind at close (tests/_lifetime.ts).
 import { SDK_TIMERS } from "../_lifetime.ts";
@@ -234,7 +234,7 @@ async function serveUntil(leave: "stdin" | "SIGTERM"): Promise<void> {
     const row = /gov\s+exited\s+code \d+\s+group drained.*pid (\d+)/.exec(said);
     assert.ok(row !== null, said);
     assert.equal(isLive(Number(row[1])), false);
-    assert.deepEqual(stillLive(seen), [], said);
+    assert.deepEqual(await liveAfterAWhile(seen), [], said);
     const kept = JSON.parse(await Deno.readTextFile(pins));
     assert.ok("read-note" in kept.servers.gov, JSON.stringify(kept));
   } finally {
