@@ -1,6 +1,8 @@
 // Private to harness/: a call's values checked against its tool's schemas,
-// with validators prepared once per tool when its listing is taken (boot or
-// re-listing), never per call. Arguments that break the input schema are
+// with validators made once per tool of a listing (boot or re-listing), on
+// the tool's first call, never per call: made at boot for every tool, they
+// held about 5 MiB of a harness of 584 tools that calls a few (BENCHMARKS.md,
+// "Footprint"). Arguments that break the input schema are
 // refused before anything is sent (`invalid_arguments`, with the path and
 // the rule); a result that is not an error and whose structured content
 // breaks the output schema is `result_malformed`, naming the path, or, for a
@@ -19,19 +21,35 @@ import type { ResultCheck } from "../settings/mod.ts";
 import type { CallResult } from "../runner/host/run.ts";
 import type { CallDenial } from "./types.ts";
 
-/** One tool's validators. */
-export type ToolSchemas = { input: ValueValidator; output: ValueValidator | undefined };
+/** One tool's validators, of the listing it was taken from, each made on its first use. */
+export class ToolSchemas {
+  readonly #tool: ToolDescriptor;
+  #input: ValueValidator | undefined;
+  #output: ValueValidator | null | undefined;
 
-/** Prepares the validators of every tool of a listing, by wire name. */
-export function prepareSchemas(tools: readonly ToolDescriptor[]): Map<string, ToolSchemas> {
-  const out = new Map<string, ToolSchemas>();
-  for (const tool of tools) {
-    out.set(tool.name, {
-      input: valueValidator(tool.inputSchema),
-      output: tool.outputSchema === undefined ? undefined : valueValidator(tool.outputSchema),
-    });
+  /** The validators of `tool`'s schemas, none made yet. */
+  constructor(tool: ToolDescriptor) {
+    this.#tool = tool;
   }
-  return out;
+
+  /** The validator of the tool's input schema. */
+  get input(): ValueValidator {
+    return this.#input ??= valueValidator(this.#tool.inputSchema);
+  }
+
+  /** The validator of the tool's output schema, when it declares one. */
+  get output(): ValueValidator | undefined {
+    if (this.#output === undefined) {
+      const schema = this.#tool.outputSchema;
+      this.#output = schema === undefined ? null : valueValidator(schema);
+    }
+    return this.#output ?? undefined;
+  }
+}
+
+/** The validators of every tool of a listing, by wire name, each made on its first use. */
+export function prepareSchemas(tools: readonly ToolDescriptor[]): Map<string, ToolSchemas> {
+  return new Map(tools.map((tool) => [tool.name, new ToolSchemas(tool)]));
 }
 
 /** The refusal of arguments that break the tool's input schema, or `undefined`. */
