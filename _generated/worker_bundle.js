@@ -1557,6 +1557,36 @@ var readBody = (async function readBody(body, limit) {
     bytes: joinBytes(parts, size)
   };
 });
+var readResponseBody = (async function readResponseBody(response, limit) {
+  const declared = declaredLength(response.headers);
+  if (declared === void 0 || declared > limit) return await readBody(response.body, limit);
+  let bytes;
+  try {
+    bytes = await response.bytes();
+  } catch (error) {
+    return {
+      kind: "broken",
+      bytes: new Uint8Array(),
+      message: reason(error)
+    };
+  }
+  if (bytes.length > limit) return {
+    kind: "too_large",
+    bytes: bytes.subarray(0, limit),
+    limit
+  };
+  return {
+    kind: "whole",
+    bytes
+  };
+});
+var declaredLength = (function declaredLength(headers) {
+  const coding = headers.get("content-encoding");
+  if (coding !== null && coding.trim().toLowerCase() !== "identity") return void 0;
+  const length = headers.get("content-length");
+  if (length === null || !/^[0-9]{1,15}$/.test(length)) return void 0;
+  return Number(length);
+});
 var readEvents = (async function readEvents(body, decoder7, onEvent) {
   if (body === null) return {
     kind: "ended"
@@ -3921,6 +3951,8 @@ var MAX_CHALLENGE_CHARS = 200;
 
 
 
+
+
 var FETCH_WORDING = [
   /^error sending request (?:from \S+ )?for \S+(?: \([^)]*\))?:\s*/,
   /^client error \([A-Za-z]+\):\s*/
@@ -4758,7 +4790,7 @@ var HttpTransport = class {
       await this.#stream(response.body, message, id, body);
       return;
     }
-    const read = await readBody(response.body, MAX_LINE_BYTES);
+    const read = await readResponseBody(response, MAX_LINE_BYTES);
     if (read.kind === "broken") {
       if (!this.#inflight.has(id)) return;
       if (message.version !== void 0) {

@@ -53,7 +53,7 @@ import {
   answeredId,
   answerOf,
   type HeaderList,
-  readBody,
+  readResponseBody,
   refusal,
   send,
   type Sent,
@@ -377,7 +377,7 @@ export class HttpTransport implements Transport, SessionControl {
       await this.#stream(response.body, message, id, body);
       return;
     }
-    const read = await readBody(response.body, MAX_LINE_BYTES);
+    const read = await readResponseBody(response, MAX_LINE_BYTES);
     if (read.kind === "broken") {
       if (!this.#inflight.has(id)) return;
       if (message.version !== undefined) {
