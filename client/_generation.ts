@@ -297,8 +297,19 @@ export class Generation {
     });
   }
 
-  /** The generation is done with: its worker ends, nothing of its process is guarded. */
+  /**
+   * The generation is done with: its worker ends, nothing of its process is
+   * guarded, and a retirement still waiting on the worker (asked while the
+   * start was failing, then answered at once by a later one) settles now,
+   * with the evidence when it is known, its backstop timer cleared.
+   */
   end(): void {
+    if (this.#retireWaiters.size > 0) {
+      const evidence = this.#report.evidence;
+      const outcome = evidence !== null ? ok(evidence) : err(this.#unconfirmed());
+      for (const settle of [...this.#retireWaiters]) settle(outcome);
+      this.#retireWaiters.clear();
+    }
     this.#session?.end();
     this.#host.signIn?.stop();
     this.#link?.end();
