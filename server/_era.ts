@@ -27,7 +27,7 @@ export type ConnectionEra = "opening" | "legacy" | "modern";
 /** How a request is to be served, or the error that answers it. */
 export type Judgement =
   | { kind: "legacy" }
-  | { kind: "modern" }
+  | { kind: "modern"; version: string }
   | { kind: "refuse"; code: number; message: string; data?: JsonObject };
 
 const SUPPORTED: JsonObject = { supported: [...MODERN_VERSIONS] };
@@ -102,7 +102,7 @@ export function judgeRequest(era: ConnectionEra, method: string, params: JsonObj
           data: SUPPORTED,
         };
       }
-      return { kind: "modern" };
+      return { kind: "modern", version: requested };
     }
   }
 }

@@ -12,8 +12,14 @@ import { idKey, type WireId } from "./_inbound.ts";
 /** The open spans of one served session, by request id. */
 export class ServerTraces {
   #open = new Map<string, ServerOperation>();
-  #peer: McpPeer = { transport: "pipe" };
-  #session = new McpSession("server", this.#peer);
+  #peer: McpPeer;
+  #session: McpSession;
+
+  /** The spans of a session whose lines `network` carries. */
+  constructor(network: "pipe" | "tcp") {
+    this.#peer = { transport: network };
+    this.#session = new McpSession("server", this.#peer);
+  }
 
   /** A request was read. */
   open(id: WireId, method: string, params: JsonObject | undefined): void {
@@ -25,6 +31,11 @@ export class ServerTraces {
   negotiated(version: string): void {
     this.#peer = { ...this.#peer, protocolVersion: version };
     this.#session.negotiated(version);
+  }
+
+  /** A 2026-07-28 request named its own protocol version in its `_meta`. */
+  versioned(id: WireId, version: string): void {
+    this.#open.get(idKey(id))?.negotiated(version);
   }
 
   /** A reply (a result or an error) is about to be written. */

@@ -173,9 +173,10 @@ class Session {
   #outboxBytes = 0;
   #flushing: Promise<void> | undefined;
   // The session's spans, only while a tracer provider is registered.
-  #traces: ServerTraces | undefined = tracing() ? new ServerTraces() : undefined;
+  #traces: ServerTraces | undefined;
 
   constructor(server: ServerDefinition, tools: Map<string, Tool>, transport: LineTransport) {
+    if (tracing()) this.#traces = new ServerTraces(transport.network ?? "pipe");
     this.#server = server;
     this.#tools = tools;
     this.#transport = transport;
@@ -266,6 +267,8 @@ class Session {
       return;
     }
     const modern = judged.kind === "modern";
+    // A 2026-07-28 request says its version itself; a legacy one has the session's.
+    if (judged.kind === "modern") this.#traces?.versioned(id, judged.version);
     if (modern && method !== DISCOVER_METHOD) this.#era = "modern";
     switch (method) {
       case DISCOVER_METHOD:

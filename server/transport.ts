@@ -40,11 +40,13 @@ export type LineRead =
  * `writeLine` writes framed bytes: one or more whole lines, each compact JSON
  * ending in `\n` as built by the codec's `frame` (replies that are ready
  * together are written together). The loop never calls `writeLine` twice at
- * once.
+ * once. `network` names what carries the lines for a trace's
+ * `network.transport`: `pipe` (stdio, the default) or `tcp` (HTTP).
  */
 export type LineTransport = {
   readLine(): Promise<Result<LineRead, TransportFailure>>;
   writeLine(frame: Uint8Array): Promise<Result<void, TransportFailure>>;
+  readonly network?: "pipe" | "tcp";
 };
 
 /** Bytes asked of stdin per read. */

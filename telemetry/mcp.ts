@@ -313,6 +313,12 @@ export class ServerOperation {
     );
   }
 
+  /** The protocol version the request named itself (a 2026-07-28 request's `_meta`). */
+  negotiated(version: string): void {
+    this.#metric["mcp.protocol.version"] = version;
+    this.#span.setAttribute("mcp.protocol.version", version);
+  }
+
   /** Ends the span and records the duration. */
   end(end: OperationEnd): void {
     // A server records no tool content: its results are its own to keep.

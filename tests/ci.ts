@@ -26,6 +26,8 @@ const CHECKED = [
   "runner/",
   "cli/",
   "server/",
+  "gateway/",
+  "telemetry/",
   "scripts/",
   "bench/",
   "tests/",

@@ -95,6 +95,7 @@ export async function serveHttp(
 
 // One serve loop's channel: requests go in as lines, answers come back by id.
 class Loop implements LineTransport {
+  readonly network = "tcp";
   #next = 0;
   #lines: string[] = [];
   #wake: (() => void) | undefined;

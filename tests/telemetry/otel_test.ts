@@ -143,16 +143,21 @@ Deno.test("each era's server receives the traceparent of its request's own span 
   }
 });
 
-Deno.test("serve() continues the client's trace in a SERVER span", () => {
-  const server = spans.filter((span) =>
-    span.service.startsWith("traced-") && span.kind === SPAN_KIND.server
-  );
-  const call = server.find((span) => span.name === "tools/call echo");
-  assert.ok(call !== undefined);
-  const parent = harnessSpans.find((span) => span.spanId === call.parentSpanId);
-  assert.ok(parent !== undefined);
-  assert.equal(parent.traceId, call.traceId);
-  assert.equal(parent.kind, SPAN_KIND.client);
+Deno.test("serve() continues the client's trace in a SERVER span, in each era", async (t) => {
+  for (const [era, version] of [["legacy", /^2025-\d{2}-\d{2}$/], ["modern", /^2026-07-28$/]]) {
+    await t.step(era as string, () => {
+      const call = spans.find((span) =>
+        span.service === `traced-${era}` && span.kind === SPAN_KIND.server &&
+        span.name === "tools/call echo"
+      );
+      assert.ok(call !== undefined);
+      const parent = harnessSpans.find((span) => span.spanId === call.parentSpanId);
+      assert.ok(parent !== undefined);
+      assert.equal(parent.traceId, call.traceId);
+      assert.equal(parent.kind, SPAN_KIND.client);
+      assert.match(String(attribute(call.attributes, "mcp.protocol.version")), version as RegExp);
+    });
+  }
 });
 
 Deno.test("an isError result is error.type tool_error, and the span's status is an error", () => {
