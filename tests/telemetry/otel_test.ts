@@ -160,6 +160,18 @@ Deno.test("serve() continues the client's trace in a SERVER span, in each era", 
   }
 });
 
+Deno.test("serveHttp()'s SERVER spans say tcp, and serve()'s over stdio say pipe", () => {
+  const server = spans.filter((span) => span.kind === SPAN_KIND.server);
+  const web = server.find((span) =>
+    span.service === "traced-harness" && span.name === "tools/call echo"
+  );
+  assert.ok(web !== undefined, "no SERVER span of the HTTP server");
+  assert.equal(attribute(web.attributes, "network.transport"), "tcp");
+  const piped = server.find((span) => span.service === "traced-legacy");
+  assert.ok(piped !== undefined);
+  assert.equal(attribute(piped.attributes, "network.transport"), "pipe");
+});
+
 Deno.test("an isError result is error.type tool_error, and the span's status is an error", () => {
   const fail = one("tools/call fail");
   assert.equal(attribute(fail.attributes, "error.type"), "tool_error");
@@ -185,8 +197,10 @@ Deno.test("harness.run has its check and execution as children, and the program'
 
 Deno.test("boot holds each server's initialize span, and retirement has its own span", () => {
   const boot = one("harness.boot");
-  const initializes = byName("initialize");
-  assert.equal(initializes.length, 2);
+  // One per server: two started by the harness, and its own serveHttp server
+  // (whose SERVER span of the same name is the server side of the third).
+  const initializes = byName("initialize").filter((span) => span.kind === SPAN_KIND.client);
+  assert.equal(initializes.length, 3);
   for (const span of initializes) {
     assert.equal(span.parentSpanId, boot.spanId);
     assert.equal(span.kind, SPAN_KIND.client);
