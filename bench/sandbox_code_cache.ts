@@ -19,35 +19,17 @@
 
 import { CAP_SCRIPT, PRELUDE_SCRIPT, TOOLS_SCRIPT } from "../_generated/sandbox_sources.ts";
 import { median } from "./_mcp_clients.ts";
+import { sandboxEnv, sandboxFlags } from "../runner/host/_sandbox.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 21);
 const DENO = Deno.execPath();
 const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-cache-bench-" }));
 const root = `${base}/root/`;
 
+/** The runner's sandbox flags, with the code cache left on when `cache`. */
 function flags(cache: boolean): string[] {
-  return [
-    "run",
-    "--no-prompt",
-    "--no-remote",
-    "--no-npm",
-    "--no-config",
-    "--no-lock",
-    "--quiet",
-    ...(cache ? [] : ["--no-code-cache"]),
-    `--allow-read=${root}`,
-    `--import-map=${base}/import_map.json`,
-    "--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=256",
-  ];
-}
-
-function env(denoDir: string): Record<string, string> {
-  return {
-    DENO_DIR: denoDir,
-    DENO_EMIT_CACHE_MODE: "disable",
-    NO_COLOR: "1",
-    DENO_NO_UPDATE_CHECK: "1",
-  };
+  const all = sandboxFlags(root, { importMap: `${base}/import_map.json`, memoryMb: 256 });
+  return cache ? all.filter((flag) => flag !== "--no-code-cache") : all;
 }
 
 /** A main module that starts `worker` and exits at its first message. */
@@ -59,7 +41,7 @@ function starter(worker: string): string {
 async function spawn(args: string[], denoDir: string): Promise<void> {
   const out = await new Deno.Command(DENO, {
     args,
-    env: env(denoDir),
+    env: sandboxEnv(denoDir),
     clearEnv: true,
     stdin: "null",
     stdout: "null",

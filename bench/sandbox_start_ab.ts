@@ -13,7 +13,7 @@
 //
 //   deno run -A bench/sandbox_start_ab.ts [rounds]     (default 15)
 
-import { startSandbox } from "../runner/host/_sandbox.ts";
+import { sandboxEnv, sandboxFlags, startSandbox } from "../runner/host/_sandbox.ts";
 import { CAP_SPECIFIER } from "../runner/host/run.ts";
 import { median, quantile } from "./_mcp_clients.ts";
 
@@ -22,28 +22,14 @@ const NONCE = "0123456789abcdef0123456789abcdef";
 const HEAP_MB = 256;
 
 function flags(root: string, importMap: string | undefined): string[] {
-  return [
-    "run",
-    "--no-prompt",
-    "--no-remote",
-    "--no-npm",
-    "--no-config",
-    "--no-lock",
-    "--quiet",
-    "--no-code-cache",
-    `--allow-read=${root}`,
-    ...(importMap === undefined ? [] : [`--import-map=${importMap}`]),
-    `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${HEAP_MB}`,
-  ];
+  return sandboxFlags(root, {
+    ...(importMap === undefined ? {} : { importMap }),
+    memoryMb: HEAP_MB,
+  });
 }
 
 function sealed(base: string): Record<string, string> {
-  return {
-    DENO_DIR: `${base}/sealed/deno_dir`,
-    DENO_EMIT_CACHE_MODE: "disable",
-    NO_COLOR: "1",
-    DENO_NO_UPDATE_CHECK: "1",
-  };
+  return sandboxEnv(`${base}/sealed/deno_dir`);
 }
 
 async function bare(empty: string): Promise<number> {

@@ -52,6 +52,42 @@ export type SandboxSpec = {
 /** Flags that close the sandbox's world: no config, lock, remote or npm modules. */
 const CLOSED = ["--no-remote", "--no-npm", "--no-config", "--no-lock", "--quiet"];
 
+/**
+ * The `deno run` flags a sandbox starts with, its main module not included:
+ * no prompt, a closed world, no code cache, reading `root` alone, the import
+ * map when there is one, no code from strings, and the heap cap.
+ */
+export function sandboxFlags(
+  root: string,
+  options: { importMap?: string; memoryMb: number },
+): string[] {
+  return [
+    "run",
+    "--no-prompt",
+    ...CLOSED,
+    "--no-code-cache",
+    `--allow-read=${root}`,
+    ...(options.importMap === undefined ? [] : [`--import-map=${options.importMap}`]),
+    `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${options.memoryMb}`,
+  ];
+}
+
+/**
+ * The whole environment of a sandbox. Its `denoDir` lies below a regular
+ * file, so nothing (the Cache API included) can create it; with the emit
+ * cache on, Deno would try to save each transpiled module there and retry
+ * with backoff for 150 ms before giving up (measured: a sandbox started in
+ * about 220 ms instead of 70; BENCHMARKS.md).
+ */
+export function sandboxEnv(denoDir: string): Record<string, string> {
+  return {
+    DENO_DIR: denoDir,
+    DENO_EMIT_CACHE_MODE: "disable",
+    NO_COLOR: "1",
+    DENO_NO_UPDATE_CHECK: "1",
+  };
+}
+
 /** The line the bootstrap writes once its program Worker has loaded. */
 const READY = "ready";
 /** More bytes than a ready line before a newline: not a ready line. */
@@ -213,26 +249,10 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
     ]);
     const child = new Deno.Command(spec.deno, {
       args: [
-        "run",
-        "--no-prompt",
-        ...CLOSED,
-        "--no-code-cache",
-        `--allow-read=${rootPath}`,
-        `--import-map=${importMap}`,
-        `--v8-flags=--disallow-code-generation-from-strings,--max-old-space-size=${spec.memoryMb}`,
+        ...sandboxFlags(rootPath, { importMap, memoryMb: spec.memoryMb }),
         `${rootPath}bootstrap.js`,
       ],
-      // The sandbox needs no cache; its DENO_DIR lies below a regular file, so
-      // nothing (the Cache API included) can create it. With the emit cache
-      // on, Deno would try to save each transpiled module there and retry
-      // with backoff for 150 ms before giving up (measured: a sandbox
-      // started in about 220 ms instead of 70; BENCHMARKS.md).
-      env: {
-        DENO_DIR: `${base}/sealed/deno_dir`,
-        DENO_EMIT_CACHE_MODE: "disable",
-        NO_COLOR: "1",
-        DENO_NO_UPDATE_CHECK: "1",
-      },
+      env: sandboxEnv(`${base}/sealed/deno_dir`),
       clearEnv: true,
       stdin: "piped",
       stdout: "piped",
