@@ -54,6 +54,7 @@ import { type Call, runCall } from "./run_tool.ts";
 import { describeValue } from "../codec/quote.ts";
 import { classifyLine, idKey, type WireId } from "./_inbound.ts";
 import { checkDefinition } from "./_definition.ts";
+import { byName, descriptor } from "./_listing.ts";
 import { ServerTraces } from "./_traces.ts";
 import { tracing } from "../telemetry/mcp.ts";
 import type { ServerDefinition, Tool } from "./tool.ts";
@@ -487,18 +488,4 @@ class Session {
     }
     this.#flushing = undefined;
   }
-}
-
-function byName(a: Tool, b: Tool): number {
-  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-}
-
-function descriptor(tool: Tool): JsonObject {
-  const out: JsonObject = { name: tool.name };
-  if (tool.title !== undefined) out.title = tool.title;
-  out.description = tool.description;
-  out.inputSchema = tool.inputSchema;
-  if (tool.outputSchema !== undefined) out.outputSchema = tool.outputSchema;
-  if (tool.annotations !== undefined) out.annotations = tool.annotations;
-  return out;
 }
