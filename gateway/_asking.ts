@@ -5,7 +5,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { ServerRequestHandlers } from "../client/handlers.ts";
-import type { Result } from "../codec/result.ts";
+import { err, type Result } from "../codec/result.ts";
 
 /** A question a host can be asked: a form, a URL to visit, or a completion of its model. */
 export type HostQuestion = "form" | "url" | "sampling";
@@ -73,4 +73,21 @@ export function askingHandlers(
         : { role, content: content as JsonValue, model };
     },
   };
+}
+
+// Search and describe never ask; a modern request's other tools get this.
+export const noHost: HostAsker = {
+  can: () => false,
+  ask: () => Promise.resolve(err("nothing is asked outside a program")),
+  drop: () => {},
+};
+
+/** Whether capabilities a host declared let it answer `question`. */
+export function capable(caps: JsonObject, question: HostQuestion): boolean {
+  if (question === "sampling") return isJsonObject(caps.sampling);
+  const elicitation = caps.elicitation;
+  if (!isJsonObject(elicitation)) return false;
+  // An empty elicitation capability is form mode (2025-06-18 had no modes).
+  if (question === "form") return isJsonObject(elicitation.form) || !("url" in elicitation);
+  return isJsonObject(elicitation.url);
 }

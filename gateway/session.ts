@@ -22,7 +22,7 @@
  * @module
  */
 
-import { isJsonObject, type JsonObject, type JsonValue, stringifyJson } from "../codec/json.ts";
+import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import {
   encodeError,
   encodeNotification,
@@ -43,56 +43,14 @@ import {
 } from "../codec/stateless.ts";
 import { describeValue, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type {
-  Approval,
-  ApprovalRequest,
-  CallProgress,
-  Harness,
-  RunReport,
-} from "../harness/mod.ts";
-import { searchProblem } from "../runner/host/discovery.ts";
-import {
-  GATEWAY_LISTING_TTL_MS,
-  MAX_APPROVAL_ARGS_CHARS,
-  MAX_PARKED_RUNS,
-  PARKED_RUN_TIMEOUT_MS,
-} from "./limits.ts";
-import { askingHandlers, type HostAsker, type HostQuestion } from "./_asking.ts";
-import {
-  errorResult,
-  gatewayDescriptors,
-  type GatewayResult,
-  runResult,
-  searchResult,
-} from "./tools.ts";
+import type { Harness } from "../harness/mod.ts";
+import { GATEWAY_LISTING_TTL_MS, PARKED_RUN_TIMEOUT_MS } from "./limits.ts";
+import { capable, type HostAsker } from "./_asking.ts";
+import type { GatewayOptions, Send } from "./options.ts";
+import { key, SessionRuns } from "./_runs.ts";
+import { gatewayDescriptors } from "./tools.ts";
 
-/** Where the messages a request's handling sends go: its answer, its progress, its questions. */
-export type Send = (message: JsonObject) => void;
-
-/** How a gateway governs and runs the host's programs. */
-export type GatewayOptions = {
-  /**
-   * Asks the host, through form elicitation, before each call of a program
-   * that its tool does not mark read-only (`readOnlyHint`); a host that
-   * cannot elicit gets such calls denied, saying why. Default `false`: the
-   * harness's own approval hook, if any, decides.
-   */
-  approve?: boolean;
-  /** Each program's deadline in milliseconds (`harness.run`'s `timeoutMs`). */
-  deadlineMs?: number;
-  /** The bytes a program's report may take (`harness.run`'s `maxOutputBytes`). */
-  maxOutputBytes?: number;
-  /** The gateway's name and version, as `initialize` answers them; `loom-mcp` by default. */
-  serverInfo?: { name: string; version: string };
-  /** Sent as `instructions` to the host. */
-  instructions?: string;
-  /**
-   * How long a run parked on an `input_required` result waits for its
-   * 2026-07-28 host to retry, in milliseconds; `PARKED_RUN_TIMEOUT_MS` by
-   * default.
-   */
-  parkedRunTimeoutMs?: number;
-};
+export type { GatewayOptions, Send } from "./options.ts";
 
 /**
  * The JSON-RPC error code of a request sent to a session already closed:
@@ -104,19 +62,6 @@ export const SESSION_CLOSED: number = -32000;
 export const GATEWAY_VERSION = "0.1.0";
 
 const DEFAULT_INFO = { name: "loom-mcp", version: GATEWAY_VERSION };
-
-// A run parked on an input_required result, waiting for its host to retry.
-type Parked = {
-  state: string;
-  controller: AbortController;
-  asks: Map<string, { request: JsonObject; resolve: (answer: Result<JsonObject, string>) => void }>;
-  nextAsk: number;
-  /** Answers the request now waiting on this run, when one is. */
-  responder: ((result: JsonObject) => void) | undefined;
-  /** The run's result, when it ended while no request waited. */
-  final: JsonObject | undefined;
-  timer: ReturnType<typeof setTimeout> | undefined;
-};
 
 /**
  * One host's session: hand it every decoded message with
@@ -141,11 +86,8 @@ export class GatewaySession {
   #capabilities: JsonObject = {};
   #nextId = 0;
   #pending = new Map<string, (outcome: Result<JsonValue, RpcError>) => void>();
-  #running = new Map<string, AbortController>();
-  #parked = new Map<string, Parked>();
-  #work = new Set<Promise<void>>();
+  #runs: SessionRuns;
   #closed = false;
-  #parkedMs: number;
 
   /**
    * A session of `harness`, sending to `options.send` what a handling is not
@@ -172,7 +114,6 @@ export class GatewaySession {
         } is not a positive integer`,
       );
     }
-    this.#parkedMs = parkedMs;
     const budget = options.maxOutputBytes;
     if (budget !== undefined && (!Number.isSafeInteger(budget) || budget < 1)) {
       throw new RangeError(
@@ -193,6 +134,11 @@ export class GatewaySession {
     this.#send = options.send;
     this.#options = options;
     this.#info = { ...(options.serverInfo ?? DEFAULT_INFO) };
+    this.#runs = new SessionRuns(() => this.#booted, {
+      options,
+      parkedMs,
+      complete: (result) => this.#complete(result),
+    });
   }
 
   // Only reached once the boot settled (see #afterBoot).
@@ -203,7 +149,7 @@ export class GatewaySession {
 
   /** How many of this session's programs are running (parked ones included). */
   get running(): number {
-    return this.#work.size;
+    return this.#runs.running;
   }
 
   /**
@@ -223,7 +169,7 @@ export class GatewaySession {
       if (message.method === "notifications/cancelled" && isJsonObject(params)) {
         const id = params.requestId;
         if (typeof id === "string" || typeof id === "number") {
-          this.#running.get(key(id))?.abort(new Error("The host cancelled the call"));
+          this.#runs.cancel(id);
           this.#waiting.get(key(id))?.("cancelled");
         }
       }
@@ -286,18 +232,12 @@ export class GatewaySession {
   async close(): Promise<void> {
     this.#closed = true;
     for (const settle of [...this.#waiting.values()]) settle("closed");
-    for (const controller of this.#running.values()) {
-      controller.abort(new Error("The host left"));
-    }
-    for (const parked of this.#parked.values()) {
-      parked.controller.abort(new Error("The host left"));
-      this.#unpark(parked, "the host left before answering");
-    }
+    this.#runs.abort();
     for (const settle of this.#pending.values()) {
       settle(err({ code: SESSION_CLOSED, message: "the host left before answering" }));
     }
     this.#pending.clear();
-    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+    await this.#runs.settled();
   }
 
   #request(id: Id, method: string, params: JsonObject, send: Send): void {
@@ -337,7 +277,7 @@ export class GatewaySession {
         return;
       case "tools/call": {
         const asker = this.#legacyAsker(this.#capabilities, send);
-        this.#call(id, params, send, asker, (result) => send(encodeResult(id, result)));
+        this.#runs.call(id, params, send, asker, (result) => send(encodeResult(id, result)));
         return;
       }
       case DISCOVER_METHOD:
@@ -387,7 +327,7 @@ export class GatewaySession {
         });
         return;
       case "tools/call":
-        this.#modernCall(id, params, caps, send);
+        this.#runs.modernCall(id, params, caps, send);
         return;
       default:
         send(encodeError(id, {
@@ -402,271 +342,6 @@ export class GatewaySession {
 
   #complete(result: JsonObject): JsonObject {
     return { resultType: "complete", ...result, _meta: { [META_SERVER_INFO]: { ...this.#info } } };
-  }
-
-  // One tool call of either era; `answer` sends its result unless it was cancelled.
-  #call(
-    id: Id,
-    params: JsonObject,
-    send: Send,
-    asker: HostAsker,
-    answer: (result: JsonObject) => void,
-  ): void {
-    const name = params.name;
-    const args = params.arguments ?? {};
-    if (typeof name !== "string") {
-      send(encodeError(id, {
-        code: INVALID_PARAMS,
-        message: `Invalid params: tool "name" is ${describeValue(name)}, not a string`,
-      }));
-      return;
-    }
-    if (!isJsonObject(args)) {
-      answer(errorResult(`The arguments of ${quote(name)} are not an object`));
-      return;
-    }
-    switch (name) {
-      case "search_tools": {
-        const problem = searchProblem(args.query, args.limit);
-        if (problem !== undefined) return answer(errorResult(problem));
-        const query = args.query as string;
-        const limit = args.limit as number | undefined;
-        answer(searchResult(
-          query,
-          this.#booted.search(query, limit === undefined ? {} : { limit }),
-        ));
-        return;
-      }
-      case "describe_tool": {
-        const { server, tool } = args;
-        if (typeof server !== "string" || typeof tool !== "string") {
-          return answer(errorResult(
-            'describe_tool needs "server" and "tool", both strings, as search_tools names them',
-          ));
-        }
-        const described = this.#booted.describe(server, tool);
-        answer(described.ok ? text(described.value) : errorResult(described.error.message));
-        return;
-      }
-      case "run_program": {
-        if (typeof args.code !== "string") {
-          return answer(errorResult(
-            'run_program needs "code": the whole program as a string, ending in export default',
-          ));
-        }
-        const controller = new AbortController();
-        const progress = progressSink(params, send);
-        this.#running.set(key(id), controller);
-        this.#track(
-          this.#runProgram(args.code, asker, controller.signal, progress).then((result) => {
-            this.#running.delete(key(id));
-            if (!controller.signal.aborted) answer(result);
-          }),
-        );
-        return;
-      }
-      default:
-        send(encodeError(id, {
-          code: INVALID_PARAMS,
-          message: `Unknown tool: ${quote(name)}; this server has search_tools, ` +
-            "describe_tool and run_program",
-        }));
-    }
-  }
-
-  // A 2026-07-28 tools/call: a new call, or the retry of a parked run with its answers.
-  #modernCall(id: Id, params: JsonObject, caps: JsonObject, send: Send): void {
-    const state = params.requestState;
-    const respond = (result: JsonObject) =>
-      send(encodeResult(id, result.resultType === undefined ? this.#complete(result) : result));
-    if (state !== undefined) {
-      const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
-      if (parked === undefined) {
-        respond(errorResult(
-          `Cannot continue the run: its requestState ${
-            describeValue(state)
-          } names no run waiting for answers (it ended, or waited past ` +
-            `${this.#parkedMs} ms); run the program again`,
-        ));
-        return;
-      }
-      this.#resume(parked, params.inputResponses);
-      this.#running.set(key(id), parked.controller);
-      this.#attach(parked, (result) => {
-        this.#running.delete(key(id));
-        if (!parked.controller.signal.aborted) respond(result);
-      });
-      return;
-    }
-    const args = params.arguments;
-    const code = isJsonObject(args) ? args.code : undefined;
-    if (params.name !== "run_program" || typeof code !== "string") {
-      this.#call(id, params, send, noHost, respond);
-      return;
-    }
-    if (this.#parked.size >= MAX_PARKED_RUNS) {
-      respond(errorResult(
-        `Cannot start the program: ${this.#parked.size} runs wait for this host's answers ` +
-          `(MAX_PARKED_RUNS); answer them or let them end first`,
-      ));
-      return;
-    }
-    const parked: Parked = {
-      state: crypto.randomUUID(),
-      controller: new AbortController(),
-      asks: new Map(),
-      nextAsk: 0,
-      responder: undefined,
-      final: undefined,
-      timer: undefined,
-    };
-    this.#parked.set(parked.state, parked);
-    const asker: HostAsker = {
-      can: (question) => capable(caps, question),
-      ask: (method, askParams) => {
-        const { promise, resolve } = Promise.withResolvers<Result<JsonObject, string>>();
-        parked.asks.set(`ask-${parked.nextAsk++}`, {
-          request: { method, params: askParams },
-          resolve,
-        });
-        this.#flush(parked);
-        return promise;
-      },
-      // A parked run's questions are unparked with it, and a 2026-07-28 host holds no request.
-      drop: () => {},
-    };
-    this.#running.set(key(id), parked.controller);
-    this.#attach(parked, (result) => {
-      this.#running.delete(key(id));
-      if (!parked.controller.signal.aborted) respond(result);
-    });
-    const progress = progressSink(params, send);
-    this.#track(
-      this.#runProgram(code, asker, parked.controller.signal, progress).then((result) => {
-        if (parked.responder !== undefined) {
-          const responder = parked.responder;
-          this.#unpark(parked, "the run ended");
-          responder(result);
-        } else {
-          parked.final = result;
-        }
-      }),
-    );
-  }
-
-  #attach(parked: Parked, responder: (result: JsonObject) => void): void {
-    clearTimeout(parked.timer);
-    if (parked.final !== undefined) {
-      const final = parked.final;
-      this.#unpark(parked, "the run ended");
-      responder(final);
-      return;
-    }
-    parked.responder = responder;
-    this.#flush(parked);
-  }
-
-  // Questions waiting and a request to carry them: answer it input_required, and wait.
-  #flush(parked: Parked): void {
-    const responder = parked.responder;
-    if (responder === undefined || parked.asks.size === 0) return;
-    parked.responder = undefined;
-    const inputRequests: JsonObject = {};
-    for (const [name, ask] of parked.asks) inputRequests[name] = ask.request;
-    responder({ resultType: "input_required", inputRequests, requestState: parked.state });
-    parked.timer = setTimeout(() => {
-      this.#unpark(parked, `the host did not answer within ${this.#parkedMs} ms`);
-      parked.controller.abort(new Error("The host did not come back"));
-    }, this.#parkedMs);
-  }
-
-  #resume(parked: Parked, responses: JsonValue | undefined): void {
-    if (!isJsonObject(responses)) return;
-    for (const [name, response] of Object.entries(responses)) {
-      const ask = parked.asks.get(name);
-      if (ask === undefined) continue;
-      parked.asks.delete(name);
-      ask.resolve(
-        isJsonObject(response) ? ok(response) : err("the host's answer is not an object"),
-      );
-    }
-  }
-
-  #unpark(parked: Parked, why: string): void {
-    clearTimeout(parked.timer);
-    this.#parked.delete(parked.state);
-    for (const ask of parked.asks.values()) ask.resolve(err(why));
-    parked.asks.clear();
-  }
-
-  async #runProgram(
-    code: string,
-    asker: HostAsker,
-    signal: AbortSignal,
-    progress: ((message: string) => void) | undefined,
-  ): Promise<GatewayResult> {
-    const { deadlineMs, maxOutputBytes } = this.#options;
-    progress?.("type-checking and running the program");
-    try {
-      const report: RunReport = await this.#booted.run(code, {
-        signal,
-        ...askingHandlers(asker),
-        ...(deadlineMs === undefined ? {} : { timeoutMs: deadlineMs }),
-        ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
-        ...(this.#options.approve === true
-          ? { approve: (request: ApprovalRequest) => this.#approve(request, asker, progress) }
-          : {}),
-        ...(progress === undefined ? {} : {
-          onProgress: (callId: number, reported: CallProgress) =>
-            progress(`call ${callId + 1}: ${progressText(reported)}`),
-        }),
-      });
-      return runResult(report);
-    } catch (error) {
-      // A harness that throws (retired under us, say) still answers the host.
-      return errorResult(
-        `The program could not be run: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    } finally {
-      // The harness settled whatever the run still asked: the host need not answer it any more.
-      asker.drop("the run ended before the host answered");
-    }
-  }
-
-  // --approve: a call its tool does not mark read-only is put to the host as a form.
-  async #approve(
-    request: ApprovalRequest,
-    asker: HostAsker,
-    progress: ((message: string) => void) | undefined,
-  ): Promise<Approval> {
-    if (request.annotations.readOnlyHint === true) return true;
-    const named = `${request.server}.${request.tool}`;
-    if (!asker.can("form")) {
-      return {
-        allow: false,
-        reason: `--approve asks the host before ${named}, which is not marked read-only, ` +
-          "but this host declared no form elicitation capability, so it cannot be asked; " +
-          "use a host that supports elicitation, or serve without --approve",
-      };
-    }
-    const args = stringifyJson(request.args);
-    const summary = quote(
-      args.ok ? args.value : "(arguments JSON cannot say)",
-      MAX_APPROVAL_ARGS_CHARS,
-    );
-    progress?.(`asking the host to approve ${named}`);
-    const answer = await asker.ask("elicitation/create", {
-      message: `Allow the program to call ${JSON.stringify(request.tool)} of the MCP server ` +
-        `${JSON.stringify(request.server)} with the arguments ${summary}?`,
-      requestedSchema: { type: "object", properties: {} },
-    });
-    if (!answer.ok) return { allow: false, reason: `the host could not be asked: ${answer.error}` };
-    const action = answer.value.action;
-    if (action === "accept") return true;
-    return {
-      allow: false,
-      reason: `the host's user ${action === "decline" ? "declined" : "did not approve"} ${named}`,
-    };
   }
 
   // A 2025 host is asked with a request of the session's own, answered through handle().
@@ -705,64 +380,7 @@ export class GatewaySession {
       },
     };
   }
-
-  #track(work: Promise<void>): void {
-    const tracked = work.catch(() => undefined).finally(() => this.#work.delete(tracked));
-    this.#work.add(tracked);
-  }
 }
 
 // What waits for the servers to start; the rest is answered from the session alone.
 const NEEDS_SERVERS: ReadonlySet<string> = new Set(["tools/list", "tools/call"]);
-
-// Search and describe never ask; a modern request's other tools get this.
-const noHost: HostAsker = {
-  can: () => false,
-  ask: () => Promise.resolve(err("nothing is asked outside a program")),
-  drop: () => {},
-};
-
-function key(id: Id): string {
-  return `${typeof id === "string" ? "s" : "n"}:${id}`;
-}
-
-function text(body: string): GatewayResult {
-  return { content: [{ type: "text", text: body }] };
-}
-
-/** Whether capabilities a host declared let it answer `question`. */
-function capable(caps: JsonObject, question: HostQuestion): boolean {
-  if (question === "sampling") return isJsonObject(caps.sampling);
-  const elicitation = caps.elicitation;
-  if (!isJsonObject(elicitation)) return false;
-  // An empty elicitation capability is form mode (2025-06-18 had no modes).
-  if (question === "form") return isJsonObject(elicitation.form) || !("url" in elicitation);
-  return isJsonObject(elicitation.url);
-}
-
-// The host's progressToken, when it asked for progress: numbered steps with what is going on.
-function progressSink(params: JsonObject, send: Send): ((message: string) => void) | undefined {
-  const meta = params._meta;
-  if (!isJsonObject(meta)) return undefined;
-  const token = meta.progressToken;
-  if (typeof token !== "string" && typeof token !== "number") return undefined;
-  let step = 0;
-  return (message) =>
-    send(encodeNotification("notifications/progress", {
-      progressToken: token,
-      progress: ++step,
-      message,
-    }));
-}
-
-function progressText(progress: CallProgress): string {
-  if (progress.kind === "task") {
-    return `task ${progress.status}${
-      progress.message === undefined ? "" : `: ${progress.message}`
-    }`;
-  }
-  const of = progress.total === undefined ? "" : ` of ${progress.total}`;
-  return `${progress.progress}${of}${
-    progress.message === undefined ? "" : `: ${progress.message}`
-  }`;
-}

@@ -1,0 +1,413 @@
+// Private to gateway/: the runs a session starts for its host, and the
+// tools/call requests of either era that start them. `search_tools` and
+// `describe_tool` are answered from the harness at once; `run_program` runs
+// the host's program with the asker of its request. A 2026-07-28 host's run
+// is parked on an `input_required` result while its questions wait for the
+// host to retry the call with its answers and the run's `requestState`, or
+// for `parkedRunTimeoutMs` to pass.
+//
+// Lifecycle: the session owns its runs. `cancel()` aborts the run of one
+// request (its calls are cancelled with it, and the request gets no answer);
+// `abort()` aborts every run and unparks the parked ones, answering their
+// questions as unanswered; `settled()` settles once every run has ended.
+
+import { isJsonObject, type JsonObject, type JsonValue, stringifyJson } from "../codec/json.ts";
+import {
+  encodeError,
+  encodeNotification,
+  encodeResult,
+  type Id,
+  INVALID_PARAMS,
+} from "../codec/jsonrpc.ts";
+import { describeValue, quote } from "../codec/quote.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import type {
+  Approval,
+  ApprovalRequest,
+  CallProgress,
+  Harness,
+  RunReport,
+} from "../harness/mod.ts";
+import { searchProblem } from "../runner/host/discovery.ts";
+import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS } from "./limits.ts";
+import { askingHandlers, capable, type HostAsker, noHost } from "./_asking.ts";
+import type { GatewayOptions, Send } from "./options.ts";
+import { errorResult, type GatewayResult, runResult, searchResult } from "./tools.ts";
+
+// A run parked on an input_required result, waiting for its host to retry.
+type Parked = {
+  state: string;
+  controller: AbortController;
+  asks: Map<string, { request: JsonObject; resolve: (answer: Result<JsonObject, string>) => void }>;
+  nextAsk: number;
+  /** Answers the request now waiting on this run, when one is. */
+  responder: ((result: JsonObject) => void) | undefined;
+  /** The run's result, when it ended while no request waited. */
+  final: JsonObject | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+};
+
+/** What a session's runs are given: its options, and how its results are marked complete. */
+export type RunSettings = {
+  options: GatewayOptions;
+  /** How long a parked run waits for its host, in milliseconds. */
+  parkedMs: number;
+  /** A 2026-07-28 result marked complete, carrying the gateway's `serverInfo`. */
+  complete: (result: JsonObject) => JsonObject;
+};
+
+/** The runs of one host's session, running or parked, and the calls that start them. */
+export class SessionRuns {
+  #boot: () => Harness;
+  #options: GatewayOptions;
+  #complete: (result: JsonObject) => JsonObject;
+  #running = new Map<string, AbortController>();
+  #parked = new Map<string, Parked>();
+  #work = new Set<Promise<void>>();
+  #parkedMs: number;
+
+  /** Runs whose harness `booted` gives once the servers have started. */
+  constructor(booted: () => Harness, settings: RunSettings) {
+    this.#boot = booted;
+    this.#options = settings.options;
+    this.#complete = settings.complete;
+    this.#parkedMs = settings.parkedMs;
+  }
+
+  // Only reached once the boot settled (see the session's #afterBoot).
+  get #booted(): Harness {
+    return this.#boot();
+  }
+
+  /** How many runs are under way (parked ones included). */
+  get running(): number {
+    return this.#work.size;
+  }
+
+  /** Aborts the run of the request `id`, if one runs. */
+  cancel(id: Id): void {
+    this.#running.get(key(id))?.abort(new Error("The host cancelled the call"));
+  }
+
+  /** Aborts every run, and unparks the parked ones, their questions unanswered. */
+  abort(): void {
+    for (const controller of this.#running.values()) {
+      controller.abort(new Error("The host left"));
+    }
+    for (const parked of this.#parked.values()) {
+      parked.controller.abort(new Error("The host left"));
+      this.#unpark(parked, "the host left before answering");
+    }
+  }
+
+  /** Settles once every run has ended. */
+  async settled(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+  }
+
+  /** One tool call of either era; `answer` sends its result unless it was cancelled. */
+  call(
+    id: Id,
+    params: JsonObject,
+    send: Send,
+    asker: HostAsker,
+    answer: (result: JsonObject) => void,
+  ): void {
+    const name = params.name;
+    const args = params.arguments ?? {};
+    if (typeof name !== "string") {
+      send(encodeError(id, {
+        code: INVALID_PARAMS,
+        message: `Invalid params: tool "name" is ${describeValue(name)}, not a string`,
+      }));
+      return;
+    }
+    if (!isJsonObject(args)) {
+      answer(errorResult(`The arguments of ${quote(name)} are not an object`));
+      return;
+    }
+    switch (name) {
+      case "search_tools": {
+        const problem = searchProblem(args.query, args.limit);
+        if (problem !== undefined) return answer(errorResult(problem));
+        const query = args.query as string;
+        const limit = args.limit as number | undefined;
+        answer(searchResult(
+          query,
+          this.#booted.search(query, limit === undefined ? {} : { limit }),
+        ));
+        return;
+      }
+      case "describe_tool": {
+        const { server, tool } = args;
+        if (typeof server !== "string" || typeof tool !== "string") {
+          return answer(errorResult(
+            'describe_tool needs "server" and "tool", both strings, as search_tools names them',
+          ));
+        }
+        const described = this.#booted.describe(server, tool);
+        answer(described.ok ? text(described.value) : errorResult(described.error.message));
+        return;
+      }
+      case "run_program": {
+        if (typeof args.code !== "string") {
+          return answer(errorResult(
+            'run_program needs "code": the whole program as a string, ending in export default',
+          ));
+        }
+        const controller = new AbortController();
+        const progress = progressSink(params, send);
+        this.#running.set(key(id), controller);
+        this.#track(
+          this.#runProgram(args.code, asker, controller.signal, progress).then((result) => {
+            this.#running.delete(key(id));
+            if (!controller.signal.aborted) answer(result);
+          }),
+        );
+        return;
+      }
+      default:
+        send(encodeError(id, {
+          code: INVALID_PARAMS,
+          message: `Unknown tool: ${quote(name)}; this server has search_tools, ` +
+            "describe_tool and run_program",
+        }));
+    }
+  }
+
+  // A 2026-07-28 tools/call: a new call, or the retry of a parked run with its answers.
+  modernCall(id: Id, params: JsonObject, caps: JsonObject, send: Send): void {
+    const state = params.requestState;
+    const respond = (result: JsonObject) =>
+      send(encodeResult(id, result.resultType === undefined ? this.#complete(result) : result));
+    if (state !== undefined) {
+      const parked = typeof state === "string" ? this.#parked.get(state) : undefined;
+      if (parked === undefined) {
+        respond(errorResult(
+          `Cannot continue the run: its requestState ${
+            describeValue(state)
+          } names no run waiting for answers (it ended, or waited past ` +
+            `${this.#parkedMs} ms); run the program again`,
+        ));
+        return;
+      }
+      this.#resume(parked, params.inputResponses);
+      this.#running.set(key(id), parked.controller);
+      this.#attach(parked, (result) => {
+        this.#running.delete(key(id));
+        if (!parked.controller.signal.aborted) respond(result);
+      });
+      return;
+    }
+    const args = params.arguments;
+    const code = isJsonObject(args) ? args.code : undefined;
+    if (params.name !== "run_program" || typeof code !== "string") {
+      this.call(id, params, send, noHost, respond);
+      return;
+    }
+    if (this.#parked.size >= MAX_PARKED_RUNS) {
+      respond(errorResult(
+        `Cannot start the program: ${this.#parked.size} runs wait for this host's answers ` +
+          `(MAX_PARKED_RUNS); answer them or let them end first`,
+      ));
+      return;
+    }
+    const parked: Parked = {
+      state: crypto.randomUUID(),
+      controller: new AbortController(),
+      asks: new Map(),
+      nextAsk: 0,
+      responder: undefined,
+      final: undefined,
+      timer: undefined,
+    };
+    this.#parked.set(parked.state, parked);
+    const asker: HostAsker = {
+      can: (question) => capable(caps, question),
+      ask: (method, askParams) => {
+        const { promise, resolve } = Promise.withResolvers<Result<JsonObject, string>>();
+        parked.asks.set(`ask-${parked.nextAsk++}`, {
+          request: { method, params: askParams },
+          resolve,
+        });
+        this.#flush(parked);
+        return promise;
+      },
+      // A parked run's questions are unparked with it, and a 2026-07-28 host holds no request.
+      drop: () => {},
+    };
+    this.#running.set(key(id), parked.controller);
+    this.#attach(parked, (result) => {
+      this.#running.delete(key(id));
+      if (!parked.controller.signal.aborted) respond(result);
+    });
+    const progress = progressSink(params, send);
+    this.#track(
+      this.#runProgram(code, asker, parked.controller.signal, progress).then((result) => {
+        if (parked.responder !== undefined) {
+          const responder = parked.responder;
+          this.#unpark(parked, "the run ended");
+          responder(result);
+        } else {
+          parked.final = result;
+        }
+      }),
+    );
+  }
+
+  #attach(parked: Parked, responder: (result: JsonObject) => void): void {
+    clearTimeout(parked.timer);
+    if (parked.final !== undefined) {
+      const final = parked.final;
+      this.#unpark(parked, "the run ended");
+      responder(final);
+      return;
+    }
+    parked.responder = responder;
+    this.#flush(parked);
+  }
+
+  // Questions waiting and a request to carry them: answer it input_required, and wait.
+  #flush(parked: Parked): void {
+    const responder = parked.responder;
+    if (responder === undefined || parked.asks.size === 0) return;
+    parked.responder = undefined;
+    const inputRequests: JsonObject = {};
+    for (const [name, ask] of parked.asks) inputRequests[name] = ask.request;
+    responder({ resultType: "input_required", inputRequests, requestState: parked.state });
+    parked.timer = setTimeout(() => {
+      this.#unpark(parked, `the host did not answer within ${this.#parkedMs} ms`);
+      parked.controller.abort(new Error("The host did not come back"));
+    }, this.#parkedMs);
+  }
+
+  #resume(parked: Parked, responses: JsonValue | undefined): void {
+    if (!isJsonObject(responses)) return;
+    for (const [name, response] of Object.entries(responses)) {
+      const ask = parked.asks.get(name);
+      if (ask === undefined) continue;
+      parked.asks.delete(name);
+      ask.resolve(
+        isJsonObject(response) ? ok(response) : err("the host's answer is not an object"),
+      );
+    }
+  }
+
+  #unpark(parked: Parked, why: string): void {
+    clearTimeout(parked.timer);
+    this.#parked.delete(parked.state);
+    for (const ask of parked.asks.values()) ask.resolve(err(why));
+    parked.asks.clear();
+  }
+
+  async #runProgram(
+    code: string,
+    asker: HostAsker,
+    signal: AbortSignal,
+    progress: ((message: string) => void) | undefined,
+  ): Promise<GatewayResult> {
+    const { deadlineMs, maxOutputBytes } = this.#options;
+    progress?.("type-checking and running the program");
+    try {
+      const report: RunReport = await this.#booted.run(code, {
+        signal,
+        ...askingHandlers(asker),
+        ...(deadlineMs === undefined ? {} : { timeoutMs: deadlineMs }),
+        ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }),
+        ...(this.#options.approve === true
+          ? { approve: (request: ApprovalRequest) => this.#approve(request, asker, progress) }
+          : {}),
+        ...(progress === undefined ? {} : {
+          onProgress: (callId: number, reported: CallProgress) =>
+            progress(`call ${callId + 1}: ${progressText(reported)}`),
+        }),
+      });
+      return runResult(report);
+    } catch (error) {
+      // A harness that throws (retired under us, say) still answers the host.
+      return errorResult(
+        `The program could not be run: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    } finally {
+      // The harness settled whatever the run still asked: the host need not answer it any more.
+      asker.drop("the run ended before the host answered");
+    }
+  }
+
+  // --approve: a call its tool does not mark read-only is put to the host as a form.
+  async #approve(
+    request: ApprovalRequest,
+    asker: HostAsker,
+    progress: ((message: string) => void) | undefined,
+  ): Promise<Approval> {
+    if (request.annotations.readOnlyHint === true) return true;
+    const named = `${request.server}.${request.tool}`;
+    if (!asker.can("form")) {
+      return {
+        allow: false,
+        reason: `--approve asks the host before ${named}, which is not marked read-only, ` +
+          "but this host declared no form elicitation capability, so it cannot be asked; " +
+          "use a host that supports elicitation, or serve without --approve",
+      };
+    }
+    const args = stringifyJson(request.args);
+    const summary = quote(
+      args.ok ? args.value : "(arguments JSON cannot say)",
+      MAX_APPROVAL_ARGS_CHARS,
+    );
+    progress?.(`asking the host to approve ${named}`);
+    const answer = await asker.ask("elicitation/create", {
+      message: `Allow the program to call ${JSON.stringify(request.tool)} of the MCP server ` +
+        `${JSON.stringify(request.server)} with the arguments ${summary}?`,
+      requestedSchema: { type: "object", properties: {} },
+    });
+    if (!answer.ok) return { allow: false, reason: `the host could not be asked: ${answer.error}` };
+    const action = answer.value.action;
+    if (action === "accept") return true;
+    return {
+      allow: false,
+      reason: `the host's user ${action === "decline" ? "declined" : "did not approve"} ${named}`,
+    };
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch(() => undefined).finally(() => this.#work.delete(tracked));
+    this.#work.add(tracked);
+  }
+}
+
+/** The key of a request's id in a session's maps: ids 1 and "1" are two requests. */
+export function key(id: Id): string {
+  return `${typeof id === "string" ? "s" : "n"}:${id}`;
+}
+
+function text(body: string): GatewayResult {
+  return { content: [{ type: "text", text: body }] };
+}
+
+// The host's progressToken, when it asked for progress: numbered steps with what is going on.
+function progressSink(params: JsonObject, send: Send): ((message: string) => void) | undefined {
+  const meta = params._meta;
+  if (!isJsonObject(meta)) return undefined;
+  const token = meta.progressToken;
+  if (typeof token !== "string" && typeof token !== "number") return undefined;
+  let step = 0;
+  return (message) =>
+    send(encodeNotification("notifications/progress", {
+      progressToken: token,
+      progress: ++step,
+      message,
+    }));
+}
+
+function progressText(progress: CallProgress): string {
+  if (progress.kind === "task") {
+    return `task ${progress.status}${
+      progress.message === undefined ? "" : `: ${progress.message}`
+    }`;
+  }
+  const of = progress.total === undefined ? "" : ` of ${progress.total}`;
+  return `${progress.progress}${of}${
+    progress.message === undefined ? "" : `: ${progress.message}`
+  }`;
+}
