@@ -237,7 +237,7 @@ export class Endpoint {
   ): Routed | Response {
     const header = request.headers.get(PROTOCOL_VERSION_HEADER);
     if (header !== null && isModern(header)) {
-      return routeModern(request, message, method, id, header);
+      return routeModern(request, { message, method, id, header });
     }
     if (header !== null && !(LEGACY_VERSIONS as readonly string[]).includes(header)) {
       return rpcError(

@@ -20,13 +20,21 @@ import { rpcError } from "./_response.ts";
 import type { Routed } from "./_session.ts";
 import { HEADER_MISMATCH } from "./exchange.ts";
 
-export function routeModern(
-  request: Request,
-  message: JsonObject,
-  method: string | undefined,
-  id: WireId | undefined,
-  header: string,
-): Routed | Response {
+/** One POST of the 2026-07-28 era, as the endpoint read it. */
+export type ModernPost = {
+  message: JsonObject;
+  method: string | undefined;
+  id: WireId | undefined;
+  /** Its `MCP-Protocol-Version` header. */
+  header: string;
+};
+
+/**
+ * Routes a 2026-07-28 POST whose headers must say what its body says, or
+ * the answer that refuses it.
+ */
+export function routeModern(request: Request, post: ModernPost): Routed | Response {
+  const { message, method, id, header } = post;
   if (method === undefined) {
     return rpcError(
       400,
