@@ -191,13 +191,19 @@ export function open(kind: ClientKind, targets: readonly Target[]): Promise<Sess
 
 const NEWLINE = 0x0a;
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /**
  * The physical floor: a bare `Deno.Command` pipe, request lines written as
  * bytes and replies counted by their newline, no framing or JSON library.
+ * With `parse`, each reply is also kept, decoded and parsed with
+ * `JSON.parse` once its newline arrives: the least any client that hands
+ * back the answer as a value pays.
  */
 export class Pipe {
   #child: Deno.ChildProcess;
+  #parse: boolean;
+  #pieces: Uint8Array[] = [];
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #waiters: Array<(bytes: number) => void> = [];
   #head = 0;
@@ -206,7 +212,8 @@ export class Pipe {
   #reading: Promise<void>;
   #envelope: string | undefined;
 
-  constructor(target: Target) {
+  constructor(target: Target, options: { parse?: boolean } = {}) {
+    this.#parse = options.parse ?? false;
     this.#child = new Deno.Command(target.command, {
       args: target.args,
       env: target.env,
@@ -226,6 +233,7 @@ export class Pipe {
         const end = chunk.indexOf(NEWLINE, start);
         if (end === -1) break;
         const bytes = this.#lineBytes + end - start;
+        if (this.#parse) this.#parsed(chunk.subarray(start, end), bytes);
         this.#lineBytes = 0;
         start = end + 1;
         const waiter = this.#waiters[this.#head];
@@ -233,7 +241,19 @@ export class Pipe {
         waiter?.(bytes);
       }
       this.#lineBytes += chunk.length - start;
+      if (this.#parse && start < chunk.length) this.#pieces.push(chunk.subarray(start));
     }
+  }
+
+  #parsed(last: Uint8Array, bytes: number): void {
+    const line = new Uint8Array(bytes);
+    let offset = 0;
+    for (const piece of [...this.#pieces, last]) {
+      line.set(piece, offset);
+      offset += piece.length;
+    }
+    this.#pieces = [];
+    JSON.parse(decoder.decode(line));
   }
 
   /**

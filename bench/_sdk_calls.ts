@@ -136,6 +136,8 @@ export type BigReport = {
   args: number[];
   floorResult: number[];
   floorArgs: number[];
+  /** The pipe floor's result, kept, decoded and parsed as any client must. */
+  parsedResult: number[];
 };
 
 /**
@@ -148,6 +150,8 @@ export async function bigChild(kind: ClientKind, rounds: number): Promise<void> 
   const session = await open(kind, [echoTarget(kind)]);
   const pipe = new Pipe(echoTarget("pipe"));
   await pipe.initialize();
+  const parsing = new Pipe(echoTarget("pipe"), { parse: true });
+  await parsing.initialize();
   const pad = "x".repeat(8 * MIB);
   // `add` ignores the extra key and answers a short sum, so only the
   // arguments are large; echo would send them back (past the line cap).
@@ -157,7 +161,13 @@ export async function bigChild(kind: ClientKind, rounds: number): Promise<void> 
       `{"name":"add","arguments":{"a":1,"b":2,"pad":"${pad}"}}}\n`,
   );
   const bigResultParams = `{"name":"big","arguments":{"bytes":${8 * MIB}}}`;
-  const report: BigReport = { result: [], args: [], floorResult: [], floorArgs: [] };
+  const report: BigReport = {
+    result: [],
+    args: [],
+    floorResult: [],
+    floorArgs: [],
+    parsedResult: [],
+  };
   const time = async (run: () => Promise<number>, into: number[] | undefined, expect?: number) => {
     const started = now();
     const got = await run();
@@ -175,10 +185,12 @@ export async function bigChild(kind: ClientKind, rounds: number): Promise<void> 
       await time(() => session.call(0, "add", bigArgs), keep(report.args), 1);
       await time(() => pipe.request("tools/call", bigResultParams), keep(report.floorResult));
       await time(() => pipe.send(bigArgsLine), keep(report.floorArgs));
+      await time(() => parsing.request("tools/call", bigResultParams), keep(report.parsedResult));
     }
   } finally {
     await session.close();
     await pipe.close();
+    await parsing.close();
   }
   console.log(JSON.stringify(report));
 }
@@ -192,12 +204,14 @@ export async function rowsBig(plan: Plan, only: ClientKind | undefined): Promise
   const args = samples();
   const floorResult: number[] = [];
   const floorArgs: number[] = [];
+  const parsedResult: number[] = [];
   for (const kind of order(0, only)) {
     const report = await bigRun(kind, kind === "sdk" ? plan.sdkBigRounds : plan.bigRounds);
     result[kind].push(...report.result);
     args[kind].push(...report.args);
     floorResult.push(...report.floorResult);
     floorArgs.push(...report.floorArgs);
+    parsedResult.push(...report.parsedResult);
   }
   return [
     {
@@ -206,6 +220,7 @@ export async function rowsBig(plan: Plan, only: ClientKind | undefined): Promise
       ours: median(result.ours),
       sdk: median(result.sdk),
       floor: median(floorResult),
+      parsedFloor: median(parsedResult),
     },
     {
       row: "5 one call with 8 MiB arguments",

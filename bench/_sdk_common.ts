@@ -76,6 +76,8 @@ export type Line = {
   floor?: number;
   /** What any worker-hosted client spends at least: the same work behind one worker hop. */
   workerFloor?: number;
+  /** What any client that hands back the answer as a value spends at least: the floor, parsing. */
+  parsedFloor?: number;
   higherIsBetter?: boolean;
 };
 

@@ -70,6 +70,12 @@ export const BOUNDS: readonly Bound[] = [
     bound: 1.3,
   },
   {
+    name: "8 MiB result / the pipe floor that decodes and parses it",
+    row: "5 one 8 MiB text result",
+    ratio: (line) => line.parsedFloor && line.ours / line.parsedFloor,
+    bound: 1.3,
+  },
+  {
     name: "connect CPU / empty workers",
     row: "2 harness CPU while connecting",
     ratio: (line) => line.workerFloor && line.ours / line.workerFloor,

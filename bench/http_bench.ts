@@ -8,6 +8,12 @@
 // with one `postMessage` each way per call (the least a client in a worker
 // pays).
 //
+// Each round, per peer: a fresh client connects and makes 200 calls one at a
+// time (its first calls, whose code a new Worker has not optimized yet), then
+// 300 more untimed, then 200 timed (the p50 of a client in use), then 128 in
+// flight four times; it closes, and only then are the five fresh connects
+// timed, so no phase runs beside the teardown of another's clients.
+//
 //   deno run -A bench/http_bench.ts [rounds] [era]     (default 5, auto; era: auto | legacy)
 
 import { Client as SdkClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -20,6 +26,8 @@ const ROUNDS = Number(Deno.args[0] ?? 5);
 const ERA = (Deno.args[1] ?? "auto") as EraMode & ("auto" | "legacy");
 const CONNECTS = 5;
 const CALLS = 200;
+/** Calls between the fresh client's first calls and the ones timed as a client in use. */
+const WARM_CALLS = 300;
 const IN_FLIGHT = 128;
 const BATCHES = 4;
 
@@ -139,25 +147,23 @@ function raw(url: string, inWorker: boolean): Peer {
   };
 }
 
-type Figures = { connect: number[]; call: number[]; perSecond: number[] };
+type Figures = { connect: number[]; fresh: number[]; call: number[]; perSecond: number[] };
+
+async function timedCalls(peer: Peer, into: number[]): Promise<void> {
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now();
+    await peer.call("echo", { text: `call ${i}` });
+    into.push(performance.now() - started);
+  }
+}
 
 async function round(make: () => Peer, into: Figures): Promise<void> {
-  for (let i = 0; i < CONNECTS; i++) {
-    const peer = make();
-    const started = performance.now();
-    await peer.connect();
-    into.connect.push(performance.now() - started);
-    await peer.close();
-  }
   const peer = make();
   await peer.connect();
   try {
-    for (let i = 0; i < 20; i++) await peer.call("echo", { text: `warm ${i}` });
-    for (let i = 0; i < CALLS; i++) {
-      const started = performance.now();
-      await peer.call("echo", { text: `call ${i}` });
-      into.call.push(performance.now() - started);
-    }
+    await timedCalls(peer, into.fresh);
+    for (let i = 0; i < WARM_CALLS; i++) await peer.call("echo", { text: `warm ${i}` });
+    await timedCalls(peer, into.call);
     const started = performance.now();
     for (let batch = 0; batch < BATCHES; batch++) {
       await Promise.all(
@@ -167,6 +173,13 @@ async function round(make: () => Peer, into: Figures): Promise<void> {
     into.perSecond.push((BATCHES * IN_FLIGHT) / ((performance.now() - started) / 1000));
   } finally {
     await peer.close();
+  }
+  for (let i = 0; i < CONNECTS; i++) {
+    const fresh = make();
+    const started = performance.now();
+    await fresh.connect();
+    into.connect.push(performance.now() - started);
+    await fresh.close();
   }
 }
 
@@ -178,7 +191,7 @@ if (import.meta.main) {
     sdk: () => sdk(url),
     ...(ERA === "legacy" ? { raw: () => raw(url, false), rawWorker: () => raw(url, true) } : {}),
   };
-  const empty = (): Figures => ({ connect: [], call: [], perSecond: [] });
+  const empty = (): Figures => ({ connect: [], fresh: [], call: [], perSecond: [] });
   const figures: Record<string, Figures> = Object.fromEntries(
     Object.keys(peers).map((name) => [name, empty()]),
   );
@@ -216,7 +229,8 @@ if (import.meta.main) {
         : "| figure | ours | SDK v2 client | ours / SDK |",
       floors ? "| --- | ---: | ---: | ---: | ---: | ---: |" : "| --- | ---: | ---: | ---: |",
       row("connect, ms", "connect", 1),
-      row(`one call at a time, p50 ms (${CALLS} a round)`, "call", 3),
+      row(`a fresh client's first ${CALLS} calls, one at a time, p50 ms`, "fresh", 3),
+      row(`one call at a time, p50 ms (${CALLS} a round, after ${CALLS + WARM_CALLS})`, "call", 3),
       row(`${IN_FLIGHT} calls in flight, calls/s`, "perSecond", 0),
     ].join("\n"),
   );
