@@ -4,6 +4,7 @@
 
 import { type JsonObject, stringifyJson } from "../codec/json.ts";
 import { isTimeoutMs, TIMEOUT_RULE } from "../settings/check.ts";
+import type { CompletionReference } from "./prompts.ts";
 
 /** A deadline in milliseconds, or `RangeError` when it breaks the timeout rule. */
 export function checkTimeout(value: number, what: string): number {
@@ -37,4 +38,33 @@ export function callParams(name: string, args: JsonObject): string {
     throw new TypeError(`Cannot call tool ${JSON.stringify(name)}: ${params.error.message}`);
   }
   return params.value;
+}
+
+/** A record of strings, copied; a value that is not a string is the caller's mistake. */
+export function stringRecord(record: Readonly<Record<string, string>>, what: string): JsonObject {
+  if (typeof record !== "object" || record === null || Array.isArray(record)) {
+    throw new TypeError(`${what}: its arguments are not a record of strings`);
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== "string") {
+      throw new TypeError(`${what}: argument ${JSON.stringify(key)} is not a string`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
+/** A completion reference, copied; one of another shape is the caller's mistake. */
+export function referenceOf(ref: CompletionReference): JsonObject {
+  if (ref?.type === "ref/prompt" && typeof ref.name === "string" && ref.name !== "") {
+    return { type: "ref/prompt", name: ref.name };
+  }
+  if (ref?.type === "ref/resource" && typeof ref.uri === "string" && ref.uri !== "") {
+    return { type: "ref/resource", uri: ref.uri };
+  }
+  throw new TypeError(
+    'Cannot complete an argument: its reference is not { type: "ref/prompt", name } or ' +
+      '{ type: "ref/resource", uri }',
+  );
 }

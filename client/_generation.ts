@@ -56,8 +56,8 @@ import type { SignIn } from "./_sign_in.ts";
 import type { ServerAnswers } from "./_answers.ts";
 import type { ServedRequests } from "./thread/asked.ts";
 import type { WorkerPermissions } from "./permissions.ts";
-import { ClientOperation, McpSession, tracing } from "../telemetry/mcp.ts";
-import { endOf, peerOf } from "./_telemetry.ts";
+import { type McpSession, tracing } from "../telemetry/mcp.ts";
+import { endOf, peerOf, tracedStart } from "./_telemetry.ts";
 import type { Generations } from "./supervisor.ts";
 
 /** What a generation shares with its client. */
@@ -149,27 +149,13 @@ export class Generation {
     if (this.state !== "parked") {
       return Promise.resolve(err(cannotConnect(this.#name, this.state, this.#host.tail.text())));
     }
-    this.#connecting = tracing() ? this.#tracedConnect() : this.#connect();
+    this.#connecting = tracing()
+      ? tracedStart(this.#host.spec, {
+        start: (traceContext) => this.#connect(traceContext),
+        opened: (session) => this.#session = session,
+      })
+      : this.#connect();
     return this.#connecting;
-  }
-
-  /**
-   * The start in an `initialize` CLIENT span: the handshake is the worker's,
-   * but its start and its outcome are seen here. A ready start opens the
-   * session whose duration its end records.
-   */
-  #tracedConnect(): Promise<Result<ServerInfo, StartError>> {
-    const operation = new ClientOperation("initialize", "", peerOf(this.#host.spec, undefined));
-    return this.#connect(operation.carrier()).then((outcome) => {
-      if (outcome.ok) {
-        operation.negotiated(outcome.value.protocolVersion);
-        operation.end({});
-        this.#session = new McpSession("client", peerOf(this.#host.spec, outcome.value));
-      } else {
-        operation.end({ errorType: outcome.error.kind, message: outcome.error.message });
-      }
-      return outcome;
-    });
   }
 
   #connect(traceContext?: Record<string, string>): Promise<Result<ServerInfo, StartError>> {

@@ -1,7 +1,8 @@
 // Private to client/: a paginated listing other than tools (prompts,
-// resources, resource templates), followed from the main thread page by
-// page, each page one request through the worker and decoded once, under one
-// deadline, MAX_LIST_PAGES pages and MAX_LISTING_BYTES of JSON text.
+// resources, resource templates, skills), followed from the main thread page
+// by page, each page one request through the worker and decoded once, under
+// one deadline, MAX_LIST_PAGES pages and MAX_LISTING_BYTES of JSON text; the
+// kinds of listing a client makes; and what a client's requests need of it.
 
 import { compactJson, type JsonValue } from "../codec/json.ts";
 import type { ProtocolFault } from "../codec/protocol.ts";
@@ -12,6 +13,29 @@ import { callTimedOut, type ClientError } from "./thread/outcomes.ts";
 import { MAX_LIST_PAGES, MAX_LISTING_BYTES } from "../settings/limits.ts";
 import type { PageRequest } from "./_results.ts";
 import type { RequestMethod } from "./thread/to_worker.ts";
+import { decodePromptsPage, type PromptDescriptor } from "../codec/prompts.ts";
+import {
+  decodeResourcesPage,
+  decodeResourceTemplatesPage,
+  type ResourceDescriptor,
+  type ResourceTemplateDescriptor,
+} from "../codec/resource_lists.ts";
+import { decodeSkillsPage, type SkillEntry } from "../codec/skills.ts";
+import type { Generation } from "./_generation.ts";
+import type { RequestOptions } from "./client_options.ts";
+
+/**
+ * What a client's requests need of it (`_tool_requests.ts` and the others):
+ * the server's name, the generation of the moment, and a request's deadline.
+ */
+export type RequestHost = {
+  /** The server's name. */
+  server: string;
+  /** The client's generation now. */
+  generation: () => Generation;
+  /** A request's deadline: the one asked, or the spec's; `RangeError` when it breaks the rule. */
+  timeout: (timeoutMs: number | undefined) => number;
+};
 
 /** One decoded page: its entries and the cursor of the next, when there is one. */
 export type ListPage<T> = { entries: T[]; nextCursor?: string };
@@ -95,4 +119,59 @@ export async function listAll<T>(
     seen.add(next);
     cursor = next;
   }
+}
+
+/** The prompts a server offers. */
+export const PROMPTS: ListKind<PromptDescriptor> = {
+  method: "prompts/list",
+  noun: "prompts",
+  decode: (value) => {
+    const page = decodePromptsPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.prompts } } : page;
+  },
+};
+
+/** The resources a server offers. */
+export const RESOURCES: ListKind<ResourceDescriptor> = {
+  method: "resources/list",
+  noun: "resources",
+  decode: (value) => {
+    const page = decodeResourcesPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.resources } } : page;
+  },
+};
+
+/** The resource templates a server offers. */
+export const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
+  method: "resources/templates/list",
+  noun: "resource templates",
+  decode: (value) => {
+    const page = decodeResourceTemplatesPage(value);
+    return page.ok
+      ? { ok: true, value: { ...page.value, entries: page.value.resourceTemplates } }
+      : page;
+  },
+};
+
+/** The skills a server serves. */
+export const SKILLS: ListKind<SkillEntry> = {
+  method: "skills/list",
+  noun: "skills",
+  decode: (value) => {
+    const page = decodeSkillsPage(value);
+    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.skills } } : page;
+  },
+};
+
+/** Every entry of one listing of the client `host` describes (see {@linkcode listAll}). */
+export function listOf<T>(
+  host: RequestHost,
+  kind: ListKind<T>,
+  options: RequestOptions,
+): Promise<Result<T[], ClientError>> {
+  const timeoutMs = host.timeout(options.timeoutMs);
+  const generation = host.generation();
+  const page = (params: string, ms: number) =>
+    generation.request(kind.method, params, ms, options.signal);
+  return listAll(host.server, kind, page, { timeoutMs, era: generation.era });
 }

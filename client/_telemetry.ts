@@ -1,13 +1,14 @@
 // Private to client/: what the client's spans say of a server and of a
-// settlement (telemetry/mcp.ts holds the conventions themselves), and the
-// trace context written into a request's parameters on the main thread,
-// where its span is, so that the worker only merges its own `_meta` fields
-// into it (client/worker/_lines.ts) and no span is made in a worker.
+// settlement (telemetry/mcp.ts holds the conventions themselves), the
+// `initialize` span around a generation's start, and the trace context
+// written into a request's parameters on the main thread, where its span is,
+// so that the worker only merges its own `_meta` fields into it
+// (client/worker/_lines.ts) and no span is made in a worker.
 
 import type { Result } from "../codec/result.ts";
-import type { McpPeer, OperationEnd } from "../telemetry/mcp.ts";
+import { ClientOperation, type McpPeer, McpSession, type OperationEnd } from "../telemetry/mcp.ts";
 import type { ServerSpec } from "../settings/mod.ts";
-import type { ClientError } from "./thread/outcomes.ts";
+import type { ClientError, StartError } from "./thread/outcomes.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
 import { PARAMS_META_LEAD } from "./thread/to_worker.ts";
 
@@ -26,6 +27,31 @@ export function peerOf(spec: ServerSpec, info: ServerInfo | undefined): McpPeer 
   if (info !== undefined) peer.protocolVersion = info.protocolVersion;
   if (info?.sessionId !== undefined) peer.sessionId = info.sessionId;
   return peer;
+}
+
+/**
+ * The start in an `initialize` CLIENT span: the handshake is the worker's,
+ * but its start and its outcome are seen here. A ready start opens the
+ * session whose duration its end records (handed to `opened`).
+ */
+export function tracedStart(
+  spec: ServerSpec,
+  options: {
+    start: (traceContext: Record<string, string>) => Promise<Result<ServerInfo, StartError>>;
+    opened: (session: McpSession) => void;
+  },
+): Promise<Result<ServerInfo, StartError>> {
+  const operation = new ClientOperation("initialize", "", peerOf(spec, undefined));
+  return options.start(operation.carrier()).then((outcome) => {
+    if (outcome.ok) {
+      operation.negotiated(outcome.value.protocolVersion);
+      operation.end({});
+      options.opened(new McpSession("client", peerOf(spec, outcome.value)));
+    } else {
+      operation.end({ errorType: outcome.error.kind, message: outcome.error.message });
+    }
+    return outcome;
+  });
 }
 
 /** Parameters (compact JSON of an object, or `""`) with `carrier` leading as their `_meta`. */

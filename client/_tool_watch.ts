@@ -1,6 +1,6 @@
 // Private to client/: who hears that a server's tools (or prompts, or
 // resources) changed. A listener that throws stops no other, and never the
-// client.
+// client; nor does any other listener of a caller's, run by `tell`.
 
 /** The listeners of one client's changes of one list. */
 export class ToolWatchers {
@@ -42,5 +42,14 @@ export class ToolWatchers {
         // The listener's failure is its own; the client goes on.
       }
     }
+  }
+}
+
+/** Runs a caller's listener: one that throws changes nothing of the client. */
+export function tell(listener: () => void): void {
+  try {
+    listener();
+  } catch {
+    // The listener's failure is its own.
   }
 }

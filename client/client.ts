@@ -2,7 +2,10 @@
  * The main thread's handle on one MCP server. The server's process and the
  * client state machine, the one a client has (`client/worker/machine.ts`), live in
  * a Web Worker; this handle routes: each method posts a request and awaits
- * its settlement, and decodes what the result means.
+ * its settlement, and decodes what the result means. Each feature's requests
+ * are made by a private part of its own (`_tool_requests.ts`,
+ * `_prompt_requests.ts`, `_resource_requests.ts`, `_skill_requests.ts`), and
+ * what the server tells unasked is handed on by `_notices.ts`.
  *
  * Lifecycle ({@linkcode ClientState}): the handle's state is what the
  * worker's machine last reported (`client/thread/state.ts`), its death latched
@@ -12,200 +15,63 @@
  * not be made, a worker lost. One start of the server is a generation
  * (`_generation.ts`: its worker, its tickets, the custody of its process);
  * a client whose spec asks for `restart` is started again when it dies,
- * only on the evidence that the dead one is gone (`supervisor.ts`), and the
- * handle stays the same. Who closes what: the worker retires the process,
- * within the deadline it is given; the generation terminates the worker only
- * after the retirement is confirmed (or the worker is lost), and declares a
- * worker that does not answer in time lost. Every call has a main-thread
- * timer at its deadline (`_tickets.ts`), so neither a hung server nor a hung
- * worker can hold a caller past it. The main thread's share in controlling
- * the process (group signals, the drain check, the exit guard) is
- * `client/custody/custody.ts`, asked by the worker on tickets of its own.
+ * only on the evidence that the dead one is gone (`_succession.ts`,
+ * `supervisor.ts`), and the handle stays the same. Who closes what: the
+ * worker retires the process, within the deadline it is given; the
+ * generation terminates the worker only after the retirement is confirmed
+ * (or the worker is lost), and declares a worker that does not answer in
+ * time lost. Every call has a main-thread timer at its deadline
+ * (`_tickets.ts`), so neither a hung server nor a hung worker can hold a
+ * caller past it. The main thread's share in controlling the process (group
+ * signals, the drain check, the exit guard) is `client/custody/custody.ts`,
+ * asked by the worker on tickets of its own.
  *
  * @module
  */
 
-import { compactJson, isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
+import type { JsonObject } from "../codec/json.ts";
 import type { CallToolResult, ToolDescriptor } from "../codec/protocol.ts";
-import { err, ok, type Result } from "../codec/result.ts";
-import { callTimedOut, type ClientError, type StartError } from "./thread/outcomes.ts";
-import type { InputRequired } from "./thread/era.ts";
+import { ok, type Result } from "../codec/result.ts";
+import type { ClientError, StartError } from "./thread/outcomes.ts";
 import type { RetirementError, RetirementEvidence } from "./thread/evidence.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
 import type { ClientState } from "./thread/state.ts";
-import type { CallProgress } from "./thread/progress.ts";
 import { ByteTail } from "./transport/stdio/tail.ts";
-import {
-  callDeadlineMs,
-  DEFAULT_RETIREMENT_TIMEOUT_MS,
-  MAX_INPUT_ROUNDS,
-  MAX_TIMEOUT_MS,
-  type OAuthSettings,
-  type ServerSpec,
-} from "../settings/mod.ts";
-import { resolveRestart } from "../settings/restart.ts";
-import { callParams, checkTimeout } from "./_checks.ts";
-import { decodeCallResult, listFresh } from "./_results.ts";
-import { ToolWatchers } from "./_tool_watch.ts";
-import { ListListen, type WatchedList } from "./_list_listen.ts";
-import type { ToolListing } from "./tool_listing.ts";
+import { callDeadlineMs, DEFAULT_RETIREMENT_TIMEOUT_MS, type ServerSpec } from "../settings/mod.ts";
+import type { OAuthFailure, OAuthStatus } from "../oauth/mod.ts";
+import type { ResourceDescriptor, ResourceTemplateDescriptor } from "../codec/resource_lists.ts";
+import type { SkillEntry } from "../codec/skills.ts";
+import { checkTimeout } from "./_checks.ts";
+import { Notices } from "./_notices.ts";
 import { type SignIn, signInOf } from "./_sign_in.ts";
-import type { OAuthFailure, OAuthStatus, TokenStore } from "../oauth/mod.ts";
 import type { Decode } from "./_tickets.ts";
-import { type Follow, followOf } from "./_progress.ts";
-import { type TaskSupport, taskTools } from "./tasks.ts";
-import { Generation } from "./_generation.ts";
-import {
-  declaresResources,
-  declaresSubscriptions,
-  decodeReadResult,
-  type ReadResourceResult,
-  type ResourceError,
-  resourcesNotDeclared,
-  type ResourceSubscription,
-  subscriptionsNotDeclared,
-} from "./resources.ts";
-import {
-  type GenerationEnd,
-  type GenerationEvent,
-  type GenerationRecord,
-  Generations,
-  replacementRefusal,
-  Supervisor,
-} from "./supervisor.ts";
+import type { Generation } from "./_generation.ts";
+import { Succession } from "./_succession.ts";
+import { checkLogOptions } from "./_logs.ts";
+import type { RequestHost } from "./_lists.ts";
+import { checkHandlers, servedBy, ServerAnswers } from "./_answers.ts";
+import { ToolRequests } from "./_tool_requests.ts";
+import { PromptRequests } from "./_prompt_requests.ts";
+import { ResourceRequests } from "./_resource_requests.ts";
+import { SkillRequests } from "./_skill_requests.ts";
+import type { ToolListing } from "./tool_listing.ts";
+import type { ReadResourceResult, ResourceError, ResourceSubscription } from "./resources.ts";
+import type { GenerationEvent, GenerationRecord } from "./supervisor.ts";
 import type { WorkerPermissions } from "./permissions.ts";
-import type { LogEntry, LogOptions } from "./logs.ts";
-import { checkLogOptions, logEntry } from "./_logs.ts";
-import type { Notice } from "./thread/notices.ts";
-import { listAll, type ListKind } from "./_lists.ts";
-import {
-  type CompleteContext,
-  type CompleteResult,
-  type CompletionReference,
-  decodeCompletion,
-  decodePrompt,
-  type GetPromptResult,
-  notDeclared,
-  type PromptCapability,
-  type PromptDescriptor,
-  type PromptError,
+import type {
+  CompleteContext,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  PromptDescriptor,
+  PromptError,
 } from "./prompts.ts";
-import { decodePromptsPage } from "../codec/prompts.ts";
-import {
-  decodeResourcesPage,
-  decodeResourceTemplatesPage,
-  type ResourceDescriptor,
-  type ResourceTemplateDescriptor,
-} from "../codec/resource_lists.ts";
-import type { ServerRequestHandlers } from "./handlers.ts";
-import { checkHandlers, servedBy, ServerAnswers, URL_ELICITATION_REQUIRED } from "./_answers.ts";
-import type { ServedRequests } from "./thread/asked.ts";
-import { decodeSkillResult, decodeSkillsPage, type SkillEntry } from "../codec/skills.ts";
-import {
-  checkFrontmatter,
-  checkSkillBounds,
-  checkSkillFile,
-  declaresSkills,
-  findSkill,
-  type SkillError,
-  type SkillFile,
-  skillsNotDeclared,
-} from "./skills.ts";
+import type { SkillError } from "./skills.ts";
+import type { CallOptions, ClientOptions, RequestOptions } from "./client_options.ts";
 
 export type { WorkerPermissions } from "./permissions.ts";
 export type { ToolListing } from "./tool_listing.ts";
-
-/** Options of a {@linkcode Client}. */
-export type ClientOptions =
-  & {
-    /** How its worker runs; `"inherit"` by default. */
-    permissions?: WorkerPermissions;
-    /** Default deadline of `retire`, and of the cleanup after a failed start. */
-    retirementTimeoutMs?: number;
-    /** Call the tools whose `taskSupport` is `"optional"` as tasks too (default `false`). */
-    optionalTasks?: boolean;
-    /** The sign-in of a remote server whose spec has no `oauth` of its own. */
-    oauth?: OAuthSettings;
-    /** Where a sign-in keeps its tokens; a `FileTokenStore` in the user's config folder by default. */
-    tokenStore?: TokenStore;
-  }
-  & LogOptions
-  & ServerRequestHandlers;
-
-/** Options of one call. */
-export type CallOptions = {
-  /** Deadline in milliseconds; the spec's `callTimeoutMs` by default. */
-  timeoutMs?: number;
-  /** Gives up on the call when aborted (it settles as `call_timed_out`, `aborted: true`). */
-  signal?: AbortSignal;
-  /**
-   * Hears the call's progress, in order, until its answer: the server's
-   * `notifications/progress` (a `progressToken` is sent only when this is
-   * given) and, for a task, each status and its message; server text made
-   * inert and cut to `MAX_PROGRESS_MESSAGE_CHARS`.
-   */
-  onProgress?: (progress: CallProgress) => void;
-  /** Each report moves the deadline to `timeoutMs` after it (as the official SDK's option). */
-  resetTimeoutOnProgress?: boolean;
-  /** The most the whole call may take, progress or not, in milliseconds. */
-  maxTotalTimeoutMs?: number;
-  /**
-   * Call the tool as a task when its listing says `taskSupport: "optional"`
-   * (the client's `optionalTasks` by default); a `"required"` one always is,
-   * when the server runs tasks.
-   */
-  task?: boolean;
-};
-
-/** Options of one request that is not a tool call: its deadline, and what gives up on it. */
-export type RequestOptions = {
-  /** Deadline in milliseconds; the spec's `callTimeoutMs` by default. */
-  timeoutMs?: number;
-  /** Gives up on the request when aborted (it settles as `call_timed_out`, `aborted: true`). */
-  signal?: AbortSignal;
-};
-
-const PROMPTS: ListKind<PromptDescriptor> = {
-  method: "prompts/list",
-  noun: "prompts",
-  decode: (value) => {
-    const page = decodePromptsPage(value);
-    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.prompts } } : page;
-  },
-};
-
-const RESOURCES: ListKind<ResourceDescriptor> = {
-  method: "resources/list",
-  noun: "resources",
-  decode: (value) => {
-    const page = decodeResourcesPage(value);
-    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.resources } } : page;
-  },
-};
-
-const TEMPLATES: ListKind<ResourceTemplateDescriptor> = {
-  method: "resources/templates/list",
-  noun: "resource templates",
-  decode: (value) => {
-    const page = decodeResourceTemplatesPage(value);
-    return page.ok
-      ? { ok: true, value: { ...page.value, entries: page.value.resourceTemplates } }
-      : page;
-  },
-};
-const SKILLS: ListKind<SkillEntry> = {
-  method: "skills/list",
-  noun: "skills",
-  decode: (value) => {
-    const page = decodeSkillsPage(value);
-    return page.ok ? { ok: true, value: { ...page.value, entries: page.value.skills } } : page;
-  },
-};
-
-/** One round of a call that may ask for input: its result, or what it asks. */
-type CallRound =
-  | { kind: "complete"; result: CallToolResult }
-  | { kind: "input"; asked: InputRequired };
+export type { CallOptions, ClientOptions, RequestOptions } from "./client_options.ts";
 
 /** A ping's answer, whatever its result. */
 const PONG: Decode<void> = () => ok(undefined);
@@ -241,25 +107,13 @@ export class Client {
   #permissions: WorkerPermissions;
   #retirementTimeoutMs: number;
   #tail = new ByteTail();
-  #history = new Generations();
-  #generation: Generation;
-  #supervisor: Supervisor | undefined;
-  #listeners = new Set<(event: GenerationEvent) => void>();
-  #optionalTasks: boolean;
-  #taskTools = new Map<string, TaskSupport>();
+  #succession: Succession;
   #signIn: SignIn | undefined;
-  #toolWatchers = new ToolWatchers("tools", () => this.#lists.update());
-  #promptWatchers = new ToolWatchers("prompts", () => this.#lists.update());
-  #resourceWatchers = new ToolWatchers("resources", () => this.#lists.update());
-  // A modern session hears list changes only on a listen that asked for them.
-  #lists = new ListListen(() => this.#generation, (list) => this.#watchersOf(list).watched);
-  // The last skills listing, and the generation that answered it.
-  #skills: { generation: Generation; entries: SkillEntry[] } | undefined;
-  #onLog: ((entry: LogEntry) => void) | undefined;
-  #logLevel: LogOptions["logLevel"];
-  #subscriptions = new Set<{ uri: string; onUpdated: (uri: string) => void }>();
-  #served: ServedRequests;
-  #answers: ServerAnswers;
+  #notices: Notices;
+  #tools: ToolRequests;
+  #prompts: PromptRequests;
+  #resources: ResourceRequests;
+  #skills: SkillRequests;
 
   /** Makes a parked client: nothing runs until `connect`. */
   constructor(spec: ServerSpec, options: ClientOptions = {}) {
@@ -273,75 +127,50 @@ export class Client {
       options.retirementTimeoutMs ?? DEFAULT_RETIREMENT_TIMEOUT_MS,
       "retirementTimeoutMs",
     );
-    this.#optionalTasks = options.optionalTasks ?? false;
+    const optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
     const logs = checkLogOptions(options, `Cannot create client ${JSON.stringify(spec.name)}`);
-    this.#onLog = logs.onLog;
-    this.#logLevel = spec.logLevel ?? logs.logLevel;
+    const logLevel = spec.logLevel ?? logs.logLevel;
     checkHandlers(options, `Cannot create client "${spec.name}"`);
-    this.#served = servedBy(options, spec.roots ?? options.roots);
-    this.#answers = new ServerAnswers(this.name, options, spec.roots ?? options.roots);
-    if (spec.restart !== undefined) {
-      this.#supervisor = new Supervisor(this.name, resolveRestart(spec.restart), {
-        retireDead: () => this.#generation.retireDead(),
-        renew: (end) => this.#renew(end),
-        generations: this.#history,
-        told: (event) => this.#tell(event),
-      });
-    }
-    this.#generation = this.#newGeneration();
-  }
-
-  #newGeneration(): Generation {
-    return new Generation({
+    const served = servedBy(options, spec.roots ?? options.roots);
+    const answers = new ServerAnswers(this.name, options, spec.roots ?? options.roots);
+    // What every request needs of the client: its generation now, and a deadline.
+    const requests: RequestHost = {
+      server: this.name,
+      generation: () => this.#generation,
+      timeout: (timeoutMs) => this.#timeout(timeoutMs),
+    };
+    this.#tools = new ToolRequests({ ...requests, optionalTasks, served, answers });
+    this.#prompts = new PromptRequests(requests);
+    this.#resources = new ResourceRequests(requests);
+    this.#skills = new SkillRequests({
+      ...requests,
+      readResource: (uri, options) => this.readResource(uri, options),
+    });
+    this.#notices = new Notices({
+      server: this.name,
+      generation: () => this.#generation,
+      onLog: logs.onLog,
+      updated: (notice) => this.#resources.updated(notice),
+    });
+    this.#succession = new Succession({
       spec: this.spec,
       permissions: this.#permissions,
       retirementTimeoutMs: this.#retirementTimeoutMs,
       tail: this.#tail,
-      history: this.#history,
-      died: (death) => {
-        if (this.#supervisor === undefined) this.#history.update({ death });
-        else void this.#supervisor.died(death);
-      },
-      ready: () => {
-        this.#supervisor?.ready();
-        // The generation is ready once its start settles.
-        queueMicrotask(() => this.#lists.update());
-      },
-      unavailable: (base) => this.#supervisor?.unavailable(base) ?? base,
+      ready: () => this.#notices.ready(),
       signIn: this.#signIn,
-      toolsChanged: () => {
-        this.#lists.heard();
-        this.#toolWatchers.tell();
-      },
-      logLevel: this.#logLevel,
-      notice: (notice) => this.#noticed(notice),
-      served: this.#served,
-      answers: this.#answers,
+      toolsChanged: () => this.#notices.toolsChanged(),
+      logLevel,
+      notice: (notice) => this.#notices.noticed(notice),
+      served,
+      answers,
     });
   }
 
-  /** What a server told: handed to whoever listens for it; a listener that throws changes nothing. */
-  #noticed(notice: Notice): void {
-    if (notice.kind === "log") return tell(() => this.#onLog?.(logEntry(this.name, notice)));
-    if (notice.kind === "list_changed") {
-      this.#lists.heard();
-      if (notice.list === "prompts") return this.#promptWatchers.tell();
-      return this.#resourceWatchers.tell();
-    }
-    if (notice.kind !== "resource_updated") return;
-    for (const subscription of [...this.#subscriptions]) {
-      // The server may name a part of what was subscribed to.
-      const uri = subscription.uri;
-      if (notice.uri === uri || (notice.uri.startsWith(uri) && uri.endsWith("/"))) {
-        tell(() => subscription.onUpdated(notice.uri));
-      }
-    }
-  }
-
-  #watchersOf(list: WatchedList): ToolWatchers {
-    if (list === "tools") return this.#toolWatchers;
-    return list === "prompts" ? this.#promptWatchers : this.#resourceWatchers;
+  /** The generation of the moment: the one every request asks. */
+  get #generation(): Generation {
+    return this.#succession.current;
   }
 
   /** Where the client is in its life: what its worker last reported. */
@@ -366,7 +195,7 @@ export class Client {
 
   /** Every start of the server so far (one, unless it was restarted), the first first. */
   get generations(): readonly GenerationRecord[] {
-    return this.#history.records;
+    return this.#succession.records;
   }
 
   /**
@@ -374,18 +203,7 @@ export class Client {
    * (for a client whose spec asks for `restart`); returns how to stop.
    */
   listen(listener: (event: GenerationEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  #tell(event: GenerationEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A listener that throws changes nothing of the client.
-      }
-    }
+    return this.#succession.listen(listener);
   }
 
   /** The newest bytes of the server's stderr (up to 64 KiB), decoded leniently. */
@@ -413,22 +231,7 @@ export class Client {
 
   /** Lists every tool as `listTools` does, with how long the listing stays fresh, when said. */
   listing(options: { timeoutMs?: number } = {}): Promise<Result<ToolListing, ClientError>> {
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    const generation = this.#generation;
-    const info = generation.info;
-    // A server that offers prompts, resources or skills but declared no tools lists none.
-    if (generation.state === "ready" && !isJsonObject(info?.capabilities.tools)) {
-      return Promise.resolve(ok({ tools: [] }));
-    }
-    const page = (params: string, ms: number) =>
-      generation.request("tools/list", params, ms, undefined);
-    return listFresh(this.name, page, { timeoutMs, era: generation.era }).then((listed) => {
-      // Which tools run as tasks, by the listing of the generation that answered.
-      if (listed.ok && generation === this.#generation) {
-        this.#taskTools = taskTools(info, listed.value.tools);
-      }
-      return listed;
-    });
+    return this.#tools.listing(options);
   }
 
   /**
@@ -439,7 +242,7 @@ export class Client {
    * it while anyone watches.
    */
   watchTools(listener: () => void): () => void {
-    return this.#toolWatchers.add(listener);
+    return this.#notices.watch("tools", listener);
   }
 
   /**
@@ -451,7 +254,7 @@ export class Client {
    * it while anyone watches.
    */
   watchPrompts(listener: () => void): () => void {
-    return this.#promptWatchers.add(listener);
+    return this.#notices.watch("prompts", listener);
   }
 
   /**
@@ -462,7 +265,7 @@ export class Client {
    * for it while anyone watches.
    */
   watchResources(listener: () => void): () => void {
-    return this.#resourceWatchers.add(listener);
+    return this.#notices.watch("resources", listener);
   }
 
   /** What the server's sign-in knows, without any secret; `undefined` when it signs in with none. */
@@ -495,100 +298,8 @@ export class Client {
     args: JsonObject,
     options: CallOptions = {},
   ): Promise<Result<CallToolResult, ClientError>> {
-    const params = callParams(name, args);
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    const support = this.#taskTools.size === 0 ? undefined : this.#taskTools.get(name);
-    const task = support === "required" ||
-      (support === "optional" && (options.task ?? this.#optionalTasks));
-    const follow = followOf(options, task);
-    // A task's input arrives by its status, not by its result.
-    const send = task
-      ? () =>
-        this.#generation.request(
-          "tools/call",
-          params,
-          timeoutMs,
-          options.signal,
-          this.#decodeCall,
-          follow,
-        )
-      : () => this.#callRounds(name, params, timeoutMs, options.signal, follow);
-    if (!this.#served.elicit) return send();
-    return send().then(async (called) => {
-      // A server that needs the user to visit a URL first says so (-32042):
-      // once onElicit accepted every one, the call is made once more.
-      if (called.ok || called.error.kind !== "server_error") return called;
-      const error = called.error.error;
-      if (error.code !== URL_ELICITATION_REQUIRED) return called;
-      return await this.#answers.satisfyUrlRequired(error.data, name) ? send() : called;
-    });
+    return this.#tools.call(name, args, options);
   }
-
-  /**
-   * A call whose result may ask for input (2026-07-28 `input_required`):
-   * each input request answered by the handlers, the call made again with
-   * the `inputResponses` and the echoed `requestState` (a new request, so a
-   * new JSON-RPC id), at most `MAX_INPUT_ROUNDS` rounds, all within the
-   * call's deadline.
-   */
-  async #callRounds(
-    tool: string,
-    params: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    follow: Follow | undefined,
-  ): Promise<Result<CallToolResult, ClientError>> {
-    const started = performance.now();
-    let sent = params;
-    for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
-      const left = Math.ceil(timeoutMs - (performance.now() - started));
-      if (left <= 0) return err(callTimedOut(this.name, "tools/call", timeoutMs, false));
-      const answered = await this.#generation.request(
-        "tools/call",
-        sent,
-        left,
-        signal,
-        this.#decodeRound,
-        follow,
-      );
-      if (!answered.ok) return answered;
-      const value = answered.value;
-      if (value.kind === "complete") return ok(value.result);
-      const responses: JsonObject = {};
-      for (const [key, request] of Object.entries(value.asked.inputRequests)) {
-        const response = await this.#answers.inputResponse(request, tool);
-        if (!response.ok) {
-          return err({
-            kind: "result_malformed",
-            method: "tools/call",
-            message: `Cannot answer input request ${JSON.stringify(key)} of server ` +
-              `"${this.name}": ${response.error}`,
-          });
-        }
-        responses[key] = response.value;
-      }
-      const extra: JsonObject = { inputResponses: responses };
-      if (value.asked.requestState !== undefined) extra.requestState = value.asked.requestState;
-      sent = `${params.slice(0, -1)},${compactJson(extra).slice(1)}`;
-    }
-    return err({
-      kind: "result_malformed",
-      method: "tools/call",
-      message: `Server "${this.name}" still asked for input after ${MAX_INPUT_ROUNDS} rounds ` +
-        `of tool ${JSON.stringify(tool)}; the call is given up`,
-    });
-  }
-
-  // Decodes one round of a call that may ask for input.
-  #decodeRound = (value: JsonValue): Result<CallRound, ClientError> => {
-    const asked = this.#generation.era.inputRequired(value);
-    if (asked !== undefined) return ok({ kind: "input", asked });
-    const decoded = this.#decodeCall(value);
-    return decoded.ok ? ok({ kind: "complete", result: decoded.value }) : decoded;
-  };
-
-  // Decodes a tools/call result in the step that settles the call.
-  #decodeCall = (value: JsonValue) => decodeCallResult(this.name, value, this.#generation.era);
 
   /**
    * Reads one resource by its URI (`resources/read`), such as the `uri` of a
@@ -601,24 +312,7 @@ export class Client {
     uri: string,
     options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<Result<ReadResourceResult, ClientError | ResourceError>> {
-    if (typeof uri !== "string") {
-      throw new TypeError(`Cannot read a resource: its uri ${String(uri)} is not a string`);
-    }
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    const generation = this.#generation;
-    if (generation.state === "ready" && !declaresResources(generation.info)) {
-      return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
-    }
-    const era = generation.era.name;
-    const decode = (value: JsonValue) =>
-      decodeReadResult(this.name, value, era) as Result<ReadResourceResult, ClientError>;
-    return generation.request(
-      "resources/read",
-      compactJson({ uri }),
-      timeoutMs,
-      options.signal,
-      decode,
-    );
+    return this.#resources.read(uri, options);
   }
 
   /**
@@ -629,8 +323,7 @@ export class Client {
   listPrompts(
     options: RequestOptions = {},
   ): Promise<Result<PromptDescriptor[], ClientError | PromptError>> {
-    const refused = this.#undeclared("prompts");
-    return refused ?? this.#list(PROMPTS, options);
+    return this.#prompts.list(options);
   }
 
   /**
@@ -644,21 +337,7 @@ export class Client {
     args: Readonly<Record<string, string>> = {},
     options: RequestOptions = {},
   ): Promise<Result<GetPromptResult, ClientError | PromptError>> {
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `Cannot get a prompt: its name ${String(name)} is not a non-empty string`,
-      );
-    }
-    const values = stringRecord(args, `Cannot get prompt ${JSON.stringify(name)}`);
-    const refused = this.#undeclared("prompts");
-    if (refused !== undefined) return refused;
-    const era = this.#generation.era.name;
-    return this.#ask(
-      "prompts/get",
-      compactJson({ name, arguments: values }),
-      options,
-      (value) => decodePrompt(this.name, value, era),
-    );
+    return this.#prompts.get(name, args, options);
   }
 
   /**
@@ -674,33 +353,7 @@ export class Client {
     argument: { name: string; value: string },
     context: CompleteContext = {},
   ): Promise<Result<CompleteResult, ClientError | PromptError>> {
-    const reference = referenceOf(ref);
-    if (
-      typeof argument?.name !== "string" || argument.name === "" ||
-      typeof argument.value !== "string"
-    ) {
-      throw new TypeError(
-        "Cannot complete an argument: it needs a non-empty string name and a string value",
-      );
-    }
-    const params: JsonObject = {
-      ref: reference,
-      argument: { name: argument.name, value: argument.value },
-    };
-    if (context.arguments !== undefined) {
-      params.context = {
-        arguments: stringRecord(context.arguments, "Cannot complete an argument"),
-      };
-    }
-    const refused = this.#undeclared("completions");
-    if (refused !== undefined) return refused;
-    const era = this.#generation.era.name;
-    return this.#ask(
-      "completion/complete",
-      compactJson(params),
-      context,
-      (value) => decodeCompletion(this.name, value, era),
-    );
+    return this.#prompts.complete(ref, argument, context);
   }
 
   /**
@@ -711,8 +364,7 @@ export class Client {
   listResources(
     options: RequestOptions = {},
   ): Promise<Result<ResourceDescriptor[], ClientError | ResourceError>> {
-    const refused = this.#noResources();
-    return refused ?? this.#list(RESOURCES, options);
+    return this.#resources.list(options);
   }
 
   /**
@@ -723,8 +375,7 @@ export class Client {
   listResourceTemplates(
     options: RequestOptions = {},
   ): Promise<Result<ResourceTemplateDescriptor[], ClientError | ResourceError>> {
-    const refused = this.#noResources();
-    return refused ?? this.#list(TEMPLATES, options);
+    return this.#resources.listTemplates(options);
   }
 
   /**
@@ -744,63 +395,7 @@ export class Client {
     onUpdated: (uri: string) => void,
     options: RequestOptions = {},
   ): Promise<Result<ResourceSubscription, ClientError | ResourceError>> {
-    if (typeof uri !== "string" || uri === "") {
-      throw new TypeError(`Cannot subscribe to a resource: its uri ${String(uri)} is empty`);
-    }
-    if (typeof onUpdated !== "function") {
-      throw new TypeError(
-        `Cannot subscribe to ${JSON.stringify(uri)}: onUpdated is not a function`,
-      );
-    }
-    const generation = this.#generation;
-    const refused = await this.#noResources();
-    if (refused !== undefined) return refused;
-    if (generation.state === "ready" && !declaresSubscriptions(generation.info)) {
-      return { ok: false, error: subscriptionsNotDeclared(this.name) };
-    }
-    const entry = { uri, onUpdated };
-    const style = generation.era.subscription;
-    if (style.kind === "requests") {
-      const params = compactJson({ uri });
-      const timeoutMs = this.#timeout(options.timeoutMs);
-      const answered = await generation.request(style.subscribe, params, timeoutMs, options.signal);
-      if (!answered.ok) return answered;
-      this.#subscriptions.add(entry);
-      let ended: Promise<Result<void, ClientError>> | undefined;
-      return ok({
-        uri,
-        unsubscribe: () => {
-          this.#subscriptions.delete(entry);
-          ended ??= generation.request(
-            style.unsubscribe,
-            params,
-            this.#timeout(undefined),
-            undefined,
-          )
-            .then((outcome) => outcome.ok ? ok(undefined) : outcome);
-          return ended;
-        },
-      });
-    }
-    // The listen lasts until it is cancelled or the server ends it.
-    const stop = new AbortController();
-    this.#subscriptions.add(entry);
-    const listening = generation
-      .request(style.method, compactJson(style.params(uri)), MAX_TIMEOUT_MS, stop.signal)
-      .then((outcome): Result<void, ClientError> => {
-        this.#subscriptions.delete(entry);
-        const cancelled = !outcome.ok && outcome.error.kind === "call_timed_out" &&
-          outcome.error.aborted === true;
-        return outcome.ok || cancelled ? ok(undefined) : outcome;
-      });
-    return ok({
-      uri,
-      unsubscribe: () => {
-        this.#subscriptions.delete(entry);
-        stop.abort();
-        return listening;
-      },
-    });
+    return await this.#resources.subscribe(uri, onUpdated, options);
   }
 
   /**
@@ -814,13 +409,7 @@ export class Client {
   async listSkills(
     options: RequestOptions = {},
   ): Promise<Result<SkillEntry[], ClientError | SkillError>> {
-    const generation = this.#generation;
-    if (generation.state === "ready" && !declaresSkills(generation.info)) {
-      return err(skillsNotDeclared(this.name));
-    }
-    const listed = await this.#list(SKILLS, options);
-    if (listed.ok) this.#skills = { generation, entries: listed.value };
-    return listed;
+    return await this.#skills.list(options);
   }
 
   /**
@@ -851,109 +440,7 @@ export class Client {
       ClientError | ResourceError | SkillError
     >
   > {
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `Cannot read a skill: its name ${String(name)} is not a non-empty string`,
-      );
-    }
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    const deadlineAt = performance.now() + timeoutMs;
-    const left = () => ({
-      timeoutMs: Math.max(0, deadlineAt - performance.now()),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
-    const generation = this.#generation;
-    if (generation.state === "ready" && !declaresSkills(generation.info)) {
-      return err(skillsNotDeclared(this.name));
-    }
-    let entries = this.#skills?.generation === generation ? this.#skills.entries : undefined;
-    if (entries === undefined) {
-      const listed = await this.listSkills(left());
-      if (!listed.ok) return listed;
-      entries = listed.value;
-    }
-    let found: Result<SkillEntry, ClientError | SkillError> = findSkill(this.name, entries, name);
-    if (!found.ok && found.error.kind === "skill_not_found" && name.includes("://")) {
-      // A skill a listing need not show is still served by its URI.
-      const era = generation.era;
-      found = await generation.request(
-        "skills/get",
-        compactJson({ uri: name }),
-        left().timeoutMs,
-        options.signal,
-        (value): Result<SkillEntry, ClientError> => {
-          const type = era.checkResult("skills/get", value);
-          const decoded = type.ok ? decodeSkillResult(value) : type;
-          if (decoded.ok && decoded.value.uri === name) return decoded;
-          return err({
-            kind: "result_malformed",
-            method: "skills/get",
-            message: `Server "${this.name}" sent a malformed skills/get result for ${
-              JSON.stringify(name)
-            }: ${
-              decoded.ok ? `it names another skill, ${decoded.value.uri}` : decoded.error.message
-            }`,
-          });
-        },
-      );
-    }
-    if (!found.ok) return found;
-    const skill = found.value;
-    const bounded = checkSkillBounds(this.name, skill);
-    if (!bounded.ok) return bounded;
-    const listed = skill.resources === "dynamic" ? [] : skill.resources;
-    const read = async (
-      uri: string,
-    ): Promise<Result<SkillFile, ClientError | ResourceError | SkillError>> => {
-      const answered = await this.readResource(uri, left());
-      if (!answered.ok) return answered;
-      const entry = listed.find((file) => file.uri === uri);
-      return checkSkillFile(this.name, uri, entry, answered.value.contents);
-    };
-    const manifest = await read(skill.uri);
-    if (!manifest.ok) return manifest;
-    const front = await checkFrontmatter(this.name, skill, manifest.value);
-    if (!front.ok) return front;
-    const files = [manifest.value];
-    for (const file of listed) {
-      if (file.uri === skill.uri) continue;
-      const got = await read(file.uri);
-      if (!got.ok) return got;
-      files.push(got.value);
-    }
-    return ok({ ...skill, body: front.value, files, verified: skill.resources !== "dynamic" });
-  }
-
-  #undeclared(capability: PromptCapability): Promise<Result<never, PromptError>> | undefined {
-    const generation = this.#generation;
-    if (generation.state !== "ready" || isJsonObject(generation.info?.capabilities[capability])) {
-      return undefined;
-    }
-    return Promise.resolve({ ok: false, error: notDeclared(this.name, capability) });
-  }
-
-  #noResources(): Promise<Result<never, ResourceError>> | undefined {
-    const generation = this.#generation;
-    if (generation.state !== "ready" || declaresResources(generation.info)) return undefined;
-    return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.name) });
-  }
-
-  #list<T>(kind: ListKind<T>, options: RequestOptions): Promise<Result<T[], ClientError>> {
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    const generation = this.#generation;
-    const page = (params: string, ms: number) =>
-      generation.request(kind.method, params, ms, options.signal);
-    return listAll(this.name, kind, page, { timeoutMs, era: generation.era });
-  }
-
-  #ask<T>(
-    method: "prompts/get" | "completion/complete",
-    params: string,
-    options: RequestOptions,
-    decode: Decode<T>,
-  ): Promise<Result<T, ClientError>> {
-    const timeoutMs = this.#timeout(options.timeoutMs);
-    return this.#generation.request(method, params, timeoutMs, options.signal, decode);
+    return await this.#skills.read(name, options);
   }
 
   /** Checks the server answers within the deadline. */
@@ -973,7 +460,7 @@ export class Client {
     options: { timeoutMs?: number } = {},
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
-    this.#supervisor?.stop();
+    this.#succession.stop();
     // A sign-in request in flight (a dripping metadata answer, say) must not outlive retirement.
     const signedOff = this.#signIn?.close(timeoutMs);
     return this.#generation.retire(timeoutMs).then(async (outcome) => {
@@ -994,57 +481,7 @@ export class Client {
     return this.retire(options);
   }
 
-  /** Starts a new generation, on the evidence that the last one is gone. */
-  #renew(end: GenerationEnd): Promise<Result<ServerInfo, StartError>> {
-    // The supervisor's rule, checked again where the replacement is made.
-    const refused = replacementRefusal(end);
-    if (refused !== undefined) {
-      throw new TypeError(`Cannot start server "${this.name}" again: ${refused.message}`);
-    }
-    this.#generation.end();
-    this.#generation = this.#newGeneration();
-    return this.#generation.connect();
-  }
-
   #timeout(value: number | undefined): number {
     return checkTimeout(callDeadlineMs(this.spec, value), "timeoutMs");
   }
-}
-
-/** Runs a caller's listener: one that throws changes nothing of the client. */
-function tell(listener: () => void): void {
-  try {
-    listener();
-  } catch {
-    // The listener's failure is its own.
-  }
-}
-
-/** A record of strings, copied; a value that is not a string is the caller's mistake. */
-function stringRecord(record: Readonly<Record<string, string>>, what: string): JsonObject {
-  if (typeof record !== "object" || record === null || Array.isArray(record)) {
-    throw new TypeError(`${what}: its arguments are not a record of strings`);
-  }
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(record)) {
-    if (typeof value !== "string") {
-      throw new TypeError(`${what}: argument ${JSON.stringify(key)} is not a string`);
-    }
-    out[key] = value;
-  }
-  return out;
-}
-
-/** A completion reference, copied; one of another shape is the caller's mistake. */
-function referenceOf(ref: CompletionReference): JsonObject {
-  if (ref?.type === "ref/prompt" && typeof ref.name === "string" && ref.name !== "") {
-    return { type: "ref/prompt", name: ref.name };
-  }
-  if (ref?.type === "ref/resource" && typeof ref.uri === "string" && ref.uri !== "") {
-    return { type: "ref/resource", uri: ref.uri };
-  }
-  throw new TypeError(
-    'Cannot complete an argument: its reference is not { type: "ref/prompt", name } or ' +
-      '{ type: "ref/resource", uri }',
-  );
 }

@@ -38,6 +38,7 @@ import { MAX_DISCOVERY_REQUESTS } from "./limits.ts";
 import { answerDiscovery, FEATURE_METHODS, readFeatureRequest } from "./_discover.ts";
 import type { FeatureFunction, FeatureRequest } from "./run.ts";
 import { err, ok } from "../../codec/result.ts";
+import { canSampleMemory, OOM, residentBytes, RSS_ALLOWANCE_MB, RSS_SAMPLE_MS } from "./_memory.ts";
 
 /** How a program ended. */
 export type SandboxOutcome =
@@ -90,35 +91,11 @@ export type SandboxReport = {
   calls: CallRecord[];
 };
 
-/** How often the resident memory of the sandbox is sampled, where it can be. */
-const RSS_SAMPLE_MS = 100;
-/** Resident memory allowed beyond the heap cap (the runtime, buffers outside the heap), MiB. */
-const RSS_ALLOWANCE_MB = 256;
 /** The most characters of a stack reported. */
 const MAX_STACK_CHARS = 4096;
-const OOM = /Fatal JavaScript out of memory|Reached heap limit|JavaScript heap out of memory/;
 
 const encoder = new TextEncoder();
 const lenient = new TextDecoder();
-
-function canSampleMemory(): boolean {
-  if (Deno.build.os !== "linux") return false;
-  try {
-    return Deno.permissions.querySync({ name: "read", path: "/proc" }).state === "granted";
-  } catch {
-    return false;
-  }
-}
-
-function residentBytes(pid: number): number | undefined {
-  try {
-    const fields = Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ");
-    const pages = Number(fields[1]);
-    return Number.isFinite(pages) ? pages * 4096 : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The chunks of `stream`, after `head` when it holds any bytes. */
 async function* withHead(
