@@ -1100,6 +1100,12 @@ var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
     deadlineMs
   };
 });
+var encodeWithdrawn = (function encodeWithdrawn(ticket) {
+  return {
+    kind: "withdrawn",
+    ticket
+  };
+});
 var encodeToolsChanged = (function encodeToolsChanged() {
   return {
     kind: "tools_changed"
@@ -2868,11 +2874,11 @@ var METHOD_NOT_FOUND = -32601;
 var LEGACY_REQUESTS = /* @__PURE__ */ new Map([
   [
     "elicitation/create",
-    (params, context) => context.served.elicit ? context.ask("elicitation/create", params) : undeclared("elicitation/create", "elicitation")
+    (params, context, signal) => context.served.elicit ? context.ask("elicitation/create", params, signal) : undeclared("elicitation/create", "elicitation")
   ],
   [
     "sampling/createMessage",
-    (params, context) => context.served.sample ? context.ask("sampling/createMessage", params) : undeclared("sampling/createMessage", "sampling")
+    (params, context, signal) => context.served.sample ? context.ask("sampling/createMessage", params, signal) : undeclared("sampling/createMessage", "sampling")
   ],
   [
     "roots/list",
@@ -3007,6 +3013,7 @@ var REFUSED_BY_CLIENT = "client";
 
 
 // client/thread/from_worker.ts
+
 
 
 
@@ -5523,8 +5530,8 @@ var Connection = class {
   #toolsChanged;
   #notified;
   #served;
-  /** The server's requests being answered now. */
-  #serving = 0;
+  /** The server's requests being answered now, by id: aborting one withdraws it. */
+  #serving = /* @__PURE__ */ new Map();
   #exit;
   #retirement;
   #pending;
@@ -5721,6 +5728,7 @@ var Connection = class {
         if (this.#era !== void 0 && message.method === this.#era.toolsChanged) {
           this.#toolsChanged?.();
         }
+        if (message.method === "notifications/cancelled") this.#withdraw(message.params);
         if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
@@ -5737,20 +5745,35 @@ var Connection = class {
       if (era === void 0 || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    if (this.#serving >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT || this.#serving.has(id)) {
       this.#write(frameText(encodeError(id, {
         code: INTERNAL_ERROR,
         message: `Too many requests at once: this client answers at most ${MAX_SERVER_REQUESTS_IN_FLIGHT} (${method.slice(0, 100)})`
       })));
       return;
     }
-    this.#serving++;
-    void handler(params, this.#served).then((answer) => {
-      this.#serving--;
-      if (this.#closed) return;
+    const controller = new AbortController();
+    this.#serving.set(id, controller);
+    void handler(params, this.#served, controller.signal).then((answer) => {
+      if (this.#serving.get(id) === controller) this.#serving.delete(id);
+      if (this.#closed || controller.signal.aborted) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
       this.#write(frameText(reply));
     });
+  }
+  /**
+   * The server cancelled one of its requests (`notifications/cancelled`,
+   * its `requestId`): the handler answering it is withdrawn. A cancellation
+   * of anything else changes nothing.
+   */
+  #withdraw(params) {
+    if (params === void 0 || Array.isArray(params)) return;
+    const id = params.requestId;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const controller = this.#serving.get(id);
+    if (controller === void 0) return;
+    this.#serving.delete(id);
+    controller.abort();
   }
   #onEnd(cause) {
     if (cause.kind === "http_failed") return this.#end("http_failed", cause.message);
@@ -6725,8 +6748,20 @@ var WorkerHost = class {
   #served(message) {
     return {
       served: message.served,
-      ask: async (method, params) => {
-        const answer = await this.#askNow((ticket) => encodeServerRequestAsk(ticket, method, params ?? null));
+      ask: async (method, params, signal) => {
+        let asked = -1;
+        const withdraw = () => {
+          this.#outbox.post(encodeWithdrawn(asked));
+          this.#outbox.flush();
+        };
+        const answer = await this.#askNow((ticket) => {
+          asked = ticket;
+          signal.addEventListener("abort", withdraw, {
+            once: true
+          });
+          return encodeServerRequestAsk(ticket, method, params ?? null);
+        });
+        signal.removeEventListener("abort", withdraw);
         return isServerAnswer(answer) ? answer : {
           ok: false,
           error: {

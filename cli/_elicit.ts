@@ -49,8 +49,9 @@ type Answer = ElicitationAnswer;
 type Content = NonNullable<Answer["content"]>;
 type Value = Content[string];
 
-// A question's outcome short of a value: Ctrl-C, the end of input, too many misfits.
-type Stop = { stop: "interrupt" | "end" | "tries" };
+// A question's outcome short of a value: Ctrl-C, the end of input, too many
+// misfits, or the server withdrew it.
+type Stop = { stop: "interrupt" | "end" | "tries" | "withdrawn" };
 type Asked<T> = { value: T } | Stop;
 
 const CANCEL: Answer = { action: "cancel" };
@@ -61,7 +62,13 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
   const { output } = options;
   let turn: Promise<unknown> = Promise.resolve();
   let ended = false;
-  const one = async (request: ElicitationRequest): Promise<Answer> => {
+  const one = async (request: ElicitationRequest, signal?: AbortSignal): Promise<Answer> => {
+    if (signal?.aborted) {
+      output.detail(
+        `server ${quote(request.server)} withdrew a question (elicitation) before it was asked`,
+      );
+      return CANCEL;
+    }
     if (ended) {
       output.warn(
         `server ${quote(request.server)} asked a question (elicitation) and it was ` +
@@ -70,15 +77,17 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
       return DECLINE;
     }
     output.clearStatus();
-    const asked = request.mode === "url" ? await askUrl(request, options) : await askForm(
-      request,
-      options,
-    );
+    const asking = { ...options, ...(signal === undefined ? {} : { signal }) };
+    const asked = request.mode === "url"
+      ? await askUrl(request, asking)
+      : await askForm(request, asking);
     output.answered();
     if ("stop" in asked) {
       if (asked.stop === "end") ended = true;
       output.detail(
-        asked.stop === "interrupt"
+        asked.stop === "withdrawn"
+          ? `withdrawn: server ${quote(request.server)} no longer waits for this answer`
+          : asked.stop === "interrupt"
           ? `cancelled (Ctrl-C): server ${
             quote(request.server)
           } hears that its question was cancelled`
@@ -100,8 +109,8 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
     );
     return answer;
   };
-  return (request) => {
-    const answered = turn.then(() => one(request));
+  return (request, context) => {
+    const answered = turn.then(() => one(request, context?.signal));
     turn = answered.catch(() => undefined);
     return answered;
   };
@@ -148,7 +157,7 @@ export function cliElicitation(output: Output, keys: () => Keys): ElicitHandler 
   }
   let made: Keys | undefined;
   // Standard input is read only once a server asks.
-  const lazy: Keys = { readLine: () => (made ??= keys()).readLine() };
+  const lazy: Keys = { readLine: (signal) => (made ??= keys()).readLine(signal) };
   return terminalElicitation({
     output,
     keys: lazy,
@@ -166,7 +175,10 @@ function whoAsks(request: ElicitationRequest, what: string): string {
   return `Server ${quote(request.server)} ${what} (elicitation${during}):`;
 }
 
-async function askForm(request: ElicitationRequest, options: TerminalElicitOptions): Promise<
+/** Where and how one question is asked: the terminal, and the signal that withdraws it. */
+type Asking = TerminalElicitOptions & { signal?: AbortSignal };
+
+async function askForm(request: ElicitationRequest, options: Asking): Promise<
   Asked<Answer>
 > {
   const { output } = options;
@@ -206,7 +218,7 @@ async function askForm(request: ElicitationRequest, options: TerminalElicitOptio
   return { value: { action: "accept", content } };
 }
 
-async function askUrl(request: ElicitationRequest, options: TerminalElicitOptions): Promise<
+async function askUrl(request: ElicitationRequest, options: Asking): Promise<
   Asked<Answer>
 > {
   const { output, browser, open } = options;
@@ -246,15 +258,15 @@ async function askUrl(request: ElicitationRequest, options: TerminalElicitOption
 
 // Asks `question` until `parse` takes the answer, ELICIT_TRIES times at most.
 async function ask<T>(
-  options: TerminalElicitOptions,
+  options: Asking,
   question: string,
   parse: (text: string) => { value: T } | { error: string },
 ): Promise<Asked<T>> {
-  const { output, keys } = options;
+  const { output, keys, signal } = options;
   for (let tries = 0; tries < ELICIT_TRIES; tries++) {
     // Reading starts (raw mode on) before the question shows: a key typed at once is the
     // question's, never the terminal's own echo or a SIGINT.
-    const reading = keys.readLine();
+    const reading = keys.readLine(signal);
     output.prompt(output.paint(question, "head", "err"));
     const typed = await reading;
     output.answered();

@@ -15,13 +15,24 @@
 // group) is interrupted. Raw mode is left at the end of each line, and on the
 // way out of the process.
 
-/** What one read of the terminal gave: a line, Ctrl-C, or the end of input (Ctrl-D). */
-export type TypedLine = { kind: "line"; text: string } | { kind: "interrupt" } | { kind: "end" };
+/**
+ * What one read of the terminal gave: a line, Ctrl-C, the end of input
+ * (Ctrl-D), or nothing because the question was withdrawn meanwhile.
+ */
+export type TypedLine =
+  | { kind: "line"; text: string }
+  | { kind: "interrupt" }
+  | { kind: "end" }
+  | { kind: "withdrawn" };
 
 /** The keys of a terminal, one line at a time. */
 export type Keys = {
-  /** The next line typed; Ctrl-C and the end of input are answers of their own. */
-  readLine(): Promise<TypedLine>;
+  /**
+   * The next line typed; Ctrl-C and the end of input are answers of their
+   * own, and `signal` aborting ends the read as `withdrawn` (the keys typed
+   * so far are dropped).
+   */
+  readLine(signal?: AbortSignal): Promise<TypedLine>;
 };
 
 /** The most characters one typed line keeps; keys past it are ignored. */
@@ -148,8 +159,9 @@ export class RawKeys implements Keys {
     this.#options = options;
   }
 
-  readLine(): Promise<TypedLine> {
+  readLine(signal?: AbortSignal): Promise<TypedLine> {
     const { pump, setRaw, echo } = this.#options;
+    if (signal?.aborted) return Promise.resolve({ kind: "withdrawn" });
     const decoder = new TextDecoder();
     let line: string[] = [];
     let escape: "none" | "start" | "sequence" = "none";
@@ -228,7 +240,14 @@ export class RawKeys implements Keys {
         finish({ kind: "end" }, "");
       } else feed(decoder.decode(chunk, { stream: true }));
     });
+    const withdraw = () => {
+      if (finished) return;
+      echo("\r\n");
+      finish({ kind: "withdrawn" }, "");
+    };
+    signal?.addEventListener("abort", withdraw, { once: true });
     return done.promise.finally(() => {
+      signal?.removeEventListener("abort", withdraw);
       release();
       setRaw(false);
     });

@@ -36,6 +36,10 @@ const MAX_URL_ELICITATIONS = 8;
 export const ANSWER_ERROR_META = "dev.loom/error";
 
 const ACTIONS: readonly string[] = ["accept", "decline", "cancel"];
+/** The signal of a request nothing withdraws. */
+const NEVER: AbortSignal = new AbortController().signal;
+/** Why a request withdrawn before its handler was asked was not asked. */
+const WITHDRAWN = "The request was withdrawn before it was asked";
 
 function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;
@@ -68,11 +72,15 @@ export class ServerAnswers {
     this.#roots = roots;
   }
 
-  /** Answers one request the worker handed over. */
-  answer(method: AskedMethod, params: JsonValue | null): Promise<ServerAnswer> {
+  /** Answers one request the worker handed over; `signal` withdraws it. */
+  answer(
+    method: AskedMethod,
+    params: JsonValue | null,
+    signal: AbortSignal = NEVER,
+  ): Promise<ServerAnswer> {
     const given = params ?? undefined;
-    if (method === "sampling/createMessage") return this.#sample(given);
-    const turn = this.#turn.then(() => this.elicit(given));
+    if (method === "sampling/createMessage") return this.#sample(given, signal);
+    const turn = this.#turn.then(() => this.elicit(given, { signal }));
     this.#turn = turn.catch(() => undefined);
     return turn;
   }
@@ -83,7 +91,11 @@ export class ServerAnswers {
    * in turn with the server's other questions; true when every one was
    * accepted, so that the call may be made once more.
    */
-  async satisfyUrlRequired(data: JsonValue | undefined, tool: string): Promise<boolean> {
+  async satisfyUrlRequired(
+    data: JsonValue | undefined,
+    tool: string,
+    signal: AbortSignal = NEVER,
+  ): Promise<boolean> {
     const list = isJsonObject(data) ? data.elicitations : undefined;
     if (this.#handlers.onElicit === undefined || !Array.isArray(list) || list.length === 0) {
       return false;
@@ -91,7 +103,7 @@ export class ServerAnswers {
     if (list.length > MAX_URL_ELICITATIONS) return false;
     for (const params of list) {
       if (!isJsonObject(params) || params.mode !== "url") return false;
-      const turn = this.#turn.then(() => this.elicit(params, tool));
+      const turn = this.#turn.then(() => this.elicit(params, { tool, signal }));
       this.#turn = turn.catch(() => undefined);
       const answered = await turn;
       if (!answered.ok || !isJsonObject(answered.value)) return false;
@@ -104,10 +116,12 @@ export class ServerAnswers {
    * The response to one input request of a 2026-07-28 `input_required`
    * result, given by the same handlers as a legacy server's request (an
    * elicitation in its turn); why none can be given, when it cannot.
+   * `signal` (the call's caller's) withdraws it.
    */
   async inputResponse(
     request: JsonValue | undefined,
     tool: string,
+    signal: AbortSignal = NEVER,
   ): Promise<Result<JsonValue, string>> {
     if (!isJsonObject(request) || typeof request.method !== "string") {
       return err("it is not a request with a method");
@@ -120,21 +134,29 @@ export class ServerAnswers {
         : ok({ roots: roots.map((root) => ({ ...root })) });
     }
     if (method === "sampling/createMessage") {
-      const sampled = await this.#sample(params);
+      const sampled = await this.#sample(params, signal);
       return sampled.ok ? sampled : err(sampled.error.message);
     }
     if (method !== "elicitation/create") return err(`this client does not answer ${method}`);
-    const turn = this.#turn.then(() => this.elicit(params, tool));
+    const turn = this.#turn.then(() => this.elicit(params, { tool, signal }));
     this.#turn = turn.catch(() => undefined);
     const answered = await turn;
     // A malformed question is still answered: the server hears it was not.
     return ok(answered.ok ? answered.value : cancelled(answered.error.message));
   }
 
-  /** Answers an elicitation (of a legacy request, or a modern input request) at once. */
-  async elicit(params: JsonValue | undefined, tool?: string): Promise<ServerAnswer> {
+  /**
+   * Answers an elicitation (of a legacy request, or a modern input request)
+   * at once; one withdrawn before it is asked is a `cancel` that says so.
+   */
+  async elicit(
+    params: JsonValue | undefined,
+    options: { tool?: string; signal?: AbortSignal } = {},
+  ): Promise<ServerAnswer> {
     const handler = this.#handlers.onElicit;
     if (handler === undefined) return unhandled("elicitation/create");
+    const { tool, signal = NEVER } = options;
+    if (signal.aborted) return ok(cancelled(WITHDRAWN));
     const decoded = decodeElicitRequest(params);
     if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
     const asked = decoded.value;
@@ -155,21 +177,22 @@ export class ServerAnswers {
     if (tool !== undefined) request.tool = tool;
     let answer: unknown;
     try {
-      answer = await handler(request);
+      answer = await handler(request, { signal });
     } catch (error) {
       return ok(cancelled(`The elicitation handler threw ${describeError(error)}`));
     }
     return ok(elicitResult(answer, asked.mode === "form" ? asked : undefined));
   }
 
-  async #sample(params: JsonValue | undefined): Promise<ServerAnswer> {
+  async #sample(params: JsonValue | undefined, signal: AbortSignal): Promise<ServerAnswer> {
     const handler = this.#handlers.onSample;
     if (handler === undefined) return unhandled("sampling/createMessage");
+    if (signal.aborted) return err({ code: USER_REJECTED, message: WITHDRAWN });
     const decoded = decodeCreateMessageRequest(params);
     if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
     let answer: unknown;
     try {
-      answer = await handler({ ...decoded.value, server: this.#name });
+      answer = await handler({ ...decoded.value, server: this.#name }, { signal });
     } catch (error) {
       return err({
         code: USER_REJECTED,

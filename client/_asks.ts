@@ -13,23 +13,30 @@ import type { SignIn } from "./_sign_in.ts";
 import type { ServerAnswers } from "./_answers.ts";
 import type { ServerAnswer } from "./thread/asked.ts";
 
+/** What answers a worker's asks: its custody, its sign-in, and the handlers of a server's requests. */
+export type AskAnswerers = {
+  custody: Custody;
+  signIn: SignIn | undefined;
+  answers: ServerAnswers;
+  /** Withdraws a server's request: its handler's signal (never aborted when absent). */
+  signal?: AbortSignal;
+};
+
 /** The answer to one ask: at once for a signal, later for a drain check or credentials. */
 export function answerAsk(
   ask: WorkerAsk,
-  custody: Custody,
-  signIn: SignIn | undefined,
-  answers: ServerAnswers,
+  by: AskAnswerers,
 ): Drain | Promise<Drain | AuthAnswer | ServerAnswer> {
   switch (ask.method) {
     case "signal":
-      return custody.signal(ask.pid, ask.signal);
+      return by.custody.signal(ask.pid, ask.signal);
     case "drain":
-      return custody.drain(ask.pid, ask.deadlineMs);
+      return by.custody.drain(ask.pid, ask.deadlineMs);
     case "credentials":
     case "challenge":
-      return signIn?.answer(ask) ?? Promise.resolve(noSignIn());
+      return by.signIn?.answer(ask) ?? Promise.resolve(noSignIn());
     case "server_request":
-      return answers.answer(ask.request, ask.params);
+      return by.answers.answer(ask.request, ask.params, by.signal);
   }
 }
 

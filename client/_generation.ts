@@ -104,6 +104,10 @@ export class Generation {
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
+  /** The server's requests being answered, by ask ticket: aborting one withdraws it. */
+  #asked = new Map<number, AbortController>();
+  /** Set once the generation ended: nothing more is answered. */
+  #ended = false;
   // Retired for its replacement: the handle stays dead meanwhile.
   #superseded = false;
   // From ready to its end, while tracing: `mcp.client.session.duration`.
@@ -290,6 +294,8 @@ export class Generation {
    * with the evidence when it is known, its backstop timer cleared.
    */
   end(): void {
+    this.#ended = true;
+    this.#withdrawAll();
     if (this.#retireWaiters.size > 0) {
       const evidence = this.#report.evidence;
       const outcome = evidence !== null ? ok(evidence) : err(this.#unconfirmed());
@@ -331,7 +337,10 @@ export class Generation {
         this.#report = { state, death: event.death, evidence: event.evidence };
         // What the worker's death did not settle (answers handed on, not yet
         // read here) settles with it.
-        if (event.death !== null) this.#tickets.settleAll(this.#unavailable());
+        if (event.death !== null) {
+          this.#tickets.settleAll(this.#unavailable());
+          this.#withdrawAll();
+        }
         if (was === "ready" && state === "dead" && event.death !== null) {
           this.#session?.end(endOf(err(event.death)).errorType);
           this.#host.died(event.death);
@@ -354,6 +363,12 @@ export class Generation {
       case "ask":
         this.#serve(event);
         return;
+      case "withdrawn": {
+        const controller = this.#asked.get(event.ticket);
+        this.#asked.delete(event.ticket);
+        controller?.abort();
+        return;
+      }
       case "started":
         this.#started(event.outcome);
         return;
@@ -375,11 +390,37 @@ export class Generation {
     }
   }
 
-  /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
+  /**
+   * Does for the worker what it cannot (`_asks.ts`), and answers its ticket.
+   * A server's request is answered under a signal of its own, aborted when
+   * the server withdraws it or this generation ends.
+   */
   #serve(ask: WorkerAsk): void {
-    const answer = answerAsk(ask, this.#custody, this.#host.signIn, this.#host.answers);
-    if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ask.ticket, answer));
-    void answer.then((value) => this.#post(encodeAskReply(ask.ticket, value)));
+    const ticket = ask.ticket;
+    let withdrawn: AbortController | undefined;
+    if (ask.method === "server_request") {
+      withdrawn = new AbortController();
+      if (this.#ended) withdrawn.abort();
+      else this.#asked.set(ticket, withdrawn);
+    }
+    const answer = answerAsk(ask, {
+      custody: this.#custody,
+      signIn: this.#host.signIn,
+      answers: this.#host.answers,
+      ...(withdrawn === undefined ? {} : { signal: withdrawn.signal }),
+    });
+    if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ticket, answer));
+    void answer.then((value) => {
+      if (this.#asked.get(ticket) === withdrawn) this.#asked.delete(ticket);
+      this.#post(encodeAskReply(ticket, value));
+    });
+  }
+
+  /** Withdraws the server's requests being answered (each handler's signal aborts). */
+  #withdrawAll(): void {
+    const asked = [...this.#asked.values()];
+    this.#asked.clear();
+    for (const controller of asked) controller.abort();
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {

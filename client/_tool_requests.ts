@@ -97,7 +97,12 @@ export class ToolRequests {
       if (called.ok || called.error.kind !== "server_error") return called;
       const error = called.error.error;
       if (error.code !== URL_ELICITATION_REQUIRED) return called;
-      return await this.#host.answers.satisfyUrlRequired(error.data, name) ? send() : called;
+      const satisfied = await this.#host.answers.satisfyUrlRequired(
+        error.data,
+        name,
+        options.signal,
+      );
+      return satisfied ? send() : called;
     });
   }
 
@@ -106,7 +111,9 @@ export class ToolRequests {
    * each input request answered by the handlers, the call made again with
    * the `inputResponses` and the echoed `requestState` (a new request, so a
    * new JSON-RPC id), at most `MAX_INPUT_ROUNDS` rounds, all within the
-   * call's deadline.
+   * call's deadline. The deadline is the server's: the time the handlers
+   * take between rounds (a person answering, a model sampling), when no
+   * request is open, is not counted, and the caller's signal withdraws them.
    */
   async #callRounds(
     tool: string,
@@ -116,9 +123,11 @@ export class ToolRequests {
     follow: Follow | undefined,
   ): Promise<Result<CallToolResult, ClientError>> {
     const started = performance.now();
+    // The time spent in the handlers, which the deadline does not count.
+    let answering = 0;
     let sent = params;
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
-      const left = Math.ceil(timeoutMs - (performance.now() - started));
+      const left = Math.ceil(timeoutMs - (performance.now() - started - answering));
       if (left <= 0) return err(callTimedOut(this.#host.server, "tools/call", timeoutMs, false));
       const answered = await this.#host.generation().request(
         "tools/call",
@@ -132,8 +141,9 @@ export class ToolRequests {
       const value = answered.value;
       if (value.kind === "complete") return ok(value.result);
       const responses: JsonObject = {};
+      const asking = performance.now();
       for (const [key, request] of Object.entries(value.asked.inputRequests)) {
-        const response = await this.#host.answers.inputResponse(request, tool);
+        const response = await this.#host.answers.inputResponse(request, tool, signal);
         if (!response.ok) {
           return err({
             kind: "result_malformed",
@@ -144,6 +154,7 @@ export class ToolRequests {
         }
         responses[key] = response.value;
       }
+      answering += performance.now() - asking;
       const extra: JsonObject = { inputResponses: responses };
       if (value.asked.requestState !== undefined) extra.requestState = value.asked.requestState;
       sent = `${params.slice(0, -1)},${compactJson(extra).slice(1)}`;

@@ -27,6 +27,11 @@ export type ServerRequestHandlers = {
    * the form's values (checked against the schema, its defaults filled in
    * for fields left out). The `elicitation` capability is declared only
    * when given; a handler that throws is a `cancel` that names the error.
+   * `context.signal` (always given by this client) aborts once no answer is wanted any more: the server
+   * cancelled its request (`notifications/cancelled`), the call it was asked
+   * in was given up (its caller's signal), or the client ended; whatever the
+   * handler answers then is not sent. Elicitations are asked one at a time,
+   * and one withdrawn while it waits its turn is never asked.
    */
   onElicit?: (request: {
     server: string;
@@ -36,7 +41,7 @@ export type ServerRequestHandlers = {
     url?: string;
     elicitationId?: string;
     tool?: string;
-  }) => Promise<{
+  }, context?: { signal: AbortSignal }) => Promise<{
     action: "accept" | "decline" | "cancel";
     content?: Record<string, string | number | boolean | string[]>;
   }>;
@@ -45,6 +50,7 @@ export type ServerRequestHandlers = {
    * params (tools among them, 2025-11-25) and who asks; the answer is the
    * model's message. The `sampling` capability is declared only when given;
    * a handler that throws refuses the request, naming the error.
+   * `context.signal` aborts once no answer is wanted, as `onElicit`'s does.
    */
   onSample?: (request: {
     server: string;
@@ -58,7 +64,7 @@ export type ServerRequestHandlers = {
     metadata?: JsonValue;
     tools?: JsonValue;
     toolChoice?: JsonValue;
-  }) => Promise<{
+  }, context?: { signal: AbortSignal }) => Promise<{
     role: "user" | "assistant";
     content: ContentBlock | ContentBlock[] | JsonValue;
     model: string;
@@ -84,5 +90,7 @@ export type SampleHandler = NonNullable<ServerRequestHandlers["onSample"]>;
 export type SamplingRequest = Parameters<SampleHandler>[0];
 /** The model's answer to a sampling request. */
 export type SamplingAnswer = Awaited<ReturnType<SampleHandler>>;
+/** What a handler is given beside the request: the signal that withdraws it. */
+export type AskContext = NonNullable<Parameters<ElicitHandler>[1]>;
 
 export type { Root };

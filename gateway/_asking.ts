@@ -18,9 +18,11 @@ export type HostQuestion = "form" | "url" | "sampling";
  */
 export type HostAsker = {
   can(question: HostQuestion): boolean;
+  /** Asks the host; `signal` aborting (the server withdrew its question) gives the asking up. */
   ask(
     method: "elicitation/create" | "sampling/createMessage",
     params: JsonObject,
+    signal?: AbortSignal,
   ): Promise<Result<JsonObject, string>>;
   drop(reason: string): void;
 };
@@ -30,7 +32,7 @@ export function askingHandlers(
   host: HostAsker,
 ): Required<Pick<ServerRequestHandlers, "onElicit" | "onSample">> {
   return {
-    onElicit: async (request) => {
+    onElicit: async (request, context) => {
       if (!host.can(request.mode)) return { action: "decline" };
       const message = `The MCP server ${JSON.stringify(request.server)} asks: ${request.message}`;
       const params: JsonObject = request.mode === "form"
@@ -44,7 +46,7 @@ export function askingHandlers(
           url: request.url ?? "",
           elicitationId: request.elicitationId ?? "",
         };
-      const answer = await host.ask("elicitation/create", params);
+      const answer = await host.ask("elicitation/create", params, context?.signal);
       if (!answer.ok) return { action: "cancel" };
       const action = answer.value.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
@@ -55,14 +57,18 @@ export function askingHandlers(
         ? { action, content: content as Record<string, string | number | boolean | string[]> }
         : { action };
     },
-    onSample: async (request) => {
+    onSample: async (request, context) => {
       if (!host.can("sampling")) {
         throw new Error(
           "the host declared no sampling capability, so it cannot be asked to sample",
         );
       }
       const { server: _server, ...params } = request;
-      const answer = await host.ask("sampling/createMessage", params as JsonObject);
+      const answer = await host.ask(
+        "sampling/createMessage",
+        params as JsonObject,
+        context?.signal,
+      );
       if (!answer.ok) throw new Error(`the host did not sample: ${answer.error}`);
       const { role, content, model, stopReason } = answer.value;
       if ((role !== "user" && role !== "assistant") || typeof model !== "string") {

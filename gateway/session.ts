@@ -349,14 +349,27 @@ export class GatewaySession {
     const mine = new Set<Id>();
     return {
       can: (question) => capable(caps, question),
-      ask: async (method, params) => {
+      ask: async (method, params, signal) => {
         if (this.#closed) return err("the host left");
+        if (signal?.aborted) return err("the server withdrew its question");
         const id = this.#nextId++;
         const answered = Promise.withResolvers<Result<JsonValue, RpcError>>();
         this.#pending.set(key(id), answered.resolve);
         mine.add(id);
         send(encodeRequest(id, method, params));
+        // The server that asked withdrew its question: so is the host's.
+        const withdraw = () => {
+          if (!mine.has(id)) return;
+          this.#pending.delete(key(id));
+          if (!this.#closed) {
+            const reason = "The MCP server that asked withdrew its question";
+            send(encodeNotification("notifications/cancelled", { requestId: id, reason }));
+          }
+          answered.resolve(err({ code: SESSION_CLOSED, message: "withdrawn" }));
+        };
+        signal?.addEventListener("abort", withdraw, { once: true });
         const outcome = await answered.promise;
+        signal?.removeEventListener("abort", withdraw);
         mine.delete(id);
         if (!outcome.ok) {
           return err(

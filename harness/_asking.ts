@@ -63,10 +63,10 @@ export class AskRouter {
     return {
       ...(this.#boot.onElicit === undefined
         ? {}
-        : { onElicit: (request) => this.#elicit(request) }),
+        : { onElicit: (request, context) => this.#elicit(request, context?.signal) }),
       ...(this.#boot.onSample === undefined
         ? {}
-        : { onSample: (request) => this.#sample(request) }),
+        : { onSample: (request, context) => this.#sample(request, context?.signal) }),
     };
   }
 
@@ -125,31 +125,50 @@ export class AskRouter {
     return { context: owner?.context, tool };
   }
 
-  async #elicit(request: ElicitationRequest): Promise<ElicitationAnswer> {
+  async #elicit(
+    request: ElicitationRequest,
+    withdrawn: AbortSignal | undefined,
+  ): Promise<ElicitationAnswer> {
     const { context, tool } = this.#attribute(request, "elicitation");
+    const signal = either(withdrawn, context?.signal);
     // A legacy request found to be a call's says its tool to the handler.
     const asked = tool === undefined ? request : { ...request, tool };
     const handler = (context?.onElicit as Answers["onElicit"]) ?? this.#boot.onElicit;
     // Only reached for a handler boot was given (see `handlers`).
     if (handler === undefined) return { action: "decline" };
-    return await untilEnd(() => handler(asked), context?.signal, () => ({ action: "cancel" }));
+    const given = signal === undefined ? undefined : { signal };
+    return await untilEnd(() => handler(asked, given), signal, () => ({ action: "cancel" }));
   }
 
-  async #sample(request: SamplingRequest): Promise<SamplingAnswer> {
+  async #sample(
+    request: SamplingRequest,
+    withdrawn: AbortSignal | undefined,
+  ): Promise<SamplingAnswer> {
     const { context } = this.#attribute(request, "sampling");
+    const signal = either(withdrawn, context?.signal);
     const handler = (context?.onSample as Answers["onSample"]) ?? this.#boot.onSample;
     if (handler === undefined) {
       throw new Error("This harness has no handler for sampling requests");
     }
-    return await untilEnd(() => handler(request), context?.signal, () => {
-      throw new Error("The run ended before its sampling request was answered");
+    const given = signal === undefined ? undefined : { signal };
+    return await untilEnd(() => handler(request, given), signal, () => {
+      throw new Error("The request was withdrawn (or its run ended) before it was answered");
     });
   }
 }
 
+/** The signal that aborts with either: the request withdrawn, or the run it belongs to ended. */
+function either(
+  withdrawn: AbortSignal | undefined,
+  run: AbortSignal | undefined,
+): AbortSignal | undefined {
+  if (withdrawn === undefined || run === undefined) return withdrawn ?? run;
+  return AbortSignal.any([withdrawn, run]);
+}
+
 /**
- * The handler's answer, or `ended()`'s once `signal` is aborted (the run
- * ended), whichever comes first: a late answer is dropped.
+ * The handler's answer, or `ended()`'s once `signal` is aborted (the request
+ * withdrawn, or the run ended), whichever comes first: a late answer is dropped.
  */
 function untilEnd<T>(
   ask: () => Promise<T>,

@@ -33,17 +33,26 @@ import {
 export type ServerRequestContext = {
   /** What the client declared it answers. */
   readonly served: ServedRequests;
-  /** Hands the request to the main thread's handler, and waits for its answer. */
-  ask(method: AskedMethod, params: JsonValue | undefined): Promise<ServerAnswer>;
+  /**
+   * Hands the request to the main thread's handler, and waits for its
+   * answer; `signal` aborting (the server cancelled it) withdraws it there.
+   */
+  ask(
+    method: AskedMethod,
+    params: JsonValue | undefined,
+    signal: AbortSignal,
+  ): Promise<ServerAnswer>;
 };
 
 /**
  * Answers one request a server sent the client, by its parameters: the
- * result, or the JSON-RPC error to answer with.
+ * result, or the JSON-RPC error to answer with. `signal` aborts when the
+ * server cancels the request.
  */
 export type ServerRequestHandler = (
   params: JsonValue | undefined,
   context: ServerRequestContext,
+  signal: AbortSignal,
 ) => Promise<Result<JsonValue, RpcError>>;
 
 /** Where a session's opening goes: the envelope every request carries, or a notification. */
@@ -181,16 +190,16 @@ const LEGACY_REQUESTS: ReadonlyMap<string, ServerRequestHandler> = new Map(
   [
     [
       "elicitation/create",
-      (params, context) =>
+      (params, context, signal) =>
         context.served.elicit
-          ? context.ask("elicitation/create", params)
+          ? context.ask("elicitation/create", params, signal)
           : undeclared("elicitation/create", "elicitation"),
     ],
     [
       "sampling/createMessage",
-      (params, context) =>
+      (params, context, signal) =>
         context.served.sample
-          ? context.ask("sampling/createMessage", params)
+          ? context.ask("sampling/createMessage", params, signal)
           : undeclared("sampling/createMessage", "sampling"),
     ],
     [

@@ -67,6 +67,7 @@ export const FROM_WORKER_KINDS = [
   "tools_changed",
   "progress",
   "notice",
+  "withdrawn",
 ] as const;
 
 /** One event from a worker. */
@@ -78,6 +79,7 @@ export type FromWorker =
   | Started
   | Settled
   | Answers
+  | Withdrawn
   | WorkerAsk
   | Retired
   | ToolsChanged
@@ -396,6 +398,24 @@ function decodeAsk(data: Fields): WorkerAsk | undefined {
   return isDuration(data.deadlineMs) ? encodeDrainAsk(ticket, pid, data.deadlineMs) : undefined;
 }
 
+// ---- withdrawn: the server cancelled a request it had asked ----
+
+/**
+ * The server cancelled the request it handed over on ask `ticket`
+ * (`notifications/cancelled`): the main thread aborts its handler's signal,
+ * and the worker sends nothing of whatever the handler answers.
+ */
+export type Withdrawn = { kind: "withdrawn"; ticket: number };
+
+/** Encodes the withdrawal of the server's request of ask `ticket`. */
+export function encodeWithdrawn(ticket: number): Withdrawn {
+  return { kind: "withdrawn", ticket };
+}
+
+function decodeWithdrawn(data: Fields): Withdrawn | undefined {
+  return isCount(data.ticket) ? encodeWithdrawn(data.ticket) : undefined;
+}
+
 // ---- tools_changed: the server said its listing changed ----
 
 /**
@@ -448,6 +468,7 @@ const DECODERS: {
   tools_changed: decodeToolsChanged,
   progress: decodeProgressEvent,
   notice: decodeNotice,
+  withdrawn: decodeWithdrawn,
 };
 
 function decodeEvent(value: unknown): FromWorker | undefined {

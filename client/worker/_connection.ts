@@ -74,8 +74,8 @@ export class Connection {
   #toolsChanged: (() => void) | undefined;
   #notified: ConnectionOptions["notified"];
   #served: ServerRequestContext;
-  /** The server's requests being answered now. */
-  #serving = 0;
+  /** The server's requests being answered now, by id: aborting one withdraws it. */
+  #serving = new Map<Id, AbortController>();
   #exit: ExitWatch;
   #retirement: Retirement;
   #pending: PendingTable;
@@ -309,6 +309,7 @@ export class Connection {
         if (this.#era !== undefined && message.method === this.#era.toolsChanged) {
           this.#toolsChanged?.();
         }
+        if (message.method === "notifications/cancelled") this.#withdraw(message.params);
         if (!this.#starting) this.#notified?.(message.method, message.params);
         return;
     }
@@ -326,7 +327,9 @@ export class Connection {
       if (era === undefined || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    if (this.#serving >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
+    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT || this.#serving.has(id)) {
+      // An id already being answered is refused too: its cancellation could
+      // not tell the two apart.
       this.#write(frameText(encodeError(id, {
         code: INTERNAL_ERROR,
         message: `Too many requests at once: this client answers at most ` +
@@ -334,13 +337,30 @@ export class Connection {
       })));
       return;
     }
-    this.#serving++;
-    void handler(params, this.#served).then((answer) => {
-      this.#serving--;
-      if (this.#closed) return;
+    const controller = new AbortController();
+    this.#serving.set(id, controller);
+    void handler(params, this.#served, controller.signal).then((answer) => {
+      if (this.#serving.get(id) === controller) this.#serving.delete(id);
+      // A request the server cancelled is not answered (as the specification asks).
+      if (this.#closed || controller.signal.aborted) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
       this.#write(frameText(reply));
     });
+  }
+
+  /**
+   * The server cancelled one of its requests (`notifications/cancelled`,
+   * its `requestId`): the handler answering it is withdrawn. A cancellation
+   * of anything else changes nothing.
+   */
+  #withdraw(params: JsonObject | JsonValue[] | undefined): void {
+    if (params === undefined || Array.isArray(params)) return;
+    const id = params.requestId;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const controller = this.#serving.get(id);
+    if (controller === undefined) return;
+    this.#serving.delete(id);
+    controller.abort();
   }
 
   #onEnd(cause: ChannelEnd): void {

@@ -56,6 +56,7 @@ import {
   encodeStarted,
   encodeState,
   encodeToolsChanged,
+  encodeWithdrawn,
   type WorkerAsk,
 } from "../thread/from_worker.ts";
 import { type Post, ThreadEnd } from "../thread/link.ts";
@@ -237,10 +238,18 @@ export class WorkerHost {
   #served(message: StartMessage): ServerRequestContext {
     return {
       served: message.served,
-      ask: async (method, params): Promise<ServerAnswer> => {
-        const answer = await this.#askNow<unknown>((ticket) =>
-          encodeServerRequestAsk(ticket, method, params ?? null)
-        );
+      ask: async (method, params, signal): Promise<ServerAnswer> => {
+        let asked = -1;
+        const withdraw = () => {
+          this.#outbox.post(encodeWithdrawn(asked));
+          this.#outbox.flush();
+        };
+        const answer = await this.#askNow<unknown>((ticket) => {
+          asked = ticket;
+          signal.addEventListener("abort", withdraw, { once: true });
+          return encodeServerRequestAsk(ticket, method, params ?? null);
+        });
+        signal.removeEventListener("abort", withdraw);
         return isServerAnswer(answer) ? answer : {
           ok: false,
           error: { code: -32603, message: `The client could not answer ${method}` },

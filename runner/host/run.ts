@@ -157,9 +157,9 @@ export type RunOptions = {
    * typed there, `ServerRequestHandlers` of `@loom/mcp/client`); the runner
    * only carries it.
    */
-  onElicit?: (request: never) => Promise<unknown>;
+  onElicit?: (request: never, context?: never) => Promise<unknown>;
   /** The run's own answer to a sampling request, carried as `onElicit` is. */
-  onSample?: (request: never) => Promise<unknown>;
+  onSample?: (request: never, context?: never) => Promise<unknown>;
 };
 
 /** A run's answer to what a server asks during its calls, as the runner carries it unread. */
@@ -194,9 +194,9 @@ export type CallContext = {
   /** Given when the run hears progress: what the call reports while it runs. */
   onProgress?: (progress: CallProgress) => void;
   /** The run's own `onElicit`, when it was given one. */
-  onElicit?: (request: never) => Promise<unknown>;
+  onElicit?: (request: never, context?: never) => Promise<unknown>;
   /** The run's own `onSample`, when it was given one. */
-  onSample?: (request: never) => Promise<unknown>;
+  onSample?: (request: never, context?: never) => Promise<unknown>;
   /**
    * Tells the run's report that the server asked during this call: a
    * question for the user (`elicitation`) or a model's completion

@@ -301,3 +301,32 @@ Deno.test("the help and each command's help say how elicitation is answered, and
     assert.match(text, /No sampling is declared \(the command line has no model\)/);
   }
 });
+
+Deno.test("a question the server withdraws stops being asked, and one withdrawn first is not asked", async () => {
+  const { output, shown } = collected();
+  const withdrawn = new AbortController();
+  const reading = Promise.withResolvers<void>();
+  const keys: Keys = {
+    readLine(signal) {
+      reading.resolve();
+      // Nobody types: the question waits until the server withdraws it.
+      return new Promise((resolve) =>
+        signal?.addEventListener("abort", () => resolve({ kind: "withdrawn" }))
+      );
+    },
+  };
+  const handler = terminalElicitation({ output, keys });
+  const asked = handler(form({ a: { type: "string" } }), { signal: withdrawn.signal });
+  await reading.promise;
+  withdrawn.abort();
+  assert.deepEqual(await asked, { action: "cancel" });
+  assert.match(shown(), /withdrawn: server "asker" no longer waits for this answer/);
+  const before = shown().length;
+  assert.deepEqual(
+    await handler(form({ a: { type: "string" } }), { signal: AbortSignal.abort() }),
+    { action: "cancel" },
+  );
+  const later = shown().slice(before);
+  assert.match(later, /withdrew a question \(elicitation\) before it was asked/);
+  assert.doesNotMatch(later, /Tell me/);
+});

@@ -127,3 +127,20 @@ Deno.test("keys typed while no question reads go to the background reader, and n
   assert.equal(await again, 2);
   stdin.type(null);
 });
+
+Deno.test("a line whose question is withdrawn ends at once, its keys dropped, raw mode left", async () => {
+  const { stdin, raw, modes } = keys();
+  const withdrawn = new AbortController();
+  const line = raw.readLine(withdrawn.signal);
+  stdin.type("hal");
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  withdrawn.abort();
+  assert.deepEqual(await line, { kind: "withdrawn" });
+  assert.deepEqual(modes, [true, false]);
+  // The next question reads afresh: nothing typed for the withdrawn one is kept.
+  const next = raw.readLine();
+  stdin.type("Ada\n");
+  assert.deepEqual(await next, { kind: "line", text: "Ada" });
+  assert.deepEqual(await raw.readLine(AbortSignal.abort()), { kind: "withdrawn" });
+  stdin.type(null);
+});

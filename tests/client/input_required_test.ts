@@ -83,3 +83,47 @@ Deno.test("a server that asks for input past the cap fails the call, saying so",
     await census.retire();
   }
 });
+
+Deno.test("the handlers' time between rounds is not counted against the call's deadline", async () => {
+  const census = Census.prepare([spec()], {
+    // A person who takes longer than the whole deadline to answer.
+    onElicit: () =>
+      new Promise((resolve) =>
+        setTimeout(() => resolve({ action: "accept", content: { name: "Ada" } }), 600)
+      ),
+    onSample: () =>
+      Promise.resolve({ role: "assistant", content: { type: "text", text: "hi" }, model: "m" }),
+  });
+  const client = census.clients.get("mrtr") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    const called = await client.callTool("ask", {}, { timeoutMs: 400 });
+    assert.ok(called.ok, JSON.stringify(called));
+  } finally {
+    await census.retire();
+  }
+});
+
+Deno.test("the caller's signal withdraws the question of an input_required round", async () => {
+  const caller = new AbortController();
+  let withdrawn: AbortSignal | undefined;
+  const census = Census.prepare([spec()], {
+    onElicit: (_request, context) => {
+      withdrawn = context?.signal;
+      const asked = new Promise<{ action: "cancel" }>((resolve) =>
+        withdrawn?.addEventListener("abort", () => resolve({ action: "cancel" }))
+      );
+      caller.abort();
+      return asked;
+    },
+  });
+  const client = census.clients.get("mrtr") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    const called = await client.callTool("ask", {}, { signal: caller.signal });
+    assert.equal(withdrawn?.aborted, true);
+    assert.ok(!called.ok && called.error.kind === "call_timed_out" && called.error.aborted);
+  } finally {
+    await census.retire();
+  }
+});

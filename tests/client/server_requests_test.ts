@@ -230,3 +230,75 @@ Deno.test("Census.prepare() refuses a root that is not a file: URI", () => {
     /file: URI/,
   );
 });
+
+Deno.test("an elicitation the server cancels aborts onElicit's signal, and is not answered", async () => {
+  const signals: AbortSignal[] = [];
+  let ask: Client | undefined;
+  await withAsker({
+    onElicit: async (_request, context) => {
+      assert.ok(context !== undefined);
+      signals.push(context.signal);
+      // The server withdraws this very question while it is being asked.
+      const withdrawn = await callText(ask as Client, "withdraw");
+      assert.equal(typeof withdrawn.withdrawn, "number");
+      await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+      return { action: "accept", content: { name: "late" } };
+    },
+  }, async (client) => {
+    ask = client;
+    assert.deepEqual(await callText(client, "elicit_withdrawable", { params: FORM }), {
+      responded: false,
+    });
+  });
+  assert.equal(signals.length, 1);
+  assert.ok(signals[0]?.aborted);
+});
+
+Deno.test("an elicitation withdrawn while it waits its turn is never asked", async () => {
+  const asked: string[] = [];
+  let ask: Client | undefined;
+  await withAsker({
+    onElicit: async (request) => {
+      asked.push(request.message);
+      // The second question waits behind this one; the server withdraws it.
+      await callText(ask as Client, "withdraw");
+      return { action: "decline" };
+    },
+  }, async (client) => {
+    ask = client;
+    const [first, second] = await Promise.all([
+      callText(client, "elicit_withdrawable", { params: { ...FORM, message: "first" } }),
+      callText(client, "elicit_withdrawable", { params: { ...FORM, message: "second" } }),
+    ]);
+    assert.deepEqual(first.response.result, { action: "decline" });
+    assert.deepEqual(second, { responded: false });
+  });
+  assert.deepEqual(asked, ["first"]);
+});
+
+Deno.test("a client that retires aborts the signal of a question still being asked", async () => {
+  let signal: AbortSignal | undefined;
+  const asked = Promise.withResolvers<void>();
+  const spec = fixture("asker", "asking_server.ts");
+  const census = Census.prepare([spec], {
+    onElicit: (_request, context) => {
+      signal = context?.signal;
+      asked.resolve();
+      return new Promise((resolve) =>
+        signal?.addEventListener("abort", () => resolve({ action: "cancel" }))
+      );
+    },
+  });
+  const client = census.clients.get("asker") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    const called = client.callTool("elicit", { params: FORM } as never);
+    await asked.promise;
+    assert.equal(signal?.aborted, false);
+    await census.retire();
+    assert.equal(signal?.aborted, true);
+    assert.equal((await called).ok, false);
+  } finally {
+    await census.retire();
+  }
+});

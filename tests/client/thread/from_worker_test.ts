@@ -20,6 +20,7 @@ import {
   encodeState,
   encodeStderr,
   encodeToolsChanged,
+  encodeWithdrawn,
   FROM_WORKER_KINDS,
   type FromWorker,
   renderAnswers,
@@ -184,6 +185,7 @@ const EVENTS: FromWorker[] = [
   }),
   encodeNotice({ kind: "resource_updated", uri: "file:///a.txt" }),
   encodeNotice({ kind: "list_changed", list: "prompts" }),
+  encodeWithdrawn(9),
 ];
 
 Deno.test("every event round-trips through its encoder, a structured clone and its decoder", () => {
