@@ -1176,34 +1176,6 @@ var joinBytes = (function joinBytes(parts, size) {
   }
   return out;
 });
-var grow = (function grow(long, size) {
-  long.buffer.resize(size);
-});
-var tooLong = (function tooLong(bytes, lines) {
-  return {
-    kind: "line_too_long",
-    bytes,
-    limit: MAX_LINE_BYTES,
-    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
-    lines
-  };
-});
-var frameText = (function frameText(message) {
-  return `${compactJson(message)}
-`;
-});
-var frameRequest = (function frameRequest(id, method) {
-  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
-  let quoted = METHOD_TEXT.get(method);
-  if (quoted === void 0) {
-    quoted = compactJson(method);
-    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
-  }
-  return [
-    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
-    "}\n"
-  ];
-});
 var readOutgoing = (function readOutgoing(text) {
   const parsed = parseJson(text);
   if (!parsed.ok || !isJsonObject(parsed.value)) return {
@@ -1296,93 +1268,33 @@ var displayUrl = (function displayUrl(url) {
 var jsonOnOneLine = (function jsonOnOneLine(text) {
   return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
 });
-var scanParamHeaders = (function scanParamHeaders(schema) {
-  const headers = [];
-  const seen = /* @__PURE__ */ new Map();
-  const visit = (node, path, reachable) => {
-    if (!isJsonObject(node)) return void 0;
-    if (MARK in node) {
-      const where = path.length === 0 ? "the schema itself" : path.join(".");
-      if (!reachable || path.length === 0) {
-        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
-      }
-      const name = node[MARK];
-      if (typeof name !== "string" || name.length === 0) {
-        return `${where}: ${MARK} must be a non-empty string`;
-      }
-      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
-      const type = node.type;
-      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
-        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
-      }
-      const prior = seen.get(name.toLowerCase());
-      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
-      seen.set(name.toLowerCase(), JSON.stringify(name));
-      headers.push({
-        path: [
-          ...path
-        ],
-        name
-      });
-    }
-    const properties = node.properties;
-    if (isJsonObject(properties)) {
-      for (const key of Object.keys(properties)) {
-        const fault2 = visit(properties[key] ?? null, [
-          ...path,
-          key
-        ], reachable);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    for (const keyword of ELSEWHERE) {
-      const sub = node[keyword];
-      if (sub === void 0) continue;
-      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
-        sub
-      ];
-      for (const branch of branches) {
-        const fault2 = visit(branch, [
-          ...path,
-          `<${keyword}>`
-        ], false);
-        if (fault2 !== void 0) return fault2;
-      }
-    }
-    return void 0;
-  };
-  const fault = visit(schema, [], true);
-  return fault === void 0 ? {
-    ok: true,
-    headers
-  } : {
-    ok: false,
-    reason: fault
+var grow = (function grow(long, size) {
+  long.buffer.resize(size);
+});
+var tooLong = (function tooLong(bytes, lines) {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_LINE_BYTES,
+    message: `Cannot accept a line of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES); at least ${bytes} bytes arrived before a newline`,
+    lines
   };
 });
-var paramHeaders = (function paramHeaders(marks, args) {
-  const out = [];
-  for (const mark of marks) {
-    let value = args;
-    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
-    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
-    if (text !== void 0) {
-      out.push([
-        `${PARAM_HEADER_PREFIX}${mark.name}`,
-        encodeHeaderValue(text)
-      ]);
-    }
-  }
-  return out;
+var frameText = (function frameText(message) {
+  return `${compactJson(message)}
+`;
 });
-var oversizedHeader = (function oversizedHeader(headers) {
-  for (const [name, value] of headers) {
-    if (value.length > MAX_PARAM_HEADER_BYTES) return {
-      name,
-      bytes: value.length
-    };
+var frameRequest = (function frameRequest(id, method) {
+  if (!Number.isSafeInteger(id)) throw new RangeError(`Cannot frame a request with id ${id}`);
+  let quoted = METHOD_TEXT.get(method);
+  if (quoted === void 0) {
+    quoted = compactJson(method);
+    if (METHOD_TEXT.size < METHODS_KEPT) METHOD_TEXT.set(method, quoted);
   }
-  return void 0;
+  return [
+    `{"jsonrpc":"2.0","id":${id},"method":${quoted},"params":`,
+    "}\n"
+  ];
 });
 var peekResponseId = (function peekResponseId(line) {
   const end = line.length;
@@ -1593,7 +1505,7 @@ var declaredLength = (function declaredLength(headers) {
   if (length === null || !/^[0-9]{1,15}$/.test(length)) return void 0;
   return Number(length);
 });
-var readEvents = (async function readEvents(body, decoder7, onEvent) {
+var readEvents = (async function readEvents(body, decoder8, onEvent) {
   if (body === null) return {
     kind: "ended"
   };
@@ -1609,12 +1521,12 @@ var readEvents = (async function readEvents(body, decoder7, onEvent) {
     for (; ; ) {
       const { done, value } = await reader.read();
       if (done) {
-        decoder7.end();
+        decoder8.end();
         return {
           kind: "ended"
         };
       }
-      const pushed = decoder7.push(value);
+      const pushed = decoder8.push(value);
       const events = pushed.ok ? pushed.value : pushed.error.events;
       for (const event of events) if (!onEvent(event)) return stop();
       if (!pushed.ok) {
@@ -1920,6 +1832,105 @@ var lowerCased = (function lowerCased(headers) {
   for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value;
   return out;
 });
+var scanParamHeaders = (function scanParamHeaders(schema) {
+  const headers = [];
+  const seen = /* @__PURE__ */ new Map();
+  const visit = (node, path, reachable) => {
+    if (!isJsonObject(node)) return void 0;
+    if (MARK in node) {
+      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      if (!reachable || path.length === 0) {
+        return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
+      }
+      const name = node[MARK];
+      if (typeof name !== "string" || name.length === 0) {
+        return `${where}: ${MARK} must be a non-empty string`;
+      }
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      const type = node.type;
+      if (typeof type !== "string" || !PRIMITIVE.has(type)) {
+        return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
+      }
+      const prior = seen.get(name.toLowerCase());
+      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), JSON.stringify(name));
+      headers.push({
+        path: [
+          ...path
+        ],
+        name
+      });
+    }
+    const properties = node.properties;
+    if (isJsonObject(properties)) {
+      for (const key of Object.keys(properties)) {
+        const fault2 = visit(properties[key] ?? null, [
+          ...path,
+          key
+        ], reachable);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    for (const keyword of ELSEWHERE) {
+      const sub = node[keyword];
+      if (sub === void 0) continue;
+      const branches = Array.isArray(sub) ? sub : MAPS.has(keyword) && isJsonObject(sub) ? Object.values(sub) : [
+        sub
+      ];
+      for (const branch of branches) {
+        const fault2 = visit(branch, [
+          ...path,
+          `<${keyword}>`
+        ], false);
+        if (fault2 !== void 0) return fault2;
+      }
+    }
+    return void 0;
+  };
+  const fault = visit(schema, [], true);
+  return fault === void 0 ? {
+    ok: true,
+    headers
+  } : {
+    ok: false,
+    reason: fault
+  };
+});
+var paramHeaders = (function paramHeaders(marks, args) {
+  const out = [];
+  for (const mark of marks) {
+    let value = args;
+    for (const key of mark.path) value = isJsonObject(value) ? value[key] : void 0;
+    const text = typeof value === "string" ? value : typeof value === "boolean" ? String(value) : typeof value === "number" && Number.isSafeInteger(value) ? String(value) : void 0;
+    if (text !== void 0) {
+      out.push([
+        `${PARAM_HEADER_PREFIX}${mark.name}`,
+        encodeHeaderValue(text)
+      ]);
+    }
+  }
+  return out;
+});
+var oversizedHeader = (function oversizedHeader(headers) {
+  for (const [name, value] of headers) {
+    if (value.length > MAX_PARAM_HEADER_BYTES) return {
+      name,
+      bytes: value.length
+    };
+  }
+  return void 0;
+});
+var holds = (function holds(bytes, needle) {
+  const first = needle[0];
+  if (first === void 0) return false;
+  const last = bytes.length - needle.length;
+  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && bytes[i + j] === needle[j]) j++;
+    if (j === needle.length) return true;
+  }
+  return false;
+});
 var mayReissue = (function mayReissue(message, repeatable) {
   if (message.version === void 0 || message.method === void 0) return false;
   if (READS.has(message.method)) return true;
@@ -1940,17 +1951,6 @@ var notReissued = (function notReissued(message, reissues) {
   }
   const tool = message.name === void 0 ? "the tool" : `tool ${quote(message.name)}`;
   return `it was not sent again because ${tool} is not marked read-only or idempotent, so it may or may not have run; call it again if that is safe`;
-});
-var holds = (function holds(bytes, needle) {
-  const first = needle[0];
-  if (first === void 0) return false;
-  const last = bytes.length - needle.length;
-  for (let i = bytes.indexOf(first); i !== -1 && i <= last; i = bytes.indexOf(first, i + 1)) {
-    let j = 1;
-    while (j < needle.length && bytes[i + j] === needle[j]) j++;
-    if (j === needle.length) return true;
-  }
-  return false;
 });
 var isModernList = (function isModernList(message) {
   return message.method === "tools/list" && message.version !== void 0;
@@ -3639,6 +3639,33 @@ var CommandTransport = class {
 
 
 
+// codec/_bytes.ts
+
+
+// codec/streamable_http.ts
+var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
+var METHOD_HEADER = "Mcp-Method";
+var NAME_HEADER = "Mcp-Name";
+var SESSION_HEADER = "Mcp-Session-Id";
+var LAST_EVENT_ID_HEADER = "Last-Event-ID";
+var ACCEPT_BOTH = "application/json, text/event-stream";
+var BODY_EXCERPT_BYTES = 512;
+var BASE64_PREFIX = "=?base64?";
+var BASE64_SUFFIX = "?=";
+var NAME_SOURCE = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri"
+};
+
+
+
+
+
+
+
+
+
 // codec/_line_cut.ts
 var NEWLINE3 = 10;
 var RETURN = 13;
@@ -3753,9 +3780,6 @@ var LineCutter = class {
   }
 };
 
-// codec/_bytes.ts
-
-
 // codec/framing.ts
 var MAX_LINE_BYTES = 16 * 1024 * 1024;
 var LineSplitter = class {
@@ -3853,69 +3877,6 @@ var GIVEN_UP = /* @__PURE__ */ new WeakSet();
 
 var METHOD_TEXT = /* @__PURE__ */ new Map();
 var METHODS_KEPT = 64;
-
-// codec/streamable_http.ts
-var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
-var METHOD_HEADER = "Mcp-Method";
-var NAME_HEADER = "Mcp-Name";
-var SESSION_HEADER = "Mcp-Session-Id";
-var LAST_EVENT_ID_HEADER = "Last-Event-ID";
-var ACCEPT_BOTH = "application/json, text/event-stream";
-var BODY_EXCERPT_BYTES = 512;
-var BASE64_PREFIX = "=?base64?";
-var BASE64_SUFFIX = "?=";
-var NAME_SOURCE = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri"
-};
-
-
-
-
-
-
-
-
-
-// codec/param_headers.ts
-var PARAM_HEADER_PREFIX = "Mcp-Param-";
-var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-var MARK = "x-mcp-header";
-var PRIMITIVE = /* @__PURE__ */ new Set([
-  "string",
-  "integer",
-  "boolean"
-]);
-var ELSEWHERE = [
-  "items",
-  "prefixItems",
-  "contains",
-  "additionalProperties",
-  "unevaluatedProperties",
-  "patternProperties",
-  "dependentSchemas",
-  "propertyNames",
-  "oneOf",
-  "anyOf",
-  "allOf",
-  "not",
-  "if",
-  "then",
-  "else",
-  "$defs",
-  "definitions"
-];
-var MAPS = /* @__PURE__ */ new Set([
-  "patternProperties",
-  "dependentSchemas",
-  "$defs",
-  "definitions"
-]);
-
-
-var MAX_PARAM_HEADER_BYTES = 8 * 1024;
-
 
 // codec/peek.ts
 var QUOTE = 34;
@@ -4408,6 +4369,45 @@ var HttpSession = class {
 
 
 
+// codec/param_headers.ts
+var PARAM_HEADER_PREFIX = "Mcp-Param-";
+var TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+var MARK = "x-mcp-header";
+var PRIMITIVE = /* @__PURE__ */ new Set([
+  "string",
+  "integer",
+  "boolean"
+]);
+var ELSEWHERE = [
+  "items",
+  "prefixItems",
+  "contains",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "patternProperties",
+  "dependentSchemas",
+  "propertyNames",
+  "oneOf",
+  "anyOf",
+  "allOf",
+  "not",
+  "if",
+  "then",
+  "else",
+  "$defs",
+  "definitions"
+];
+var MAPS = /* @__PURE__ */ new Set([
+  "patternProperties",
+  "dependentSchemas",
+  "$defs",
+  "definitions"
+]);
+
+
+var MAX_PARAM_HEADER_BYTES = 8 * 1024;
+
+
 // client/transport/http/_tools.ts
 var ToolMarks = class {
   #marks = /* @__PURE__ */ new Map();
@@ -4452,63 +4452,6 @@ var ToolMarks = class {
     if (message.method !== "tools/call" || message.name === void 0) return [];
     const marks = this.#marks.get(message.name);
     return marks === void 0 ? [] : paramHeaders(marks, message.arguments);
-  }
-};
-
-// client/transport/http/_reissue.ts
-var MAX_REISSUES = 2;
-var READS = /* @__PURE__ */ new Set([
-  "server/discover",
-  "tools/list",
-  "resources/list",
-  "resources/templates/list",
-  "resources/read",
-  "prompts/list",
-  "prompts/get",
-  "tasks/get",
-  "tasks/list"
-]);
-
-
-
-var Reissues = class {
-  #counts = /* @__PURE__ */ new Map();
-  /**
-   * Decides what becomes of a modern request lost with its stream: sent
-   * again under the id `renumber` gives it (the machine's), when it may be
-   * and has not been {@linkcode MAX_REISSUES} times already, or failed.
-   */
-  lost(message, id, body, options) {
-    const count = this.#counts.get(id) ?? 0;
-    this.#counts.delete(id);
-    if (!mayReissue(message, options.repeatable) || count >= MAX_REISSUES) {
-      return {
-        kind: "fail",
-        id,
-        why: notReissued(message, count)
-      };
-    }
-    if (typeof id !== "number") return {
-      kind: "fail",
-      id,
-      why: notReissued(message, count)
-    };
-    const next = options.renumber(id);
-    if (next === void 0) return {
-      kind: "gone"
-    };
-    const again = renumbered(body, next);
-    if (again === void 0) return {
-      kind: "fail",
-      id: next,
-      why: notReissued(message, count)
-    };
-    this.#counts.set(next, count + 1);
-    return {
-      kind: "again",
-      id: next,
-      body: again
-    };
   }
 };
 
@@ -4572,11 +4515,300 @@ var SentCredentials = class {
 };
 
 
+// client/transport/http/_reissue.ts
+var MAX_REISSUES = 2;
+var READS = /* @__PURE__ */ new Set([
+  "server/discover",
+  "tools/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "tasks/get",
+  "tasks/list"
+]);
+
+
+
+var Reissues = class {
+  #counts = /* @__PURE__ */ new Map();
+  /**
+   * Decides what becomes of a modern request lost with its stream: sent
+   * again under the id `renumber` gives it (the machine's), when it may be
+   * and has not been {@linkcode MAX_REISSUES} times already, or failed.
+   */
+  lost(message, id, body, options) {
+    const count = this.#counts.get(id) ?? 0;
+    this.#counts.delete(id);
+    if (!mayReissue(message, options.repeatable) || count >= MAX_REISSUES) {
+      return {
+        kind: "fail",
+        id,
+        why: notReissued(message, count)
+      };
+    }
+    if (typeof id !== "number") return {
+      kind: "fail",
+      id,
+      why: notReissued(message, count)
+    };
+    const next = options.renumber(id);
+    if (next === void 0) return {
+      kind: "gone"
+    };
+    const again = renumbered(body, next);
+    if (again === void 0) return {
+      kind: "fail",
+      id: next,
+      why: notReissued(message, count)
+    };
+    this.#counts.set(next, count + 1);
+    return {
+      kind: "again",
+      id: next,
+      body: again
+    };
+  }
+};
+
+// client/transport/http/_exchange.ts
+var decoder6 = new TextDecoder();
+var NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
+var Exchanges = class {
+  #host;
+  #inflight = /* @__PURE__ */ new Map();
+  /** Whether the server has answered a request with success: failures are then one request's. */
+  #reached = false;
+  #reissues = new Reissues();
+  /** The exchanges of the transport `host` describes. */
+  constructor(host2) {
+    this.#host = host2;
+  }
+  /** The machine needs nothing more for request `id`: its stream, if open, is closed. */
+  done(id) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return;
+    this.#inflight.delete(id);
+    controller.abort(NOTHING_MORE);
+  }
+  /** Every request still open is given up. */
+  abandonAll() {
+    for (const controller of this.#inflight.values()) controller.abort(NOTHING_MORE);
+    this.#inflight.clear();
+  }
+  /** POSTs request `id` and hands on what becomes of its answer. */
+  async request(message, id, body) {
+    const controller = new AbortController();
+    if (this.#host.ended()) controller.abort(NOTHING_MORE);
+    else this.#inflight.set(id, controller);
+    const signal = controller.signal;
+    const headers = this.#host.headers(message);
+    const tooLong2 = oversizedHeader(Object.entries(headers));
+    if (tooLong2 !== void 0) {
+      this.#inflight.delete(id);
+      this.#host.madeUp(id, headerTooLong(this.#where, message, tooLong2, MAX_PARAM_HEADER_BYTES));
+      return;
+    }
+    let sent = await this.#host.send(this.#host.url, {
+      method: "POST",
+      headers,
+      body,
+      signal
+    });
+    if (sent.kind === "answer" && sent.response.status === 404 && this.#host.session.id !== void 0 && message.version === void 0 && message.method !== "initialize") {
+      sent.response.body?.cancel().catch(() => {
+      });
+      const refused = await this.#host.session.renew(this.#host.signal);
+      if (refused !== void 0) {
+        this.#host.fail(`Server "${this.#host.name}" at ${this.#host.endpoint}: ${refused}`);
+        return;
+      }
+      if (this.#host.ended()) return;
+      const again = {
+        method: "POST",
+        headers: this.#host.headers(message),
+        body,
+        signal
+      };
+      sent = await this.#host.send(this.#host.url, again);
+    }
+    if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
+    if (sent.kind !== "answer") {
+      this.#unsent(sent, message, id, body);
+      return;
+    }
+    await this.#answer(sent.response, message, id, body);
+    this.#inflight.delete(id);
+  }
+  /**
+   * A request that got no answer: before the server ever answered, the
+   * client fails (the start says why); after, the request alone does, and a
+   * modern one that may have reached the server is lost and re-issued where
+   * that does nothing twice.
+   */
+  #unsent(sent, message, id, body) {
+    if (!this.#reached) {
+      this.#host.failSent(sent, message);
+      return;
+    }
+    if (sent.kind === "unreachable" && message.version !== void 0) {
+      void this.#lost(message, id, body, `could not be sent: ${sent.message}`);
+      return;
+    }
+    this.#inflight.delete(id);
+    this.#host.madeUp(id, sent.kind === "auth_failed" ? notLetIn(this.#where, sent, message) : {
+      message: unsentMessage(this.#where, sent, message),
+      data: {
+        status: 0
+      }
+    });
+  }
+  async #answer(response, message, id, body) {
+    if (await this.#refusal(response, message)) return;
+    const status = response.status;
+    const type = response.headers.get("content-type");
+    const success = status >= 200 && status < 300;
+    if (success) this.#reached = true;
+    if (message.method === "initialize" && success) this.#host.session.opened(response);
+    if (success && isMediaType(type, "text/event-stream")) {
+      await this.#stream(response.body, message, id, body);
+      return;
+    }
+    const read = await readResponseBody(response, MAX_LINE_BYTES);
+    if (read.kind === "broken") {
+      if (!this.#inflight.has(id)) return;
+      if (message.version !== void 0) {
+        await this.#lost(message, id, body, `broke its body: ${read.message}`);
+      } else this.#host.fail(`${subject(this.#where, message)} broke: ${read.message}`);
+      return;
+    }
+    if (read.kind === "too_large") {
+      this.#host.fail(`${subject(this.#where, message)} was a body of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES)`);
+      return;
+    }
+    const json = isMediaType(type, "application/json");
+    if (!this.#inflight.delete(id)) return;
+    if (success && json) {
+      const answered = answeredId(read.bytes);
+      if (answered !== id) {
+        const excerpt = bodyExcerpt(read.bytes);
+        this.#host.madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
+        return;
+      }
+      if (message.method === "initialize") {
+        this.#host.session.negotiated(decoder6.decode(read.bytes));
+      }
+      if (isModernList(message)) {
+        this.#host.deliverText(this.#host.tools.listed(decoder6.decode(read.bytes)));
+      } else this.#host.deliverBytes(read.bytes);
+      return;
+    }
+    const answer = json ? answerOf(read.bytes, id) : void 0;
+    if (answer !== void 0) {
+      if (answer === "as_is") this.#host.deliverBytes(read.bytes);
+      else this.#host.deliverText(answer);
+      return;
+    }
+    this.#host.madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
+  }
+  /**
+   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
+   * where the server allows, a modern one that ends before its answer lost.
+   */
+  async #stream(body, message, id, request) {
+    const end = await followStream(body, {
+      modern: message.version !== void 0,
+      message: (data) => {
+        if (message.method === "initialize") this.#host.session.negotiated(data);
+        const line = jsonOnOneLine(data);
+        this.#host.deliverText(isModernList(message) ? this.#host.tools.listed(line) : line);
+      },
+      // The machine tells, synchronously, when a message was the answer.
+      waiting: () => this.#inflight.has(id) && !this.#host.ended(),
+      sleep: (ms) => this.#sleep(ms, id),
+      resume: (lastEventId) => this.#resume(id, lastEventId)
+    });
+    if (end.kind === "fault") {
+      this.#host.fail(`${subject(this.#where, message)} broke its event stream: ${end.message}`);
+    } else if (end.kind === "lost") await this.#lost(message, id, request, end.how);
+    else if (end.kind === "unanswered") {
+      const after = end.lastEventId;
+      const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
+      const words = `Server "${this.#host.name}" ended its event stream without answering`;
+      this.#host.madeUp(id, {
+        message: `${words} ${message.method}${how}`,
+        data: {
+          status: 200
+        }
+      });
+    }
+  }
+  /** Asks for a legacy stream again after `lastEventId`; its body, if the server gives it. */
+  #resume(id, lastEventId) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return Promise.resolve(void 0);
+    return this.#host.session.resume(lastEventId, controller.signal);
+  }
+  /**
+   * A modern request whose answer was lost with its stream (the server took
+   * the broken stream as its cancellation): re-issued as a new request, with
+   * the id the machine gives it, where that does nothing twice, at most
+   * `MAX_REISSUES` times; otherwise it fails, saying why.
+   */
+  async #lost(message, id, body, how) {
+    this.#inflight.delete(id);
+    if (this.#host.ended()) return;
+    const next = this.#reissues.lost(message, id, body, {
+      repeatable: (tool) => this.#host.tools.repeatable(tool),
+      renumber: (old) => this.#host.renumber(old)
+    });
+    if (next.kind === "again") await this.request({
+      ...message,
+      id: next.id
+    }, next.id, next.body);
+    else if (next.kind === "fail") {
+      const lost = `Server "${this.#host.name}" at ${this.#host.endpoint}: ${message.method} ${how}`;
+      this.#host.madeUp(next.id, {
+        message: `${lost}; ${next.why}`,
+        data: {
+          status: 200
+        }
+      });
+    }
+  }
+  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
+  async #sleep(ms, id) {
+    const controller = this.#inflight.get(id);
+    if (controller === void 0) return false;
+    const waited = await sleepUnless(this.#host.clock, ms, controller.signal);
+    return waited && this.#inflight.has(id) && !this.#host.ended();
+  }
+  /**
+   * A 401 or 403 that no sign-in answers ends the client: it is about
+   * credentials, never about the era, and no retry can fix it. Answers
+   * whether it was one.
+   */
+  async #refusal(response, message) {
+    const status = response.status;
+    if (status !== 401 && status !== 403) return false;
+    const refused = await refusal(response, (text) => this.#host.credentials.clean(text));
+    this.#host.fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
+    return true;
+  }
+  get #where() {
+    return {
+      name: this.#host.name,
+      endpoint: this.#host.endpoint
+    };
+  }
+};
+
+
 // client/transport/http/http_transport.ts
 var encoder6 = new TextEncoder();
-var decoder6 = new TextDecoder();
+var decoder7 = new TextDecoder();
 var NEWLINE5 = 10;
-var NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
 var HttpTransport = class {
   /** The legacy session's `Mcp-Session-Id`, once the server gave one. */
   sessionId() {
@@ -4594,16 +4826,13 @@ var HttpTransport = class {
   #parts = [];
   #partBytes = 0;
   #all = new AbortController();
-  #inflight = /* @__PURE__ */ new Map();
   #ended = false;
   #refused;
   #session;
   #tools = new ToolMarks();
   #auth;
-  /** Whether the server has answered a request with success: failures are then one request's. */
-  #reached = false;
   #notifier;
-  #reissues = new Reissues();
+  #exchanges;
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
   #listen;
@@ -4620,6 +4849,25 @@ var HttpTransport = class {
     this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init));
     this.#clock = options.clock ?? systemClock;
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
+    this.#exchanges = new Exchanges({
+      name: this.#name,
+      url: this.#url,
+      endpoint: this.endpoint,
+      clock: this.#clock,
+      session: this.#session,
+      tools: this.#tools,
+      credentials: this.#credentials,
+      signal: this.#all.signal,
+      ended: () => this.#ended,
+      send: (url, init) => this.#send(url, init),
+      headers: (message) => this.#headers(message),
+      renumber: (old) => this.#sink?.reissue?.(old),
+      deliverText: (line) => this.#deliverText(line),
+      deliverBytes: (bytes) => this.#deliverBytes(bytes),
+      madeUp: (id, words) => this.#madeUp(id, words),
+      fail: (message, http) => this.#fail(message, http),
+      failSent: (sent, message) => this.#failSent(sent, message)
+    });
   }
   /** The endpoint as it may be shown (no credentials, no query). */
   get endpoint() {
@@ -4650,10 +4898,7 @@ var HttpTransport = class {
   }
   /** The machine needs nothing more for request `id`: its stream, if open, is closed. */
   done(id) {
-    const controller = this.#inflight.get(id);
-    if (controller === void 0) return;
-    this.#inflight.delete(id);
-    controller.abort(NOTHING_MORE);
+    this.#exchanges.done(id);
   }
   /**
    * Ends the session: every open request is abandoned, and a legacy
@@ -4671,16 +4916,15 @@ var HttpTransport = class {
   }
   #abortAll() {
     this.#ended = true;
-    for (const controller of this.#inflight.values()) controller.abort(NOTHING_MORE);
-    this.#inflight.clear();
+    this.#exchanges.abandonAll();
     this.#all.abort();
   }
   async #dispatch(body) {
-    const message = readOutgoing(decoder6.decode(body));
+    const message = readOutgoing(decoder7.decode(body));
     if (message.kind === "unreadable") return;
     if (message.kind === "request" && message.id !== void 0) {
       if (message.method === "initialize") this.#session.initializing(body);
-      await this.#request(message, message.id, body);
+      await this.#exchanges.request(message, message.id, body);
       return;
     }
     if (message.version !== void 0) return;
@@ -4719,201 +4963,6 @@ var HttpTransport = class {
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
     return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
-  }
-  async #request(message, id, body) {
-    const controller = new AbortController();
-    if (this.#ended) controller.abort(NOTHING_MORE);
-    else this.#inflight.set(id, controller);
-    const signal = controller.signal;
-    const headers = this.#headers(message);
-    const tooLong2 = oversizedHeader(Object.entries(headers));
-    if (tooLong2 !== void 0) {
-      this.#inflight.delete(id);
-      this.#madeUp(id, headerTooLong(this.#where, message, tooLong2, MAX_PARAM_HEADER_BYTES));
-      return;
-    }
-    let sent = await this.#send(this.#url, {
-      method: "POST",
-      headers,
-      body,
-      signal
-    });
-    if (sent.kind === "answer" && sent.response.status === 404 && this.#session.id !== void 0 && message.version === void 0 && message.method !== "initialize") {
-      sent.response.body?.cancel().catch(() => {
-      });
-      const refused = await this.#session.renew(this.#all.signal);
-      if (refused !== void 0) {
-        this.#fail(`Server "${this.#name}" at ${this.endpoint}: ${refused}`);
-        return;
-      }
-      if (this.#ended) return;
-      const again = {
-        method: "POST",
-        headers: this.#headers(message),
-        body,
-        signal
-      };
-      sent = await this.#send(this.#url, again);
-    }
-    if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
-    if (sent.kind !== "answer") {
-      this.#unsent(sent, message, id, body);
-      return;
-    }
-    await this.#answer(sent.response, message, id, body);
-    this.#inflight.delete(id);
-  }
-  /**
-   * A request that got no answer: before the server ever answered, the
-   * client fails (the start says why); after, the request alone does, and a
-   * modern one that may have reached the server is lost and re-issued where
-   * that does nothing twice.
-   */
-  #unsent(sent, message, id, body) {
-    if (!this.#reached) {
-      this.#failSent(sent, message);
-      return;
-    }
-    if (sent.kind === "unreachable" && message.version !== void 0) {
-      void this.#lost(message, id, body, `could not be sent: ${sent.message}`);
-      return;
-    }
-    this.#inflight.delete(id);
-    this.#madeUp(id, sent.kind === "auth_failed" ? notLetIn(this.#where, sent, message) : {
-      message: unsentMessage(this.#where, sent, message),
-      data: {
-        status: 0
-      }
-    });
-  }
-  async #answer(response, message, id, body) {
-    if (await this.#refusal(response, message)) return;
-    const status = response.status;
-    const type = response.headers.get("content-type");
-    const success = status >= 200 && status < 300;
-    if (success) this.#reached = true;
-    if (message.method === "initialize" && success) this.#session.opened(response);
-    if (success && isMediaType(type, "text/event-stream")) {
-      await this.#stream(response.body, message, id, body);
-      return;
-    }
-    const read = await readResponseBody(response, MAX_LINE_BYTES);
-    if (read.kind === "broken") {
-      if (!this.#inflight.has(id)) return;
-      if (message.version !== void 0) {
-        await this.#lost(message, id, body, `broke its body: ${read.message}`);
-      } else this.#fail(`${subject(this.#where, message)} broke: ${read.message}`);
-      return;
-    }
-    if (read.kind === "too_large") {
-      this.#fail(`${subject(this.#where, message)} was a body of more than ${MAX_LINE_BYTES} bytes (MAX_LINE_BYTES)`);
-      return;
-    }
-    const json = isMediaType(type, "application/json");
-    if (!this.#inflight.delete(id)) return;
-    if (success && json) {
-      const answered = answeredId(read.bytes);
-      if (answered !== id) {
-        const excerpt = bodyExcerpt(read.bytes);
-        this.#madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
-        return;
-      }
-      if (message.method === "initialize") this.#session.negotiated(decoder6.decode(read.bytes));
-      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder6.decode(read.bytes)));
-      else this.#deliverBytes(read.bytes);
-      return;
-    }
-    const answer = json ? answerOf(read.bytes, id) : void 0;
-    if (answer !== void 0) {
-      if (answer === "as_is") this.#deliverBytes(read.bytes);
-      else this.#deliverText(answer);
-      return;
-    }
-    this.#madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
-  }
-  /**
-   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
-   * where the server allows, a modern one that ends before its answer lost.
-   */
-  async #stream(body, message, id, request) {
-    const end = await followStream(body, {
-      modern: message.version !== void 0,
-      message: (data) => {
-        if (message.method === "initialize") this.#session.negotiated(data);
-        const line = jsonOnOneLine(data);
-        this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
-      },
-      // The machine tells, synchronously, when a message was the answer.
-      waiting: () => this.#inflight.has(id) && !this.#ended,
-      sleep: (ms) => this.#sleep(ms, id),
-      resume: (lastEventId) => this.#resume(id, lastEventId)
-    });
-    if (end.kind === "fault") {
-      this.#fail(`${subject(this.#where, message)} broke its event stream: ${end.message}`);
-    } else if (end.kind === "lost") await this.#lost(message, id, request, end.how);
-    else if (end.kind === "unanswered") {
-      const after = end.lastEventId;
-      const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
-      const words = `Server "${this.#name}" ended its event stream without answering`;
-      this.#madeUp(id, {
-        message: `${words} ${message.method}${how}`,
-        data: {
-          status: 200
-        }
-      });
-    }
-  }
-  /** Asks for a legacy stream again after `lastEventId`; its body, if the server gives it. */
-  #resume(id, lastEventId) {
-    const controller = this.#inflight.get(id);
-    if (controller === void 0) return Promise.resolve(void 0);
-    return this.#session.resume(lastEventId, controller.signal);
-  }
-  /**
-   * A modern request whose answer was lost with its stream (the server took
-   * the broken stream as its cancellation): re-issued as a new request, with
-   * the id the machine gives it, where that does nothing twice, at most
-   * `MAX_REISSUES` times; otherwise it fails, saying why.
-   */
-  async #lost(message, id, body, how) {
-    this.#inflight.delete(id);
-    if (this.#ended) return;
-    const next = this.#reissues.lost(message, id, body, {
-      repeatable: (tool) => this.#tools.repeatable(tool),
-      renumber: (old) => this.#sink?.reissue?.(old)
-    });
-    if (next.kind === "again") await this.#request({
-      ...message,
-      id: next.id
-    }, next.id, next.body);
-    else if (next.kind === "fail") {
-      const lost = `Server "${this.#name}" at ${this.endpoint}: ${message.method} ${how}`;
-      this.#madeUp(next.id, {
-        message: `${lost}; ${next.why}`,
-        data: {
-          status: 200
-        }
-      });
-    }
-  }
-  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
-  async #sleep(ms, id) {
-    const controller = this.#inflight.get(id);
-    if (controller === void 0) return false;
-    const waited = await sleepUnless(this.#clock, ms, controller.signal);
-    return waited && this.#inflight.has(id) && !this.#ended;
-  }
-  /**
-   * A 401 or 403 that no sign-in answers ends the client: it is about
-   * credentials, never about the era, and no retry can fix it. Answers
-   * whether it was one.
-   */
-  async #refusal(response, message) {
-    const status = response.status;
-    if (status !== 401 && status !== 403) return false;
-    const refused = await refusal(response, (text) => this.#credentials.clean(text));
-    this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
-    return true;
   }
   /** The headers of the POST carrying `message`, its parameter headers included. */
   #headers(message) {
@@ -4965,7 +5014,6 @@ var HttpTransport = class {
     return this.#refused;
   }
 };
-
 
 // client/transport/http/auth.ts
 var HttpAuth = class {

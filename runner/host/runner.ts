@@ -5,7 +5,7 @@
  * a value. A {@linkcode Runner} lives as long as its harness and keeps two
  * things warm between runs; {@linkcode runProgram} is the same run, one-shot.
  *
- * How a run goes:
+ * How a run goes (`_course.ts`):
  *
  * 1. The program's imports are found by the resident checker's TypeScript
  *    parser. It may import `./mcp/<segment>.ts` for a server of the harness,
@@ -66,69 +66,38 @@
 
 import { ResidentChecker } from "./checker.ts";
 import {
-  aborted,
-  aliasSegment,
   bySegment,
-  checkerProblem,
-  checkRefusal,
   deadline,
-  explain,
-  type Gate,
-  gateImports,
   memoryCap,
-  merged,
   named,
-  nonce,
   oversize,
-  pastDeadline,
   programFileName,
   rejected,
   runLimits,
-  type RunSettings,
-  segmentsOf,
-  sources,
 } from "./_admission.ts";
-import type { ImportScan } from "../checker/protocol.ts";
 import { SandboxSlots } from "./slots.ts";
 import { DEFAULT_MAX_SANDBOXES, DEFAULT_WARM_SANDBOXES } from "./limits.ts";
-import { runInSandbox } from "./_sandbox_run.ts";
-import { phase } from "../../telemetry/spans.ts";
-import { type Sandbox, startSandbox } from "./_sandbox.ts";
 import { SandboxPool } from "./_pool.ts";
-import type { Discovery } from "./discovery.ts";
 import type { RunnerOptions, RunnerStats } from "./runner_options.ts";
-import {
-  CAP_SPECIFIER,
-  type HarnessRunOptions,
-  type RunModule,
-  type RunOptions,
-  type RunReport,
-} from "./run.ts";
+import type { HarnessRunOptions, RunModule, RunOptions, RunReport } from "./run.ts";
 import { DEFAULT_CHECK_TIMEOUT_MS } from "./limits.ts";
-import { withinBudget } from "./_budget.ts";
-import { CAP_SOURCE, TOOLS_SOURCE } from "../../_generated/sandbox_sources.ts";
+import { checkerFiles, RunCourse, startRunSandbox } from "./_course.ts";
 
 export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
-  readonly #call: RunOptions["call"];
-  readonly #read: RunOptions["read"];
-  readonly #features: RunOptions["features"];
-  readonly #discovery: Discovery | undefined;
-  readonly #warm: boolean;
   readonly #memoryMb: number;
   readonly #deno: string;
   readonly #tempDir: string | undefined;
   readonly #checker: ResidentChecker;
-  readonly #slots: SandboxSlots;
   readonly #inflight = new Set<Promise<RunReport>>();
   readonly #stop = new AbortController();
   readonly #pool: SandboxPool;
+  readonly #course: RunCourse;
   #retired = false;
   #runs = 0;
-  #warmRuns = 0;
 
   /**
    * Makes a runner for these modules. Starts nothing; throws `TypeError` for
@@ -148,22 +117,18 @@ export class Runner {
       throw new TypeError("Cannot run the program: options.call is not a function");
     }
     this.#bySegment = bySegment(options.modules);
-    this.#call = options.call;
     if (options.read !== undefined && typeof options.read !== "function") {
       throw new TypeError("Cannot run the program: options.read is not a function");
     }
-    this.#read = options.read;
     if (options.features !== undefined && typeof options.features !== "function") {
       throw new TypeError("Cannot run the program: options.features is not a function");
     }
-    this.#features = options.features;
-    this.#discovery = options.discovery;
-    this.#warm = options.warm ?? true;
+    const warm = options.warm ?? true;
     this.#memoryMb = memoryCap(options.memoryMb);
     this.#deno = options.denoExecutable ?? Deno.execPath();
     this.#tempDir = options.tempDir;
     this.#checker = options.checker ?? new ResidentChecker();
-    this.#slots = new SandboxSlots(options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES);
+    const slots = new SandboxSlots(options.maxSandboxes ?? DEFAULT_MAX_SANDBOXES);
     const warmSandboxes = options.warmSandboxes ?? DEFAULT_WARM_SANDBOXES;
     if (!Number.isSafeInteger(warmSandboxes) || warmSandboxes < 1) {
       throw new RangeError(
@@ -171,8 +136,22 @@ export class Runner {
       );
     }
     this.#pool = new SandboxPool({
-      start: () => this.#start(this.#deno, this.#memoryMb, this.#tempDir).catch(() => undefined),
-      max: this.#warm ? warmSandboxes : 0,
+      start: () =>
+        startRunSandbox(this.#deno, this.#memoryMb, this.#tempDir).catch(() => undefined),
+      max: warm ? warmSandboxes : 0,
+    });
+    this.#course = new RunCourse({
+      checker: this.#checker,
+      slots,
+      pool: this.#pool,
+      warm,
+      memoryMb: this.#memoryMb,
+      deno: this.#deno,
+      tempDir: this.#tempDir,
+      discovery: options.discovery,
+      call: options.call,
+      read: options.read,
+      features: options.features,
     });
   }
 
@@ -185,7 +164,7 @@ export class Runner {
     // the compiler's paths for imports, so the first real check is a warm one.
     const imports = [...this.#bySegment.keys()].map((segment) => `import "./mcp/${segment}.ts";\n`);
     this.#checker.check(
-      this.#files(`${imports.join("")}export {};\n`, this.#bySegment.keys(), this.#bySegment),
+      checkerFiles(`${imports.join("")}export {};\n`, this.#bySegment.keys(), this.#bySegment),
       {
         timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
         signal: this.#stop.signal,
@@ -210,7 +189,7 @@ export class Runner {
       waiting: this.#pool.size,
       ready: this.#pool.ready,
       runs: this.#runs,
-      warmRuns: this.#warmRuns,
+      warmRuns: this.#course.warmRuns,
     };
   }
 
@@ -249,7 +228,7 @@ export class Runner {
     const signal = options.signal === undefined
       ? this.#stop.signal
       : AbortSignal.any([options.signal, this.#stop.signal]);
-    const running = this.#run(source, {
+    const running = this.#course.run(source, {
       limits,
       checkTimeoutMs,
       typeCheck: options.typeCheck ?? true,
@@ -283,201 +262,6 @@ export class Runner {
     this.#stop.abort();
     await Promise.allSettled([...this.#inflight]);
     await Promise.all([this.#pool.retire(), this.#checker.retire()]);
-  }
-
-  async #run(
-    source: string,
-    run: RunSettings,
-  ): Promise<RunReport> {
-    const { limits, signal } = run;
-    if (signal.aborted) return aborted(limits);
-    const scanned = await this.#checker.scan(source, { timeoutMs: run.checkTimeoutMs, signal });
-    if (scanned.kind === "aborted") return aborted(limits);
-    if (scanned.kind !== "scanned") {
-      return rejected(
-        [checkerProblem("find the program's imports", scanned, run.checkTimeoutMs)],
-        limits,
-      );
-    }
-    const gate = gateImports(scanned.scan, run.modules, source);
-    if (gate.diagnostics.length > 0) return await this.#refuse(source, scanned.scan, gate, run);
-    const segments = segmentsOf(scanned.scan, run.modules);
-    // The check needs no slot: it starts now, so that programs at once are
-    // checked while the ones before them hold the slots and run.
-    const giveUp = new AbortController();
-    const checking = run.typeCheck
-      ? phase(
-        "harness.run check",
-        this.#checker.check(this.#files(source, segments, run.modules), {
-          timeoutMs: run.checkTimeoutMs,
-          signal: AbortSignal.any([signal, giveUp.signal]),
-        }),
-      )
-      : undefined;
-    // Awaited below; a failure is the run's to report.
-    checking?.catch(() => {});
-
-    // A slot before any sandbox: the wait counts in the run's deadline. A
-    // program its check refuses does not wait for one.
-    const waitStarted = performance.now();
-    const noSlot = new AbortController();
-    const granting = this.#slots.acquire(
-      limits.timeoutMs,
-      AbortSignal.any([signal, noSlot.signal]),
-    );
-    if (checking !== undefined) {
-      const first = await Promise.race([
-        granting.then(() => undefined),
-        checking.then((checked) => ({ checked })),
-      ]);
-      if (first !== undefined) {
-        const refused = checkRefusal(first.checked, run);
-        if (refused !== undefined) {
-          noSlot.abort();
-          const grant = await granting;
-          if (grant.kind === "granted") grant.release();
-          return refused;
-        }
-      }
-    }
-    const grant = await granting;
-    if (grant.kind !== "granted") {
-      // No slot, no run: its check is no longer wanted.
-      giveUp.abort();
-      if (grant.kind === "aborted") return aborted(limits);
-      return pastDeadline(limits, "waiting for a sandbox slot");
-    }
-    const programMs = Math.max(1, Math.ceil(limits.timeoutMs - (performance.now() - waitStarted)));
-    try {
-      return await this.#runAdmitted(source, segments, run, programMs, checking);
-    } finally {
-      grant.release();
-    }
-  }
-
-  /**
-   * The rejection of a program whose imports the gate refused: with its type
-   * errors too, checked with each misspelled module read as the one it meant,
-   * so that one answer holds every problem. No sandbox is involved.
-   */
-  async #refuse(
-    source: string,
-    scan: ImportScan,
-    gate: Gate,
-    run: RunSettings,
-  ): Promise<RunReport> {
-    const { limits, signal } = run;
-    if (!run.typeCheck) return rejected(gate.diagnostics, limits);
-    const named = [...segmentsOf(scan, run.modules), ...gate.aliases.map(aliasSegment)];
-    const checked = await this.#checker.check(this.#files(source, named, run.modules), {
-      timeoutMs: run.checkTimeoutMs,
-      signal,
-      aliases: gate.aliases,
-    });
-    if (checked.kind === "aborted") return aborted(limits);
-    if (checked.kind !== "failed") return rejected(gate.diagnostics, limits);
-    const found = explain(checked.diagnostics, run.modules, gate.aliases);
-    return rejected(merged(gate.diagnostics, found), limits);
-  }
-
-  async #runAdmitted(
-    source: string,
-    segments: readonly string[],
-    run: RunSettings,
-    programMs: number,
-    checking: ReturnType<ResidentChecker["check"]> | undefined,
-  ): Promise<RunReport> {
-    const { limits, signal } = run;
-
-    // A sandbox waiting with the same heap cap and executable is chosen now
-    // and used once the check passes; without one, a sandbox starts beside
-    // the check.
-    const fits = this.#warm && limits.memoryMb === this.#memoryMb && run.deno === this.#deno &&
-      run.tempDir === this.#tempDir;
-    this.#pool.enter();
-    const pending: Promise<Sandbox | undefined> = fits
-      ? this.#pool.take().then((taken) => {
-        if (taken !== undefined) this.#warmRuns++;
-        return taken ?? this.#start(run.deno, limits.memoryMb, run.tempDir);
-      })
-      : this.#start(run.deno, limits.memoryMb, run.tempDir);
-    // Awaited below; a failure to start is the run's to report.
-    pending.catch(() => {});
-    let sandbox: Sandbox | undefined;
-    try {
-      if (checking !== undefined) {
-        const refused = checkRefusal(await checking, run);
-        if (refused !== undefined) return refused;
-      }
-      if (signal.aborted) return aborted(limits);
-      sandbox = await pending;
-      if (sandbox === undefined) {
-        sandbox = await this.#start(run.deno, limits.memoryMb, run.tempDir);
-      }
-      await sandbox.hand(source, sources(segments, run.modules));
-      const ran = await phase(
-        "harness.run execute",
-        runInSandbox({
-          child: sandbox.child,
-          stdoutHead: sandbox.stdoutHead(),
-          discovery: this.#discovery,
-          nonce: nonce(),
-          rootUrl: sandbox.rootUrl,
-          rootPath: sandbox.rootPath,
-          call: this.#call,
-          read: this.#read,
-          features: this.#features,
-          context: run.context,
-          timeoutMs: programMs,
-          runTimeoutMs: limits.timeoutMs,
-          memoryMb: limits.memoryMb,
-          maxCalls: limits.maxCalls,
-          maxOutputBytes: limits.maxOutputBytes,
-          signal,
-          onProgress: run.onProgress,
-        }),
-      );
-      const { outcome } = ran;
-      if (
-        outcome.kind === "killed" && outcome.reason !== "channel" && outcome.reason !== "aborted"
-      ) {
-        limits.hit.push(outcome.reason);
-      }
-      return withinBudget({ outcome, logs: ran.logs, calls: ran.calls, limits });
-    } finally {
-      if (sandbox === undefined) sandbox = await pending.catch(() => undefined);
-      await sandbox?.dispose();
-      // Beyond the one a take starts when it empties the pool after a miss, the next
-      // sandboxes start once this one is gone and no run is in flight, not
-      // while programs run: a start is tens of ms of CPU, which on a small
-      // machine the programs would otherwise share.
-      this.#pool.leave();
-    }
-  }
-
-  /**
-   * The build root the checker sees for `program`: it, `cap.ts`, `tools.ts`
-   * and the modules of `segments` (those it imports): a module it does not
-   * import costs its check nothing.
-   */
-  #files(
-    program: string,
-    segments: Iterable<string>,
-    modules: ReadonlyMap<string, RunModule>,
-  ): [string, string][] {
-    const files: [string, string][] = [
-      ["program.ts", program],
-      ["cap.ts", CAP_SOURCE],
-      ["tools.ts", TOOLS_SOURCE],
-    ];
-    for (const [segment, source] of sources(segments, modules)) {
-      files.push([`mcp/${segment}.ts`, source]);
-    }
-    return files;
-  }
-
-  #start(deno: string, memoryMb: number, tempDir: string | undefined): Promise<Sandbox> {
-    return startSandbox({ deno, memoryMb, capSpecifier: CAP_SPECIFIER, tempDir });
   }
 }
 

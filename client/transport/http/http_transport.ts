@@ -5,8 +5,9 @@
  * deadlines and its death paths are the ones stdio has.
  *
  * Every line the machine writes is one JSON-RPC message and becomes one
- * POST; what the server answers (one JSON body, or the messages of an event
- * stream) reaches the machine as lines. A modern message (its
+ * POST (`_exchange.ts`, from the POST to its answer); what the server
+ * answers (one JSON body, or the messages of an event stream) reaches the
+ * machine as lines. A modern message (its
  * envelope in `params._meta`) carries `MCP-Protocol-Version`, `Mcp-Method`
  * and `Mcp-Name`; a legacy session carries `Mcp-Session-Id` and the
  * negotiated `MCP-Protocol-Version` after `initialize`, is opened again when
@@ -33,51 +34,28 @@
  * @module
  */
 
-import { MAX_LINE_BYTES } from "../../../codec/framing.ts";
 import { ok, type Result } from "../../../codec/result.ts";
 import { joinBytes } from "../../../codec/_bytes.ts";
 import {
-  bodyExcerpt,
   displayUrl,
   isMediaType,
   jsonOnOneLine,
   type OutgoingMessage,
   readOutgoing,
 } from "../../../codec/streamable_http.ts";
-import { MAX_PARAM_HEADER_BYTES, oversizedHeader } from "../../../codec/param_headers.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import type { RemoteEvidence } from "../../thread/evidence.ts";
 import { httpFailure } from "../../thread/outcomes.ts";
-import {
-  answeredId,
-  answerOf,
-  type HeaderList,
-  readResponseBody,
-  refusal,
-  send,
-  type Sent,
-} from "./_read.ts";
+import { type HeaderList, send, type Sent } from "./_read.ts";
 import { followStream, sleepUnless } from "./_stream.ts";
-import {
-  headerTooLong,
-  jsonLine,
-  type MadeUp,
-  madeUpLine,
-  noAnswer,
-  notLetIn,
-  otherAnswer,
-  subject,
-  unsentFailure,
-  unsentMessage,
-  type Where,
-} from "./_words.ts";
+import { jsonLine, type MadeUp, madeUpLine, unsentFailure, type Where } from "./_words.ts";
 import { Notifier } from "./_notify.ts";
 import { HttpSession } from "./_session.ts";
 import { ToolMarks } from "./_tools.ts";
 import type { HttpAuth } from "./auth.ts";
-import { Reissues } from "./_reissue.ts";
 import { SentCredentials } from "./_credentials.ts";
+import { Exchanges, type Unsent } from "./_exchange.ts";
 import type { ServerControl, SessionControl, Transport, TransportSink } from "../transport.ts";
 
 export { DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS, MAX_RESUMPTIONS } from "./_stream.ts";
@@ -108,13 +86,6 @@ export type HttpOptions = {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const NEWLINE = 0x0a;
-/**
- * Why a request's stream is closed once the machine needs nothing more: one
- * reason for all, since `abort()` without one makes a `DOMException`, with
- * its stack, per call (about 12 µs of the worker's CPU per call over HTTP,
- * measured with `--cpu-prof`; BENCHMARKS.md).
- */
-const NOTHING_MORE = new DOMException("The request needs nothing more", "AbortError");
 
 /**
  * Speaks MCP to one Streamable HTTP endpoint. Its server is behind a
@@ -143,16 +114,13 @@ export class HttpTransport implements Transport, SessionControl {
   #parts: Uint8Array[] = [];
   #partBytes = 0;
   #all = new AbortController();
-  #inflight = new Map<number | string, AbortController>();
   #ended = false;
   #refused: StartFailure | undefined;
   #session: HttpSession;
   #tools = new ToolMarks();
   #auth: HttpAuth | undefined;
-  /** Whether the server has answered a request with success: failures are then one request's. */
-  #reached = false;
   #notifier: Notifier;
-  #reissues = new Reissues();
+  #exchanges: Exchanges;
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
   #listen: boolean;
@@ -174,6 +142,25 @@ export class HttpTransport implements Transport, SessionControl {
     );
     this.#clock = options.clock ?? systemClock;
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
+    this.#exchanges = new Exchanges({
+      name: this.#name,
+      url: this.#url,
+      endpoint: this.endpoint,
+      clock: this.#clock,
+      session: this.#session,
+      tools: this.#tools,
+      credentials: this.#credentials,
+      signal: this.#all.signal,
+      ended: () => this.#ended,
+      send: (url, init) => this.#send(url, init),
+      headers: (message) => this.#headers(message),
+      renumber: (old) => this.#sink?.reissue?.(old),
+      deliverText: (line) => this.#deliverText(line),
+      deliverBytes: (bytes) => this.#deliverBytes(bytes),
+      madeUp: (id, words) => this.#madeUp(id, words),
+      fail: (message, http) => this.#fail(message, http),
+      failSent: (sent, message) => this.#failSent(sent, message),
+    });
   }
 
   /** The endpoint as it may be shown (no credentials, no query). */
@@ -209,10 +196,7 @@ export class HttpTransport implements Transport, SessionControl {
 
   /** The machine needs nothing more for request `id`: its stream, if open, is closed. */
   done(id: number | string): void {
-    const controller = this.#inflight.get(id);
-    if (controller === undefined) return;
-    this.#inflight.delete(id);
-    controller.abort(NOTHING_MORE);
+    this.#exchanges.done(id);
   }
 
   /**
@@ -233,8 +217,7 @@ export class HttpTransport implements Transport, SessionControl {
 
   #abortAll(): void {
     this.#ended = true;
-    for (const controller of this.#inflight.values()) controller.abort(NOTHING_MORE);
-    this.#inflight.clear();
+    this.#exchanges.abandonAll();
     this.#all.abort();
   }
 
@@ -243,7 +226,7 @@ export class HttpTransport implements Transport, SessionControl {
     if (message.kind === "unreadable") return;
     if (message.kind === "request" && message.id !== undefined) {
       if (message.method === "initialize") this.#session.initializing(body);
-      await this.#request(message, message.id, body);
+      await this.#exchanges.request(message, message.id, body);
       return;
     }
     // The modern era cancels by closing the request's stream (done).
@@ -293,219 +276,6 @@ export class HttpTransport implements Transport, SessionControl {
     return this.#auth?.send(url, init, this.#credentials) ?? send(url, init);
   }
 
-  async #request(message: OutgoingMessage, id: number | string, body: Uint8Array<ArrayBuffer>) {
-    // A request's own controller is aborted by the transport's end too
-    // (#abortAll), so no signal per request follows two.
-    const controller = new AbortController();
-    if (this.#ended) controller.abort(NOTHING_MORE);
-    else this.#inflight.set(id, controller);
-    const signal = controller.signal;
-    const headers = this.#headers(message);
-    const tooLong = oversizedHeader(Object.entries(headers));
-    if (tooLong !== undefined) {
-      this.#inflight.delete(id);
-      this.#madeUp(id, headerTooLong(this.#where, message, tooLong, MAX_PARAM_HEADER_BYTES));
-      return;
-    }
-    let sent = await this.#send(this.#url, { method: "POST", headers, body, signal });
-    if (
-      sent.kind === "answer" && sent.response.status === 404 && this.#session.id !== undefined &&
-      message.version === undefined && message.method !== "initialize"
-    ) {
-      sent.response.body?.cancel().catch(() => {});
-      // The server forgot the session: open a new one, then ask again.
-      const refused = await this.#session.renew(this.#all.signal);
-      if (refused !== undefined) {
-        this.#fail(`Server "${this.#name}" at ${this.endpoint}: ${refused}`);
-        return;
-      }
-      if (this.#ended) return;
-      const again = { method: "POST", headers: this.#headers(message), body, signal };
-      sent = await this.#send(this.#url, again);
-    }
-    if (sent.kind === "aborted" || !this.#inflight.has(id)) return;
-    if (sent.kind !== "answer") {
-      this.#unsent(sent, message, id, body);
-      return;
-    }
-    await this.#answer(sent.response, message, id, body);
-    this.#inflight.delete(id);
-  }
-
-  /**
-   * A request that got no answer: before the server ever answered, the
-   * client fails (the start says why); after, the request alone does, and a
-   * modern one that may have reached the server is lost and re-issued where
-   * that does nothing twice.
-   */
-  #unsent(
-    sent: Exclude<Sent, { kind: "answer" } | { kind: "aborted" }>,
-    message: OutgoingMessage,
-    id: number | string,
-    body: Uint8Array<ArrayBuffer>,
-  ): void {
-    if (!this.#reached) {
-      this.#failSent(sent, message);
-      return;
-    }
-    if (sent.kind === "unreachable" && message.version !== undefined) {
-      void this.#lost(message, id, body, `could not be sent: ${sent.message}`);
-      return;
-    }
-    this.#inflight.delete(id);
-    this.#madeUp(
-      id,
-      sent.kind === "auth_failed"
-        ? notLetIn(this.#where, sent, message)
-        : { message: unsentMessage(this.#where, sent, message), data: { status: 0 } },
-    );
-  }
-
-  async #answer(
-    response: Response,
-    message: OutgoingMessage,
-    id: number | string,
-    body: Uint8Array<ArrayBuffer>,
-  ) {
-    if (await this.#refusal(response, message)) return;
-    const status = response.status;
-    const type = response.headers.get("content-type");
-    const success = status >= 200 && status < 300;
-    if (success) this.#reached = true;
-    if (message.method === "initialize" && success) this.#session.opened(response);
-    if (success && isMediaType(type, "text/event-stream")) {
-      await this.#stream(response.body, message, id, body);
-      return;
-    }
-    const read = await readResponseBody(response, MAX_LINE_BYTES);
-    if (read.kind === "broken") {
-      if (!this.#inflight.has(id)) return;
-      if (message.version !== undefined) {
-        await this.#lost(message, id, body, `broke its body: ${read.message}`);
-      } else this.#fail(`${subject(this.#where, message)} broke: ${read.message}`);
-      return;
-    }
-    if (read.kind === "too_large") {
-      this.#fail(
-        `${subject(this.#where, message)} was a body of more than ${MAX_LINE_BYTES} bytes ` +
-          `(MAX_LINE_BYTES)`,
-      );
-      return;
-    }
-    const json = isMediaType(type, "application/json");
-    // The body is read whole: nothing is left to close, and aborting a
-    // finished fetch would cost the pooled connection.
-    if (!this.#inflight.delete(id)) return;
-    if (success && json) {
-      const answered = answeredId(read.bytes);
-      if (answered !== id) {
-        // A body that answers another request settles nothing: this one fails now.
-        const excerpt = bodyExcerpt(read.bytes);
-        this.#madeUp(id, otherAnswer(this.#where, message, answered, status, excerpt));
-        return;
-      }
-      if (message.method === "initialize") this.#session.negotiated(decoder.decode(read.bytes));
-      if (isModernList(message)) this.#deliverText(this.#tools.listed(decoder.decode(read.bytes)));
-      else this.#deliverBytes(read.bytes);
-      return;
-    }
-    // An error status may still carry the JSON-RPC answer (a modern
-    // server answers an unknown method with 404 and -32601, for example).
-    const answer = json ? answerOf(read.bytes, id) : undefined;
-    if (answer !== undefined) {
-      if (answer === "as_is") this.#deliverBytes(read.bytes);
-      else this.#deliverText(answer);
-      return;
-    }
-    this.#madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
-  }
-
-  /**
-   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
-   * where the server allows, a modern one that ends before its answer lost.
-   */
-  async #stream(
-    body: ReadableStream<Uint8Array> | null,
-    message: OutgoingMessage,
-    id: number | string,
-    request: Uint8Array<ArrayBuffer>,
-  ): Promise<void> {
-    const end = await followStream(body, {
-      modern: message.version !== undefined,
-      message: (data) => {
-        if (message.method === "initialize") this.#session.negotiated(data);
-        const line = jsonOnOneLine(data);
-        this.#deliverText(isModernList(message) ? this.#tools.listed(line) : line);
-      },
-      // The machine tells, synchronously, when a message was the answer.
-      waiting: () => this.#inflight.has(id) && !this.#ended,
-      sleep: (ms) => this.#sleep(ms, id),
-      resume: (lastEventId) => this.#resume(id, lastEventId),
-    });
-    if (end.kind === "fault") {
-      this.#fail(`${subject(this.#where, message)} broke its event stream: ${end.message}`);
-    } else if (end.kind === "lost") await this.#lost(message, id, request, end.how);
-    else if (end.kind === "unanswered") {
-      const after = end.lastEventId;
-      const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
-      const words = `Server "${this.#name}" ended its event stream without answering`;
-      this.#madeUp(id, { message: `${words} ${message.method}${how}`, data: { status: 200 } });
-    }
-  }
-
-  /** Asks for a legacy stream again after `lastEventId`; its body, if the server gives it. */
-  #resume(id: number | string, lastEventId: string) {
-    const controller = this.#inflight.get(id);
-    if (controller === undefined) return Promise.resolve(undefined);
-    return this.#session.resume(lastEventId, controller.signal);
-  }
-
-  /**
-   * A modern request whose answer was lost with its stream (the server took
-   * the broken stream as its cancellation): re-issued as a new request, with
-   * the id the machine gives it, where that does nothing twice, at most
-   * `MAX_REISSUES` times; otherwise it fails, saying why.
-   */
-  async #lost(
-    message: OutgoingMessage,
-    id: number | string,
-    body: Uint8Array<ArrayBuffer>,
-    how: string,
-  ): Promise<void> {
-    this.#inflight.delete(id);
-    if (this.#ended) return;
-    const next = this.#reissues.lost(message, id, body, {
-      repeatable: (tool) => this.#tools.repeatable(tool),
-      renumber: (old) => this.#sink?.reissue?.(old),
-    });
-    if (next.kind === "again") await this.#request({ ...message, id: next.id }, next.id, next.body);
-    else if (next.kind === "fail") {
-      const lost = `Server "${this.#name}" at ${this.endpoint}: ${message.method} ${how}`;
-      this.#madeUp(next.id, { message: `${lost}; ${next.why}`, data: { status: 200 } });
-    }
-  }
-
-  /** Waits `ms` unless the request is given up first; true when it still waits for its answer. */
-  async #sleep(ms: number, id: number | string): Promise<boolean> {
-    const controller = this.#inflight.get(id);
-    if (controller === undefined) return false;
-    const waited = await sleepUnless(this.#clock, ms, controller.signal);
-    return waited && this.#inflight.has(id) && !this.#ended;
-  }
-
-  /**
-   * A 401 or 403 that no sign-in answers ends the client: it is about
-   * credentials, never about the era, and no retry can fix it. Answers
-   * whether it was one.
-   */
-  async #refusal(response: Response, message: OutgoingMessage): Promise<boolean> {
-    const status = response.status;
-    if (status !== 401 && status !== 403) return false;
-    const refused = await refusal(response, (text) => this.#credentials.clean(text));
-    this.#fail(`${subject(this.#where, message)} ${refused.message}`, refused.http);
-    return true;
-  }
-
   /** The headers of the POST carrying `message`, its parameter headers included. */
   #headers(message: OutgoingMessage): HeaderList {
     const headers = this.#session.headers(message);
@@ -519,7 +289,7 @@ export class HttpTransport implements Transport, SessionControl {
   }
 
   /** A request got no answer before the server ever answered: the client fails, saying why. */
-  #failSent(sent: Exclude<Sent, { kind: "answer" } | { kind: "aborted" }>, m: OutgoingMessage) {
+  #failSent(sent: Unsent, m: OutgoingMessage) {
     const failed = unsentFailure(this.#where, sent, m);
     this.#failWith(failed.message, failed.failure);
   }
@@ -556,9 +326,4 @@ export class HttpTransport implements Transport, SessionControl {
   refused(): StartFailure | undefined {
     return this.#refused;
   }
-}
-
-/** Whether a message is a modern `tools/list`, whose answer may mark parameters. */
-function isModernList(message: OutgoingMessage): boolean {
-  return message.method === "tools/list" && message.version !== undefined;
 }
