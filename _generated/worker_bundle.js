@@ -4713,7 +4713,7 @@ var Exchanges = class {
     this.#host.madeUp(id, noAnswer(this.#where, message, response, bodyExcerpt(read.bytes)));
   }
   /**
-   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
+   * Reads an answer's event stream (`_stream.ts`): a legacy one resumed
    * where the server allows, a modern one that ends before its answer lost.
    */
   async #stream(body, message, id, request) {

@@ -268,7 +268,7 @@ export class Exchanges {
   }
 
   /**
-   * Reads an answer's event stream (`_http_stream.ts`): a legacy one resumed
+   * Reads an answer's event stream (`_stream.ts`): a legacy one resumed
    * where the server allows, a modern one that ends before its answer lost.
    */
   async #stream(

@@ -14,15 +14,15 @@
  * the server forgets it (404), and is deleted at retirement. A legacy stream
  * that drops before its answer is resumed with `Last-Event-ID` when the
  * server gave event ids; a modern one is lost, and re-issued as a new
- * request only where that does nothing twice (`_http_reissue.ts`). Every
+ * request only where that does nothing twice (`_reissue.ts`). Every
  * body and every event is capped at 16 MiB; a request the machine gives up
  * on (its deadline, its caller) has its stream closed, which in the modern
  * era is also how it is cancelled. A notification never ends the client
- * (`_http_notify.ts`); once the server has answered, a request that cannot
+ * (`_notify.ts`); once the server has answered, a request that cannot
  * be sent (or whose headers would be too long to send) fails alone. A server
  * that signs in (a sign-in the main thread holds) has its requests carry the
  * credentials the main thread gives, and hands it every 401 or 403
- * (`_http_auth.ts`); without one, a refusal ends the client.
+ * (`auth.ts`); without one, a refusal ends the client.
  *
  * Who closes what: the transport owns every fetch and its body; the machine
  * tells it when a request needs nothing more ({@linkcode HttpTransport.prototype.done}),
