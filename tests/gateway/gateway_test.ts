@@ -494,3 +494,29 @@ Deno.test("a run parked for a 2026-07-28 host that never comes back ends, and it
     }
   });
 });
+
+Deno.test("a question the downstream server withdraws is cancelled toward the host", async () => {
+  const harness = await boot([fixture("ask", "asking_server.ts")], { ...QUICK, ...hostHandlers() });
+  try {
+    const host = new ScriptedHost(harness);
+    await host.initialize({ elicitation: { form: {} } });
+    // The server withdraws its question once the host has had time to be asked it.
+    const code = 'import { elicit_withdrawable, withdraw } from "./mcp/ask.ts";\n' +
+      'const asked = elicit_withdrawable({ params: { message: "Your name?", requestedSchema: ' +
+      '{ type: "object", properties: { name: { type: "string" } } } } });\n' +
+      "await new Promise((resolve) => setTimeout(resolve, 500));\n" +
+      "await withdraw({});\n" +
+      "export default JSON.parse((await asked).text);\n";
+    const id = host.request("tools/call", { name: "run_program", arguments: { code } });
+    const asked = await host.next((message) => message.method === "elicitation/create");
+    const cancelled = await host.next((message) =>
+      message.method === "notifications/cancelled" && message.params.requestId === asked.id
+    );
+    assert.match(cancelled.params.reason, /withdrew its question/);
+    const answer = await host.next((message) => message.id === id && "result" in message);
+    assert.deepEqual(answer.result.structuredContent.value, { responded: false });
+    await host.leave();
+  } finally {
+    await harness.retire();
+  }
+});
