@@ -5110,6 +5110,7 @@ var HttpAuth = class {
 
 
 // codec/jsonrpc.ts
+var INVALID_REQUEST = -32600;
 var METHOD_NOT_FOUND2 = -32601;
 
 
@@ -5793,7 +5794,14 @@ var Connection = class {
       if (era === void 0 || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT || this.#serving.has(id)) {
+    if (this.#serving.has(id)) {
+      this.#write(frameText(encodeError(id, {
+        code: INVALID_REQUEST,
+        message: `Invalid request: id ${typeof id === "string" ? quote(id, 40) : id} is already being answered; a server must not reuse the id of a request in flight (${method.slice(0, 100)})`
+      })));
+      return;
+    }
+    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
       this.#write(frameText(encodeError(id, {
         code: INTERNAL_ERROR,
         message: `Too many requests at once: this client answers at most ${MAX_SERVER_REQUESTS_IN_FLIGHT} (${method.slice(0, 100)})`

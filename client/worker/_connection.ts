@@ -12,7 +12,8 @@
 // error. Its retirement disposes of the transport once the server is gone.
 
 import type { JsonObject, JsonValue } from "../../codec/json.ts";
-import { encodeError, encodeResult, type Id } from "../../codec/jsonrpc.ts";
+import { encodeError, encodeResult, type Id, INVALID_REQUEST } from "../../codec/jsonrpc.ts";
+import { quote } from "../../codec/quote.ts";
 import { frameText } from "../../codec/framing.ts";
 import type { Implementation } from "../../codec/protocol.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
@@ -327,9 +328,19 @@ export class Connection {
       if (era === undefined || era.refusesUnknown) this.#writer.refuse(id, method);
       return;
     }
-    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT || this.#serving.has(id)) {
-      // An id already being answered is refused too: its cancellation could
-      // not tell the two apart.
+    if (this.#serving.has(id)) {
+      // Its cancellation could not tell the two apart.
+      this.#write(frameText(encodeError(id, {
+        code: INVALID_REQUEST,
+        message:
+          `Invalid request: id ${typeof id === "string" ? quote(id, 40) : id} is already being ` +
+          `answered; a server must not reuse the id of a request in flight (${
+            method.slice(0, 100)
+          })`,
+      })));
+      return;
+    }
+    if (this.#serving.size >= MAX_SERVER_REQUESTS_IN_FLIGHT) {
       this.#write(frameText(encodeError(id, {
         code: INTERNAL_ERROR,
         message: `Too many requests at once: this client answers at most ` +

@@ -302,3 +302,21 @@ Deno.test("a client that retires aborts the signal of a question still being ask
     await census.retire();
   }
 });
+
+Deno.test("a second request under an id still being answered is refused, the first answered", async () => {
+  const answer = Promise.withResolvers<void>();
+  await withAsker({
+    onElicit: async () => {
+      await answer.promise;
+      return { action: "decline" };
+    },
+  }, async (client) => {
+    const called = callText(client, "elicit_same_id", { params: FORM });
+    // The refusal comes first; the handler answers only after it.
+    setTimeout(() => answer.resolve(), 100);
+    const [refused, answered] = await called;
+    assert.equal(refused.error.code, -32600);
+    assert.match(refused.error.message, /is already being answered/);
+    assert.deepEqual(answered.result, { action: "decline" });
+  });
+});
