@@ -3,7 +3,7 @@
 // one endpoint), our client and the SDK v2 client in alternating rounds of
 // one run: the connect (a fresh client each), the p50 of sequential calls,
 // and the throughput with 128 calls in flight. Ratios are ours over the SDK's.
-// In the legacy era two floors run in the same rounds: bare `fetch` calls on
+// In either era two floors run in the same rounds: bare `fetch` calls on
 // the main thread (the least any client pays), and the same from a Worker
 // with one `postMessage` each way per call (the least a client in a worker
 // pays).
@@ -78,15 +78,88 @@ let headers = {};
 self.onmessage = async (event) => {
   if (event.data.url !== undefined) ({ url, headers } = event.data);
   else {
-    const response = await fetch(url, { method: "POST", headers, body: event.data.body });
+    const name = event.data.name;
+    const sent = name === undefined ? headers : { ...headers, "mcp-name": name };
+    const response = await fetch(url, { method: "POST", headers: sent, body: event.data.body });
     await response.text();
   }
   self.postMessage(0);
 };
 `;
 
-/** A legacy session opened by hand; each call a bare `fetch`, here or in a Worker. */
+/**
+ * A session opened by hand, each call a bare `fetch`, here or in a Worker:
+ * legacy, an `initialize` and its session id; 2026-07-28, one
+ * `server/discover`, then each call its envelope and its headers.
+ */
 function raw(url: string, inWorker: boolean): Peer {
+  return ERA === "legacy" ? rawLegacy(url, inWorker) : rawModern(url, inWorker);
+}
+
+const ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+};
+
+function rawModern(url: string, inWorker: boolean): Peer {
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+  };
+  let id = 1;
+  let worker: Worker | undefined;
+  const waiting: (() => void)[] = [];
+  const viaWorker = (message: unknown) =>
+    new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      (worker as Worker).postMessage(message);
+    });
+  return {
+    async connect() {
+      const discovered = await fetch(url, {
+        method: "POST",
+        headers: { ...headers, "mcp-method": "server/discover" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 0,
+          method: "server/discover",
+          params: { _meta: ENVELOPE },
+        }),
+      });
+      await discovered.text();
+      if (inWorker) {
+        worker = new Worker(
+          `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
+          { type: "module" },
+        );
+        worker.onmessage = () => waiting.shift()?.();
+        await viaWorker({ url, headers });
+      }
+    },
+    async call(name, args) {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: id++,
+        method: "tools/call",
+        params: { _meta: ENVELOPE, name, arguments: args },
+      });
+      if (worker !== undefined) await viaWorker({ body, name });
+      else {
+        const sent = { ...headers, "mcp-name": name };
+        await (await fetch(url, { method: "POST", headers: sent, body })).text();
+      }
+    },
+    close() {
+      worker?.terminate();
+      return Promise.resolve();
+    },
+  };
+}
+
+function rawLegacy(url: string, inWorker: boolean): Peer {
   let headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "application/json, text/event-stream",
@@ -189,7 +262,8 @@ if (import.meta.main) {
   const peers: Record<string, () => Peer> = {
     ours: () => ours(url),
     sdk: () => sdk(url),
-    ...(ERA === "legacy" ? { raw: () => raw(url, false), rawWorker: () => raw(url, true) } : {}),
+    raw: () => raw(url, false),
+    rawWorker: () => raw(url, true),
   };
   const empty = (): Figures => ({ connect: [], fresh: [], call: [], perSecond: [] });
   const figures: Record<string, Figures> = Object.fromEntries(
@@ -207,13 +281,10 @@ if (import.meta.main) {
     await server.close();
   }
   const of = (who: string, key: keyof Figures): number => median(figures[who]?.[key] ?? []);
-  const floors = ERA === "legacy";
   const row = (name: string, key: keyof Figures, digits: number) => {
     const a = of("ours", key);
     const b = of("sdk", key);
-    const floor = floors
-      ? ` ${of("raw", key).toFixed(digits)} | ${of("rawWorker", key).toFixed(digits)} |`
-      : "";
+    const floor = ` ${of("raw", key).toFixed(digits)} | ${of("rawWorker", key).toFixed(digits)} |`;
     return `| ${name} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${
       (a / b).toFixed(2)
     }x |${floor}`;
@@ -224,10 +295,8 @@ if (import.meta.main) {
         Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ")
       }, era ${ERA}, ${ROUNDS} rounds in turn, medians`,
       "",
-      floors
-        ? "| figure | ours | SDK v2 client | ours / SDK | bare fetch | bare fetch in a Worker |"
-        : "| figure | ours | SDK v2 client | ours / SDK |",
-      floors ? "| --- | ---: | ---: | ---: | ---: | ---: |" : "| --- | ---: | ---: | ---: |",
+      "| figure | ours | SDK v2 client | ours / SDK | bare fetch | bare fetch in a Worker |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
       row("connect, ms", "connect", 1),
       row(`a fresh client's first ${CALLS} calls, one at a time, p50 ms`, "fresh", 3),
       row(`one call at a time, p50 ms (${CALLS} a round, after ${CALLS + WARM_CALLS})`, "call", 3),
