@@ -3,7 +3,7 @@
 // least-privilege worker cannot do (`client/custody/`), and a remote server's
 // credentials, which only the main thread's sign-in holds (`_sign_in.ts`), and
 // the answers to a server's requests, which the harness's handlers give
-// (`_answers.ts`).
+// (`_answers.ts`), each under a signal that its withdrawal aborts (`AskedRequests`).
 
 import type { AuthAnswer } from "./thread/auth.ts";
 import type { Drain } from "./thread/evidence.ts";
@@ -37,6 +37,49 @@ export function answerAsk(
       return by.signIn?.answer(ask) ?? Promise.resolve(noSignIn());
     case "server_request":
       return by.answers.answer(ask.request, ask.params, by.signal);
+  }
+}
+
+/**
+ * The server's requests one generation answers, each under a signal of its
+ * own: aborted when the server withdraws it (`withdrawn`), when the worker
+ * dies and when the generation ends (after which a new one is born aborted).
+ */
+export class AskedRequests {
+  #asked = new Map<number, AbortController>();
+  #ended = false;
+
+  /** The signal of the server's request handed over on ask `ticket`. */
+  open(ticket: number): AbortSignal {
+    const controller = new AbortController();
+    if (this.#ended) controller.abort();
+    else this.#asked.set(ticket, controller);
+    return controller.signal;
+  }
+
+  /** The request of `ticket`, opened with `signal`, was answered. */
+  close(ticket: number, signal: AbortSignal): void {
+    if (this.#asked.get(ticket)?.signal === signal) this.#asked.delete(ticket);
+  }
+
+  /** The server withdrew the request of `ticket`; an unknown ticket changes nothing. */
+  withdraw(ticket: number): void {
+    const controller = this.#asked.get(ticket);
+    this.#asked.delete(ticket);
+    controller?.abort();
+  }
+
+  /** Withdraws every request being answered. */
+  withdrawAll(): void {
+    const asked = [...this.#asked.values()];
+    this.#asked.clear();
+    for (const controller of asked) controller.abort();
+  }
+
+  /** Withdraws every request, and every one opened from now on. */
+  end(): void {
+    this.#ended = true;
+    this.withdrawAll();
   }
 }
 

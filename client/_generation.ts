@@ -51,7 +51,7 @@ import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
-import { answerAsk } from "./_asks.ts";
+import { answerAsk, AskedRequests } from "./_asks.ts";
 import type { SignIn } from "./_sign_in.ts";
 import type { ServerAnswers } from "./_answers.ts";
 import type { ServedRequests } from "./thread/asked.ts";
@@ -104,10 +104,8 @@ export class Generation {
   #startSettle: ((outcome: Result<ServerInfo, StartError>) => void) | undefined;
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
-  /** The server's requests being answered, by ask ticket: aborting one withdraws it. */
-  #asked = new Map<number, AbortController>();
-  /** Set once the generation ended: nothing more is answered. */
-  #ended = false;
+  /** The server's requests being answered, each under a signal its withdrawal aborts. */
+  #asked = new AskedRequests();
   // Retired for its replacement: the handle stays dead meanwhile.
   #superseded = false;
   // From ready to its end, while tracing: `mcp.client.session.duration`.
@@ -294,8 +292,7 @@ export class Generation {
    * with the evidence when it is known, its backstop timer cleared.
    */
   end(): void {
-    this.#ended = true;
-    this.#withdrawAll();
+    this.#asked.end();
     if (this.#retireWaiters.size > 0) {
       const evidence = this.#report.evidence;
       const outcome = evidence !== null ? ok(evidence) : err(this.#unconfirmed());
@@ -339,7 +336,7 @@ export class Generation {
         // read here) settles with it.
         if (event.death !== null) {
           this.#tickets.settleAll(this.#unavailable());
-          this.#withdrawAll();
+          this.#asked.withdrawAll();
         }
         if (was === "ready" && state === "dead" && event.death !== null) {
           this.#session?.end(endOf(err(event.death)).errorType);
@@ -363,12 +360,9 @@ export class Generation {
       case "ask":
         this.#serve(event);
         return;
-      case "withdrawn": {
-        const controller = this.#asked.get(event.ticket);
-        this.#asked.delete(event.ticket);
-        controller?.abort();
+      case "withdrawn":
+        this.#asked.withdraw(event.ticket);
         return;
-      }
       case "started":
         this.#started(event.outcome);
         return;
@@ -397,30 +391,18 @@ export class Generation {
    */
   #serve(ask: WorkerAsk): void {
     const ticket = ask.ticket;
-    let withdrawn: AbortController | undefined;
-    if (ask.method === "server_request") {
-      withdrawn = new AbortController();
-      if (this.#ended) withdrawn.abort();
-      else this.#asked.set(ticket, withdrawn);
-    }
+    const signal = ask.method === "server_request" ? this.#asked.open(ticket) : undefined;
     const answer = answerAsk(ask, {
       custody: this.#custody,
       signIn: this.#host.signIn,
       answers: this.#host.answers,
-      ...(withdrawn === undefined ? {} : { signal: withdrawn.signal }),
+      ...(signal === undefined ? {} : { signal }),
     });
     if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ticket, answer));
     void answer.then((value) => {
-      if (this.#asked.get(ticket) === withdrawn) this.#asked.delete(ticket);
+      if (signal !== undefined) this.#asked.close(ticket, signal);
       this.#post(encodeAskReply(ticket, value));
     });
-  }
-
-  /** Withdraws the server's requests being answered (each handler's signal aborts). */
-  #withdrawAll(): void {
-    const asked = [...this.#asked.values()];
-    this.#asked.clear();
-    for (const controller of asked) controller.abort();
   }
 
   #started(outcome: Result<JsonValue, StartError>): void {
