@@ -47,6 +47,16 @@ var noResource = (function noResource() {
     kind: "no_resource"
   };
 });
+var isAuthHeaders = (function isAuthHeaders(value) {
+  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.serial) && value.serial >= 0 && typeof value.perRequest === "boolean";
+});
+var isAuthAnswer = (function isAuthAnswer(value) {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return isAuthHeaders(value.value);
+  if (value.ok !== false || !isRecord(value.error)) return false;
+  const { kind, message, authorizationUrl, issuer } = value.error;
+  return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
+});
 var syntaxErrorOffset = (function syntaxErrorOffset(text) {
   const n = text.length;
   const stack = [];
@@ -399,6 +409,33 @@ var write = (function write(value, out) {
 var isJsonObject = (function isJsonObject(value) {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 });
+var clientCapabilities = (function clientCapabilities(served) {
+  const capabilities = {};
+  if (served.elicit) capabilities.elicitation = {
+    form: {},
+    url: {}
+  };
+  if (served.sample) capabilities.sampling = {
+    tools: {}
+  };
+  if (served.roots !== null) capabilities.roots = {
+    listChanged: false
+  };
+  return capabilities;
+});
+var isServerAnswer = (function isServerAnswer(value) {
+  if (!isRecord(value)) return false;
+  if (value.ok === true) return "value" in value;
+  if (value.ok !== false || !isRecord(value.error)) return false;
+  const { code, message } = value.error;
+  return Number.isSafeInteger(code) && isString(message);
+});
+var isServedRequests = (function isServedRequests(value) {
+  if (!isRecord(value)) return false;
+  if (typeof value.elicit !== "boolean" || typeof value.sample !== "boolean") return false;
+  const roots = value.roots;
+  return roots === null || Array.isArray(roots) && roots.every((root) => isJsonObject(root) && isString(root.uri) && (root.name === void 0 || isString(root.name)));
+});
 var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
   if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
     throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
@@ -547,76 +584,6 @@ var isRingMemory = (function isRingMemory(value) {
   const bytes = value.byteLength - HEADER_INTS * 4;
   return bytes >= 64 && (bytes & bytes - 1) === 0;
 });
-var isAuthHeaders = (function isAuthHeaders(value) {
-  return isRecord(value) && isStringRecord(value.headers) && Number.isSafeInteger(value.serial) && value.serial >= 0 && typeof value.perRequest === "boolean";
-});
-var isAuthAnswer = (function isAuthAnswer(value) {
-  if (!isRecord(value)) return false;
-  if (value.ok === true) return isAuthHeaders(value.value);
-  if (value.ok !== false || !isRecord(value.error)) return false;
-  const { kind, message, authorizationUrl, issuer } = value.error;
-  return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
-});
-var clientCapabilities = (function clientCapabilities(served) {
-  const capabilities = {};
-  if (served.elicit) capabilities.elicitation = {
-    form: {},
-    url: {}
-  };
-  if (served.sample) capabilities.sampling = {
-    tools: {}
-  };
-  if (served.roots !== null) capabilities.roots = {
-    listChanged: false
-  };
-  return capabilities;
-});
-var isServerAnswer = (function isServerAnswer(value) {
-  if (!isRecord(value)) return false;
-  if (value.ok === true) return "value" in value;
-  if (value.ok !== false || !isRecord(value.error)) return false;
-  const { code, message } = value.error;
-  return Number.isSafeInteger(code) && isString(message);
-});
-var isServedRequests = (function isServedRequests(value) {
-  if (!isRecord(value)) return false;
-  if (typeof value.elicit !== "boolean" || typeof value.sample !== "boolean") return false;
-  const roots = value.roots;
-  return roots === null || Array.isArray(roots) && roots.every((root) => isJsonObject(root) && isString(root.uri) && (root.name === void 0 || isString(root.name)));
-});
-var decodeRequests = (function decodeRequests(batch) {
-  const requests = [];
-  for (const line of batch.split("\n")) {
-    const first = line.indexOf("|");
-    const second = line.indexOf("|", first + 1);
-    const third = line.indexOf("|", second + 1);
-    const ticket = Number(line.slice(0, first));
-    const timeoutMs = Number(line.slice(first + 1, second));
-    const method = line.slice(second + 1, third);
-    const paramsText = line.slice(third + 1);
-    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
-    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
-      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
-      return Number.isSafeInteger(ticket) ? {
-        requests,
-        fault,
-        faultTicket: ticket
-      } : {
-        requests,
-        fault
-      };
-    }
-    requests.push({
-      ticket,
-      timeoutMs,
-      method,
-      params: paramsText
-    });
-  }
-  return {
-    requests
-  };
-});
 var decodeStart = (function decodeStart(data) {
   const { name, command, args, env, cwd } = data;
   if (!isString(name) || !isString(command)) return err("no name or command");
@@ -703,6 +670,39 @@ var decodeRemote = (function decodeRemote(value) {
     headers: {
       ...headers
     }
+  };
+});
+var decodeRequests = (function decodeRequests(batch) {
+  const requests = [];
+  for (const line of batch.split("\n")) {
+    const first = line.indexOf("|");
+    const second = line.indexOf("|", first + 1);
+    const third = line.indexOf("|", second + 1);
+    const ticket = Number(line.slice(0, first));
+    const timeoutMs = Number(line.slice(first + 1, second));
+    const method = line.slice(second + 1, third);
+    const paramsText = line.slice(third + 1);
+    const params = paramsText === "" || paramsText.startsWith("{") && paramsText.endsWith("}");
+    if (first <= 0 || second < 0 || third < 0 || !Number.isSafeInteger(ticket) || ticket < 0 || !(timeoutMs >= 0) || !Number.isFinite(timeoutMs) || !METHODS.has(method) || !params) {
+      const fault = `Cannot decode request ${requests.length} from the main thread: ` + JSON.stringify(line.slice(0, 60));
+      return Number.isSafeInteger(ticket) ? {
+        requests,
+        fault,
+        faultTicket: ticket
+      } : {
+        requests,
+        fault
+      };
+    }
+    requests.push({
+      ticket,
+      timeoutMs,
+      method,
+      params: paramsText
+    });
+  }
+  return {
+    requests
   };
 });
 var decodeBytesRequest = (function decodeBytesRequest(data) {
@@ -2523,6 +2523,10 @@ var unavailable = (function unavailable(cause, message) {
 
 
 
+// client/thread/auth.ts
+
+
+
 // codec/_syntax.ts
 var OBJECT = 1;
 var ARRAY = 2;
@@ -2542,6 +2546,16 @@ var PLAIN = 0;
 var EXACT = 1;
 var UNSAYABLE = 2;
 
+
+
+
+
+// client/thread/asked.ts
+var SERVES_NONE = Object.freeze({
+  elicit: false,
+  sample: false,
+  roots: null
+});
 
 
 
@@ -2750,17 +2764,7 @@ var RingReader = class extends Ring {
   }
 };
 
-// client/thread/auth.ts
-
-
-
-// client/thread/asked.ts
-var SERVES_NONE = Object.freeze({
-  elicit: false,
-  sample: false,
-  roots: null
-});
-
+// client/thread/start_message.ts
 
 
 
@@ -2794,8 +2798,6 @@ var TO_WORKER_KINDS = [
 ];
 var METHODS = new Set(REQUEST_METHODS);
 var PARAMS_META_LEAD = '{"_meta":{';
-
-
 
 var TRANSFER_PARAMS_CHARS = 64 * 1024;
 var OPEN_BRACE = 123;
