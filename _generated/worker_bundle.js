@@ -1006,6 +1006,55 @@ var encodeNotice = (function encodeNotice(notice) {
     notice
   };
 });
+var encodeServerRequestAsk = (function encodeServerRequestAsk(ticket, request, params) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "server_request",
+    request,
+    params
+  };
+});
+var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "credentials",
+    target
+  };
+});
+var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "challenge",
+    refusal: refusal2
+  };
+});
+var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "signal",
+    pid,
+    signal
+  };
+});
+var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
+  return {
+    kind: "ask",
+    ticket,
+    method: "drain",
+    pid,
+    deadlineMs
+  };
+});
+var encodeWithdrawn = (function encodeWithdrawn(ticket) {
+  return {
+    kind: "withdrawn",
+    ticket
+  };
+});
 var encodeSpawned = (function encodeSpawned(pid) {
   return {
     kind: "spawned",
@@ -1056,55 +1105,6 @@ var encodeSettled = (function encodeSettled(ticket, outcome) {
 var renderAnswers = (function renderAnswers(tickets, ids, lines) {
   return `${tickets.join(",")} ${ids.join(",")}
 ${lines}`;
-});
-var encodeServerRequestAsk = (function encodeServerRequestAsk(ticket, request, params) {
-  return {
-    kind: "ask",
-    ticket,
-    method: "server_request",
-    request,
-    params
-  };
-});
-var encodeCredentialsAsk = (function encodeCredentialsAsk(ticket, target) {
-  return {
-    kind: "ask",
-    ticket,
-    method: "credentials",
-    target
-  };
-});
-var encodeChallengeAsk = (function encodeChallengeAsk(ticket, refusal2) {
-  return {
-    kind: "ask",
-    ticket,
-    method: "challenge",
-    refusal: refusal2
-  };
-});
-var encodeSignalAsk = (function encodeSignalAsk(ticket, pid, signal) {
-  return {
-    kind: "ask",
-    ticket,
-    method: "signal",
-    pid,
-    signal
-  };
-});
-var encodeDrainAsk = (function encodeDrainAsk(ticket, pid, deadlineMs) {
-  return {
-    kind: "ask",
-    ticket,
-    method: "drain",
-    pid,
-    deadlineMs
-  };
-});
-var encodeWithdrawn = (function encodeWithdrawn(ticket) {
-  return {
-    kind: "withdrawn",
-    ticket
-  };
 });
 var encodeToolsChanged = (function encodeToolsChanged() {
   return {
@@ -3014,13 +3014,15 @@ var REFUSED_BY_CLIENT = "client";
 // client/thread/notices.ts
 
 
+// client/thread/worker_ask.ts
+
+
+
+
+
+
+
 // client/thread/from_worker.ts
-
-
-
-
-
-
 
 
 
@@ -5880,11 +5882,13 @@ var OFFERS = [
 
 
 
-// client/worker/machine.ts
+// client/worker/machine_options.ts
 var CLIENT_INFO = {
   name: "@loom/mcp",
   version: "0.1.0"
 };
+
+// client/worker/machine.ts
 var ClientMachine = class {
   #launcher;
   #name;

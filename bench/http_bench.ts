@@ -102,6 +102,24 @@ const ENVELOPE = {
   "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
 };
 
+/** A Worker running `RAW_WORKER`; answers come back in any order, each a bare count, so the oldest wait takes it. */
+function rawWorker(): { ask(message: unknown): Promise<void>; terminate(): void } {
+  const worker = new Worker(
+    `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
+    { type: "module" },
+  );
+  const waiting: (() => void)[] = [];
+  worker.onmessage = () => waiting.shift()?.();
+  return {
+    ask: (message) =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        worker.postMessage(message);
+      }),
+    terminate: () => worker.terminate(),
+  };
+}
+
 function rawModern(url: string, inWorker: boolean): Peer {
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -110,13 +128,7 @@ function rawModern(url: string, inWorker: boolean): Peer {
     "mcp-method": "tools/call",
   };
   let id = 1;
-  let worker: Worker | undefined;
-  const waiting: (() => void)[] = [];
-  const viaWorker = (message: unknown) =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      (worker as Worker).postMessage(message);
-    });
+  let worker: ReturnType<typeof rawWorker> | undefined;
   return {
     async connect() {
       const discovered = await fetch(url, {
@@ -131,12 +143,8 @@ function rawModern(url: string, inWorker: boolean): Peer {
       });
       await discovered.text();
       if (inWorker) {
-        worker = new Worker(
-          `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
-          { type: "module" },
-        );
-        worker.onmessage = () => waiting.shift()?.();
-        await viaWorker({ url, headers });
+        worker = rawWorker();
+        await worker.ask({ url, headers });
       }
     },
     async call(name, args) {
@@ -146,7 +154,7 @@ function rawModern(url: string, inWorker: boolean): Peer {
         method: "tools/call",
         params: { _meta: ENVELOPE, name, arguments: args },
       });
-      if (worker !== undefined) await viaWorker({ body, name });
+      if (worker !== undefined) await worker.ask({ body, name });
       else {
         const sent = { ...headers, "mcp-name": name };
         await (await fetch(url, { method: "POST", headers: sent, body })).text();
@@ -165,16 +173,9 @@ function rawLegacy(url: string, inWorker: boolean): Peer {
     accept: "application/json, text/event-stream",
   };
   let id = 1;
-  let worker: Worker | undefined;
+  let worker: ReturnType<typeof rawWorker> | undefined;
   const post = async (body: unknown): Promise<Response> =>
     await fetch(url, { method: "POST", headers, body: JSON.stringify(body) });
-  // Answers come back in any order; each is a bare count, so the oldest waiter takes it.
-  const waiting: (() => void)[] = [];
-  const viaWorker = (message: unknown) =>
-    new Promise<void>((resolve) => {
-      waiting.push(resolve);
-      (worker as Worker).postMessage(message);
-    });
   return {
     async connect() {
       const opened = await post({
@@ -195,12 +196,8 @@ function rawLegacy(url: string, inWorker: boolean): Peer {
       };
       await (await post({ jsonrpc: "2.0", method: "notifications/initialized" })).text();
       if (inWorker) {
-        worker = new Worker(
-          `data:application/javascript,${encodeURIComponent(RAW_WORKER)}`,
-          { type: "module" },
-        );
-        worker.onmessage = () => waiting.shift()?.();
-        await viaWorker({ url, headers });
+        worker = rawWorker();
+        await worker.ask({ url, headers });
       }
     },
     async call(name, args) {
@@ -210,7 +207,7 @@ function rawLegacy(url: string, inWorker: boolean): Peer {
         method: "tools/call",
         params: { name, arguments: args },
       };
-      if (worker !== undefined) await viaWorker({ body: JSON.stringify(body) });
+      if (worker !== undefined) await worker.ask({ body: JSON.stringify(body) });
       else await (await post(body)).text();
     },
     async close() {

@@ -11,8 +11,6 @@
 // lost. Every call has a main-thread timer at its deadline (`_tickets.ts`).
 
 import { compactJson, isJsonObject, type JsonValue } from "../codec/json.ts";
-import type { LogLevel } from "../codec/server_requests.ts";
-import type { Notice } from "./thread/notices.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { ClientError, StartError } from "./thread/outcomes.ts";
 import {
@@ -40,54 +38,17 @@ import {
   type ToWorker,
 } from "./thread/to_worker.ts";
 import { WorkerLink } from "./thread/link.ts";
-import type { ByteTail } from "./transport/stdio/tail.ts";
-import {
-  callDeadlineMs,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  type ServerSpec,
-  WORKER_GRACE_MS,
-} from "../settings/mod.ts";
+import { callDeadlineMs, DEFAULT_CONNECT_TIMEOUT_MS, WORKER_GRACE_MS } from "../settings/mod.ts";
 import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
 import { answerAsk, AskedRequests } from "./_asks.ts";
-import type { SignIn } from "./_sign_in.ts";
-import type { ServerAnswers } from "./_answers.ts";
-import type { ServedRequests } from "./thread/asked.ts";
-import type { WorkerPermissions } from "./permissions.ts";
 import { type McpSession, tracing } from "../telemetry/mcp.ts";
 import { endOf, peerOf, tracedStart } from "./_telemetry.ts";
-import type { Generations } from "./supervisor.ts";
+import type { GenerationHost } from "./_generation_host.ts";
 
-/** What a generation shares with its client. */
-export type GenerationHost = {
-  spec: ServerSpec;
-  permissions: WorkerPermissions;
-  retirementTimeoutMs: number;
-  /** The server's stderr tail, kept across generations. */
-  tail: ByteTail;
-  /** The record of every generation. */
-  history: Generations;
-  /** A ready generation died. */
-  died(death: ClientError): void;
-  /** The generation became ready. */
-  ready(): void;
-  /** What a call is answered while the client is not ready. */
-  unavailable(base: ClientError): ClientError;
-  /** A remote server's sign-in, kept across generations; none for a server that signs in with none. */
-  signIn: SignIn | undefined;
-  /** The server said its tools changed. */
-  toolsChanged(): void;
-  /** The least level of log messages asked of the server, when one is. */
-  logLevel: LogLevel | undefined;
-  /** The server told a notice (a log message, a resource's update, a list's change). */
-  notice(notice: Notice): void;
-  /** What the server's requests are answered with, and so the capabilities declared. */
-  served: ServedRequests;
-  /** The answers to the server's requests, by the harness's handlers. */
-  answers: ServerAnswers;
-};
+export type { GenerationHost } from "./_generation_host.ts";
 
 /** One start of a server, in its own worker. */
 export class Generation {

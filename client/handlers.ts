@@ -90,7 +90,5 @@ export type SampleHandler = NonNullable<ServerRequestHandlers["onSample"]>;
 export type SamplingRequest = Parameters<SampleHandler>[0];
 /** The model's answer to a sampling request. */
 export type SamplingAnswer = Awaited<ReturnType<SampleHandler>>;
-/** What a handler is given beside the request: the signal that withdraws it. */
-export type AskContext = NonNullable<Parameters<ElicitHandler>[1]>;
 
 export type { Root };

@@ -16,7 +16,7 @@
  * (signal a process group, read `/proc` for the drain check) and for what it
  * must not hold (a remote server's sign-in: it asks for the credentials of a
  * request, and hands over each refusal), are ordinary tickets: an `ask`
- * here, answered by `reply` in `to_worker.ts`.
+ * (`worker_ask.ts`), answered by `reply` in `to_worker.ts`.
  *
  * @module
  */
@@ -28,7 +28,6 @@ import {
   describe,
   type Fields,
   isCount,
-  isDuration,
   isOneOf,
   isRecord,
   isString,
@@ -42,16 +41,26 @@ import {
 import {
   decodeEvidence,
   decodeRetirementError,
-  GROUP_SIGNALS,
-  type GroupSignal,
   type RetirementError,
   type RetirementEvidence,
 } from "./evidence.ts";
 import { decodeStateReport, type StateReport } from "./state.ts";
-import { type AuthRefusal, decodeRefusal } from "./auth.ts";
 import { type CallProgress, decodeCallProgress } from "./progress.ts";
 import { decodeNotice, type NoticeEvent } from "./notices.ts";
-import { ASKED_METHODS, type AskedMethod } from "./asked.ts";
+import { decodeAsk, decodeWithdrawn, type Withdrawn, type WorkerAsk } from "./worker_ask.ts";
+
+export {
+  ASK_METHODS,
+  encodeChallengeAsk,
+  encodeCredentialsAsk,
+  encodeDrainAsk,
+  encodeServerRequestAsk,
+  encodeSignalAsk,
+  encodeWithdrawn,
+  type RequestTarget,
+  type Withdrawn,
+  type WorkerAsk,
+} from "./worker_ask.ts";
 
 /** The kinds of the events a worker sends. */
 export const FROM_WORKER_KINDS = [
@@ -301,119 +310,6 @@ function decodeAnswerEvent(data: Fields): Answers | undefined {
     if (!isCount(tickets[index]) || !isCount(ids[index])) return undefined;
   }
   return { kind: "answers", tickets, ids, lines };
-}
-
-// ---- ask: what the worker asks of the main thread ----
-
-/** What a worker asks the main thread to do for it, answered by `reply` (`to_worker.ts`). */
-export const ASK_METHODS = [
-  "signal",
-  "drain",
-  "credentials",
-  "challenge",
-  "server_request",
-] as const;
-
-/**
- * An ask of the worker's, on a ticket of its own: signal the server's
- * process group, or, after its exit, check that the group drained (killing
- * survivors) within `deadlineMs` (answered with whether the signal was sent,
- * or the drain's verdict); or, for a remote server that signs in, the
- * credentials of a request to `target` (its first, or each one of a DPoP-bound
- * token), or new credentials for a request the server refused (answered with
- * an `AuthAnswer`, `auth.ts`); or the answer to a server's request that a
- * handler of the main thread's gives (`server_request`, answered with a
- * `ServerAnswer`, `asked.ts`).
- */
-export type WorkerAsk =
-  | { kind: "ask"; ticket: number; method: "signal"; pid: number; signal: GroupSignal }
-  | { kind: "ask"; ticket: number; method: "drain"; pid: number; deadlineMs: number }
-  | { kind: "ask"; ticket: number; method: "credentials"; target: RequestTarget }
-  | { kind: "ask"; ticket: number; method: "challenge"; refusal: AuthRefusal }
-  | {
-    kind: "ask";
-    ticket: number;
-    method: "server_request";
-    request: AskedMethod;
-    params: JsonValue | null;
-  };
-
-/** Encodes a server's request handed to the main thread's handler (`null`: no params). */
-export function encodeServerRequestAsk(
-  ticket: number,
-  request: AskedMethod,
-  params: JsonValue | null,
-): WorkerAsk {
-  return { kind: "ask", ticket, method: "server_request", request, params };
-}
-
-/** The HTTP method and URL of a request, as far as its credentials depend on them. */
-export type RequestTarget = { method: string; url: string };
-
-/** Encodes a request for the credentials of a request to `target`. */
-export function encodeCredentialsAsk(ticket: number, target: RequestTarget): WorkerAsk {
-  return { kind: "ask", ticket, method: "credentials", target };
-}
-
-/** Encodes a refusal handed to the main thread's sign-in. */
-export function encodeChallengeAsk(ticket: number, refusal: AuthRefusal): WorkerAsk {
-  return { kind: "ask", ticket, method: "challenge", refusal };
-}
-
-/** Encodes a request to signal the group led by `pid`. */
-export function encodeSignalAsk(ticket: number, pid: number, signal: GroupSignal): WorkerAsk {
-  return { kind: "ask", ticket, method: "signal", pid, signal };
-}
-
-/** Encodes a request to check that the group led by `pid` drained. */
-export function encodeDrainAsk(ticket: number, pid: number, deadlineMs: number): WorkerAsk {
-  return { kind: "ask", ticket, method: "drain", pid, deadlineMs };
-}
-
-function decodeAsk(data: Fields): WorkerAsk | undefined {
-  const { ticket, method, pid } = data;
-  if (!isCount(ticket) || !isOneOf(ASK_METHODS, method)) return undefined;
-  if (method === "credentials") {
-    const target = data.target;
-    return isRecord(target) && isString(target.method) && isString(target.url)
-      ? encodeCredentialsAsk(ticket, { method: target.method, url: target.url })
-      : undefined;
-  }
-  if (method === "server_request") {
-    // The params are the server's, checked by the handler's side.
-    return isOneOf(ASKED_METHODS, data.request) && data.params !== undefined
-      ? encodeServerRequestAsk(ticket, data.request, structuredClone(data.params) as JsonValue)
-      : undefined;
-  }
-  if (method === "challenge") {
-    const refusal = isRecord(data.refusal) ? decodeRefusal(data.refusal) : undefined;
-    return refusal === undefined ? undefined : encodeChallengeAsk(ticket, refusal);
-  }
-  if (!isCount(pid) || pid === 0) return undefined;
-  if (method === "signal") {
-    return isOneOf(GROUP_SIGNALS, data.signal)
-      ? encodeSignalAsk(ticket, pid, data.signal)
-      : undefined;
-  }
-  return isDuration(data.deadlineMs) ? encodeDrainAsk(ticket, pid, data.deadlineMs) : undefined;
-}
-
-// ---- withdrawn: the server cancelled a request it had asked ----
-
-/**
- * The server cancelled the request it handed over on ask `ticket`
- * (`notifications/cancelled`): the main thread aborts its handler's signal,
- * and the worker sends nothing of whatever the handler answers.
- */
-export type Withdrawn = { kind: "withdrawn"; ticket: number };
-
-/** Encodes the withdrawal of the server's request of ask `ticket`. */
-export function encodeWithdrawn(ticket: number): Withdrawn {
-  return { kind: "withdrawn", ticket };
-}
-
-function decodeWithdrawn(data: Fields): Withdrawn | undefined {
-  return isCount(data.ticket) ? encodeWithdrawn(data.ticket) : undefined;
 }
 
 // ---- tools_changed: the server said its listing changed ----

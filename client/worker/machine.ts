@@ -30,14 +30,14 @@
  */
 
 import type { JsonObject, JsonValue } from "../../codec/json.ts";
-import type { Implementation, SupportedVersion } from "../../codec/protocol.ts";
+import type { Implementation } from "../../codec/protocol.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_RETIREMENT_TIMEOUT_MS,
 } from "../../settings/limits.ts";
-import { type EraMode, type EraPlan, eraPlan } from "../../settings/era.ts";
+import { type EraPlan, eraPlan } from "../../settings/era.ts";
 import { type EraCodec, LEGACY_ERA, type ServerRequestContext } from "../thread/era.ts";
 import { clientCapabilities, SERVES_NONE } from "../thread/asked.ts";
 import { type Clock, systemClock } from "../transport/clock.ts";
@@ -56,54 +56,12 @@ import type { ServerInfo } from "../thread/server_info.ts";
 import { Connection } from "./_connection.ts";
 import type { RetirementOutcome } from "./retirement.ts";
 import { startSession } from "./start.ts";
-import type { Transport } from "../transport/transport.ts";
 import { type LineFault, PARAMS_META_LEAD } from "../thread/to_worker.ts";
 export type { Settle } from "./_pending.ts";
 export type { ClientState } from "../thread/state.ts";
 export { EXIT_AFTER_EOF_GRACE_MS } from "./_connection.ts";
-
-/** Options of a {@linkcode ClientMachine}. */
-export type MachineOptions = {
-  /** The server's name, used in every message. */
-  name: string;
-  /** The clock deadlines run on; the system clock by default. */
-  clock?: Clock;
-  /** Deadline of the whole start, in milliseconds. */
-  connectTimeoutMs?: number;
-  /** Deadline of the retirement that follows a failed start or a death. */
-  retirementTimeoutMs?: number;
-  /** What the client says of itself in `initialize` and in every envelope. */
-  clientInfo?: Implementation;
-  /** How the era is chosen; `auto` by default. */
-  era?: EraMode;
-  /** The versions offered, a subset of `SUPPORTED_VERSIONS`; all by default. */
-  versions?: readonly SupportedVersion[];
-  /** Told of every change of the client's life, in order. */
-  onReport?: (report: StateReport) => void;
-  /** Told each time the ready server says its tools changed (handshake era). */
-  onToolsChanged?: () => void;
-  /** Told of every notification the server sends once the session began (progress, task status). */
-  onNotification?: (method: string, params: unknown) => void;
-  /** The least level of log messages asked of the server, when one is (`EraCodec.open`). */
-  logLevel?: LogLevel;
-  /**
-   * What the server's requests are answered with (elicitation, sampling,
-   * roots), and so the capabilities declared; none by default.
-   */
-  served?: ServerRequestContext;
-  /** The trace context the start's requests carry in their `_meta` (the main thread's span). */
-  traceContext?: Record<string, string>;
-};
-
-/**
- * What a machine runs on: one transport (its server launched once), or a
- * launcher that makes a fresh transport for each launch (so that a server
- * that exits on the era probe can be launched once more).
- */
-export type Launcher = Transport | (() => Transport);
-
-/** What this client calls itself in `initialize` and in every envelope. */
-export const CLIENT_INFO: Implementation = { name: "@loom/mcp", version: "0.1.0" };
+export { CLIENT_INFO, type Launcher, type MachineOptions } from "./machine_options.ts";
+import { CLIENT_INFO, type Launcher, type MachineOptions } from "./machine_options.ts";
 
 /**
  * One MCP client over one server.
