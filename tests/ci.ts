@@ -58,6 +58,11 @@ const steps: Step[] = [
   // names but does not export.
   ...ENTRY_POINTS.map((entry) => ({ name: `doc ${entry}`, args: ["doc", "--lint", entry] })),
   { name: "cache", args: ["cache", ...NPM_PEERS] },
+  // A server started from another folder (a test's temporary catalog) has no
+  // lockfile, so Deno resolves it from every dependency's registry listing,
+  // which the locked cache above never fetches: fetched here too, so that no
+  // test's server downloads while it starts.
+  { name: "cache unlocked", args: ["cache", "--no-lock", ...NPM_PEERS] },
   // This Deno leaves the op and resource sanitizers off unless asked; the
   // house rule is that they are on. What the library keeps for the life of
   // the process is opted out in the one test that opens it (tests/_lifetime.ts).

@@ -101,6 +101,7 @@ export const CACHE_VARIABLES = [
   "DENO_TLS_CA_STORE",
   "SSL_CERT_FILE",
   "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
 ] as const;
 
 /** Those of {@linkcode CACHE_VARIABLES} this process has, for a child's clean environment. */
