@@ -1,8 +1,9 @@
 /**
  * The layout's rules, checked on the source as it is: every arrow between
  * rooms points down (docs/ARCHITECTURE.md draws them), no import circle, no
- * Deno API in the pure rooms, the sandbox imports nothing outside itself, and
- * no hand-written file grows past one job's size.
+ * Deno API in the pure rooms, the sandbox imports nothing outside itself, the
+ * root export stays within its count, and no private file declares what an
+ * export reaches.
  *
  * @module
  */
