@@ -44,36 +44,53 @@ export function answerAsk(
  * The server's requests one generation answers, each under a signal of its
  * own: aborted when the server withdraws it (`withdrawn`), when the worker
  * dies and when the generation ends (after which a new one is born aborted).
+ * While one is open, the generation's call deadlines are held (`hold`): the
+ * server waits for this side then, and the time a person or a model takes
+ * to answer is not counted against the calls.
  */
 export class AskedRequests {
-  #asked = new Map<number, AbortController>();
+  #asked = new Map<number, { controller: AbortController; release: () => void }>();
   #ended = false;
+  #hold: () => () => void;
+
+  /** Requests whose every opening calls `hold`, and every closing the release it returned. */
+  constructor(hold: () => () => void) {
+    this.#hold = hold;
+  }
 
   /** The signal of the server's request handed over on ask `ticket`. */
   open(ticket: number): AbortSignal {
     const controller = new AbortController();
     if (this.#ended) controller.abort();
-    else this.#asked.set(ticket, controller);
+    else this.#asked.set(ticket, { controller, release: this.#hold() });
     return controller.signal;
   }
 
   /** The request of `ticket`, opened with `signal`, was answered. */
   close(ticket: number, signal: AbortSignal): void {
-    if (this.#asked.get(ticket)?.signal === signal) this.#asked.delete(ticket);
+    const asked = this.#asked.get(ticket);
+    if (asked?.controller.signal !== signal) return;
+    this.#asked.delete(ticket);
+    asked.release();
   }
 
   /** The server withdrew the request of `ticket`; an unknown ticket changes nothing. */
   withdraw(ticket: number): void {
-    const controller = this.#asked.get(ticket);
+    const asked = this.#asked.get(ticket);
+    if (asked === undefined) return;
     this.#asked.delete(ticket);
-    controller?.abort();
+    asked.release();
+    asked.controller.abort();
   }
 
   /** Withdraws every request being answered. */
   withdrawAll(): void {
     const asked = [...this.#asked.values()];
     this.#asked.clear();
-    for (const controller of asked) controller.abort();
+    for (const { controller, release } of asked) {
+      release();
+      controller.abort();
+    }
   }
 
   /** Withdraws every request, and every one opened from now on. */

@@ -66,7 +66,7 @@ export class Generation {
   #startTimer: ReturnType<typeof setTimeout> | undefined;
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
   /** The server's requests being answered, each under a signal its withdrawal aborts. */
-  #asked = new AskedRequests();
+  #asked = new AskedRequests(() => this.#tickets.hold());
   // Retired for its replacement: the handle stays dead meanwhile.
   #superseded = false;
   // From ready to its end, while tracing: `mcp.client.session.duration`.

@@ -91,6 +91,9 @@ export class Tickets {
   #leaving: number[] = [];
   // Whether an answer was refused: none settles anything after it.
   #refused = false;
+  // The server's requests being answered (`hold`), and since when one has been.
+  #holds = 0;
+  #heldSince = 0;
 
   #peer: () => McpPeer;
 
@@ -235,6 +238,41 @@ export class Tickets {
       if (pending.deadline < earliest) earliest = pending.deadline;
     }
     if (earliest < this.#timerAt) this.#arm(earliest);
+  }
+
+  /**
+   * Stops every deadline of the table while the server waits for an answer
+   * of this side's (a person answering its elicitation, a model sampling for
+   * it): the time from the first hold to the last release is not counted
+   * against any request in flight, as the server's own deadline would not
+   * count it. A caller's signal still withdraws a request at once. Returns
+   * the release, which does something once.
+   */
+  hold(): () => void {
+    if (this.#holds++ === 0) this.#heldSince = performance.now();
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#holds === 0) this.#resume();
+    };
+  }
+
+  // The last hold was released: each deadline moves by the time it was held.
+  #resume(): void {
+    const now = performance.now();
+    let earliest = Infinity;
+    for (const pending of this.#pending.values()) {
+      if (pending.deadline === Infinity) continue;
+      const held = now - Math.max(this.#heldSince, pending.startedAt);
+      if (held > 0) {
+        pending.deadline += held;
+        pending.startedAt += held;
+      }
+      if (pending.deadline < earliest) earliest = pending.deadline;
+    }
+    this.#disarm();
+    if (earliest !== Infinity) this.#arm(earliest);
   }
 
   /** Posts the queued requests now: before any control message, to keep the order. */
@@ -422,6 +460,8 @@ export class Tickets {
   #sweep(): void {
     this.#timer = undefined;
     this.#timerAt = Infinity;
+    // Held: the last release moves the deadlines and arms the timer again.
+    if (this.#holds > 0) return;
     const now = performance.now();
     const due: number[] = [];
     let next = Infinity;

@@ -320,3 +320,64 @@ Deno.test("a second request under an id still being answered is refused, the fir
     assert.deepEqual(answered.result, { action: "decline" });
   });
 });
+
+// A call's deadline counts the server's time, not the time this side takes
+// to answer the server's question (a person, a model): held while it is open.
+const SHORT_DEADLINE_MS = 300;
+const SLOW_ANSWER_MS = 900;
+
+Deno.test("a call's deadline is held while its server's question is answered", async () => {
+  const onElicit = async () => {
+    await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+    return { action: "accept" as const, content: { name: "Ada" } };
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const called = await client.callTool("elicit", { params: FORM } as never, {
+      timeoutMs: SHORT_DEADLINE_MS,
+    });
+    assert.ok(called.ok, JSON.stringify(called));
+    const block = called.value.content[0];
+    assert.ok(block?.type === "text");
+    assert.equal(JSON.parse(block.text).result.content.name, "Ada");
+  });
+});
+
+Deno.test("once the question is answered, a call's deadline counts again", async () => {
+  let answeredAt = Infinity;
+  const onElicit = async () => {
+    await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+    answeredAt = performance.now();
+    return { action: "decline" as const };
+  };
+  await withAsker({ onElicit }, async (client) => {
+    // The server waits for a second answer that never comes: the call ends at its deadline.
+    const called = await client.callTool(
+      "elicit_many",
+      { params: FORM, count: 1, answerAfter: 2 } as never,
+      { timeoutMs: SHORT_DEADLINE_MS },
+    );
+    assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
+    assert.equal(called.error.aborted, false);
+    assert.ok(performance.now() > answeredAt, "the call ended before the question was answered");
+  });
+});
+
+Deno.test("a caller's signal ends a call while its server's question is being answered", async () => {
+  const answered = Promise.withResolvers<void>();
+  let answeredFirst = false;
+  const onElicit = async () => {
+    await new Promise((resolve) => setTimeout(resolve, SLOW_ANSWER_MS));
+    answeredFirst = true;
+    answered.resolve();
+    return { action: "decline" as const };
+  };
+  await withAsker({ onElicit }, async (client) => {
+    const called = await client.callTool("elicit", { params: FORM } as never, {
+      signal: AbortSignal.timeout(SHORT_DEADLINE_MS),
+    });
+    assert.equal(answeredFirst, false, "the call waited for the question's answer");
+    assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
+    assert.equal(called.error.aborted, true);
+    await answered.promise;
+  });
+});
