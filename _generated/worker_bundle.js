@@ -2499,6 +2499,11 @@ var textOrBytes = (function textOrBytes(bytes) {
   const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
   return text ?? bytes.slice();
 });
+var namedUris = (function namedUris(value) {
+  if (!isJsonObject(value) || !isJsonObject(value.notifications)) return [];
+  const uris = value.notifications.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((uri) => typeof uri === "string") : [];
+});
 var unavailable = (function unavailable(cause, message) {
   return {
     kind: "unavailable",
@@ -2587,6 +2592,7 @@ var META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion";
 var META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 var META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 var META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+var META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 
 
@@ -6660,6 +6666,68 @@ var NoticeGate = class {
   }
 };
 
+// client/worker/_listens.ts
+var LISTEN = "subscriptions/listen";
+var ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
+var UPDATED = "notifications/resources/updated";
+var Listens = class {
+  // The URIs each listen named, until its acknowledgment (then `null`).
+  #named = /* @__PURE__ */ new Map();
+  #idOf;
+  /** The listens of a worker whose tickets' request ids `idOf` gives. */
+  constructor(idOf) {
+    this.#idOf = idOf;
+  }
+  /** A request of `ticket` was sent: kept when it is a listen. */
+  sent(ticket, method, params) {
+    if (method !== LISTEN) return;
+    const text = typeof params === "string" ? params : new TextDecoder().decode(params);
+    const parsed = parseJson(text);
+    this.#named.set(ticket, parsed.ok ? namedUris(parsed.value) : []);
+  }
+  /** The request of `ticket` ended. */
+  ended(ticket) {
+    if (this.#named.size > 0) this.#named.delete(ticket);
+  }
+  /**
+   * What a notification of a listen's becomes: the acknowledgment's notice
+   * (`null` for a later one, or one of no listen in flight), the ticket an
+   * update came on (`undefined` when it names none of them), or `undefined`
+   * for any other method.
+   */
+  acknowledgment(method, params) {
+    if (method !== ACKNOWLEDGED) return void 0;
+    const ticket = this.#ticketOf(params);
+    if (ticket === void 0) return null;
+    const named = this.#named.get(ticket);
+    if (named === null || named === void 0) return null;
+    this.#named.set(ticket, null);
+    const agreed = isJsonObject(params) ? namedUris(params) : [];
+    const honored = named.every((uri) => agreed.includes(uri));
+    return {
+      kind: "acknowledged",
+      ticket,
+      honored
+    };
+  }
+  /** The ticket of the listen a resource's update came on, when it names one in flight. */
+  updateTicket(method, params) {
+    return method === UPDATED && this.#named.size > 0 ? this.#ticketOf(params) : void 0;
+  }
+  #ticketOf(params) {
+    if (!isJsonObject(params)) return void 0;
+    const meta = params._meta;
+    if (!isJsonObject(meta)) return void 0;
+    const id = meta[META_SUBSCRIPTION_ID];
+    if (typeof id !== "number") return void 0;
+    for (const ticket of this.#named.keys()) {
+      if (this.#idOf(ticket) === id) return ticket;
+    }
+    return void 0;
+  }
+};
+
+
 // client/worker/host.ts
 var WorkerHost = class {
   #end;
@@ -6680,6 +6748,7 @@ var WorkerHost = class {
   // Whether a change of the server's tools is told already this turn.
   #toolsChangedTold = false;
   #notices;
+  #listens = new Listens((ticket) => this.#tickets.get(ticket));
   #group = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -6923,16 +6992,20 @@ var WorkerHost = class {
     const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
       raw: (id2, line) => this.#answer(ticket, id2, line)
     });
-    if (id !== void 0 && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
+    if (id === void 0 || this.#tickets.has(ticket)) return;
+    this.#tickets.set(ticket, id);
+    this.#listens.sent(ticket, method, params);
   }
   #settle(ticket, outcome) {
     if (this.#progress.size > 0) this.#progress.delete(this.#tickets.get(ticket) ?? -1);
     this.#tickets.delete(ticket);
+    this.#listens.ended(ticket);
     this.#outbox.post(encodeSettled(ticket, outcome));
   }
   #answer(ticket, id, line) {
     if (this.#progress.size > 0) this.#progress.delete(id);
     this.#tickets.delete(ticket);
+    this.#listens.ended(ticket);
     this.#outbox.answer(ticket, id, line);
   }
   // ---- long calls ----
@@ -6994,8 +7067,17 @@ var WorkerHost = class {
   }
   /** A notification: progress for a long call, the status of a task, or a notice (`notices.ts`). */
   #notified(method, params) {
+    const acknowledged = this.#listens.acknowledgment(method, params);
+    if (acknowledged !== void 0) {
+      if (acknowledged !== null) this.#outbox.post(encodeNotice(acknowledged));
+      return;
+    }
     const notice = this.#notices.take(method, params);
     if (notice !== void 0) {
+      if (notice?.kind === "resource_updated") {
+        const ticket = this.#listens.updateTicket(method, params);
+        if (ticket !== void 0) notice.ticket = ticket;
+      }
       if (notice !== null) this.#outbox.post(encodeNotice(notice));
       return;
     }

@@ -183,6 +183,21 @@ export class Generation {
     return this.#tickets.request(method, paramsText, timeoutMs, signal, decode, follow);
   }
 
+  /**
+   * Opens a 2026-07-28 `subscriptions/listen` (`Tickets.listen`), or
+   * refuses it at once when the generation is not ready.
+   */
+  listen(
+    paramsText: string,
+    signal: AbortSignal,
+    acknowledged: (honored: boolean, ticket: number) => void,
+  ): Promise<Result<JsonValue, ClientError>> {
+    if (this.state !== "ready" || this.#link === undefined || this.#link.closed) {
+      return Promise.resolve(err(this.#unavailable()));
+    }
+    return this.#tickets.listen(paramsText, signal, acknowledged);
+  }
+
   /** Why a call is refused now: the latched death, or that the client is not ready. */
   #unavailable(): ClientError {
     return this.#host.unavailable(unavailableOf(this.#report, this.#name, this.#host.tail.text()));
@@ -330,6 +345,9 @@ export class Generation {
       case "tools_changed":
         return this.#host.toolsChanged();
       case "notice":
+        if (event.notice.kind === "acknowledged") {
+          return this.#tickets.acknowledged(event.notice.ticket, event.notice.honored);
+        }
         return this.#host.notice(event.notice);
       case "retired": {
         const outcome = withFound(event.outcome, this.#custody.found);

@@ -8,9 +8,8 @@
 // server ends it. A listener that throws changes nothing of the client.
 
 import { compactJson, type JsonValue } from "../codec/json.ts";
-import { ok, type Result } from "../codec/result.ts";
-import type { ClientError } from "./thread/outcomes.ts";
-import { MAX_TIMEOUT_MS } from "../settings/mod.ts";
+import { err, ok, type Result } from "../codec/result.ts";
+import { callTimedOut, type ClientError } from "./thread/outcomes.ts";
 import type { ResourceDescriptor, ResourceTemplateDescriptor } from "../codec/resource_lists.ts";
 import type { Generation } from "./_generation.ts";
 import { listOf, type RequestHost, RESOURCES, TEMPLATES } from "./_lists.ts";
@@ -23,12 +22,19 @@ import {
   type ResourceError,
   resourcesNotDeclared,
   type ResourceSubscription,
+  subscriptionRefused,
   subscriptionsNotDeclared,
 } from "./resources.ts";
 import type { RequestOptions } from "./client_options.ts";
 
-/** One subscription: the URI subscribed to, and who hears its updates. */
-type Subscription = { uri: string; onUpdated: (uri: string) => void };
+/**
+ * One subscription: the URI subscribed to, who hears its updates, and, for
+ * a 2026-07-28 listen, its ticket, which the updates it brings name.
+ */
+type Subscription = { uri: string; onUpdated: (uri: string) => void; ticket?: number };
+
+/** What ends the wait for a listen's acknowledgment, beside the acknowledgment. */
+type Unacknowledged = "ended" | "timed_out" | "aborted";
 
 /** The resource requests and subscriptions of one client. */
 export class ResourceRequests {
@@ -104,9 +110,14 @@ export class ResourceRequests {
     return this.#open(generation, { uri, onUpdated }, options);
   }
 
-  /** Tells each subscription a server's update (`notifications/resources/updated`) is about. */
-  updated(notice: { uri: string }): void {
+  /**
+   * Tells each subscription a server's update (`notifications/resources/updated`)
+   * is about: the one whose listen it came on when it names one, else each
+   * whose URI it names.
+   */
+  updated(notice: { uri: string; ticket?: number }): void {
     for (const subscription of [...this.#subscriptions]) {
+      if (notice.ticket !== undefined && subscription.ticket !== notice.ticket) continue;
       // The server may name a part of what was subscribed to.
       const uri = subscription.uri;
       if (notice.uri === uri || (notice.uri.startsWith(uri) && uri.endsWith("/"))) {
@@ -120,7 +131,7 @@ export class ResourceRequests {
     generation: Generation,
     entry: Subscription,
     options: RequestOptions,
-  ): Promise<Result<ResourceSubscription, ClientError>> {
+  ): Promise<Result<ResourceSubscription, ClientError | ResourceError>> {
     const uri = entry.uri;
     const style = generation.era.subscription;
     if (style.kind === "requests") {
@@ -145,24 +156,51 @@ export class ResourceRequests {
         },
       });
     }
-    // The listen lasts until it is cancelled or the server ends it.
+    // The listen lasts until it is cancelled or the server ends it; it is
+    // a subscription once the server acknowledged it with the URI.
     const stop = new AbortController();
-    this.#subscriptions.add(entry);
+    // Once given up (refused, timed out, aborted), a late acknowledgment subscribes nothing.
+    let givenUp = false;
+    const acknowledged = Promise.withResolvers<boolean | Unacknowledged>();
     const listening = generation
-      .request(style.method, compactJson(style.params(uri)), MAX_TIMEOUT_MS, stop.signal)
+      .listen(compactJson(style.params(uri)), stop.signal, (honored, ticket) => {
+        // Added at once: the updates the listen brings may follow in the same turn.
+        if (honored && !givenUp) this.#subscriptions.add(Object.assign(entry, { ticket }));
+        acknowledged.resolve(honored);
+      })
       .then((outcome): Result<void, ClientError> => {
         this.#subscriptions.delete(entry);
+        acknowledged.resolve("ended");
         const cancelled = !outcome.ok && outcome.error.kind === "call_timed_out" &&
           outcome.error.aborted === true;
         return outcome.ok || cancelled ? ok(undefined) : outcome;
       });
-    return ok({
-      uri,
-      unsubscribe: () => {
-        this.#subscriptions.delete(entry);
-        stop.abort();
-        return listening;
-      },
+    const timeoutMs = this.#host.timeout(options.timeoutMs);
+    const heard = await untilAcknowledged(acknowledged.promise, timeoutMs, options.signal);
+    if (heard === true) {
+      return ok({
+        uri,
+        unsubscribe: () => {
+          this.#subscriptions.delete(entry);
+          stop.abort();
+          return listening;
+        },
+      });
+    }
+    givenUp = true;
+    stop.abort();
+    if (heard === false) return err(subscriptionRefused(this.#host.server, uri, "left_out"));
+    if (heard === "ended") {
+      const ended = await listening;
+      return ended.ok ? err(subscriptionRefused(this.#host.server, uri, "ended")) : ended;
+    }
+    const timedOut = callTimedOut(this.#host.server, style.method, timeoutMs, heard === "aborted");
+    if (heard === "aborted") return err(timedOut);
+    return err({
+      ...timedOut,
+      message: `Server "${this.#host.server}" did not acknowledge ${style.method} for ` +
+        `${JSON.stringify(uri)} within ${timeoutMs} ms; raise call_timeout_ms in its catalog ` +
+        `entry (callTimeoutMs in a ServerSpec, or the subscription's timeoutMs)`,
     });
   }
 
@@ -171,4 +209,26 @@ export class ResourceRequests {
     if (generation.state !== "ready" || declaresResources(generation.info)) return undefined;
     return Promise.resolve({ ok: false, error: resourcesNotDeclared(this.#host.server) });
   }
+}
+
+/**
+ * Waits for a listen's acknowledgment (`true` when it took the URI, `false`
+ * when it left it out) or its end, at most `timeoutMs`, and no longer than
+ * `signal` lets it.
+ */
+function untilAcknowledged(
+  acknowledged: Promise<boolean | Unacknowledged>,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+): Promise<boolean | Unacknowledged> {
+  if (signal?.aborted) return Promise.resolve("aborted");
+  const { promise, resolve } = Promise.withResolvers<boolean | Unacknowledged>();
+  const timer = setTimeout(() => resolve("timed_out"), timeoutMs);
+  const onAbort = () => resolve("aborted");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  void acknowledged.then(resolve);
+  return promise.finally(() => {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  });
 }

@@ -16,6 +16,7 @@ import { decodeInbound } from "../codec/jsonrpc.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "./thread/outcomes.ts";
+import { MAX_TIMEOUT_MS } from "../settings/mod.ts";
 import {
   encodeBytesRequest,
   encodeCancel,
@@ -91,6 +92,8 @@ export class Tickets {
   #leaving: number[] = [];
   // Whether an answer was refused: none settles anything after it.
   #refused = false;
+  // The listens waiting for their acknowledgment, by ticket (`listen`).
+  #listening = new Map<number, (honored: boolean, ticket: number) => void>();
   // The server's requests being answered (`hold`), and since when one has been.
   #holds = 0;
   #heldSince = 0;
@@ -213,6 +216,33 @@ export class Tickets {
         queueMicrotask(() => this.flush());
       }
     });
+  }
+
+  /**
+   * Sends a 2026-07-28 `subscriptions/listen` as {@linkcode request} does,
+   * with no deadline of its own (it lasts until `signal` cancels it or the
+   * server ends it); `acknowledged` is told, once, whether the server agreed
+   * to every URI it named, and the listen's ticket, which the updates it
+   * brings name, when its acknowledgment comes before its end.
+   */
+  listen(
+    paramsText: string,
+    signal: AbortSignal,
+    acknowledged: (honored: boolean, ticket: number) => void,
+  ): Promise<Result<JsonValue, ClientError>> {
+    // The ticket the request is about to take, taken at once by it.
+    const ticket = this.#nextTicket;
+    const outcome = this.request("subscriptions/listen", paramsText, MAX_TIMEOUT_MS, signal);
+    if (!this.#pending.has(ticket)) return outcome;
+    this.#listening.set(ticket, acknowledged);
+    return outcome.finally(() => this.#listening.delete(ticket));
+  }
+
+  /** The worker handed on a listen's acknowledgment; one of no listen waiting is ignored. */
+  acknowledged(ticket: number, honored: boolean): void {
+    const acknowledged = this.#listening.get(ticket);
+    this.#listening.delete(ticket);
+    acknowledged?.(honored, ticket);
   }
 
   /**

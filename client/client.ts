@@ -384,8 +384,13 @@ export class Client {
    * changed (the one subscribed to, or a part of it, for a URI that ends in
    * `/`), and may read it again. Legacy sessions send `resources/subscribe`
    * and answer once the server did; 2026-07-28 sessions open a
-   * `subscriptions/listen` for the URI, which `unsubscribe()` cancels (and
-   * which answers with how the listen ended). A server that declared no
+   * `subscriptions/listen` for the URI and answer once the server
+   * acknowledged it (each listen's updates are told to its own subscription
+   * alone); an acknowledgment that leaves the URI out, or a listen ended
+   * before it, is `subscription_refused`, and no acknowledgment within the
+   * deadline `call_timed_out`, the listen cancelled either way.
+   * `unsubscribe()` cancels the listen (and answers with how it ended). A
+   * server that declared no
    * `resources.subscribe` is refused before anything is sent
    * (`subscriptions_not_declared`). Throws `TypeError` on a URI that is not a
    * non-empty string or a listener that is not a function.

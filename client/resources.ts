@@ -33,6 +33,17 @@ export type ResourceError =
     message: string;
   }
   | {
+    /**
+     * A 2026-07-28 server's listen for the URI was not taken: its
+     * acknowledgment left the URI out, or it ended the listen before
+     * acknowledging it.
+     */
+    kind: "subscription_refused";
+    server: string;
+    uri: string;
+    message: string;
+  }
+  | {
     kind: "resource_too_large";
     uri: string;
     /** The content's size in bytes (a blob's, counted from its base64 length). */
@@ -69,6 +80,27 @@ export function subscriptionsNotDeclared(server: string): ResourceError {
     server,
     message: `Cannot subscribe to a resource of server ${quote(server)}: it declared no ` +
       `"resources.subscribe" when it connected`,
+  };
+}
+
+/**
+ * The refusal of a 2026-07-28 subscription: the server left the URI out of
+ * its acknowledgment (`left_out`), or ended the listen first (`ended`).
+ */
+export function subscriptionRefused(
+  server: string,
+  uri: string,
+  why: "left_out" | "ended",
+): ResourceError {
+  const said = why === "left_out"
+    ? "its acknowledgment of the listen left the URI out"
+    : "it ended the listen before acknowledging it";
+  return {
+    kind: "subscription_refused",
+    server,
+    uri,
+    message: `Server ${quote(server)} did not take a subscription to ${JSON.stringify(uri)}: ` +
+      `${said}; check that it serves that resource and takes subscriptions to it`,
   };
 }
 

@@ -83,6 +83,11 @@ export const META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilit
 export const META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo";
 /** `result._meta` key of a server's info (modern era). */
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+/**
+ * `params._meta` key of the `subscriptions/listen` request a notification
+ * belongs to (modern era): the JSON-RPC id of that request.
+ */
+export const META_SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
 /** The first revision without a handshake. */
 const FIRST_MODERN_VERSION = "2026-07-28";

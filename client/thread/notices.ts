@@ -2,7 +2,8 @@
  * What a server told the client that its handle hears, as it crosses from
  * the worker to the main thread: a log message (its data as compact JSON
  * text, already cut to `MAX_LOG_DATA_CHARS`, and how many messages were
- * dropped before it), a resource that changed, or a list that changed.
+ * dropped before it), a resource that changed, a list that changed, or a
+ * listen acknowledged.
  * Everything here is the server's word, untrusted; the worker bounds how
  * much of it crosses (`client/worker/notices.ts`).
  *
@@ -31,8 +32,23 @@ export type Notice =
     /** How many log messages of the server's were dropped before this one, past the rate. */
     dropped: number;
   }
-  | { kind: "resource_updated"; uri: string }
-  | { kind: "list_changed"; list: ChangedList };
+  | {
+    kind: "resource_updated";
+    uri: string;
+    /** The ticket of the 2026-07-28 listen the update came on, when the server named it. */
+    ticket?: number;
+  }
+  | { kind: "list_changed"; list: ChangedList }
+  | {
+    /**
+     * A 2026-07-28 listen's acknowledgment (`notifications/subscriptions/acknowledged`),
+     * its first only: whether the server agreed to every resource URI the listen of
+     * `ticket` named (nothing of the server's own text crosses).
+     */
+    kind: "acknowledged";
+    ticket: number;
+    honored: boolean;
+  };
 
 /** The event that carries a notice. */
 export type NoticeEvent = { kind: "notice"; notice: Notice };
@@ -57,9 +73,18 @@ export function decodeNotice(data: Fields): NoticeEvent | undefined {
           : { kind: "log", level, logger, dataText, cut, dropped },
       );
     }
-    case "resource_updated":
-      return isString(notice.uri)
-        ? encodeNotice({ kind: "resource_updated", uri: notice.uri })
+    case "resource_updated": {
+      const { uri, ticket } = notice;
+      if (!isString(uri) || (ticket !== undefined && !isCount(ticket))) return undefined;
+      return encodeNotice(
+        ticket === undefined
+          ? { kind: "resource_updated", uri }
+          : { kind: "resource_updated", uri, ticket },
+      );
+    }
+    case "acknowledged":
+      return isCount(notice.ticket) && typeof notice.honored === "boolean"
+        ? encodeNotice({ kind: "acknowledged", ticket: notice.ticket, honored: notice.honored })
         : undefined;
     case "list_changed":
       return isOneOf(CHANGED_LISTS, notice.list)

@@ -70,6 +70,7 @@ import { Outbox } from "./outbox.ts";
 import type { Transport } from "../transport/transport.ts";
 import { TaskCall } from "./_tasks.ts";
 import { NoticeGate } from "./notices.ts";
+import { Listens } from "./_listens.ts";
 import { encodeNotice } from "../thread/notices.ts";
 import { isServerAnswer, type ServerAnswer } from "../thread/asked.ts";
 import type { ServerRequestContext } from "../thread/era.ts";
@@ -106,6 +107,7 @@ export class WorkerHost {
   // Whether a change of the server's tools is told already this turn.
   #toolsChangedTold = false;
   #notices: NoticeGate;
+  #listens = new Listens((ticket) => this.#tickets.get(ticket));
   #group: GroupControl = {
     signal: (pid, signal) => {
       void this.#ask((ticket) => encodeSignalAsk(ticket, pid, signal));
@@ -348,18 +350,22 @@ export class WorkerHost {
     const id = machine.forward(method, params, timeoutMs, (o) => this.#settle(ticket, o), {
       raw: (id, line) => this.#answer(ticket, id, line),
     });
-    if (id !== undefined && !this.#tickets.has(ticket)) this.#tickets.set(ticket, id);
+    if (id === undefined || this.#tickets.has(ticket)) return;
+    this.#tickets.set(ticket, id);
+    this.#listens.sent(ticket, method, params);
   }
 
   #settle(ticket: number, outcome: Result<JsonValue, ClientError>): void {
     if (this.#progress.size > 0) this.#progress.delete(this.#tickets.get(ticket) ?? -1);
     this.#tickets.delete(ticket);
+    this.#listens.ended(ticket);
     this.#outbox.post(encodeSettled(ticket, outcome));
   }
 
   #answer(ticket: number, id: number, line: Uint8Array): void {
     if (this.#progress.size > 0) this.#progress.delete(id);
     this.#tickets.delete(ticket);
+    this.#listens.ended(ticket);
     this.#outbox.answer(ticket, id, line);
   }
 
@@ -425,8 +431,17 @@ export class WorkerHost {
 
   /** A notification: progress for a long call, the status of a task, or a notice (`notices.ts`). */
   #notified(method: string, params: unknown): void {
+    const acknowledged = this.#listens.acknowledgment(method, params);
+    if (acknowledged !== undefined) {
+      if (acknowledged !== null) this.#outbox.post(encodeNotice(acknowledged));
+      return;
+    }
     const notice = this.#notices.take(method, params);
     if (notice !== undefined) {
+      if (notice?.kind === "resource_updated") {
+        const ticket = this.#listens.updateTicket(method, params);
+        if (ticket !== undefined) notice.ticket = ticket;
+      }
       if (notice !== null) this.#outbox.post(encodeNotice(notice));
       return;
     }

@@ -1,7 +1,9 @@
 // Subscriptions to a resource's updates: server-everything's (legacy
 // resources/subscribe, its simulated updates, resources/unsubscribe), a
-// 2026-07-28 server's subscriptions/listen cancelled by unsubscribe(), and a
-// server that takes none refused before anything is sent.
+// 2026-07-28 server's subscriptions/listen cancelled by unsubscribe(), taken
+// once acknowledged and refused when not, each listen's updates told to its
+// own subscription, and a server that takes none refused before anything is
+// sent.
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
@@ -54,6 +56,86 @@ Deno.test("a 2026-07-28 subscription is a subscriptions/listen that unsubscribe(
   assert.deepEqual(await subscribed.value.unsubscribe(), { ok: true, value: undefined });
   await client.retire();
   assert.match(client.stderrTail(), /^cancelled \d+$/m);
+});
+
+Deno.test("a 2026-07-28 subscription answers once acknowledged, and is refused when it is not", async (t) => {
+  const client = new Client(fixture("listen", "listen_server.ts", { era: "modern" }));
+  try {
+    assert.ok((await client.connect()).ok);
+    await t.step(
+      "an acknowledgment that leaves the URI out refuses it, and the listen is cancelled",
+      async () => {
+        const heard: string[] = [];
+        const refused = await client.subscribeResource(
+          "file:///refused/a",
+          (uri) => heard.push(uri),
+        );
+        assert.ok(
+          !refused.ok && refused.error.kind === "subscription_refused",
+          JSON.stringify(refused),
+        );
+        assert.equal(refused.error.uri, "file:///refused/a");
+        assert.match(refused.error.message, /acknowledgment of the listen left the URI out/);
+        await until(() => /^cancelled \d+$/m.test(client.stderrTail()));
+        assert.match(client.stderrTail(), /^cancelled \d+$/m);
+        assert.deepEqual(heard, []);
+      },
+    );
+    await t.step("a listen the server ends before acknowledging it is refused", async () => {
+      const refused = await client.subscribeResource("file:///ended/a", () => {});
+      assert.ok(
+        !refused.ok && refused.error.kind === "subscription_refused",
+        JSON.stringify(refused),
+      );
+      assert.match(refused.error.message, /ended the listen before acknowledging it/);
+    });
+    await t.step(
+      "a listen never acknowledged times out at the subscription's deadline",
+      async () => {
+        const silent = await client.subscribeResource("file:///silent/a", () => {}, {
+          timeoutMs: 200,
+        });
+        assert.ok(!silent.ok && silent.error.kind === "call_timed_out", JSON.stringify(silent));
+        assert.equal(silent.error.aborted, false);
+        assert.match(
+          silent.error.message,
+          /did not acknowledge subscriptions\/listen for "file:\/\/\/silent\/a" within 200 ms/,
+        );
+      },
+    );
+    await t.step("a caller's signal gives up the wait for the acknowledgment", async () => {
+      const stop = new AbortController();
+      const waiting = client.subscribeResource("file:///silent/b", () => {}, {
+        signal: stop.signal,
+      });
+      stop.abort();
+      const given = await waiting;
+      assert.ok(!given.ok && given.error.kind === "call_timed_out" && given.error.aborted);
+    });
+  } finally {
+    await client.retire();
+  }
+});
+
+Deno.test("two 2026-07-28 subscriptions to one URI each hear the updates of their own listen", async () => {
+  const client = new Client(fixture("listen", "listen_server.ts", { era: "modern" }));
+  try {
+    assert.ok((await client.connect()).ok);
+    const first: string[] = [];
+    const second: string[] = [];
+    const a = await client.subscribeResource("file:///notes.txt", (uri) => first.push(uri));
+    const b = await client.subscribeResource("file:///notes.txt", (uri) => second.push(uri));
+    assert.ok(a.ok && b.ok);
+    await until(() => first.length > 0 && second.length > 0);
+    // Each listen brought one update: each subscription hears its own, once.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(first, ["file:///notes.txt"]);
+    assert.deepEqual(second, ["file:///notes.txt"]);
+    assert.deepEqual(await a.value.unsubscribe(), { ok: true, value: undefined });
+    assert.deepEqual(await b.value.unsubscribe(), { ok: true, value: undefined });
+  } finally {
+    await client.retire();
+  }
 });
 
 Deno.test("a server that declared no resources.subscribe is refused before anything is sent", async () => {

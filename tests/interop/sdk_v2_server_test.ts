@@ -1,6 +1,8 @@
 // This client against a server built on the official SDK v2 and served with
 // its dual-era `serveStdio`: the probe finds 2026-07-28, and the session is
-// stateless; pinned to the legacy era, the same server speaks 2025-11-25.
+// stateless; pinned to the legacy era, the same server speaks 2025-11-25. A
+// 2026-07-28 subscription to its resource is acknowledged, hears the update
+// the server sends, and its unsubscribe cancels the listen.
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
@@ -8,12 +10,13 @@ import type { EraMode, ServerSpec } from "../../settings/mod.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const SERVER = new URL("../fixtures/sdk_v2_server.ts", import.meta.url).pathname;
+const RESOURCES = new URL("../fixtures/sdk_v2_resources.ts", import.meta.url).pathname;
 
-function spec(era: EraMode): ServerSpec {
+function spec(era: EraMode, server = SERVER): ServerSpec {
   return {
     name: "sdk-v2",
     command: Deno.execPath(),
-    args: ["run", "--quiet", "--no-prompt", "-A", SERVER],
+    args: ["run", "--quiet", "--no-prompt", "-A", server],
     env: {},
     inheritEnv: ["DENO_DIR"],
     stderr: "tail",
@@ -54,3 +57,29 @@ Deno.test(
     }
   },
 );
+
+Deno.test("the SDK v2 server acknowledges a 2026-07-28 subscription and sends it updates", async () => {
+  const client = new Client(spec("auto", RESOURCES));
+  try {
+    const started = await client.connect();
+    assert.ok(started.ok && started.value.era === "modern", JSON.stringify(started));
+    const updates: string[] = [];
+    const subscribed = await client.subscribeResource(
+      "file:///notes.txt",
+      (uri) => updates.push(uri),
+    );
+    assert.ok(subscribed.ok, JSON.stringify(subscribed));
+    assert.ok((await client.callTool("touch", {})).ok);
+    for (let turn = 0; turn < 250 && updates.length === 0; turn++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(updates, ["file:///notes.txt"]);
+    assert.deepEqual(await subscribed.value.unsubscribe(), { ok: true, value: undefined });
+    // No update reaches a subscription once it is ended.
+    assert.ok((await client.callTool("touch", {})).ok);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(updates, ["file:///notes.txt"]);
+  } finally {
+    await client.retire();
+  }
+});
