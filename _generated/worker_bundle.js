@@ -6681,9 +6681,9 @@ var Listens = class {
   /** A request of `ticket` was sent: kept when it is a listen. */
   sent(ticket, method, params) {
     if (method !== LISTEN) return;
-    const text = typeof params === "string" ? params : new TextDecoder().decode(params);
-    const parsed = parseJson(text);
-    this.#named.set(ticket, parsed.ok ? namedUris(parsed.value) : []);
+    const text = typeof params === "string" ? params : decodeUtf8(params);
+    const parsed = text === void 0 ? void 0 : parseJson(text);
+    this.#named.set(ticket, parsed?.ok ? namedUris(parsed.value) : []);
   }
   /** The request of `ticket` ended. */
   ended(ticket) {
@@ -6702,7 +6702,7 @@ var Listens = class {
     const named = this.#named.get(ticket);
     if (named === null || named === void 0) return null;
     this.#named.set(ticket, null);
-    const agreed = isJsonObject(params) ? namedUris(params) : [];
+    const agreed = namedUris(params);
     const honored = named.every((uri) => agreed.includes(uri));
     return {
       kind: "acknowledged",

@@ -14,14 +14,14 @@
 import type { JsonValue } from "../codec/json.ts";
 import { decodeInbound } from "../codec/jsonrpc.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { decodeUtf8, encodeUtf8 } from "../codec/_utf8.ts";
+import { encodeUtf8 } from "../codec/_utf8.ts";
+import { type AnswerFault, answerLines } from "./_answer_lines.ts";
 import { callTimedOut, type ClientError, malformedLine, serverError } from "./thread/outcomes.ts";
 import { MAX_TIMEOUT_MS } from "../settings/mod.ts";
 import {
   encodeBytesRequest,
   encodeCancel,
   encodeLongCall,
-  type LineFault,
   renderRequest,
   type RequestMethod,
   type ToWorker,
@@ -33,11 +33,6 @@ import { ClientOperation, type McpPeer, tracing } from "../telemetry/mcp.ts";
 import { endOf, withTraceContext } from "./_telemetry.ts";
 
 const KEEP_PROTOTYPES = { keepPrototypes: true } as const;
-
-/** Why a batch of answers ends the client: a line's fault, or the worker's. */
-export type AnswerFault = { cause: LineFault | "worker"; message: string };
-
-const NEWLINE = 0x0a;
 
 /** How a ticket table reaches the worker; each call does nothing once the worker is gone. */
 export type WorkerPost = {
@@ -338,63 +333,15 @@ export class Tickets {
     lines: string | Uint8Array,
   ): AnswerFault | undefined {
     if (this.#refused) return undefined;
-    const fault = this.#answers(tickets, ids, lines);
+    const fault = answerLines(
+      this.#server,
+      tickets,
+      ids,
+      lines,
+      (ticket, id, line) => this.answered(ticket, id, line),
+    );
     if (fault !== undefined) this.#refused = true;
     return fault;
-  }
-
-  #answers(
-    tickets: readonly number[],
-    ids: readonly number[],
-    lines: string | Uint8Array,
-  ): AnswerFault | undefined {
-    const text = typeof lines === "string" ? lines : decodeUtf8(lines);
-    if (text === undefined) return this.#answerEach(tickets, ids, lines as Uint8Array);
-    const each = tickets.length === 1 ? [text] : text.split("\n");
-    if (each.length !== tickets.length) return this.#miscounted(tickets.length, each.length);
-    for (let index = 0; index < each.length; index++) {
-      const fault = this.answered(
-        tickets[index] as number,
-        ids[index] as number,
-        each[index] as string,
-      );
-      if (fault !== undefined) return { cause: "malformed", message: fault };
-    }
-    return undefined;
-  }
-
-  /** The slow path of a batch holding a line that is not UTF-8: line by line, to find it. */
-  #answerEach(
-    tickets: readonly number[],
-    ids: readonly number[],
-    bytes: Uint8Array,
-  ): AnswerFault | undefined {
-    let start = 0;
-    for (let index = 0; index < tickets.length; index++) {
-      let end = bytes.indexOf(NEWLINE, start);
-      if (end === -1) end = bytes.length;
-      const line = bytes.subarray(start, end);
-      start = end + 1;
-      const text = decodeUtf8(line);
-      if (text === undefined) {
-        return {
-          cause: "framing",
-          message: `Server "${this.#server}" broke the framing: Cannot decode a line of ` +
-            `${line.length} bytes: it is not valid UTF-8`,
-        };
-      }
-      const fault = this.answered(tickets[index] as number, ids[index] as number, text);
-      if (fault !== undefined) return { cause: "malformed", message: fault };
-    }
-    return start === bytes.length + 1 ? undefined : this.#miscounted(tickets.length, NaN);
-  }
-
-  #miscounted(tickets: number, lines: number): AnswerFault {
-    return {
-      cause: "worker",
-      message: `The worker of "${this.#server}" broke protocol: it sent ` +
-        `${Number.isNaN(lines) ? "more" : lines} answer lines for ${tickets} tickets`,
-    };
   }
 
   /**

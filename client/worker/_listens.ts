@@ -9,6 +9,7 @@
 
 import { isJsonObject, type JsonValue, parseJson } from "../../codec/json.ts";
 import { META_SUBSCRIPTION_ID } from "../../codec/protocol.ts";
+import { decodeUtf8 } from "../../codec/_utf8.ts";
 import type { Notice } from "../thread/notices.ts";
 
 const LISTEN = "subscriptions/listen";
@@ -29,9 +30,9 @@ export class Listens {
   /** A request of `ticket` was sent: kept when it is a listen. */
   sent(ticket: number, method: string, params: string | Uint8Array): void {
     if (method !== LISTEN) return;
-    const text = typeof params === "string" ? params : new TextDecoder().decode(params);
-    const parsed = parseJson(text);
-    this.#named.set(ticket, parsed.ok ? namedUris(parsed.value) : []);
+    const text = typeof params === "string" ? params : decodeUtf8(params);
+    const parsed = text === undefined ? undefined : parseJson(text);
+    this.#named.set(ticket, parsed?.ok ? namedUris(parsed.value) : []);
   }
 
   /** The request of `ticket` ended. */
@@ -52,9 +53,7 @@ export class Listens {
     const named = this.#named.get(ticket);
     if (named === null || named === undefined) return null;
     this.#named.set(ticket, null);
-    const agreed = isJsonObject(params as JsonValue)
-      ? namedUris(params as JsonValue)
-      : ([] as readonly string[]);
+    const agreed = namedUris(params as JsonValue);
     const honored = named.every((uri) => agreed.includes(uri));
     return { kind: "acknowledged", ticket, honored };
   }
