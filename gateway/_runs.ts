@@ -4,7 +4,8 @@
 // the host's program with the asker of its request. A 2026-07-28 host's run
 // is parked on an `input_required` result while its questions wait for the
 // host to retry the call with its answers and the run's `requestState`, or
-// for `parkedRunTimeoutMs` to pass.
+// for `parkedRunTimeoutMs` to pass. A question its server withdraws leaves
+// the parked run's questions at once: no later input_required carries it.
 //
 // Lifecycle: the session owns its runs. `cancel()` aborts the run of one
 // request (its calls are cancelled with it, and the request gets no answer);
@@ -33,6 +34,9 @@ import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS } from "./limits.ts";
 import { askingHandlers, capable, type HostAsker, noHost } from "./_asking.ts";
 import type { GatewayOptions, Send } from "./options.ts";
 import { errorResult, type GatewayResult, runResult, searchResult } from "./tools.ts";
+
+// Why a question its server withdrew has no answer.
+const WITHDRAWN = "the server withdrew its question";
 
 // A run parked on an input_required result, waiting for its host to retry.
 type Parked = {
@@ -224,11 +228,22 @@ export class SessionRuns {
     this.#parked.set(parked.state, parked);
     const asker: HostAsker = {
       can: (question) => capable(caps, question),
-      ask: (method, askParams) => {
+      ask: (method, askParams, signal) => {
+        if (signal?.aborted) return Promise.resolve(err(WITHDRAWN));
+        const name = `ask-${parked.nextAsk++}`;
         const { promise, resolve } = Promise.withResolvers<Result<JsonObject, string>>();
-        parked.asks.set(`ask-${parked.nextAsk++}`, {
+        // Withdrawn by its server: never put to the host from now on, and an
+        // answer the host already sends for it is not asked for any more.
+        const withdraw = () => {
+          if (parked.asks.delete(name)) resolve(err(WITHDRAWN));
+        };
+        signal?.addEventListener("abort", withdraw, { once: true });
+        parked.asks.set(name, {
           request: { method, params: askParams },
-          resolve,
+          resolve: (answer) => {
+            signal?.removeEventListener("abort", withdraw);
+            resolve(answer);
+          },
         });
         this.#flush(parked);
         return promise;

@@ -520,3 +520,58 @@ Deno.test("a question the downstream server withdraws is cancelled toward the ho
     await harness.retire();
   }
 });
+
+Deno.test("a question withdrawn while a 2026-07-28 host holds no request is never put to it", async () => {
+  const harness = await boot(
+    [fixture("ask", "asking_server.ts"), fixture("other", "asking_server.ts")],
+    { ...QUICK, ...hostHandlers() },
+  );
+  try {
+    const host = new ScriptedHost(harness);
+    const meta = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+    };
+    const schema = '{ type: "object", properties: { name: { type: "string" } } }';
+    // The second question (another server's) is asked once the host has the
+    // first, and is withdrawn before the host comes back with the first one's answer.
+    const code = 'import { elicit } from "./mcp/ask.ts";\n' +
+      'import { elicit_withdrawable, withdraw } from "./mcp/other.ts";\n' +
+      `const first = elicit({ params: { message: "Your name?", requestedSchema: ${schema} } });\n` +
+      "await new Promise((resolve) => setTimeout(resolve, 200));\n" +
+      `const second = elicit_withdrawable({ params: { message: "Your age?", requestedSchema: ${schema} } });\n` +
+      "await new Promise((resolve) => setTimeout(resolve, 500));\n" +
+      "await withdraw({});\n" +
+      "export default { first: JSON.parse((await first).text), second: JSON.parse((await second).text) };\n";
+    const opened = await host.call("tools/call", {
+      name: "run_program",
+      arguments: { code },
+      _meta: meta,
+    });
+    assert.equal(opened.result.resultType, "input_required");
+    const asked = Object.entries(opened.result.inputRequests) as [string, Message][];
+    assert.equal(asked.length, 1);
+    const [key, request] = asked[0]!;
+    assert.match(request.params.message, /Your name\?$/);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const answered = await host.call("tools/call", {
+      name: "run_program",
+      arguments: { code },
+      inputResponses: { [key]: { action: "accept", content: { name: "Ada" } } },
+      requestState: opened.result.requestState,
+      _meta: meta,
+    });
+    assert.equal(
+      answered.result.resultType,
+      "complete",
+      `the withdrawn question was put to the host: ${JSON.stringify(answered.result)}`,
+    );
+    assert.deepEqual(answered.result.structuredContent.value, {
+      first: { result: { action: "accept", content: { name: "Ada" } } },
+      second: { responded: false },
+    });
+    await host.leave();
+  } finally {
+    await harness.retire();
+  }
+});
