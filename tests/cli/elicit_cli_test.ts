@@ -118,10 +118,14 @@ Deno.test({
   ignore: !SCRIPT,
   fn: () =>
     inTemp(async (dir) => {
-      // A shell would run the command substitution; the browser records what it was given.
+      // A shell would run the command substitution; the browser records what it was given,
+      // renamed into place whole, so that the poll below never reads it half written.
       const url = "https://auth.example.com/start?a=1&b=$(touch pwned);c";
       const browser = `${dir}/browser`;
-      await Deno.writeTextFile(browser, `#!/bin/sh\nprintf '%s\\n' "$#" "$1" > "${dir}/opened"\n`);
+      await Deno.writeTextFile(
+        browser,
+        `#!/bin/sh\nprintf '%s\\n' "$#" "$1" > "${dir}/opening"\nmv "${dir}/opening" "${dir}/opened"\n`,
+      );
       await Deno.chmod(browser, 0o755);
       const params = { params: { mode: "url", message: "Sign in", url, elicitationId: "e1" } };
       const term = Terminal.start(
