@@ -20,9 +20,11 @@
  * (measured: BENCHMARKS.md). A burst of runs takes what waits; the pool
  * fills again once the burst is over. One exception: once programs have come
  * faster than sandboxes start (a miss raised the target past one), a take
- * that leaves the pool with nothing waiting or starting starts the next
- * sandbox at once, runs in flight or not: the next program would otherwise
- * start its own only when it arrives. While programs come one at a time
+ * that takes the last sandbox waiting or starting starts the next at once,
+ * runs in flight or not: the next program would otherwise start its own only
+ * when it arrives. A take that finds none starts nothing: its program starts
+ * its own, and in a burst one more start would share the cores with all of
+ * them (measured: BENCHMARKS.md, sixth pass). While programs come one at a time
  * (the target is one), a run never shares the machine with a start
  * (measured both ways: BENCHMARKS.md, "A cold sandbox").
  *

@@ -242,6 +242,26 @@ Deno.test("after a miss, a take that leaves the pool empty starts the next sandb
   pool.leave();
 });
 
+Deno.test("a take that finds nothing waiting or starting starts nothing while runs are in flight", async () => {
+  const { pool, started, settle, quiet, readyAll } = fakePool(4);
+  pool.fill();
+  await readyAll();
+  pool.enter();
+  assert.ok(await pool.take() !== undefined); // the first take: no miss, target 1
+  pool.enter();
+  // Programs at once: this one starts its own, and one more start now would
+  // share the cores with every one of them (BENCHMARKS.md, sixth pass).
+  assert.equal(await pool.take(), undefined);
+  assert.equal(pool.target, 2);
+  await settle();
+  assert.equal(started.length, 1, "a start while the runs are in flight");
+  pool.leave();
+  pool.leave();
+  quiet();
+  await settle();
+  assert.equal(started.length, 2, "no start once the runs are over and quiet");
+});
+
 Deno.test("while programs come one at a time, a take that empties the pool starts nothing during its run", async () => {
   const { pool, started, settle, quiet, readyAll } = fakePool(4);
   pool.fill();
