@@ -40,22 +40,39 @@ const NONCE = /^[0-9a-f]{32}$/;
 const KINDS = new Set(["call", "read", "discover", "log", "done", "threw", "exited"]);
 const FINAL = new Set(["done", "threw", "exited", "fault"]);
 
+/**
+ * The bytes of each read of stdin: what a pipe holds on Linux. Stdin is read
+ * with `Deno.stdin.read`, not through `Deno.stdin.readable`: the first use of
+ * a stream loads the runtime's streams code, which costs a sandbox's start 5
+ * to 9 ms with the code cache off (BENCHMARKS.md, sixth pass).
+ */
+const READ_BYTES = 64 * 1024;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const reader = Deno.stdin.readable.getReader();
+const chunk = new Uint8Array(READ_BYTES);
 let buffered = "";
 
+/** The next line of stdin, without its newline; `undefined` once stdin ends or fails. */
 async function readLine(): Promise<string | undefined> {
+  // Only the text read since the last search can hold the next newline.
+  let from = 0;
   while (true) {
-    const newline = buffered.indexOf("\n");
+    const newline = buffered.indexOf("\n", from);
     if (newline >= 0) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
       return line;
     }
-    const chunk = await reader.read();
-    if (chunk.done) return undefined;
-    buffered += decoder.decode(chunk.value, { stream: true });
+    from = buffered.length;
+    let read: number | null;
+    try {
+      read = await Deno.stdin.read(chunk);
+    } catch {
+      return undefined;
+    }
+    if (read === null) return undefined;
+    buffered += decoder.decode(chunk.subarray(0, read), { stream: true });
   }
 }
 
