@@ -43,8 +43,8 @@ const FINAL = new Set(["done", "threw", "exited", "fault"]);
 /**
  * The bytes of each read of stdin: what a pipe holds on Linux. Stdin is read
  * with `Deno.stdin.read`, not through `Deno.stdin.readable`: the first use of
- * a stream loads the runtime's streams code, which costs a sandbox's start 5
- * to 9 ms with the code cache off (BENCHMARKS.md, sixth pass).
+ * a stream loads the runtime's streams code, which cost a sandbox's start 8
+ * to 12 ms with the code cache off (BENCHMARKS.md, sixth pass).
  */
 const READ_BYTES = 64 * 1024;
 
