@@ -22,7 +22,13 @@
  * cannot reach into them (it augments no global or module, and nothing
  * imports it), which halves a warm check; they are kept for each of the last
  * few sets of dependencies, so programs importing different servers in turn
- * each find theirs.
+ * each find theirs. Files the sender vouches for (the runner's generated
+ * modules, `cap.ts` and `tools.ts`) are not checked in full at all under that
+ * same condition, only read for what the program takes from them: with the
+ * twenty listing servers' modules, the check `Runner.prepare` sends took
+ * 131 ms instead of 499, a program importing three modules not checked
+ * together before 11 to 13 ms instead of 55 to 130, and the process held 145
+ * MiB after them instead of 170 (`bench/checker_vouched.ts`).
  *
  * @module
  */
@@ -113,11 +119,18 @@ export class ClosedWorldCompiler {
    * and returns its diagnostics, at most {@linkcode MAX_DIAGNOSTICS}, in
    * `deno check`'s order: syntax, options, global, then semantic. Each of
    * `aliases` (a specifier the program imports, a build-root relative path)
-   * resolves that specifier, from the program, to that file.
+   * resolves that specifier, from the program, to that file. Each of
+   * `vouched` (a build-root relative path) is a file its sender vouches has
+   * no diagnostics of its own, as the library's generated modules and
+   * sandbox files, each of which `deno check` passes alone: while the
+   * program cannot reach into its dependencies (see `reachesOut`), such a
+   * file is only read for what the program takes from it, never checked in
+   * full, which spares the checker every type its declarations would build.
    */
   check(
     files: readonly (readonly [string, string])[],
     aliases: readonly (readonly [string, string])[] = [],
+    vouched: readonly string[] = [],
   ): Diagnostic[] {
     const root = new Map<string, ts.SourceFile>();
     for (const [relative, text] of files) {
@@ -149,7 +162,7 @@ export class ClosedWorldCompiler {
       ...program.getSyntacticDiagnostics(),
       ...program.getOptionsDiagnostics(),
       ...program.getGlobalDiagnostics(),
-      ...this.#semantic(program, trace),
+      ...this.#semantic(program, trace, new Set(vouched.map((path) => VIRTUAL_ROOT + path))),
     ];
     return found.slice(0, MAX_DIAGNOSTICS).map(toDiagnostic);
   }
@@ -160,8 +173,8 @@ export class ClosedWorldCompiler {
     return file;
   }
 
-  /** Semantic diagnostics of the build root's files, in program order. */
-  #semantic(program: ts.Program, trace: HostTrace): ts.Diagnostic[] {
+  /** Semantic diagnostics of the build root's files, in program order, vouched ones aside. */
+  #semantic(program: ts.Program, trace: HostTrace, vouched: Set<string>): ts.Diagnostic[] {
     const files = program.getSourceFiles().filter((file) => file.fileName.startsWith(VIRTUAL_ROOT));
     const entry = program.getSourceFile(PROGRAM_PATH);
     const world = files.filter((file) => file !== entry).map((file) => this.#ids.get(file))
@@ -177,6 +190,7 @@ export class ClosedWorldCompiler {
     const found: ts.Diagnostic[] = [];
     for (const file of files) {
       const reusable = shared && file !== entry && directiveFree(file);
+      if (reusable && vouched.has(file.fileName)) continue;
       let diagnostics = reusable ? verdicts.get(file) : undefined;
       if (diagnostics === undefined) {
         diagnostics = program.getSemanticDiagnostics(file);

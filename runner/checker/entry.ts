@@ -64,7 +64,8 @@ function answer(compiler: ClosedWorldCompiler, line: string): CheckerReply {
     if (request.value.kind === "scan") {
       return { kind: "scanned", id, scan: scanImports(request.value.source) };
     }
-    const diagnostics = compiler.check(request.value.files, request.value.aliases);
+    const { files, aliases, vouched } = request.value;
+    const diagnostics = compiler.check(files, aliases, vouched);
     return { kind: "checked", id, diagnostics, heapBytes: Deno.memoryUsage().heapUsed };
   } catch (error) {
     return { kind: "fault", id, message: describe(error) };

@@ -61,9 +61,17 @@ export type CheckerRequest =
    * Check these build-root files (relative path, text); `program.ts` is the
    * root. Each alias is a specifier the program imports that names no file,
    * and the build-root file to check it as (the module it surely meant), so
-   * that one check finds the problems of its imports too.
+   * that one check finds the problems of its imports too. Each vouched path
+   * is a file of `files` that has no diagnostics of its own (see
+   * `ClosedWorldCompiler.check`).
    */
-  | { kind: "check"; id: number; files: [string, string][]; aliases?: [string, string][] };
+  | {
+    kind: "check";
+    id: number;
+    files: [string, string][];
+    aliases?: [string, string][];
+    vouched?: string[];
+  };
 
 /** Checker process to host. */
 export type CheckerReply =
@@ -198,11 +206,20 @@ export function decodeRequest(data: unknown): Result<CheckerRequest, ProtocolFau
     if (!Array.isArray(data.files) || !data.files.every(isFile)) {
       return fault('"check" has malformed files');
     }
-    if (data.aliases === undefined) return ok({ kind: "check", id: data.id, files: data.files });
-    if (!Array.isArray(data.aliases) || !data.aliases.every(isFile)) {
-      return fault('"check" has malformed aliases');
+    const request: CheckerRequest = { kind: "check", id: data.id, files: data.files };
+    if (data.aliases !== undefined) {
+      if (!Array.isArray(data.aliases) || !data.aliases.every(isFile)) {
+        return fault('"check" has malformed aliases');
+      }
+      request.aliases = data.aliases;
     }
-    return ok({ kind: "check", id: data.id, files: data.files, aliases: data.aliases });
+    if (data.vouched !== undefined) {
+      if (!Array.isArray(data.vouched) || !data.vouched.every((path) => typeof path === "string")) {
+        return fault('"check" has malformed vouched paths');
+      }
+      request.vouched = data.vouched;
+    }
+    return ok(request);
   }
   return fault("it is neither a scan nor a check");
 }

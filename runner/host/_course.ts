@@ -124,10 +124,12 @@ export class RunCourse {
     // The check needs no slot: it starts now, so that programs at once are
     // checked while the ones before them hold the slots and run.
     const giveUp = new AbortController();
+    const files = checkerFiles(source, segments, run.modules);
     const checking = run.typeCheck
       ? phase(
         "harness.run check",
-        this.#checker.check(checkerFiles(source, segments, run.modules), {
+        this.#checker.check(files, {
+          vouched: vouchedOf(files),
           timeoutMs: run.checkTimeoutMs,
           signal: AbortSignal.any([signal, giveUp.signal]),
         }),
@@ -188,7 +190,9 @@ export class RunCourse {
     const { limits, signal } = run;
     if (!run.typeCheck) return rejected(gate.diagnostics, limits);
     const named = [...segmentsOf(scan, run.modules), ...gate.aliases.map(aliasSegment)];
-    const checked = await this.#checker.check(checkerFiles(source, named, run.modules), {
+    const files = checkerFiles(source, named, run.modules);
+    const checked = await this.#checker.check(files, {
+      vouched: vouchedOf(files),
       timeoutMs: run.checkTimeoutMs,
       signal,
       aliases: gate.aliases,
@@ -294,6 +298,16 @@ export function checkerFiles(
     files.push([`mcp/${segment}.ts`, source]);
   }
   return files;
+}
+
+/**
+ * What the runner vouches for in a checker build root (see
+ * `CheckOptions.vouched`): every file but the program, that is `cap.ts`,
+ * `tools.ts` and the server modules, which `deno check` passes alone (the
+ * modules by the generator's contract, tested with `deno check` itself).
+ */
+export function vouchedOf(files: readonly (readonly [string, string])[]): string[] {
+  return files.map(([path]) => path).filter((path) => path !== "program.ts");
 }
 
 /** Starts a sandbox for runs with this executable, heap cap and temporary directory. */

@@ -96,7 +96,12 @@ type Settled =
 type Job = {
   request:
     | { kind: "scan"; source: string }
-    | { kind: "check"; files: [string, string][]; aliases?: [string, string][] };
+    | {
+      kind: "check";
+      files: [string, string][];
+      aliases?: [string, string][];
+      vouched?: string[];
+    };
   timeoutMs: number;
   signal: AbortSignal | undefined;
   settle: (settled: Settled) => void;
@@ -127,6 +132,16 @@ export type CheckOptions = CheckerRequestOptions & {
    * check also reports what the program takes from it.
    */
   aliases?: [string, string][] | undefined;
+  /**
+   * Files of the build root (relative paths) that have no diagnostics of
+   * their own, as the modules `generate` makes and the sandbox's `cap.ts`
+   * and `tools.ts`, each of which `deno check` passes alone: while the
+   * program augments no global or module and nothing imports it, they are
+   * read only for what the program takes from them, not checked in full.
+   * The runner vouches for every file but `program.ts`; a file vouched for
+   * wrongly has its own errors go unreported.
+   */
+  vouched?: readonly string[] | undefined;
 };
 
 /**
@@ -206,9 +221,13 @@ export class ResidentChecker {
 
   /** Type-checks `program.ts` among `files` (build-root relative path, text). */
   async check(files: [string, string][], options: CheckOptions): Promise<CheckOutcome> {
-    const request: Job["request"] = options.aliases === undefined || options.aliases.length === 0
-      ? { kind: "check", files }
-      : { kind: "check", files, aliases: options.aliases };
+    const request: Job["request"] = { kind: "check", files };
+    if (options.aliases !== undefined && options.aliases.length > 0) {
+      request.aliases = options.aliases;
+    }
+    if (options.vouched !== undefined && options.vouched.length > 0) {
+      request.vouched = [...options.vouched];
+    }
     const settled = await this.#enqueue(request, options);
     if (settled.kind !== "answer") return settled;
     const reply = settled.reply;

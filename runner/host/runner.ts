@@ -81,7 +81,7 @@ import { SandboxPool } from "./_pool.ts";
 import type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 import type { HarnessRunOptions, RunModule, RunOptions, RunReport } from "./run.ts";
 import { DEFAULT_CHECK_TIMEOUT_MS } from "./limits.ts";
-import { checkerFiles, RunCourse, startRunSandbox } from "./_course.ts";
+import { checkerFiles, RunCourse, startRunSandbox, vouchedOf } from "./_course.ts";
 
 export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 
@@ -163,13 +163,16 @@ export class Runner {
     // A check of a program importing every module parses them all and warms
     // the compiler's paths for imports, so the first real check is a warm one.
     const imports = [...this.#bySegment.keys()].map((segment) => `import "./mcp/${segment}.ts";\n`);
-    this.#checker.check(
-      checkerFiles(`${imports.join("")}export {};\n`, this.#bySegment.keys(), this.#bySegment),
-      {
-        timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
-        signal: this.#stop.signal,
-      },
-    ).catch(() => {});
+    const files = checkerFiles(
+      `${imports.join("")}export {};\n`,
+      this.#bySegment.keys(),
+      this.#bySegment,
+    );
+    this.#checker.check(files, {
+      vouched: vouchedOf(files),
+      timeoutMs: DEFAULT_CHECK_TIMEOUT_MS,
+      signal: this.#stop.signal,
+    }).catch(() => {});
   }
   /**
    * Replaces the modules programs are checked against and run with (a

@@ -96,3 +96,33 @@ Deno.test("a dependency that imports the program is checked again when the progr
   assert.deepEqual(seen, fresh);
   assert.match(seen.join("\n"), /mcp\/echo\.ts:2 Type 'number' is not assignable to type 'string'/);
 });
+
+Deno.test("a vouched dependency is read for what the program takes, and checked in full only when the program reaches out", () => {
+  const compiler = new ClosedWorldCompiler();
+  // A module with an error of its own: what the runner never sends, so that
+  // whether it was checked shows.
+  const broken: Files = [[
+    "mcp/echo.ts",
+    ECHO + 'export const wrong: number = "a";\n',
+  ]];
+  const calls = (text: string) =>
+    files(`import { echo } from "./mcp/echo.ts";\nawait echo({ text: ${text} });\n`, broken);
+  const vouched = ["cap.ts", "mcp/echo.ts"];
+  const messages = (input: Files, paths: string[]) =>
+    compiler.check(input, [], paths).map((d) => `${d.file}:${d.line} ${d.message}`);
+
+  assert.deepEqual(messages(calls('"a"'), vouched), []);
+  assert.match(messages(calls('"a"'), []).join("\n"), /mcp\/echo\.ts:5 Type 'string'/);
+  // The program's own errors against the module's types are still found.
+  const typed = messages(calls("1"), vouched);
+  assert.equal(typed.length, 1, typed.join("\n"));
+  assert.match(typed[0] as string, /^program\.ts:2 Type 'number' is not assignable/);
+  // A program that augments a global can break its dependencies: all are checked.
+  const reaching = files(
+    "declare global { interface Array<T> { extra: number } }\n" +
+      'import { echo } from "./mcp/echo.ts";\nawait echo({ text: "a" });\n',
+    broken,
+  );
+  assert.match(messages(reaching, vouched).join("\n"), /mcp\/echo\.ts:5 Type 'string'/);
+  assert.deepEqual(messages(calls('"a"'), vouched), []);
+});

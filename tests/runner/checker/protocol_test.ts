@@ -73,11 +73,25 @@ Deno.test("decodeRequest() takes a check's aliases as pairs, and refuses anythin
   }
 });
 
+Deno.test("decodeRequest() takes a check's vouched paths as strings, and refuses anything else", () => {
+  const files = [["program.ts", ""], ["mcp/a.ts", ""]];
+  assert.deepEqual(decodeRequest({ kind: "check", id: 0, files, vouched: ["mcp/a.ts"] }), {
+    ok: true,
+    value: { kind: "check", id: 0, files, vouched: ["mcp/a.ts"] },
+  });
+  for (const wrong of [{}, [1], [["mcp/a.ts"]], "mcp/a.ts", null]) {
+    const decoded = decodeRequest({ kind: "check", id: 0, files, vouched: wrong });
+    assert.equal(decoded.ok, false);
+    if (!decoded.ok) assert.match(decoded.error.message, /vouched/);
+  }
+});
+
 Deno.test("the checker protocol's decoders never throw", () => {
   fc.assert(fc.property(fc.anything(), (value) => {
     decodeReply(value);
     decodeRequest(value);
     decodeReply({ kind: "checked", id: 1, heapBytes: 1, diagnostics: [value] });
     decodeRequest({ kind: "check", id: 1, files: [], aliases: value });
+    decodeRequest({ kind: "check", id: 1, files: [], vouched: value });
   }));
 });

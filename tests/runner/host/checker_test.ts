@@ -25,6 +25,8 @@ function files(program: string): [string, string][] {
   return [["program.ts", program], ["cap.ts", CAP_SOURCE], ["mcp/echo.ts", ECHO.source]];
 }
 
+const VOUCHED = ["cap.ts", "mcp/echo.ts"];
+
 async function rejection(program: string): Promise<Diagnostic[]> {
   const report = await runProgram(program, {
     modules: MODULES,
@@ -74,8 +76,34 @@ Deno.test("the resident checker reports what deno check reports, at the same pla
         assert.ok(expected.length > 0, "deno check found nothing");
         const checked = await checker.check(files(program), { timeoutMs: 60_000 });
         assert.deepEqual(checked, { kind: "failed", diagnostics: expected });
+        // As the runner asks: the same diagnostics with its own files vouched for.
+        const vouched = await checker.check(files(program), {
+          timeoutMs: 60_000,
+          vouched: VOUCHED,
+        });
+        assert.deepEqual(vouched, { kind: "failed", diagnostics: expected });
         if (name.includes("related")) assert.ok(expected.some((d) => d.related !== undefined));
       });
+    }
+  } finally {
+    await checker.retire();
+  }
+});
+
+Deno.test("a vouched module's own errors go unchecked, and are found when it is not vouched", async () => {
+  const program = `import { ${ECHO_FN} } from "./mcp/echo.ts";\nawait ${ECHO_FN}({ text: "a" });\n`;
+  const input = files(program).map(([path, text]): [string, string] =>
+    path === "mcp/echo.ts" ? [path, `${text}export const wrong: number = "a";\n`] : [path, text]
+  );
+  const checker = new ResidentChecker();
+  try {
+    assert.deepEqual(await checker.check(input, { timeoutMs: 60_000, vouched: VOUCHED }), {
+      kind: "passed",
+    });
+    const plain = await checker.check(input, { timeoutMs: 60_000 });
+    assert.equal(plain.kind, "failed");
+    if (plain.kind === "failed") {
+      assert.deepEqual(plain.diagnostics.map((d) => [d.file, d.code]), [["mcp/echo.ts", 2322]]);
     }
   } finally {
     await checker.retire();
