@@ -61,9 +61,10 @@ export type WithHarnessOptions = {
   onElicit?: ElicitHandler;
   /**
    * What a command adds to the boot: the handlers of servers' questions (in
-   * place of `onElicit`: `serve` sends them to its host), the pins.
+   * place of `onElicit`: `serve` sends them to its host), the pins, and
+   * whether code mode starts with the servers (`run`).
    */
-  boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins">;
+  boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins" | "prepareRunner">;
   /**
    * Hears the boot as it starts, with the signal of Ctrl-C: `serve` answers
    * its host's `initialize` before every server is up.

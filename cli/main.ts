@@ -177,8 +177,13 @@ function dispatch(
         output: context.output,
         doing: context.doing,
         startMessage: (report) => startMessage(report, context.source.knobs.get(report.name)),
+        // The checker's process and the program's sandbox start while the
+        // servers do, rather than once the program is sent after them.
         withHarness: (specs, body) =>
-          withHarness(specs, context.doing, body, progress(command, context)),
+          withHarness(specs, context.doing, body, {
+            ...progress(command, context),
+            boot: { prepareRunner: true },
+          }),
       });
     case "serve":
       return serveCommand(command, context, { name: "loom-mcp", version: VERSION });
