@@ -15,6 +15,7 @@ import { CAP_SOURCE, TOOLS_SOURCE } from "../_generated/sandbox_sources.ts";
 import { generate } from "../codegen/generate.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
 import { ResidentChecker } from "../runner/host/checker.ts";
+import { vouchedOf } from "../runner/host/_course.ts";
 import { groupTools, LISTING_GROUPS } from "../tests/fixtures/_listings.ts";
 import { median } from "./_mcp_clients.ts";
 
@@ -52,7 +53,7 @@ async function round(vouch: boolean): Promise<number[]> {
     const figures: number[] = [];
     for (const imported of [modules, ...WORLDS]) {
       const input = files(importing(imported), imported);
-      const vouched = vouch ? input.slice(1).map(([path]) => path) : undefined;
+      const vouched = vouch ? vouchedOf(input) : undefined;
       const started = performance.now();
       const outcome = await checker.check(input, { timeoutMs: 120_000, vouched });
       figures.push(performance.now() - started);
