@@ -1,7 +1,9 @@
 // Private to gateway/: the runs a session starts for its host, and the
 // tools/call requests of either era that start them. `search_tools` and
-// `describe_tool` are answered from the harness at once; `run_program` runs
-// the host's program with the asker of its request. A 2026-07-28 host's run
+// `describe_tool` are answered from the harness at once, and start code mode
+// (harness.prepareRunner) after their answer: a model that looks tools up is
+// about to write a program, and its checker and sandbox load while it does.
+// `run_program` runs the host's program with the asker of its request. A 2026-07-28 host's run
 // is parked on an `input_required` result while its questions wait for the
 // host to retry the call with its answers and the run's `requestState`, or
 // for `parkedRunTimeoutMs` to pass. A question its server withdraws leaves
@@ -140,6 +142,7 @@ export class SessionRuns {
           query,
           this.#booted.search(query, limit === undefined ? {} : { limit }),
         ));
+        this.#booted.prepareRunner();
         return;
       }
       case "describe_tool": {
@@ -151,6 +154,7 @@ export class SessionRuns {
         }
         const described = this.#booted.describe(server, tool);
         answer(described.ok ? text(described.value) : errorResult(described.error.message));
+        this.#booted.prepareRunner();
         return;
       }
       case "run_program": {

@@ -61,7 +61,11 @@ type GatewayServeOptions = {
  * `describe_tool`, `run_program`) over `options.transport` (stdio when
  * omitted) until the host's input ends or the channel dies, and says which.
  * `run_program`'s description carries the harness's surface, so the host's
- * model knows what a program may import before its first call.
+ * model knows what a program may import before its first call. The host's
+ * first `search_tools` or `describe_tool` starts code mode
+ * (`harness.prepareRunner()`) once it is answered, so the program that
+ * follows finds its checker and sandbox ready; a host that never calls a
+ * tool costs neither.
  *
  * `harness` may be the promise of a `boot` still under way: the host's
  * `initialize` (and `ping`) are answered at once, since hosts give a server

@@ -253,6 +253,7 @@ async function wire(
         live.runEnded();
       }
     },
+    prepareRunner: () => runner.prepare(),
     runnerStats: () => runner.stats(),
     pins: () => live.pins(),
     acceptTools: (server, tools) => live.acceptTools(server, tools),

@@ -465,6 +465,18 @@ export type Harness = {
    * pins withhold (`tool_disabled`, `tool_changed`).
    */
   describe(server: string, tool: string): Result<string, DescribeDenial>;
+  /**
+   * Starts code mode now, as boot's `prepareRunner` does: the resident
+   * checker, which then parses every server's module, and the first
+   * sandbox, so that the next {@linkcode Harness.run} finds both ready. For
+   * a harness that boots without them (they hold memory a harness that
+   * never runs a program would not spend) and learns a program is coming,
+   * as `serveHarness` does at its host's first `search_tools` or
+   * `describe_tool`. Once only: a later call, or one after
+   * {@linkcode Harness.retire}, does nothing; a run started first does not
+   * stop it from checking every module ahead.
+   */
+  prepareRunner(): void;
   /** What the harness's code mode holds: its checker, its waiting sandbox, its runs. */
   runnerStats(): RunnerStats;
   /** The pinned definitions of every server, as JSON data to keep and give back to `boot`. */

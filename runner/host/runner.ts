@@ -97,6 +97,7 @@ export class Runner {
   readonly #pool: SandboxPool;
   readonly #course: RunCourse;
   #retired = false;
+  #prepared = false;
   #runs = 0;
 
   /**
@@ -155,9 +156,14 @@ export class Runner {
     });
   }
 
-  /** Starts the checker and, when warm, the first sandbox now rather than at the first run. */
+  /**
+   * Starts the checker and, when warm, the first sandbox now rather than at
+   * the first run, and has the checker parse every module ahead. Once only:
+   * a later call, or one after {@linkcode Runner.retire}, does nothing.
+   */
   prepare(): void {
-    if (this.#retired) return;
+    if (this.#retired || this.#prepared) return;
+    this.#prepared = true;
     this.#checker.start();
     this.#pool.fill();
     // A check of a program importing every module parses them all and warms

@@ -105,6 +105,36 @@ Deno.test("search_tools names server, tool, function and signature; describe_too
   });
 });
 
+Deno.test("a host's first search_tools or describe_tool starts code mode; tools/list does not", async (t) => {
+  for (
+    const [tool, args] of [
+      ["search_tools", { query: "echo" }],
+      ["describe_tool", { server: "gov", tool: "echo" }],
+    ] as const
+  ) {
+    await t.step(tool, async () => {
+      await withHarness(async (harness) => {
+        const host = new ScriptedHost(harness);
+        await host.initialize();
+        await host.call("tools/list");
+        assert.equal(harness.runnerStats().checker.state, "idle");
+        assert.equal(harness.runnerStats().warm, false);
+        const answer = await host.call("tools/call", { name: tool, arguments: args });
+        assert.equal(answer.result.isError, undefined, JSON.stringify(answer.result));
+        assert.notEqual(harness.runnerStats().checker.state, "idle");
+        assert.equal(harness.runnerStats().warm, true);
+        const run = await host.call("tools/call", {
+          name: "run_program",
+          arguments: { code: ECHO },
+        });
+        assert.deepEqual(run.result.structuredContent.value, { said: "hi" });
+        assert.equal(harness.runnerStats().warmRuns, 1);
+        await host.leave();
+      });
+    });
+  }
+});
+
 Deno.test("--approve asks the host by form elicitation, naming server, tool and arguments; accepted, the call goes", async () => {
   await withHarness(async (harness) => {
     const host = new ScriptedHost(harness, { approve: true });

@@ -258,6 +258,28 @@ Deno.test("boot() starts code mode only when asked, and retire() ends it", async
     assert.equal(harness.runnerStats().checker.state, "retired");
     assert.equal(harness.runnerStats().warm, false);
   });
+  await t.step("prepareRunner() starts them later, once, and nothing after retire()", async () => {
+    const harness = await boot([fixture("echo", "echo_server.ts")], QUICK);
+    try {
+      assert.equal(harness.runnerStats().checker.state, "idle");
+      harness.prepareRunner();
+      harness.prepareRunner();
+      assert.notEqual(harness.runnerStats().checker.state, "idle");
+      assert.equal(harness.runnerStats().waiting, 1);
+      const report = await harness.run(
+        'import { add } from "./mcp/echo.ts";\nexport default (await add({ a: 2, b: 3 })).text;',
+      );
+      assert.deepEqual(report.outcome, { kind: "returned", value: "5" });
+      assert.equal(harness.runnerStats().warmRuns, 1);
+      // One check of every module ahead, then the program's scan and check.
+      assert.equal(harness.runnerStats().checker.answered, 3);
+    } finally {
+      await retireAll(harness);
+    }
+    harness.prepareRunner();
+    assert.equal(harness.runnerStats().checker.state, "retired");
+    assert.equal(harness.runnerStats().warm, false);
+  });
 });
 
 Deno.test("boot() turns hostile tool names and descriptions into a safe module", async () => {

@@ -78,16 +78,21 @@ Deno.test("a Runner's next run finds a sandbox waiting, and no run sees another'
   await Deno.remove(tempDir);
 });
 
-Deno.test("prepare() starts the checker and a sandbox before the first run", async () => {
+Deno.test("prepare() starts the checker and a sandbox before the first run, once", async () => {
   const tempDir = await Deno.makeTempDir({ prefix: "loom-runner-test-" });
   const runner = new Runner({ modules: MODULES, call: echoCall, tempDir });
   try {
     runner.prepare();
     assert.equal(runner.stats().warm, true);
     assert.notEqual(runner.stats().checker.state, "idle");
+    // A second call neither starts more nor has the modules checked again.
+    runner.prepare();
+    assert.equal(runner.stats().waiting, 1);
     const report = await runner.run("export default 7;\n");
     assert.deepEqual(report.outcome, { kind: "returned", value: 7 });
     assert.equal(runner.stats().warmRuns, 1);
+    // The one check ahead of every module, then the program's scan of its imports and its check.
+    assert.equal(runner.stats().checker.answered, 3);
   } finally {
     await runner.retire();
   }
