@@ -21,6 +21,7 @@ import { CAP_SOURCE } from "../../_generated/sandbox_sources.ts";
 import { ClosedWorldCompiler } from "./_compiler.ts";
 import { type CheckerReply, decodeRequest } from "./protocol.ts";
 import { scanImports } from "./_scan.ts";
+import { IdleWarmup, warmCheck } from "./_warm.ts";
 
 /** Checks run before `ready` to warm the compiler's code. */
 const WARM_ROUNDS = 3;
@@ -82,9 +83,17 @@ for (let round = 0; round < WARM_ROUNDS; round++) {
 }
 post({ kind: "ready" });
 
+// The rest of the compiler's paths a program takes are warmed while nothing is asked.
+const warmup = new IdleWarmup((program) => {
+  const { files, vouched } = warmCheck(program);
+  compiler.check(files, [], vouched);
+});
+warmup.idle();
+
 const decoder = new TextDecoder();
 let buffer = "";
 for await (const chunk of Deno.stdin.readable) {
+  warmup.busy();
   // Only the new text can hold the next newline.
   const from = buffer.length;
   buffer += decoder.decode(chunk, { stream: true });
@@ -92,4 +101,7 @@ for await (const chunk of Deno.stdin.readable) {
     post(answer(compiler, buffer.slice(0, newline)));
     buffer = buffer.slice(newline + 1);
   }
+  // A line still partly on its way is a request waiting.
+  if (buffer === "") warmup.idle();
 }
+warmup.busy();
