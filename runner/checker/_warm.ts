@@ -155,13 +155,17 @@ export function warmCheck(program: string): { files: [string, string][]; vouched
 
 /**
  * Runs the warm-up checks one at a time while the process is idle (see the
- * module doc). `check` makes one; what it throws is ignored. Its timer never
- * keeps the process alive.
+ * module doc). `check` makes one; what it throws is ignored. It waits on
+ * `Atomics.waitAsync`, not `setTimeout`: the first timer of a process loads
+ * the runtime's timer modules, which this process otherwise never needs.
  */
 export class IdleWarmup {
   #check: (program: string) => void;
   #left: string[];
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  // Bumped by every busy(): a wait armed before it wakes to nothing.
+  #generation = 0;
+  #armed = false;
+  #cell = new Int32Array(new SharedArrayBuffer(4));
 
   constructor(check: (program: string) => void, programs: readonly string[] = WARM_PROGRAMS) {
     this.#check = check;
@@ -175,9 +179,13 @@ export class IdleWarmup {
 
   /** Nothing is asked now: the next check runs {@linkcode WARM_IDLE_MS} from now, unless asked first. */
   idle(): void {
-    if (this.#timer !== undefined || this.#left.length === 0) return;
-    const timer = setTimeout(() => {
-      this.#timer = undefined;
+    if (this.#armed || this.#left.length === 0) return;
+    this.#armed = true;
+    const generation = this.#generation;
+    const waited = Atomics.waitAsync(this.#cell, 0, 0, WARM_IDLE_MS);
+    const wake = () => {
+      if (generation !== this.#generation) return;
+      this.#armed = false;
       const program = this.#left.shift();
       if (program === undefined) return;
       try {
@@ -186,15 +194,14 @@ export class IdleWarmup {
         // A warm-up that throws warms nothing; the process's answers are unaffected.
       }
       this.idle();
-    }, WARM_IDLE_MS);
-    Deno.unrefTimer(timer);
-    this.#timer = timer;
+    };
+    if (waited.async) void waited.value.then(wake);
+    else queueMicrotask(wake);
   }
 
   /** A request came: no warm-up check runs until {@linkcode IdleWarmup.idle} is called again. */
   busy(): void {
-    if (this.#timer === undefined) return;
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#generation++;
+    this.#armed = false;
   }
 }
