@@ -373,7 +373,8 @@ export class Endpoint {
       ? new Promise<"stream">((resolve) => timer = setTimeout(() => resolve("stream"), 0))
       : undefined;
     const first = await Promise.race([answered, streamWanted, aborted, ...(slow ? [slow] : [])]);
-    clearTimeout(timer);
+    // Only a timer that was set (the first clearTimeout of a process loads the timer modules).
+    if (timer !== undefined) clearTimeout(timer);
     if (first === "aborted") {
       return rpcError(
         503,
