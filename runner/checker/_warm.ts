@@ -15,11 +15,13 @@
  * these checks ran; the check `Runner.prepare` sends 36 against 14; the
  * process then holds about 3 MiB more (`bench/checker_first_check.ts`).
  *
- * Idle only: each check is one step (about 100, 55, 45 and 30 ms of a core,
- * in order), run {@linkcode WARM_IDLE_MS} after the last request's answer
- * or the step before, never while a request waits, so a request arriving
- * during a step waits for that step alone. A harness that sends its checks
- * right after `ready` (a program sent while its servers started) finds the
+ * Idle only: the checks (about 100, 55, 45 and 30 ms of a core, in order)
+ * start {@linkcode WARM_IDLE_MS} after the last request's answer and run one
+ * after another, each its own task, never while a request waits, so a
+ * request arriving during one waits for that one alone, and the rest wait
+ * for the next idle spell. Run at the first idle spell, they are over before
+ * a first program comes in most harnesses; one that sends its checks right
+ * after `ready` (a program sent while its servers started) finds the
  * process as before.
  *
  * @module
@@ -27,8 +29,11 @@
 
 import { CAP_SOURCE, TOOLS_SOURCE } from "../../_generated/sandbox_sources.ts";
 
-/** Milliseconds without a request before the next warm-up check: 50. */
+/** Milliseconds without a request before the warm-up checks start: 50. */
 export const WARM_IDLE_MS = 50;
+
+/** Milliseconds between two warm-up checks, for a request to be read between them: 1. */
+export const WARM_STEP_GAP_MS = 1;
 
 // A module as the generator writes one (a structured tool, a plain one).
 const MODULE = `import { invoke, type ToolResult } from "@loom/mcp/cap";
@@ -177,24 +182,33 @@ export class IdleWarmup {
     return this.#left.length;
   }
 
-  /** Nothing is asked now: the next check runs {@linkcode WARM_IDLE_MS} from now, unless asked first. */
+  /**
+   * Nothing is asked now: once {@linkcode WARM_IDLE_MS} pass without a
+   * request, the checks left run one after another, a task each, so that a
+   * request read between two stops them.
+   */
   idle(): void {
     if (this.#armed || this.#left.length === 0) return;
     this.#armed = true;
-    const generation = this.#generation;
-    const waited = Atomics.waitAsync(this.#cell, 0, 0, WARM_IDLE_MS);
+    this.#after(WARM_IDLE_MS, this.#generation);
+  }
+
+  #after(ms: number, generation: number): void {
     const wake = () => {
       if (generation !== this.#generation) return;
-      this.#armed = false;
       const program = this.#left.shift();
-      if (program === undefined) return;
+      if (program === undefined) {
+        this.#armed = false;
+        return;
+      }
       try {
         this.#check(program);
       } catch {
         // A warm-up that throws warms nothing; the process's answers are unaffected.
       }
-      this.idle();
+      this.#after(WARM_STEP_GAP_MS, generation);
     };
+    const waited = Atomics.waitAsync(this.#cell, 0, 0, ms);
     if (waited.async) void waited.value.then(wake);
     else queueMicrotask(wake);
   }

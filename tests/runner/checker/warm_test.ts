@@ -1,7 +1,8 @@
 // The checker's idle warm-up: its programs are what they claim (every one
 // but the last checks clean, in full and vouched, and the last is refused,
 // so a change of the cap or the convention cannot leave it warming nothing),
-// and its steps run one at a time, only while nothing is asked.
+// and its checks run one after another once nothing is asked, and stop when
+// something is.
 
 import assert from "node:assert/strict";
 import { ClosedWorldCompiler } from "../../../runner/checker/_compiler.ts";
@@ -32,23 +33,26 @@ Deno.test("every warm-up program but the last checks clean; the last is refused"
   }
 });
 
-Deno.test("the warm-up checks once each, one step per idle spell, never after busy()", async () => {
+Deno.test("the warm-up starts after an idle spell, and a request stops it between checks", async () => {
   const ran: string[] = [];
-  const warmup = new IdleWarmup((program) => void ran.push(program), ["a", "b", "c"]);
+  // A request read while "a" is checked: the checks after it wait for the next idle spell.
+  const warmup: IdleWarmup = new IdleWarmup((program) => {
+    ran.push(program);
+    if (program === "a") warmup.busy();
+  }, ["a", "b", "c"]);
   warmup.idle();
   warmup.busy();
   await pause(WARM_IDLE_MS * 3);
-  assert.deepEqual(ran, [], "a request that came first holds every step back");
+  assert.deepEqual(ran, [], "a request that came first holds every check back");
   warmup.idle();
   warmup.idle();
   for (let tries = 0; tries < 200 && ran.length === 0; tries++) await pause(5);
-  assert.deepEqual(ran, ["a"], "one step, however often idle() was said");
-  warmup.busy();
-  await pause(WARM_IDLE_MS * 3);
-  assert.deepEqual(ran, ["a"]);
+  await pause(WARM_IDLE_MS * 2);
+  assert.deepEqual(ran, ["a"], "once, however often idle() was said, and none after busy()");
+  assert.equal(warmup.left, 2);
   warmup.idle();
   for (let tries = 0; tries < 400 && ran.length < 3; tries++) await pause(5);
-  assert.deepEqual(ran, ["a", "b", "c"]);
+  assert.deepEqual(ran, ["a", "b", "c"], "the rest one after another at the next idle spell");
   assert.equal(warmup.left, 0);
   warmup.idle();
   await pause(WARM_IDLE_MS * 2);
