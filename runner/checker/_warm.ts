@@ -11,9 +11,10 @@
  * runs cold. The warm-up before `ready` takes only the paths of a program
  * that declares a number; a model's first program then paid for the rest.
  * With a second of idle after `ready`, a first program using array methods,
- * destructuring and a `Map` took 124 to 135 ms to check, and 42 to 50 once
- * these checks ran; the check `Runner.prepare` sends 36 against 14; the
- * process then holds about 3 MiB more (`bench/checker_first_check.ts`).
+ * destructuring and a `Map` took 88 to 112 ms to check, and 41 to 44 once
+ * these checks ran; the check `Runner.prepare` sends 34 to 35 against 13
+ * to 16; the process holds 6 to 10 MiB more a second after, about 1 at 30 s
+ * (`bench/checker_first_check.ts`, BENCHMARKS.md, eighth pass).
  *
  * Idle only: the checks (about 100, 55, 45 and 30 ms of a core, in order)
  * start {@linkcode WARM_IDLE_MS} after the last request's answer and run one
