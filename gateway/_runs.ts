@@ -3,11 +3,12 @@
 // `describe_tool` are answered from the harness at once, and start code mode
 // (harness.prepareRunner) after their answer: a model that looks tools up is
 // about to write a program, and its checker and sandbox load while it does.
-// `run_program` runs the host's program with the asker of its request. A 2026-07-28 host's run
-// is parked on an `input_required` result while its questions wait for the
-// host to retry the call with its answers and the run's `requestState`, or
-// for `parkedRunTimeoutMs` to pass. A question its server withdraws leaves
-// the parked run's questions at once: no later input_required carries it.
+// `run_program` runs the host's program with the asker of its request. A
+// 2026-07-28 host's run is parked on an `input_required` result while its
+// questions wait for the host to retry the call with its answers and the
+// run's `requestState`, or for `parkedRunTimeoutMs` to pass. A question its
+// server withdraws leaves the parked run's questions at once: no later
+// input_required carries it.
 //
 // Lifecycle: the session owns its runs. `cancel()` aborts the run of one
 // request (its calls are cancelled with it, and the request gets no answer);
