@@ -317,6 +317,12 @@ export function procStatusKib(field: string): number {
   }
 }
 
+/** A process's resident memory in MiB, from `/proc/<pid>/statm`; 0 for no process. */
+export function processRssMib(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  return Number(Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ")[1]) * 4096 / 1048576;
+}
+
 /** The value at quantile `q` (nearest rank) of unsorted samples. */
 export function quantile(samples: readonly number[], q: number): number {
   if (samples.length === 0) return NaN;

@@ -15,8 +15,10 @@
 import { parseArgs } from "node:util";
 import { CAP_SOURCE, TOOLS_SOURCE } from "../_generated/sandbox_sources.ts";
 import { generate } from "../codegen/generate.ts";
+import { vouchedOf } from "../runner/host/_course.ts";
 import type { ToolDescriptor } from "../codec/protocol.ts";
-import { median } from "./_mcp_clients.ts";
+import { median, processRssMib } from "./_mcp_clients.ts";
+import { inTurn, treesAgainst } from "./_trees.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -25,10 +27,7 @@ const { values, positionals } = parseArgs({
 });
 const ROUNDS = Number(positionals[0] ?? 7);
 const IDLE_MS = Number(values["idle-ms"] ?? 1_000);
-const HERE = new URL("../", import.meta.url).pathname;
-const TREES = values.against === undefined
-  ? [HERE]
-  : [HERE, values.against.endsWith("/") ? values.against : `${values.against}/`];
+const TREES = treesAgainst(values.against);
 
 const TOOLS: ToolDescriptor[] = [
   {
@@ -143,8 +142,6 @@ export default { top: tally.top(2), words: new Set(words).size } as const;
 function files(program: string, modules: [string, string][]): [string, string][] {
   return [["program.ts", program], ["cap.ts", CAP_SOURCE], ["tools.ts", TOOLS_SOURCE], ...modules];
 }
-const vouched = (input: [string, string][]) =>
-  input.map(([path]) => path).filter((path) => path !== "program.ts");
 
 const STEPS = [
   "start to the first answer",
@@ -154,11 +151,6 @@ const STEPS = [
   "the first again, changed",
   "the process 1 s after, MiB",
 ];
-
-function rss(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  return Number(Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ")[1]) * 4096 / 1048576;
-}
 
 type Checker = {
   start(): void;
@@ -190,12 +182,12 @@ async function round(tree: string): Promise<number[]> {
     for (const program of programs) {
       const input = files(program, [MODULE]);
       started = performance.now();
-      const outcome = await checker.check(input, { timeoutMs: 60_000, vouched: vouched(input) });
+      const outcome = await checker.check(input, { timeoutMs: 60_000, vouched: vouchedOf(input) });
       figures.push(performance.now() - started);
       if (outcome.kind !== "passed") throw new Error(JSON.stringify(outcome).slice(0, 600));
     }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    figures.push(rss(checker.stats().pid));
+    figures.push(processRssMib(checker.stats().pid));
     return figures;
   } finally {
     await checker.retire();
@@ -204,7 +196,7 @@ async function round(tree: string): Promise<number[]> {
 
 const samples = new Map<string, number[][]>();
 for (let index = 0; index < ROUNDS; index++) {
-  for (const tree of index % 2 === 0 ? TREES : [...TREES].reverse()) {
+  for (const tree of inTurn(TREES, index)) {
     samples.set(tree, [...(samples.get(tree) ?? []), await round(tree)]);
   }
 }

@@ -17,7 +17,7 @@ import type { ToolDescriptor } from "../codec/protocol.ts";
 import { ResidentChecker } from "../runner/host/checker.ts";
 import { vouchedOf } from "../runner/host/_course.ts";
 import { groupTools, LISTING_GROUPS } from "../tests/fixtures/_listings.ts";
-import { median } from "./_mcp_clients.ts";
+import { median, processRssMib } from "./_mcp_clients.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 5);
 
@@ -39,11 +39,6 @@ function importing(imported: [string, string][]): string {
 const WORLDS = [modules.slice(0, 3), modules.slice(3, 6), modules.slice(6, 9), modules.slice(0, 3)];
 const STEPS = ["all 20 (prepare)", "3 of them", "3 others", "3 more others", "the first 3 again"];
 
-function rss(pid: number | undefined): number {
-  if (pid === undefined) return 0;
-  return Number(Deno.readTextFileSync(`/proc/${pid}/statm`).split(" ")[1]) * 4096 / 1048576;
-}
-
 /** One round in a fresh checker: each step's time in ms, then the process's MiB. */
 async function round(vouch: boolean): Promise<number[]> {
   const checker = new ResidentChecker();
@@ -60,7 +55,7 @@ async function round(vouch: boolean): Promise<number[]> {
       if (outcome.kind !== "passed") throw new Error(JSON.stringify(outcome).slice(0, 400));
     }
     await new Promise((resolve) => setTimeout(resolve, 2_000));
-    figures.push(rss(checker.stats().pid));
+    figures.push(processRssMib(checker.stats().pid));
     return figures;
   } finally {
     await checker.retire();

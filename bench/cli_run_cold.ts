@@ -10,6 +10,7 @@
 
 import { parseArgs } from "node:util";
 import { median } from "./_mcp_clients.ts";
+import { HERE, inTurn, treesAgainst } from "./_trees.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -18,10 +19,7 @@ const { values, positionals } = parseArgs({
 });
 const ROUNDS = Number(positionals[0] ?? 7);
 const DENO = Deno.execPath();
-const HERE = new URL("../", import.meta.url).pathname;
-const TREES = values.against === undefined
-  ? [HERE]
-  : [HERE, values.against.endsWith("/") ? values.against : `${values.against}/`];
+const TREES = treesAgainst(values.against);
 const ECHO = `${HERE}tests/fixtures/echo_server.ts`;
 const SERVERS: [string, string[]][] = [
   ["echo, started at once", [DENO, "run", "--quiet", "--no-lock", ECHO]],
@@ -67,7 +65,7 @@ const keep = (key: string, value: number) => samples.set(key, [...(samples.get(k
 try {
   for (let round = 0; round < ROUNDS; round++) {
     keep("bare", await timed(["run", "--quiet", "--no-lock", empty]));
-    const trees = round % 2 === 0 ? TREES : [...TREES].reverse();
+    const trees = inTurn(TREES, round);
     for (const [index, [name]] of SERVERS.entries()) {
       for (const tree of trees) {
         const cli = `${tree}cli/main.ts`;

@@ -11,6 +11,7 @@
 
 import { boot } from "../harness/harness.ts";
 import { median, quantile } from "./_mcp_clients.ts";
+import { LinePeer } from "./_line_peer.ts";
 
 const QUICK = Deno.args.includes("--quick");
 const ROUNDS = QUICK ? 5 : 30;
@@ -36,58 +37,19 @@ const spec = {
 const pause = () => new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
 
 // The served command line, spoken to line by line.
-class Served {
-  #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<string>;
-  #held = "";
-  #id = 0;
-
-  constructor(catalog: string) {
-    this.#child = new Deno.Command(Deno.execPath(), {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--no-lock",
-        "--config",
-        CONFIG,
-        CLI,
-        "--catalog",
-        catalog,
-        "serve",
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
-    this.#reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  }
-
-  async request(method: string, params: unknown): Promise<unknown> {
-    const id = this.#id++;
-    const line = JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
-    await this.#writer.write(new TextEncoder().encode(line));
-    for (;;) {
-      const newline = this.#held.indexOf("\n");
-      if (newline >= 0) {
-        const message = JSON.parse(this.#held.slice(0, newline));
-        this.#held = this.#held.slice(newline + 1);
-        if (message.id === id) return message.result;
-        continue;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) throw new Error("the served command line closed its stdout");
-      this.#held += value;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.#writer.close();
-    await this.#reader.cancel();
-    await this.#child.status;
-  }
+function served(catalog: string): LinePeer {
+  return new LinePeer([
+    "run",
+    "-A",
+    "--quiet",
+    "--no-lock",
+    "--config",
+    CONFIG,
+    CLI,
+    "--catalog",
+    catalog,
+    "serve",
+  ]);
 }
 
 const dir = await Deno.makeTempDir({ prefix: "gateway_bench_" });
@@ -97,9 +59,9 @@ await Deno.writeTextFile(
   `[mcp.echo]\ncommand = ${JSON.stringify(spec.command)}\nargs = ${JSON.stringify(spec.args)}\n`,
 );
 const harness = await boot([spec], { prepareRunner: true });
-const served = new Served(catalog);
+const peer = served(catalog);
 try {
-  await served.request("initialize", {
+  await peer.request("initialize", {
     protocolVersion: "2025-11-25",
     capabilities: {},
     clientInfo: { name: "bench", version: "1" },
@@ -115,14 +77,14 @@ try {
     if (report.outcome.kind !== "returned") throw new Error(JSON.stringify(report.outcome));
     await pause();
     started = performance.now();
-    const result = await served.request("tools/call", {
+    const result = (await peer.request("tools/call", {
       name: "run_program",
       arguments: { code: PROGRAM },
-    }) as { isError?: boolean };
+    })).result;
     const b = performance.now() - started;
-    if (result.isError) throw new Error(JSON.stringify(result));
+    if (result === undefined || result.isError) throw new Error(JSON.stringify(result));
     started = performance.now();
-    await served.request("tools/list", {});
+    await peer.request("tools/list", {});
     const c = performance.now() - started;
     if (round >= WARMUP) {
       inProcess.push(a);
@@ -141,7 +103,7 @@ try {
   console.log(`ratio of the p50s: ${(median(through) / median(inProcess)).toFixed(2)}`);
   console.log(`(${ROUNDS} rounds after ${WARMUP}, load ${Deno.loadavg()[0]?.toFixed(1)})`);
 } finally {
-  await served.close();
+  await peer.close();
   await harness.retire();
   await Deno.remove(dir, { recursive: true });
 }

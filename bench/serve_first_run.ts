@@ -10,6 +10,8 @@
 
 import { parseArgs } from "node:util";
 import { median } from "./_mcp_clients.ts";
+import { type Answer, LinePeer } from "./_line_peer.ts";
+import { HERE, inTurn, treesAgainst } from "./_trees.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -20,99 +22,62 @@ const ROUNDS = Number(positionals[0] ?? 7);
 // The model's turn between what it learned and the program it sends.
 const THINK_MS = 1_000;
 const DENO = Deno.execPath();
-const HERE = new URL("../", import.meta.url).pathname;
-const TREES = values.against === undefined
-  ? [HERE]
-  : [HERE, values.against.endsWith("/") ? values.against : `${values.against}/`];
+const TREES = treesAgainst(values.against);
 const ECHO = `${HERE}tests/fixtures/echo_server.ts`;
 const PROGRAM = 'import { echo } from "./mcp/echo.ts";\n' +
   'export default (await echo({ text: "hi" })).text;\n';
 const FLOWS = ["search_tools first", "run_program first"] as const;
 
 // A serve spoken to line by line, as a host does.
-class Served {
-  #child: Deno.ChildProcess;
-  #writer: WritableStreamDefaultWriter<Uint8Array>;
-  #reader: ReadableStreamDefaultReader<string>;
-  #held = "";
-  #id = 0;
+function served(tree: string, catalog: string): LinePeer {
+  return new LinePeer([
+    "run",
+    "-A",
+    "--quiet",
+    "--no-lock",
+    `${tree}cli/main.ts`,
+    "--catalog",
+    catalog,
+    "serve",
+  ]);
+}
 
-  constructor(tree: string, catalog: string) {
-    this.#child = new Deno.Command(DENO, {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--no-lock",
-        `${tree}cli/main.ts`,
-        "--catalog",
-        catalog,
-        "serve",
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    this.#writer = this.#child.stdin.getWriter();
-    this.#reader = this.#child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+// The result of an answer; its error thrown.
+function resultOf(answer: Answer): NonNullable<Answer["result"]> {
+  if (answer.error !== undefined || answer.result === undefined) {
+    throw new Error(JSON.stringify(answer.error));
   }
-
-  async notify(method: string): Promise<void> {
-    const line = JSON.stringify({ jsonrpc: "2.0", method }) + "\n";
-    await this.#writer.write(new TextEncoder().encode(line));
-  }
-
-  async request(method: string, params: unknown): Promise<{ isError?: boolean }> {
-    const id = this.#id++;
-    const line = JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
-    await this.#writer.write(new TextEncoder().encode(line));
-    for (;;) {
-      const newline = this.#held.indexOf("\n");
-      if (newline >= 0) {
-        const message = JSON.parse(this.#held.slice(0, newline));
-        this.#held = this.#held.slice(newline + 1);
-        if (message.id !== id) continue;
-        if (message.error !== undefined) throw new Error(JSON.stringify(message.error));
-        return message.result;
-      }
-      const { value, done } = await this.#reader.read();
-      if (done) throw new Error("the served command line closed its stdout");
-      this.#held += value;
-    }
-  }
-
-  async close(): Promise<void> {
-    await this.#writer.close();
-    await this.#reader.cancel();
-    await this.#child.status;
-  }
+  return answer.result;
 }
 
 // One fresh serve: the host's opening, the flow, the program timed.
 async function firstRun(tree: string, catalog: string, flow: typeof FLOWS[number]) {
-  const served = new Served(tree, catalog);
+  const peer = served(tree, catalog);
   try {
-    await served.request("initialize", {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "bench", version: "1" },
-    });
-    await served.notify("notifications/initialized");
-    await served.request("tools/list", {});
+    resultOf(
+      await peer.request("initialize", {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "bench", version: "1" },
+      }),
+    );
+    await peer.notify("notifications/initialized");
+    resultOf(await peer.request("tools/list", {}));
     if (flow === "search_tools first") {
-      await served.request("tools/call", { name: "search_tools", arguments: { query: "echo" } });
+      resultOf(
+        await peer.request("tools/call", { name: "search_tools", arguments: { query: "echo" } }),
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, THINK_MS));
     const started = performance.now();
-    const result = await served.request("tools/call", {
-      name: "run_program",
-      arguments: { code: PROGRAM },
-    });
+    const result = resultOf(
+      await peer.request("tools/call", { name: "run_program", arguments: { code: PROGRAM } }),
+    );
     const elapsed = performance.now() - started;
     if (result.isError) throw new Error(JSON.stringify(result));
     return elapsed;
   } finally {
-    await served.close();
+    await peer.close();
   }
 }
 
@@ -127,7 +92,7 @@ const samples = new Map<string, number[]>();
 const keep = (key: string, value: number) => samples.set(key, [...(samples.get(key) ?? []), value]);
 try {
   for (let round = 0; round < ROUNDS; round++) {
-    const trees = round % 2 === 0 ? TREES : [...TREES].reverse();
+    const trees = inTurn(TREES, round);
     for (const flow of FLOWS) {
       for (const tree of trees) keep(`${flow}|${tree}`, await firstRun(tree, catalog, flow));
     }

@@ -9,6 +9,8 @@
 
 import { parseArgs } from "node:util";
 import { median } from "./_mcp_clients.ts";
+import { LinePeer } from "./_line_peer.ts";
+import { HERE, inTurn, treesAgainst } from "./_trees.ts";
 
 const { values, positionals } = parseArgs({
   args: Deno.args,
@@ -17,10 +19,7 @@ const { values, positionals } = parseArgs({
 });
 const ROUNDS = Number(positionals[0] ?? 9);
 const CALLS = 3;
-const HERE = new URL("../", import.meta.url).pathname;
-const TREES = values.against === undefined
-  ? [HERE]
-  : [HERE, values.against.endsWith("/") ? values.against : `${values.against}/`];
+const TREES = treesAgainst(values.against);
 type Server = { name: string; args: string[]; tool: string; arguments: Record<string, string> };
 // Ours: the echo fixture, which imports the server module alone; the SDK's: server_bench.ts's.
 const BUILT: Server[] = [
@@ -43,54 +42,23 @@ const SERVERS: Server[] = BUILT.flatMap((server) => [
   { ...server, name: `${server.name}, no permission` },
   { ...server, name: `${server.name}, -A`, args: ["-A", ...server.args] },
 ]);
-const encoder = new TextEncoder();
 
 // One fresh server: initialized, listed, then each call's round trip in ms.
 async function calls(server: Server): Promise<number[]> {
-  const args = server.args;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--quiet", ...args],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let held = "";
-  const request = async (id: number, method: string, params: unknown) => {
-    await writer.write(
-      encoder.encode(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n"),
-    );
-    for (;;) {
-      const newline = held.indexOf("\n");
-      if (newline >= 0) {
-        const message = JSON.parse(held.slice(0, newline));
-        held = held.slice(newline + 1);
-        if (message.id === id) return message;
-        continue;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the server ${args.join(" ")} closed its stdout`);
-      held += value;
-    }
-  };
+  const peer = new LinePeer(["run", "--quiet", ...server.args]);
   try {
-    await request(0, "initialize", {
+    await peer.request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
       clientInfo: { name: "bench", version: "1" },
     });
-    await writer.write(
-      encoder.encode(
-        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n",
-      ),
-    );
-    await request(1, "tools/list", {});
+    await peer.notify("notifications/initialized");
+    await peer.request("tools/list", {});
     const times: number[] = [];
     for (let index = 0; index < CALLS; index++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       const started = performance.now();
-      const answer = await request(2 + index, "tools/call", {
+      const answer = await peer.request("tools/call", {
         name: server.tool,
         arguments: server.arguments,
       });
@@ -99,15 +67,13 @@ async function calls(server: Server): Promise<number[]> {
     }
     return times;
   } finally {
-    await writer.close();
-    await reader.cancel();
-    await child.status;
+    await peer.close();
   }
 }
 
 const samples = new Map<string, number[][]>();
 for (let round = 0; round < ROUNDS; round++) {
-  for (const server of round % 2 === 0 ? SERVERS : [...SERVERS].reverse()) {
+  for (const server of inTurn(SERVERS, round)) {
     samples.set(server.name, [...(samples.get(server.name) ?? []), await calls(server)]);
   }
 }
