@@ -58,8 +58,17 @@ const KEYS = [
   "log_level",
   "roots",
 ] as const;
-// What the configuration files of other tools may also hold.
-const JSON_KEYS: readonly string[] = [...KEYS, "type", ...JSON_TOOL_KEYS, "disabled", "envFile"];
+// What the configuration files of other tools may also hold; VS Code's `dev`
+// (restart on file changes, attach a debugger) is its editor's own, and read
+// by nothing here.
+const JSON_KEYS: readonly string[] = [
+  ...KEYS,
+  "type",
+  ...JSON_TOOL_KEYS,
+  "disabled",
+  "envFile",
+  "dev",
+];
 const TOML_KEYS: readonly string[] = [...KEYS, "disabled"];
 
 /**
@@ -479,6 +488,15 @@ function readRoots(
     }
     if (name !== undefined && typeof name !== "string") {
       return wrong(`root ${index}'s name is ${describe(name, syntax)}, not a string`);
+    }
+    const stray = table
+      ? Object.keys(item as Record<string, unknown>).find((key) => key !== "uri" && key !== "name")
+      : undefined;
+    if (stray !== undefined) {
+      return wrong(
+        `root ${index} has the unknown field ${JSON.stringify(stray)}; ` +
+          "the fields are uri and name",
+      );
     }
     let uri = given;
     if (!SCHEME.test(given)) {

@@ -5,6 +5,7 @@
 // (`checkSpec`), judged once the entry is read; these say how to write it in
 // the file's syntax.
 
+import { isAbsolute } from "node:path";
 import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isTimeoutMs } from "../settings/check.ts";
@@ -52,7 +53,9 @@ export function readCommand(
       what: `expected the executable to run, found ${describe(value, syntax)}`,
     });
   }
-  if (WHITESPACE.test(value)) {
+  // An absolute path with spaces in it is one executable when the file is
+  // there ("/Users/Jo Smith/bin/server"); anything else with spaces is a shell string.
+  if (WHITESPACE.test(value) && !isFileAt(value)) {
     const words = splitPlainWords(value);
     return err({
       kind: "invalid_entry",
@@ -63,10 +66,24 @@ export function readCommand(
         words === undefined
           ? "put the executable in command and each argument in its own element of args"
           : `write ${splitAdvice(words, args, syntax)}`
+      }${
+        isAbsolute(value)
+          ? "; if it is one executable whose path holds spaces, no file is at that path"
+          : ""
       }`,
     });
   }
   return ok(value);
+}
+
+// Whether an absolute path names a file here; false where it cannot be looked at.
+function isFileAt(path: string): boolean {
+  if (!isAbsolute(path)) return false;
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }
 
 function splitAdvice(words: readonly string[], args: readonly string[], syntax: Syntax): string {

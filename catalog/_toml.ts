@@ -138,11 +138,10 @@ function tomlError(file: string, source: string, error: unknown): CatalogError {
     reason = `nested deeper than ${MAX_JSON_DEPTH} levels`;
   }
   if (reason.includes("redefine")) {
-    const header = TOML_TABLE_HEADER.exec(source.split("\n")[line - 1] ?? "");
-    if (header !== null) {
-      const name = header[1] !== undefined
-        ? unescapeBasic(header[1])
-        : header[2] ?? header[3] ?? "";
+    const lines = source.split("\n");
+    const name = headerName(lines[line - 1] ?? "");
+    const before = lines.slice(0, Math.max(0, line - 1));
+    if (name !== undefined && before.some((earlier) => headerName(earlier) === name)) {
       return {
         kind: "duplicate_name",
         file,
@@ -154,6 +153,23 @@ function tomlError(file: string, source: string, error: unknown): CatalogError {
         }] is defined twice (again at line ${line}); keep one table per server`,
       };
     }
+    if (name !== undefined) {
+      // The header is its only one: a key written earlier (`mcp = ...`, a
+      // dotted `mcp.<name>.key`, an inline table) already holds the name.
+      return {
+        kind: "invalid_toml",
+        file,
+        line,
+        column,
+        message:
+          `${file}: invalid TOML at line ${line}, column ${column}: [mcp.${
+            renderKey(name, "toml")
+          }] cannot be a table: an earlier line already set mcp or mcp.${
+            renderKey(name, "toml")
+          } (as a value, a dotted key or an inline table); write each server as an ` +
+          "[mcp.<name>] table of its own, and nothing else under mcp",
+      };
+    }
   }
   return {
     kind: "invalid_toml",
@@ -162,6 +178,13 @@ function tomlError(file: string, source: string, error: unknown): CatalogError {
     column,
     message: `${file}: invalid TOML at line ${line}, column ${column}: ${sentenceTail(reason)}`,
   };
+}
+
+// The server an `[mcp.<name>]` header line names, unquoted, or undefined.
+function headerName(text: string): string | undefined {
+  const header = TOML_TABLE_HEADER.exec(text);
+  if (header === null) return undefined;
+  return header[1] !== undefined ? unescapeBasic(header[1]) : header[2] ?? header[3] ?? "";
 }
 
 // TOML basic-string escapes are JSON's plus \UXXXXXXXX; a name using the

@@ -294,7 +294,8 @@ Questions from servers (elicitation):
   n declines, Ctrl-C (or Ctrl-D) cancels the question and the command goes on.
   A URL to visit is shown quoted, opened with $BROWSER when set; d says you are
   done. Without a terminal it is declined at once, saying why. The call's
-  deadline keeps running while you answer (give it longer with --timeout).
+  deadline is held while you answer: only the server's own time counts against
+  --timeout (a program's run --deadline keeps running).
   No sampling is declared (the command line has no model), nor roots: a server
   may hide the tools that need them.
 

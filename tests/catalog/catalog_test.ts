@@ -212,6 +212,22 @@ Deno.test("readCatalog() refuses each mistake with the file, table, key and the 
       "catalog.toml: [mcp.github] is defined twice (again at line 3); keep one table per server",
     ],
     [
+      "mcp as a string before a server table",
+      'mcp = "x"\n[mcp.github]\ncommand = "a"\n',
+      "invalid_toml",
+      "catalog.toml: invalid TOML at line 2, column 2: [mcp.github] cannot be a table: an " +
+      "earlier line already set mcp or mcp.github (as a value, a dotted key or an inline table); " +
+      "write each server as an [mcp.<name>] table of its own, and nothing else under mcp",
+    ],
+    [
+      "a server as a dotted key before its table",
+      'mcp.github.command = "a"\n[mcp.github]\n',
+      "invalid_toml",
+      "catalog.toml: invalid TOML at line 2, column 2: [mcp.github] cannot be a table: an " +
+      "earlier line already set mcp or mcp.github (as a value, a dotted key or an inline table); " +
+      "write each server as an [mcp.<name>] table of its own, and nothing else under mcp",
+    ],
+    [
       "mcp as a string",
       'mcp = "github"',
       "invalid_catalog",
@@ -656,7 +672,7 @@ Deno.test("readCatalog() of JSON refuses each mistake with the file, entry, key 
       "an unknown key",
       githubJson({ command: "x", timeout: 5 }),
       "invalid_entry",
-      `.mcp.json: mcpServers.github key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}, disabled, envFile`,
+      `.mcp.json: mcpServers.github key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}, disabled, envFile, dev`,
     ],
     [
       "a null entry",
@@ -831,5 +847,29 @@ Deno.test("openCatalog() resolves a relative cwd against the catalog's folder", 
     );
   } finally {
     await Deno.remove(folder, { recursive: true });
+  }
+});
+
+Deno.test("readCatalog() takes an absolute command with spaces as one executable when the file is there", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.mkdir(`${dir}/Jo Smith`);
+    const executable = `${dir}/Jo Smith/server`;
+    await Deno.writeTextFile(executable, "#!/bin/sh\n");
+    const toml = readTomlStrict(`[mcp.a]\ncommand = ${JSON.stringify(executable)}\n`);
+    assert.ok(toml.ok, JSON.stringify(toml));
+    assert.equal(toml.value[0]?.command, executable);
+    const json = readJsonStrict(JSON.stringify({ mcpServers: { a: { command: executable } } }));
+    assert.ok(json.ok, JSON.stringify(json));
+    // No file there: a shell string, and the message says what would make it one path.
+    const missing = `${dir}/Jo Smith/other`;
+    const refused = readTomlStrict(`[mcp.a]\ncommand = ${JSON.stringify(missing)}\n`);
+    assert.ok(!refused.ok && refused.error.kind === "invalid_entry", JSON.stringify(refused));
+    assert.match(
+      refused.error.message,
+      /found a shell string .*; if it is one executable whose path holds spaces, no file is at that path$/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

@@ -42,6 +42,11 @@ Deno.test("roots that cannot be served are refused, said of the key", async (t) 
     ["an empty root", '[""]', /root 0 is/],
     ["a name that is not text", '[{ uri = "file:///a", name = 3 }]', /root 0's name/],
     ["a URI of another scheme", '["https://example.com/"]', /roots/],
+    [
+      "a misspelt field of a root's table",
+      '[{ uri = "file:///w", nmae = "work" }]',
+      /root 0 has the unknown field "nmae"; the fields are uri and name/,
+    ],
   ];
   for (const [name, roots, pattern] of cases) {
     await t.step(name, () => {
