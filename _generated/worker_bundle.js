@@ -1579,7 +1579,8 @@ var send = (async function send(url, init) {
       return {
         kind: "refused_redirect",
         status: response.status,
-        location: quote(location)
+        location: quote(location),
+        why: "origin"
       };
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
@@ -1587,15 +1588,19 @@ var send = (async function send(url, init) {
       return {
         kind: "refused_redirect",
         status: response.status,
-        location: `a ${scheme} URL`
+        location: `a ${scheme} URL`,
+        why: "origin"
       };
     }
     const keepsBody = response.status === 307 || response.status === 308 || init.method === "GET" || init.method === "DELETE";
     if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
+      const why = next.origin !== url.origin ? "origin" : !keepsBody ? "drops_body" : "too_many";
+      const location2 = why === "origin" ? next.origin : displayUrl(next);
       return {
         kind: "refused_redirect",
         status: response.status,
-        location: next.origin
+        location: location2,
+        why
       };
     }
     target = next;
@@ -1670,6 +1675,7 @@ var followStream = (async function followStream(first, io) {
   let body = first;
   let lastEventId = "";
   let retryMs;
+  let broke;
   for (let resumptions = 0; ; resumptions++) {
     const events = new SseDecoder();
     const end = await readEvents(body, events, (event) => {
@@ -1692,6 +1698,7 @@ var followStream = (async function followStream(first, io) {
         how: `its event stream ${how}`
       };
     }
+    broke = end.kind === "broken" ? end.message : void 0;
     if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
     const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
     if (!await io.sleep(delay)) return {
@@ -1704,9 +1711,13 @@ var followStream = (async function followStream(first, io) {
     if (again === void 0) break;
     body = again;
   }
-  return {
+  return broke === void 0 ? {
     kind: "unanswered",
     lastEventId
+  } : {
+    kind: "unanswered",
+    lastEventId,
+    broke
   };
 });
 var sleepUnless = (function sleepUnless(clock, ms, signal) {
@@ -1732,7 +1743,14 @@ var unsentMessage = (function unsentMessage(where, sent, message) {
   if (sent.kind === "unreachable") {
     return `Cannot reach server "${where.name}" at ${where.endpoint}: ${sent.message}`;
   }
-  return `Server "${where.name}" at ${where.endpoint} redirected ${message.method ?? "a response"} (HTTP ${sent.status}) to ${sent.location}; only redirects within its origin that keep the request are followed`;
+  const what = `Server "${where.name}" at ${where.endpoint} redirected ${message.method ?? "a response"} (HTTP ${sent.status}) to ${sent.location}`;
+  if (sent.why === "too_many") {
+    return `${what}, after ${MAX_REDIRECTS} redirects already followed (MAX_REDIRECTS); point its url at the endpoint itself`;
+  }
+  if (sent.why === "drops_body") {
+    return `${what}, a redirect that would send the request on without its body; only 307 and 308 are followed for a POST: point its url at where it leads`;
+  }
+  return `${what}; only redirects within its origin that keep the request are followed`;
 });
 var signInMessage = (function signInMessage(where, failure, message, http) {
   const refused = http === void 0 || failure.kind === "needs_auth" ? "" : ` (it answered HTTP ${http.status} ${http.statusText}${http.wwwAuthenticate === void 0 ? "" : `, asking for ${quote(http.wwwAuthenticate, MAX_CHALLENGE_CHARS)}`})`;
@@ -1919,6 +1937,14 @@ var oversizedHeader = (function oversizedHeader(headers) {
     };
   }
   return void 0;
+});
+var unescapedText = (function unescapedText(text) {
+  return text.replace(ESCAPE, (escape, hex) => {
+    if (escape === "\\/") return "/";
+    if (hex === void 0) return escape;
+    const code = parseInt(hex, 16);
+    return code < 32 || code === 34 || code === 92 || code === 127 ? escape : String.fromCharCode(code);
+  });
 });
 var holds = (function holds(bytes, needle) {
   const first = needle[0];
@@ -4192,14 +4218,16 @@ var HttpSession = class {
   #url;
   #send;
   #headers;
+  #renewal;
   #id;
   #version;
   #initialize;
   #renewing;
-  constructor(url, headers, send2) {
+  constructor(url, headers, send2, renewal) {
     this.#url = url;
     this.#headers = lowerCased(headers);
     this.#send = send2;
+    this.#renewal = renewal;
   }
   /** The id the server gave the session, if it gave one. */
   get id() {
@@ -4326,18 +4354,42 @@ var HttpSession = class {
   }
   /**
    * Opens a new session after the server forgot this one; concurrent
-   * callers share one attempt. Resolves `undefined` when it is open, or
-   * why it could not be.
+   * callers share one attempt, which `signal` (the transport's end) or the
+   * renewal's deadline (the connect timeout) gives up. Resolves `undefined`
+   * when it is open, or why it could not be. Until a new session is open,
+   * requests still carry the forgotten id, so they meet the same 404 and
+   * wait for the same renewal instead of going out with none.
    */
   renew(signal) {
-    this.#renewing ??= this.#reinitialize(signal).finally(() => this.#renewing = void 0);
+    this.#renewing ??= this.#renewWithin(signal).finally(() => this.#renewing = void 0);
     return this.#renewing;
+  }
+  async #renewWithin(signal) {
+    const { clock, timeoutMs } = this.#renewal;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener("abort", stop, {
+      once: true
+    });
+    let late = false;
+    const timer = clock.setTimer(timeoutMs, () => {
+      late = true;
+      controller.abort();
+    });
+    try {
+      const stale = this.#id;
+      const refused = await this.#reinitialize(controller.signal);
+      if (!late) return refused;
+      return `it forgot session ${stale} and did not open a new one within ${timeoutMs} ms (its connect timeout: connect_timeout_ms in its catalog entry, connectTimeoutMs in a ServerSpec)`;
+    } finally {
+      clock.clearTimer(timer);
+      signal.removeEventListener("abort", stop);
+    }
   }
   async #reinitialize(signal) {
     const body = this.#initialize;
     const stale = this.#id;
     if (body === void 0) return `it forgot session ${stale} before any initialize`;
-    this.#id = void 0;
     const sent = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({
@@ -4355,6 +4407,10 @@ var HttpSession = class {
     }
     this.opened(sent.response);
     const read = await readBody(sent.response.body, MAX_LINE_BYTES);
+    if (read.kind !== "whole") {
+      const how = read.kind === "broken" ? read.message : `more than ${read.limit} bytes`;
+      return `it forgot session ${stale}, and the answer to a new initialize broke (${how})`;
+    }
     const type = sent.response.headers.get("content-type");
     const text = isMediaType(type, "text/event-stream") ? firstEventData(read.bytes) : decoder4.decode(read.bytes);
     const before = this.#version;
@@ -4491,18 +4547,30 @@ var SentCredentials = class {
     });
     this.#ordered.sort((a, b) => b.text.length - a.text.length);
   }
-  /** `text` with every credential sent replaced by {@linkcode REDACTED_CREDENTIAL}. */
+  /**
+   * `text` with every credential sent replaced by {@linkcode REDACTED_CREDENTIAL},
+   * also where JSON escapes spell one (`\u0073ecret`, `a\/b`): such escapes
+   * are written out first, which leaves JSON meaning the same.
+   */
   clean(text) {
-    let out = text;
+    if (this.#ordered.length === 0) return text;
+    const plain = text.includes("\\") ? unescapedText(text) : text;
+    let out = plain;
     for (const { text: secret } of this.#ordered) {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED_CREDENTIAL);
     }
-    return out;
+    return out === plain ? text : out;
   }
   /** `bytes` as they are when they hold no credential sent, else cleaned (as UTF-8 text). */
   cleanBytes(bytes) {
-    if (!this.#ordered.some(({ bytes: secret }) => holds(bytes, secret))) return bytes;
-    return encoder5.encode(this.clean(decoder5.decode(bytes)));
+    if (this.#ordered.length === 0) return bytes;
+    if (this.#ordered.some(({ bytes: secret }) => holds(bytes, secret))) {
+      return encoder5.encode(this.clean(decoder5.decode(bytes)));
+    }
+    const text = decoder5.decode(bytes);
+    if (!text.includes("\\")) return bytes;
+    const cleaned = this.clean(text);
+    return cleaned === text ? bytes : encoder5.encode(cleaned);
   }
   /** An HTTP refusal with its status text, body and challenge cleaned. */
   cleanHttp(http) {
@@ -4523,6 +4591,8 @@ var SentCredentials = class {
     return out;
   }
 };
+var ESCAPE = /\\(?:\\|\/|u00([0-9A-Fa-f]{2}))/g;
+
 
 
 // client/transport/http/_reissue.ts
@@ -4690,7 +4760,15 @@ var Exchanges = class {
       if (!this.#inflight.has(id)) return;
       if (message.version !== void 0) {
         await this.#lost(message, id, body, `broke its body: ${read.message}`);
-      } else this.#host.fail(`${subject(this.#where, message)} broke: ${read.message}`);
+        return;
+      }
+      this.#inflight.delete(id);
+      this.#host.madeUp(id, {
+        message: `${subject(this.#where, message)} broke: ${read.message}`,
+        data: {
+          status
+        }
+      });
       return;
     }
     if (read.kind === "too_large") {
@@ -4745,9 +4823,9 @@ var Exchanges = class {
     else if (end.kind === "unanswered") {
       const after = end.lastEventId;
       const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
-      const words = `Server "${this.#host.name}" ended its event stream without answering`;
+      const words = end.broke === void 0 ? `Server "${this.#host.name}" ended its event stream without answering ${message.method}` : `Server "${this.#host.name}"'s event stream broke before it answered ${message.method}: ${end.broke}`;
       this.#host.madeUp(id, {
-        message: `${words} ${message.method}${how}`,
+        message: `${words}${how}`,
         data: {
           status: 200
         }
@@ -4856,8 +4934,11 @@ var HttpTransport = class {
     }
     this.#auth = options.auth;
     this.#credentials.learn(options.headers);
-    this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init));
     this.#clock = options.clock ?? systemClock;
+    this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init), {
+      clock: this.#clock,
+      timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    });
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
     this.#exchanges = new Exchanges({
       name: this.#name,
@@ -6932,6 +7013,7 @@ var WorkerHost = class {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        connectTimeoutMs: message.connectTimeoutMs,
         listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...message.remote.signIn === true ? {
           auth: this.#auth

@@ -285,6 +285,7 @@ export class WorkerHost {
         url: message.remote.url,
         headers: message.remote.headers,
         clock: this.#clock,
+        connectTimeoutMs: message.connectTimeoutMs,
         listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...(message.remote.signIn === true ? { auth: this.#auth } : {}),
       });

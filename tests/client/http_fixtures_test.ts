@@ -220,3 +220,57 @@ Deno.test("the grant of a remote server's worker is its one host and port", () =
   assert.deepEqual(grantOf(remote("https://mcp.example.com/mcp")), { net: "mcp.example.com" });
   assert.deepEqual(grantOf(remote("http://127.0.0.1:8931/mcp")), { net: "127.0.0.1:8931" });
 });
+
+Deno.test("a forgotten session whose renewal never answers fails the client within its connect timeout, never sending a request without the session", async () => {
+  await withPeer("forget_hang", async (peer) => {
+    const client = new Client(remote(`${peer.origin}/mcp`, { connectTimeoutMs: 1_500 }));
+    assert.ok((await client.connect()).ok);
+    assert.ok((await client.callTool("go", {})).ok);
+    const called = await client.callTool("go", {});
+    assert.ok(!called.ok && called.error.kind === "unavailable", JSON.stringify(called));
+    assert.match(
+      called.error.message,
+      /it forgot session session-1 and did not open a new one within 1500 ms \(its connect timeout/,
+    );
+    const retired = await client.retire();
+    // The DELETE names the forgotten session, which the server no longer knows.
+    assert.deepEqual(retired, {
+      ok: true,
+      value: { kind: "remote", url: `${peer.origin}/mcp`, session: "already_ended", status: 404 },
+    });
+    const log = await requests(peer);
+    assert.deepEqual(
+      log.filter((line) => line.startsWith("POST /mcp - - ")),
+      ["POST /mcp - - - -", "POST /mcp - - - -"],
+      "only the two initialize requests go without a session",
+    );
+  });
+});
+
+Deno.test("a legacy JSON answer broken off fails its call alone; the next is answered", async () => {
+  await withPeer("cut_body", async (peer) => {
+    const client = new Client(remote(`${peer.origin}/mcp`));
+    assert.ok((await client.connect()).ok);
+    const broken = await client.callTool("go", {});
+    assert.ok(!broken.ok && broken.error.kind === "server_error", JSON.stringify(broken));
+    assert.match(broken.error.message, /to tools\/call broke: /);
+    const whole = await client.callTool("go", {});
+    assert.ok(whole.ok, JSON.stringify(whole));
+    assert.deepEqual(whole.value.content, [{ type: "text", text: "whole" }]);
+    await client.retire();
+  });
+});
+
+Deno.test("a redirect loop within the origin is given up, saying how many were followed", async () => {
+  await withPeer("redirect_loop", async (peer) => {
+    const client = new Client(remote(`${peer.origin}/mcp`));
+    assert.ok((await client.connect()).ok);
+    const called = await client.callTool("go", {});
+    assert.ok(!called.ok && called.error.kind === "server_error", JSON.stringify(called));
+    assert.match(
+      called.error.message,
+      /redirected tools\/call \(HTTP 307\) to http:\/\/127\.0\.0\.1:\d+\/loop, after 5 redirects already followed \(MAX_REDIRECTS\); point its url at the endpoint itself/,
+    );
+    await client.retire();
+  });
+});

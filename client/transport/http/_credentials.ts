@@ -39,19 +39,33 @@ export class SentCredentials {
     this.#ordered.sort((a, b) => b.text.length - a.text.length);
   }
 
-  /** `text` with every credential sent replaced by {@linkcode REDACTED_CREDENTIAL}. */
+  /**
+   * `text` with every credential sent replaced by {@linkcode REDACTED_CREDENTIAL},
+   * also where JSON escapes spell one (`\u0073ecret`, `a\/b`): such escapes
+   * are written out first, which leaves JSON meaning the same.
+   */
   clean(text: string): string {
-    let out = text;
+    if (this.#ordered.length === 0) return text;
+    const plain = text.includes("\\") ? unescapedText(text) : text;
+    let out = plain;
     for (const { text: secret } of this.#ordered) {
       if (out.includes(secret)) out = out.split(secret).join(REDACTED_CREDENTIAL);
     }
-    return out;
+    return out === plain ? text : out;
   }
 
   /** `bytes` as they are when they hold no credential sent, else cleaned (as UTF-8 text). */
   cleanBytes(bytes: Uint8Array): Uint8Array {
-    if (!this.#ordered.some(({ bytes: secret }) => holds(bytes, secret))) return bytes;
-    return encoder.encode(this.clean(decoder.decode(bytes)));
+    if (this.#ordered.length === 0) return bytes;
+    if (this.#ordered.some(({ bytes: secret }) => holds(bytes, secret))) {
+      return encoder.encode(this.clean(decoder.decode(bytes)));
+    }
+    // Escapes can spell a credential no byte search finds; decoding is the
+    // quick way to look for a backslash in a long body.
+    const text = decoder.decode(bytes);
+    if (!text.includes("\\")) return bytes;
+    const cleaned = this.clean(text);
+    return cleaned === text ? bytes : encoder.encode(cleaned);
   }
 
   /** An HTTP refusal with its status text, body and challenge cleaned. */
@@ -77,6 +91,27 @@ export class SentCredentials {
     }
     return out as StartFailure;
   }
+}
+
+// A JSON escape that may spell a credential's character: an escaped slash,
+// or `\u00XX`; an escaped backslash is matched too, so that what follows it
+// is never read as an escape.
+const ESCAPE = /\\(?:\\|\/|u00([0-9A-Fa-f]{2}))/g;
+
+/**
+ * `text` with each `\/` and each `\u00XX` of a printable character written
+ * out (not `"` or `\`, which stay escaped, nor a control character), so
+ * that JSON says the same and a credential reads as it was sent.
+ */
+function unescapedText(text: string): string {
+  return text.replace(ESCAPE, (escape: string, hex: string | undefined) => {
+    if (escape === "\\/") return "/";
+    if (hex === undefined) return escape;
+    const code = parseInt(hex, 16);
+    return code < 0x20 || code === 0x22 || code === 0x5c || code === 0x7f
+      ? escape
+      : String.fromCharCode(code);
+  });
 }
 
 /** Whether `bytes` hold `needle` (native `indexOf` finds each candidate start). */

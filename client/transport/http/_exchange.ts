@@ -226,7 +226,15 @@ export class Exchanges {
       if (!this.#inflight.has(id)) return;
       if (message.version !== undefined) {
         await this.#lost(message, id, body, `broke its body: ${read.message}`);
-      } else this.#host.fail(`${subject(this.#where, message)} broke: ${read.message}`);
+        return;
+      }
+      // A legacy request fails alone, as one whose event stream broke: the
+      // server answered, and later requests may still be answered.
+      this.#inflight.delete(id);
+      this.#host.madeUp(id, {
+        message: `${subject(this.#where, message)} broke: ${read.message}`,
+        data: { status },
+      });
       return;
     }
     if (read.kind === "too_large") {
@@ -295,8 +303,11 @@ export class Exchanges {
     else if (end.kind === "unanswered") {
       const after = end.lastEventId;
       const how = after === "" ? "" : ` (resumed after event ${JSON.stringify(after)})`;
-      const words = `Server "${this.#host.name}" ended its event stream without answering`;
-      this.#host.madeUp(id, { message: `${words} ${message.method}${how}`, data: { status: 200 } });
+      const words = end.broke === undefined
+        ? `Server "${this.#host.name}" ended its event stream without answering ${message.method}`
+        : `Server "${this.#host.name}"'s event stream broke before it answered ` +
+          `${message.method}: ${end.broke}`;
+      this.#host.madeUp(id, { message: `${words}${how}`, data: { status: 200 } });
     }
   }
 

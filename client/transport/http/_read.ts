@@ -9,7 +9,7 @@ import { frameText } from "../../../codec/framing.ts";
 import { isJsonObject, parseJson } from "../../../codec/json.ts";
 import { peekResponseIdBytes } from "../../../codec/peek.ts";
 import { quote } from "../../../codec/quote.ts";
-import { BODY_EXCERPT_BYTES, bodyExcerpt } from "../../../codec/streamable_http.ts";
+import { BODY_EXCERPT_BYTES, bodyExcerpt, displayUrl } from "../../../codec/streamable_http.ts";
 import type { HttpFailure } from "../../thread/outcomes.ts";
 import type { AuthFailure } from "../../thread/auth.ts";
 
@@ -151,7 +151,13 @@ export async function readEvents(
  */
 export type Sent =
   | { kind: "answer"; response: Response }
-  | { kind: "refused_redirect"; status: number; location: string }
+  | {
+    kind: "refused_redirect";
+    status: number;
+    location: string;
+    /** Why it was not followed: another origin, a body it would drop, one hop too many. */
+    why: "origin" | "drops_body" | "too_many";
+  }
   | { kind: "unreachable"; message: string }
   | { kind: "auth_failed"; failure: AuthFailure; http?: HttpFailure }
   | { kind: "aborted" };
@@ -188,17 +194,30 @@ export async function send(
     try {
       next = new URL(location, target);
     } catch {
-      return { kind: "refused_redirect", status: response.status, location: quote(location) };
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: quote(location),
+        why: "origin",
+      };
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
       // Its origin would read "null": the scheme says where it pointed.
       const scheme = quote(next.protocol, 20);
-      return { kind: "refused_redirect", status: response.status, location: `a ${scheme} URL` };
+      return {
+        kind: "refused_redirect",
+        status: response.status,
+        location: `a ${scheme} URL`,
+        why: "origin",
+      };
     }
     const keepsBody = response.status === 307 || response.status === 308 ||
       init.method === "GET" || init.method === "DELETE";
     if (next.origin !== url.origin || !keepsBody || hop >= MAX_REDIRECTS) {
-      return { kind: "refused_redirect", status: response.status, location: next.origin };
+      const why = next.origin !== url.origin ? "origin" : !keepsBody ? "drops_body" : "too_many";
+      // Within the origin, the path is the endpoint's own to show.
+      const location = why === "origin" ? next.origin : displayUrl(next);
+      return { kind: "refused_redirect", status: response.status, location, why };
     }
     target = next;
   }

@@ -47,20 +47,30 @@ export type SessionSend = (
   },
 ) => Promise<Sent>;
 
+/** How long a session's renewal may take, and on which clock. */
+export type Renewal = { clock: Clock; timeoutMs: number };
+
 /** One endpoint's session state and headers. */
 export class HttpSession {
   #url: URL;
   #send: SessionSend;
   #headers: HeaderList;
+  #renewal: Renewal;
   #id: string | undefined;
   #version: string | undefined;
   #initialize: Uint8Array<ArrayBuffer> | undefined;
   #renewing: Promise<string | undefined> | undefined;
 
-  constructor(url: URL, headers: Readonly<Record<string, string>>, send: SessionSend) {
+  constructor(
+    url: URL,
+    headers: Readonly<Record<string, string>>,
+    send: SessionSend,
+    renewal: Renewal,
+  ) {
     this.#url = url;
     this.#headers = lowerCased(headers);
     this.#send = send;
+    this.#renewal = renewal;
   }
 
   /** The id the server gave the session, if it gave one. */
@@ -167,19 +177,44 @@ export class HttpSession {
 
   /**
    * Opens a new session after the server forgot this one; concurrent
-   * callers share one attempt. Resolves `undefined` when it is open, or
-   * why it could not be.
+   * callers share one attempt, which `signal` (the transport's end) or the
+   * renewal's deadline (the connect timeout) gives up. Resolves `undefined`
+   * when it is open, or why it could not be. Until a new session is open,
+   * requests still carry the forgotten id, so they meet the same 404 and
+   * wait for the same renewal instead of going out with none.
    */
   renew(signal: AbortSignal): Promise<string | undefined> {
-    this.#renewing ??= this.#reinitialize(signal).finally(() => this.#renewing = undefined);
+    this.#renewing ??= this.#renewWithin(signal).finally(() => this.#renewing = undefined);
     return this.#renewing;
+  }
+
+  async #renewWithin(signal: AbortSignal): Promise<string | undefined> {
+    const { clock, timeoutMs } = this.#renewal;
+    const controller = new AbortController();
+    const stop = () => controller.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    let late = false;
+    const timer = clock.setTimer(timeoutMs, () => {
+      late = true;
+      controller.abort();
+    });
+    try {
+      const stale = this.#id;
+      const refused = await this.#reinitialize(controller.signal);
+      if (!late) return refused;
+      return `it forgot session ${stale} and did not open a new one within ${timeoutMs} ms ` +
+        "(its connect timeout: connect_timeout_ms in its catalog entry, connectTimeoutMs in " +
+        "a ServerSpec)";
+    } finally {
+      clock.clearTimer(timer);
+      signal.removeEventListener("abort", stop);
+    }
   }
 
   async #reinitialize(signal: AbortSignal): Promise<string | undefined> {
     const body = this.#initialize;
     const stale = this.#id;
     if (body === undefined) return `it forgot session ${stale} before any initialize`;
-    this.#id = undefined;
     const sent = await this.#send(this.#url, {
       method: "POST",
       headers: this.headers({ kind: "request", method: "initialize" }),
@@ -193,6 +228,10 @@ export class HttpSession {
     }
     this.opened(sent.response);
     const read = await readBody(sent.response.body, MAX_LINE_BYTES);
+    if (read.kind !== "whole") {
+      const how = read.kind === "broken" ? read.message : `more than ${read.limit} bytes`;
+      return `it forgot session ${stale}, and the answer to a new initialize broke (${how})`;
+    }
     const type = sent.response.headers.get("content-type");
     const text = isMediaType(type, "text/event-stream")
       ? firstEventData(read.bytes)

@@ -38,8 +38,11 @@ export type Followed =
   | { kind: "fault"; message: string }
   /** A modern stream that ended or broke before its answer: the request is lost. */
   | { kind: "lost"; how: string }
-  /** A legacy stream that ended without its answer, resumed as far as it could be. */
-  | { kind: "unanswered"; lastEventId: string };
+  /**
+   * A legacy stream that ended without its answer, resumed as far as it could
+   * be; `broke` says how its last read failed, when it did not simply end.
+   */
+  | { kind: "unanswered"; lastEventId: string; broke?: string };
 
 /** Follows a request's event stream until its answer, or says how it ended without one. */
 export async function followStream(
@@ -49,6 +52,7 @@ export async function followStream(
   let body = first;
   let lastEventId = "";
   let retryMs: number | undefined;
+  let broke: string | undefined;
   for (let resumptions = 0;; resumptions++) {
     const events = new SseDecoder();
     const end = await readEvents(body, events, (event) => {
@@ -63,6 +67,7 @@ export async function followStream(
       const how = end.kind === "broken" ? `broke: ${end.message}` : "ended before its answer";
       return { kind: "lost", how: `its event stream ${how}` };
     }
+    broke = end.kind === "broken" ? end.message : undefined;
     if (lastEventId === "" || resumptions >= MAX_RESUMPTIONS) break;
     const delay = Math.min(retryMs ?? DEFAULT_RESUME_DELAY_MS, MAX_RESUME_DELAY_MS);
     if (!(await io.sleep(delay))) return { kind: "done" };
@@ -71,7 +76,9 @@ export async function followStream(
     if (again === undefined) break;
     body = again;
   }
-  return { kind: "unanswered", lastEventId };
+  return broke === undefined
+    ? { kind: "unanswered", lastEventId }
+    : { kind: "unanswered", lastEventId, broke };
 }
 
 /** Waits `ms` on `clock` unless `signal` aborts first; resolves whether it waited it out. */

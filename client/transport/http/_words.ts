@@ -8,7 +8,7 @@ import type { AuthFailure } from "../../thread/auth.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import { quote } from "../../../codec/quote.ts";
 import { httpFailure, needsAuthFailure, REFUSED_BY_CLIENT } from "../../thread/outcomes.ts";
-import { MAX_CHALLENGE_CHARS, type Sent } from "./_read.ts";
+import { MAX_CHALLENGE_CHARS, MAX_REDIRECTS, type Sent } from "./_read.ts";
 
 /**
  * The JSON-RPC error code of an answer the client makes up for a request
@@ -37,10 +37,18 @@ export function unsentMessage(
   if (sent.kind === "unreachable") {
     return `Cannot reach server "${where.name}" at ${where.endpoint}: ${sent.message}`;
   }
-  return `Server "${where.name}" at ${where.endpoint} redirected ${
+  const what = `Server "${where.name}" at ${where.endpoint} redirected ${
     message.method ?? "a response"
-  } (HTTP ${sent.status}) to ${sent.location}; only redirects within its origin ` +
-    `that keep the request are followed`;
+  } (HTTP ${sent.status}) to ${sent.location}`;
+  if (sent.why === "too_many") {
+    return `${what}, after ${MAX_REDIRECTS} redirects already followed (MAX_REDIRECTS); ` +
+      "point its url at the endpoint itself";
+  }
+  if (sent.why === "drops_body") {
+    return `${what}, a redirect that would send the request on without its body; only 307 ` +
+      "and 308 are followed for a POST: point its url at where it leads";
+  }
+  return `${what}; only redirects within its origin that keep the request are followed`;
 }
 
 /**

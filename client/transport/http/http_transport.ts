@@ -51,6 +51,7 @@ import { type HeaderList, send, type Sent } from "./_read.ts";
 import { followStream, sleepUnless } from "./_stream.ts";
 import { jsonLine, type MadeUp, madeUpLine, unsentFailure, type Where } from "./_words.ts";
 import { Notifier } from "./_notify.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS } from "../../../settings/limits.ts";
 import { HttpSession } from "./_session.ts";
 import { ToolMarks } from "./_tools.ts";
 import type { HttpAuth } from "./auth.ts";
@@ -72,6 +73,12 @@ export type HttpOptions = {
   headers: Readonly<Record<string, string>>;
   /** The clock of resumption delays and notification deadlines; the system clock by default. */
   clock?: Clock;
+  /**
+   * How long a new session may take to open when the server forgot the
+   * old one (a 404), in ms: the server's connect timeout,
+   * `DEFAULT_CONNECT_TIMEOUT_MS` when not given.
+   */
+  connectTimeoutMs?: number;
   /** The credentials of a server that signs in, from the main thread's sign-in. */
   auth?: HttpAuth;
   /**
@@ -135,12 +142,16 @@ export class HttpTransport implements Transport, SessionControl {
     }
     this.#auth = options.auth;
     this.#credentials.learn(options.headers);
+    this.#clock = options.clock ?? systemClock;
     this.#session = new HttpSession(
       this.#url,
       options.headers,
       (url, init) => this.#send(url, init),
+      {
+        clock: this.#clock,
+        timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      },
     );
-    this.#clock = options.clock ?? systemClock;
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
     this.#exchanges = new Exchanges({
       name: this.#name,
