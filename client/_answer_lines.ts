@@ -14,6 +14,7 @@ export type AnswerFault = { cause: LineFault | "worker"; message: string };
 export type Answered = (ticket: number, id: number, line: string) => string | undefined;
 
 const NEWLINE = 0x0a;
+const BYTE_ORDER_MARK = 0xfeff;
 
 /** Hands each line of `lines` of server `server` to `answered`; the first fault ends it. */
 export function answerLines(
@@ -28,10 +29,19 @@ export function answerLines(
   const each = tickets.length === 1 ? [text] : text.split("\n");
   if (each.length !== tickets.length) return miscounted(server, tickets.length, each.length);
   for (let index = 0; index < each.length; index++) {
-    const fault = answered(tickets[index] as number, ids[index] as number, each[index] as string);
+    const fault = answered(tickets[index] as number, ids[index] as number, unmarked(each[index]!));
     if (fault !== undefined) return { cause: "malformed", message: fault };
   }
   return undefined;
+}
+
+/**
+ * A line without the byte order mark it may begin with: decoding a line
+ * alone drops it, so a line decoded within a batch drops it too, and a
+ * line's verdict never depends on how the worker batched it.
+ */
+function unmarked(line: string): string {
+  return line.charCodeAt(0) === BYTE_ORDER_MARK ? line.slice(1) : line;
 }
 
 /** The slow path of a batch holding a line that is not UTF-8: line by line, to find it. */

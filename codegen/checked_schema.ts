@@ -100,6 +100,52 @@ const SCHEMA_MAP = new Set([
 const IN_PLACE = new Set(["allOf", "anyOf", "oneOf", "not", "if", "then", "else"]);
 const DROPPED = new Set(["format", "$recursiveAnchor", "$dynamicAnchor", "$comment"]);
 
+const isNumber = (value: JsonValue) => typeof value === "number" || typeof value === "bigint";
+const isNames = (value: JsonValue) =>
+  Array.isArray(value) && value.every((name) => typeof name === "string");
+const NUMBER: Shape = [isNumber, "a number"];
+const OBJECT: Shape = [isJsonObject, "an object"];
+const LIST: Shape = [Array.isArray, "a list"];
+type Shape = [test: (value: JsonValue) => boolean, words: string];
+
+/**
+ * What a keyword's value must be for the validator to read it as JSON Schema
+ * means it. One of another kind (`"required": "a"`, which a validator would
+ * read as the names "a", or a string `minimum` compared as text) is left out
+ * and said to be unchecked, as the surface and the module read it as no rule.
+ */
+const SHAPES: ReadonlyMap<string, Shape> = new Map([
+  ["required", [isNames, "a list of names"]],
+  ["type", [(value) => typeof value === "string" || isNames(value), "a type or a list of types"]],
+  ["enum", LIST],
+  ["allOf", LIST],
+  ["anyOf", LIST],
+  ["oneOf", LIST],
+  ["prefixItems", LIST],
+  ["properties", OBJECT],
+  ["patternProperties", OBJECT],
+  ["dependentSchemas", OBJECT],
+  ["dependencies", OBJECT],
+  ["$defs", OBJECT],
+  ["definitions", OBJECT],
+  ["dependentRequired", [
+    (value) => isJsonObject(value) && Object.values(value).every((names) => isNames(names)),
+    "an object of lists of names",
+  ]],
+  ["multipleOf", [(value) => isNumber(value) && value > 0, "a number above 0"]],
+  ["minimum", NUMBER],
+  ["maximum", NUMBER],
+  ["exclusiveMinimum", [(value) => isNumber(value) || typeof value === "boolean", "a number"]],
+  ["exclusiveMaximum", [(value) => isNumber(value) || typeof value === "boolean", "a number"]],
+  ["minItems", NUMBER],
+  ["maxItems", NUMBER],
+  ["minProperties", NUMBER],
+  ["maxProperties", NUMBER],
+  ["minContains", NUMBER],
+  ["maxContains", NUMBER],
+  ["uniqueItems", [(value) => typeof value === "boolean", "true or false"]],
+]);
+
 /** The draft a schema's `$schema` names, or `fallback`. */
 export function draftOf(schema: JsonValue, fallback: SchemaDraft): SchemaDraft {
   const declared = isJsonObject(schema) ? schema.$schema : undefined;
@@ -207,6 +253,12 @@ export function checkedSchema(
       const value = schema[key] as JsonValue;
       const at = `${pointer}/${escape(key)}`;
       if (DROPPED.has(key)) continue;
+      const shape = SHAPES.get(key);
+      if (shape !== undefined && !shape[0](value)) {
+        unchecked.push(`the "${key}" at ${at}, which is not ${shape[1]}`);
+        loosened.add(node);
+        continue;
+      }
       if (key === "$recursiveRef" || key === "$dynamicRef") {
         unchecked.push(`the "${key}" at ${at || "/"}`);
         loosened.add(node);

@@ -258,6 +258,53 @@ Deno.test("schemas that are no schemas are judged, never thrown on", () => {
   assert.ok(!validateValue({}, false).ok);
 });
 
+Deno.test("a keyword of the wrong kind is no rule, as the surface reads it, and is said to be unchecked", async (t) => {
+  const table: [string, JsonObject, JsonValue, RegExp][] = [
+    [
+      "required as a string",
+      { required: "notarray" },
+      {},
+      /"required" at \/required, which is not a list of names/,
+    ],
+    ["required naming a number", { required: ["a", 3] }, {}, /"required" at \/required/],
+    ["minimum as a string", { minimum: "5" }, 40, /"minimum" at \/minimum, which is not a number/],
+    [
+      "properties as a string",
+      { properties: "abc" },
+      { a: 1 },
+      /"properties" at \/properties, which is not an object/,
+    ],
+    ["enum as an object", { enum: { a: 1 } }, "x", /"enum" at \/enum, which is not a list/],
+    [
+      "type as a number",
+      { type: 7 },
+      "x",
+      /"type" at \/type, which is not a type or a list of types/,
+    ],
+    [
+      "multipleOf zero",
+      { multipleOf: 0 },
+      3,
+      /"multipleOf" at \/multipleOf, which is not a number above 0/,
+    ],
+  ];
+  for (const [name, schema, value, said] of table) {
+    await t.step(name, () => {
+      const check = verdict(value, schema);
+      assert.ok(check.checked === "partly", JSON.stringify(check));
+      assert.ok(check.unchecked.some((part) => said.test(part)), JSON.stringify(check.unchecked));
+    });
+  }
+  // The rules beside it still hold.
+  const beside = validateValue({}, {
+    type: "object",
+    required: "a",
+    properties: { b: { type: "string" } },
+    minProperties: 1,
+  });
+  assert.ok(!beside.ok && beside.error.rule === "minProperties", JSON.stringify(beside));
+});
+
 const word = fc.constantFrom(
   "a",
   "b",
