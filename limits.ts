@@ -59,6 +59,7 @@ export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "
 export { MAX_LINE_BYTES } from "./codec/framing.ts";
 export { MAX_PARAM_HEADER_BYTES } from "./codec/param_headers.ts";
 export { MAX_JSON_DEPTH } from "./codec/json.ts";
+export { MAX_REPORT_DEPTH } from "./codec/report_value.ts";
 // Generation.
 export { MAX_SURFACE_BYTES, MAX_TOOLS } from "./codegen/generate.ts";
 export {

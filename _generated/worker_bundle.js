@@ -2001,16 +2001,17 @@ var classify = (function classify(value) {
   }
   if (Object.hasOwn(value, "method")) {
     const method = value.method;
+    const asked = hasId ? id : void 0;
     if (typeof method !== "string") {
-      return bad2(`"method" is ${describeValue(method)}, not a string`);
+      return bad2(`"method" is ${describeValue(method)}, not a string`, asked);
     }
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad2(`a message with "method" also has "result" or "error"`);
+      return bad2(`a message with "method" also has "result" or "error"`, asked);
     }
     const hasParams = Object.hasOwn(value, "params");
     const params = hasParams ? value.params : void 0;
     if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad2(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`);
+      return bad2(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`, asked);
     }
     if (hasId) {
       return ok(params === void 0 ? {
@@ -2076,10 +2077,15 @@ var decodeRpcError = (function decodeRpcError(value) {
 var isId = (function isId(value) {
   return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
 });
-var bad2 = (function bad2(message) {
-  return err({
+var bad2 = (function bad2(message, id) {
+  const text = `Cannot decode JSON-RPC message: ${message}`;
+  return err(id === void 0 ? {
     kind: "bad_message",
-    message: `Cannot decode JSON-RPC message: ${message}`
+    message: text
+  } : {
+    kind: "bad_message",
+    message: text,
+    id
   });
 });
 var encodeNotification = (function encodeNotification(method, params) {

@@ -47,7 +47,12 @@ export type Inbound =
  */
 export type MessageFault =
   | { kind: "malformed"; offset: number; message: string }
-  | { kind: "bad_message"; message: string };
+  /**
+   * JSON, not a JSON-RPC message; `id` is the request's own when it has a
+   * valid one (its `params` or `method` being what is wrong), for the error
+   * answering it.
+   */
+  | { kind: "bad_message"; message: string; id?: Id };
 
 /**
  * Classifies one line received from a peer. Total: any text yields an
@@ -101,17 +106,19 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   }
   if (Object.hasOwn(value, "method")) {
     const method = value.method;
+    const asked = hasId ? id as Id : undefined;
     if (typeof method !== "string") {
-      return bad(`"method" is ${describeValue(method)}, not a string`);
+      return bad(`"method" is ${describeValue(method)}, not a string`, asked);
     }
     if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad(`a message with "method" also has "result" or "error"`);
+      return bad(`a message with "method" also has "result" or "error"`, asked);
     }
     const hasParams = Object.hasOwn(value, "params");
     const params = hasParams ? value.params : undefined;
     if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
       return bad(
         `"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`,
+        asked,
       );
     }
     if (hasId) {
@@ -164,8 +171,15 @@ function isId(value: JsonValue | undefined): value is Id {
   return typeof value === "string" || (typeof value === "number" && Number.isSafeInteger(value));
 }
 
-function bad(message: string): { ok: false; error: MessageFault } {
-  return err({ kind: "bad_message", message: `Cannot decode JSON-RPC message: ${message}` });
+function bad(message: string, id?: Id): { ok: false; error: MessageFault } {
+  const text = `Cannot decode JSON-RPC message: ${message}`;
+  return err(
+    id === undefined ? { kind: "bad_message", message: text } : {
+      kind: "bad_message",
+      message: text,
+      id,
+    },
+  );
 }
 
 /**

@@ -16,6 +16,13 @@
 /** The key of a marker that stands for a value JSON cannot carry. */
 export const UNREPRESENTABLE_KEY = "$unrepresentable";
 
+/**
+ * The deepest nesting a report shows: 200 levels of arrays and objects.
+ * What is deeper becomes a marker, so that a report, framed in a message of
+ * its own (a JSON-RPC answer holding it), stays within `MAX_JSON_DEPTH`.
+ */
+export const MAX_REPORT_DEPTH = 200;
+
 type Fields = Record<string, unknown>;
 
 function marker(what: string): Fields {
@@ -35,8 +42,8 @@ function define(target: Fields, key: string, value: unknown): void {
  * Makes `value` plain data as a report shows it: JSON scalars, exact
  * bigints, arrays and plain objects (an `undefined` property absent, an
  * `undefined` item a marker), and a marker for anything else (a function, a
- * symbol, NaN, a class instance, a cycle, symbol keys, a throwing getter).
- * Never throws.
+ * symbol, NaN, a class instance, a cycle, symbol keys, a throwing getter,
+ * nesting past {@linkcode MAX_REPORT_DEPTH}). Never throws.
  *
  * @example Show a value with a Map inside
  * ```ts
@@ -90,6 +97,9 @@ function shown(value: unknown, ancestors: object[]): unknown {
   if (value === null) return null;
   const object = value as object;
   if (ancestors.includes(object)) return marker("cycle: a reference to an enclosing value");
+  if (ancestors.length >= MAX_REPORT_DEPTH) {
+    return marker(`nested deeper than ${MAX_REPORT_DEPTH} levels (MAX_REPORT_DEPTH)`);
+  }
   const proto = Object.getPrototypeOf(object);
   if (Array.isArray(object) && proto === Array.prototype) {
     ancestors.push(object);

@@ -7,7 +7,7 @@
 // (a random UUID) is what ties a retry to its run.
 
 import type { JsonObject } from "../codec/json.ts";
-import { classify, type Id, type Inbound } from "../codec/jsonrpc.ts";
+import { classify, encodeError, type Id, type Inbound, INVALID_REQUEST } from "../codec/jsonrpc.ts";
 import { ok, type Result } from "../codec/result.ts";
 import type { Harness } from "../harness/mod.ts";
 import { type HttpExchange, type HttpListener, listenHttp } from "../server/http/http_server.ts";
@@ -54,7 +54,14 @@ export async function listenGateway(
     exchange: HttpExchange,
   ): Promise<JsonObject | undefined> => {
     const decoded = classify(message);
-    if (!decoded.ok) return Promise.resolve(undefined);
+    if (!decoded.ok) {
+      // A request whose id could be read is answered by it; the endpoint says the rest.
+      const fault = decoded.error;
+      if (fault.kind !== "bad_message" || fault.id === undefined) return Promise.resolve(undefined);
+      return Promise.resolve(
+        encodeError(fault.id, { code: INVALID_REQUEST, message: fault.message }),
+      );
+    }
     const inbound = decoded.value;
     const legacy = exchange.session !== undefined;
     const session = legacy ? legacyOf(exchange) : modern;

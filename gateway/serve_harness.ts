@@ -18,7 +18,13 @@
  * @module
  */
 
-import { decodeInbound, encodeError, INVALID_REQUEST, PARSE_ERROR } from "../codec/jsonrpc.ts";
+import {
+  decodeInbound,
+  encodeError,
+  INTERNAL_ERROR,
+  INVALID_REQUEST,
+  PARSE_ERROR,
+} from "../codec/jsonrpc.ts";
 import type { JsonObject } from "../codec/json.ts";
 import { frame } from "../codec/framing.ts";
 import type { Harness } from "../harness/mod.ts";
@@ -207,7 +213,8 @@ export async function serveHarness(
   const died = Promise.withResolvers<undefined>();
   const send = (message: JsonObject): void => {
     if (dead !== undefined) return;
-    const line = frame(message);
+    const line = framed(message);
+    if (line === undefined) return;
     writing = writing.then(async () => {
       if (dead !== undefined) return;
       const written = await transport.writeLine(line);
@@ -240,8 +247,11 @@ export async function serveHarness(
       }
       const decoded = decodeInbound(event.line);
       if (!decoded.ok) {
-        const code = decoded.error.kind === "malformed" ? PARSE_ERROR : INVALID_REQUEST;
-        send(encodeError(null, { code, message: decoded.error.message }));
+        const fault = decoded.error;
+        const code = fault.kind === "malformed" ? PARSE_ERROR : INVALID_REQUEST;
+        // A request whose id could be read is answered by it.
+        const id = fault.kind === "bad_message" ? fault.id ?? null : null;
+        send(encodeError(id, { code, message: fault.message }));
         continue;
       }
       session.handle(decoded.value);
@@ -252,4 +262,23 @@ export async function serveHarness(
   }
   const failure = dead ?? readFailure;
   return failure === undefined ? { kind: "end_of_input" } : { kind: "channel_dead", failure };
+}
+
+/**
+ * One message as its line. One that JSON cannot say is never sent as
+ * something else: an answer becomes the error answering the same request,
+ * and anything else is not sent (`undefined`).
+ */
+function framed(message: JsonObject): Uint8Array | undefined {
+  try {
+    return frame(message);
+  } catch (error) {
+    const id = message.id;
+    if ("method" in message || (typeof id !== "number" && typeof id !== "string")) return undefined;
+    const why = (error instanceof Error ? error.message : String(error)).slice(0, 300);
+    return frame(encodeError(id, {
+      code: INTERNAL_ERROR,
+      message: `Internal error: the answer could not be written as JSON (${why})`,
+    }));
+  }
 }

@@ -7,7 +7,7 @@
 // stops the listener; `close()` ends every session (aborting its signal and
 // closing its GET stream), and aborts every exchange still running.
 
-import { isJsonObject, type JsonObject, parseJson, stringifyJson } from "../../codec/json.ts";
+import { isJsonObject, type JsonObject, parseJson } from "../../codec/json.ts";
 import { encodeError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from "../../codec/jsonrpc.ts";
 import { LEGACY_VERSIONS, MODERN_VERSIONS, SUPPORTED_VERSIONS } from "../../codec/protocol.ts";
 import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from "../../codec/streamable_http.ts";
@@ -17,7 +17,7 @@ import { idKey, type WireId } from "../_inbound.ts";
 import { EventStream } from "./_event_stream.ts";
 import { guard, type GuardSettings } from "./_guard.ts";
 import { accepts, isJsonBody, readBounded, wireId } from "./_request.ts";
-import { plain, rpcError, streamHeaders } from "./_response.ts";
+import { messageText, plain, rpcError, streamHeaders } from "./_response.ts";
 import { type Routed, Session } from "./_session.ts";
 import { isModern, routeModern, statusOf } from "./_stateless.ts";
 import { type HttpExchange, type HttpMessageHandler, REQUEST_CANCELLED } from "./exchange.ts";
@@ -412,12 +412,13 @@ export class Endpoint {
   }
 
   #json(answer: JsonObject, version: string, session: Session | undefined): Response {
-    const text = stringifyJson(answer);
+    const text = messageText(answer);
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (session !== undefined && this.#sessions.has(session.id)) {
       headers[SESSION_HEADER.toLowerCase()] = session.id;
     }
-    return new Response(text.ok ? text.value : "{}", {
+    if (text === undefined) return new Response(null, { status: 202, headers });
+    return new Response(text, {
       status: statusOf(answer, version),
       headers,
     });

@@ -6,15 +6,23 @@
 // the client had gone: a reader that slow loses the stream, not the server
 // its memory.
 
-import { type JsonObject, stringifyJson } from "../../codec/json.ts";
+import type { JsonObject } from "../../codec/json.ts";
 import { MAX_STREAM_BACKLOG_BYTES } from "./limits.ts";
+import { messageText } from "./_response.ts";
 
 const encoder = new TextEncoder();
 
-/** One `message` event carrying `message`, as the bytes on the wire. */
+/**
+ * One `message` event carrying `message`, as the bytes on the wire; a
+ * comment in its place for a message JSON cannot say (`messageText`).
+ */
 export function eventBytes(message: JsonObject): Uint8Array {
-  const text = stringifyJson(message);
-  return encoder.encode(`event: message\ndata: ${text.ok ? text.value : "{}"}\n\n`);
+  const text = messageText(message);
+  return encoder.encode(
+    text === undefined
+      ? ": a message that could not be written as JSON was left out\n\n"
+      : `event: message\ndata: ${text}\n\n`,
+  );
 }
 
 /** An event stream of messages that ends on `close`, or when its client goes. */

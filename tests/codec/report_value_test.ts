@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { reportJson, reportValue, UNREPRESENTABLE_KEY } from "../../codec/report_value.ts";
+import {
+  MAX_REPORT_DEPTH,
+  reportJson,
+  reportValue,
+  UNREPRESENTABLE_KEY,
+} from "../../codec/report_value.ts";
 import { UNREPRESENTABLE } from "../../runner/sandbox/tags.ts";
 
 const marker = (what: string) => ({ [UNREPRESENTABLE_KEY]: what });
@@ -44,4 +49,24 @@ Deno.test("reportJson() keeps a bigint's digits exact", () => {
 
 Deno.test("the sandbox's marker key is the codec's (the sandbox imports nothing outside itself)", () => {
   assert.equal(UNREPRESENTABLE, UNREPRESENTABLE_KEY);
+});
+
+Deno.test("reportValue() shows nesting past MAX_REPORT_DEPTH as a marker, whatever the depth", () => {
+  for (const depth of [MAX_REPORT_DEPTH, MAX_REPORT_DEPTH + 1, 100_000]) {
+    let value: unknown = 1;
+    for (let level = 0; level < depth; level++) value = level % 2 === 0 ? [value] : { a: value };
+    let shown = reportValue(value);
+    let levels = 0;
+    while (typeof shown === "object" && shown !== null && !("$unrepresentable" in shown)) {
+      shown = Array.isArray(shown) ? shown[0] : (shown as { a: unknown }).a;
+      levels++;
+    }
+    if (depth <= MAX_REPORT_DEPTH) assert.equal(shown, 1);
+    else {
+      assert.equal(levels, MAX_REPORT_DEPTH);
+      assert.deepEqual(shown, {
+        $unrepresentable: `nested deeper than ${MAX_REPORT_DEPTH} levels (MAX_REPORT_DEPTH)`,
+      });
+    }
+  }
 });

@@ -5,6 +5,7 @@ import { GatewaySession } from "../../gateway/session.ts";
 import { fixture } from "../client/_fixtures.ts";
 import { type Message, ScriptedHost, textOf } from "./_host.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
+import { MAX_REPORT_DEPTH } from "../../limits.ts";
 
 const GOVERNED = fixture("gov", "governed_tools.ts", { flags: ["--allow-env=DESCRIPTION"] });
 const QUICK = { retirementTimeoutMs: 5_000 };
@@ -54,6 +55,39 @@ Deno.test("run_program returns the value as text and structuredContent, with its
     assert.equal(result.structuredContent.calls[0].tool, "echo");
     assert.equal(result.structuredContent.calls[0].ok, true);
     assert.match(textOf(result), /"said": "hi"[\s\S]*Console output:\nsaid hi[\s\S]*gov\.echo ok/);
+    await host.leave();
+  });
+});
+
+Deno.test("a program's value nested past MAX_REPORT_DEPTH is answered, the depth cut with a marker", async () => {
+  await withHarness(async (harness) => {
+    const host = new ScriptedHost(harness);
+    await host.initialize();
+    const answer = await host.call("tools/call", {
+      name: "run_program",
+      arguments: {
+        code: "let o: unknown = 1;\nfor (let i = 0; i < 300; i++) o = [o];\nexport default o;\n",
+      },
+    });
+    let value = answer.result.structuredContent.value;
+    for (let level = 0; level < MAX_REPORT_DEPTH; level++) value = value[0];
+    assert.deepEqual(value, {
+      $unrepresentable: "nested deeper than 200 levels (MAX_REPORT_DEPTH)",
+    });
+    // The session goes on.
+    assert.deepEqual((await host.call("ping")).result, {});
+    await host.leave();
+  });
+});
+
+Deno.test("a request whose params are no object is refused by its own id", async () => {
+  await withHarness(async (harness) => {
+    const host = new ScriptedHost(harness);
+    await host.initialize();
+    host.send({ id: 41, method: "tools/list", params: null });
+    const refused = await host.next((message) => message.id === 41);
+    assert.equal(refused.error.code, -32600);
+    assert.match(refused.error.message, /"params" of "tools\/list" is null, not an object/);
     await host.leave();
   });
 });
