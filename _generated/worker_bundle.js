@@ -5907,12 +5907,28 @@ var Connection = class {
     }
     const controller = new AbortController();
     this.#serving.set(id, controller);
-    void handler(params, this.#served, controller.signal).then((answer) => {
+    const answered = (answer) => {
       if (this.#serving.get(id) === controller) this.#serving.delete(id);
       if (this.#closed || controller.signal.aborted) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
-      this.#write(frameText(reply));
-    });
+      let line;
+      try {
+        line = frameText(reply);
+      } catch (error) {
+        line = frameText(encodeError(id, {
+          code: INTERNAL_ERROR,
+          message: `The client's answer cannot be written as JSON: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`
+        }));
+      }
+      this.#write(line);
+    };
+    void handler(params, this.#served, controller.signal).then(answered, (error) => answered({
+      ok: false,
+      error: {
+        code: INTERNAL_ERROR,
+        message: `The client failed to answer: ${String(error instanceof Error ? error.message : error).slice(0, 300)}`
+      }
+    }));
   }
   /**
    * The server cancelled one of its requests (`notifications/cancelled`,

@@ -17,6 +17,7 @@ import {
 } from "../codec/server_requests.ts";
 import { validateValue } from "../codegen/validate.ts";
 import { describeValue } from "../codec/quote.ts";
+import { toJson } from "../codec/interchange.ts";
 import { rootsProblem } from "../settings/check.ts";
 import type { AskedMethod, ServedRequests, ServerAnswer } from "./thread/asked.ts";
 import type { ElicitationAnswer, ElicitationRequest, ServerRequestHandlers } from "./handlers.ts";
@@ -80,9 +81,7 @@ export class ServerAnswers {
   ): Promise<ServerAnswer> {
     const given = params ?? undefined;
     if (method === "sampling/createMessage") return this.#sample(given, signal);
-    const turn = this.#turn.then(() => this.elicit(given, { signal }));
-    this.#turn = turn.catch(() => undefined);
-    return turn;
+    return this.#inTurn(() => this.elicit(given, { signal }), signal);
   }
 
   /**
@@ -103,9 +102,7 @@ export class ServerAnswers {
     if (list.length > MAX_URL_ELICITATIONS) return false;
     for (const params of list) {
       if (!isJsonObject(params) || params.mode !== "url") return false;
-      const turn = this.#turn.then(() => this.elicit(params, { tool, signal }));
-      this.#turn = turn.catch(() => undefined);
-      const answered = await turn;
+      const answered = await this.#inTurn(() => this.elicit(params, { tool, signal }), signal);
       if (!answered.ok || !isJsonObject(answered.value)) return false;
       if (answered.value.action !== "accept") return false;
     }
@@ -138,11 +135,21 @@ export class ServerAnswers {
       return sampled.ok ? sampled : err(sampled.error.message);
     }
     if (method !== "elicitation/create") return err(`this client does not answer ${method}`);
-    const turn = this.#turn.then(() => this.elicit(params, { tool, signal }));
-    this.#turn = turn.catch(() => undefined);
-    const answered = await turn;
+    const answered = await this.#inTurn(() => this.elicit(params, { tool, signal }), signal);
     // A malformed question is still answered: the server hears it was not.
     return ok(answered.ok ? answered.value : cancelled(answered.error.message));
+  }
+
+  /**
+   * Runs one elicitation when those before it are done; one withdrawn while
+   * it waits runs at once (to say it was withdrawn), and the next still
+   * waits for those before it.
+   */
+  #inTurn(run: () => Promise<ServerAnswer>, signal: AbortSignal): Promise<ServerAnswer> {
+    const before = this.#turn;
+    const mine = untilWithdrawn(() => before, signal).then(run);
+    this.#turn = Promise.all([before, mine]).then(() => undefined, () => undefined);
+    return mine;
   }
 
   /**
@@ -175,13 +182,19 @@ export class ServerAnswers {
         elicitationId: asked.elicitationId,
       };
     if (tool !== undefined) request.tool = tool;
-    let answer: unknown;
-    try {
-      answer = await handler(request, { signal });
-    } catch (error) {
-      return ok(cancelled(`The elicitation handler threw ${describeError(error)}`));
+    const answer = await untilWithdrawn(() => handler(request, { signal }), signal);
+    if (answer.kind === "withdrawn") return ok(cancelled(WITHDRAWN));
+    if (answer.kind === "threw") {
+      return ok(cancelled(`The elicitation handler threw ${describeError(answer.error)}`));
     }
-    return ok(elicitResult(answer, asked.mode === "form" ? asked : undefined));
+    try {
+      return ok(elicitResult(answer.value, asked.mode === "form" ? asked : undefined));
+    } catch (error) {
+      // A getter of the answer that throws, for one.
+      return ok(
+        cancelled(`The elicitation handler's answer cannot be read: ${describeError(error)}`),
+      );
+    }
   }
 
   async #sample(params: JsonValue | undefined, signal: AbortSignal): Promise<ServerAnswer> {
@@ -190,17 +203,58 @@ export class ServerAnswers {
     if (signal.aborted) return err({ code: USER_REJECTED, message: WITHDRAWN });
     const decoded = decodeCreateMessageRequest(params);
     if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
-    let answer: unknown;
-    try {
-      answer = await handler({ ...decoded.value, server: this.#name }, { signal });
-    } catch (error) {
+    const answer = await untilWithdrawn(
+      () => handler({ ...decoded.value, server: this.#name }, { signal }),
+      signal,
+    );
+    if (answer.kind === "withdrawn") return err({ code: USER_REJECTED, message: WITHDRAWN });
+    if (answer.kind === "threw") {
       return err({
         code: USER_REJECTED,
-        message: `The sampling handler threw ${describeError(error)}`,
+        message: `The sampling handler threw ${describeError(answer.error)}`,
       });
     }
-    return sampleResult(answer);
+    try {
+      return sampleResult(answer.value);
+    } catch (error) {
+      return err({
+        code: INTERNAL_ERROR,
+        message: `The sampling handler's answer cannot be read: ${describeError(error)}`,
+      });
+    }
   }
+}
+
+/** What became of a handler asked: its answer, what it threw, or the request withdrawn first. */
+type Asked = { kind: "answered"; value: unknown } | { kind: "threw"; error: unknown } | {
+  kind: "withdrawn";
+};
+
+/**
+ * Asks a handler, and stops waiting for it once `signal` aborts: what it
+ * answers then is not sent, so a handler that never settles holds neither
+ * its call nor the questions after it. Never rejects.
+ */
+function untilWithdrawn(ask: () => unknown, signal: AbortSignal): Promise<Asked> {
+  let asked: Promise<Asked>;
+  try {
+    asked = Promise.resolve(ask()).then(
+      (value): Asked => ({ kind: "answered", value }),
+      (error): Asked => ({ kind: "threw", error }),
+    );
+  } catch (error) {
+    return Promise.resolve({ kind: "threw", error });
+  }
+  if (signal === NEVER) return asked;
+  return new Promise((resolve) => {
+    const withdrawn = () => resolve({ kind: "withdrawn" });
+    if (signal.aborted) return withdrawn();
+    signal.addEventListener("abort", withdrawn, { once: true });
+    void asked.then((outcome) => {
+      signal.removeEventListener("abort", withdrawn);
+      resolve(outcome);
+    });
+  });
 }
 
 // The worker hands over only what was declared: a request here without its
@@ -233,11 +287,14 @@ function elicitResult(
     );
   }
   if (action !== "accept" || form === undefined) return { action };
-  const given = (answer as ElicitationAnswer).content ?? {};
-  if (typeof given !== "object" || given === null || Array.isArray(given)) {
+  const given = toJson((answer as ElicitationAnswer).content ?? {});
+  if (!given.ok) {
+    return cancelled(`The elicitation handler's content cannot be sent: ${given.error.message}`);
+  }
+  if (!isJsonObject(given.value)) {
     return cancelled("The elicitation handler accepted with content that is not an object");
   }
-  const content: JsonObject = { ...(given as JsonObject) };
+  const content: JsonObject = { ...given.value };
   for (const field of form.fields) {
     if (content[field.name] === undefined && field.default !== undefined) {
       content[field.name] = Array.isArray(field.default) ? [...field.default] : field.default;
@@ -266,7 +323,9 @@ function sampleResult(answer: unknown): ServerAnswer {
   if (stopReason !== undefined && typeof stopReason !== "string") {
     return bad("has a stopReason that is not a string");
   }
-  const result: JsonObject = { role, content: structuredClone(content) as JsonValue, model };
+  const sent = toJson(content);
+  if (!sent.ok) return bad(`has content that cannot be sent: ${sent.error.message}`);
+  const result: JsonObject = { role, content: sent.value, model };
   if (stopReason !== undefined) result.stopReason = stopReason;
   return ok(result);
 }

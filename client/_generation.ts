@@ -67,6 +67,7 @@ export class Generation {
   #retireWaiters = new Set<(outcome: Result<RetirementEvidence, RetirementError>) => void>();
   /** The server's requests being answered, each under a signal its withdrawal aborts. */
   #asked = new AskedRequests(() => this.#tickets.hold());
+  #gone = new AbortController();
   // Retired for its replacement: the handle stays dead meanwhile.
   #superseded = false;
   // From ready to its end, while tracing: `mcp.client.session.duration`.
@@ -99,6 +100,15 @@ export class Generation {
   /** The era the server speaks, chosen once from its info; the legacy era until it is ready. */
   get era(): EraCodec {
     return this.#era;
+  }
+
+  /**
+   * Aborted once the generation answers nothing more: it ended, or its
+   * server or worker died. What waits between its requests (the input a
+   * 2026-07-28 call asks for) stops waiting then.
+   */
+  get gone(): AbortSignal {
+    return this.#gone.signal;
   }
 
   /** The server's pid once spawned. */
@@ -269,6 +279,7 @@ export class Generation {
    */
   end(): void {
     this.#asked.end();
+    this.#gone.abort();
     if (this.#retireWaiters.size > 0) {
       const evidence = this.#report.evidence;
       const outcome = evidence !== null ? ok(evidence) : err(this.#unconfirmed());
@@ -313,6 +324,7 @@ export class Generation {
         if (event.death !== null) {
           this.#tickets.settleAll(this.#unavailable());
           this.#asked.withdrawAll();
+          this.#gone.abort();
         }
         if (was === "ready" && state === "dead" && event.death !== null) {
           this.#session?.end(endOf(err(event.death)).errorType);
@@ -381,6 +393,14 @@ export class Generation {
     void answer.then((value) => {
       if (signal !== undefined) this.#asked.close(ticket, signal);
       this.#post(encodeAskReply(ticket, value));
+    }).catch((error) => {
+      // The answerers never reject; should one, the server still hears an error.
+      if (signal !== undefined) this.#asked.close(ticket, signal);
+      if (ask.method !== "server_request") return;
+      const message = `The client failed to answer: ${
+        error instanceof Error ? error.message : error
+      }`;
+      this.#post(encodeAskReply(ticket, err({ code: -32603, message })));
     });
   }
 
@@ -456,6 +476,7 @@ export class Generation {
     };
     this.#report = { state, death, evidence: report.evidence };
     this.#tickets.settleAll(this.#unavailable());
+    this.#gone.abort();
     if (report.state === "ready") {
       this.#session?.end(endOf(err(death)).errorType);
       this.#host.died(death);

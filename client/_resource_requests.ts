@@ -145,6 +145,12 @@ export class ResourceRequests {
         uri,
         unsubscribe: () => {
           this.#subscriptions.delete(entry);
+          // The server keeps one subscription per URI: another of this client
+          // to the same one still wants its updates.
+          const shared = [...this.#subscriptions].some((other) =>
+            other.uri === uri && other.ticket === undefined
+          );
+          if (shared) ended ??= Promise.resolve(ok(undefined));
           ended ??= generation.request(
             style.unsubscribe,
             params,

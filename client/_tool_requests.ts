@@ -126,10 +126,12 @@ export class ToolRequests {
     // The time spent in the handlers, which the deadline does not count.
     let answering = 0;
     let sent = params;
+    // Every round goes to the server that asked: one gone refuses it, saying why.
+    const generation = this.#host.generation();
     for (let round = 0; round < MAX_INPUT_ROUNDS; round++) {
       const left = Math.ceil(timeoutMs - (performance.now() - started - answering));
       if (left <= 0) return err(callTimedOut(this.#host.server, "tools/call", timeoutMs, false));
-      const answered = await this.#host.generation().request(
+      const answered = await generation.request(
         "tools/call",
         sent,
         left,
@@ -142,8 +144,14 @@ export class ToolRequests {
       if (value.kind === "complete") return ok(value.result);
       const responses: JsonObject = {};
       const asking = performance.now();
+      // The handlers are withdrawn when the caller gives up or the server goes;
+      // the next round's request then settles the call as either says.
+      const withdrawn = signal === undefined
+        ? generation.gone
+        : AbortSignal.any([signal, generation.gone]);
       for (const [key, request] of Object.entries(value.asked.inputRequests)) {
-        const response = await this.#host.answers.inputResponse(request, tool, signal);
+        if (withdrawn.aborted) break;
+        const response = await this.#host.answers.inputResponse(request, tool, withdrawn);
         if (!response.ok) {
           return err({
             kind: "result_malformed",

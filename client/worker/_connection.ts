@@ -20,7 +20,7 @@ import type { LogLevel } from "../../codec/server_requests.ts";
 import { err, type Result } from "../../codec/result.ts";
 import type { Clock } from "../transport/clock.ts";
 import type { EraCodec, ServerRequestContext } from "../thread/era.ts";
-import { SERVES_NONE } from "../thread/asked.ts";
+import { type ServerAnswer, SERVES_NONE } from "../thread/asked.ts";
 import { MAX_SERVER_REQUESTS_IN_FLIGHT } from "../../settings/limits.ts";
 import { type Pending, PendingTable } from "./_pending.ts";
 import {
@@ -350,13 +350,35 @@ export class Connection {
     }
     const controller = new AbortController();
     this.#serving.set(id, controller);
-    void handler(params, this.#served, controller.signal).then((answer) => {
+    const answered = (answer: ServerAnswer) => {
       if (this.#serving.get(id) === controller) this.#serving.delete(id);
       // A request the server cancelled is not answered (as the specification asks).
       if (this.#closed || controller.signal.aborted) return;
       const reply = answer.ok ? encodeResult(id, answer.value) : encodeError(id, answer.error);
-      this.#write(frameText(reply));
-    });
+      let line: string;
+      try {
+        line = frameText(reply);
+      } catch (error) {
+        // An answer JSON cannot say (the main thread checks; this is the backstop).
+        line = frameText(encodeError(id, {
+          code: INTERNAL_ERROR,
+          message: `The client's answer cannot be written as JSON: ${
+            String(error instanceof Error ? error.message : error).slice(0, 300)
+          }`,
+        }));
+      }
+      this.#write(line);
+    };
+    void handler(params, this.#served, controller.signal).then(answered, (error) =>
+      answered({
+        ok: false,
+        error: {
+          code: INTERNAL_ERROR,
+          message: `The client failed to answer: ${
+            String(error instanceof Error ? error.message : error).slice(0, 300)
+          }`,
+        },
+      }));
   }
 
   /**

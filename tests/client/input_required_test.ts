@@ -127,3 +127,37 @@ Deno.test("the caller's signal withdraws the question of an input_required round
     await census.retire();
   }
 });
+
+Deno.test("a handler that never answers lets its input_required call settle: on the caller's signal, and at retirement", async (t) => {
+  const forever = () => new Promise<never>(() => {});
+  await t.step("the caller's signal", async () => {
+    const census = Census.prepare([spec()], { onElicit: forever });
+    const client = census.clients.get("mrtr") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const called = await client.callTool("ask", {}, { signal: AbortSignal.timeout(300) });
+      assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
+      assert.equal(called.error.aborted, true);
+    } finally {
+      await census.retire();
+    }
+  });
+  await t.step("retirement", async () => {
+    let asked = Promise.withResolvers<void>();
+    const census = Census.prepare([spec()], {
+      onElicit: () => {
+        asked.resolve();
+        return forever();
+      },
+    });
+    const client = census.clients.get("mrtr") as Client;
+    assert.ok((await client.connect()).ok);
+    const called = client.callTool("ask", {});
+    await asked.promise;
+    asked = Promise.withResolvers<void>();
+    const retired = await census.retire();
+    assert.ok(retired.confirmed, JSON.stringify(retired));
+    const outcome = await called;
+    assert.ok(!outcome.ok && outcome.error.kind === "unavailable", JSON.stringify(outcome));
+  });
+});

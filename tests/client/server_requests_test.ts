@@ -217,6 +217,78 @@ Deno.test("a sampling handler that throws refuses the request, naming the error"
   });
 });
 
+Deno.test("a handler's answer JSON cannot carry is refused, naming where, and the client goes on", async (t) => {
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const odd: [string, () => unknown, RegExp][] = [
+    ["NaN", () => NaN, /Cannot pass NaN at \$\.extra as JSON/],
+    ["a function", () => () => 1, /Cannot pass a function at \$\.extra as JSON/],
+    ["a cycle", () => cycle, /Cannot pass a cycle at \$\.extra\.self as JSON/],
+  ];
+  for (const [name, extra, said] of odd) {
+    await t.step(`sampled content holding ${name}`, async () => {
+      const onSample = () =>
+        Promise.resolve({
+          role: "assistant" as const,
+          content: { type: "text", text: "x", extra: extra() },
+          model: "m",
+        });
+      await withAsker({ onSample: onSample as never }, async (client) => {
+        const answered = await callText(client, "sample", {
+          params: { messages: [], maxTokens: 5 },
+        });
+        assert.equal(answered.error?.code, -32603);
+        assert.match(answered.error?.message, said);
+        assert.ok((await client.ping()).ok, "the client is still ready");
+      });
+    });
+    await t.step(`elicited content holding ${name}`, async () => {
+      const onElicit = () =>
+        Promise.resolve({ action: "accept" as const, content: { name: "a", extra: extra() } });
+      await withAsker({ onElicit: onElicit as never }, async (client) => {
+        const answered = await callText(client, "elicit", { params: FORM });
+        assert.equal(answered.result.action, "cancel");
+        assert.match(JSON.stringify(answered.result._meta), said);
+        assert.ok((await client.ping()).ok, "the client is still ready");
+      });
+    });
+  }
+  await t.step("an answer whose getter throws", async () => {
+    const onSample = () =>
+      Promise.resolve({
+        role: "assistant",
+        get content(): unknown {
+          throw new Error("getter boom");
+        },
+        model: "m",
+      });
+    await withAsker({ onSample: onSample as never }, async (client) => {
+      const answered = await callText(client, "sample", { params: { messages: [], maxTokens: 5 } });
+      assert.match(answered.error?.message, /cannot be read: Error: getter boom/);
+    });
+  });
+});
+
+Deno.test("a handler that never answers lets its withdrawn question go, and the next one is asked", async () => {
+  let asked = 0;
+  const onElicit = (_request: unknown, context?: { signal: AbortSignal }) => {
+    asked++;
+    // The first never settles, whatever its signal says.
+    if (asked === 1) return new Promise<never>(() => {});
+    assert.ok(context?.signal.aborted === false);
+    return Promise.resolve({ action: "decline" as const });
+  };
+  await withAsker({ onElicit: onElicit as never }, async (client) => {
+    const first = callText(client, "elicit_withdrawable", { params: FORM });
+    while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const second = callText(client, "elicit", { params: FORM });
+    assert.deepEqual((await callText(client, "withdraw")).withdrawn, 1000);
+    assert.deepEqual(await first, { responded: false });
+    assert.equal((await second).result.action, "decline");
+    assert.equal(asked, 2);
+  });
+});
+
 Deno.test("roots/list is answered with the spec's roots", async () => {
   await withAsker({}, async (client) => {
     const answered = await callText(client, "roots");

@@ -44,6 +44,33 @@ Deno.test(
   },
 );
 
+Deno.test("two legacy subscriptions to one URI: the first one ended leaves the other hearing", async () => {
+  const client = new Client(fixture("subs", "subscribing_server.ts"));
+  const uri = "file:///watched";
+  try {
+    assert.ok((await client.connect()).ok);
+    const heard = { a: 0, b: 0 };
+    const a = await client.subscribeResource(uri, () => heard.a++);
+    const b = await client.subscribeResource(uri, () => heard.b++);
+    assert.ok(a.ok && b.ok);
+    assert.ok((await client.callTool("touch", { uri })).ok);
+    await until(() => heard.a === 1 && heard.b === 1);
+    assert.deepEqual(await a.value.unsubscribe(), { ok: true, value: undefined });
+    const touched = await client.callTool("touch", { uri });
+    assert.ok(touched.ok);
+    assert.deepEqual(touched.value.content, [{ type: "text", text: JSON.stringify([uri]) }]);
+    await until(() => heard.b === 2);
+    assert.deepEqual(heard, { a: 1, b: 2 });
+    // The last one ended unsubscribes at the server.
+    assert.ok((await b.value.unsubscribe()).ok);
+    const after = await client.callTool("touch", { uri });
+    assert.ok(after.ok);
+    assert.deepEqual(after.value.content, [{ type: "text", text: "[]" }]);
+  } finally {
+    await client.retire();
+  }
+});
+
 Deno.test("a 2026-07-28 subscription is a subscriptions/listen that unsubscribe() cancels", async () => {
   const client = new Client(fixture("listen", "listen_server.ts", { era: "modern" }));
   const updates: string[] = [];
