@@ -383,6 +383,12 @@ export class Generation {
   #serve(ask: WorkerAsk): void {
     const ticket = ask.ticket;
     const signal = ask.method === "server_request" ? this.#asked.open(ticket) : undefined;
+    // A server's request names no call of ours: it is taken to be asked for
+    // the calls in flight when it came, and withdrawn once they are all
+    // settled and one of them was given up.
+    const unwatch = signal === undefined
+      ? undefined
+      : this.#tickets.watch((givenUp) => givenUp && this.#asked.withdraw(ticket));
     const answer = answerAsk(ask, {
       custody: this.#custody,
       signIn: this.#host.signIn,
@@ -391,10 +397,12 @@ export class Generation {
     });
     if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ticket, answer));
     void answer.then((value) => {
+      unwatch?.();
       if (signal !== undefined) this.#asked.close(ticket, signal);
       this.#post(encodeAskReply(ticket, value));
     }).catch((error) => {
       // The answerers never reject; should one, the server still hears an error.
+      unwatch?.();
       if (signal !== undefined) this.#asked.close(ticket, signal);
       if (ask.method !== "server_request") return;
       const message = `The client failed to answer: ${

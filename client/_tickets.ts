@@ -92,6 +92,8 @@ export class Tickets {
   // The server's requests being answered (`hold`), and since when one has been.
   #holds = 0;
   #heldSince = 0;
+  // Told of each request as it settles, and whether it was given up (`watch`).
+  #watchers = new Set<(ticket: number, givenUp: boolean) => void>();
 
   #peer: () => McpPeer;
 
@@ -266,6 +268,30 @@ export class Tickets {
   }
 
   /**
+   * Watches the requests in flight now (listens aside) until each has
+   * settled: `done` is called once, with whether any of them was given up
+   * (its caller's signal, or its deadline), unless the returned stop comes
+   * first. With none in flight, nothing is watched and `done` never called.
+   */
+  watch(done: (givenUp: boolean) => void): () => void {
+    const waiting = new Set<number>();
+    for (const ticket of this.#pending.keys()) {
+      if (!this.#listening.has(ticket)) waiting.add(ticket);
+    }
+    if (waiting.size === 0) return () => {};
+    let givenUp = false;
+    const watcher = (ticket: number, up: boolean) => {
+      if (!waiting.delete(ticket)) return;
+      givenUp ||= up;
+      if (waiting.size > 0) return;
+      this.#watchers.delete(watcher);
+      done(givenUp);
+    };
+    this.#watchers.add(watcher);
+    return () => this.#watchers.delete(watcher);
+  }
+
+  /**
    * Stops every deadline of the table while the server waits for an answer
    * of this side's (a person answering its elicitation, a model sampling for
    * it): the time from the first hold to the last release is not counted
@@ -410,10 +436,13 @@ export class Tickets {
     this.#disarm();
   }
 
-  #take(ticket: number): Pending | undefined {
+  #take(ticket: number, givenUp = false): Pending | undefined {
     const pending = this.#pending.get(ticket);
     if (pending === undefined) return undefined;
     this.#pending.delete(ticket);
+    if (this.#watchers.size > 0) {
+      for (const watcher of [...this.#watchers]) watcher(ticket, givenUp);
+    }
     if (this.#pending.size === 0 && this.#timer !== undefined) Deno.unrefTimer(this.#timer);
     if (pending.onAbort !== undefined) {
       pending.signal?.removeEventListener("abort", pending.onAbort);
@@ -451,7 +480,7 @@ export class Tickets {
   }
 
   #expire(ticket: number, aborted: boolean): void {
-    const pending = this.#take(ticket);
+    const pending = this.#take(ticket, true);
     if (pending === undefined) return;
     this.flush();
     this.#post.message(encodeCancel(ticket, !aborted));

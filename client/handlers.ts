@@ -29,8 +29,10 @@ export type ServerRequestHandlers = {
    * when given; a handler that throws is a `cancel` that names the error.
    * `context.signal` (always given by this client) aborts once no answer is wanted any more: the server
    * cancelled its request (`notifications/cancelled`), the call it was asked
-   * in was given up (its caller's signal), or the client ended; whatever the
-   * handler answers then is not sent. Elicitations are asked one at a time,
+   * in was given up (its caller's signal; a legacy server's request, which
+   * names no call, is taken to be asked for the calls in flight when it came),
+   * or the client ended; whatever the handler answers then is not sent, and
+   * it is no longer waited for. Elicitations are asked one at a time,
    * and one withdrawn while it waits its turn is never asked.
    */
   onElicit?: (request: {

@@ -289,6 +289,27 @@ Deno.test("a handler that never answers lets its withdrawn question go, and the 
   });
 });
 
+Deno.test("a question asked during a call its caller gave up is withdrawn, and the next is asked", async () => {
+  let asked = 0;
+  let first: AbortSignal | undefined;
+  const onElicit = (_request: unknown, context?: { signal: AbortSignal }) => {
+    asked++;
+    if (asked > 1) return Promise.resolve({ action: "decline" as const });
+    // The first never settles, whatever its signal says.
+    first = context?.signal;
+    return new Promise<never>(() => {});
+  };
+  await withAsker({ onElicit: onElicit as never }, async (client) => {
+    const given = await client.callTool("elicit", { params: FORM } as never, {
+      signal: AbortSignal.timeout(SHORT_DEADLINE_MS),
+    });
+    assert.ok(!given.ok && given.error.kind === "call_timed_out" && given.error.aborted);
+    assert.equal(first?.aborted, true, "the question of the call given up is withdrawn");
+    assert.equal((await callText(client, "elicit", { params: FORM })).result.action, "decline");
+    assert.equal(asked, 2);
+  });
+});
+
 Deno.test("roots/list is answered with the spec's roots", async () => {
   await withAsker({}, async (client) => {
     const answered = await callText(client, "roots");
