@@ -58,12 +58,17 @@ export async function serveCommand(
   };
   // Serving starts with the boot: a host's initialize is answered before every server is up.
   let serving: Promise<number> | undefined;
-  const startServing = (booting: Promise<Harness>, signal: AbortSignal): void => {
+  const startServing = (
+    booting: Promise<Harness>,
+    signal: AbortSignal,
+    giveUp: () => void,
+  ): void => {
     const failed = new AbortController();
     booting.catch(() => failed.abort());
     const until = AbortSignal.any([signal, failed.signal]);
+    // A host that leaves while servers still start: their starts are given up.
     serving = command.listen === undefined
-      ? serveOverStdio(booting, gateway, until, context)
+      ? serveOverStdio(booting, gateway, until, context, giveUp)
       : serveOverHttp(booting, command.listen, gateway, until, context);
   };
   return await withHarness(specs, context.doing, async (harness) => {
@@ -109,10 +114,14 @@ async function serveOverStdio(
   gateway: Gateway,
   signal: AbortSignal,
   context: Context,
+  giveUp: () => void,
 ): Promise<number> {
   const { output } = context;
-  sayServing(booting, "to the host on stdio", output, signal);
+  const left = new AbortController();
+  sayServing(booting, "to the host on stdio", output, AbortSignal.any([signal, left.signal]));
   const end = await serveHarness(booting, { signal, ...gateway });
+  left.abort();
+  giveUp();
   if (signal.aborted) return EXIT_OK;
   if (end.kind === "channel_dead") {
     output.error(`the host's channel failed: ${oneLine(end.failure.message)}`);

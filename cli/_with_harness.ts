@@ -66,10 +66,11 @@ export type WithHarnessOptions = {
    */
   boot?: Pick<BootOptions, "onElicit" | "onSample" | "pins" | "prepareRunner">;
   /**
-   * Hears the boot as it starts, with the signal of Ctrl-C: `serve` answers
-   * its host's `initialize` before every server is up.
+   * Hears the boot as it starts, with the signal of Ctrl-C and a way to give
+   * up the starts still under way: `serve` answers its host's `initialize`
+   * before every server is up, and gives them up when the host leaves first.
    */
-  onBooting?: (booting: Promise<Harness>, signal: AbortSignal) => void;
+  onBooting?: (booting: Promise<Harness>, signal: AbortSignal, giveUp: () => void) => void;
 };
 
 /** The body of a command: the harness, and a signal aborted at Ctrl-C. */
@@ -196,11 +197,13 @@ export async function withHarness(
     options.onStart?.();
     doing.now = `starting ${specs.length === 1 ? "1 server" : `${specs.length} servers`}`;
     let harness: Harness;
+    // Ctrl-C, or the command itself, gives up the starts still under way.
+    const givenUp = new AbortController();
     try {
       const booting = boot(signInByDefault(specs), {
         ...(options.onElicit === undefined ? {} : { onElicit: options.onElicit }),
         ...options.boot,
-        signal: cancel.signal,
+        signal: AbortSignal.any([cancel.signal, givenUp.signal]),
         ...logsOf(options),
         onServer: (report) => {
           starting.delete(report.name);
@@ -212,7 +215,7 @@ export async function withHarness(
           }
         },
       });
-      options.onBooting?.(booting, cancel.signal);
+      options.onBooting?.(booting, cancel.signal, () => givenUp.abort());
       harness = await booting;
     } finally {
       waiting.stop();

@@ -10,7 +10,7 @@
  */
 
 import type { Result } from "../../codec/result.ts";
-import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "./limits.ts";
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "./limits.ts";
 
 /** The specifier a program imports `search` and `describe` from: a module of its build root. */
 export const TOOLS_SPECIFIER = "./tools.ts";
@@ -69,8 +69,11 @@ export function searchProblem(query: unknown, limit: unknown): string | undefine
     typeof limit !== "number" || !Number.isSafeInteger(limit) || limit < 1 ||
     limit > MAX_SEARCH_LIMIT
   ) {
-    return `Cannot search: the limit ${String(limit)} is not an integer from 1 to ` +
-      `${MAX_SEARCH_LIMIT}`;
+    const given = typeof limit === "number"
+      ? String(limit)
+      : `${JSON.stringify(limit) ?? String(limit)} (${limit === null ? "null" : typeof limit})`;
+    return `Cannot search: the limit ${given} is not an integer from 1 to ` +
+      `${MAX_SEARCH_LIMIT}; give a number, or leave it out for ${DEFAULT_SEARCH_LIMIT}`;
   }
   return undefined;
 }

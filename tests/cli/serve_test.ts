@@ -461,3 +461,50 @@ Deno.test(
     assert.match(stderr, /retired:\n\s+mute\s+exited/);
   },
 );
+
+Deno.test("a host that closes stdin while a server still starts ends serve at once, the start given up", async () => {
+  const dir = await catalogFolder(
+    "loom-serve-leave-",
+    GOVERNED_TOML + tomlEntry("silent", "silent.ts", "connect_timeout_ms = 60000"),
+  );
+  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "serve"]);
+  const child = new Deno.Command(command as string, {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  try {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "host", version: "1" },
+        },
+      }) + "\n",
+    ));
+    const reader = child.stdout.getReader();
+    const first = await reader.read();
+    assert.match(new TextDecoder().decode(first.value), /"id":0,"result"/);
+    reader.releaseLock();
+    await writer.close();
+    const [status, stderr] = await Promise.all([
+      child.status,
+      new Response(child.stderr).text(),
+      child.stdout.cancel(),
+    ]);
+    assert.equal(status.code, 0, stderr);
+    // Well before the silent server's 60 s connect timeout: its start was given up.
+    assert.match(stderr, /the host closed stdin; retiring every server/);
+    assert.doesNotMatch(stderr, /serving \d+ of \d+ servers/);
+    assert.match(stderr, /silent +exited/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -8,8 +8,12 @@ import assert from "node:assert/strict";
 import { err, ok } from "../../../codec/result.ts";
 import type { RunModule } from "../../../runner/host/run.ts";
 import { Runner } from "../../../runner/host/runner.ts";
-import type { Discovery, ToolMatch } from "../../../runner/host/discovery.ts";
-import { MAX_DISCOVERY_REQUESTS, MAX_SEARCH_LIMIT } from "../../../runner/host/limits.ts";
+import { type Discovery, searchProblem, type ToolMatch } from "../../../runner/host/discovery.ts";
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_DISCOVERY_REQUESTS,
+  MAX_SEARCH_LIMIT,
+} from "../../../runner/host/limits.ts";
 import type { ToolMatch as ProgramMatch } from "../../../runner/sandbox/tools.ts";
 
 const ECHO: RunModule = {
@@ -140,4 +144,16 @@ const MIRRORED: Same<ToolMatch, ProgramMatch> = true;
 
 Deno.test("a program's ToolMatch is the harness's, field for field", () => {
   assert.equal(MIRRORED, true);
+});
+
+Deno.test("a search limit that is no integer in range is said with its kind and what to give", () => {
+  assert.equal(searchProblem("x", undefined), undefined);
+  assert.equal(searchProblem("x", 3), undefined);
+  assert.equal(
+    searchProblem("x", "3"),
+    `Cannot search: the limit "3" (string) is not an integer from 1 to ${MAX_SEARCH_LIMIT}; ` +
+      `give a number, or leave it out for ${DEFAULT_SEARCH_LIMIT}`,
+  );
+  assert.match(searchProblem("x", 0) ?? "", /the limit 0 is not an integer from 1 to/);
+  assert.match(searchProblem("x", null) ?? "", /the limit null \(null\)/);
 });
