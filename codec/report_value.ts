@@ -53,7 +53,7 @@ function define(target: Fields, key: string, value: unknown): void {
  * ```
  */
 export function reportValue(value: unknown): unknown {
-  return shown(value, []);
+  return shown(value, new Set());
 }
 
 // JSON.rawJSON (V8, ES2025) keeps a bigint's digits exact in JSON.stringify;
@@ -80,7 +80,10 @@ export function reportJson(value: unknown, indent = 0): string {
   return text ?? "null";
 }
 
-function shown(value: unknown, ancestors: object[]): unknown {
+// `ancestors` holds the objects enclosing `value`, each once (a second
+// entry would be a cycle, which stops here), so its size is the depth and
+// each level's cycle check costs one lookup, not one per level above it.
+function shown(value: unknown, ancestors: Set<object>): unknown {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -96,35 +99,40 @@ function shown(value: unknown, ancestors: object[]): unknown {
   }
   if (value === null) return null;
   const object = value as object;
-  if (ancestors.includes(object)) return marker("cycle: a reference to an enclosing value");
-  if (ancestors.length >= MAX_REPORT_DEPTH) {
+  if (ancestors.has(object)) return marker("cycle: a reference to an enclosing value");
+  if (ancestors.size >= MAX_REPORT_DEPTH) {
     return marker(`nested deeper than ${MAX_REPORT_DEPTH} levels (MAX_REPORT_DEPTH)`);
   }
   const proto = Object.getPrototypeOf(object);
   if (Array.isArray(object) && proto === Array.prototype) {
-    ancestors.push(object);
-    const items = object.map((item) => {
-      const inner = shown(item, ancestors);
-      return inner === undefined ? marker("undefined") : inner;
-    });
-    ancestors.pop();
-    return items;
+    ancestors.add(object);
+    try {
+      return object.map((item) => {
+        const inner = shown(item, ancestors);
+        return inner === undefined ? marker("undefined") : inner;
+      });
+    } finally {
+      ancestors.delete(object);
+    }
   }
   if (proto !== Object.prototype && proto !== null) {
     return marker(`instance of ${object.constructor?.name || "an anonymous class"}`);
   }
   if (Object.getOwnPropertySymbols(object).length > 0) return marker("object with symbol keys");
   const out: Fields = {};
-  ancestors.push(object);
-  for (const key of Object.keys(object)) {
-    let inner: unknown;
-    try {
-      inner = shown((object as Fields)[key], ancestors);
-    } catch (error) {
-      inner = marker(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
+  ancestors.add(object);
+  try {
+    for (const key of Object.keys(object)) {
+      let inner: unknown;
+      try {
+        inner = shown((object as Fields)[key], ancestors);
+      } catch (error) {
+        inner = marker(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (inner !== undefined) define(out, key, inner);
     }
-    if (inner !== undefined) define(out, key, inner);
+  } finally {
+    ancestors.delete(object);
   }
-  ancestors.pop();
   return out;
 }

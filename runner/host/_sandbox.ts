@@ -3,8 +3,8 @@
  * temporary directory (the build root with the sandbox room's files and every
  * generated module; beside it the import map, and a regular file below which
  * the sandbox's `DENO_DIR` points, so that no cache can be created), and the
- * `deno run` process
- * started on the bootstrap with no permission but reading that root.
+ * `deno run` process started in that directory on the bootstrap with no
+ * permission but reading that root.
  *
  * The room's own files are written as the JavaScript `deno task generate`
  * made of them (`bootstrap.js`, `prelude.js`, `cap.js`, `tools.js`): the
@@ -254,6 +254,9 @@ export async function startSandbox(spec: SandboxSpec): Promise<Sandbox> {
       ],
       env: sandboxEnv(`${base}/sealed/deno_dir`),
       clearEnv: true,
+      // Deno.cwd() needs no permission: it shows the sandbox's own directory
+      // (which the program's import.meta.url names already), not the harness's.
+      cwd: base,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

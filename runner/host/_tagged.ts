@@ -7,18 +7,30 @@
  * What arrives here was written by the sandbox, so it is decoded as untrusted
  * input: an unknown tag or a malformed node is a fault, never a throw. What it
  * checks is the tagged form alone (the frame is readable); whether a call's
- * arguments may be sent is the harness's one check.
+ * arguments may be sent is the harness's one check. Each node costs a constant
+ * (a tag's own text aside: digits, base64, names), so decoding a frame is
+ * linear in its bytes however many tags it holds.
  *
  * @module
  */
 
-import type { JsonValue } from "../../codec/json.ts";
+import { type JsonValue, MAX_JSON_DEPTH } from "../../codec/json.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import { reportValue } from "../../codec/report_value.ts";
-import { TAG, TAGS } from "../sandbox/tags.ts";
+import { TAG, TAGS, UNREPRESENTABLE } from "../sandbox/tags.ts";
 
 /** The deepest encoded tree accepted; the sandbox stays far below it. */
 export const MAX_ENCODED_DEPTH = 1024;
+
+/**
+ * The shallowest depth a `too_deep` tag is accepted at: one past
+ * `MAX_JSON_DEPTH`, which is where the sandbox's prelude writes every one (at
+ * its own limit, 257 levels). There the tag's container is as deep as
+ * `toJson` refuses, so arguments holding it are refused with that
+ * container's path whatever the tag becomes; a tag any shallower is forged,
+ * and its frame malformed.
+ */
+export const MIN_TOO_DEEP_DEPTH: number = MAX_JSON_DEPTH + 1;
 
 class Malformed {
   constructor(readonly message: string) {}
@@ -120,10 +132,15 @@ function rebuildTagged(node: Record_, stack: unknown[]): unknown {
     case TAGS.symbol_keys:
       return { [Symbol("key")]: true };
     case TAGS.too_deep: {
-      // Past the host's own depth limit by construction, so toJson refuses it.
-      let deep: unknown[] = [];
-      for (let level = 0; level <= MAX_ENCODED_DEPTH; level++) deep = [deep];
-      return deep;
+      // Not rebuilt as the nesting it stands for: a marker, whose container
+      // toJson already refuses (see MIN_TOO_DEEP_DEPTH), costs what its tag does.
+      if (stack.length < MIN_TOO_DEEP_DEPTH) {
+        fail(
+          `its too_deep tag sits at depth ${stack.length}; the sandbox writes one only at ` +
+            `depth ${MIN_TOO_DEEP_DEPTH} or deeper`,
+        );
+      }
+      return { [UNREPRESENTABLE]: `nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)` };
     }
     case TAGS.unreadable: {
       const message = String(node.message ?? "");
@@ -215,7 +232,10 @@ function untagged(node: unknown, depth: number): boolean {
 
 /**
  * Rebuilds a value from the sandbox's tagged form. A malformed tree is a
- * fault naming what is wrong.
+ * fault naming what is wrong. A `too_deep` tag becomes a marker,
+ * `{ "$unrepresentable": "nested deeper than 256 levels (MAX_JSON_DEPTH)" }`,
+ * accepted only {@linkcode MIN_TOO_DEEP_DEPTH} levels deep or more, where
+ * `toJson` refuses the arguments holding it.
  */
 export function decodeTagged(node: unknown): Result<unknown, string> {
   // A tree with no tag, as most arguments are, is already what rebuilding

@@ -1,7 +1,9 @@
 /**
  * The sandbox room's worker prelude: the module the bootstrap starts as a Web
  * Worker inside the sandbox process. It installs the capability channel,
- * routes the program's console to the bootstrap, waits for the bootstrap's
+ * routes the program's console to the bootstrap, takes away what would
+ * compile a string past V8's ban (Node's built-in modules through `process`,
+ * the runtime's internals), waits for the bootstrap's
  * `start` (it is loaded before its program exists), then imports the program
  * and reports how it ended.
  *
@@ -31,7 +33,11 @@ type Scope = {
   addEventListener(type: "message", listener: (event: MessageEvent) => void): void;
 };
 
-/** Program nesting past this travels as a `too_deep` tag (the host refuses it anyway). */
+/**
+ * Program nesting past this travels as a `too_deep` tag. The host takes such a
+ * tag only this deep or deeper (`MIN_TOO_DEEP_DEPTH` of `runner/host/_tagged.ts`,
+ * one past the interchange's `MAX_JSON_DEPTH`), where its container is refused.
+ */
 const MAX_VALUE_DEPTH = 257;
 
 const scope = globalThis as unknown as Scope;
@@ -348,6 +354,34 @@ installDiscovery(discover);
 for (const name of ["caches", "CacheStorage", "Cache"]) {
   Reflect.deleteProperty(globalThis, name);
 }
+
+// V8's ban on code from strings (the sandbox's flag) stops eval and Function
+// alone: node:vm, node:worker_threads (eval: true), node:module's require,
+// node:repl, node:inspector and the runtime's internals
+// (`Deno[Deno.internal].core.evalContext`) compile a string past it. A
+// program may import no Node module (the runner refuses every `node:`
+// import before it runs), so Node's global `process` loads none either, and
+// the internals are taken off `Deno`.
+const NotCapable = Deno.errors.NotCapable;
+function getBuiltinModule(id: unknown): never {
+  const named = typeof id === "string" ? JSON.stringify(id.slice(0, 80)) : `a ${typeof id}`;
+  throw new NotCapable(
+    `Cannot load the built-in module ${named} in a program: a program may import only its ` +
+      "servers' modules; reach files, processes and the network through a server's tool",
+  );
+}
+const nodeProcess = (globalThis as { process?: object }).process;
+if (nodeProcess !== undefined) {
+  Object.defineProperty(nodeProcess, "getBuiltinModule", {
+    value: getBuiltinModule,
+    writable: true,
+    configurable: true,
+    enumerable: true,
+  });
+}
+// The runtime's types do not declare the symbol its internals hang on.
+const internals = (Deno as unknown as { internal?: unknown }).internal;
+if (typeof internals === "symbol") Reflect.deleteProperty(Deno, internals);
 
 // `Deno.exit` in a Worker ends only the Worker, which would read as a return:
 // the bootstrap is told the code first, and ends the sandbox with the run.

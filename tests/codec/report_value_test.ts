@@ -70,3 +70,13 @@ Deno.test("reportValue() shows nesting past MAX_REPORT_DEPTH as a marker, whatev
     }
   }
 });
+
+Deno.test("reportValue() shows an object met again outside its own nesting in full, not as a cycle", () => {
+  const shared = { n: 1 };
+  const list = [shared];
+  assert.deepEqual(reportValue({ a: shared, b: [shared, list], c: list }), {
+    a: { n: 1 },
+    b: [{ n: 1 }, [{ n: 1 }]],
+    c: [{ n: 1 }],
+  });
+});

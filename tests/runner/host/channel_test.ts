@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { toJson } from "../../../codec/interchange.ts";
 import { MAX_LINE_BYTES } from "../../../codec/framing.ts";
+import { MAX_JSON_DEPTH } from "../../../codec/json.ts";
 import { err, ok } from "../../../codec/result.ts";
 import { PendingHead } from "../../../runner/host/_channel.ts";
 import type { RunModule, RunOutcome } from "../../../runner/host/run.ts";
@@ -78,6 +79,33 @@ Deno.test("runProgram() ends the run when a message passes the frame cap", async
     /larger than \d+ bytes/,
   );
   assert.deepEqual(calls, []);
+});
+
+Deno.test("an argument nested past the interchange's depth reaches call, which refuses it", async () => {
+  // The prelude tags what lies past its limit as too_deep; the host takes each
+  // such tag for a marker (not a channel fault) and toJson refuses the nesting.
+  const faults: string[] = [];
+  const report = await runProgram(
+    'import { echo } from "./mcp/echo.ts";\n' +
+      "let deep: unknown[] = [];\n" +
+      "for (let level = 0; level < 300; level++) deep = [deep];\n" +
+      'let kind = "none";\n' +
+      "try {\n  await echo({ a: Array.from({ length: 2000 }, () => deep) as never });\n" +
+      "} catch (error) {\n  kind = (error as { kind: string }).kind;\n}\n" +
+      "export default kind;\n",
+    {
+      modules: new Map([["echo", ECHO]]),
+      typeCheck: false,
+      call: (_server, _tool, args) => {
+        const json = toJson(args);
+        if (json.ok) return Promise.resolve(ok({ content: [], isError: false }));
+        faults.push(`${json.error.kind} ${json.error.path}`);
+        return Promise.resolve(err({ kind: "invalid_arguments", message: json.error.message }));
+      },
+    },
+  );
+  assert.deepEqual(faults, [`too_deep $.a${"[0]".repeat(MAX_JSON_DEPTH - 1)}`]);
+  assert.deepEqual(report.outcome, { kind: "returned", value: "invalid_arguments" });
 });
 
 const FILES: RunModule = {
@@ -185,5 +213,15 @@ Deno.test("a call frame the program forges with a resource mark breaks the chann
   assert.equal(outcome.kind, "killed");
   assert.equal(outcome.kind === "killed" && outcome.reason, "channel");
   assert.match(outcome.kind === "killed" ? outcome.message : "", /carries a resource mark/);
+  assert.deepEqual(asked, []);
+});
+
+Deno.test("a too_deep tag the program forges where the sandbox writes none breaks the channel", async () => {
+  const { outcome, asked } = await forge(
+    '{ kind: "call", id: 1, server: "files", tool: "t", args: { a: { "\\u0000": "too_deep" } } }',
+  );
+  assert.equal(outcome.kind, "killed");
+  assert.equal(outcome.kind === "killed" && outcome.reason, "channel");
+  assert.match(outcome.kind === "killed" ? outcome.message : "", /too_deep tag sits at depth 1/);
   assert.deepEqual(asked, []);
 });

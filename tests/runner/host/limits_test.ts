@@ -251,6 +251,71 @@ Deno.test("code built from a string runs only with the sandbox's permissions", a
   assert.deepEqual(report.outcome, { kind: "returned", value: "NotCapable" });
 });
 
+Deno.test("code built from a string has no way past the ban through Node's modules or the runtime's internals", async (t) => {
+  // Reached as the checker cannot see, through globalThis.
+  const report = await run(
+    "const g = globalThis as any;\n" +
+      "const found: Record<string, string> = {};\n" +
+      'for (const id of ["node:vm", "node:worker_threads", "node:module", "node:repl", ' +
+      '"node:inspector", "vm"]) {\n' +
+      "  try {\n" +
+      "    const loaded = g.process.getBuiltinModule(id);\n" +
+      '    found[id] = "allowed: " + typeof loaded;\n' +
+      "  } catch (e) {\n" +
+      '    found[id] = "denied: " + (e as Error).name;\n' +
+      "  }\n" +
+      "}\n" +
+      'found.internals = typeof g.Deno[g.Deno.internal] + " " + ' +
+      "Object.getOwnPropertySymbols(g.Deno).length;\n" +
+      "export default found;",
+  );
+  assert.equal(report.outcome.kind, "returned", show(report));
+  const found = report.outcome.kind === "returned"
+    ? report.outcome.value as Record<string, string>
+    : {};
+  for (const id of ["node:vm", "node:worker_threads", "node:module", "node:repl"]) {
+    await t.step(`process.getBuiltinModule("${id}") is denied`, () => {
+      assert.equal(found[id], "denied: NotCapable");
+    });
+  }
+  await t.step("so are node:inspector and an id without its node: prefix", () => {
+    assert.equal(found["node:inspector"], "denied: NotCapable");
+    assert.equal(found.vm, "denied: NotCapable");
+  });
+  await t.step("Deno holds no internals (their core evaluates strings)", () => {
+    assert.equal(found.internals, "undefined 0");
+  });
+});
+
+Deno.test("a program imports node:vm in no form the scan lets through", async (t) => {
+  const table: [string, string][] = [
+    ["a static import", 'import vm from "node:vm";\nexport default typeof vm;'],
+    ["a re-export", 'export { runInThisContext } from "node:vm";'],
+    ["a dynamic import", 'export default typeof (await import("node:vm"));'],
+    ["a template specifier", "export default typeof (await import(`node:vm`));"],
+    ["a computed specifier", 'const id = "node:vm";\nexport default typeof (await import(id));'],
+  ];
+  for (const [name, source] of table) {
+    await t.step(`${name} is rejected before the program runs`, async () => {
+      const report = await run(source);
+      assert.equal(report.outcome.kind, "rejected", show(report));
+    });
+  }
+});
+
+Deno.test("a program's working directory is its sandbox's own, not the harness's", async () => {
+  const report = await run(
+    "const cwd = Deno.cwd();\n" +
+      'export default [cwd, `${cwd}/root/` === new URL("./", import.meta.url).pathname];',
+  );
+  assert.equal(report.outcome.kind, "returned", show(report));
+  const [cwd, own] = report.outcome.kind === "returned"
+    ? report.outcome.value as [string, boolean]
+    : ["", false];
+  assert.notEqual(cwd, Deno.cwd());
+  assert.equal(own, true, cwd);
+});
+
 Deno.test("the scan refuses import() of a data: URL in the program's text", async () => {
   const report = await run('await import("data:text/javascript,export default 1");');
   assert.equal(report.outcome.kind, "rejected", show(report));

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 import { toJson } from "../../../codec/interchange.ts";
 import type { CallToolResult } from "../../../codec/protocol.ts";
 import { err, ok, type Result } from "../../../codec/result.ts";
-import { decodeTagged, taggedText } from "../../../runner/host/_tagged.ts";
+import { MAX_JSON_DEPTH } from "../../../codec/json.ts";
+import { UNREPRESENTABLE } from "../../../runner/sandbox/tags.ts";
+import { decodeTagged, MIN_TOO_DEEP_DEPTH, taggedText } from "../../../runner/host/_tagged.ts";
 import type { RunModule, RunOptions, RunOutcome } from "../../../runner/host/run.ts";
 import { runProgram } from "../../../runner/host/runner.ts";
 
@@ -109,6 +111,25 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
     assert.ok(value.ok);
     assert.equal(value.value, tree);
   });
+  await t.step("a too_deep tag becomes one small marker, and toJson refuses its container", () => {
+    // As the prelude writes them: many siblings, MIN_TOO_DEEP_DEPTH levels down.
+    const tags: unknown = Array.from({ length: 10_000 }, () => ({ [TAG]: "too_deep" }));
+    let tree: unknown = tags;
+    for (let level = 1; level < MIN_TOO_DEEP_DEPTH; level++) tree = [tree];
+    const value = decodeTagged(tree);
+    assert.ok(value.ok);
+    let inner = value.value;
+    for (let level = 1; level < MIN_TOO_DEEP_DEPTH; level++) inner = (inner as unknown[])[0];
+    const expected = {
+      [UNREPRESENTABLE]: `nested deeper than ${MAX_JSON_DEPTH} levels (MAX_JSON_DEPTH)`,
+    };
+    assert.equal((inner as unknown[]).length, 10_000);
+    for (const item of inner as unknown[]) assert.deepEqual(item, expected);
+    const json = toJson(value.value);
+    assert.ok(!json.ok);
+    assert.equal(json.error.kind, "too_deep");
+    assert.equal(json.error.path, `$${"[0]".repeat(MAX_JSON_DEPTH)}`);
+  });
   let deep: unknown = 0;
   for (let level = 0; level < 1100; level++) deep = [deep];
   const malformed: [string, unknown][] = [
@@ -117,6 +138,7 @@ Deno.test("decodeTagged() rebuilds what JSON lacks and refuses malformed trees",
     ["an unknown tag", { [TAG]: "nope" }],
     ["a bigint that is not digits", { [TAG]: "bigint", v: "1e9" }],
     ["a cycle past the root", { [TAG]: "cycle", up: 3 }],
+    ["a too_deep tag shallower than the sandbox writes one", { a: [{ [TAG]: "too_deep" }] }],
     ["binary that is not base64", { [TAG]: "binary", base64: "%%%" }],
     ["a map entry that is not a pair", { [TAG]: "map", entries: [1] }],
   ];
