@@ -14,6 +14,8 @@
 
 import { BOOT_ABORT_RETIREMENT_MS } from "./limits.ts";
 import type { Generated } from "../codegen/generate.ts";
+import { moduleSegment } from "../codegen/names.ts";
+import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
 import { ToolIndex } from "./_discovery.ts";
 import { DEFAULT_SURFACE_BUDGET_BYTES } from "./limits.ts";
@@ -26,6 +28,22 @@ import type { BootOptions, PinSet, ServerReport } from "./types.ts";
 /** A harness's servers as it exposes them (see the module doc). */
 export class LiveListings {
   readonly reports = new Map<string, ServerReport>();
+
+  /**
+   * The servers that failed at boot, by the module segment theirs would
+   * have, with why: a program importing one is told so.
+   */
+  absent(): Map<string, string> {
+    const found = new Map<string, string>();
+    for (const [name, report] of this.reports) {
+      if (report.state !== "failed") continue;
+      const segment = moduleSegment(name);
+      if (segment.ok) {
+        found.set(segment.value, `server ${quote(name)} failed at boot (${report.message})`);
+      }
+    }
+    return found;
+  }
   readonly modules = new Map<string, Generated>();
   readonly exposures = new Map<string, Exposure>();
   readonly #pins: Map<string, Pins>;

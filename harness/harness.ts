@@ -202,6 +202,7 @@ async function wire(
 
   const runner = new Runner({
     modules: live.modules,
+    absent: () => live.absent(),
     // A run that ends cancels its calls and reads still in flight: the signal
     // reaches the client; the run and its own approval hook reach the approval.
     call: (server, tool, args, context = {}) => {

@@ -232,15 +232,20 @@ function meant(specifier: string, modules: ReadonlyMap<string, RunModule>): stri
   return close.length === 1 ? close[0] : undefined;
 }
 
+const NONE_ABSENT: ReadonlyMap<string, string> = new Map();
+
 /**
  * The scan's problems, then every import that is not one of `modules` or the
- * cap, each with the line of `source` it is on; a specifier close to exactly
- * one module says which, and becomes an alias the check reads as that module.
+ * cap, each with the line of `source` it is on; one of a server in `absent`
+ * (which failed at boot) says why it has no module, and a specifier close to
+ * exactly one module says which, and becomes an alias the check reads as
+ * that module.
  */
 export function gateImports(
   scan: ImportScan,
   modules: ReadonlyMap<string, RunModule>,
   source: string,
+  absent: ReadonlyMap<string, string> = NONE_ABSENT,
 ): Gate {
   let lines: string[] | undefined;
   const at = (line: number, column: number, length: number) => {
@@ -260,6 +265,18 @@ export function gateImports(
     const segment = MODULE_PATH.exec(specifier)?.[1];
     if (segment !== undefined && modules.has(segment)) continue;
     const known = [...modules.keys()].map((name) => `"./mcp/${name}.ts"`).join(", ");
+    const why = segment === undefined ? undefined : absent.get(segment);
+    if (why !== undefined) {
+      diagnostics.push({
+        file: "program.ts",
+        line,
+        column,
+        message: `Cannot import "${specifier}": ${why}, so this harness has no module of it ` +
+          `(available: ${known || "none"})`,
+        ...at(line, column, specifier.length + 2),
+      });
+      continue;
+    }
     const close = meant(specifier, modules);
     if (close !== undefined) aliases.push([specifier, `mcp/${close}.ts`]);
     let message = segment !== undefined
@@ -324,6 +341,8 @@ export type RunSettings = {
   tempDir: string | undefined;
   /** The modules the run is checked against and runs with, whatever replaces them meanwhile. */
   modules: ReadonlyMap<string, RunModule>;
+  /** The servers without a module, by the segment theirs would have, with why. */
+  absent: ReadonlyMap<string, string>;
   /** What each of its calls tells the harness's call: the run, and its approval hook. */
   context: Omit<CallContext, "signal" | "resource" | "onProgress">;
   /** Hears what each call reports while it runs, with its call id. */

@@ -118,7 +118,7 @@ export class RunCourse {
         limits,
       );
     }
-    const gate = gateImports(scanned.scan, run.modules, source);
+    const gate = gateImports(scanned.scan, run.modules, source, run.absent);
     if (gate.diagnostics.length > 0) return await this.#refuse(source, scanned.scan, gate, run);
     const segments = segmentsOf(scanned.scan, run.modules);
     // The check needs no slot: it starts now, so that programs at once are

@@ -85,9 +85,12 @@ import { checkerFiles, RunCourse, startRunSandbox, vouchedOf } from "./_course.t
 
 export type { RunnerOptions, RunnerStats } from "./runner_options.ts";
 
+const NO_ABSENT: ReadonlyMap<string, string> = new Map();
+
 /** Runs programs for one harness, with a resident checker and a warm sandbox (see the module doc). */
 export class Runner {
   #bySegment: ReadonlyMap<string, RunModule>;
+  #absent: RunnerOptions["absent"];
   readonly #memoryMb: number;
   readonly #deno: string;
   readonly #tempDir: string | undefined;
@@ -118,6 +121,10 @@ export class Runner {
       throw new TypeError("Cannot run the program: options.call is not a function");
     }
     this.#bySegment = bySegment(options.modules);
+    if (options.absent !== undefined && typeof options.absent !== "function") {
+      throw new TypeError("Cannot run the program: options.absent is not a function");
+    }
+    this.#absent = options.absent;
     if (options.read !== undefined && typeof options.read !== "function") {
       throw new TypeError("Cannot run the program: options.read is not a function");
     }
@@ -245,6 +252,7 @@ export class Runner {
       deno: options.denoExecutable ?? this.#deno,
       tempDir: options.tempDir ?? this.#tempDir,
       modules: this.#bySegment,
+      absent: this.#absent?.() ?? NO_ABSENT,
       context: {
         run,
         ...(options.approve === undefined ? {} : { approve: options.approve }),

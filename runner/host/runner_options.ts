@@ -15,6 +15,13 @@ export type RunnerOptions = {
   modules: ReadonlyMap<string, RunModule>;
   /** Carries one tool call; a harness passes its own `call`. */
   call: RunOptions["call"];
+  /**
+   * The servers a program may name that have no module, by the segment
+   * theirs would have, each with why (`server "x" failed at boot (...)`),
+   * asked at each run: an import of one says so, where it would say that no
+   * such module exists.
+   */
+  absent?: () => ReadonlyMap<string, string>;
   /** Carries one read of a resource; a harness passes its own (see `RunOptions.read`). */
   read?: RunOptions["read"];
   /** Answers a program's prompts and resource listings; a harness passes its own (see `RunOptions.features`). */

@@ -60,6 +60,13 @@ Deno.test(
       assert.equal(denied.error.cause.stage, "start");
       assert.match(denied.error.message, /it failed at boot/);
       assert.equal(text(await harness.call("echo", "echo", { text: "still here" })), "still here");
+      // A program importing its module is told why there is none.
+      const run = await harness.run('import { go } from "./mcp/broken.ts";\nawait go({});\n');
+      assert.ok(run.outcome.kind === "rejected", JSON.stringify(run.outcome));
+      assert.match(
+        run.outcome.diagnostics[0]?.message ?? "",
+        /^Cannot import "\.\/mcp\/broken\.ts": server "broken" failed at boot \(Server "broken" exited with code 2 before answering initialize[^]*\), so this harness has no module of it \(available: "\.\/mcp\/echo\.ts"\)$/,
+      );
     } finally {
       await retireAll(harness, { broken: 2 });
     }
