@@ -19,7 +19,14 @@ import {
   type ParamType,
 } from "./plan.ts";
 import { intersection, literalType, own, readEnum, structured, union } from "./_combine.ts";
-import { closureKey, isSimple, nameHint, resolveLocal } from "./_refs.ts";
+import {
+  closureKey,
+  type DefinitionKeys,
+  definitionKeys,
+  isSimple,
+  nameHint,
+  resolveLocal,
+} from "./_refs.ts";
 
 /** What one reading of a schema document carries from node to node. */
 export type Reading = {
@@ -31,11 +38,13 @@ export type Reading = {
   inlined: Map<string, ParamType>;
   /** Schema nodes read so far. */
   nodes: number;
+  /** The keys of the definitions, within their budget for this document. */
+  keys: DefinitionKeys;
 };
 
 /** A fresh reading of `root`. */
 export function reading(root: JsonValue): Reading {
-  return { root, definitions: new Map(), inlined: new Map(), nodes: 0 };
+  return { root, definitions: new Map(), inlined: new Map(), nodes: 0, keys: definitionKeys(root) };
 }
 
 /** Reads one schema node at `depth` levels below its root. Total. */
@@ -269,6 +278,6 @@ function readRef(ref: JsonValue, at: Reading): ParamType {
     const description = own(target, "description") ?? own(target, "title");
     if (typeof description === "string") definition.description = description;
   }
-  definition.key = closureKey(at.root, pointer);
+  definition.key = closureKey(at.keys, pointer);
   return { kind: "ref", ref: pointer };
 }

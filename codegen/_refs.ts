@@ -10,6 +10,7 @@
 import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import { type Definition, MAX_SCHEMA_NODES, type ParamType } from "./plan.ts";
 import { canonical, own, structured } from "./_combine.ts";
+import { sha256Hex } from "./names.ts";
 
 function decodeSegment(raw: string): string {
   let text = raw;
@@ -41,7 +42,8 @@ function findAnchor(root: JsonValue, anchor: string): JsonValue | undefined {
   let visited = 0;
   while (stack.length > 0 && visited++ < MAX_SCHEMA_NODES) {
     const node = stack.pop() as JsonValue;
-    if (Array.isArray(node)) stack.push(...node);
+    // One push per item: spreading a long array into push() overflows the stack.
+    if (Array.isArray(node)) { for (const item of node) stack.push(item); }
     else if (isJsonObject(node)) {
       if (own(node, "$anchor") === anchor) return node;
       for (const key of Object.keys(node)) stack.push(node[key] as JsonValue);
@@ -131,28 +133,78 @@ export function isSimple(type: ParamType): boolean {
 }
 
 /**
- * A text equal for two definitions exactly when they mean the same type: the
- * target's schema and those of every definition it reaches, by pointer.
+ * The most work the exact keys of one schema's definitions take together: the
+ * JSON nodes and characters walked to find what each definition reaches, plus
+ * the characters of the keys. An exact key holds everything its definition
+ * reaches, so in a schema whose `$ref`s all reach one another each key is the
+ * whole schema; the bound keeps a reading linear in the schema's size. Past
+ * it a definition is keyed by its pointer and a digest of its whole schema:
+ * it is then shared only with the same definition of an identical schema,
+ * never with an equal one in a different schema. The real listings under
+ * `tests/corpus/servers/` spend at most 25,000 on one schema.
  */
-export function closureKey(root: JsonValue, pointer: string): string {
+export const MAX_EXACT_KEY_WORK = 262_144;
+
+/** The keys of one schema's definitions: its document and the work spent on them so far. */
+export type DefinitionKeys = {
+  root: JsonValue;
+  work: number;
+  /** SHA-256 of the whole document's canonical text, once a key needs it. */
+  digest?: string;
+};
+
+/** Fresh keys for the definitions of `root`. */
+export function definitionKeys(root: JsonValue): DefinitionKeys {
+  return { root, work: 0 };
+}
+
+/**
+ * A text equal for two definitions only when they mean the same type: the
+ * target's pointer, its schema and those of every definition it reaches, by
+ * pointer; or, once the keys of its schema have spent
+ * {@linkcode MAX_EXACT_KEY_WORK}, the pointer and a digest of the whole schema.
+ */
+export function closureKey(keys: DefinitionKeys, pointer: string): string {
+  const exact = keys.work <= MAX_EXACT_KEY_WORK ? exactKey(keys, pointer) : undefined;
+  if (exact !== undefined) return exact;
+  keys.work = Infinity;
+  keys.digest ??= sha256Hex(canonical(keys.root));
+  return `${pointer} #${keys.digest}`;
+}
+
+// The exact key, or undefined once its work would pass the schema's budget.
+function exactKey(keys: DefinitionKeys, pointer: string): string | undefined {
+  const { root } = keys;
   const reached = new Set<string>([pointer]);
   const queue = [pointer];
-  let visited = 0;
-  while (queue.length > 0) {
-    const stack: JsonValue[] = [resolveLocal(root, queue.shift() as string) ?? null];
-    while (stack.length > 0 && visited++ < MAX_SCHEMA_NODES) {
+  let work = keys.work;
+  for (let next = 0; next < queue.length; next++) {
+    const stack: JsonValue[] = [resolveLocal(root, queue[next] as string) ?? null];
+    while (stack.length > 0) {
       const node = stack.pop() as JsonValue;
-      if (Array.isArray(node)) stack.push(...node);
-      else if (isJsonObject(node)) {
+      if (++work > MAX_EXACT_KEY_WORK) return undefined;
+      if (typeof node === "string") work += node.length;
+      else if (Array.isArray(node)) {
+        work += node.length;
+        if (work > MAX_EXACT_KEY_WORK) return undefined;
+        for (const item of node) stack.push(item);
+      } else if (isJsonObject(node)) {
         const ref = own(node, "$ref");
         if (typeof ref === "string" && ref.startsWith("#") && !reached.has(ref)) {
           reached.add(ref);
           queue.push(ref);
         }
-        for (const key of Object.keys(node)) stack.push(node[key] as JsonValue);
+        for (const key of Object.keys(node)) {
+          work += key.length;
+          stack.push(node[key] as JsonValue);
+        }
       }
     }
   }
   const parts = [...reached].sort().map((each) => [each, resolveLocal(root, each) ?? null]);
-  return `${pointer} ${canonical(parts as JsonValue)}`;
+  const key = `${pointer} ${canonical(parts as JsonValue)}`;
+  work += key.length;
+  if (work > MAX_EXACT_KEY_WORK) return undefined;
+  keys.work = work;
+  return key;
 }

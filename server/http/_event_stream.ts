@@ -8,7 +8,7 @@
 
 import type { JsonObject } from "../../codec/json.ts";
 import { MAX_STREAM_BACKLOG_BYTES } from "./limits.ts";
-import { messageText } from "./_response.ts";
+import { messageText } from "./_message_text.ts";
 
 const encoder = new TextEncoder();
 

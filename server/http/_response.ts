@@ -2,7 +2,7 @@
 // error with its status, a plain-text refusal, and an event stream's headers.
 
 import { type JsonObject, stringifyJson } from "../../codec/json.ts";
-import { encodeError, INTERNAL_ERROR } from "../../codec/jsonrpc.ts";
+import { encodeError } from "../../codec/jsonrpc.ts";
 import { SESSION_HEADER } from "../../codec/streamable_http.ts";
 import type { WireId } from "../_inbound.ts";
 import type { Session } from "./_session.ts";
@@ -15,24 +15,6 @@ export function streamHeaders(session: Session | undefined): Record<string, stri
   };
   if (session !== undefined) headers[SESSION_HEADER.toLowerCase()] = session.id;
   return headers;
-}
-
-/**
- * The JSON text of a message to send. One that JSON cannot say (a value
- * nested past MAX_JSON_DEPTH, a NaN) is never sent as something else: an
- * answer becomes the error answering the same request, and anything else
- * is not sent (`undefined`).
- */
-export function messageText(message: JsonObject): string | undefined {
-  const text = stringifyJson(message);
-  if (text.ok) return text.value;
-  const id = message.id;
-  if ("method" in message || (typeof id !== "number" && typeof id !== "string")) return undefined;
-  const error = stringifyJson(encodeError(id, {
-    code: INTERNAL_ERROR,
-    message: `Internal error: the answer could not be written as JSON (${text.error.message})`,
-  }));
-  return error.ok ? error.value : undefined;
 }
 
 export function rpcError(
