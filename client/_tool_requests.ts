@@ -139,7 +139,14 @@ export class ToolRequests {
         this.#decodeRound,
         follow,
       );
-      if (!answered.ok) return answered;
+      if (!answered.ok) {
+        // A later round's deadline is what was left of the call's: said as the call's.
+        const error = answered.error;
+        if (round > 0 && error.kind === "call_timed_out" && error.timeoutMs === left) {
+          return err(callTimedOut(this.#host.server, "tools/call", timeoutMs, error.aborted));
+        }
+        return answered;
+      }
       const value = answered.value;
       if (value.kind === "complete") return ok(value.result);
       const responses: JsonObject = {};

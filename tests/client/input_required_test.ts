@@ -138,6 +138,8 @@ Deno.test("a handler that never answers lets its input_required call settle: on 
       const called = await client.callTool("ask", {}, { signal: AbortSignal.timeout(300) });
       assert.ok(!called.ok && called.error.kind === "call_timed_out", JSON.stringify(called));
       assert.equal(called.error.aborted, true);
+      // Said of the call, not of what was left of it for its next round.
+      assert.equal(called.error.timeoutMs, 10_000);
     } finally {
       await census.retire();
     }
