@@ -4359,14 +4359,16 @@ var HttpSession = class {
     return void 0;
   }
   /**
-   * Opens a new session after the server forgot this one; concurrent
+   * Opens a new session after the server forgot `forgotten`, the one a
+   * request went with (one already replaced needs nothing); concurrent
    * callers share one attempt, which `signal` (the transport's end) or the
    * renewal's deadline (the connect timeout) gives up. Resolves `undefined`
    * when it is open, or why it could not be. Until a new session is open,
    * requests still carry the forgotten id, so they meet the same 404 and
    * wait for the same renewal instead of going out with none.
    */
-  renew(signal) {
+  renew(signal, forgotten) {
+    if (this.#renewing === void 0 && this.#id !== forgotten) return Promise.resolve(void 0);
     this.#renewing ??= this.#renewWithin(signal).finally(() => this.#renewing = void 0);
     return this.#renewing;
   }
@@ -4374,6 +4376,7 @@ var HttpSession = class {
     const { clock, timeoutMs } = this.#renewal;
     const controller = new AbortController();
     const stop = () => controller.abort();
+    if (signal.aborted) controller.abort();
     signal.addEventListener("abort", stop, {
       once: true
     });
@@ -4696,16 +4699,17 @@ var Exchanges = class {
       this.#host.madeUp(id, headerTooLong(this.#where, message, tooLong2, MAX_PARAM_HEADER_BYTES));
       return;
     }
+    const sentWith = this.#host.session.id;
     let sent = await this.#host.send(this.#host.url, {
       method: "POST",
       headers,
       body,
       signal
     });
-    if (sent.kind === "answer" && sent.response.status === 404 && this.#host.session.id !== void 0 && message.version === void 0 && message.method !== "initialize") {
+    if (sent.kind === "answer" && sent.response.status === 404 && sentWith !== void 0 && message.version === void 0 && message.method !== "initialize") {
       sent.response.body?.cancel().catch(() => {
       });
-      const refused = await this.#host.session.renew(this.#host.signal);
+      const refused = await this.#host.session.renew(this.#host.signal, sentWith);
       if (refused !== void 0) {
         this.#host.fail(`Server "${this.#host.name}" at ${this.#host.endpoint}: ${refused}`);
         return;

@@ -126,6 +126,18 @@ export class ResourceRequests {
     }
   }
 
+  // A legacy server's subscription to each URI: how many of this client's
+  // hold it, and whether the server took it; by generation, each server its own.
+  #holders = new WeakMap<Generation, Map<string, { count: number; live: boolean }>>();
+
+  #held(generation: Generation, uri: string): { count: number; live: boolean } {
+    let byUri = this.#holders.get(generation);
+    if (byUri === undefined) this.#holders.set(generation, byUri = new Map());
+    let held = byUri.get(uri);
+    if (held === undefined) byUri.set(uri, held = { count: 0, live: false });
+    return held;
+  }
+
   /** Subscribes to one resource on `generation`, as its era does. */
   async #open(
     generation: Generation,
@@ -137,27 +149,34 @@ export class ResourceRequests {
     if (style.kind === "requests") {
       const params = compactJson({ uri });
       const timeoutMs = this.#host.timeout(options.timeoutMs);
+      // The server keeps one subscription per URI: it is ended when the last
+      // of this client's on that server (those still being made included) ends.
+      const held = this.#held(generation, uri);
+      held.count++;
+      const release = (): Promise<Result<void, ClientError>> => {
+        if (--held.count > 0 || !held.live) return Promise.resolve(ok(undefined));
+        held.live = false;
+        return generation.request(
+          style.unsubscribe,
+          params,
+          this.#host.timeout(undefined),
+          undefined,
+        )
+          .then((outcome) => outcome.ok ? ok(undefined) : outcome);
+      };
       const answered = await generation.request(style.subscribe, params, timeoutMs, options.signal);
-      if (!answered.ok) return answered;
+      if (!answered.ok) {
+        void release();
+        return answered;
+      }
+      held.live = true;
       this.#subscriptions.add(entry);
       let ended: Promise<Result<void, ClientError>> | undefined;
       return ok({
         uri,
         unsubscribe: () => {
           this.#subscriptions.delete(entry);
-          // The server keeps one subscription per URI: another of this client
-          // to the same one still wants its updates.
-          const shared = [...this.#subscriptions].some((other) =>
-            other.uri === uri && other.ticket === undefined
-          );
-          if (shared) ended ??= Promise.resolve(ok(undefined));
-          ended ??= generation.request(
-            style.unsubscribe,
-            params,
-            this.#host.timeout(undefined),
-            undefined,
-          )
-            .then((outcome) => outcome.ok ? ok(undefined) : outcome);
+          ended ??= release();
           return ended;
         },
       });

@@ -153,21 +153,23 @@ export class ToolRequests {
       const asking = performance.now();
       // The handlers are withdrawn when the caller gives up or the server goes;
       // the next round's request then settles the call as either says.
-      const withdrawn = signal === undefined
-        ? generation.gone
-        : AbortSignal.any([signal, generation.gone]);
-      for (const [key, request] of Object.entries(value.asked.inputRequests)) {
-        if (withdrawn.aborted) break;
-        const response = await this.#host.answers.inputResponse(request, tool, withdrawn);
-        if (!response.ok) {
-          return err({
-            kind: "result_malformed",
-            method: "tools/call",
-            message: `Cannot answer input request ${JSON.stringify(key)} of server ` +
-              `"${this.#host.server}": ${response.error}`,
-          });
+      const withdrawn = withdrawnBy(signal, generation.gone);
+      try {
+        for (const [key, request] of Object.entries(value.asked.inputRequests)) {
+          if (withdrawn.signal.aborted) break;
+          const response = await this.#host.answers.inputResponse(request, tool, withdrawn.signal);
+          if (!response.ok) {
+            return err({
+              kind: "result_malformed",
+              method: "tools/call",
+              message: `Cannot answer input request ${JSON.stringify(key)} of server ` +
+                `"${this.#host.server}": ${response.error}`,
+            });
+          }
+          responses[key] = response.value;
         }
-        responses[key] = response.value;
+      } finally {
+        withdrawn.release();
       }
       answering += performance.now() - asking;
       const extra: JsonObject = { inputResponses: responses };
@@ -194,4 +196,28 @@ export class ToolRequests {
   // Decodes a tools/call result in the step that settles the call.
   #decodeCall = (value: JsonValue) =>
     decodeCallResult(this.#host.server, value, this.#host.generation().era);
+}
+
+/**
+ * A signal aborted by either of two, and the release of what it listens to:
+ * `AbortSignal.any` would leave an entry on each source for every round of
+ * a call, for as long as the source (a generation) lives.
+ */
+function withdrawnBy(
+  caller: AbortSignal | undefined,
+  gone: AbortSignal,
+): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  const sources = caller === undefined ? [gone] : [caller, gone];
+  for (const source of sources) {
+    if (source.aborted) controller.abort();
+    else source.addEventListener("abort", abort, { once: true });
+  }
+  return {
+    signal: controller.signal,
+    release: () => {
+      for (const source of sources) source.removeEventListener("abort", abort);
+    },
+  };
 }

@@ -274,3 +274,24 @@ Deno.test("a redirect loop within the origin is given up, saying how many were f
     await client.retire();
   });
 });
+
+Deno.test("two requests that meet one forgotten session open one new session, and retirement deletes it", async () => {
+  await withPeer("forget_once", async (peer) => {
+    const client = new Client(remote(`${peer.origin}/mcp`));
+    assert.ok((await client.connect()).ok);
+    assert.ok((await client.callTool("go", {})).ok);
+    // The slow one's 404 comes after the fast one's renewal is done.
+    const [fast, slow] = await Promise.all([
+      client.callTool("go", { fast: true }),
+      client.callTool("go", { slow: true }),
+    ]);
+    assert.ok(fast.ok && slow.ok, JSON.stringify([fast, slow]));
+    const retired = await client.retire();
+    assert.ok(retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted");
+    const log = await requests(peer);
+    assert.equal(log.filter((line) => line === "POST /mcp - - - -").length, 2, log.join("\n"));
+    assert.deepEqual(log.filter((line) => line.startsWith("DELETE")), [
+      "DELETE /mcp - session-2 2025-06-18 -",
+    ]);
+  });
+});

@@ -49,7 +49,7 @@ Deno.test("two legacy subscriptions to one URI: the first one ended leaves the o
   const uri = "file:///watched";
   try {
     assert.ok((await client.connect()).ok);
-    const heard = { a: 0, b: 0 };
+    const heard = { a: 0, b: 0, c: 0 };
     const a = await client.subscribeResource(uri, () => heard.a++);
     const b = await client.subscribeResource(uri, () => heard.b++);
     assert.ok(a.ok && b.ok);
@@ -60,9 +60,19 @@ Deno.test("two legacy subscriptions to one URI: the first one ended leaves the o
     assert.ok(touched.ok);
     assert.deepEqual(touched.value.content, [{ type: "text", text: JSON.stringify([uri]) }]);
     await until(() => heard.b === 2);
-    assert.deepEqual(heard, { a: 1, b: 2 });
-    // The last one ended unsubscribes at the server.
+    assert.deepEqual(heard, { a: 1, b: 2, c: 0 });
+    // One being made still holds the server's subscription when the other ends.
+    const making = client.subscribeResource(uri, () => heard.c++);
+    // Its request is on its way (the server takes 100 ms to answer it) when b ends.
+    await new Promise((resolve) => setTimeout(resolve, 30));
     assert.ok((await b.value.unsubscribe()).ok);
+    const c = await making;
+    assert.ok(c.ok);
+    assert.ok((await client.callTool("touch", { uri })).ok);
+    await until(() => heard.c === 1);
+    assert.deepEqual(heard, { a: 1, b: 2, c: 1 });
+    // The last one ended unsubscribes at the server.
+    assert.ok((await c.value.unsubscribe()).ok);
     const after = await client.callTool("touch", { uri });
     assert.ok(after.ok);
     assert.deepEqual(after.value.content, [{ type: "text", text: "[]" }]);

@@ -150,15 +150,17 @@ export class Exchanges {
       this.#host.madeUp(id, headerTooLong(this.#where, message, tooLong, MAX_PARAM_HEADER_BYTES));
       return;
     }
+    // The session the request went with: a 404 of one already replaced renews nothing.
+    const sentWith = this.#host.session.id;
     let sent = await this.#host.send(this.#host.url, { method: "POST", headers, body, signal });
     if (
       sent.kind === "answer" && sent.response.status === 404 &&
-      this.#host.session.id !== undefined &&
+      sentWith !== undefined &&
       message.version === undefined && message.method !== "initialize"
     ) {
       sent.response.body?.cancel().catch(() => {});
       // The server forgot the session: open a new one, then ask again.
-      const refused = await this.#host.session.renew(this.#host.signal);
+      const refused = await this.#host.session.renew(this.#host.signal, sentWith);
       if (refused !== undefined) {
         this.#host.fail(`Server "${this.#host.name}" at ${this.#host.endpoint}: ${refused}`);
         return;

@@ -176,14 +176,17 @@ export class HttpSession {
   }
 
   /**
-   * Opens a new session after the server forgot this one; concurrent
+   * Opens a new session after the server forgot `forgotten`, the one a
+   * request went with (one already replaced needs nothing); concurrent
    * callers share one attempt, which `signal` (the transport's end) or the
    * renewal's deadline (the connect timeout) gives up. Resolves `undefined`
    * when it is open, or why it could not be. Until a new session is open,
    * requests still carry the forgotten id, so they meet the same 404 and
    * wait for the same renewal instead of going out with none.
    */
-  renew(signal: AbortSignal): Promise<string | undefined> {
+  renew(signal: AbortSignal, forgotten: string): Promise<string | undefined> {
+    // A request sent with a session already replaced just goes again.
+    if (this.#renewing === undefined && this.#id !== forgotten) return Promise.resolve(undefined);
     this.#renewing ??= this.#renewWithin(signal).finally(() => this.#renewing = undefined);
     return this.#renewing;
   }
@@ -192,6 +195,7 @@ export class HttpSession {
     const { clock, timeoutMs } = this.#renewal;
     const controller = new AbortController();
     const stop = () => controller.abort();
+    if (signal.aborted) controller.abort();
     signal.addEventListener("abort", stop, { once: true });
     let late = false;
     const timer = clock.setTimer(timeoutMs, () => {
