@@ -406,11 +406,47 @@ Deno.test({
   },
 });
 
+/**
+ * `loom-mcp <args>` spawned as a host spawns it, its stdin open; the host's
+ * initialize sent, and the first line it answers read.
+ */
+async function serveStarted(args: string[]) {
+  const [command, ...rest] = argv(args);
+  const child = new Deno.Command(command as string, {
+    args: rest,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "h", version: "1" },
+      },
+    }) + "\n",
+  ));
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  for (let i = 0; i < 100 && !text.includes("\n"); i++) {
+    const read = await reader.read();
+    if (read.done) break;
+    text += read.value;
+  }
+  return { child, writer, reader, answer: JSON.parse(text.split("\n")[0] ?? "null") };
+}
+
 Deno.test(
   "loom-mcp serve answers the host's initialize while a server is still starting",
   SDK_TIMERS,
   async () => {
-    const [command, ...args] = argv([
+    const { child, writer, reader, answer } = await serveStarted([
       "serve",
       "--stdio",
       `${Deno.execPath()} run --quiet --no-lock ${
@@ -421,34 +457,6 @@ Deno.test(
       "--connect-timeout",
       "10m",
     ]);
-    const child = new Deno.Command(command as string, {
-      args,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      env: { NO_COLOR: "1" },
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "h", version: "1" },
-        },
-      }) + "\n",
-    ));
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    for (let i = 0; i < 100 && !text.includes("\n"); i++) {
-      const read = await reader.read();
-      if (read.done) break;
-      text += read.value;
-    }
-    const answer = JSON.parse(text.split("\n")[0] ?? "null");
     assert.equal(answer.id, 1);
     assert.equal(answer.result.serverInfo.name, "loom-mcp");
     // The silent server's start has ten minutes left: only SIGTERM ends the boot now.
@@ -467,37 +475,18 @@ Deno.test("a host that closes stdin while a server still starts ends serve at on
     "loom-serve-leave-",
     GOVERNED_TOML + tomlEntry("silent", "silent.ts", "connect_timeout_ms = 60000"),
   );
-  const [command, ...args] = argv(["--catalog", `${dir}/loom.toml`, "serve"]);
-  const child = new Deno.Command(command as string, {
-    args,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
   try {
-    const writer = child.stdin.getWriter();
-    await writer.write(new TextEncoder().encode(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "host", version: "1" },
-        },
-      }) + "\n",
-    ));
-    const reader = child.stdout.getReader();
-    const first = await reader.read();
-    assert.match(new TextDecoder().decode(first.value), /"id":0,"result"/);
-    reader.releaseLock();
+    const { child, writer, reader, answer } = await serveStarted([
+      "--catalog",
+      `${dir}/loom.toml`,
+      "serve",
+    ]);
+    assert.equal(answer.id, 1);
     await writer.close();
     const [status, stderr] = await Promise.all([
       child.status,
       new Response(child.stderr).text(),
-      child.stdout.cancel(),
+      reader.cancel(),
     ]);
     assert.equal(status.code, 0, stderr);
     // Well before the silent server's 60 s connect timeout: its start was given up.
