@@ -106,3 +106,45 @@ function noSignIn(): AuthAnswer {
     error: { kind: "configuration_invalid", message: "The server has no sign-in on this client" },
   };
 }
+
+/** Where an ask is answered: its answerers, the requests open, the calls watched, the reply. */
+export type AskRoom = {
+  answerers: Omit<AskAnswerers, "signal">;
+  asked: AskedRequests;
+  /** Watches the requests in flight now (`Tickets.watch`); returns the stop. */
+  watch: (done: (givenUp: boolean) => void) => () => void;
+  reply: (answer: Drain | AuthAnswer | ServerAnswer) => void;
+};
+
+/**
+ * Answers one ask. A server's request is answered under a signal of its own,
+ * aborted when the server withdraws it or the generation ends; and, since it
+ * names no call of the client's, it is taken to be asked for the calls in
+ * flight when it came, and withdrawn once they are all settled and one of
+ * them was given up.
+ */
+export function serveAsk(ask: WorkerAsk, room: AskRoom): void {
+  const ticket = ask.ticket;
+  const signal = ask.method === "server_request" ? room.asked.open(ticket) : undefined;
+  const unwatch = signal === undefined
+    ? undefined
+    : room.watch((givenUp) => givenUp && room.asked.withdraw(ticket));
+  const answer = answerAsk(ask, { ...room.answerers, ...(signal === undefined ? {} : { signal }) });
+  if (!(answer instanceof Promise)) return room.reply(answer);
+  const done = () => {
+    unwatch?.();
+    if (signal !== undefined) room.asked.close(ticket, signal);
+  };
+  void answer.then((value) => {
+    done();
+    room.reply(value);
+  }).catch((error) => {
+    // The answerers never reject; should one, the server still hears an error.
+    done();
+    if (ask.method !== "server_request") return;
+    const message = `The client failed to answer: ${
+      error instanceof Error ? error.message : error
+    }`;
+    room.reply({ ok: false, error: { code: -32603, message } });
+  });
+}

@@ -43,7 +43,7 @@ import { Custody } from "./custody/custody.ts";
 import { type Decode, Tickets } from "./_tickets.ts";
 import type { Follow } from "./_progress.ts";
 import { createWorker, grantOf, noWorker, startMessage } from "./_worker_launch.ts";
-import { answerAsk, AskedRequests } from "./_asks.ts";
+import { AskedRequests, serveAsk } from "./_asks.ts";
 import { type McpSession, tracing } from "../telemetry/mcp.ts";
 import { endOf, peerOf, tracedStart } from "./_telemetry.ts";
 import type { GenerationHost } from "./_generation_host.ts";
@@ -375,40 +375,13 @@ export class Generation {
     }
   }
 
-  /**
-   * Does for the worker what it cannot (`_asks.ts`), and answers its ticket.
-   * A server's request is answered under a signal of its own, aborted when
-   * the server withdraws it or this generation ends.
-   */
+  /** Does for the worker what it cannot (`_asks.ts`), and answers its ticket. */
   #serve(ask: WorkerAsk): void {
-    const ticket = ask.ticket;
-    const signal = ask.method === "server_request" ? this.#asked.open(ticket) : undefined;
-    // A server's request names no call of ours: it is taken to be asked for
-    // the calls in flight when it came, and withdrawn once they are all
-    // settled and one of them was given up.
-    const unwatch = signal === undefined
-      ? undefined
-      : this.#tickets.watch((givenUp) => givenUp && this.#asked.withdraw(ticket));
-    const answer = answerAsk(ask, {
-      custody: this.#custody,
-      signIn: this.#host.signIn,
-      answers: this.#host.answers,
-      ...(signal === undefined ? {} : { signal }),
-    });
-    if (!(answer instanceof Promise)) return this.#post(encodeAskReply(ticket, answer));
-    void answer.then((value) => {
-      unwatch?.();
-      if (signal !== undefined) this.#asked.close(ticket, signal);
-      this.#post(encodeAskReply(ticket, value));
-    }).catch((error) => {
-      // The answerers never reject; should one, the server still hears an error.
-      unwatch?.();
-      if (signal !== undefined) this.#asked.close(ticket, signal);
-      if (ask.method !== "server_request") return;
-      const message = `The client failed to answer: ${
-        error instanceof Error ? error.message : error
-      }`;
-      this.#post(encodeAskReply(ticket, err({ code: -32603, message })));
+    serveAsk(ask, {
+      answerers: { custody: this.#custody, signIn: this.#host.signIn, answers: this.#host.answers },
+      asked: this.#asked,
+      watch: (done) => this.#tickets.watch(done),
+      reply: (answer) => this.#post(encodeAskReply(ask.ticket, answer)),
     });
   }
 
