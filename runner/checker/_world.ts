@@ -72,7 +72,7 @@ export const HIDDEN_GLOBALS: ReadonlyMap<string, string> = new Map([
   ["eval", "the sandbox disallows code generation from strings"],
   [
     "Worker",
-    "a program cannot start Workers (each would have a memory cap of its own); " +
+    "a program cannot start Workers (one would run code made from a string); " +
     "run work concurrently with Promise.all",
   ],
   ["getParent", "it is an internal of the runtime's EventTarget, not a web API"],

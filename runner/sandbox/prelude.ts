@@ -2,8 +2,8 @@
  * The sandbox room's worker prelude: the module the bootstrap starts as a Web
  * Worker inside the sandbox process. It installs the capability channel,
  * routes the program's console to the bootstrap, takes away what would
- * compile a string past V8's ban (Node's built-in modules through `process`,
- * the runtime's internals), waits for the bootstrap's
+ * compile a string past V8's ban (Workers, Node's built-in modules through
+ * `process`, the runtime's internals), waits for the bootstrap's
  * `start` (it is loaded before its program exists), then imports the program
  * and reports how it ended.
  *
@@ -379,6 +379,21 @@ if (nodeProcess !== undefined) {
     enumerable: true,
   });
 }
+// A Worker runs code made from a string (a `data:` or `blob:` URL) with none
+// of this prelude (Node's module loader answers inside it): a program starts
+// none (the checker's world has no Worker).
+function Worker(): never {
+  throw new NotCapable(
+    "Cannot start a Worker in a program: a Worker would run code made from a string; " +
+      "run work concurrently with Promise.all",
+  );
+}
+Object.defineProperty(globalThis, "Worker", {
+  value: Worker,
+  writable: true,
+  configurable: true,
+  enumerable: false,
+});
 // The runtime's types do not declare the symbol its internals hang on.
 const internals = (Deno as unknown as { internal?: unknown }).internal;
 if (typeof internals === "symbol") Reflect.deleteProperty(Deno, internals);

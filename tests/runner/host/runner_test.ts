@@ -296,17 +296,27 @@ Deno.test("runProgram() keeps the program from everything outside its channel", 
   const secretUrl = new URL(`file://${secret}`).href;
   const moduleUrl = new URL(`file://${dir}/module.ts`).href;
   // The runner's scan refuses these imports in the program itself, so each
-  // is tried from a nested data: worker, which the scan does not see: what
-  // stops it there is the sandbox.
-  const nested = (body: string): string =>
-    `await new Promise<string>((resolve) => {
-      const w = new Worker("data:application/javascript," + encodeURIComponent(${
-      JSON.stringify(body)
-    }), { type: "module" });
-      w.onmessage = (e) => { resolve(String(e.data)); w.terminate(); };
-      w.onerror = (e) => { e.preventDefault(); resolve("error: " + e.message); w.terminate(); };
-    })`;
+  // is tried from a module the runner vouches for and does not scan (as a
+  // generated one): what stops it there is the sandbox.
+  const modules = new Map([
+    ...MODULES,
+    ["leak", {
+      segment: "leak",
+      source:
+        `import s from "${secretUrl}" with { type: "json" };\nexport const token = s.token;\n`,
+    }],
+    ["tries", {
+      segment: "tries",
+      source: `export const tries: Record<string, () => Promise<unknown>> = {
+  jsonDynamic: () => import("${secretUrl}", { with: { type: "json" } }),
+  moduleOutside: () => import("${moduleUrl}"),
+  remote: () => import("https://deno.land/x/nothing/mod.ts"),
+  npm: () => import("npm:left-pad"),
+};\n`,
+    }],
+  ]);
   const source = `
+import { tries } from "./mcp/tries.ts";
 const probes: Record<string, () => Promise<unknown>> = {
   readFile: () => Deno.readTextFile(${JSON.stringify(secret)}),
   readRootParent: () => Deno.readDir(new URL("../", import.meta.url))[Symbol.asyncIterator]().next(),
@@ -319,30 +329,14 @@ const probes: Record<string, () => Promise<unknown>> = {
   ffi: async () => Deno.dlopen("libc.so.6", {}),
   eval: async () => eval("1 + 1"),
   newFunction: async () => new Function("return 1")(),
-  jsonStatic: async () => ${
-    nested(`import s from "${secretUrl}" with { type: "json" }; postMessage("read " + s.token);`)
-  },
-  ...Object.fromEntries(Object.entries(JSON.parse(await ${
-    nested(`
-    const tries = {
-      jsonDynamic: () => import("${secretUrl}", { with: { type: "json" } }),
-      moduleOutside: () => import("${moduleUrl}"),
-      remote: () => import("https://deno.land/x/nothing/mod.ts"),
-      npm: () => import("npm:left-pad"),
-    };
-    const found = {};
-    for (const [name, attempt] of Object.entries(tries)) {
-      try { found[name] = "read " + JSON.stringify(await attempt()); }
-      catch (e) { found[name] = "error: " + e.message; }
-    }
-    postMessage(JSON.stringify(found));`)
-  })).map(([name, found]) => [name, async () => found])),
+  jsonStatic: async () => (await import("./mcp/leak.ts")).token,
+  ...tries,
 };
 const results: Record<string, string> = {};
 for (const [name, probe] of Object.entries(probes)) {
   try {
     const value = await probe();
-    results[name] = typeof value === "string" && value.startsWith("error") ? value : "allowed: " + String(value);
+    results[name] = "allowed: " + String(value);
   } catch (e) {
     results[name] = "denied: " + (e instanceof Error ? e.name + " " + e.message : String(e));
   }
@@ -351,7 +345,7 @@ export default results;
 `;
   try {
     const calls: string[] = [];
-    const report = await run(source, { call: fakeCall({}, calls) });
+    const report = await run(source, { modules, call: fakeCall({}, calls) });
     const outcome = expectKind(report.outcome, "returned");
     const results = outcome.value as Record<string, string>;
     const expected: [string, RegExp][] = [
@@ -366,11 +360,11 @@ export default results;
       ["ffi", /^denied: NotCapable Requires ffi access/],
       ["eval", /^denied: EvalError/],
       ["newFunction", /^denied: EvalError/],
-      ["jsonStatic", /^(error|denied)[:].*Requires read access/],
-      ["jsonDynamic", /^(error|denied)[:].*Requires read access/],
-      ["moduleOutside", /^(error|denied)[:].*Requires read access/],
-      ["remote", /^(error|denied)[:].*(--no-remote|remote)/i],
-      ["npm", /^(error|denied)[:].*(--no-npm|npm)/i],
+      ["jsonStatic", /^denied: .*Requires read access/],
+      ["jsonDynamic", /^denied: .*Requires read access/],
+      ["moduleOutside", /^denied: .*Requires read access/],
+      ["remote", /^denied: .*(--no-remote|remote)/i],
+      ["npm", /^denied: .*(--no-npm|npm)/i],
     ];
     for (const [name, pattern] of expected) {
       await t.step(`${name} is denied`, () => {
