@@ -142,7 +142,7 @@ export class Client {
     };
     this.#tools = new ToolRequests({ ...requests, optionalTasks, served, answers });
     this.#prompts = new PromptRequests(requests);
-    this.#resources = new ResourceRequests(requests);
+    this.#resources = new ResourceRequests({ ...requests, restarts: spec.restart !== undefined });
     this.#skills = new SkillRequests({
       ...requests,
       readResource: (uri, options) => this.readResource(uri, options),
@@ -158,7 +158,10 @@ export class Client {
       permissions: this.#permissions,
       retirementTimeoutMs: this.#retirementTimeoutMs,
       tail: this.#tail,
-      ready: () => this.#notices.ready(),
+      ready: () => {
+        this.#notices.ready();
+        this.#resources.ready();
+      },
       signIn: this.#signIn,
       toolsChanged: () => this.#notices.toolsChanged(),
       logLevel,
@@ -166,6 +169,7 @@ export class Client {
       served,
       answers,
     });
+    this.#succession.listen((event) => this.#resources.generationEvent(event));
   }
 
   /** The generation of the moment: the one every request asks. */
@@ -390,7 +394,9 @@ export class Client {
    * before it, is `subscription_refused`, and no acknowledgment within the
    * deadline `call_timed_out`, the listen cancelled either way.
    * `unsubscribe()` cancels the listen (and answers with how it ended). A
-   * server that declared no
+   * subscription outlives a restart of the server (it is made again on the
+   * new one); its `ended` settles when it ends, saying why. A server that
+   * declared no
    * `resources.subscribe` is refused before anything is sent
    * (`subscriptions_not_declared`). Throws `TypeError` on a URI that is not a
    * non-empty string or a listener that is not a function.
@@ -466,6 +472,7 @@ export class Client {
   ): Promise<Result<RetirementEvidence, RetirementError>> {
     const timeoutMs = checkTimeout(options.timeoutMs ?? this.#retirementTimeoutMs, "timeoutMs");
     this.#succession.stop();
+    this.#resources.retired();
     // A sign-in request in flight (a dripping metadata answer, say) must not outlive retirement.
     const signedOff = this.#signIn?.close(timeoutMs);
     return this.#generation.retire(timeoutMs).then(async (outcome) => {

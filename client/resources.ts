@@ -85,13 +85,23 @@ export function subscriptionsNotDeclared(server: string): ResourceError {
 
 /**
  * The refusal of a 2026-07-28 subscription: the server left the URI out of
- * its acknowledgment (`left_out`), or ended the listen first (`ended`).
+ * its acknowledgment (`left_out`), ended the listen first (`ended`), or ended
+ * it later, while it still served (`closed`).
  */
 export function subscriptionRefused(
   server: string,
   uri: string,
-  why: "left_out" | "ended",
+  why: "left_out" | "ended" | "closed",
 ): ResourceError {
+  if (why === "closed") {
+    return {
+      kind: "subscription_refused",
+      server,
+      uri,
+      message: `Server ${quote(server)} ended the subscription to ${JSON.stringify(uri)}: it ` +
+        "closed the listen; subscribe again to hear its updates",
+    };
+  }
   const said = why === "left_out"
     ? "its acknowledgment of the listen left the URI out"
     : "it ended the listen before acknowledging it";
@@ -109,9 +119,19 @@ export type ResourceSubscription = {
   /** The URI subscribed to. */
   readonly uri: string;
   /**
+   * Settles once the subscription has ended, however it ended: as
+   * `unsubscribe()` answered; `ok` when the client was retired; an error when
+   * the server ended the listen (`subscription_refused`), when its server
+   * died with no restart to come (the death, `unavailable`), or when the
+   * restarted server did not take it again. A subscription outlives a
+   * restart: it is made again on the new server, and hears its updates.
+   */
+  readonly ended: Promise<Result<void, ClientError | ResourceError>>;
+  /**
    * Ends the subscription: no update is told from now on, and the server is
-   * told (`resources/unsubscribe`, or the listen request cancelled). Calling
-   * it again answers the same.
+   * told (`resources/unsubscribe`, or the listen request cancelled) unless it
+   * is gone or ended the subscription itself. Calling it again answers the
+   * same.
    */
   unsubscribe(): Promise<Result<void, ClientError>>;
 };

@@ -188,3 +188,115 @@ Deno.test("a server that declared no resources.subscribe is refused before anyth
     await client.retire();
   }
 });
+
+Deno.test("a subscription outlives its server's restart, in either era, made again on the new one", async (t) => {
+  const cases = [
+    { era: "legacy", spec: fixture("subs", "subscribing_server.ts"), uri: "file:///watched" },
+    {
+      era: "2026-07-28",
+      spec: fixture("listen", "listen_server.ts", { era: "modern" }),
+      uri: "file:///notes.txt",
+    },
+  ];
+  for (const { era, spec, uri } of cases) {
+    await t.step(era, async () => {
+      const client = new Client({ ...spec, restart: { max: 2, backoffMs: 50 } });
+      try {
+        assert.ok((await client.connect()).ok);
+        const updates: string[] = [];
+        const subscribed = await client.subscribeResource(uri, (updated) => updates.push(updated));
+        assert.ok(subscribed.ok, JSON.stringify(subscribed));
+        let ended = "not yet";
+        void subscribed.value.ended.then((outcome) => ended = JSON.stringify(outcome));
+        const restarted = new Promise<void>((resolve) =>
+          client.listen((event) => event.kind === "restarted" && resolve())
+        );
+        Deno.kill(client.pid!, "SIGKILL");
+        await restarted;
+        // The new server takes the subscription: the legacy one lists it and
+        // tells the update a touch makes; the modern one tells one update per listen.
+        if (era === "legacy") {
+          await until(() => client.state === "ready");
+          let listed = "[]";
+          for (let turn = 0; turn < 100 && listed === "[]"; turn++) {
+            const touched = await client.callTool("touch", { uri });
+            assert.ok(touched.ok, JSON.stringify(touched));
+            listed = touched.value.content[0]?.type === "text" ? touched.value.content[0].text : "";
+            if (listed === "[]") await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+          assert.equal(listed, JSON.stringify([uri]));
+        }
+        await until(() => updates.length >= (era === "legacy" ? 1 : 2));
+        assert.deepEqual(updates, era === "legacy" ? [uri] : [uri, uri]);
+        assert.equal(ended, "not yet");
+        assert.deepEqual(await subscribed.value.unsubscribe(), { ok: true, value: undefined });
+        assert.equal(ended, JSON.stringify({ ok: true }));
+      } finally {
+        await client.retire();
+      }
+    });
+  }
+});
+
+Deno.test("a subscription's ended says how it ended", async (t) => {
+  await t.step("the server closing the listen ends it as subscription_refused", async () => {
+    const client = new Client(fixture("listen", "listen_server.ts", { era: "modern" }));
+    try {
+      assert.ok((await client.connect()).ok);
+      const subscribed = await client.subscribeResource("file:///closing/a", () => {});
+      assert.ok(subscribed.ok, JSON.stringify(subscribed));
+      const ended = await subscribed.value.ended;
+      assert.ok(!ended.ok && ended.error.kind === "subscription_refused", JSON.stringify(ended));
+      assert.match(ended.error.message, /ended the subscription .*subscribe again/);
+      assert.deepEqual(await subscribed.value.unsubscribe(), { ok: true, value: undefined });
+    } finally {
+      await client.retire();
+    }
+  });
+  await t.step("a server that dies with no restart to come ends it with its death", async () => {
+    const client = new Client(fixture("subs", "subscribing_server.ts"));
+    try {
+      assert.ok((await client.connect()).ok);
+      const subscribed = await client.subscribeResource("file:///watched", () => {});
+      assert.ok(subscribed.ok, JSON.stringify(subscribed));
+      Deno.kill(client.pid!, "SIGKILL");
+      const ended = await subscribed.value.ended;
+      assert.ok(!ended.ok && ended.error.kind === "unavailable", JSON.stringify(ended));
+      assert.deepEqual(await subscribed.value.unsubscribe(), { ok: true, value: undefined });
+    } finally {
+      await client.retire();
+    }
+  });
+  await t.step("a restarted server that no longer takes subscriptions ends it", async () => {
+    const dir = await Deno.makeTempDir();
+    const spec = fixture("forgetful", "forgetful_server.ts", {
+      flags: [`--allow-read=${dir}`, `--allow-write=${dir}`],
+      restart: { max: 1, backoffMs: 50 },
+    });
+    const client = new Client({ ...spec, args: [...spec.args, `${dir}/mark`] });
+    try {
+      assert.ok((await client.connect()).ok);
+      const subscribed = await client.subscribeResource("file:///watched", () => {});
+      assert.ok(subscribed.ok, JSON.stringify(subscribed));
+      Deno.kill(client.pid!, "SIGKILL");
+      const ended = await subscribed.value.ended;
+      assert.ok(
+        !ended.ok && ended.error.kind === "subscriptions_not_declared",
+        JSON.stringify(ended),
+      );
+      assert.equal(client.generations.length, 2);
+    } finally {
+      await client.retire();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+  await t.step("retiring the client ends it as asked", async () => {
+    const client = new Client(fixture("subs", "subscribing_server.ts"));
+    const subscribed = await client.connect().then(() =>
+      client.subscribeResource("file:///watched", () => {})
+    );
+    assert.ok(subscribed.ok, JSON.stringify(subscribed));
+    await client.retire();
+    assert.deepEqual(await subscribed.value.ended, { ok: true, value: undefined });
+  });
+});
