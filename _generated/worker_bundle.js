@@ -4937,7 +4937,7 @@ var HttpTransport = class {
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
-    this.#listen = options.listen ?? false;
+    this.#listen = options.listen ?? true;
     this.#url = new URL(options.url);
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
@@ -5033,33 +5033,53 @@ var HttpTransport = class {
     if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
   }
   /**
-   * Follows the session's own event stream, its messages delivered as any
-   * other; a server that offers none (405, or anything but a stream) is
-   * left alone, and the stream ends with the transport.
+   * Follows the session's own event stream for as long as the transport
+   * lives, its messages delivered as any other. A stream the server ends or
+   * that breaks is opened again after `DEFAULT_RESUME_DELAY_MS`, a wait that
+   * doubles up to `MAX_RESUME_DELAY_MS` while streams bring nothing (never a
+   * hot loop); a server that offers none (405, or anything but a stream) is
+   * left alone for good.
    */
   async #listenStream() {
+    const signal = this.#all.signal;
+    let waitMs = DEFAULT_RESUME_DELAY_MS;
+    while (!this.#ended) {
+      const opened = await this.#openListen(signal);
+      if (opened === "refused" || this.#ended) return;
+      if (opened === "heard") waitMs = DEFAULT_RESUME_DELAY_MS;
+      if (!await sleepUnless(this.#clock, waitMs, signal) || this.#ended) return;
+      if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+    }
+  }
+  /** One GET of the session's own stream, followed to its end: what it brought. */
+  async #openListen(signal) {
     const headers = this.#session.headers(void 0);
     headers.accept = "text/event-stream";
-    const signal = this.#all.signal;
     const sent = await this.#send(this.#url, {
       method: "GET",
       headers,
       signal
     });
-    if (sent.kind !== "answer") return;
+    if (sent.kind === "unreachable") return "silent";
+    if (sent.kind !== "answer") return "refused";
     const response = sent.response;
     if (response.status !== 200 || !isMediaType(response.headers.get("content-type"), "text/event-stream")) {
       response.body?.cancel().catch(() => {
       });
-      return;
+      return "refused";
     }
+    let heard = false;
     await followStream(response.body, {
       modern: false,
-      message: (data) => this.#deliverText(jsonOnOneLine(data)),
+      message: (data) => {
+        heard = true;
+        this.#deliverText(jsonOnOneLine(data));
+      },
       waiting: () => !this.#ended,
       sleep: async (ms) => await sleepUnless(this.#clock, ms, signal) && !this.#ended,
       resume: (lastEventId) => this.#session.resume(lastEventId, signal)
     }).catch(() => void 0);
+    return heard ? "heard" : "silent";
   }
   /** Sends a request, with the server's credentials when it signs in. */
   #send(url, init) {
@@ -7040,7 +7060,6 @@ var WorkerHost = class {
         headers: message.remote.headers,
         clock: this.#clock,
         connectTimeoutMs: message.connectTimeoutMs,
-        listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...message.remote.signIn === true ? {
           auth: this.#auth
         } : {}

@@ -286,7 +286,6 @@ export class WorkerHost {
         headers: message.remote.headers,
         clock: this.#clock,
         connectTimeoutMs: message.connectTimeoutMs,
-        listen: message.served.elicit || message.served.sample || message.served.roots !== null,
         ...(message.remote.signIn === true ? { auth: this.#auth } : {}),
       });
     }

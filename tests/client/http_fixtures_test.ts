@@ -47,7 +47,13 @@ Deno.test(
       assert.ok(
         retired.ok && retired.value.kind === "remote" && retired.value.session === "deleted",
       );
-      assert.deepEqual(await requests(peer), [
+      const sent = await requests(peer);
+      // The session's own stream is asked for once it is initialized (beside
+      // the call, in either order); the peer's 405 leaves it alone for good.
+      assert.deepEqual(sent.filter((line) => line.startsWith("GET")), [
+        "GET /mcp - session-1 2025-06-18 -",
+      ]);
+      assert.deepEqual(sent.filter((line) => !line.startsWith("GET")), [
         "POST /mcp server/discover - 2026-07-28 -",
         "POST /mcp - - - -",
         "POST /mcp - session-1 2025-06-18 -",

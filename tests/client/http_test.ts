@@ -119,3 +119,34 @@ Deno.test("a 2026-07-28 stream broken before its answer: a read-only call is re-
     await server.close();
   }
 });
+
+Deno.test("a legacy session hears what belongs to no request on its own GET stream, opened again when it ends", async (t) => {
+  for (const mode of ["steady", "once"]) {
+    await t.step(mode, async () => {
+      const server = await serveFixture("http_updates.ts", [mode]);
+      const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
+      try {
+        assert.ok((await client.connect()).ok);
+        const uri = "file:///watched";
+        const updates: string[] = [];
+        const subscribed = await client.subscribeResource(uri, (updated) => updates.push(updated));
+        assert.ok(subscribed.ok, JSON.stringify(subscribed));
+        // Each touch is told on the streams open at that moment: touched
+        // until one was, twice (in "once" the second needs a stream opened again).
+        for (const want of [1, 2]) {
+          for (let turn = 0; turn < 200 && updates.length < want; turn++) {
+            const touched = await client.callTool("touch", { uri });
+            assert.ok(touched.ok, JSON.stringify(touched));
+            if (updates.length < want) await new Promise((resolve) => setTimeout(resolve, 25));
+          }
+        }
+        assert.deepEqual(updates.slice(0, 2), [uri, uri]);
+        const opened = Number(await (await fetch(`${server.origin}/log`)).text());
+        assert.equal(opened >= 2, mode === "once", `${opened} GET streams opened`);
+      } finally {
+        await client.retire();
+        await server.close();
+      }
+    });
+  }
+});

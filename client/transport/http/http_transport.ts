@@ -48,7 +48,12 @@ import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import type { RemoteEvidence } from "../../thread/evidence.ts";
 import { httpFailure } from "../../thread/outcomes.ts";
 import { type HeaderList, send, type Sent } from "./_read.ts";
-import { followStream, sleepUnless } from "./_stream.ts";
+import {
+  DEFAULT_RESUME_DELAY_MS,
+  followStream,
+  MAX_RESUME_DELAY_MS,
+  sleepUnless,
+} from "./_stream.ts";
 import { jsonLine, type MadeUp, madeUpLine, unsentFailure, type Where } from "./_words.ts";
 import { Notifier } from "./_notify.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS } from "../../../settings/limits.ts";
@@ -82,10 +87,10 @@ export type HttpOptions = {
   /** The credentials of a server that signs in, from the main thread's sign-in. */
   auth?: HttpAuth;
   /**
-   * Open the session's own event stream (a `GET`) once it is initialized,
-   * where a legacy server sends the requests that belong to no request of
-   * the client's (an elicitation, a sampling request); only a client that
-   * answers such requests asks for it.
+   * Whether a legacy session opens its own event stream (a `GET`) once it is
+   * initialized, where the server sends what belongs to no request of the
+   * client's: a resource's updates, list changes, log messages, an
+   * elicitation or a sampling request. `true` by default.
    */
   listen?: boolean;
 };
@@ -135,7 +140,7 @@ export class HttpTransport implements Transport, SessionControl {
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
     this.#name = options.name;
-    this.#listen = options.listen ?? false;
+    this.#listen = options.listen ?? true;
     this.#url = new URL(options.url);
     if (this.#url.protocol !== "http:" && this.#url.protocol !== "https:") {
       throw new TypeError(`Cannot reach server "${options.name}": its URL is not http or https`);
@@ -247,31 +252,54 @@ export class HttpTransport implements Transport, SessionControl {
   }
 
   /**
-   * Follows the session's own event stream, its messages delivered as any
-   * other; a server that offers none (405, or anything but a stream) is
-   * left alone, and the stream ends with the transport.
+   * Follows the session's own event stream for as long as the transport
+   * lives, its messages delivered as any other. A stream the server ends or
+   * that breaks is opened again after `DEFAULT_RESUME_DELAY_MS`, a wait that
+   * doubles up to `MAX_RESUME_DELAY_MS` while streams bring nothing (never a
+   * hot loop); a server that offers none (405, or anything but a stream) is
+   * left alone for good.
    */
   async #listenStream(): Promise<void> {
+    const signal = this.#all.signal;
+    let waitMs = DEFAULT_RESUME_DELAY_MS;
+    while (!this.#ended) {
+      const opened = await this.#openListen(signal);
+      if (opened === "refused" || this.#ended) return;
+      if (opened === "heard") waitMs = DEFAULT_RESUME_DELAY_MS;
+      if (!(await sleepUnless(this.#clock, waitMs, signal)) || this.#ended) return;
+      if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+    }
+  }
+
+  /** One GET of the session's own stream, followed to its end: what it brought. */
+  async #openListen(signal: AbortSignal): Promise<"refused" | "heard" | "silent"> {
     const headers = this.#session.headers(undefined);
     headers.accept = "text/event-stream";
-    const signal = this.#all.signal;
     const sent = await this.#send(this.#url, { method: "GET", headers, signal });
-    if (sent.kind !== "answer") return;
+    // A server out of reach is tried again, as a stream that ended; one that
+    // redirects the GET away or refuses its credentials is left alone.
+    if (sent.kind === "unreachable") return "silent";
+    if (sent.kind !== "answer") return "refused";
     const response = sent.response;
     if (
       response.status !== 200 ||
       !isMediaType(response.headers.get("content-type"), "text/event-stream")
     ) {
       response.body?.cancel().catch(() => {});
-      return;
+      return "refused";
     }
+    let heard = false;
     await followStream(response.body, {
       modern: false,
-      message: (data) => this.#deliverText(jsonOnOneLine(data)),
+      message: (data) => {
+        heard = true;
+        this.#deliverText(jsonOnOneLine(data));
+      },
       waiting: () => !this.#ended,
       sleep: async (ms) => await sleepUnless(this.#clock, ms, signal) && !this.#ended,
       resume: (lastEventId) => this.#session.resume(lastEventId, signal),
     }).catch(() => undefined);
+    return heard ? "heard" : "silent";
   }
 
   /** Sends a request, with the server's credentials when it signs in. */
