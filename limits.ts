@@ -60,6 +60,12 @@ export { MAX_LINE_BYTES } from "./codec/framing.ts";
 export { MAX_PARAM_HEADER_BYTES } from "./codec/param_headers.ts";
 export { MAX_JSON_DEPTH } from "./codec/json.ts";
 export { MAX_REPORT_DEPTH } from "./codec/report_value.ts";
+// Traces.
+export {
+  MAX_TRACE_CONTENT_CHARS,
+  MAX_TRACE_NAME_CHARS,
+  MAX_TRACE_TEXT_CHARS,
+} from "./telemetry/mcp.ts";
 // Generation.
 export { MAX_SURFACE_BYTES, MAX_TOOLS } from "./codegen/generate.ts";
 export {

@@ -37,6 +37,8 @@ import { AskRouter } from "./_asking.ts";
 import { featuresForProgram } from "./_features.ts";
 import type { BootOptions, Harness } from "./types.ts";
 import { inSpan } from "../telemetry/spans.ts";
+import { MAX_TRACE_NAME_CHARS, traceText } from "../telemetry/mcp.ts";
+import { callFailure, outcomeFailure } from "./_span_failures.ts";
 import { withToolContent } from "../telemetry/mcp.ts";
 
 export type * from "./types.ts";
@@ -233,8 +235,12 @@ async function wire(
     call: (server, tool, args, callOptions = {}) =>
       inSpan(
         "harness.call",
-        { "loom.server": server, "gen_ai.tool.name": tool },
+        {
+          "loom.server": traceText(String(server), MAX_TRACE_NAME_CHARS),
+          "gen_ai.tool.name": traceText(String(tool), MAX_TRACE_NAME_CHARS),
+        },
         () => call(server, tool, args, callOptions, undefined),
+        callFailure,
       ),
     readResource,
     ...asks,
@@ -249,7 +255,12 @@ async function wire(
       // The marks of tools seen to ask appear once no run is under way.
       live.runStarted();
       try {
-        return await inSpan("harness.run", {}, () => runner.run(source, runOptions));
+        return await inSpan(
+          "harness.run",
+          {},
+          () => runner.run(source, runOptions),
+          (report) => outcomeFailure(report.outcome),
+        );
       } finally {
         live.runEnded();
       }
@@ -259,11 +270,19 @@ async function wire(
     pins: () => live.pins(),
     acceptTools: (server, tools) => live.acceptTools(server, tools),
     retire: (retireOptions) =>
-      inSpan("harness.retire", {}, async () => {
-        live.stop();
-        unwatch();
-        await runner.retire();
-        return await census.retire(retireOptions);
-      }),
+      inSpan(
+        "harness.retire",
+        {},
+        async () => {
+          live.stop();
+          unwatch();
+          await runner.retire();
+          return await census.retire(retireOptions);
+        },
+        (retired) =>
+          retired.confirmed
+            ? undefined
+            : { type: "retirement_unconfirmed", message: "a server's exit was not confirmed" },
+      ),
   };
 }

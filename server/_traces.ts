@@ -21,10 +21,13 @@ export class ServerTraces {
     this.#session = new McpSession("server", this.#peer);
   }
 
-  /** A request was read. */
-  open(id: WireId, method: string, params: JsonObject | undefined): void {
+  /** A request was read; `knownTarget` says whether the tool it names, if any, is served. */
+  open(id: WireId, method: string, params: JsonObject | undefined, knownTarget: boolean): void {
     const shown = typeof id === "bigint" ? id.toString() : id;
-    this.#open.set(idKey(id), new ServerOperation(method, params ?? {}, shown, this.#peer));
+    this.#open.set(
+      idKey(id),
+      new ServerOperation(method, params ?? {}, shown, this.#peer, knownTarget),
+    );
   }
 
   /** The session negotiated `version` (`initialize`). */

@@ -241,9 +241,13 @@ class Session {
       return;
     }
     const { id, method, params } = inbound;
-    this.#traces?.open(id, method, isJsonObject(params) ? params : undefined);
     const known = method === "initialize" || method === "ping" || method === "tools/list" ||
       method === "tools/call" || method === DISCOVER_METHOD;
+    if (this.#traces !== undefined) {
+      const named = isJsonObject(params) ? params.name : undefined;
+      const served = typeof named === "string" && this.#tools.has(named);
+      this.#traces.open(id, method, isJsonObject(params) ? params : undefined, served);
+    }
     if (!known) {
       this.#fail(id, METHOD_NOT_FOUND, `Method not found: ${describeValue(method)}`);
       return;

@@ -53,6 +53,38 @@ export const MCP_DURATION_BUCKETS: readonly number[] = [
   300,
 ];
 
+/**
+ * The most characters of a name a span or a metric carries (a method's, a
+ * tool's, a prompt's, a request id): 128, MCP's own bound on a tool's name;
+ * past it, the name is cut with an ellipsis.
+ */
+export const MAX_TRACE_NAME_CHARS = 128;
+
+/**
+ * The most characters of a span's status message or of another text it
+ * carries (a resource's URI): 1,024; past it, the text is cut with an ellipsis.
+ */
+export const MAX_TRACE_TEXT_CHARS = 1024;
+
+/**
+ * The most characters of a tool call's arguments or result a span records
+ * (only when tool content is asked for): 65,536; past it, cut with an ellipsis.
+ */
+export const MAX_TRACE_CONTENT_CHARS = 65_536;
+
+/**
+ * `text` within `max` characters: as it is when it fits, else cut with an
+ * ellipsis (which counts), never inside a surrogate pair. What the other end
+ * of a connection names goes on a span only through this.
+ */
+export function traceText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max - 1;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}\u2026`;
+}
+
 /** The `_meta` keys that carry trace context, unprefixed as the 2026-07-28 specification reserves them. */
 export const TRACE_CONTEXT_KEYS: readonly string[] = ["traceparent", "tracestate", "baggage"];
 
@@ -146,14 +178,18 @@ function requestAttributes(method: string, params: string): [string, Attributes]
   const attributes: Attributes = { "mcp.method.name": method };
   let target: string | undefined;
   if (method === "tools/call") {
-    target = leadingString(params, "name");
+    target = nameOf(leadingString(params, "name"));
     if (target !== undefined) attributes["gen_ai.tool.name"] = target;
     attributes["gen_ai.operation.name"] = "execute_tool";
   } else if (method === "prompts/get") {
-    target = leadingString(params, "name");
+    target = nameOf(leadingString(params, "name"));
     if (target !== undefined) attributes["gen_ai.prompt.name"] = target;
   }
   return [target === undefined ? method : `${method} ${target}`, attributes];
+}
+
+function nameOf(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : traceText(text, MAX_TRACE_NAME_CHARS);
 }
 
 function peerAttributes(attributes: Attributes, peer: McpPeer, server: boolean): void {
@@ -166,10 +202,11 @@ function peerAttributes(attributes: Attributes, peer: McpPeer, server: boolean):
 
 function contentText(value: unknown): string | undefined {
   try {
-    return JSON.stringify(
+    const text = JSON.stringify(
       value,
       (_key, item) => typeof item === "bigint" ? item.toString() : item,
     );
+    return text === undefined ? undefined : traceText(text, MAX_TRACE_CONTENT_CHARS);
   } catch {
     return undefined;
   }
@@ -182,16 +219,20 @@ function finish(
   content: boolean,
 ): void {
   if (end.errorType !== undefined) {
-    metric["error.type"] = end.errorType;
-    span.setAttribute("error.type", end.errorType);
+    const type = traceText(end.errorType, MAX_TRACE_NAME_CHARS);
+    metric["error.type"] = type;
+    span.setAttribute("error.type", type);
     span.setStatus({
       code: SpanStatusCode.ERROR,
-      ...(end.message === undefined ? {} : { message: end.message }),
+      ...(end.message === undefined
+        ? {}
+        : { message: traceText(end.message, MAX_TRACE_TEXT_CHARS) }),
     });
   }
   if (end.statusCode !== undefined) {
-    metric["rpc.response.status_code"] = end.statusCode;
-    span.setAttribute("rpc.response.status_code", end.statusCode);
+    const code = traceText(end.statusCode, MAX_TRACE_NAME_CHARS);
+    metric["rpc.response.status_code"] = code;
+    span.setAttribute("rpc.response.status_code", code);
   }
   if (content && end.result !== undefined && end.errorType === undefined) {
     const text = contentText(end.result);
@@ -217,7 +258,7 @@ export class ClientOperation {
     this.#metric = { ...attributes };
     if (method === "resources/read") {
       const uri = leadingString(params, "uri");
-      if (uri !== undefined) attributes["mcp.resource.uri"] = uri;
+      if (uri !== undefined) attributes["mcp.resource.uri"] = traceText(uri, MAX_TRACE_TEXT_CHARS);
     }
     if (peer.sessionId !== undefined) attributes["mcp.session.id"] = peer.sessionId;
     this.#content = method === "tools/call" && recordsToolContent();
@@ -257,7 +298,7 @@ export class ClientOperation {
 
   /** The JSON-RPC id the request was sent under, once the answer says it. */
   sentAs(id: number | string): void {
-    this.#span.setAttribute("jsonrpc.request.id", String(id));
+    this.#span.setAttribute("jsonrpc.request.id", traceText(String(id), MAX_TRACE_NAME_CHARS));
   }
 
   /** Ends the span and records the duration. */
@@ -274,28 +315,72 @@ export class ClientOperation {
 }
 
 /**
+ * The request methods of MCP, both eras, as a server's span and metric name
+ * them; any other a client sends is `_OTHER`, as the conventions have it.
+ */
+const MCP_REQUEST_METHODS: ReadonlySet<string> = new Set([
+  "initialize",
+  "ping",
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "prompts/list",
+  "prompts/get",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "subscriptions/listen",
+  "completion/complete",
+  "logging/setLevel",
+  "sampling/createMessage",
+  "elicitation/create",
+  "roots/list",
+  "tasks/get",
+  "tasks/list",
+  "tasks/result",
+  "tasks/cancel",
+]);
+
+/**
  * One request a server handles, from the moment it is read to its answer:
  * a SERVER span whose parent is the trace context in the request's
  * `params._meta` (the active span when there is none), and one record of
- * `mcp.server.operation.duration`. Make one only while {@linkcode tracing}.
+ * `mcp.server.operation.duration`. A method MCP does not have is `_OTHER`
+ * (its name, cut, in `rpc.method_original`), and a tool the server does not
+ * serve (`knownTarget` false) is on the span alone, cut, never in its name
+ * or the metric: a client inventing names makes no new series. Make one only
+ * while {@linkcode tracing}.
  */
 export class ServerOperation {
   #span: Span;
   #started = performance.now();
   #metric: Attributes;
 
-  constructor(method: string, params: Record<string, unknown>, id: number | string, peer: McpPeer) {
-    const name = typeof params.name === "string" ? params.name : undefined;
-    const attributes: Attributes = { "mcp.method.name": method };
-    if (method === "tools/call") {
-      if (name !== undefined) attributes["gen_ai.tool.name"] = name;
-      attributes["gen_ai.operation.name"] = "execute_tool";
-    } else if (method === "prompts/get" && name !== undefined) {
-      attributes["gen_ai.prompt.name"] = name;
-    }
+  constructor(
+    method: string,
+    params: Record<string, unknown>,
+    id: number | string,
+    peer: McpPeer,
+    knownTarget = true,
+  ) {
+    const known = MCP_REQUEST_METHODS.has(method);
+    const shown = known ? method : "_OTHER";
+    const name = typeof params.name === "string" ? nameOf(params.name) : undefined;
+    const attributes: Attributes = { "mcp.method.name": shown };
+    const key = method === "tools/call"
+      ? "gen_ai.tool.name"
+      : method === "prompts/get"
+      ? "gen_ai.prompt.name"
+      : undefined;
+    if (key !== undefined && name !== undefined && knownTarget) attributes[key] = name;
+    if (method === "tools/call") attributes["gen_ai.operation.name"] = "execute_tool";
     peerAttributes(attributes, peer, true);
     this.#metric = { ...attributes };
-    attributes["jsonrpc.request.id"] = String(id);
+    if (!known) attributes["rpc.method_original"] = traceText(method, MAX_TRACE_NAME_CHARS);
+    if (key !== undefined && name !== undefined && !knownTarget) attributes[key] = name;
+    attributes["jsonrpc.request.id"] = traceText(String(id), MAX_TRACE_NAME_CHARS);
     const meta = params._meta;
     const carrier: Record<string, string> = {};
     if (typeof meta === "object" && meta !== null) {
@@ -305,9 +390,9 @@ export class ServerOperation {
       }
     }
     const parent = propagation.extract(context.active(), carrier);
-    const target = method === "tools/call" || method === "prompts/get" ? name : undefined;
+    const target = knownTarget && key !== undefined ? name : undefined;
     this.#span = tracer().startSpan(
-      target === undefined ? method : `${method} ${target}`,
+      target === undefined ? shown : `${shown} ${target}`,
       { kind: SpanKind.SERVER, attributes },
       parent,
     );

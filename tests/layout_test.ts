@@ -25,7 +25,16 @@ const ARROWS: Record<string, readonly string[]> = {
     "codegen",
     "codec",
   ],
-  "limits.ts": ["harness", "catalog", "client", "runner", "settings", "codegen", "codec"],
+  "limits.ts": [
+    "harness",
+    "catalog",
+    "client",
+    "runner",
+    "settings",
+    "codegen",
+    "codec",
+    "telemetry",
+  ],
   cli: [
     "gateway",
     "harness",

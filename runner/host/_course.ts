@@ -133,6 +133,7 @@ export class RunCourse {
           timeoutMs: run.checkTimeoutMs,
           signal: AbortSignal.any([signal, giveUp.signal]),
         }),
+        (checked) => checked.kind === "passed" ? undefined : { type: checked.kind },
       )
       : undefined;
     // Awaited below; a failure is the run's to report.
@@ -259,6 +260,7 @@ export class RunCourse {
           signal,
           onProgress: run.onProgress,
         }),
+        (report) => report.outcome.kind === "returned" ? undefined : { type: report.outcome.kind },
       );
       const { outcome } = ran;
       if (

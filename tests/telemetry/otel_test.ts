@@ -273,3 +273,51 @@ Deno.test("a server's start requests carry the traceparent of its initialize spa
   assert.ok(served !== undefined);
   assert.ok(initializes.some((span) => span.spanId === served.parentSpanId));
 });
+
+Deno.test("failures a harness answers as values end its spans in error", async (t) => {
+  await t.step("harness.call of a tool no server has", () => {
+    const denied = byName("harness.call").find((span) =>
+      attribute(span.attributes, "gen_ai.tool.name") === "no_such_tool"
+    );
+    assert.ok(denied !== undefined);
+    assert.equal(denied.status.code, STATUS_ERROR);
+    assert.ok(String(attribute(denied.attributes, "error.type")).length > 0);
+  });
+  await t.step("harness.call of a tool that answered isError", () => {
+    const failed = byName("harness.call").find((span) =>
+      attribute(span.attributes, "gen_ai.tool.name") === "fail"
+    );
+    assert.ok(failed !== undefined);
+    assert.equal(attribute(failed.attributes, "error.type"), "tool_error");
+    assert.equal(failed.status.code, STATUS_ERROR);
+  });
+  await t.step("harness.run of a program that threw, and its execution", () => {
+    const threw = byName("harness.run").find((span) => span.status.code === STATUS_ERROR);
+    assert.ok(threw !== undefined, "no harness.run span in error");
+    assert.equal(attribute(threw.attributes, "error.type"), "threw");
+    assert.match(threw.status.message ?? "", /TypeError: no/);
+    const execute = harnessSpans.find((span) =>
+      span.parentSpanId === threw.spanId && span.name === "harness.run execute"
+    );
+    assert.equal(execute?.status.code, STATUS_ERROR);
+    const passed = byName("harness.run").filter((span) => span.status.code !== STATUS_ERROR);
+    assert.equal(passed.length, 1);
+  });
+});
+
+Deno.test("a name past MAX_TRACE_NAME_CHARS is cut on the client's span, and a tool the server does not serve never names its span", () => {
+  const long = harnessSpans.find((span) => span.name.startsWith("tools/call nnn"));
+  assert.ok(long !== undefined);
+  assert.equal(long.name, `tools/call ${"n".repeat(127)}\u2026`);
+  assert.equal(String(attribute(long.attributes, "gen_ai.tool.name")).length, 128);
+  const served = spans.filter((span) =>
+    span.service === "traced-legacy" && span.kind === SPAN_KIND.server
+  );
+  const names = new Set(served.map((span) => span.name));
+  assert.ok(names.has("tools/call echo") && names.has("tools/call"), [...names].join(", "));
+  assert.ok([...names].every((name) => !name.includes("nnn") && !name.includes("no_such")));
+  const unknown = served.filter((span) => span.name === "tools/call");
+  assert.ok(
+    unknown.some((span) => attribute(span.attributes, "gen_ai.tool.name") === "no_such_tool"),
+  );
+});
