@@ -4934,6 +4934,7 @@ var HttpTransport = class {
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
   #listen;
+  #listening = false;
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options) {
     this.#name = options.name;
@@ -5030,7 +5031,10 @@ var HttpTransport = class {
     }
     if (message.version !== void 0) return;
     await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
-    if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
+    if (this.#listen && !this.#listening && message.method === "notifications/initialized") {
+      this.#listening = true;
+      void this.#listenStream();
+    }
   }
   /**
    * Follows the session's own event stream for as long as the transport
@@ -5038,17 +5042,21 @@ var HttpTransport = class {
    * that breaks is opened again after `DEFAULT_RESUME_DELAY_MS`, a wait that
    * doubles up to `MAX_RESUME_DELAY_MS` while streams bring nothing (never a
    * hot loop); a server that offers none (405, or anything but a stream) is
-   * left alone for good.
+   * left alone for good. A session the server forgot (404) is followed again
+   * once it was opened again, by the next request that met the 404.
    */
   async #listenStream() {
     const signal = this.#all.signal;
     let waitMs = DEFAULT_RESUME_DELAY_MS;
     while (!this.#ended) {
+      const id = this.#session.id;
       const opened = await this.#openListen(signal);
       if (opened === "refused" || this.#ended) return;
       if (opened === "heard") waitMs = DEFAULT_RESUME_DELAY_MS;
-      if (!await sleepUnless(this.#clock, waitMs, signal) || this.#ended) return;
-      if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+      do {
+        if (!await sleepUnless(this.#clock, waitMs, signal) || this.#ended) return;
+        if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+      } while (opened === "forgotten" && this.#session.id === id);
     }
   }
   /** One GET of the session's own stream, followed to its end: what it brought. */
@@ -5066,7 +5074,7 @@ var HttpTransport = class {
     if (response.status !== 200 || !isMediaType(response.headers.get("content-type"), "text/event-stream")) {
       response.body?.cancel().catch(() => {
       });
-      return "refused";
+      return response.status === 404 && headers["mcp-session-id"] !== void 0 ? "forgotten" : "refused";
     }
     let heard = false;
     await followStream(response.body, {

@@ -136,6 +136,7 @@ export class HttpTransport implements Transport, SessionControl {
   /** Every credential sent, scrubbed from whatever the server says before anything keeps it. */
   #credentials = new SentCredentials();
   #listen: boolean;
+  #listening = false;
 
   /** Makes a transport for an endpoint; `TypeError` for a URL that is not http or https. */
   constructor(options: HttpOptions) {
@@ -248,7 +249,12 @@ export class HttpTransport implements Transport, SessionControl {
     // The modern era cancels by closing the request's stream (done).
     if (message.version !== undefined) return;
     await this.#notifier.post(this.#url, this.#headers(message), body, this.#all.signal);
-    if (this.#listen && message.method === "notifications/initialized") void this.#listenStream();
+    // One loop for the transport's life: a session opened again (its server
+    // forgot the last) is followed by the loop already running.
+    if (this.#listen && !this.#listening && message.method === "notifications/initialized") {
+      this.#listening = true;
+      void this.#listenStream();
+    }
   }
 
   /**
@@ -257,22 +263,26 @@ export class HttpTransport implements Transport, SessionControl {
    * that breaks is opened again after `DEFAULT_RESUME_DELAY_MS`, a wait that
    * doubles up to `MAX_RESUME_DELAY_MS` while streams bring nothing (never a
    * hot loop); a server that offers none (405, or anything but a stream) is
-   * left alone for good.
+   * left alone for good. A session the server forgot (404) is followed again
+   * once it was opened again, by the next request that met the 404.
    */
   async #listenStream(): Promise<void> {
     const signal = this.#all.signal;
     let waitMs = DEFAULT_RESUME_DELAY_MS;
     while (!this.#ended) {
+      const id = this.#session.id;
       const opened = await this.#openListen(signal);
       if (opened === "refused" || this.#ended) return;
       if (opened === "heard") waitMs = DEFAULT_RESUME_DELAY_MS;
-      if (!(await sleepUnless(this.#clock, waitMs, signal)) || this.#ended) return;
-      if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+      do {
+        if (!(await sleepUnless(this.#clock, waitMs, signal)) || this.#ended) return;
+        if (opened !== "heard") waitMs = Math.min(waitMs * 2, MAX_RESUME_DELAY_MS);
+      } while (opened === "forgotten" && this.#session.id === id);
     }
   }
 
   /** One GET of the session's own stream, followed to its end: what it brought. */
-  async #openListen(signal: AbortSignal): Promise<"refused" | "heard" | "silent"> {
+  async #openListen(signal: AbortSignal): Promise<"refused" | "forgotten" | "heard" | "silent"> {
     const headers = this.#session.headers(undefined);
     headers.accept = "text/event-stream";
     const sent = await this.#send(this.#url, { method: "GET", headers, signal });
@@ -286,7 +296,9 @@ export class HttpTransport implements Transport, SessionControl {
       !isMediaType(response.headers.get("content-type"), "text/event-stream")
     ) {
       response.body?.cancel().catch(() => {});
-      return "refused";
+      return response.status === 404 && headers["mcp-session-id"] !== undefined
+        ? "forgotten"
+        : "refused";
     }
     let heard = false;
     await followStream(response.body, {
