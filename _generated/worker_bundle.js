@@ -4388,7 +4388,10 @@ var HttpSession = class {
     try {
       const stale = this.#id;
       const refused = await this.#reinitialize(controller.signal);
-      if (!late) return refused;
+      if (!late) {
+        if (refused === void 0) this.#renewal.renewed?.();
+        return refused;
+      }
       return `it forgot session ${stale} and did not open a new one within ${timeoutMs} ms (its connect timeout: connect_timeout_ms in its catalog entry, connectTimeoutMs in a ServerSpec)`;
     } finally {
       clock.clearTimer(timer);
@@ -4948,7 +4951,10 @@ var HttpTransport = class {
     this.#clock = options.clock ?? systemClock;
     this.#session = new HttpSession(this.#url, options.headers, (url, init) => this.#send(url, init), {
       clock: this.#clock,
-      timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+      timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      renewed: () => {
+        if (!this.#ended) this.#sink?.renewed?.();
+      }
     });
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
     this.#exchanges = new Exchanges({
@@ -5707,6 +5713,7 @@ var Connection = class {
   #ended;
   #toolsChanged;
   #notified;
+  #renewed;
   #served;
   /** The server's requests being answered now, by id: aborting one withdraws it. */
   #serving = /* @__PURE__ */ new Map();
@@ -5730,6 +5737,7 @@ var Connection = class {
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
     this.#notified = options.notified;
+    this.#renewed = options.renewed;
     this.#served = options.served ?? SERVE_NONE;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
@@ -5789,7 +5797,10 @@ var Connection = class {
       end: (cause) => this.#onEnd(cause),
       exit: (status) => this.#onExit(status),
       // A request lost with its stream goes again under a new id, still its caller's.
-      reissue: (id) => this.#closed ? void 0 : this.#pending.rekey(id)
+      reissue: (id) => this.#closed ? void 0 : this.#pending.rekey(id),
+      renewed: () => {
+        if (!this.#closed && !this.#starting) this.#renewed?.();
+      }
     });
     if (!opened.ok) {
       this.#opened = false;
@@ -6044,6 +6055,7 @@ var ClientMachine = class {
   #onReport;
   #onToolsChanged;
   #onNotification;
+  #onRenewed;
   #logLevel;
   #served;
   #capabilities;
@@ -6069,6 +6081,7 @@ var ClientMachine = class {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#onRenewed = options.onRenewed;
     this.#logLevel = options.logLevel;
     this.#served = options.served;
     this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
@@ -6270,6 +6283,9 @@ var ClientMachine = class {
       },
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
+      },
+      renewed: () => {
+        if (connection === this.#connection && this.#state === "ready") this.#onRenewed?.();
       },
       ...this.#served === void 0 ? {} : {
         served: this.#served
@@ -6994,6 +7010,9 @@ var WorkerHost = class {
       },
       onToolsChanged: () => this.#toolsChanged(),
       onNotification: (method, params) => this.#notified(method, params),
+      onRenewed: () => this.#outbox.post(encodeNotice({
+        kind: "session_renewed"
+      })),
       ...message.logLevel === void 0 ? {} : {
         logLevel: message.logLevel
       },

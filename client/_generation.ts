@@ -414,15 +414,20 @@ export class Generation {
     this.#era = eraCodec(info.era);
     this.#host.history.update({ start: ok(info) });
     this.#host.ready();
-    // A legacy server is told the level first, ahead of any request its caller
-    // makes next; the start does not wait for the answer, so a server that never
-    // answers it delays nothing, and its refusal changes nothing.
+    this.tellLevel();
+    settle(ok(info));
+  }
+
+  /**
+   * Tells a legacy server that declared logging the level asked, ahead of any request its
+   * caller makes next (at the start, and on a new session for one it forgot); unawaited.
+   */
+  tellLevel(): void {
     const level = this.#host.logLevel;
     const method = this.#era.setLevelMethod;
-    if (level !== undefined && method !== undefined && isJsonObject(info.capabilities.logging)) {
-      void this.request(method, compactJson({ level }), callDeadlineMs(this.#host.spec), undefined);
-    }
-    settle(ok(info));
+    if (level === undefined || method === undefined) return;
+    if (!isJsonObject(this.#info?.capabilities.logging)) return;
+    void this.request(method, compactJson({ level }), callDeadlineMs(this.#host.spec), undefined);
   }
 
   // ---- a lost worker ----

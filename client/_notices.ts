@@ -22,6 +22,8 @@ export type NoticeHost = {
   onLog: ((entry: LogEntry) => void) | undefined;
   /** Hears each update of a resource. */
   updated: (notice: Extract<Notice, { kind: "resource_updated" }>) => void;
+  /** Hears that the server forgot its session and a new one was opened. */
+  renewed: () => void;
 };
 
 /** The listeners of one client's notices. */
@@ -67,6 +69,7 @@ export class Notices {
       return this.#resourceWatchers.tell();
     }
     if (notice.kind === "resource_updated") this.#host.updated(notice);
+    if (notice.kind === "session_renewed") this.#host.renewed();
   }
 
   #watchersOf(list: WatchedList): ToolWatchers {

@@ -221,6 +221,36 @@ export class ResourceRequests {
     }
   }
 
+  /**
+   * The server forgot its session and opened a new one: each legacy
+   * subscription the old session held is asked for again, once per URI; one
+   * refused ends every subscription to its URI with why.
+   */
+  renewed(): void {
+    const generation = this.#host.generation();
+    const style = generation.era.subscription;
+    if (style.kind !== "requests" || generation.state !== "ready") return;
+    const uris = new Set<string>();
+    for (const entry of this.#subscriptions) {
+      if (!entry.done && entry.open?.generation === generation) uris.add(entry.uri);
+    }
+    for (const uri of uris) {
+      const held = this.#held(generation, uri);
+      if (!held.live) continue;
+      void generation
+        .request(style.subscribe, compactJson({ uri }), this.#host.timeout(undefined), undefined)
+        .then((answered) => {
+          if (answered.ok) return;
+          held.live = false;
+          for (const entry of [...this.#subscriptions]) {
+            if (entry.uri === uri && entry.open?.generation === generation) {
+              this.#end(entry, answered);
+            }
+          }
+        });
+    }
+  }
+
   /** The client is being retired: every subscription ends as asked, the server told nothing. */
   retired(): void {
     this.#retired = true;

@@ -152,6 +152,7 @@ export class Client {
       generation: () => this.#generation,
       onLog: logs.onLog,
       updated: (notice) => this.#resources.updated(notice),
+      renewed: () => (this.#generation.tellLevel(), this.#resources.renewed()),
     });
     this.#succession = new Succession({
       spec: this.spec,

@@ -39,6 +39,12 @@ export type Notice =
     ticket?: number;
   }
   | { kind: "list_changed"; list: ChangedList }
+  /**
+   * The server forgot its session and a new one was opened (a legacy HTTP
+   * session's 404): what the old one held (subscriptions, the log level) is
+   * to be asked for again. Made by the transport, never from a server's text.
+   */
+  | { kind: "session_renewed" }
   | {
     /**
      * A 2026-07-28 listen's acknowledgment (`notifications/subscriptions/acknowledged`),
@@ -86,6 +92,8 @@ export function decodeNotice(data: Fields): NoticeEvent | undefined {
       return isCount(notice.ticket) && typeof notice.honored === "boolean"
         ? encodeNotice({ kind: "acknowledged", ticket: notice.ticket, honored: notice.honored })
         : undefined;
+    case "session_renewed":
+      return encodeNotice({ kind: "session_renewed" });
     case "list_changed":
       return isOneOf(CHANGED_LISTS, notice.list)
         ? encodeNotice({ kind: "list_changed", list: notice.list })

@@ -46,6 +46,11 @@ export interface TransportSink {
    * for it any more.
    */
   reissue?(id: number): number | undefined;
+  /**
+   * The server forgot its session and a new one was opened: what the old
+   * one held is to be asked for again (a legacy HTTP session's 404).
+   */
+  renewed?(): void;
 }
 
 /** One way of reaching a server: bytes both ways, and an end. */

@@ -57,6 +57,8 @@ export type ConnectionOptions = {
   toolsChanged?(): void;
   /** A notification the server sent (progress, a task's status), once the session began. */
   notified?(method: string, params: unknown): void;
+  /** The server forgot its session and a new one was opened (`TransportSink.renewed`). */
+  renewed?(): void;
   /** What the server's requests are answered with; none is served when absent. */
   served?: ServerRequestContext;
 };
@@ -74,6 +76,7 @@ export class Connection {
   #ended: (cause: DeathCause, message: string) => void;
   #toolsChanged: (() => void) | undefined;
   #notified: ConnectionOptions["notified"];
+  #renewed: ConnectionOptions["renewed"];
   #served: ServerRequestContext;
   /** The server's requests being answered now, by id: aborting one withdraws it. */
   #serving = new Map<Id, AbortController>();
@@ -98,6 +101,7 @@ export class Connection {
     this.#ended = options.ended;
     this.#toolsChanged = options.toolsChanged;
     this.#notified = options.notified;
+    this.#renewed = options.renewed;
     this.#served = options.served ?? SERVE_NONE;
     this.#exit = new ExitWatch(this.#clock);
     this.#retirement = new Retirement({
@@ -169,6 +173,9 @@ export class Connection {
       exit: (status) => this.#onExit(status),
       // A request lost with its stream goes again under a new id, still its caller's.
       reissue: (id) => this.#closed ? undefined : this.#pending.rekey(id),
+      renewed: () => {
+        if (!this.#closed && !this.#starting) this.#renewed?.();
+      },
     });
     if (!opened.ok) {
       this.#opened = false;

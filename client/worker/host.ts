@@ -223,6 +223,7 @@ export class WorkerHost {
       },
       onToolsChanged: () => this.#toolsChanged(),
       onNotification: (method, params) => this.#notified(method, params),
+      onRenewed: () => this.#outbox.post(encodeNotice({ kind: "session_renewed" })),
       ...(message.logLevel === undefined ? {} : { logLevel: message.logLevel }),
       ...(message.traceContext === undefined ? {} : { traceContext: message.traceContext }),
       served: this.#served(message),

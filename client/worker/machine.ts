@@ -101,6 +101,7 @@ export class ClientMachine {
   #onReport: ((report: StateReport) => void) | undefined;
   #onToolsChanged: (() => void) | undefined;
   #onNotification: MachineOptions["onNotification"];
+  #onRenewed: MachineOptions["onRenewed"];
   #logLevel: LogLevel | undefined;
   #served: ServerRequestContext | undefined;
   #capabilities: JsonObject;
@@ -130,6 +131,7 @@ export class ClientMachine {
     this.#onReport = options.onReport;
     this.#onToolsChanged = options.onToolsChanged;
     this.#onNotification = options.onNotification;
+    this.#onRenewed = options.onRenewed;
     this.#logLevel = options.logLevel;
     this.#served = options.served;
     this.#capabilities = clientCapabilities(options.served?.served ?? SERVES_NONE);
@@ -361,6 +363,9 @@ export class ClientMachine {
       },
       notified: (method, params) => {
         if (connection === this.#connection) this.#onNotification?.(method, params);
+      },
+      renewed: () => {
+        if (connection === this.#connection && this.#state === "ready") this.#onRenewed?.();
       },
       ...(this.#served === undefined ? {} : { served: this.#served }),
     });

@@ -35,6 +35,8 @@ export type MachineOptions = {
   onToolsChanged?: () => void;
   /** Told of every notification the server sends once the session began (progress, task status). */
   onNotification?: (method: string, params: unknown) => void;
+  /** Told when the ready server forgot its session and a new one was opened. */
+  onRenewed?: () => void;
   /** The least level of log messages asked of the server, when one is (`EraCodec.open`). */
   logLevel?: LogLevel;
   /**

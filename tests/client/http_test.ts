@@ -121,12 +121,15 @@ Deno.test("a 2026-07-28 stream broken before its answer: a read-only call is re-
 });
 
 Deno.test("a legacy session hears what belongs to no request on its own GET stream, opened again when it ends", async (t) => {
-  // "forget": the server forgets the session after the first touch; the
-  // stream is followed again on the session the next call opens.
+  // "forget": the server forgets the session (and what it held) after the
+  // first touch; the stream is followed again on the session the next call
+  // opens, and the subscription and log level are asked for again there.
   for (const mode of ["steady", "once", "forget"]) {
     await t.step(mode, async () => {
       const server = await serveFixture("http_updates.ts", [mode]);
-      const client = new Client(remote(`${server.origin}/mcp`, { era: "legacy" }));
+      const client = new Client(
+        remote(`${server.origin}/mcp`, { era: "legacy", logLevel: "warning" }),
+      );
       try {
         assert.ok((await client.connect()).ok);
         const uri = "file:///watched";
@@ -143,8 +146,13 @@ Deno.test("a legacy session hears what belongs to no request on its own GET stre
           }
         }
         assert.deepEqual(updates.slice(0, 2), [uri, uri]);
-        const opened = Number(await (await fetch(`${server.origin}/log`)).text());
+        const { opened, levels } = await (await fetch(`${server.origin}/log`)).json();
         assert.equal(opened >= 2, mode !== "steady", `${opened} GET streams opened`);
+        // A session opened again is told the level again, and its subscription is made again.
+        assert.deepEqual(
+          levels,
+          mode === "forget" ? ["session-1 warning", "session-2 warning"] : ["session-1 warning"],
+        );
       } finally {
         await client.retire();
         await server.close();

@@ -47,8 +47,8 @@ export type SessionSend = (
   },
 ) => Promise<Sent>;
 
-/** How long a session's renewal may take, and on which clock. */
-export type Renewal = { clock: Clock; timeoutMs: number };
+/** How long a session's renewal may take, on which clock, and who hears that one succeeded. */
+export type Renewal = { clock: Clock; timeoutMs: number; renewed?: () => void };
 
 /** One endpoint's session state and headers. */
 export class HttpSession {
@@ -205,7 +205,10 @@ export class HttpSession {
     try {
       const stale = this.#id;
       const refused = await this.#reinitialize(controller.signal);
-      if (!late) return refused;
+      if (!late) {
+        if (refused === undefined) this.#renewal.renewed?.();
+        return refused;
+      }
       return `it forgot session ${stale} and did not open a new one within ${timeoutMs} ms ` +
         "(its connect timeout: connect_timeout_ms in its catalog entry, connectTimeoutMs in " +
         "a ServerSpec)";

@@ -156,6 +156,9 @@ export class HttpTransport implements Transport, SessionControl {
       {
         clock: this.#clock,
         timeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+        renewed: () => {
+          if (!this.#ended) this.#sink?.renewed?.();
+        },
       },
     );
     this.#notifier = new Notifier(this.#clock, (url, init) => this.#send(url, init));
