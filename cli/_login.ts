@@ -194,14 +194,14 @@ function signedIn(
   dir: string,
   json: boolean,
 ): number {
-  const expires = token.expiresAt === undefined ? undefined : new Date(token.expiresAt);
+  const expires = isoDate(token.expiresAt);
   if (json) {
     printJson(output, {
       ok: true,
       server,
       issuer: token.issuer,
       scopes: token.scopes,
-      ...(expires === undefined ? {} : { expiresAt: expires.toISOString() }),
+      ...(expires === undefined ? {} : { expiresAt: expires }),
       store: dir,
     });
     return EXIT_OK;
@@ -209,8 +209,19 @@ function signedIn(
   const scopes = token.scopes.length === 0
     ? "no scope named"
     : `scopes ${printableLine(token.scopes.join(" "))}`;
-  const until = expires === undefined ? "" : `, until ${expires.toISOString()}`;
+  const until = expires === undefined ? "" : `, until ${expires}`;
   const issuer = printableLine(token.issuer);
   output.result(`Signed in to ${server} at ${issuer} (${scopes}${until}); tokens kept in ${dir}`);
   return EXIT_OK;
+}
+
+/**
+ * `ms` as an ISO 8601 date, or undefined when it is none a `Date` can hold
+ * (the session bounds a token's lifetime, but the command line never crashes
+ * on a date).
+ */
+function isoDate(ms: number | undefined): string | undefined {
+  if (ms === undefined) return undefined;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }

@@ -5,7 +5,10 @@
 // new ones after a refusal (`answer`); only the headers a request carries
 // cross back. While a worker runs, a token about to expire is refreshed here
 // ahead of time and its headers are posted (`watch`), so that a request
-// rarely meets an expired token; one that does is refused and asks.
+// rarely meets an expired token; one that does is refused and asks. When to
+// refresh is the session's to say (`status().refreshAt`); a wait longer than a
+// timer can keep (MAX_TIMEOUT_MS, about 24.8 days: a token living 30 days) is
+// waited in steps, each of which only arms the next.
 //
 // DPoP: a DPoP-bound token needs a proof per request (RFC 9449: method, URL,
 // a fresh `jti`, the token's hash, the server's nonce). The worker asks for
@@ -22,8 +25,8 @@ import type { Result } from "../codec/result.ts";
 import { OAuthSession } from "../oauth/session.ts";
 import type { Credentials } from "../oauth/credentials.ts";
 import type { OAuthFailure } from "../oauth/failures.ts";
-import { REFRESH_MARGIN_MS } from "../oauth/limits.ts";
 import { FileTokenStore, type TokenStore } from "../oauth/store.ts";
+import { MAX_TIMEOUT_MS } from "../settings/limits.ts";
 import { isRemote, type ServerSpec } from "../settings/server_spec.ts";
 import type { OAuthSettings } from "../settings/oauth.ts";
 
@@ -46,17 +49,33 @@ export function signInOf(
   return new SignIn(new OAuthSession(spec.url, settings, { store }));
 }
 
+/**
+ * A timer that keeps no process alive: runs `run` after `ms` (at most
+ * `MAX_TIMEOUT_MS`), and returns what cancels it.
+ */
+export type RefreshTimer = (run: () => void, ms: number) => () => void;
+
+function unrefTimer(run: () => void, ms: number): () => void {
+  const timer = setTimeout(run, ms);
+  // Nothing waits on it: it keeps no process alive.
+  Deno.unrefTimer(timer);
+  return () => clearTimeout(timer);
+}
+
 /** One remote server's sign-in, as its client's worker reaches it. */
 export class SignIn {
   /** The session: discovery, grants, refresh, the store. */
   readonly session: OAuthSession;
   #post: ((message: ToWorker) => void) | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  #cancel: (() => void) | undefined;
   #now: () => number;
+  #timer: RefreshTimer;
 
-  constructor(session: OAuthSession, now: () => number = Date.now) {
+  /** The sign-in of `session`; `options` replace the clock and the timer (tests do). */
+  constructor(session: OAuthSession, options: { now?: () => number; timer?: RefreshTimer } = {}) {
     this.session = session;
-    this.#now = now;
+    this.#now = options.now ?? Date.now;
+    this.#timer = options.timer ?? unrefTimer;
   }
 
   /** Answers the worker's ask for credentials (`credentials`) or after a refusal (`challenge`). */
@@ -88,8 +107,8 @@ export class SignIn {
   /** Stops refreshing ahead of time: the worker is gone. */
   stop(): void {
     this.#post = undefined;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#cancel?.();
+    this.#cancel = undefined;
   }
 
   /**
@@ -109,20 +128,21 @@ export class SignIn {
     }
   }
 
-  /** Arms the refresh of the current token ahead of its expiry, when it says when. */
+  /** Arms the refresh of the current token ahead of its expiry, when the session says when. */
   #schedule(): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const expiresAt = this.session.status().expiresAt;
-    if (this.#post === undefined || expiresAt === undefined) return;
-    const wait = Math.max(MIN_REFRESH_WAIT_MS, expiresAt - REFRESH_MARGIN_MS - this.#now());
-    this.#timer = setTimeout(() => void this.#refresh(), wait);
-    // Nothing waits on it: it keeps no process alive.
-    Deno.unrefTimer(this.#timer);
+    this.#cancel?.();
+    this.#cancel = undefined;
+    const refreshAt = this.session.status().refreshAt;
+    if (this.#post === undefined || refreshAt === undefined) return;
+    const wait = Math.max(MIN_REFRESH_WAIT_MS, refreshAt - this.#now());
+    // Past what a timer can keep, it would fire at once: a step of the wait arms the next.
+    this.#cancel = wait > MAX_TIMEOUT_MS
+      ? this.#timer(() => this.#schedule(), MAX_TIMEOUT_MS)
+      : this.#timer(() => void this.#refresh(), wait);
   }
 
   async #refresh(): Promise<void> {
-    this.#timer = undefined;
+    this.#cancel = undefined;
     const outcome = await this.session.credentials();
     const post = this.#post;
     if (post === undefined) return;

@@ -68,14 +68,66 @@ export async function prepareClient(
   };
   const stored = entry.value?.registration;
   if (stored !== undefined) context.stored = stored;
-  const record = await resolveClient(found.as, settings, context);
-  if (!record.ok) return record;
-  options.keep(record.value.clientSecret);
-  if (record.value.origin === "dynamic" && stored === undefined) {
-    options.noteStore(await keepRegistration(options.store, key, record.value));
+  let prepared = await usableClient(found.as, settings, context);
+  if (!prepared.ok && stored !== undefined && prepared.error.kind === "registration_refused") {
+    // A kept registration this client cannot use (an older version kept it unchecked):
+    // forgotten, and the client registered anew, once.
+    options.noteStore(await forgetRegistration(options.store, key, stored.clientId));
+    delete context.stored;
+    prepared = await usableClient(found.as, settings, context);
   }
+  if (!prepared.ok) return prepared;
+  const { record, auth } = prepared.value;
+  options.keep(record.clientSecret);
+  if (record.clientSecret !== undefined && record.method === "client_secret_basic") {
+    options.keep(basicCredentials(record.clientId, record.clientSecret));
+  }
+  // Kept only now that it is known to be usable: a registration this client cannot
+  // authenticate as would be presented, and fail, on every later run.
+  if (record.origin === "dynamic" && context.stored === undefined) {
+    options.noteStore(await keepRegistration(options.store, key, record));
+  }
+  return ok({ record, auth, key });
+}
+
+/** The client `resolveClient` gives, with how it authenticates; a dynamic one it cannot use is refused. */
+async function usableClient(
+  as: oauth.AuthorizationServer,
+  settings: OAuthSettings,
+  context: ClientContext,
+): Promise<Result<{ record: ClientRecord; auth: oauth.ClientAuth }, OAuthFailure>> {
+  const record = await resolveClient(as, settings, context);
+  if (!record.ok) return record;
   const auth = await clientAuthentication(record.value, settings);
-  return auth.ok ? ok({ record: record.value, auth: auth.value, key }) : auth;
+  if (auth.ok) return ok({ record: record.value, auth: auth.value });
+  if (record.value.origin !== "dynamic") return auth;
+  return err({
+    kind: "registration_refused",
+    message: `The authorization server ${context.issuer} registered this client for ` +
+      `${record.value.method}, which it did not ask for and cannot authenticate with; ` +
+      `register a client there and set its id as the oauth setting clientId (client_id in a ` +
+      `catalog)`,
+    issuer: context.issuer,
+    status: 0,
+    setting: "clientId",
+  });
+}
+
+/**
+ * Forgets the dynamic registration `clientId` kept under `key`, with the
+ * grants issued to it (a refresh token is bound to its client): the
+ * authorization server no longer takes it. A registration another session
+ * made meanwhile stays.
+ */
+export function forgetRegistration(
+  store: TokenStore,
+  key: StoreKey,
+  clientId: string,
+): Promise<Result<void, StoreFailure>> {
+  return store.update(
+    key,
+    (entry) => entry?.registration?.clientId === clientId ? undefined : entry,
+  );
 }
 
 /** Where the token store keeps what concerns this client at the authorization server `found` names. */
@@ -220,7 +272,7 @@ async function register(
     const response = await oauth.dynamicClientRegistrationRequest(
       as,
       metadata,
-      requestOptions(as.registration_endpoint!, context.fetch),
+      requestOptions(as.registration_endpoint!, context.fetch, { namedBy: context.issuer }),
     );
     registered = await oauth.processDynamicClientRegistrationResponse(await lenient(response));
   } catch (error) {
@@ -315,13 +367,17 @@ export async function clientAuthentication(
  */
 function clientSecretBasic(secret: string): oauth.ClientAuth {
   return (_as, client, _body, headers) => {
-    const form = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
-    const credentials = `${form(client.client_id)}:${form(secret)}`;
-    const bytes = new TextEncoder().encode(credentials);
-    let binary = "";
-    for (const byte of bytes) binary += String.fromCharCode(byte);
-    headers.set("authorization", `Basic ${btoa(binary)}`);
+    headers.set("authorization", `Basic ${basicCredentials(client.client_id, secret)}`);
   };
+}
+
+/** The credentials of `client_secret_basic` (what follows `Basic `): a secret of its own. */
+export function basicCredentials(clientId: string, secret: string): string {
+  const form = (text: string) => new URLSearchParams({ v: text }).toString().slice(2);
+  const bytes = new TextEncoder().encode(`${form(clientId)}:${form(secret)}`);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /** The Web Crypto parameters of each JWS algorithm a client key may use. */

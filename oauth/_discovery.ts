@@ -16,7 +16,7 @@ import * as oauth from "./_oauth4webapi.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { OAuthFailure } from "./failures.ts";
-import { type Fetch, isLoopback, requestOptions } from "./_http.ts";
+import { type Fetch, plainHttpAllowed, requestOptions } from "./_http.ts";
 import { failureOf } from "./_errors.ts";
 
 /** What a server's protected resource metadata says. */
@@ -60,11 +60,13 @@ export async function discover(
   server: URL,
   options: DiscoveryOptions,
 ): Promise<Result<Discovered | undefined, OAuthFailure>> {
+  const unencrypted = plainHttpRefusal(server);
+  if (unencrypted !== undefined) return err(unencrypted);
   const resource = await resourceMetadata(server, options);
   if (!resource.ok) return resource;
   if (resource.value === undefined) {
     if (!options.allowLegacy) return ok(undefined);
-    const found = await authorizationServer(server.origin, options.fetch);
+    const found = await authorizationServer(server.origin, server, options.fetch);
     if (!found.ok) return found;
     if (found.value !== undefined) {
       return ok({ issuer: server.origin, as: found.value, fromMetadata: true });
@@ -72,7 +74,7 @@ export async function discover(
     return ok({ issuer: server.origin, as: defaultEndpoints(server.origin), fromMetadata: false });
   }
   const issuer = resource.value.authorizationServers[0]!;
-  const found = await authorizationServer(issuer, options.fetch);
+  const found = await authorizationServer(issuer, server, options.fetch);
   if (!found.ok) return found;
   if (found.value === undefined) {
     return err({
@@ -86,6 +88,23 @@ export async function discover(
     });
   }
   return ok({ resource: resource.value, issuer, as: found.value, fromMetadata: true });
+}
+
+/**
+ * Why no token is ever asked for `server`, if none is: an MCP server reached
+ * over plain HTTP off this machine would receive it unencrypted, for anyone
+ * on the way to read and replay.
+ */
+export function plainHttpRefusal(server: URL): OAuthFailure | undefined {
+  if (server.protocol === "https:" || plainHttpAllowed(server, server)) return undefined;
+  return {
+    kind: "configuration_invalid",
+    message: `Cannot sign in to ${quote(`${server.origin}${server.pathname}`, 200)}: it is ` +
+      `reached over ${server.protocol.replace(/:$/, "")} off this machine, where its token ` +
+      `would cross the network unencrypted; use the server's https:// URL (plain HTTP is ` +
+      `allowed only on this machine's loopback addresses)`,
+    setting: "url",
+  };
 }
 
 /** The 2025-03-26 endpoints of a server without metadata, at its origin. */
@@ -105,19 +124,22 @@ async function resourceMetadata(
   const bare = new URL(`${server.origin}${server.pathname}`);
   const attempts: Array<{ url: string; request: () => Promise<Response> }> = [];
   const announced = options.resourceMetadataUrl;
+  // A refusal's resource_metadata is the server's word: reached over HTTPS, or
+  // over plain HTTP only from a server on this machine to this machine.
   if (announced !== undefined && /^https?:/i.test(announced)) {
-    attempts.push({ url: announced, request: () => getJson(announced, options.fetch) });
+    attempts.push({ url: announced, request: () => getJson(announced, server, options.fetch) });
   }
   const wellKnown = `${server.origin}/.well-known/oauth-protected-resource`;
+  const own = requestOptions(server, options.fetch, { namedBy: server });
   attempts.push({
     url: bare.pathname === "/" ? wellKnown : `${wellKnown}${bare.pathname}`,
-    request: () => oauth.resourceDiscoveryRequest(bare, requestOptions(bare, options.fetch)),
+    request: () => oauth.resourceDiscoveryRequest(bare, own),
   });
   if (bare.pathname !== "/") {
     const root = new URL(server.origin);
     attempts.push({
       url: wellKnown,
-      request: () => oauth.resourceDiscoveryRequest(root, requestOptions(root, options.fetch)),
+      request: () => oauth.resourceDiscoveryRequest(root, own),
     });
   }
   for (const attempt of attempts) {
@@ -205,11 +227,12 @@ export function resourceCovers(resource: URL, server: URL): boolean {
 }
 
 /**
- * The metadata of the authorization server `issuer`, from the first of its
- * well-known URLs that has it; undefined when none does.
+ * The metadata of the authorization server `issuer`, which `server` named,
+ * from the first of its well-known URLs that has it; undefined when none does.
  */
 async function authorizationServer(
   issuer: string,
+  server: URL,
   fetch: Fetch,
 ): Promise<Result<oauth.AuthorizationServer | undefined, OAuthFailure>> {
   let issuerUrl: URL;
@@ -222,7 +245,7 @@ async function authorizationServer(
       url: issuer,
     });
   }
-  const options = requestOptions(issuerUrl, fetch);
+  const options = requestOptions(issuerUrl, fetch, { namedBy: server });
   const path = issuerUrl.pathname.replace(/\/+$/, "");
   const attempts: Array<() => Promise<Response>> = [
     () => oauth.discoveryRequest(issuerUrl, { ...options, algorithm: "oauth2" }),
@@ -230,7 +253,7 @@ async function authorizationServer(
   if (path !== "") {
     // OpenID discovery with the path inserted, which oauth4webapi does not build.
     attempts.push(() =>
-      getJson(`${issuerUrl.origin}/.well-known/openid-configuration${path}`, fetch)
+      getJson(`${issuerUrl.origin}/.well-known/openid-configuration${path}`, server, fetch)
     );
   }
   attempts.push(() => oauth.discoveryRequest(issuerUrl, { ...options, algorithm: "oidc" }));
@@ -252,12 +275,13 @@ async function authorizationServer(
 }
 
 /**
- * A GET of a JSON document as oauth4webapi makes its own: HTTPS (or
- * loopback) only, no redirect followed.
+ * A GET of a JSON document as oauth4webapi makes its own: HTTPS only (plain
+ * HTTP where {@linkcode plainHttpAllowed} allows it for the server that named
+ * it), no redirect followed.
  */
-function getJson(url: string, fetch: Fetch): Promise<Response> {
+function getJson(url: string, namedBy: URL, fetch: Fetch): Promise<Response> {
   const target = new URL(url);
-  oauth.checkProtocol(target, !isLoopback(target));
+  oauth.checkProtocol(target, !plainHttpAllowed(target, namedBy));
   return fetch(target, {
     method: "GET",
     headers: { accept: "application/json" },

@@ -40,7 +40,8 @@ export function failureOf(error: unknown, context: ErrorContext): OAuthFailure {
     return {
       kind: "metadata_invalid",
       message: `Cannot use ${where(context)}: an endpoint is not HTTPS (plain HTTP is allowed ` +
-        `only on this machine's loopback addresses)`,
+        `only on this machine's loopback addresses, when what named the endpoint is there too); ` +
+        `ask the server's operator for HTTPS endpoints`,
       url: context.phase === "discovery" ? context.url : context.issuer,
     };
   }
@@ -97,13 +98,18 @@ export function failureOf(error: unknown, context: ErrorContext): OAuthFailure {
           `checks (${text}): it is not used, as it may come from another server (RFC 9207); ` +
           `sign in again, and report it to the server's operator if it happens again`,
       };
-    case "token":
+    case "token": {
+      const status = statusNumber(error);
       return {
         kind: "token_response_invalid",
-        message: `The token endpoint of ${context.issuer} answered the ${context.grant} grant ` +
-          `with something that is not a usable token (${text})`,
+        message: passing(status)
+          ? `The token endpoint of ${context.issuer} is failing for now: it answered the ` +
+            `${context.grant} grant with HTTP ${status}; try again in a moment`
+          : `The token endpoint of ${context.issuer} answered the ${context.grant} grant ` +
+            `with something that is not a usable token (${text})`,
         grant: context.grant,
       };
+    }
   }
 }
 
@@ -128,7 +134,7 @@ function bodyError(error: oauth.ResponseBodyError, context: ErrorContext): OAuth
       const out: OAuthFailure = {
         kind: "token_refused",
         message: `The token endpoint of ${context.issuer} refused the ${context.grant} grant ` +
-          `(HTTP ${error.status}, ${said}); ${tokenAdvice(context.grant, error.error)}`,
+          `(HTTP ${error.status}, ${said}); ${tokenAdvice(context.grant, error)}`,
         grant: context.grant,
         status: error.status,
         error: error.error,
@@ -147,9 +153,18 @@ function bodyError(error: oauth.ResponseBodyError, context: ErrorContext): OAuth
   }
 }
 
-function tokenAdvice(grant: string, error: string): string {
+/** Whether an answer of HTTP `status` says the server is failing for now, not refusing. */
+function passing(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+function tokenAdvice(grant: string, refusal: { error: string; status: number }): string {
+  const { error } = refusal;
   if (error === "invalid_client" || error === "unauthorized_client") {
     return "check the client's id, secret or key in the oauth settings";
+  }
+  if (error === "temporarily_unavailable" || error === "server_error" || passing(refusal.status)) {
+    return "the authorization server is failing for now: try again in a moment";
   }
   if (grant === "refresh_token") return "sign in again";
   if (error === "invalid_scope") return "check the oauth setting scopes";

@@ -15,7 +15,7 @@ import * as oauth from "./_oauth4webapi.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { OAuthFailure } from "./failures.ts";
-import { type Fetch, isLoopback, requestOptions } from "./_http.ts";
+import { type Fetch, plainHttpAllowed, requestOptions } from "./_http.ts";
 import { failureOf } from "./_errors.ts";
 import type { DpopKey } from "./_dpop.ts";
 import type { Discovered } from "./_discovery.ts";
@@ -96,7 +96,7 @@ export async function authorizationRequest(
   }
   const url = new URL(endpoint);
   try {
-    oauth.checkProtocol(url, !isLoopback(url));
+    oauth.checkProtocol(url, !plainHttpAllowed(url, context.issuer));
   } catch (error) {
     return err(failureOf(error, { phase: "discovery", url: endpoint }));
   }
@@ -229,7 +229,7 @@ export async function identityProvider(
   const issuer = new URL(settings.issuer!);
   try {
     const response = await oauth.discoveryRequest(issuer, {
-      ...requestOptions(issuer, fetch),
+      ...requestOptions(issuer, fetch, { namedBy: issuer }),
       algorithm: "oidc",
     });
     return ok({ as: await oauth.processDiscoveryResponse(issuer, response), client, auth });
@@ -267,7 +267,7 @@ export async function identityAssertion(
       idp.auth,
       TOKEN_EXCHANGE_GRANT,
       parameters,
-      requestOptions(idp.as.token_endpoint!, fetch),
+      requestOptions(idp.as.token_endpoint!, fetch, { namedBy: idp.as.issuer }),
     );
     // An ID-JAG is no access token: RFC 8693 §2.2.1 has its token_type N_A.
     answer = await oauth.processGenericTokenEndpointResponse(idp.as, idp.client, response, {
@@ -288,7 +288,8 @@ export async function identityAssertion(
 }
 
 function options(context: GrantContext) {
-  const base = requestOptions(context.as.token_endpoint ?? context.issuer, context.fetch);
+  const endpoint = context.as.token_endpoint ?? context.issuer;
+  const base = requestOptions(endpoint, context.fetch, { namedBy: context.issuer });
   return context.dpop === undefined ? base : { ...base, DPoP: context.dpop.handle };
 }
 
@@ -298,6 +299,26 @@ function resourceParameter(context: GrantContext): Record<string, string> {
 
 function scopeParameter(scopes: readonly string[]): Record<string, string> {
   return scopes.length === 0 ? {} : { scope: scopes.join(" ") };
+}
+
+/**
+ * An error as its body tells it: a refusal that carries a `WWW-Authenticate`
+ * challenge (RFC 6749 §5.2 has a 401 of a client that authenticated with
+ * `Basic` carry one) is read by oauth4webapi for its challenge alone, and its
+ * OAuth error (`invalid_client`, say) is what decides what to do next.
+ */
+async function withErrorBody(error: unknown): Promise<unknown> {
+  if (!(error instanceof oauth.WWWAuthenticateChallengeError)) return error;
+  const response = error.response;
+  try {
+    const body = await response.clone().json();
+    if (typeof body?.error === "string" && body.error !== "") {
+      return new oauth.ResponseBodyError(error.message, { cause: body, response });
+    }
+  } catch {
+    // No JSON body: the challenge is all there is.
+  }
+  return error;
 }
 
 async function tokenCall(
@@ -313,7 +334,8 @@ async function tokenCall(
     } catch (error) {
       // The handle kept the nonce of the refusal: the request is made once more with it.
       if (attempt === 0 && context.dpop !== undefined && oauth.isDPoPNonceError(error)) continue;
-      return err(failureOf(error, { phase: "token", grant, issuer: context.issuer }));
+      const phase = { phase: "token" as const, grant, issuer: context.issuer };
+      return err(failureOf(await withErrorBody(error), phase));
     }
     const tokenType = answer.token_type === "dpop" ? "dpop" : "bearer";
     const out: TokenSet = { accessToken: answer.access_token, tokenType };

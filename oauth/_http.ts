@@ -58,14 +58,31 @@ export type RequestOptions = {
 };
 
 /**
- * The options of a call into oauth4webapi for a request to `url`: its
- * requests go through `fetch`, and plain HTTP is allowed on loopback only.
+ * The options of a call into oauth4webapi for a request to `url`, which
+ * `namedBy` named (the server for its metadata, the issuer for its
+ * endpoints): its requests go through `fetch`, and plain HTTP is allowed as
+ * {@linkcode plainHttpAllowed} has it.
  */
-export function requestOptions(url: string | URL, fetch: Fetch): RequestOptions {
+export function requestOptions(
+  url: string | URL,
+  fetch: Fetch,
+  options: { namedBy: string | URL },
+): RequestOptions {
   return {
     [oauth.customFetch]: (target: string, init: object) => fetch(target, init as RequestInit),
-    [oauth.allowInsecureRequests]: isLoopback(new URL(url)),
+    [oauth.allowInsecureRequests]: plainHttpAllowed(url, options.namedBy),
   };
+}
+
+/**
+ * Whether a request to `url` may go over plain HTTP: only when it stays on
+ * this machine (RFC 8252 §8.3) and whoever named it is on this machine too.
+ * An endpoint a remote issuer names, or an issuer a remote server names, is
+ * never reached unencrypted, loopback or not: another local program may
+ * listen there.
+ */
+export function plainHttpAllowed(url: string | URL, namedBy: string | URL): boolean {
+  return isLoopback(new URL(url)) && isLoopback(new URL(namedBy));
 }
 
 /** The port a URL reaches. */
@@ -98,14 +115,28 @@ export function systemError(error: unknown): string {
     .replace(/^client error \(Connect\):\s*/, "");
 }
 
+/** How a {@linkcode boundedFetch} bounds and cleans its answers. */
+export type BoundedFetchOptions = {
+  /** Deadline of each request, in ms. */
+  timeoutMs: number;
+  /** Aborted when the session closes. */
+  closed?: AbortSignal;
+  /** What an error answer's text becomes before anything reads it (its secrets scrubbed). */
+  scrub?: (text: string) => string;
+};
+
 /**
  * A fetch with a deadline of `timeoutMs` per request whose answers are read
  * whole (up to the cap) before they are handed on, so that nothing of the
  * request outlives it: no timer, no open body. When `closed` aborts, every
  * request in flight is abandoned at once (its timer cleared with it), and
- * every later one fails before it is sent.
+ * every later one fails before it is sent. The body of an error answer
+ * (HTTP 400 and up) is handed on as `scrub` makes it: a server that echoes
+ * what it was sent echoes secrets, and this is the only place that sees the
+ * whole text before a message quotes and cuts it.
  */
-export function boundedFetch(base: Fetch, timeoutMs: number, closed?: AbortSignal): Fetch {
+export function boundedFetch(base: Fetch, options: BoundedFetchOptions): Fetch {
+  const { timeoutMs, closed, scrub } = options;
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     if (closed?.aborted) throw new UnreachableError(url, CLOSED);
@@ -132,10 +163,15 @@ export function boundedFetch(base: Fetch, timeoutMs: number, closed?: AbortSigna
         throw new UnreachableError(url, why(error, `no whole answer within ${timeoutMs} ms`));
       }
       const bodyless = response.status === 204 || response.status === 304 || response.status < 200;
+      const headers = new Headers(response.headers);
+      if (bytes !== null && response.status >= 400 && scrub !== undefined) {
+        bytes = new TextEncoder().encode(scrub(new TextDecoder().decode(bytes)));
+        headers.delete("content-length");
+      }
       return new Response(bodyless ? null : bytes, {
         status: response.status,
         statusText: response.statusText,
-        headers: response.headers,
+        headers,
       });
     } finally {
       clearTimeout(timer);

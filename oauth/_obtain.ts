@@ -8,6 +8,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
+import { quote } from "../codec/quote.ts";
 import type { Authorize, OAuthGrant, OAuthSettings, Supplied } from "../settings/oauth.ts";
 import type { OAuthFailure } from "./failures.ts";
 import type { Fetch } from "./_http.ts";
@@ -253,4 +254,49 @@ export function noSignInWaiting(where: string): OAuthFailure {
     kind: "authorization_response_invalid",
     message: `No sign-in to ${where} is waiting for its answer; sign in again`,
   };
+}
+
+/**
+ * The answer to a callback whose `state` is not the waiting sign-in's: a
+ * page any site can make a browser load, or a stale tab. The sign-in waits on.
+ */
+export function foreignCallback(where: string): OAuthFailure {
+  return {
+    kind: "authorization_response_invalid",
+    message: `The answer given for the sign-in to ${where} carries another state than the ` +
+      `sign-in that waits (it may come from another site, or an older sign-in): it is not ` +
+      `used, and the sign-in still waits; finish it with the query the browser came back with`,
+  };
+}
+
+/** The answer to a request to `url` outside the protected resource `resource`. */
+export function outsideResource(url: URL, resource: string): OAuthFailure {
+  const shown = `${url.origin}${url.pathname}`;
+  return {
+    kind: "outside_resource",
+    message: `Cannot send a request to ${quote(shown, 200)} with the credentials of ` +
+      `${quote(resource, 200)}: it is outside the protected resource they are for; send it ` +
+      `without them, or through a session of its own server`,
+    url: shown,
+    resource,
+  };
+}
+
+/** The parameters of an authorization response a server wrote as text: its error. */
+const SERVER_TEXT = ["error", "error_description", "error_uri"] as const;
+
+/**
+ * The query the browser came back with, its error text scrubbed by `clean`
+ * before any message quotes and cuts it (the code and state stay as they are).
+ */
+export function scrubbedCallback(
+  callback: URLSearchParams,
+  clean: (text: string) => string,
+): URLSearchParams {
+  const out = new URLSearchParams(callback);
+  for (const name of SERVER_TEXT) {
+    const value = out.get(name);
+    if (value !== null) out.set(name, clean(value));
+  }
+  return out;
 }

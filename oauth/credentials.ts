@@ -82,6 +82,12 @@ export type OAuthStatus = {
   client?: ClientOrigin;
   scopes?: string[];
   expiresAt?: number;
+  /**
+   * When the session renews its token ahead of expiry, in ms since the epoch
+   * (the first request after it does, or a harness's timer); absent when it
+   * cannot without a person.
+   */
+  refreshAt?: number;
   /** The last time keeping tokens in the store failed, what went wrong. */
   storeFailure?: string;
 };

@@ -25,6 +25,7 @@ export const OAUTH_FAILURE_KINDS = [
   "token_response_invalid",
   "insufficient_scope",
   "refused",
+  "outside_resource",
   "configuration_invalid",
   "store_failed",
 ] as const;
@@ -81,6 +82,12 @@ export type OAuthFailure =
   | { kind: "insufficient_scope"; message: string; scopes: string[] }
   /** The server keeps refusing the request, or refuses it in a way no token can fix. */
   | { kind: "refused"; message: string; status: number }
+  /**
+   * A request to `url` asked for the credentials of a session whose protected
+   * resource (`resource`) does not cover it: another origin, or a path outside
+   * it. Nothing was sent.
+   */
+  | { kind: "outside_resource"; message: string; url: string; resource: string }
   /** A setting is missing or unusable; `setting` names it. */
   | { kind: "configuration_invalid"; message: string; setting: string }
   /** The token store could not be read or written. */

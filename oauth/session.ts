@@ -13,15 +13,21 @@
  * (on retiring the server) abandons what is in flight. Its operations take
  * turns (one runs at a time), so a burst of refusals costs one sign-in: each
  * refusal says which token it was refused with (`generation`), and a refusal
- * of a token already replaced is answered with the current one. Tokens live
- * in the session and in its {@linkcode TokenStore}; every failure and every
- * status it hands out is scrubbed of the secrets it knows.
+ * of a token already replaced is answered with the current one. The token
+ * lives in the session's holding (`_holding.ts`: renewed when due, handed out
+ * through a server's passing failure, ended only by a refusal of its grant)
+ * and in its {@linkcode TokenStore}; the client it presents lives beside it
+ * (`_presented.ts`). No token is ever asked for a server reached over plain
+ * HTTP off this machine, and no credentials are made for a URL outside the
+ * server's protected resource. Every failure and every status it hands out
+ * is scrubbed of the secrets it knows.
  *
  * @module
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
 import type { OAuthGrant, OAuthSettings } from "../settings/oauth.ts";
+import { isTimeoutMs, TIMEOUT_RULE } from "../settings/problem.ts";
 import type { OAuthFailure } from "./failures.ts";
 import type {
   AccessToken,
@@ -33,29 +39,20 @@ import type {
 } from "./credentials.ts";
 import { boundedFetch, type Fetch } from "./_http.ts";
 import { challengeParams, scopeList } from "./_challenge.ts";
-import { discover, type Discovered, sameAuthority } from "./_discovery.ts";
-import { prepareClient, type PreparedClient, storeKeyOf } from "./_client.ts";
+import * as discovery from "./_discovery.ts";
+import { storeKeyOf } from "./_client.ts";
 import * as grants from "./_grants.ts";
-import { DpopKey, supportsDpop } from "./_dpop.ts";
-import {
-  awaitAuthorize,
-  forbidden,
-  headlessTokens,
-  needsAuth,
-  noSignInWaiting,
-  pkceRefusal,
-  redirectUriOf,
-  refusedTooOften,
-  selectScopes,
-} from "./_obtain.ts";
+import { PresentedClient } from "./_presented.ts";
+import * as obtaining from "./_obtain.ts";
 import { Secrets } from "./_secrets.ts";
-import { credentialsOf, type Held, heldFromStore, heldOf, statusOf, tokenOf } from "./_held.ts";
+import { credentialsOf, statusOf, tokenOf } from "./_held.ts";
+import { Holding, type Place } from "./_holding.ts";
 import { KeptGrants } from "./_kept.ts";
-import { MemoryTokenStore, type StoredGrant } from "./store.ts";
+import { refreshVerdict } from "./_renewal.ts";
+import { MemoryTokenStore } from "./store.ts";
 import {
   MAX_AUTHORIZATION_RETRIES,
   OAUTH_REQUEST_TIMEOUT_MS,
-  REFRESH_MARGIN_MS,
   SIGN_IN_TIMEOUT_MS,
 } from "./limits.ts";
 
@@ -82,51 +79,73 @@ export class OAuthSession {
   #redirectUri: string;
   #kept: KeptGrants;
   #http: Fetch;
-  #now: () => number;
   #signInTimeoutMs: number;
-  #found: Discovered | undefined;
-  #client: PreparedClient | undefined;
-  #held: Held | undefined;
-  #generation = 0;
-  #dpop: DpopKey | undefined;
+  #unencrypted: OAuthFailure | undefined;
+  #found: discovery.Discovered | undefined;
+  #client: PresentedClient;
+  #holding: Holding;
   #pending: grants.PendingSignIn | undefined;
-  #restored = false;
   #probed: boolean;
-  #givenRefreshTried = false;
-  #lastAsked: string[] = [];
   #secrets = new Secrets();
   #tail: Promise<unknown> = Promise.resolve();
   #closing = new AbortController();
 
-  /** A parked session of the MCP endpoint `server`: nothing is asked before it is used. */
+  /**
+   * A parked session of the MCP endpoint `server`: nothing is asked before it
+   * is used. A deadline of `options` that no timer can keep is a RangeError.
+   */
   constructor(server: string | URL, settings: OAuthSettings, options: OAuthSessionOptions = {}) {
+    for (const name of ["requestTimeoutMs", "signInTimeoutMs"] as const) {
+      const value = options[name];
+      if (value !== undefined && !isTimeoutMs(value)) {
+        throw new RangeError(`Cannot start a sign-in: ${name} is ${value}, not ${TIMEOUT_RULE}`);
+      }
+    }
     this.server = new URL(server);
     this.#settings = settings;
     this.#grant = settings.grant ?? "authorization_code";
-    this.#redirectUri = redirectUriOf(settings);
+    this.#redirectUri = obtaining.redirectUriOf(settings);
     this.#kept = new KeptGrants(options.store ?? new MemoryTokenStore());
     // Ahead of any refusal, discovery is worth its requests only where a token can come
     // without a person: from the store, from a refresh token, or from a headless grant.
     this.#probed = options.store === undefined && this.#grant === "authorization_code" &&
       settings.refreshToken === undefined;
-    this.#http = boundedFetch(
-      options.fetch ?? fetch,
-      options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
-      this.#closing.signal,
-    );
-    this.#now = options.now ?? Date.now;
+    this.#http = boundedFetch(options.fetch ?? fetch, {
+      timeoutMs: options.requestTimeoutMs ?? OAUTH_REQUEST_TIMEOUT_MS,
+      closed: this.#closing.signal,
+      scrub: (text) => this.#secrets.clean(text),
+    });
     this.#signInTimeoutMs = options.signInTimeoutMs ?? SIGN_IN_TIMEOUT_MS;
-    [settings.clientSecret, settings.refreshToken, settings.privateKeyPem]
+    this.#unencrypted = discovery.plainHttpRefusal(this.server);
+    this.#client = new PresentedClient(settings, {
+      redirectUri: this.#redirectUri,
+      fetch: this.#http,
+      kept: this.#kept,
+      secrets: this.#secrets,
+    });
+    this.#holding = new Holding(this.#kept, {
+      secrets: this.#secrets,
+      now: options.now ?? Date.now,
+      headless: this.#grant !== "authorization_code",
+      host: {
+        place: () => this.#place(),
+        context: () => this.#client.context(this.#found!),
+        obtain: (scopes) => this.#obtain(scopes),
+        clientRefused: (failure) => this.#clientRefused(failure),
+      },
+    });
+    [settings.clientSecret, settings.refreshToken, settings.privateKeyPem, settings.idpClientSecret]
       .forEach((secret) => this.#secrets.keep(secret));
   }
 
   /**
    * The credentials a request carries: the current token (refreshed first
    * when it is about to expire), or none when there is none yet (the server's
-   * refusal will say how to get one).
+   * refusal will say how to get one). A target outside the server's protected
+   * resource gets none: `outside_resource`.
    */
   credentials(target: RequestTarget = {}): Promise<Result<Credentials | undefined, OAuthFailure>> {
-    return this.#turn(async () => {
+    return this.#guarded(target, async () => {
       if (!this.#probed && this.#found === undefined) {
         this.#probed = true;
         const found = await this.#discover(undefined, false);
@@ -136,9 +155,9 @@ export class OAuthSession {
           if (!gotten.ok) return gotten;
         }
       }
-      const fresh = await this.#fresh();
+      const fresh = await this.#holding.fresh();
       if (!fresh.ok) return fresh;
-      return ok(this.#held === undefined ? undefined : await this.#credentialsFor(target));
+      return ok(this.#holding.held === undefined ? undefined : await this.#credentialsFor(target));
     });
   }
 
@@ -147,23 +166,24 @@ export class OAuthSession {
    * refresh, a sign-in, or a step-up to the scopes a 403 `insufficient_scope`
    * asks for (with those already granted). Past
    * {@linkcode MAX_AUTHORIZATION_RETRIES} refusals of one request, the
-   * refusal is the answer.
+   * refusal is the answer. A refresh that fails for a passing reason is the
+   * answer too: the grant is kept, and no one is asked to sign in again.
    */
   challenge(refusal: Refusal): Promise<Result<Credentials, OAuthFailure>> {
     if (refusal.status !== 401 && refusal.status !== 403) {
       throw new RangeError(`Cannot answer HTTP ${refusal.status}: a refusal is 401 or 403`);
     }
-    return this.#turn(async () => {
+    return this.#guarded(refusal, async () => {
       const params = challengeParams(refusal.wwwAuthenticate);
       if (refusal.attempt > MAX_AUTHORIZATION_RETRIES) {
-        return err(refusedTooOften(refusal, this.#where(), params.scope));
+        return err(obtaining.refusedTooOften(refusal, this.#where(), params.scope));
       }
-      const held = this.#held;
+      const [held, dpop] = [this.#holding.held, this.#client.dpop];
       if (
-        params.error === "use_dpop_nonce" && refusal.dpopNonce && this.#dpop !== undefined &&
+        params.error === "use_dpop_nonce" && refusal.dpopNonce && dpop !== undefined &&
         held?.tokenType === "dpop"
       ) {
-        await this.#dpop.rememberNonce(this.#targetUrl(refusal), refusal.dpopNonce);
+        await dpop.rememberNonce(this.#targetUrl(refusal), refusal.dpopNonce);
         return ok(await this.#credentialsFor(refusal));
       }
       // The request carried no token, or one already replaced: the current one may do.
@@ -171,7 +191,7 @@ export class OAuthSession {
         return ok(await this.#credentialsFor(refusal));
       }
       if (refusal.status === 403 && params.error !== "insufficient_scope") {
-        return err(forbidden(this.#where()));
+        return err(obtaining.forbidden(this.#where()));
       }
       // A 403 is about scopes, on a server already found; a 401 may mean it moved (SEP-2352).
       if (refusal.status === 401 || this.#found === undefined) {
@@ -179,70 +199,75 @@ export class OAuthSession {
         if (!found.ok) return found;
       }
       if (refusal.status === 403) {
-        const wanted = [
-          ...new Set([...(this.#held?.scopes ?? this.#lastAsked), ...scopeList(params.scope)]),
-        ];
+        const granted = this.#holding.held?.scopes ?? this.#holding.lastAsked;
+        const wanted = [...new Set([...granted, ...scopeList(params.scope)])];
         return await this.#obtainCredentials(wanted, refusal);
       }
       // Nothing held yet: the store, a harness's refresh token or a headless grant may do.
-      if (this.#held === undefined && !this.#restored) {
+      if (this.#holding.held === undefined && !this.#holding.restored) {
         const restored = await this.#restoreOrObtain();
         if (!restored.ok) return restored;
-        if (this.#held !== undefined) return ok(await this.#credentialsFor(refusal));
+        if (this.#holding.held !== undefined) return ok(await this.#credentialsFor(refusal));
       }
-      const current = this.#held;
+      const current = this.#holding.held;
       if (current?.refreshToken !== undefined) {
-        const refreshed = await this.#refresh(current);
+        const refreshed = await this.#holding.refresh(current);
         if (refreshed.ok) return ok(await this.#credentialsFor(refusal));
-        if (refreshed.error.kind === "unreachable") return refreshed;
+        // Signed in again only when the grant ended.
+        if (this.#holding.held !== undefined) return refreshed;
       }
-      return await this.#obtainCredentials(
-        selectScopes(this.#settings, this.#found, params.scope),
-        refusal,
-      );
+      const scopes = obtaining.selectScopes(this.#settings, this.#found, params.scope);
+      return await this.#obtainCredentials(scopes, refusal);
     });
   }
 
   /**
-   * The current access token, getting one if there is none: from the store,
-   * by refresh, by the headless grant, or by signing in (`needs_auth` when
-   * the settings give no `authorize`). What `loom-mcp login` runs.
+   * The current access token, getting one if there is none: from the store
+   * (refreshed first when it expired there), by refresh, by the headless
+   * grant, or by signing in (`needs_auth` when the settings give no
+   * `authorize`). What `loom-mcp login` runs.
    */
   accessToken(): Promise<Result<AccessToken, OAuthFailure>> {
-    return this.#turn(async () => {
+    return this.#guarded({}, async () => {
       const known = await this.#known();
       if (!known.ok) return known;
-      const fresh = await this.#fresh();
-      if (!fresh.ok) return fresh;
-      if (this.#held === undefined) {
-        const gotten = await this.#restoreOrObtain(true);
-        if (!gotten.ok) return gotten;
-      }
-      return ok(this.#token());
+      const gotten = await this.#restoreOrObtain(true);
+      return gotten.ok ? ok(this.#token()) : gotten;
     });
   }
 
   /** A new access token now: by refresh where there is a refresh token, else as at first. */
   refresh(): Promise<Result<AccessToken, OAuthFailure>> {
-    return this.#turn(async () => {
+    return this.#guarded({}, async () => {
       const known = await this.#known();
       if (!known.ok) return known;
-      const held = this.#held;
-      const done = held?.refreshToken !== undefined
-        ? await this.#refresh(held)
-        : await this.#obtain(held?.scopes ?? selectScopes(this.#settings, this.#found, undefined));
+      const restored = await this.#holding.restore();
+      if (!restored.ok) return restored;
+      const held = this.#holding.held;
+      if (held?.refreshToken !== undefined) {
+        const done = await this.#holding.refresh(held);
+        if (done.ok) return ok(this.#token());
+        // Only a registration the server no longer knows, now dropped, starts over.
+        if (!this.#dropped(done.error)) return done;
+      }
+      const scopes = held?.scopes ?? obtaining.selectScopes(this.#settings, this.#found, undefined);
+      const done = await this.#obtain(scopes);
       return done.ok ? ok(this.#token()) : done;
     });
   }
 
   /**
    * Finishes the sign-in a `needs_auth` began, with the query of the request
-   * that reached the redirect URI.
+   * that reached the redirect URI. A query with another `state` is refused
+   * and the sign-in waits on: any web page can send one to a loopback port.
    */
   completeSignIn(callback: URLSearchParams): Promise<Result<AccessToken, OAuthFailure>> {
-    return this.#turn(async () => {
+    return this.#guarded({}, async () => {
       const pending = this.#pending;
-      if (pending === undefined) return err(noSignInWaiting(this.#where()));
+      if (pending === undefined) return err(obtaining.noSignInWaiting(this.#where()));
+      if (callback.get("state") !== pending.request.state) {
+        return err(obtaining.foreignCallback(this.#where()));
+      }
       const done = await this.#finish(pending, callback);
       return done.ok ? ok(this.#token()) : done;
     });
@@ -254,11 +279,12 @@ export class OAuthSession {
    */
   signOut(): Promise<Result<void, OAuthFailure>> {
     return this.#turn(async () => {
-      [this.#held, this.#pending] = [undefined, undefined];
+      this.#holding.drop();
+      this.#pending = undefined;
       const known = await this.#known();
-      if (!known.ok || this.#found === undefined) return known.ok ? ok(undefined) : known;
-      const key = this.#client?.key ?? storeKeyOf(this.#found, this.#settings, this.#redirectUri);
-      await this.#kept.keep(key, this.#resourceKey(), undefined);
+      if (!known.ok) return known;
+      const place = this.#place();
+      if (place !== undefined) await this.#kept.keep(place.key, place.resource, undefined);
       return ok(undefined);
     });
   }
@@ -271,14 +297,29 @@ export class OAuthSession {
 
   /** What the session knows, without any secret. */
   status(): OAuthStatus {
-    const out = statusOf(this.#held, { grant: this.#grant, pending: this.#pending !== undefined });
+    const out = statusOf(this.#holding.held, {
+      grant: this.#grant,
+      pending: this.#pending !== undefined,
+      notBefore: this.#holding.retryAt,
+    });
     if (this.#found !== undefined) {
       out.issuer = this.#found.issuer;
       out.resource = this.#resourceKey();
     }
-    if (this.#client !== undefined) out.client = this.#client.record.origin;
+    const client = this.#client.prepared;
+    if (client !== undefined) out.client = client.record.origin;
     if (this.#kept.failure !== undefined) out.storeFailure = this.#kept.failure;
     return out;
+  }
+
+  /**
+   * Whether a request to `url` may carry this session's credentials: one on
+   * the server's origin, within its protected resource (the resource its
+   * metadata names, else the server's own URL), as RFC 9728 §3 and RFC 8707
+   * have a resource indicator cover the URLs under it.
+   */
+  covers(url: string | URL): boolean {
+    return discovery.resourceCovers(new URL(this.#resourceKey()), new URL(url));
   }
 
   /** Runs `task` after every earlier operation, and scrubs the failure it ends with. */
@@ -290,13 +331,28 @@ export class OAuthSession {
     return run;
   }
 
+  /**
+   * `#turn`, for an operation that may end in a token for `target`: none for a
+   * server reached unencrypted, nor for a URL outside the protected resource.
+   */
+  #guarded<T>(target: RequestTarget, task: () => Outcome<T>): Outcome<T> {
+    return this.#turn(() => {
+      if (this.#unencrypted !== undefined) return Promise.resolve(err(this.#unencrypted));
+      if (target.url !== undefined && !this.covers(target.url)) {
+        const outside = obtaining.outsideResource(new URL(target.url), this.#resourceKey());
+        return Promise.resolve(err(outside));
+      }
+      return task();
+    });
+  }
+
   /** Discovers the authorization server, unless it is known. */
   async #known(): Outcome<unknown> {
     return this.#found === undefined ? await this.#discover(undefined, true) : ok(undefined);
   }
 
   async #discover(resourceMetadataUrl: string | undefined, allowLegacy: boolean): Outcome<boolean> {
-    const found = await discover(this.server, {
+    const found = await discovery.discover(this.server, {
       allowLegacy,
       fetch: this.#http,
       ...(resourceMetadataUrl === undefined ? {} : { resourceMetadataUrl }),
@@ -305,75 +361,30 @@ export class OAuthSession {
     if (found.value === undefined) return ok(false);
     const before = this.#found;
     this.#found = found.value;
-    if (before !== undefined && !sameAuthority(before, found.value)) {
+    if (before !== undefined && !discovery.sameAuthority(before, found.value)) {
       // The server moved to another authorization server (or resource): nothing of the
       // old one is presented to the new (SEP-2352).
-      this.#client = undefined;
-      this.#held = undefined;
+      this.#client.reset();
+      this.#holding.drop();
       this.#pending = undefined;
-      this.#restored = false;
     }
     return ok(true);
   }
 
-  /** Takes the stored token of this resource, or gets one without a person if that can be done. */
+  /**
+   * The token held or stored, renewed first when due (an expired one is never
+   * handed out), or one got without a person if that can be done (with one,
+   * when `interactive`).
+   */
   async #restoreOrObtain(interactive = false): Outcome<void> {
-    if (!this.#restored) {
-      this.#restored = true;
-      const key = storeKeyOf(this.#found!, this.#settings, this.#redirectUri);
-      const grant = await this.#kept.read(key, this.#resourceKey());
-      if (!grant.ok) return grant;
-      if (grant.value !== undefined) this.#held = this.#take(grant.value);
-    }
-    if (this.#held !== undefined) return ok(undefined);
-    const refreshToken = this.#settings.refreshToken;
-    if (refreshToken !== undefined && !this.#givenRefreshTried) {
-      this.#givenRefreshTried = true;
-      const given = heldFromStore({ accessToken: "", expiresAt: 0, refreshToken, scopes: [] }, 0);
-      const refreshed = await this.#refresh(given);
-      if (refreshed.ok || refreshed.error.kind === "unreachable") return refreshed;
-    }
+    const restored = await this.#holding.restore();
+    if (!restored.ok) return restored;
+    const fresh = await this.#holding.fresh();
+    if (!fresh.ok || this.#holding.held !== undefined) return fresh;
+    const given = await this.#holding.refreshGiven(this.#settings.refreshToken);
+    if (!given.ok || given.value) return given.ok ? ok(undefined) : given;
     if (this.#grant === "authorization_code" && !interactive) return ok(undefined);
-    return await this.#obtain(selectScopes(this.#settings, this.#found, undefined));
-  }
-
-  /** Refreshes the current token when it is about to expire. */
-  async #fresh(): Outcome<void> {
-    const held = this.#held;
-    if (held === undefined || held.expiresAt === undefined) return ok(undefined);
-    if (this.#now() < held.expiresAt - REFRESH_MARGIN_MS) return ok(undefined);
-    if (held.refreshToken !== undefined) {
-      const refreshed = await this.#refresh(held);
-      if (refreshed.ok || refreshed.error.kind === "unreachable") return refreshed;
-      // Refused: the token is gone, and the server's refusal will say how to get another.
-      return ok(undefined);
-    }
-    this.#held = undefined;
-    if (this.#grant === "authorization_code") return ok(undefined);
-    return await this.#obtain(held.scopes);
-  }
-
-  async #ensureClient(): Outcome<PreparedClient> {
-    if (this.#client !== undefined) return ok(this.#client);
-    const prepared = await prepareClient(this.#found!, this.#settings, {
-      redirectUri: this.#redirectUri,
-      fetch: this.#http,
-      store: this.#kept.store,
-      keep: (secret) => this.#secrets.keep(secret),
-      noteStore: (result) => this.#kept.note(result),
-    });
-    if (prepared.ok) this.#client = prepared.value;
-    return prepared;
-  }
-
-  async #context(): Outcome<grants.GrantContext> {
-    const client = await this.#ensureClient();
-    if (!client.ok) return client;
-    const found = this.#found!;
-    if ((this.#settings.dpop ?? supportsDpop(found.as)) && this.#dpop === undefined) {
-      this.#dpop = await DpopKey.create();
-    }
-    return ok(grants.grantContext(found, client.value, { fetch: this.#http, dpop: this.#dpop }));
+    return await this.#obtain(obtaining.selectScopes(this.#settings, this.#found, undefined));
   }
 
   async #obtainCredentials(scopes: string[], target: RequestTarget): Outcome<Credentials> {
@@ -383,20 +394,24 @@ export class OAuthSession {
 
   /** A new token by the session's grant, for `scopes`. */
   async #obtain(scopes: string[]): Outcome<void> {
-    const context = await this.#context();
+    const context = await this.#client.context(this.#found!);
     if (!context.ok) return context;
     if (this.#grant === "authorization_code") return await this.#signIn(context.value, scopes);
     const options = { fetch: this.#http, secrets: this.#secrets };
-    const { value } = context;
-    return await this.#accept(
-      await headlessTokens(this.#grant, this.#settings, value, scopes, options),
+    const tokens = await obtaining.headlessTokens(
+      this.#grant,
+      this.#settings,
+      context.value,
       scopes,
+      options,
     );
+    const bound = this.#client.dpop !== undefined;
+    return await this.#holding.accept(tokens, { asked: scopes, bound });
   }
 
   async #signIn(context: grants.GrantContext, scopes: string[]): Outcome<void> {
     const found = this.#found!;
-    const refusal = pkceRefusal(found);
+    const refusal = obtaining.pkceRefusal(found);
     if (refusal !== undefined) return err(refusal);
     const redirectUri = this.#redirectUri;
     const request = await grants.authorizationRequest(context, { redirectUri, scopes });
@@ -408,80 +423,61 @@ export class OAuthSession {
       // The URL already handed out stays good while it asks for every scope wanted now.
       const shown = this.#pending;
       if (shown !== undefined && scopes.every((scope) => shown.scopes.includes(scope))) {
-        return err(needsAuth(this.#where(), shown.request.url, found.issuer));
+        return err(obtaining.needsAuth(this.#where(), shown.request.url, found.issuer));
       }
       this.#pending = pending;
-      return err(needsAuth(this.#where(), request.value.url, found.issuer));
+      return err(obtaining.needsAuth(this.#where(), request.value.url, found.issuer));
     }
-    const callback = await awaitAuthorize(authorize, request.value.url, {
+    const callback = await obtaining.awaitAuthorize(authorize, request.value.url, {
       timeoutMs: this.#signInTimeoutMs,
       where: this.#where(),
       signal: this.#closing.signal,
     });
     if (!callback.ok) return callback;
-    return await this.#finish(pending, callback.value);
+    const done = await this.#finish(pending, callback.value);
+    // The registration the code was for is gone: registered again, and signed in once more.
+    if (!done.ok && this.#dropped(done.error)) return await this.#obtain(scopes);
+    return done;
   }
 
-  async #finish(
-    pending: grants.PendingSignIn,
-    callback: URLSearchParams,
-  ): Outcome<void> {
+  async #finish(pending: grants.PendingSignIn, callback: URLSearchParams): Outcome<void> {
     this.#secrets.keep(callback.get("code") ?? undefined);
-    const tokens = await grants.exchangeCode(pending.context, callback, pending.request);
+    const answer = obtaining.scrubbedCallback(callback, (text) => this.#secrets.clean(text));
+    const tokens = await grants.exchangeCode(pending.context, answer, pending.request);
     if (this.#pending === pending) this.#pending = undefined;
-    return this.#accept(tokens, pending.scopes);
-  }
-
-  async #refresh(held: Held): Outcome<void> {
-    const context = await this.#context();
-    if (!context.ok) return context;
-    const tokens = await grants.refreshTokens(context.value, held.refreshToken!);
-    if (!tokens.ok) {
-      if (tokens.error.kind !== "unreachable" && this.#held === held) {
-        // A grant another session on the store was given meanwhile is this one's too.
-        const [key, resource] = [this.#client!.key, this.#resourceKey()];
-        const stored = await this.#kept.other(key, resource, held);
-        if (stored !== undefined) {
-          this.#held = this.#take(stored);
-          return ok(undefined);
-        }
-        this.#held = undefined;
-        await this.#kept.forget(key, resource, held);
-      }
-      return tokens;
+    if (!tokens.ok && refreshVerdict(tokens.error) === "client_refused") {
+      return await this.#clientRefused(tokens.error);
     }
-    // No new refresh token: the old one stays good (the server does not rotate).
-    if (tokens.value.refreshToken === undefined) tokens.value.refreshToken = held.refreshToken!;
-    return this.#accept(tokens, held.scopes);
+    const bound = this.#client.dpop !== undefined;
+    return await this.#holding.accept(tokens, { asked: pending.scopes, bound });
   }
 
-  async #accept(tokens: Result<grants.TokenSet, OAuthFailure>, asked: string[]): Outcome<void> {
-    if (!tokens.ok) return tokens;
-    [tokens.value.accessToken, tokens.value.refreshToken].forEach((t) => this.#secrets.keep(t));
-    const now = this.#now();
-    const bound = this.#dpop !== undefined;
-    this.#held = heldOf(tokens.value, { asked, generation: ++this.#generation, now, bound });
-    this.#lastAsked = [...asked];
-    // The current token of this resource goes to the store.
-    if (this.#client !== undefined && this.#found !== undefined) {
-      await this.#kept.keep(this.#client.key, this.#resourceKey(), this.#held);
-    }
-    return ok(undefined);
+  /** After `invalid_client`: a registration the server no longer knows is dropped, with its token. */
+  async #clientRefused(refused: OAuthFailure): Outcome<void> {
+    const { dropped, failure } = await this.#client.refused(refused);
+    if (dropped) this.#holding.drop();
+    return err(failure);
   }
 
-  /** A stored grant as held, its secrets known. */
-  #take(grant: StoredGrant): Held {
-    [grant.accessToken, grant.refreshToken].forEach((secret) => this.#secrets.keep(secret));
-    return heldFromStore(grant, ++this.#generation);
+  /** Whether `failure` dropped the client: a registration the server no longer knows. */
+  #dropped(failure: OAuthFailure): boolean {
+    return refreshVerdict(failure) === "client_refused" && this.#client.prepared === undefined;
+  }
+
+  /** Where this resource's token is kept, once its authorization server is known. */
+  #place(): Place | undefined {
+    if (this.#found === undefined) return undefined;
+    const key = storeKeyOf(this.#found, this.#settings, this.#redirectUri);
+    return { key, resource: this.#resourceKey() };
   }
 
   #credentialsFor(target: RequestTarget): Promise<Credentials> {
     const request = { method: target.method ?? "POST", url: this.#targetUrl(target) };
-    return credentialsOf(this.#held!, this.#dpop, request);
+    return credentialsOf(this.#holding.held!, this.#client.dpop, request);
   }
 
   #token(): AccessToken {
-    return tokenOf(this.#held!, this.#found?.issuer ?? "");
+    return tokenOf(this.#holding.held!, this.#found?.issuer ?? "");
   }
 
   #targetUrl(target: RequestTarget): URL {

@@ -193,3 +193,33 @@ Deno.test("login fails, saying why, once more callbacks without its state arrive
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("login of a token whose expires_in no date can hold signs in, saying until when it is held", async () => {
+  const w = oauthWorld({ expiresIn: 1e13, clients: { svc: { secret: "svc-secret-value" } } });
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-login-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/loom.toml`,
+      `[mcp.far]\nurl = ${JSON.stringify(w.mcp.url)}\nera = "legacy"\n\n` +
+        `[mcp.far.oauth]\ngrant = "client_credentials"\nclient_id = "svc"\n` +
+        `client_secret = "svc-secret-value"\n`,
+    );
+    const year = new Date().getUTCFullYear();
+    const login = await cli(dir, "login", "far");
+    assert.equal(login.code, 0, login.stdout + login.stderr);
+    const until = /, until (\d{4})-\d\d-\d\dT[\d:.]+Z\)/.exec(login.stdout);
+    assert.ok(until !== null, login.stdout);
+    assert.ok(Number(until[1]) <= year + 2, `held until ${until[1]}`);
+    const json = await cli(dir, "login", "far", "--json");
+    assert.equal(json.code, 0, json.stdout + json.stderr);
+    const expiresAt = Date.parse(JSON.parse(json.stdout).expiresAt);
+    assert.ok(Number.isFinite(expiresAt) && new Date(expiresAt).getUTCFullYear() <= year + 2);
+    assert.deepEqual(
+      secretsIn(w.book, login.stdout + login.stderr + json.stdout + json.stderr),
+      [],
+    );
+  } finally {
+    await w.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
