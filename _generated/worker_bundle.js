@@ -57,6 +57,47 @@ var isAuthAnswer = (function isAuthAnswer(value) {
   const { kind, message, authorizationUrl, issuer } = value.error;
   return isString(kind) && kind !== "" && isString(message) && (authorizationUrl === void 0 || isString(authorizationUrl)) && (issuer === void 0 || isString(issuer));
 });
+var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
+  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
+    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
+  }
+  const whole = String(text);
+  let end = 0;
+  if (whole.length > maxChars) {
+    let count = 0;
+    for (const point of whole) {
+      if (count === maxChars) break;
+      end += point.length;
+      count++;
+    }
+  } else {
+    end = whole.length;
+  }
+  const cut = end < whole.length;
+  const kept = cut ? whole.slice(0, end) : whole;
+  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+  return `"${body}${cut ? "\u2026" : ""}"`;
+});
+var printable = (function printable(text) {
+  return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+});
+var describeValue = (function describeValue(value) {
+  if (value === void 0) return "absent";
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "bigint":
+      return `${value}`;
+    case "number":
+    case "boolean":
+      return String(value);
+    case "string":
+      return quote(value, 57);
+    case "function":
+    case "symbol":
+      return `a ${typeof value}`;
+  }
+  return Array.isArray(value) ? "an array" : "an object";
+});
 var syntaxErrorOffset = (function syntaxErrorOffset(text) {
   const n = text.length;
   const stack = [];
@@ -201,20 +242,33 @@ var parseJson = (function parseJson(text, options = {}) {
   return ok(value);
 });
 var syntaxFault = (function syntaxFault(text, error) {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = POSITION.exec(message);
-  const offset = match?.[1] !== void 0 ? Number(match[1]) : syntaxErrorOffset(text);
+  const offset = syntaxErrorOffset(text);
+  const words = error instanceof Error ? OWN_WORDS.exec(error.message)?.[1] : void 0;
+  const reason2 = words ?? (offset >= text.length ? END_OF_INPUT : `Unexpected token ${quote(String.fromCodePoint(text.codePointAt(offset)))}`);
   return {
     kind: "syntax",
     offset,
-    message: `Cannot parse JSON at offset ${offset}: ${message}`
+    message: `Cannot parse JSON at offset ${offset}: ${reason2}`
   };
 });
 var exactIntegers = (function exactIntegers(_key, value, context) {
-  if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context?.source !== void 0 && INTEGER_SOURCE.test(context.source)) {
-    return BigInt(context.source);
+  if (typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context?.source !== void 0) {
+    return exactInteger(context.source) ?? value;
   }
   return value;
+});
+var exactInteger = (function exactInteger(source) {
+  if (INTEGER_SOURCE.test(source)) return BigInt(source);
+  const parts = NUMBER_SOURCE.exec(source);
+  if (parts === null) return void 0;
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = parts;
+  let digits = whole + fraction;
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 48) end--;
+  const scale = Number(exponent) - fraction.length + (digits.length - end);
+  digits = digits.slice(0, end);
+  if (scale < 0) return void 0;
+  return BigInt(`${sign}${digits}`) * 10n ** BigInt(scale);
 });
 var inspect = (function inspect(value, depth, scan, strip) {
   if (typeof value === "number") {
@@ -435,36 +489,6 @@ var isServedRequests = (function isServedRequests(value) {
   if (typeof value.elicit !== "boolean" || typeof value.sample !== "boolean") return false;
   const roots = value.roots;
   return roots === null || Array.isArray(roots) && roots.every((root) => isJsonObject(root) && isString(root.uri) && (root.name === void 0 || isString(root.name)));
-});
-var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
-  if (!Number.isSafeInteger(maxChars) || maxChars < 1) {
-    throw new RangeError(`Cannot quote text: maxChars is ${maxChars}, not a positive integer`);
-  }
-  const points = Array.from(String(text));
-  const cut = points.length > maxChars;
-  const kept = cut ? points.slice(0, maxChars).join("") : String(text);
-  const body = JSON.stringify(kept).slice(1, -1).replace(INVISIBLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
-  return `"${body}${cut ? "\u2026" : ""}"`;
-});
-var printable = (function printable(text) {
-  return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
-});
-var describeValue = (function describeValue(value) {
-  if (value === void 0) return "absent";
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "bigint":
-      return `${value}`;
-    case "number":
-    case "boolean":
-      return String(value);
-    case "string":
-      return quote(value, 57);
-    case "function":
-    case "symbol":
-      return `a ${typeof value}`;
-  }
-  return Array.isArray(value) ? "an array" : "an object";
 });
 var invalid = (function invalid(message, index) {
   return err(index === void 0 ? {
@@ -1132,11 +1156,14 @@ var encodeUtf8 = (function encodeUtf8(text) {
   const tail = encoder2.encodeInto(text.slice(read), whole.subarray(written));
   return whole.subarray(0, written + tail.written);
 });
+var withoutMark = (function withoutMark(text) {
+  return text.charCodeAt(0) === BYTE_ORDER_MARK ? text.slice(1) : text;
+});
 var decodeUtf8 = (function decodeUtf8(bytes) {
   const text = lenient.decode(bytes);
-  if (!text.includes("\uFFFD")) return text;
+  if (!text.includes("\uFFFD")) return withoutMark(text);
   try {
-    return strict.decode(bytes);
+    return withoutMark(strict.decode(bytes));
   } catch {
     return void 0;
   }
@@ -1176,35 +1203,165 @@ var joinBytes = (function joinBytes(parts, size) {
   }
   return out;
 });
+var classify = (function classify(value) {
+  if (!isJsonObject(value)) {
+    return bad2(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
+  }
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
+  if (version !== "2.0") return bad2(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
+  const hasId = Object.hasOwn(value, "id");
+  const id = value.id;
+  if (hasId && !isId(id)) {
+    return bad2(`"id" is ${describeValue(id)}; it must be an integer or a string`);
+  }
+  if (Object.hasOwn(value, "method")) {
+    const method = value.method;
+    const asked = hasId ? id : void 0;
+    if (typeof method !== "string") {
+      return bad2(`"method" is ${describeValue(method)}, not a string`, asked);
+    }
+    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
+      return bad2(`a message with "method" also has "result" or "error"`, asked);
+    }
+    const hasParams = Object.hasOwn(value, "params");
+    const params = hasParams ? value.params : void 0;
+    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
+      return bad2(`"params" of ${quote(method)} is ${describeValue(params)}, not an object`, asked);
+    }
+    if (hasId) {
+      return ok(params === void 0 ? {
+        kind: "request",
+        id,
+        method
+      } : {
+        kind: "request",
+        id,
+        method,
+        params
+      });
+    }
+    return ok(params === void 0 ? {
+      kind: "notification",
+      method
+    } : {
+      kind: "notification",
+      method,
+      params
+    });
+  }
+  if (!hasId) return bad2(`a message has neither "method" nor "id"`);
+  const hasResult = Object.hasOwn(value, "result");
+  const hasError = Object.hasOwn(value, "error");
+  if (hasResult === hasError) {
+    return bad2(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
+  }
+  if (hasResult) {
+    return ok({
+      kind: "response",
+      id,
+      outcome: ok(value.result)
+    });
+  }
+  const error = decodeRpcError(value.error);
+  if (error === void 0) {
+    return bad2(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
+  }
+  return ok({
+    kind: "response",
+    id,
+    outcome: err(error)
+  });
+});
+var decodeRpcError = (function decodeRpcError(value) {
+  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
+    return void 0;
+  }
+  const { code, message, data } = value;
+  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
+    return void 0;
+  }
+  return Object.hasOwn(value, "data") ? {
+    code,
+    message,
+    data
+  } : {
+    code,
+    message
+  };
+});
+var isId = (function isId(value) {
+  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
+});
+var bad2 = (function bad2(message, id) {
+  const text = `Cannot decode JSON-RPC message: ${message}`;
+  return err(id === void 0 ? {
+    kind: "bad_message",
+    message: text
+  } : {
+    kind: "bad_message",
+    message: text,
+    id
+  });
+});
+var encodeNotification = (function encodeNotification(method, params) {
+  return params === void 0 ? {
+    jsonrpc: "2.0",
+    method
+  } : {
+    jsonrpc: "2.0",
+    method,
+    params
+  };
+});
+var encodeResult = (function encodeResult(id, result) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result
+  };
+});
+var encodeError = (function encodeError(id, error) {
+  const body = error.data === void 0 ? {
+    code: error.code,
+    message: error.message
+  } : {
+    code: error.code,
+    message: error.message,
+    data: error.data
+  };
+  return {
+    jsonrpc: "2.0",
+    id,
+    error: body
+  };
+});
 var readOutgoing = (function readOutgoing(text) {
   const parsed = parseJson(text);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return {
+  const classified = parsed.ok ? classify(parsed.value) : void 0;
+  if (classified === void 0 || !classified.ok) return {
     kind: "unreadable"
   };
-  const message = parsed.value;
-  const id = message.id;
-  const hasId = typeof id === "number" || typeof id === "string";
-  const method = message.method;
-  if (typeof method !== "string") {
-    return hasId ? {
-      kind: "response",
-      id
-    } : {
-      kind: "unreadable"
-    };
-  }
-  const out = {
-    kind: hasId ? "request" : "notification",
+  const message = classified.value;
+  if (message.kind === "response") return {
+    kind: "response",
+    id: message.id
+  };
+  const { method } = message;
+  const out = message.kind === "request" ? {
+    kind: "request",
+    method,
+    id: message.id
+  } : {
+    kind: "notification",
     method
   };
-  if (hasId) out.id = id;
   const params = message.params;
   if (!isJsonObject(params)) return out;
   const meta = params._meta;
   if (isJsonObject(meta) && typeof meta[META_PROTOCOL_VERSION] === "string") {
     out.version = meta[META_PROTOCOL_VERSION];
   }
-  const source = NAME_SOURCE[method];
+  const source = NAME_SOURCE.get(method);
   const name = source === void 0 ? void 0 : params[source];
   if (typeof name === "string") out.name = name;
   if (method === "tools/call" && params.arguments !== void 0) out.arguments = params.arguments;
@@ -1266,7 +1423,43 @@ var displayUrl = (function displayUrl(url) {
   return `${url.origin}${url.pathname}`;
 });
 var jsonOnOneLine = (function jsonOnOneLine(text) {
-  return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
+  if (!text.includes("\n") && !text.includes("\r")) return text;
+  const parts = [];
+  let from = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE3 || code === RETURN) {
+      parts.push(text.slice(from, index), inString ? "\0" : " ");
+      from = index + 1;
+    } else if (code === QUOTE) {
+      inString = !inString;
+    } else if (code === BACKSLASH && inString) {
+      const next = text.charCodeAt(index + 1);
+      if (next !== NEWLINE3 && next !== RETURN) index++;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
+});
+var jsonLineBytes = (function jsonLineBytes(bytes) {
+  const line = new Uint8Array(bytes.length + 1);
+  line.set(bytes);
+  line[bytes.length] = NEWLINE3;
+  if (bytes.indexOf(NEWLINE3) === -1 && bytes.indexOf(RETURN) === -1) return line;
+  let inString = false;
+  for (let index = 0; index < bytes.length; index++) {
+    const code = line[index];
+    if (code === NEWLINE3 || code === RETURN) {
+      line[index] = inString ? 0 : SPACE;
+    } else if (code === QUOTE) {
+      inString = !inString;
+    } else if (code === BACKSLASH && inString) {
+      const next = line[index + 1];
+      if (next !== NEWLINE3 && next !== RETURN) index++;
+    }
+  }
+  return line;
 });
 var grow = (function grow(long, size) {
   long.buffer.resize(size);
@@ -1305,7 +1498,7 @@ var peekResponseId = (function peekResponseId(line) {
   let id;
   let answered = false;
   for (; ; ) {
-    if (line.charCodeAt(at) !== QUOTE) return void 0;
+    if (line.charCodeAt(at) !== QUOTE2) return void 0;
     const keyEnd = line.indexOf('"', at + 1);
     if (keyEnd === -1) return void 0;
     const key = line.slice(at + 1, keyEnd);
@@ -1354,14 +1547,14 @@ var skipString = (function skipString(line, at) {
     const quote2 = line.indexOf('"', from);
     if (quote2 === -1) return -1;
     let slashes = 0;
-    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH) slashes++;
+    while (line.charCodeAt(quote2 - 1 - slashes) === BACKSLASH2) slashes++;
     if (slashes % 2 === 0) return quote2 + 1;
     from = quote2 + 1;
   }
 });
 var skipValue = (function skipValue(line, at) {
   const first = line.charCodeAt(at);
-  if (first === QUOTE) return skipString(line, at);
+  if (first === QUOTE2) return skipString(line, at);
   if (first !== OPEN_BRACE2 && first !== OPEN_BRACKET) {
     let next = at;
     while (next < line.length) {
@@ -1378,7 +1571,7 @@ var skipValue = (function skipValue(line, at) {
     if (found === null) return -1;
     const index = found.index;
     const code = line.charCodeAt(index);
-    if (code === QUOTE) {
+    if (code === QUOTE2) {
       const after = skipString(line, index);
       if (after === -1) return -1;
       STRUCTURE.lastIndex = after;
@@ -1656,18 +1849,25 @@ var refusal = (async function refusal(response, clean) {
     http
   };
 });
-var lineEnd = (function lineEnd(chunk, from) {
-  const lf = chunk.indexOf(LF, from);
-  const limit = lf === -1 ? chunk.length : lf;
-  const cr = chunk.subarray(from, limit).indexOf(CR);
-  return cr === -1 ? lf : from + cr;
+var indexOrEnd = (function indexOrEnd(chunk, byte, from) {
+  const at = chunk.indexOf(byte, from);
+  return at === -1 ? chunk.length : at;
 });
 var tooLarge = (function tooLarge(bytes, events) {
   return {
     kind: "event_too_large",
     bytes,
     limit: MAX_EVENT_BYTES,
-    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes (MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    message: `Cannot accept an event stream event with more than ${MAX_EVENT_BYTES} bytes of data (MAX_EVENT_BYTES); its data lines held at least ${bytes}`,
+    events
+  };
+});
+var lineTooLong = (function lineTooLong(bytes, events) {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_EVENT_LINE_BYTES,
+    message: `Cannot accept an event stream line of more than ${MAX_EVENT_LINE_BYTES} bytes (MAX_EVENT_LINE_BYTES); at least ${bytes} bytes arrived before it ended`,
     events
   };
 });
@@ -1757,14 +1957,7 @@ var signInMessage = (function signInMessage(where, failure, message, http) {
   return `Cannot sign in to server "${where.name}" at ${where.endpoint} for ${message.method ?? "a response"}${refused}: ${failure.message}`;
 });
 var jsonLine = (function jsonLine(bytes) {
-  const line = new Uint8Array(bytes.length + 1);
-  line.set(bytes);
-  for (let i = line.indexOf(NEWLINE4); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE4, i)) {
-    line[i] = SPACE;
-  }
-  for (let i = line.indexOf(RETURN2); i !== -1; i = line.indexOf(RETURN2, i)) line[i] = SPACE;
-  line[bytes.length] = NEWLINE4;
-  return line;
+  return jsonLineBytes(bytes);
 });
 var madeUpLine = (function madeUpLine(id, words) {
   const error = {
@@ -1856,7 +2049,7 @@ var scanParamHeaders = (function scanParamHeaders(schema) {
   const visit = (node, path, reachable) => {
     if (!isJsonObject(node)) return void 0;
     if (MARK in node) {
-      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      const where = path.length === 0 ? "the schema itself" : `property ${quote(path.join("."))}`;
       if (!reachable || path.length === 0) {
         return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
       }
@@ -1864,14 +2057,14 @@ var scanParamHeaders = (function scanParamHeaders(schema) {
       if (typeof name !== "string" || name.length === 0) {
         return `${where}: ${MARK} must be a non-empty string`;
       }
-      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${quote(name)} is not a token`;
       const type = node.type;
       if (typeof type !== "string" || !PRIMITIVE.has(type)) {
         return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
       }
       const prior = seen.get(name.toLowerCase());
-      if (prior !== void 0) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
-      seen.set(name.toLowerCase(), JSON.stringify(name));
+      if (prior !== void 0) return `${MARK} ${quote(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), quote(name));
       headers.push({
         path: [
           ...path
@@ -1986,138 +2179,6 @@ var failed = (function failed(answer, http) {
     kind: "auth_failed",
     failure: answer.error,
     http
-  };
-});
-var classify = (function classify(value) {
-  if (!isJsonObject(value)) {
-    return bad2(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
-  }
-  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
-  if (version !== "2.0") return bad2(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
-  const hasId = Object.hasOwn(value, "id");
-  const id = value.id;
-  if (hasId && !isId(id)) {
-    return bad2(`"id" is ${describeValue(id)}; it must be an integer or a string`);
-  }
-  if (Object.hasOwn(value, "method")) {
-    const method = value.method;
-    const asked = hasId ? id : void 0;
-    if (typeof method !== "string") {
-      return bad2(`"method" is ${describeValue(method)}, not a string`, asked);
-    }
-    if (Object.hasOwn(value, "result") || Object.hasOwn(value, "error")) {
-      return bad2(`a message with "method" also has "result" or "error"`, asked);
-    }
-    const hasParams = Object.hasOwn(value, "params");
-    const params = hasParams ? value.params : void 0;
-    if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
-      return bad2(`"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`, asked);
-    }
-    if (hasId) {
-      return ok(params === void 0 ? {
-        kind: "request",
-        id,
-        method
-      } : {
-        kind: "request",
-        id,
-        method,
-        params
-      });
-    }
-    return ok(params === void 0 ? {
-      kind: "notification",
-      method
-    } : {
-      kind: "notification",
-      method,
-      params
-    });
-  }
-  if (!hasId) return bad2(`a message has neither "method" nor "id"`);
-  const hasResult = Object.hasOwn(value, "result");
-  const hasError = Object.hasOwn(value, "error");
-  if (hasResult === hasError) {
-    return bad2(`response ${describeValue(id)} must have exactly one of "result" and "error"`);
-  }
-  if (hasResult) {
-    return ok({
-      kind: "response",
-      id,
-      outcome: ok(value.result)
-    });
-  }
-  const error = decodeRpcError(value.error);
-  if (error === void 0) {
-    return bad2(`"error" of response ${describeValue(id)} is not an object with integer "code" and string "message"`);
-  }
-  return ok({
-    kind: "response",
-    id,
-    outcome: err(error)
-  });
-});
-var decodeRpcError = (function decodeRpcError(value) {
-  if (!isJsonObject(value) || !Object.hasOwn(value, "code") || !Object.hasOwn(value, "message")) {
-    return void 0;
-  }
-  const { code, message, data } = value;
-  if (typeof code !== "number" || !Number.isInteger(code) || typeof message !== "string") {
-    return void 0;
-  }
-  return Object.hasOwn(value, "data") ? {
-    code,
-    message,
-    data
-  } : {
-    code,
-    message
-  };
-});
-var isId = (function isId(value) {
-  return typeof value === "string" || typeof value === "number" && Number.isSafeInteger(value);
-});
-var bad2 = (function bad2(message, id) {
-  const text = `Cannot decode JSON-RPC message: ${message}`;
-  return err(id === void 0 ? {
-    kind: "bad_message",
-    message: text
-  } : {
-    kind: "bad_message",
-    message: text,
-    id
-  });
-});
-var encodeNotification = (function encodeNotification(method, params) {
-  return params === void 0 ? {
-    jsonrpc: "2.0",
-    method
-  } : {
-    jsonrpc: "2.0",
-    method,
-    params
-  };
-});
-var encodeResult = (function encodeResult(id, result) {
-  return {
-    jsonrpc: "2.0",
-    id,
-    result
-  };
-});
-var encodeError = (function encodeError(id, error) {
-  const body = error.data === void 0 ? {
-    code: error.code,
-    message: error.message
-  } : {
-    code: error.code,
-    message: error.message,
-    data: error.data
-  };
-  return {
-    jsonrpc: "2.0",
-    id,
-    error: body
   };
 });
 var stoppingFor = (function stoppingFor(control, options) {
@@ -2564,6 +2625,14 @@ var unavailable = (function unavailable(cause, message) {
 
 
 
+// codec/quote.ts
+var MAX_QUOTED_CHARS = 80;
+var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+
+
 // codec/_syntax.ts
 var OBJECT = 1;
 var ARRAY = 2;
@@ -2571,8 +2640,11 @@ var ARRAY = 2;
 
 // codec/json.ts
 var MAX_JSON_DEPTH = 256;
-var POSITION = /position (\d+)/;
 var INTEGER_SOURCE = /^-?\d+$/;
+var NUMBER_SOURCE = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+var OWN_WORDS = /^([A-Z][A-Za-z ',:{}[\]]{0,80}) in JSON at position \d+(?: \(line \d+ column \d+\))?$/;
+var END_OF_INPUT = "Unexpected end of JSON input";
+
 
 
 
@@ -2594,14 +2666,6 @@ var SERVES_NONE = Object.freeze({
   roots: null
 });
 
-
-
-
-// codec/quote.ts
-var MAX_QUOTED_CHARS = 80;
-var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
-
-var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
 
 
 
@@ -3324,10 +3388,15 @@ var WaitClock = class {
 var encoder2 = new TextEncoder();
 var SHORT_TEXT = 4096;
 
-var lenient = new TextDecoder();
-var strict = new TextDecoder("utf-8", {
-  fatal: true
+var lenient = new TextDecoder("utf-8", {
+  ignoreBOM: true
 });
+var strict = new TextDecoder("utf-8", {
+  fatal: true,
+  ignoreBOM: true
+});
+var BYTE_ORDER_MARK = 65279;
+
 
 
 
@@ -3684,6 +3753,17 @@ var CommandTransport = class {
 // codec/_bytes.ts
 
 
+// codec/jsonrpc.ts
+var INVALID_REQUEST = -32600;
+var METHOD_NOT_FOUND2 = -32601;
+
+
+
+
+
+
+
+
 // codec/streamable_http.ts
 var PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version";
 var METHOD_HEADER = "Mcp-Method";
@@ -3694,23 +3774,38 @@ var ACCEPT_BOTH = "application/json, text/event-stream";
 var BODY_EXCERPT_BYTES = 512;
 var BASE64_PREFIX = "=?base64?";
 var BASE64_SUFFIX = "?=";
-var NAME_SOURCE = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri"
-};
+var NAME_SOURCE = /* @__PURE__ */ new Map([
+  [
+    "tools/call",
+    "name"
+  ],
+  [
+    "prompts/get",
+    "name"
+  ],
+  [
+    "resources/read",
+    "uri"
+  ]
+]);
 
 
 
 
 
 
+
+var QUOTE = 34;
+var BACKSLASH = 92;
+var NEWLINE3 = 10;
+var RETURN = 13;
+var SPACE = 32;
 
 
 
 // codec/_line_cut.ts
-var NEWLINE3 = 10;
-var RETURN = 13;
+var NEWLINE4 = 10;
+var RETURN2 = 13;
 var TEXT_SEARCH_BYTES = 4096;
 var LineCutter = class {
   #holder;
@@ -3738,7 +3833,7 @@ var LineCutter = class {
     let start = 0;
     const text = chunk.length >= TEXT_SEARCH_BYTES ? byteText(chunk) : void 0;
     while (start < chunk.length) {
-      const end = text === void 0 ? chunk.indexOf(NEWLINE3, start) : text.indexOf("\n", start);
+      const end = text === void 0 ? chunk.indexOf(NEWLINE4, start) : text.indexOf("\n", start);
       if (end === -1) {
         const rest = chunk.length - start;
         if (this.#skipping) break;
@@ -3772,7 +3867,7 @@ var LineCutter = class {
         continue;
       }
       const last = end > from ? chunk[end - 1] : this.#lastByte;
-      const length = size > 0 && last === RETURN ? size - 1 : size;
+      const length = size > 0 && last === RETURN2 ? size - 1 : size;
       if (length > this.#limit) {
         fault ??= {
           kind: "line_too_long",
@@ -3812,7 +3907,7 @@ var LineCutter = class {
       return void 0;
     }
     return this.cut(new Uint8Array([
-      NEWLINE3
+      NEWLINE4
     ]), lines);
   }
   #drop() {
@@ -3921,8 +4016,8 @@ var METHOD_TEXT = /* @__PURE__ */ new Map();
 var METHODS_KEPT = 64;
 
 // codec/peek.ts
-var QUOTE = 34;
-var BACKSLASH = 92;
+var QUOTE2 = 34;
+var BACKSLASH2 = 92;
 var OPEN_BRACE2 = 123;
 var CLOSE_BRACE2 = 125;
 var OPEN_BRACKET = 91;
@@ -3974,10 +4069,11 @@ var FETCH_WORDING = [
 
 // codec/sse.ts
 var MAX_EVENT_BYTES = 16 * 1024 * 1024;
-var LINE_SLACK = 16;
+var MAX_EVENT_LINE_BYTES = MAX_EVENT_BYTES + 16;
 var LF = 10;
 var CR = 13;
 var BOM = "\uFEFF";
+var BOM_BYTES = 3;
 var SseDecoder = class {
   #parts = [];
   #pending = 0;
@@ -4018,12 +4114,16 @@ var SseDecoder = class {
       this.#afterCr = false;
       if (chunk[0] === LF) start = 1;
     }
+    let lf = -1;
+    let cr = -1;
     while (start < chunk.length) {
-      const end = lineEnd(chunk, start);
-      if (end === -1) {
+      if (lf < start) lf = indexOrEnd(chunk, LF, start);
+      if (cr < start) cr = indexOrEnd(chunk, CR, start);
+      const end = lf < cr ? lf : cr;
+      if (end === chunk.length) {
         const rest = chunk.length - start;
-        if (this.#pending + rest > MAX_EVENT_BYTES + LINE_SLACK) {
-          return this.#fail(tooLarge(this.#pending + rest, events));
+        if (this.#pending + rest > MAX_EVENT_LINE_BYTES) {
+          return this.#fail(lineTooLong(this.#pending + rest, events));
         }
         this.#parts.push(chunk.slice(start));
         this.#pending += rest;
@@ -4031,7 +4131,7 @@ var SseDecoder = class {
       }
       const piece = chunk.subarray(start, end);
       const size = this.#pending + piece.length;
-      if (size > MAX_EVENT_BYTES + LINE_SLACK) return this.#fail(tooLarge(size, events));
+      if (size > MAX_EVENT_LINE_BYTES) return this.#fail(lineTooLong(size, events));
       let line = piece;
       if (this.#parts.length > 0) {
         this.#parts.push(piece);
@@ -4101,8 +4201,12 @@ var SseDecoder = class {
         events
       };
     }
+    let lead = 0;
     if (first) {
-      if (text.startsWith(BOM)) text = text.slice(1);
+      if (text.startsWith(BOM)) {
+        text = text.slice(1);
+        lead = BOM_BYTES;
+      }
       if (text.length === 0) {
         this.#dispatch(events);
         return void 0;
@@ -4115,8 +4219,9 @@ var SseDecoder = class {
     if (value.startsWith(" ")) value = value.slice(1);
     switch (field) {
       case "data": {
-        const size = this.#dataBytes + (this.#data.length > 0 ? 1 : 0) + bytes.length;
-        if (size > MAX_EVENT_BYTES + LINE_SLACK) return tooLarge(size, events);
+        const valueBytes = colon === -1 ? 0 : bytes.length - lead - (text.length - value.length);
+        const size = this.#dataBytes + (this.#data.length > 0 ? 1 : 0) + valueBytes;
+        if (size > MAX_EVENT_BYTES) return tooLarge(size, events);
         this.#data.push(value);
         this.#dataBytes = size;
         return void 0;
@@ -4151,6 +4256,7 @@ var SseDecoder = class {
 
 
 
+
 // client/transport/http/_stream.ts
 var DEFAULT_RESUME_DELAY_MS = 1e3;
 var MAX_RESUME_DELAY_MS = 1e4;
@@ -4163,9 +4269,6 @@ var HTTP_ANSWER_ERROR = -32e3;
 
 
 
-var NEWLINE4 = 10;
-var RETURN2 = 13;
-var SPACE = 32;
 
 
 
@@ -4459,12 +4562,16 @@ var PRIMITIVE = /* @__PURE__ */ new Set([
 var ELSEWHERE = [
   "items",
   "prefixItems",
+  "additionalItems",
+  "unevaluatedItems",
   "contains",
   "additionalProperties",
   "unevaluatedProperties",
   "patternProperties",
   "dependentSchemas",
+  "dependencies",
   "propertyNames",
+  "contentSchema",
   "oneOf",
   "anyOf",
   "allOf",
@@ -4478,6 +4585,7 @@ var ELSEWHERE = [
 var MAPS = /* @__PURE__ */ new Set([
   "patternProperties",
   "dependentSchemas",
+  "dependencies",
   "$defs",
   "definitions"
 ]);
@@ -5242,17 +5350,6 @@ var HttpAuth = class {
     return mine ? answer : await this.#source.ask(target);
   }
 };
-
-
-// codec/jsonrpc.ts
-var INVALID_REQUEST = -32600;
-var METHOD_NOT_FOUND2 = -32601;
-
-
-
-
-
-
 
 
 // client/worker/_pending.ts

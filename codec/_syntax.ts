@@ -1,7 +1,7 @@
-// Private to codec/: where a JSON text first breaks the grammar. Runs only
-// after the built-in parser has refused a text without naming a position
-// (V8 words "Unexpected token" faults without one). Iterative, so any nesting
-// is safe.
+// Private to codec/: where a JSON text first breaks the grammar. Runs after
+// the built-in parser has refused a text, for every fault: the parser's own
+// message quotes the input, so a position read out of it could be one the
+// input wrote. Iterative, so any nesting is safe.
 
 const OBJECT = 1;
 const ARRAY = 2;

@@ -1,7 +1,12 @@
 /**
  * Newline-delimited framing of the MCP stdio wire, both ways.
  *
- * Lines are split on the `\n` byte. A line that arrives whole is decoded
+ * Lines are split on the `\n` byte. A line's text is its bytes decoded as
+ * UTF-8, less one byte order mark (U+FEFF) at its very start, which a
+ * writer may put before each line and no JSON text holds; a U+FEFF anywhere
+ * else is kept. That holds however the line's bytes were cut into reads.
+ *
+ * A line that arrives whole is decoded
  * once; one that spans reads is decoded as its chunks arrive, by a streaming
  * decoder that holds a character cut in half by a read until its rest comes,
  * and its text is joined once, when it completes. The cost is linear in the
@@ -15,7 +20,7 @@
 
 import { compactJson, type JsonValue } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { decodeUtf8, encodeUtf8 } from "./_utf8.ts";
+import { decodeUtf8, encodeUtf8, withoutMark } from "./_utf8.ts";
 import { type Cut, LineCutter, type LineHolder } from "./_line_cut.ts";
 import { joinBytes } from "./_bytes.ts";
 
@@ -35,7 +40,8 @@ export type FramingFault =
  * Splits a byte stream into lines. Feed it chunks with
  * {@linkcode LineDecoder.prototype.push}; call
  * {@linkcode LineDecoder.prototype.end} at end of input for a final line
- * that has no newline. Empty lines are skipped; a trailing `\r` is dropped.
+ * that has no newline. Empty lines are skipped; a trailing `\r` is dropped,
+ * and so is a byte order mark that begins a line.
  *
  * @example Decode lines split across chunks
  * ```ts
@@ -93,7 +99,7 @@ function decoded(cut: Cut | undefined, lines: string[]): Result<string[], Framin
  */
 class TextHolder implements LineHolder<string> {
   #parts: string[] = [];
-  #stream = new TextDecoder("utf-8", { fatal: true });
+  #stream = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   // Set once the pending line failed to decode: it is refused when it ends.
   #broken = false;
   // The chunk's search text when all of it is ASCII (`null`: not worked out yet).
@@ -141,7 +147,7 @@ class TextHolder implements LineHolder<string> {
             ? ascii.slice(from, end)
             : this.#stream.decode(chunk.subarray(from, end)),
         );
-        line = this.#parts.join("");
+        line = withoutMark(this.#parts.join(""));
         if (options.trimReturn) line = line.slice(0, -1);
       } catch {
         line = undefined;
@@ -154,7 +160,7 @@ class TextHolder implements LineHolder<string> {
   drop(): void {
     // A fresh decoder: the streaming one may hold half a character, or a failure.
     if (this.#parts.length > 0 || this.#broken) {
-      this.#stream = new TextDecoder("utf-8", { fatal: true });
+      this.#stream = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     }
     this.#parts = [];
     this.#broken = false;
@@ -179,7 +185,8 @@ export type SplitFault = {
  * that hands most lines on undecoded and decodes the rest itself (the
  * client's worker). The same lines as {@linkcode LineDecoder}'s (empty lines
  * skipped, a trailing `\r` dropped, {@linkcode MAX_LINE_BYTES} enforced), but
- * UTF-8 is left for whoever decodes them.
+ * UTF-8 is left for whoever decodes them, and so is a byte order mark at a
+ * line's start (the library's line decoder drops it, as `LineDecoder` does).
  *
  * A line that arrived in one chunk is a view into that chunk, valid while the
  * chunk is; a line that spanned chunks is a view into a buffer of its own

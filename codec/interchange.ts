@@ -12,6 +12,8 @@
 
 import { type JsonObject, type JsonValue, MAX_JSON_DEPTH } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
+import { quote } from "./quote.ts";
+import { thrownText } from "./_thrown.ts";
 
 /** The least integer the interchange accepts: -2^63. */
 export const MIN_INTERCHANGE_INTEGER: bigint = -(2n ** 63n);
@@ -32,8 +34,21 @@ export type InterchangeFault = {
   message: string;
 };
 
+// Thrown to unwind a conversion. Told apart from what a program throws by
+// its private field, a check no Proxy trap can answer and that never throws.
 class Refusal {
-  constructor(readonly fault: InterchangeFault) {}
+  #fault: InterchangeFault;
+  constructor(fault: InterchangeFault) {
+    this.#fault = fault;
+  }
+
+  get fault(): InterchangeFault {
+    return this.#fault;
+  }
+
+  static is(value: unknown): value is Refusal {
+    return typeof value === "object" && value !== null && #fault in value;
+  }
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -74,12 +89,11 @@ export function toJson(value: unknown): Result<JsonValue, InterchangeFault> {
   try {
     return ok(convert(value, "$", 0, new Set()));
   } catch (error) {
-    if (error instanceof Refusal) return err(error.fault);
-    const reason = error instanceof Error ? error.message : String(error);
+    if (Refusal.is(error)) return err(error.fault);
     return err({
       kind: "unreadable",
       path: "$",
-      message: `Cannot pass the value as JSON: reading it threw (${reason})`,
+      message: `Cannot pass the value as JSON: reading it threw ${quote(thrownText(error))}`,
     });
   }
 }
@@ -162,12 +176,13 @@ function read<T>(path: string, get: () => T): T {
   try {
     return get();
   } catch (error) {
-    if (error instanceof Refusal) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    if (Refusal.is(error)) throw error;
     throw new Refusal({
       kind: "unreadable",
       path,
-      message: `Cannot pass the value at ${path} as JSON: reading it threw (${reason})`,
+      message: `Cannot pass the value at ${path} as JSON: reading it threw ${
+        quote(thrownText(error))
+      }`,
     });
   }
 }
@@ -185,7 +200,10 @@ function nameOf(object: object): string {
 /**
  * Converts JSON to program values: plain objects (with `Object.prototype`,
  * every key an own property, `"__proto__"` included), arrays, and exact
- * `bigint`s for integers past 2^53. Total for every `JsonValue`.
+ * `bigint`s for integers past 2^53. Total for every `JsonValue` nested at
+ * most {@linkcode MAX_JSON_DEPTH} deep, which is every value the parsers
+ * here make; a deeper one (or one holding a cycle) is caller misuse, and
+ * throws `RangeError` rather than overflowing the stack.
  *
  * @example Bring a result back
  * ```ts
@@ -195,12 +213,28 @@ function nameOf(object: object): string {
  * ```
  */
 export function fromJson(value: JsonValue): unknown {
+  return plain(value, 0);
+}
+
+function plain(value: JsonValue, depth: number): unknown {
   if (typeof value !== "object" || value === null) return value;
-  if (Array.isArray(value)) return value.map(fromJson);
+  if (depth >= MAX_JSON_DEPTH) {
+    throw new RangeError(
+      `Cannot convert JSON to values: nesting is deeper than ${MAX_JSON_DEPTH} ` +
+        "(MAX_JSON_DEPTH), or the value holds a cycle; pass a value parseJson made",
+    );
+  }
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      out[index] = plain(value[index] as JsonValue, depth + 1);
+    }
+    return out;
+  }
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(value)) {
     Object.defineProperty(out, key, {
-      value: fromJson(value[key] as JsonValue),
+      value: plain(value[key] as JsonValue, depth + 1),
       enumerable: true,
       writable: true,
       configurable: true,

@@ -11,6 +11,7 @@
  */
 
 import { err, ok, type Result } from "./result.ts";
+import { quote } from "./quote.ts";
 import { syntaxErrorOffset } from "./_syntax.ts";
 
 /** Any JSON value. Integers past ±(2^53 - 1) are `bigint`, so none is ever rounded. */
@@ -32,8 +33,15 @@ export type JsonFault =
   | { kind: "number_out_of_range"; message: string }
   | { kind: "not_representable"; path: string; message: string };
 
-const POSITION = /position (\d+)/;
 const INTEGER_SOURCE = /^-?\d+$/;
+const NUMBER_SOURCE = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
+// The built-in parser's own words for a fault, which quote nothing of the
+// input: what precedes its position, anchored at both ends. Its other
+// faults quote the input ("Unexpected token 'x', "..." is not valid JSON")
+// and are worded here instead.
+const OWN_WORDS =
+  /^([A-Z][A-Za-z ',:{}[\]]{0,80}) in JSON at position \d+(?: \(line \d+ column \d+\))?$/;
+const END_OF_INPUT = "Unexpected end of JSON input";
 
 type Scan = { fault: JsonFault | undefined; inexact: boolean };
 
@@ -51,9 +59,17 @@ export type ParseOptions = {
 /**
  * Parses one JSON text. Never throws: a syntax error, nesting deeper than
  * {@linkcode MAX_JSON_DEPTH} or a number past the range of a double is a
- * {@linkcode JsonFault}. Integers outside the safe range come back as exact
- * `bigint`s; objects come back without a prototype (unless
- * `keepPrototypes`); of duplicate keys the last one wins.
+ * {@linkcode JsonFault}. A syntax fault's offset is found by a scan of the
+ * text, and its message quotes at most the character where the text breaks.
+ * Objects come back without a prototype (unless `keepPrototypes`); of
+ * duplicate keys the last one wins.
+ *
+ * A number whose source denotes an integer outside the safe range comes
+ * back as that exact `bigint`, however it is written: `9007199254740993`,
+ * `9007199254740993.0`, `9007199254740993e0` and `90071992547409930e-1`
+ * all give `9007199254740993n`. Every other number is the double nearest
+ * its source, as `JSON.parse` gives it: one that is not an integer
+ * (`9007199254740993.5`) stays a `number`, however large.
  *
  * @example Parse an id past 2^53 exactly
  * ```ts
@@ -85,20 +101,45 @@ export function parseJson(text: string, options: ParseOptions = {}): Result<Json
 }
 
 function syntaxFault(text: string, error: unknown): JsonFault {
-  const message = error instanceof Error ? error.message : String(error);
-  const match = POSITION.exec(message);
-  const offset = match?.[1] !== undefined ? Number(match[1]) : syntaxErrorOffset(text);
-  return { kind: "syntax", offset, message: `Cannot parse JSON at offset ${offset}: ${message}` };
+  // The offset is never read from the parser's message: that quotes the input.
+  const offset = syntaxErrorOffset(text);
+  const words = error instanceof Error ? OWN_WORDS.exec(error.message)?.[1] : undefined;
+  const reason = words ??
+    (offset >= text.length
+      ? END_OF_INPUT
+      : `Unexpected token ${quote(String.fromCodePoint(text.codePointAt(offset)!))}`);
+  return { kind: "syntax", offset, message: `Cannot parse JSON at offset ${offset}: ${reason}` };
 }
 
 function exactIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
   if (
     typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) &&
-    context?.source !== undefined && INTEGER_SOURCE.test(context.source)
+    context?.source !== undefined
   ) {
-    return BigInt(context.source);
+    return exactInteger(context.source) ?? value;
   }
   return value;
+}
+
+/**
+ * The integer a number's source denotes exactly, or `undefined` when it
+ * denotes a fraction. Only reached for a source whose double is a finite
+ * integer past 2^53, so the integer has at most 309 digits, and the cost is
+ * linear in the source.
+ */
+function exactInteger(source: string): bigint | undefined {
+  if (INTEGER_SOURCE.test(source)) return BigInt(source);
+  const parts = NUMBER_SOURCE.exec(source);
+  if (parts === null) return undefined;
+  const [, sign = "", whole = "", fraction = "", exponent = "0"] = parts;
+  let digits = whole + fraction;
+  // The value is digits × 10^scale; trailing zeros move into the scale.
+  let end = digits.length;
+  while (end > 1 && digits.charCodeAt(end - 1) === 0x30) end--;
+  const scale = Number(exponent) - fraction.length + (digits.length - end);
+  digits = digits.slice(0, end);
+  if (scale < 0) return undefined;
+  return BigInt(`${sign}${digits}`) * 10n ** BigInt(scale);
 }
 
 // Checks depth and numbers of a freshly parsed value and, when `strip` is set,

@@ -16,7 +16,7 @@ import {
   type ParseOptions,
 } from "./json.ts";
 import { err, ok, type Result } from "./result.ts";
-import { describeValue } from "./quote.ts";
+import { describeValue, quote } from "./quote.ts";
 
 /** A request id. This library mints integers from 0; a peer may use strings. 0 is an id. */
 export type Id = number | string;
@@ -117,7 +117,7 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
     const params = hasParams ? value.params : undefined;
     if (hasParams && !isJsonObject(params) && !Array.isArray(params)) {
       return bad(
-        `"params" of ${JSON.stringify(method)} is ${describeValue(params)}, not an object`,
+        `"params" of ${quote(method)} is ${describeValue(params)}, not an object`,
         asked,
       );
     }

@@ -11,6 +11,7 @@
  */
 
 import { isJsonObject, type JsonValue } from "./json.ts";
+import { quote } from "./quote.ts";
 import { encodeHeaderValue } from "./streamable_http.ts";
 
 /** The prefix of every parameter header. */
@@ -27,16 +28,22 @@ export type ParamHeaderScan =
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const MARK = "x-mcp-header";
 const PRIMITIVE: ReadonlySet<string> = new Set(["string", "integer", "boolean"]);
-// Where a mark may not be: anything but a chain of `properties`.
+// Where a mark may not be: anything but a chain of `properties`. Every
+// keyword of JSON Schema 2020-12 and draft-07 that holds subschemas, beside
+// `properties` (`dependencies`, draft-07's, holds a schema or a list of names).
 const ELSEWHERE = [
   "items",
   "prefixItems",
+  "additionalItems",
+  "unevaluatedItems",
   "contains",
   "additionalProperties",
   "unevaluatedProperties",
   "patternProperties",
   "dependentSchemas",
+  "dependencies",
   "propertyNames",
+  "contentSchema",
   "oneOf",
   "anyOf",
   "allOf",
@@ -50,6 +57,7 @@ const ELSEWHERE = [
 const MAPS: ReadonlySet<string> = new Set([
   "patternProperties",
   "dependentSchemas",
+  "dependencies",
   "$defs",
   "definitions",
 ]);
@@ -71,7 +79,7 @@ export function scanParamHeaders(schema: JsonValue): ParamHeaderScan {
   const visit = (node: JsonValue, path: string[], reachable: boolean): string | undefined => {
     if (!isJsonObject(node)) return undefined;
     if (MARK in node) {
-      const where = path.length === 0 ? "the schema itself" : path.join(".");
+      const where = path.length === 0 ? "the schema itself" : `property ${quote(path.join("."))}`;
       if (!reachable || path.length === 0) {
         return `${where}: ${MARK} is allowed only on properties reached through "properties"`;
       }
@@ -79,14 +87,14 @@ export function scanParamHeaders(schema: JsonValue): ParamHeaderScan {
       if (typeof name !== "string" || name.length === 0) {
         return `${where}: ${MARK} must be a non-empty string`;
       }
-      if (!TOKEN.test(name)) return `${where}: ${MARK} ${JSON.stringify(name)} is not a token`;
+      if (!TOKEN.test(name)) return `${where}: ${MARK} ${quote(name)} is not a token`;
       const type = node.type;
       if (typeof type !== "string" || !PRIMITIVE.has(type)) {
         return `${where}: ${MARK} is allowed only on a string, integer or boolean property`;
       }
       const prior = seen.get(name.toLowerCase());
-      if (prior !== undefined) return `${MARK} ${JSON.stringify(name)} is also ${prior}`;
-      seen.set(name.toLowerCase(), JSON.stringify(name));
+      if (prior !== undefined) return `${MARK} ${quote(name)} is also ${prior}`;
+      seen.set(name.toLowerCase(), quote(name));
       headers.push({ path: [...path], name });
     }
     const properties = node.properties;

@@ -13,6 +13,8 @@
  * @module
  */
 
+import { thrownText } from "./_thrown.ts";
+
 /** The key of a marker that stands for a value JSON cannot carry. */
 export const UNREPRESENTABLE_KEY = "$unrepresentable";
 
@@ -83,6 +85,8 @@ export function reportJson(value: unknown, indent = 0): string {
 // `ancestors` holds the objects enclosing `value`, each once (a second
 // entry would be a cycle, which stops here), so its size is the depth and
 // each level's cycle check costs one lookup, not one per level above it.
+// Every read of the value (a getter, a Proxy trap, even `Array.isArray` on a
+// revoked Proxy) may throw: what throws is shown as `unreadable`.
 function shown(value: unknown, ancestors: Set<object>): unknown {
   switch (typeof value) {
     case "string":
@@ -93,9 +97,9 @@ function shown(value: unknown, ancestors: Set<object>): unknown {
     case "number":
       return Number.isFinite(value) ? value : marker(`number ${value}`);
     case "function":
-      return marker(`function ${value.name || "(anonymous)"}`);
+      return guarded(() => marker(`function ${String(value.name) || "(anonymous)"}`));
     case "symbol":
-      return marker(`symbol ${value.description ?? ""}`);
+      return guarded(() => marker(`symbol ${String(value.description ?? "")}`));
   }
   if (value === null) return null;
   const object = value as object;
@@ -103,36 +107,45 @@ function shown(value: unknown, ancestors: Set<object>): unknown {
   if (ancestors.size >= MAX_REPORT_DEPTH) {
     return marker(`nested deeper than ${MAX_REPORT_DEPTH} levels (MAX_REPORT_DEPTH)`);
   }
-  const proto = Object.getPrototypeOf(object);
-  if (Array.isArray(object) && proto === Array.prototype) {
-    ancestors.add(object);
-    try {
-      return object.map((item) => {
-        const inner = shown(item, ancestors);
-        return inner === undefined ? marker("undefined") : inner;
-      });
-    } finally {
-      ancestors.delete(object);
-    }
-  }
-  if (proto !== Object.prototype && proto !== null) {
-    return marker(`instance of ${object.constructor?.name || "an anonymous class"}`);
-  }
-  if (Object.getOwnPropertySymbols(object).length > 0) return marker("object with symbol keys");
-  const out: Fields = {};
   ancestors.add(object);
   try {
-    for (const key of Object.keys(object)) {
-      let inner: unknown;
-      try {
-        inner = shown((object as Fields)[key], ancestors);
-      } catch (error) {
-        inner = marker(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
-      }
-      if (inner !== undefined) define(out, key, inner);
-    }
+    return guarded(() => shownObject(object, ancestors));
   } finally {
     ancestors.delete(object);
   }
+}
+
+function shownObject(object: object, ancestors: Set<object>): unknown {
+  const proto = Object.getPrototypeOf(object);
+  if (Array.isArray(object) && proto === Array.prototype) {
+    const items: unknown[] = [];
+    const length = object.length;
+    for (let index = 0; index < length; index++) {
+      const inner = guarded(() => shown(object[index], ancestors));
+      items.push(inner === undefined ? marker("undefined") : inner);
+    }
+    return items;
+  }
+  if (proto !== Object.prototype && proto !== null) {
+    const name = guarded(() => String(object.constructor?.name ?? ""));
+    return marker(
+      `instance of ${typeof name === "string" && name !== "" ? name : "an anonymous class"}`,
+    );
+  }
+  if (Object.getOwnPropertySymbols(object).length > 0) return marker("object with symbol keys");
+  const out: Fields = {};
+  for (const key of Object.keys(object)) {
+    const inner = guarded(() => shown((object as Fields)[key], ancestors));
+    if (inner !== undefined) define(out, key, inner);
+  }
   return out;
+}
+
+/** What `read` returns, or the marker of what it threw. */
+function guarded(read: () => unknown): unknown {
+  try {
+    return read();
+  } catch (error) {
+    return marker(`unreadable: ${thrownText(error)}`);
+  }
 }

@@ -12,7 +12,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import type { ProtocolFault } from "./protocol.ts";
-import { describeValue } from "./quote.ts";
+import { describeValue, quote } from "./quote.ts";
 import { ok, type Result } from "./result.ts";
 import { decodePage, invalid } from "./_page.ts";
 
@@ -53,12 +53,12 @@ function fileEntry(value: JsonValue, index: number): SkillFileEntry | string {
     return `file ${index} has no non-empty string "uri" (it is ${describeValue(uri)})`;
   }
   if (typeof digest !== "string" || !SKILL_DIGEST_PATTERN.test(digest)) {
-    return `file ${JSON.stringify(uri)} has a "digest" ${
+    return `file ${quote(uri)} has a "digest" ${
       describeValue(digest)
     } that is not "sha256:" and 64 lowercase hex digits`;
   }
   if (typeof size !== "number" || !Number.isSafeInteger(size) || size < 0) {
-    return `file ${JSON.stringify(uri)} has a "size" ${
+    return `file ${quote(uri)} has a "size" ${
       describeValue(size)
     } that is not a whole number of bytes`;
   }
@@ -72,7 +72,7 @@ function skillEntry(value: JsonValue): SkillEntry | string {
   if (typeof uri !== "string" || uri === "") {
     return `has no non-empty string "uri" (it is ${describeValue(uri)})`;
   }
-  const named = JSON.stringify(uri);
+  const named = quote(uri);
   if (!isJsonObject(frontmatter)) {
     return `${named} has a "frontmatter" that is ${describeValue(frontmatter)}, not an object`;
   }
@@ -92,7 +92,7 @@ function skillEntry(value: JsonValue): SkillEntry | string {
   for (let index = 0; index < resources.length; index++) {
     const file = fileEntry(resources[index] as JsonValue, index);
     if (typeof file === "string") return `${named}: ${file}`;
-    if (seen.has(file.uri)) return `${named} lists file ${JSON.stringify(file.uri)} twice`;
+    if (seen.has(file.uri)) return `${named} lists file ${quote(file.uri)} twice`;
     seen.add(file.uri);
     files.push(file);
   }

@@ -15,13 +15,16 @@
  * dispatched with empty data, which the reader skips). An unfinished event at the end of the stream is
  * discarded and counted.
  *
- * Hostile streams are named faults, never exceptions: a line or an event's
- * data past {@linkcode MAX_EVENT_BYTES} is `event_too_large`, a line that is
+ * Hostile streams are named faults, never exceptions: an event whose data
+ * (its `data` values joined with `\n`, in UTF-8) is past
+ * {@linkcode MAX_EVENT_BYTES} is `event_too_large`; a line, of any field,
+ * past {@linkcode MAX_EVENT_LINE_BYTES} is `line_too_long`; a line that is
  * not UTF-8 is `not_utf8`. A fault ends the stream for the decoder: what
  * follows cannot be trusted to be framed as the server meant, so every later
  * push answers the same fault. Pending bytes are held as a list of chunks
- * and joined once, when their line completes: the cost is linear in the
- * bytes fed, however they are chunked.
+ * and joined once, when their line completes, and each search for a line
+ * end resumes where the last one stopped: the cost is linear in the bytes
+ * fed, however they are chunked and whichever line ends they use.
  *
  * @module
  */
@@ -29,14 +32,15 @@
 import { err, ok, type Result } from "./result.ts";
 import { joinBytes } from "./_bytes.ts";
 
-/** The most bytes of data one event may carry, and the longest line: 16 MiB, as on stdio. */
+/** The most bytes of data one event may carry: 16 MiB, as a line on stdio. */
 export const MAX_EVENT_BYTES = 16 * 1024 * 1024;
 
 /**
- * Room a line has past {@linkcode MAX_EVENT_BYTES} for its field name
- * (`data: ` and a `\r`), so that an event of exactly the cap still fits.
+ * The longest line, without its line end: {@linkcode MAX_EVENT_BYTES} and 16
+ * bytes of room for a field name (`data: `), so that an event of exactly the
+ * cap fits on one line.
  */
-const LINE_SLACK = 16;
+export const MAX_EVENT_LINE_BYTES: number = MAX_EVENT_BYTES + 16;
 
 /** One dispatched event. */
 export type SseEvent = {
@@ -54,6 +58,7 @@ export type SseEvent = {
  */
 export type SseFault =
   | { kind: "event_too_large"; bytes: number; limit: number; message: string; events: SseEvent[] }
+  | { kind: "line_too_long"; bytes: number; limit: number; message: string; events: SseEvent[] }
   | { kind: "not_utf8"; bytes: number; message: string; events: SseEvent[] };
 
 /** What was left when the stream ended. */
@@ -65,6 +70,7 @@ export type SseEnd = {
 const LF = 0x0a;
 const CR = 0x0d;
 const BOM = "\ufeff";
+const BOM_BYTES = 3;
 
 /**
  * Decodes a `text/event-stream` body fed in chunks with
@@ -118,12 +124,18 @@ export class SseDecoder {
       this.#afterCr = false;
       if (chunk[0] === LF) start = 1;
     }
+    // The next `\n` and `\r` at or after `start` (the length for none): each
+    // search resumes past the last, so no byte is searched twice for either.
+    let lf = -1;
+    let cr = -1;
     while (start < chunk.length) {
-      const end = lineEnd(chunk, start);
-      if (end === -1) {
+      if (lf < start) lf = indexOrEnd(chunk, LF, start);
+      if (cr < start) cr = indexOrEnd(chunk, CR, start);
+      const end = lf < cr ? lf : cr;
+      if (end === chunk.length) {
         const rest = chunk.length - start;
-        if (this.#pending + rest > MAX_EVENT_BYTES + LINE_SLACK) {
-          return this.#fail(tooLarge(this.#pending + rest, events));
+        if (this.#pending + rest > MAX_EVENT_LINE_BYTES) {
+          return this.#fail(lineTooLong(this.#pending + rest, events));
         }
         // A copy: the caller may reuse its buffer for the next read.
         this.#parts.push(chunk.slice(start));
@@ -132,7 +144,7 @@ export class SseDecoder {
       }
       const piece = chunk.subarray(start, end);
       const size = this.#pending + piece.length;
-      if (size > MAX_EVENT_BYTES + LINE_SLACK) return this.#fail(tooLarge(size, events));
+      if (size > MAX_EVENT_LINE_BYTES) return this.#fail(lineTooLong(size, events));
       let line = piece;
       if (this.#parts.length > 0) {
         this.#parts.push(piece);
@@ -206,8 +218,13 @@ export class SseDecoder {
         events,
       };
     }
+    // The bytes of the line before its value: a BOM, the field name, `:` and a space.
+    let lead = 0;
     if (first) {
-      if (text.startsWith(BOM)) text = text.slice(1);
+      if (text.startsWith(BOM)) {
+        text = text.slice(1);
+        lead = BOM_BYTES;
+      }
       if (text.length === 0) {
         this.#dispatch(events);
         return undefined;
@@ -220,8 +237,10 @@ export class SseDecoder {
     if (value.startsWith(" ")) value = value.slice(1);
     switch (field) {
       case "data": {
-        const size = this.#dataBytes + (this.#data.length > 0 ? 1 : 0) + bytes.length;
-        if (size > MAX_EVENT_BYTES + LINE_SLACK) return tooLarge(size, events);
+        // "data" and what follows it up to the value are ASCII: a unit is a byte.
+        const valueBytes = colon === -1 ? 0 : bytes.length - lead - (text.length - value.length);
+        const size = this.#dataBytes + (this.#data.length > 0 ? 1 : 0) + valueBytes;
+        if (size > MAX_EVENT_BYTES) return tooLarge(size, events);
         this.#data.push(value);
         this.#dataBytes = size;
         return undefined;
@@ -255,13 +274,10 @@ export class SseDecoder {
   }
 }
 
-/** The index of the next `\r` or `\n` at or after `from`, or -1. */
-function lineEnd(chunk: Uint8Array, from: number): number {
-  const lf = chunk.indexOf(LF, from);
-  // Most streams end lines with `\n` alone: look for `\r` only before it.
-  const limit = lf === -1 ? chunk.length : lf;
-  const cr = chunk.subarray(from, limit).indexOf(CR);
-  return cr === -1 ? lf : from + cr;
+/** The index of the first `byte` at or after `from`, or the chunk's length when there is none. */
+function indexOrEnd(chunk: Uint8Array, byte: number, from: number): number {
+  const at = chunk.indexOf(byte, from);
+  return at === -1 ? chunk.length : at;
 }
 
 function tooLarge(bytes: number, events: SseEvent[]): SseFault {
@@ -269,8 +285,19 @@ function tooLarge(bytes: number, events: SseEvent[]): SseFault {
     kind: "event_too_large",
     bytes,
     limit: MAX_EVENT_BYTES,
-    message: `Cannot accept an event stream event of more than ${MAX_EVENT_BYTES} bytes ` +
-      `(MAX_EVENT_BYTES); at least ${bytes} bytes arrived before it ended`,
+    message: `Cannot accept an event stream event with more than ${MAX_EVENT_BYTES} bytes ` +
+      `of data (MAX_EVENT_BYTES); its data lines held at least ${bytes}`,
+    events,
+  };
+}
+
+function lineTooLong(bytes: number, events: SseEvent[]): SseFault {
+  return {
+    kind: "line_too_long",
+    bytes,
+    limit: MAX_EVENT_LINE_BYTES,
+    message: `Cannot accept an event stream line of more than ${MAX_EVENT_LINE_BYTES} bytes ` +
+      `(MAX_EVENT_LINE_BYTES); at least ${bytes} bytes arrived before it ended`,
     events,
   };
 }

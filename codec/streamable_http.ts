@@ -17,6 +17,7 @@
  */
 
 import { isJsonObject, type JsonValue, parseJson } from "./json.ts";
+import { classify } from "./jsonrpc.ts";
 import { META_PROTOCOL_VERSION } from "./protocol.ts";
 
 /** The header naming a request's protocol version. */
@@ -38,12 +39,12 @@ export const BODY_EXCERPT_BYTES = 512;
 const BASE64_PREFIX = "=?base64?";
 const BASE64_SUFFIX = "?=";
 
-/** The methods whose `Mcp-Name` mirrors a parameter, and which parameter. */
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-};
+/** The methods whose `Mcp-Name` mirrors a parameter, and which parameter (a map: no inherited keys). */
+const NAME_SOURCE: ReadonlyMap<string, string> = new Map([
+  ["tools/call", "name"],
+  ["prompts/get", "name"],
+  ["resources/read", "uri"],
+]);
 
 /** What an outgoing message says about the HTTP request that carries it. */
 export type OutgoingMessage = {
@@ -65,7 +66,9 @@ export type OutgoingMessage = {
 
 /**
  * Reads an outgoing message (one compact JSON line, without its newline).
- * Total: anything that is not a JSON-RPC message is `unreadable`.
+ * Total: anything that is not a JSON-RPC message, by the rules
+ * `decodeInbound` reads one by (`"jsonrpc": "2.0"`, an integer or string
+ * id, exactly one of `result` and `error` on a response), is `unreadable`.
  *
  * @example A modern-era tools/call
  * ```ts
@@ -77,23 +80,21 @@ export type OutgoingMessage = {
  */
 export function readOutgoing(text: string): OutgoingMessage {
   const parsed = parseJson(text);
-  if (!parsed.ok || !isJsonObject(parsed.value)) return { kind: "unreadable" };
-  const message = parsed.value;
-  const id = message.id;
-  const hasId = typeof id === "number" || typeof id === "string";
-  const method = message.method;
-  if (typeof method !== "string") {
-    return hasId ? { kind: "response", id } : { kind: "unreadable" };
-  }
-  const out: OutgoingMessage = { kind: hasId ? "request" : "notification", method };
-  if (hasId) out.id = id;
+  const classified = parsed.ok ? classify(parsed.value) : undefined;
+  if (classified === undefined || !classified.ok) return { kind: "unreadable" };
+  const message = classified.value;
+  if (message.kind === "response") return { kind: "response", id: message.id };
+  const { method } = message;
+  const out: OutgoingMessage = message.kind === "request"
+    ? { kind: "request", method, id: message.id }
+    : { kind: "notification", method };
   const params = message.params;
   if (!isJsonObject(params)) return out;
   const meta = params._meta;
   if (isJsonObject(meta) && typeof meta[META_PROTOCOL_VERSION] === "string") {
     out.version = meta[META_PROTOCOL_VERSION] as string;
   }
-  const source = NAME_SOURCE[method];
+  const source = NAME_SOURCE.get(method);
   const name = source === undefined ? undefined : params[source];
   if (typeof name === "string") out.name = name;
   if (method === "tools/call" && params.arguments !== undefined) out.arguments = params.arguments;
@@ -210,11 +211,77 @@ export function displayUrl(url: URL): string {
   return `${url.origin}${url.pathname}`;
 }
 
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const NEWLINE = 0x0a;
+const RETURN = 0x0d;
+const SPACE = 0x20;
+
 /**
- * Turns a JSON body into one line for the line reader: in JSON a raw line
- * break can only be whitespace (inside a string it is not JSON at all), so
- * a pretty-printed body means the same on one line.
+ * Turns a JSON body into one line for the line reader, without changing
+ * what it says: a raw line break outside a string is whitespace, and
+ * becomes a space; one inside a string is not JSON at all, and becomes a
+ * NUL, which JSON forbids there too, so the reader refuses the line at the
+ * same offset as the body (rather than read a string the server never
+ * wrote). Linear; a body without line breaks is returned as it is.
+ *
+ * @example A pretty-printed body
+ * ```ts
+ * import { jsonOnOneLine } from "@loom/mcp/codec";
+ * console.log(jsonOnOneLine('{\n  "a": 1\n}')); // {   "a": 1 }
+ * ```
  */
 export function jsonOnOneLine(text: string): string {
-  return text.includes("\n") || text.includes("\r") ? text.replace(/[\r\n]/g, " ") : text;
+  if (!text.includes("\n") && !text.includes("\r")) return text;
+  const parts: string[] = [];
+  let from = 0;
+  let inString = false;
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index);
+    if (code === NEWLINE || code === RETURN) {
+      parts.push(text.slice(from, index), inString ? "\0" : " ");
+      from = index + 1;
+    } else if (code === QUOTE) {
+      inString = !inString;
+    } else if (code === BACKSLASH && inString) {
+      // An escape takes the next character, unless that is a raw break (not JSON either way).
+      const next = text.charCodeAt(index + 1);
+      if (next !== NEWLINE && next !== RETURN) index++;
+    }
+  }
+  parts.push(text.slice(from));
+  return parts.join("");
+}
+
+/**
+ * A JSON body's bytes as one wire line, with its `\n`: what
+ * {@linkcode jsonOnOneLine} makes of its text, as UTF-8 (the quotes,
+ * backslashes and line breaks it reads are ASCII, never part of another
+ * character). Always a copy, so the body's buffer stays the caller's.
+ *
+ * @example A pretty-printed body as a line
+ * ```ts
+ * import { jsonLineBytes } from "@loom/mcp/codec";
+ * const line = jsonLineBytes(new TextEncoder().encode('{\n  "a": "x"\n}'));
+ * console.log(new TextDecoder().decode(line)); // {   "a": "x" }\n
+ * ```
+ */
+export function jsonLineBytes(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  const line = new Uint8Array(bytes.length + 1);
+  line.set(bytes);
+  line[bytes.length] = NEWLINE;
+  if (bytes.indexOf(NEWLINE) === -1 && bytes.indexOf(RETURN) === -1) return line;
+  let inString = false;
+  for (let index = 0; index < bytes.length; index++) {
+    const code = line[index];
+    if (code === NEWLINE || code === RETURN) {
+      line[index] = inString ? 0 : SPACE;
+    } else if (code === QUOTE) {
+      inString = !inString;
+    } else if (code === BACKSLASH && inString) {
+      const next = line[index + 1];
+      if (next !== NEWLINE && next !== RETURN) index++;
+    }
+  }
+  return line;
 }

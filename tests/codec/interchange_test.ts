@@ -290,3 +290,64 @@ function withinInterchangeRange(value: JsonValue): boolean {
   }
   return true;
 }
+
+Deno.test("toJson() never throws, whatever a getter throws", async (t) => {
+  const unprintable: { toString(): never } = {
+    toString() {
+      throw unprintable;
+    },
+  };
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const trapped = new Proxy({}, {
+    getPrototypeOf() {
+      throw new Error("trap");
+    },
+  });
+  const table: [string, unknown][] = [
+    ["an object whose toString throws itself", unprintable],
+    ["an object without a prototype", Object.create(null)],
+    ["a revoked Proxy", revoked.proxy],
+    ["a Proxy whose getPrototypeOf trap throws", trapped],
+    [
+      "an Error whose message getter throws",
+      Object.defineProperty(new Error(), "message", {
+        get: () => {
+          throw unprintable;
+        },
+      }),
+    ],
+    ["a symbol", Symbol("thrown")],
+  ];
+  for (const [name, thrown] of table) {
+    await t.step(name, () => {
+      const value = {
+        get a(): never {
+          throw thrown;
+        },
+      };
+      const fault = refusal(value);
+      assert.equal(fault.kind, "unreadable");
+      assert.equal(fault.path, "$.a");
+      assert.match(fault.message, /^Cannot pass the value at \$\.a as JSON: reading it threw/);
+    });
+  }
+});
+
+Deno.test("fromJson() refuses nesting past MAX_JSON_DEPTH with a RangeError, never a stack overflow", async (t) => {
+  await t.step("MAX_JSON_DEPTH levels convert", () => {
+    let value: JsonValue = 1;
+    for (let level = 0; level < MAX_JSON_DEPTH; level++) value = [value];
+    assert.ok(Array.isArray(fromJson(value)));
+  });
+  await t.step("10,000 levels are a RangeError", () => {
+    let value: JsonValue = 1;
+    for (let level = 0; level < 10_000; level++) value = level % 2 === 0 ? [value] : { a: value };
+    assert.throws(() => fromJson(value), { name: "RangeError", message: /MAX_JSON_DEPTH/ });
+  });
+  await t.step("a cycle is a RangeError", () => {
+    const cyclic: JsonValue[] = [];
+    cyclic.push(cyclic);
+    assert.throws(() => fromJson(cyclic), { name: "RangeError", message: /MAX_JSON_DEPTH/ });
+  });
+});

@@ -43,7 +43,8 @@ Deno.test("parseJson() accepts and refuses hostile texts as a table says", async
     ["2^64 is exact", "18446744073709551616", 18446744073709551616n],
     ["-2^63 - 1 is exact", "-9223372036854775809", -9223372036854775809n],
     ["a 300-digit integer is exact", "9".repeat(300), BigInt("9".repeat(300))],
-    ["an integer in exponent form stays a double", "1e20", 1e20],
+    ["an integer in exponent form past 2^53 is exact", "1e20", 10n ** 20n],
+    ["an integer within 2^53 in exponent form is a number", "1e15", 1e15],
     ["a fraction past 2^53 stays a double", "12345678901234567890.5", 12345678901234567890.5],
     ["-0 is a number", "-0", -0],
     ["a tiny double", "5e-324", 5e-324],
@@ -301,4 +302,100 @@ Deno.test("parseJson() with keepPrototypes leaves objects plain, a __proto__ key
   assert.ok(Object.hasOwn(value.a, "__proto__"));
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(value.n, 12345678901234567890n);
+});
+
+Deno.test("parseJson() returns an exact bigint for an integer past 2^53 however it is written", async (t) => {
+  const table: [string, JsonValue][] = [
+    ["9007199254740993.0", 9007199254740993n],
+    ["9007199254740993.000", 9007199254740993n],
+    ["9007199254740993e0", 9007199254740993n],
+    ["9007199254740993E+0", 9007199254740993n],
+    ["-9007199254740993.0", -9007199254740993n],
+    ["12345678901234567891e1", 123456789012345678910n],
+    ["1.2345678901234567891e20", 123456789012345678910n],
+    ["90071992547409930e-1", 9007199254740993n],
+    ["9007199254740993000e-3", 9007199254740993n],
+    ["1e300", 10n ** 300n],
+  ];
+  for (const [text, expected] of table) {
+    await t.step(text, () => assert.deepStrictEqual(parsed(`[${text}]`), [expected]));
+  }
+});
+
+Deno.test("parseJson() keeps a number whose source is not an integer a double", async (t) => {
+  const table: [string, number][] = [
+    ["9007199254740993.5", 9007199254740993.5],
+    ["90071992547409935e-1", 9007199254740993.5],
+    ["12345678901234567890.5", 12345678901234567890.5],
+    ["9007199254740991.9999", 9007199254740991.9999],
+  ];
+  for (const [text, expected] of table) {
+    await t.step(text, () => assert.deepStrictEqual(parsed(`[${text}]`), [expected]));
+  }
+});
+
+Deno.test("parseJson() reads an integer's exact value from any decimal form of it", () => {
+  const big = fc.bigInt({ min: 2n ** 53n, max: 2n ** 200n });
+  fc.assert(
+    fc.property(big, fc.boolean(), fc.nat(6), (value, negative, shift) => {
+      const digits = `${value}`;
+      const exact = negative ? -value : value;
+      const sign = negative ? "-" : "";
+      const point = digits.length - Math.min(shift, digits.length - 1);
+      const forms = [
+        `${sign}${digits}.${"0".repeat(shift + 1)}`,
+        `${sign}${digits}${"0".repeat(shift)}e-${shift}`,
+        `${sign}${digits.slice(0, point)}.${digits.slice(point) || "0"}e${digits.length - point}`,
+      ];
+      for (const form of forms) assert.deepStrictEqual(parsed(form), exact, form);
+    }),
+    { numRuns: 2_000 },
+  );
+});
+
+Deno.test("parseJson() locates a fault by its own scan, never by text the input wrote", async (t) => {
+  const table: [string, number][] = [
+    ["xposition 99", 0],
+    ['["position 1", x]', 15],
+    ["[1,2,3] position 7777777", 8],
+    ['{"a":1} in JSON at position 3 (line 1 column 4)', 8],
+  ];
+  for (const [text, offset] of table) {
+    await t.step(JSON.stringify(text), () => {
+      const result = parseJson(text);
+      assert.ok(!result.ok && result.error.kind === "syntax");
+      assert.equal(result.error.offset, offset, result.error.message);
+      assert.match(result.error.message, new RegExp(`^Cannot parse JSON at offset ${offset}: `));
+    });
+  }
+});
+
+Deno.test("parseJson() says a syntax fault without raw input, bounded", async (t) => {
+  const table: [string, string][] = [
+    ["an escape sequence", "\u001b]0;owned\u0007\u001b[2K\rforged"],
+    ["a bidi override and a line separator", "\u202e\u2028x"],
+    ["a long run of garbage", "x".repeat(1 << 20)],
+    ["garbage after a long string", `["${"a".repeat(1 << 20)}" \u001b]`],
+  ];
+  for (const [name, text] of table) {
+    await t.step(name, () => {
+      const result = parseJson(text);
+      assert.ok(!result.ok && result.error.kind === "syntax");
+      assert.doesNotMatch(result.error.message, /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u);
+      assert.ok(result.error.message.length < 200, `${result.error.message.length} characters`);
+    });
+  }
+  await t.step("the parser's own words are kept, without its position", () => {
+    const result = parseJson('{"a":1 "b":2}');
+    assert.ok(!result.ok);
+    assert.equal(
+      result.error.message,
+      "Cannot parse JSON at offset 7: Expected ',' or '}' after property value",
+    );
+  });
+  await t.step("an unexpected character is quoted", () => {
+    const result = parseJson("\u001b]0;owned");
+    assert.ok(!result.ok);
+    assert.equal(result.error.message, 'Cannot parse JSON at offset 0: Unexpected token "\\u001b"');
+  });
 });

@@ -96,3 +96,52 @@ Deno.test("scanParamHeaders() and paramHeaders() never throw", () => {
     { numRuns: RUNS },
   );
 });
+
+Deno.test("scanParamHeaders() refuses a mark under every keyword that holds subschemas", async (t) => {
+  const mark = { type: "string", "x-mcp-header": "Region" };
+  const marked = { type: "object", properties: { r: mark } };
+  // JSON Schema 2020-12 and draft-07: each keyword, with a subschema where it holds one.
+  const table: Array<[string, JsonValue]> = [
+    ["items", marked],
+    ["items (draft-07 tuple form)", [marked]],
+    ["prefixItems", [marked]],
+    ["additionalItems", marked],
+    ["unevaluatedItems", marked],
+    ["contains", marked],
+    ["additionalProperties", marked],
+    ["unevaluatedProperties", marked],
+    ["patternProperties", { "^a": marked }],
+    ["dependentSchemas", { a: marked }],
+    ["dependencies", { a: marked }],
+    ["propertyNames", marked],
+    ["contentSchema", marked],
+    ["allOf", [marked]],
+    ["anyOf", [marked]],
+    ["oneOf", [marked]],
+    ["not", marked],
+    ["if", marked],
+    ["then", marked],
+    ["else", marked],
+    ["$defs", { a: marked }],
+    ["definitions", { a: marked }],
+  ];
+  for (const [keyword, sub] of table) {
+    await t.step(keyword, () => {
+      const scan = scanParamHeaders({
+        type: "object",
+        properties: {},
+        [keyword.split(" ")[0]!]: sub,
+      });
+      assert.ok(!scan.ok, keyword);
+      assert.match(scan.reason, /only on properties reached/);
+    });
+  }
+  await t.step("a dependencies list of names holds no schema", () => {
+    const scan = scanParamHeaders({
+      type: "object",
+      properties: { r: mark },
+      dependencies: { r: ["s"] },
+    });
+    assert.deepEqual(scan, { ok: true, headers: [{ path: ["r"], name: "Region" }] });
+  });
+});

@@ -51,3 +51,25 @@ Deno.test("printableLine() escapes line breaks and tabs too, so a field stays on
   assert.equal(printableLine("a\u2028b\u2029c\u0085d"), "a\\u{2028}b\\u{2029}c\\u{85}d");
   assert.equal(printableLine("plain text — ünïcode"), "plain text — ünïcode");
 });
+
+Deno.test("quote() reads no more of a long text than the characters it keeps", () => {
+  const iterate = String.prototype[Symbol.iterator];
+  let read = 0;
+  // Counts the characters anything iterates out of a string while quote() runs.
+  const counting = function* (this: string): Generator<string, undefined> {
+    for (const point of iterate.call(this)) {
+      read++;
+      yield point;
+    }
+    return undefined;
+  };
+  String.prototype[Symbol.iterator] = counting as typeof iterate;
+  let quoted: string;
+  try {
+    quoted = quote("é".repeat(1 << 20), 10);
+  } finally {
+    String.prototype[Symbol.iterator] = iterate;
+  }
+  assert.equal(quoted, `"${"é".repeat(10)}…"`);
+  assert.ok(read <= 11, `${read} characters read`);
+});

@@ -80,3 +80,83 @@ Deno.test("reportValue() shows an object met again outside its own nesting in fu
     c: [{ n: 1 }],
   });
 });
+
+Deno.test("reportValue() and reportJson() never throw, whatever reading a value throws", async (t) => {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const unprintable: { toString(): never } = {
+    toString() {
+      throw unprintable;
+    },
+  };
+  const table: [string, unknown, unknown][] = [
+    [
+      "a getter throwing an object without a prototype",
+      {
+        get a(): never {
+          throw Object.create(null);
+        },
+      },
+      { a: marker("unreadable: (unprintable)") },
+    ],
+    [
+      "a getter throwing what throws when printed",
+      {
+        get a(): never {
+          throw unprintable;
+        },
+      },
+      { a: marker("unreadable: (unprintable)") },
+    ],
+    ["a revoked Proxy in an array", [revoked.proxy], undefined],
+    ["a revoked Proxy alone", revoked.proxy, undefined],
+    [
+      "a Proxy whose ownKeys trap throws",
+      new Proxy({}, {
+        ownKeys() {
+          throw new Error("trap");
+        },
+      }),
+      marker("unreadable: trap"),
+    ],
+    [
+      "an array whose item getter throws",
+      new Proxy([1, 2], {
+        get: (target, key) => {
+          if (key === "1") throw new Error("item");
+          return Reflect.get(target, key);
+        },
+      }),
+      [1, marker("unreadable: item")],
+    ],
+    [
+      "a function whose name getter throws",
+      Object.defineProperty(() => 1, "name", {
+        get() {
+          throw new Error("name");
+        },
+      }),
+      marker("unreadable: name"),
+    ],
+    [
+      "a class instance whose constructor getter throws",
+      Object.create(
+        Object.create(Object.prototype, {
+          constructor: {
+            get() {
+              throw new Error("ctor");
+            },
+          },
+        }),
+      ),
+      marker("instance of an anonymous class"),
+    ],
+  ];
+  for (const [name, value, expected] of table) {
+    await t.step(name, () => {
+      const shown = reportValue(value);
+      if (expected !== undefined) assert.deepEqual(shown, expected);
+      assert.match(reportJson(value), /unreadable|anonymous/);
+    });
+  }
+});

@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MAX_EVENT_BYTES, SseDecoder, type SseEvent, type SseFault } from "../../codec/mod.ts";
+import {
+  MAX_EVENT_BYTES,
+  MAX_EVENT_LINE_BYTES,
+  SseDecoder,
+  type SseEvent,
+  type SseFault,
+} from "../../codec/mod.ts";
 import { RUNS, splitAt } from "./_helpers.ts";
 
 const encoder = new TextEncoder();
@@ -89,16 +95,16 @@ Deno.test("SseDecoder counts the bytes of an unfinished event it drops", () => {
 Deno.test("SseDecoder refuses hostile streams with a named fault", async (t) => {
   const big = "a".repeat(MAX_EVENT_BYTES);
   const table: Array<[string, (string | Uint8Array)[], SseFault["kind"], SseEvent[]]> = [
-    ["a line past the cap with no end", ["data: x\n\n", big, big], "event_too_large", [
+    ["a line past the cap with no end", ["data: x\n\n", big, big], "line_too_long", [
       message("x"),
     ]],
-    ["a line past the cap in one chunk", [`data: ${big}${big}\n\n`], "event_too_large", []],
+    ["a line past the cap in one chunk", [`data: ${big}${big}\n\n`], "line_too_long", []],
     [
       "many data lines past the cap",
       [
         "data: x\n\n",
         ...Array.from(
-          { length: 3 },
+          { length: 2 },
           () => `data: ${"b".repeat(MAX_EVENT_BYTES / 2)}\n`,
         ),
       ],
@@ -206,4 +212,90 @@ Deno.test("SseDecoder yields the same events however a stream is cut", () => {
     }),
     { numRuns: RUNS },
   );
+});
+
+/**
+ * A chunk that counts the bytes its searches pass over, in every view made
+ * of it: the work the decoder spends finding line ends.
+ */
+class CountedBytes extends Uint8Array {
+  static scanned = 0;
+  override indexOf(value: number, from = 0): number {
+    const at = super.indexOf(value, from);
+    CountedBytes.scanned += (at === -1 ? this.length : at + 1) - Math.max(0, from);
+    return at;
+  }
+}
+
+function counted(text: string): CountedBytes {
+  const plain = encoder.encode(text);
+  const out = new CountedBytes(plain.length);
+  out.set(plain);
+  return out;
+}
+
+Deno.test("SseDecoder searches each byte a bounded number of times, whatever the line ends", async (t) => {
+  const lines = 4096;
+  const table: Array<[string, string]> = [
+    ["LF", "data: x\n\n"],
+    ["CR", "data: x\r\r"],
+    ["CRLF", "data: x\r\n\r\n"],
+    ["CR then LF", "data: x\r\n"],
+    ["comments ending in CR", ":\r"],
+  ];
+  for (const [name, unit] of table) {
+    await t.step(name, () => {
+      const chunk = counted(unit.repeat(lines));
+      CountedBytes.scanned = 0;
+      assert.equal(new SseDecoder().push(chunk).ok, true);
+      assert.ok(CountedBytes.scanned > 0, "the decoder's searches are what is counted");
+      // A search to the chunk's end per line would be thousands of times the chunk.
+      assert.ok(
+        CountedBytes.scanned <= 3 * chunk.length,
+        `${CountedBytes.scanned} bytes searched for a chunk of ${chunk.length}`,
+      );
+    });
+  }
+});
+
+Deno.test("SseDecoder bounds an event's data bytes, not the bytes of its data lines", () => {
+  // 16,760 lines of 1,000 bytes of data: 16,776,759 bytes joined, under the cap,
+  // though the lines with their "data:" field names are past it.
+  const lines = Math.floor((MAX_EVENT_BYTES + 1) / 1001);
+  const line = `data:${"x".repeat(1000)}\n`;
+  const out = feed([line.repeat(lines) + "\n"]);
+  assert.deepEqual(out.faults, []);
+  assert.equal(out.events[0]?.data.length, lines * 1001 - 1);
+});
+
+Deno.test("SseDecoder refuses an event whose data is one byte past MAX_EVENT_BYTES", async (t) => {
+  const half = "a".repeat(MAX_EVENT_BYTES / 2);
+  await t.step("on one line", () => {
+    const out = feed([`data: ${"a".repeat(MAX_EVENT_BYTES + 1)}\n\n`]);
+    assert.deepEqual(out.faults, ["event_too_large"]);
+  });
+  await t.step("over two lines joined by a newline", () => {
+    const out = feed([`data: ${half}\ndata: ${half}\n\n`]);
+    assert.deepEqual(out.faults, ["event_too_large"]);
+  });
+  await t.step("exactly the cap over two lines is accepted", () => {
+    const out = feed([`data: ${half}\ndata: ${half.slice(1)}\n\n`]);
+    assert.deepEqual(out.faults, []);
+    assert.equal(out.events[0]?.data.length, MAX_EVENT_BYTES);
+  });
+});
+
+Deno.test("SseDecoder refuses a line past MAX_EVENT_LINE_BYTES, whatever its field", async (t) => {
+  const table: Array<[string, number, SseFault["kind"][]]> = [
+    ["a comment of exactly the line cap", MAX_EVENT_LINE_BYTES, []],
+    ["a comment one byte past it", MAX_EVENT_LINE_BYTES + 1, ["line_too_long"]],
+  ];
+  for (const [name, size, faults] of table) {
+    await t.step(name, () => {
+      const comment = `:${"c".repeat(size - 1)}`;
+      // Pending, then ended by the next read (which answers the fault again), or whole.
+      assert.deepEqual(feed([comment, "\n"]).faults.slice(0, 1), faults);
+      assert.deepEqual(feed([`${comment}\n`]).faults, faults);
+    });
+  }
 });

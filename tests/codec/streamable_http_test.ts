@@ -6,8 +6,10 @@ import {
   displayUrl,
   encodeHeaderValue,
   isMediaType,
+  jsonLineBytes,
   jsonOnOneLine,
   modernHeaders,
+  parseJson,
   readOutgoing,
 } from "../../codec/mod.ts";
 import { RUNS } from "./_helpers.ts";
@@ -156,6 +158,92 @@ Deno.test("readOutgoing() and bodyExcerpt() never throw", () => {
         assert.equal(typeof bodyExcerpt(bytes), "string");
       },
     ),
+    { numRuns: RUNS },
+  );
+});
+
+Deno.test("readOutgoing() finds anything that is not a JSON-RPC message unreadable", async (t) => {
+  const table: Array<[string, string]> = [
+    ["a float id", '{"jsonrpc":"2.0","id":1.5,"result":{}}'],
+    ["no jsonrpc member", '{"id":1,"result":{}}'],
+    ["jsonrpc 1.0", '{"jsonrpc":"1.0","method":"x"}'],
+    ["neither result nor error", '{"jsonrpc":"2.0","id":1}'],
+    ["params that are a string", '{"jsonrpc":"2.0","method":"x","params":"p"}'],
+    ["a null id", '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}'],
+  ];
+  for (const [name, line] of table) {
+    await t.step(name, () => assert.deepEqual(readOutgoing(line), { kind: "unreadable" }));
+  }
+});
+
+Deno.test("readOutgoing() names only what a method's own parameter says, never an inherited one", () => {
+  const params = `{${META},"function toString() { [native code] }":"x","name":"y","uri":"z"}`;
+  for (const method of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+    const message = readOutgoing(
+      `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${params}}`,
+    );
+    assert.equal(message.name, undefined, method);
+    assert.deepEqual(modernHeaders(message).map(([name]) => name), [
+      "MCP-Protocol-Version",
+      "Mcp-Method",
+    ]);
+  }
+});
+
+/** What parseJson() makes of a text: its value, or where and why it refuses it. */
+function verdict(text: string): unknown {
+  const parsed = parseJson(text);
+  if (parsed.ok) return { value: parsed.value };
+  const fault = parsed.error;
+  return { kind: fault.kind, offset: fault.kind === "syntax" ? fault.offset : undefined };
+}
+
+Deno.test("jsonOnOneLine() keeps a JSON text's meaning and a broken text broken", async (t) => {
+  const table: Array<[string, string]> = [
+    ["a pretty-printed body", '{\r\n  "a": [1,\n 2],\n  "b": "x y"\r\n}'],
+    ["a raw line feed inside a string", '{"jsonrpc":"2.0","id":1,"result":{"t":"a\nb"}}'],
+    ["a raw carriage return inside a string", '{"t":"a\rb"}'],
+    ["an escaped quote before a raw break", '{"t":"a\\"\nb"}'],
+    ["a backslash before a raw break", '{"t":"a\\\nb"}'],
+    ["an escaped backslash, then a break outside", '{"t":"a\\\\"\n}'],
+    ["a break in a key", '{"a\nb":1}'],
+  ];
+  for (const [name, text] of table) {
+    await t.step(name, () => {
+      const line = jsonOnOneLine(text);
+      assert.doesNotMatch(line, /[\r\n]/);
+      assert.deepStrictEqual(verdict(line), verdict(text));
+    });
+  }
+});
+
+Deno.test("jsonOnOneLine() agrees with parseJson() on any text with line breaks", () => {
+  const text = fc.oneof(
+    fc.json({ maxDepth: 2 }).map((json) => json.replace(/,/g, ",\n").replace(/:/g, ":\r\n")),
+    fc.string({ unit: fc.constantFrom('"', "\\", "\n", "\r", "a", "{", "}", ":", ",", " ") }),
+  );
+  fc.assert(
+    fc.property(text, (text) => {
+      const line = jsonOnOneLine(text);
+      assert.doesNotMatch(line, /[\r\n]/);
+      assert.deepStrictEqual(verdict(line), verdict(text), JSON.stringify(text));
+    }),
+    { numRuns: RUNS },
+  );
+});
+
+Deno.test("jsonLineBytes() is jsonOnOneLine() as UTF-8 with a newline, and copies", () => {
+  const text = fc.string({
+    unit: fc.constantFrom('"', "\\", "\n", "\r", "a", "é", "😀", "{", "}", ":", " "),
+  });
+  const encoder = new TextEncoder();
+  fc.assert(
+    fc.property(text, (text) => {
+      const body = encoder.encode(text);
+      const line = jsonLineBytes(body);
+      assert.deepEqual(line, encoder.encode(`${jsonOnOneLine(text)}\n`));
+      assert.notEqual(line.buffer, body.buffer);
+    }),
     { numRuns: RUNS },
   );
 });

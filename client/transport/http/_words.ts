@@ -3,7 +3,7 @@
 // would not follow, a sign-in that let it in no further; and how a JSON body
 // becomes the one line the machine reads.
 
-import type { OutgoingMessage } from "../../../codec/streamable_http.ts";
+import { jsonLineBytes, type OutgoingMessage } from "../../../codec/streamable_http.ts";
 import type { AuthFailure } from "../../thread/auth.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import { quote } from "../../../codec/quote.ts";
@@ -73,20 +73,12 @@ export function signInMessage(
     `${message.method ?? "a response"}${refused}: ${failure.message}`;
 }
 
-const NEWLINE = 0x0a;
-const RETURN = 0x0d;
-const SPACE = 0x20;
-
-/** A JSON body as one line with its newline (its raw line breaks are only whitespace). */
+/**
+ * A JSON body as one line with its newline: a raw line break outside a
+ * string is whitespace, one inside a string stays a fault (`jsonLineBytes`).
+ */
 export function jsonLine(bytes: Uint8Array): Uint8Array {
-  const line = new Uint8Array(bytes.length + 1);
-  line.set(bytes);
-  for (let i = line.indexOf(NEWLINE); i !== -1 && i < bytes.length; i = line.indexOf(NEWLINE, i)) {
-    line[i] = SPACE;
-  }
-  for (let i = line.indexOf(RETURN); i !== -1; i = line.indexOf(RETURN, i)) line[i] = SPACE;
-  line[bytes.length] = NEWLINE;
-  return line;
+  return jsonLineBytes(bytes);
 }
 
 /** A made-up answer's words: its message and its `data`. */
