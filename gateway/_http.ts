@@ -1,10 +1,13 @@
 // Private to gateway/: a harness served to hosts over Streamable HTTP.
 // listenHttp carries the messages; this file gives each its GatewaySession:
 // one per 2025 session (made at its initialize, closed when the session
-// ends), and one shared by every 2026-07-28 request, which has no session.
-// The shared one sees each request under an id of its own, so that two
-// clients' ids never meet in its table of runs; a parked run's requestState
-// (a random UUID) is what ties a retry to its run.
+// ends, which for an initialize not answered with a result is at once), and
+// one shared by every 2026-07-28 request, which has no session. Nothing such
+// a request carries tells its host from another, so they share that
+// session's bounds (MAX_PARKED_RUNS says how). The shared one sees each
+// request under an id of its own, so that two clients' ids never meet in its
+// table of runs; a parked run's requestState (a random UUID) is what ties a
+// retry to its run.
 
 import type { JsonObject } from "../codec/json.ts";
 import { classify, encodeError, type Id, type Inbound, INVALID_REQUEST } from "../codec/jsonrpc.ts";

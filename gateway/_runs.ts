@@ -6,14 +6,19 @@
 // `run_program` runs the host's program with the asker of its request. A
 // 2026-07-28 host's run is parked on an `input_required` result while its
 // questions wait for the host to retry the call with its answers and the
-// run's `requestState`, or for `parkedRunTimeoutMs` to pass. A question its
-// server withdraws leaves the parked run's questions at once: no later
-// input_required carries it.
+// run's `requestState`, or for `parkedRunTimeoutMs` to pass; at most
+// MAX_PARKED_RUNS wait so, the one parked longest ago given up for a newer
+// one. A question its server withdraws leaves the parked run's questions at
+// once: no later input_required carries it.
 //
-// Lifecycle: the session owns its runs. `cancel()` aborts the run of one
+// Lifecycle: the session owns its runs. Each is at every moment either the
+// run of one request (in `#running`, under the request's id) or parked (in
+// `#parked`, under its requestState). `cancel()` aborts the run of one
 // request (its calls are cancelled with it, and the request gets no answer);
-// `abort()` aborts every run and unparks the parked ones, answering their
-// questions as unanswered; `settled()` settles once every run has ended.
+// a request whose id names a run still going cancels that run, since its id
+// names the newer one from then on; `abort()` aborts every run and unparks
+// the parked ones, answering their questions as unanswered; `settled()`
+// settles once every run has ended.
 
 import { isJsonObject, type JsonObject, type JsonValue, stringifyJson } from "../codec/json.ts";
 import {
@@ -40,6 +45,10 @@ import { errorResult, type GatewayResult, runResult, searchResult } from "./tool
 
 // Why a question its server withdrew has no answer.
 const WITHDRAWN = "the server withdrew its question";
+// Why a run parked longest ago is stopped once MAX_PARKED_RUNS others wait.
+const GIVEN_UP = "The run was given up for a newer one past MAX_PARKED_RUNS";
+// Why a run stopped (cancelled, given up, past its wait) asks its host nothing more.
+const STOPPED = "the run was stopped before it asked";
 
 // A run parked on an input_required result, waiting for its host to retry.
 type Parked = {
@@ -166,10 +175,10 @@ export class SessionRuns {
         }
         const controller = new AbortController();
         const progress = progressSink(params, send);
-        this.#running.set(key(id), controller);
+        this.#claim(id, controller);
         this.#track(
           this.#runProgram(args.code, asker, controller.signal, progress).then((result) => {
-            this.#running.delete(key(id));
+            this.#release(id, controller);
             if (!controller.signal.aborted) answer(result);
           }),
         );
@@ -195,15 +204,18 @@ export class SessionRuns {
         respond(errorResult(
           `Cannot continue the run: its requestState ${
             describeValue(state)
-          } names no run waiting for answers (it ended, or waited past ` +
-            `${this.#parkedMs} ms); run the program again`,
+          } names no run waiting for answers (it ended, waited past ${this.#parkedMs} ms, ` +
+            `or was given up for a newer one once MAX_PARKED_RUNS (${MAX_PARKED_RUNS}) runs ` +
+            "waited); run the program again",
         ));
         return;
       }
+      // The run is this request's now, no longer parked.
+      this.#parked.delete(parked.state);
       this.#resume(parked, params.inputResponses);
-      this.#running.set(key(id), parked.controller);
+      this.#claim(id, parked.controller);
       this.#attach(parked, (result) => {
-        this.#running.delete(key(id));
+        this.#release(id, parked.controller);
         if (!parked.controller.signal.aborted) respond(result);
       });
       return;
@@ -214,13 +226,7 @@ export class SessionRuns {
       this.call(id, params, send, noHost, respond);
       return;
     }
-    if (this.#parked.size >= MAX_PARKED_RUNS) {
-      respond(errorResult(
-        `Cannot start the program: ${this.#parked.size} runs wait for this host's answers ` +
-          `(MAX_PARKED_RUNS); answer them or let them end first`,
-      ));
-      return;
-    }
+    // Counted among the parked runs only once it asks (#flush): a run that asks nothing never is.
     const parked: Parked = {
       state: crypto.randomUUID(),
       controller: new AbortController(),
@@ -230,11 +236,11 @@ export class SessionRuns {
       final: undefined,
       timer: undefined,
     };
-    this.#parked.set(parked.state, parked);
     const asker: HostAsker = {
       can: (question) => capable(caps, question),
       ask: (method, askParams, signal) => {
         if (signal?.aborted) return Promise.resolve(err(WITHDRAWN));
+        if (parked.controller.signal.aborted) return Promise.resolve(err(STOPPED));
         const name = `ask-${parked.nextAsk++}`;
         const { promise, resolve } = Promise.withResolvers<Result<JsonObject, string>>();
         // Withdrawn by its server: never put to the host from now on, and an
@@ -256,9 +262,9 @@ export class SessionRuns {
       // A parked run's questions are unparked with it, and a 2026-07-28 host holds no request.
       drop: () => {},
     };
-    this.#running.set(key(id), parked.controller);
+    this.#claim(id, parked.controller);
     this.#attach(parked, (result) => {
-      this.#running.delete(key(id));
+      this.#release(id, parked.controller);
       if (!parked.controller.signal.aborted) respond(result);
     });
     const progress = progressSink(params, send);
@@ -287,11 +293,13 @@ export class SessionRuns {
     this.#flush(parked);
   }
 
-  // Questions waiting and a request to carry them: answer it input_required, and wait.
+  // Questions waiting and a request to carry them: answer it input_required, and wait, parked.
   #flush(parked: Parked): void {
     const responder = parked.responder;
     if (responder === undefined || parked.asks.size === 0) return;
     parked.responder = undefined;
+    if (this.#parked.size >= MAX_PARKED_RUNS) this.#giveUpOldest();
+    this.#parked.set(parked.state, parked);
     const inputRequests: JsonObject = {};
     for (const [name, ask] of parked.asks) inputRequests[name] = ask.request;
     responder({ resultType: "input_required", inputRequests, requestState: parked.state });
@@ -315,9 +323,37 @@ export class SessionRuns {
 
   #unpark(parked: Parked, why: string): void {
     clearTimeout(parked.timer);
-    this.#parked.delete(parked.state);
+    if (this.#parked.get(parked.state) === parked) this.#parked.delete(parked.state);
     for (const ask of parked.asks.values()) ask.resolve(err(why));
     parked.asks.clear();
+  }
+
+  // No host can be told apart from another without a session, so the parked runs of every
+  // 2026-07-28 host share one bound, kept by giving up the run parked longest ago: a host whose
+  // runs wait unanswered cannot keep another's newer run from asking.
+  #giveUpOldest(): void {
+    const [oldest] = this.#parked.values();
+    if (oldest === undefined) return;
+    this.#unpark(
+      oldest,
+      `it was given up: ${MAX_PARKED_RUNS} runs waited for their hosts' answers ` +
+        "(MAX_PARKED_RUNS), and it had waited longest",
+    );
+    oldest.controller.abort(new Error(GIVEN_UP));
+  }
+
+  // The run of request `id` is `controller`'s; one its id named until now is cancelled.
+  #claim(id: Id, controller: AbortController): void {
+    const older = this.#running.get(key(id));
+    if (older !== undefined && older !== controller) {
+      older.abort(new Error("The host reused the request's id for another call"));
+    }
+    this.#running.set(key(id), controller);
+  }
+
+  // The run of request `id` has ended: its entry goes, unless the id names a newer run by now.
+  #release(id: Id, controller: AbortController): void {
+    if (this.#running.get(key(id)) === controller) this.#running.delete(key(id));
   }
 
   async #runProgram(

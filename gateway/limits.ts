@@ -21,8 +21,21 @@ export const MAX_APPROVAL_ARGS_CHARS = 400;
 export const PARKED_RUN_TIMEOUT_MS = 600_000;
 
 /**
- * Runs parked on an `input_required` result at once, per session, past
- * which a new `run_program` is refused as an `isError` result: 16.
+ * Runs parked on an `input_required` result at once (a 2026-07-28 host was
+ * asked, and its retry has not come), per gateway session: 16. A run that
+ * asks nothing, or whose retry is being served, is not counted. When one
+ * more must park, the run parked longest ago is given up: its questions are
+ * answered as unanswered, it is stopped, and its retry is told so.
+ *
+ * Over HTTP every 2026-07-28 host shares one session, and so this bound:
+ * such a host has no session, and nothing it sends tells it from another
+ * (the bearer token is the server's, its address is loopback, its
+ * `clientInfo` is whatever it claims). Giving up the oldest keeps the share
+ * fair without knowing who is who: a host whose runs wait unanswered cannot
+ * keep another's newer run from asking, since the runs that have waited
+ * longest go first, whoever's they are. A host that parks runs faster than
+ * others answer theirs can still push theirs out: only a session, which a
+ * 2026-07-28 host does not open, would tell them apart.
  */
 export const MAX_PARKED_RUNS = 16;
 

@@ -201,19 +201,22 @@ export class GatewaySession {
   #afterBoot(id: Id, method: string, params: JsonObject, send: Send): void {
     const at = key(id);
     let settled = false;
-    this.#waiting.set(at, (why) => {
+    const settle = (why: "cancelled" | "closed"): void => {
       settled = true;
-      this.#waiting.delete(at);
+      if (this.#waiting.get(at) === settle) this.#waiting.delete(at);
       if (why === "closed") {
         send(encodeError(id, {
           code: SESSION_CLOSED,
           message: "The gateway session is closed: the host left; connect again",
         }));
       }
-    });
+    };
+    // A reused id names the newer request: the older one waiting is cancelled.
+    this.#waiting.get(at)?.("cancelled");
+    this.#waiting.set(at, settle);
     void this.#booting?.then((booted) => {
       if (settled) return;
-      this.#waiting.delete(at);
+      if (this.#waiting.get(at) === settle) this.#waiting.delete(at);
       if (booted.ok) {
         this.#request(id, method, params, send);
         return;

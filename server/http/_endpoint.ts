@@ -5,7 +5,12 @@
 //
 // Lifecycle: `listenHttp` owns the endpoint and calls `close()` before it
 // stops the listener; `close()` ends every session (aborting its signal and
-// closing its GET stream), and aborts every exchange still running.
+// closing its GET stream), aborts every exchange still running and stops
+// every body still being read. A session exists once its initialize is
+// answered with a result; one whose initialize is answered otherwise, or
+// whose client went before the answer, ends then. A request's exchange
+// follows the close and its session's end until its answer and no longer
+// (`follow`), so that an answered request leaves nothing behind.
 
 import { isJsonObject, type JsonObject, parseJson } from "../../codec/json.ts";
 import { encodeError, INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR } from "../../codec/jsonrpc.ts";
@@ -14,9 +19,12 @@ import { PROTOCOL_VERSION_HEADER, SESSION_HEADER } from "../../codec/streamable_
 import { UNSUPPORTED_PROTOCOL_VERSION } from "../../codec/stateless.ts";
 import { describeValue } from "../../codec/quote.ts";
 import { idKey, type WireId } from "../_inbound.ts";
+import { BodyReader } from "./_body.ts";
 import { EventStream } from "./_event_stream.ts";
+import { follow } from "./_follow.ts";
 import { guard, type GuardSettings } from "./_guard.ts";
-import { accepts, isJsonBody, readBounded, wireId } from "./_request.ts";
+import { HeldBody } from "./_held_body.ts";
+import { accepts, isJsonBody, wireId } from "./_request.ts";
 import { plain, rpcError, streamHeaders } from "./_response.ts";
 import { messageText } from "./_message_text.ts";
 import { type Routed, Session } from "./_session.ts";
@@ -24,17 +32,22 @@ import { isModern, routeModern, statusOf } from "./_stateless.ts";
 import { type HttpExchange, type HttpMessageHandler, REQUEST_CANCELLED } from "./exchange.ts";
 import { MAX_HTTP_REQUESTS_IN_FLIGHT, MAX_HTTP_SESSIONS } from "./limits.ts";
 
+/** Where the endpoint is, and how long a body may take to arrive. */
+export type EndpointOptions = { path: string; bodyTimeoutMs: number };
+
 export class Endpoint {
   settings: GuardSettings | undefined;
   readonly #handler: HttpMessageHandler;
   readonly #path: string;
   readonly #sessions = new Map<string, Session>();
   readonly #closed = new AbortController();
+  readonly #bodies: BodyReader;
   #running = 0;
 
-  constructor(handler: HttpMessageHandler, path: string) {
+  constructor(handler: HttpMessageHandler, options: EndpointOptions) {
     this.#handler = handler;
-    this.#path = path;
+    this.#path = options.path;
+    this.#bodies = new BodyReader(options.bodyTimeoutMs, this.#closed.signal);
   }
 
   close(): void {
@@ -149,7 +162,7 @@ export class Endpoint {
         'Unsupported media type: send "Content-Type: application/json"',
       );
     }
-    const body = await readBounded(request);
+    const body = await this.#bodies.read(request);
     if (!body.ok) return body.error;
     const parsed = parseJson(body.value);
     if (!parsed.ok) return rpcError(400, null, PARSE_ERROR, `Parse error: ${parsed.error.message}`);
@@ -206,16 +219,20 @@ export class Endpoint {
           routed.session?.inFlight.get(idKey(target))?.abort();
         }
       }
+      const controller = new AbortController();
+      const release = follow(controller, this.#lifelong(routed.session));
       const exchange: HttpExchange = {
         session: routed.session,
         protocolVersion: routed.version,
-        signal: routed.session?.signal ?? this.#closed.signal,
+        signal: controller.signal,
         send: () => false,
       };
       try {
         await this.#handler(message, exchange);
       } catch {
         // A notification gets no answer, so a handler's failure on it has no one to reach.
+      } finally {
+        release();
       }
       return new Response(null, { status: 202 });
     }
@@ -308,20 +325,20 @@ export class Endpoint {
   ): Promise<Response> {
     const { session, version, opens } = routed;
     const controller = new AbortController();
+    const signal = controller.signal;
     const key = idKey(id);
-    // Not request.signal: reading it makes Deno print a warning, and a library never prints.
-    const signals = [this.#closed.signal];
+    // Not request.signal: reading it makes Deno print a warning, and a library never prints. A
+    // client going away is seen as its response body's cancel (an event stream, or a held body).
+    const release = follow(controller, this.#lifelong(opens ? undefined : session));
     if (session !== undefined && !opens) {
-      signals.push(session.signal);
       session.inFlight.get(key)?.abort();
       session.inFlight.set(key, controller);
     }
-    const signal = AbortSignal.any([controller.signal, ...signals]);
     const streams = accepts(request, "text/event-stream");
     const early: JsonObject[] = [];
     const live: { stream?: EventStream } = {};
     let startStream: (() => void) | undefined;
-    const streamWanted = new Promise<"stream">((resolve) => startStream = () => resolve("stream"));
+    const streamWanted = new Promise<"later">((resolve) => startStream = () => resolve("later"));
     const exchange: HttpExchange = {
       session,
       protocolVersion: version,
@@ -360,6 +377,7 @@ export class Endpoint {
         });
       } finally {
         this.#running--;
+        release();
         if (session?.inFlight.get(key) === controller) session.inFlight.delete(key);
       }
     })();
@@ -367,16 +385,15 @@ export class Endpoint {
       if (signal.aborted) resolve("aborted");
       signal.addEventListener("abort", () => resolve("aborted"), { once: true });
     });
-    // An answer not ready by the next task comes as a stream, opened at once, so that the client
-    // closing it is seen: that is how a 2026-07-28 client cancels.
+    // An answer not ready by the next task comes as a stream (or a held JSON body), opened at
+    // once, so that the client closing it is seen: that is how a 2026-07-28 client cancels, and
+    // how any client that goes away stops what it asked for.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const slow = streams
-      ? new Promise<"stream">((resolve) => timer = setTimeout(() => resolve("stream"), 0))
-      : undefined;
-    const first = await Promise.race([answered, streamWanted, aborted, ...(slow ? [slow] : [])]);
-    // Only a timer that was set (the first clearTimeout of a process loads the timer modules).
-    if (timer !== undefined) clearTimeout(timer);
+    const slow = new Promise<"later">((resolve) => timer = setTimeout(() => resolve("later"), 0));
+    const first = await Promise.race([answered, streamWanted, aborted, slow]);
+    clearTimeout(timer);
     if (first === "aborted") {
+      if (opens && session !== undefined) session.end();
       return rpcError(
         503,
         id,
@@ -384,10 +401,18 @@ export class Endpoint {
         "Request cancelled: the session or the server ended before the answer",
       );
     }
-    if (first !== "stream") {
+    if (first !== "later") {
       if (opens && session !== undefined) this.#open(session, first);
       return this.#json(first, version, session);
     }
+    if (opens && session !== undefined) {
+      // The session exists once initialize is answered, to a client still there to read it.
+      void answered.then((answer) => {
+        if (signal.aborted) session.end();
+        else this.#open(session, answer);
+      });
+    }
+    if (!streams) return this.#held(answered, id, controller, session);
     const opened = new EventStream(() => controller.abort());
     live.stream = opened;
     for (const sent of early) opened.send(sent);
@@ -396,16 +421,50 @@ export class Endpoint {
       opened.send(answer);
       opened.close();
     });
-    if (opens && session !== undefined) {
-      // The session exists once initialize is answered; a streamed initialize is rare but legal.
-      void answered.then((answer) => this.#open(session, answer));
-    }
     return new Response(opened.body, { status: 200, headers: streamHeaders(session) });
+  }
+
+  // A slow answer to a client that takes only JSON: its headers now, its body once it is known
+  // (a cancellation when the exchange ends first). Its status is then 200 whatever the answer
+  // says: the 2026-07-28 errors that have another (an unknown method, a header mismatch) are
+  // answered before the next task.
+  #held(
+    answered: Promise<JsonObject>,
+    id: WireId,
+    controller: AbortController,
+    session: Session | undefined,
+  ): Response {
+    const held = new HeldBody(() => controller.abort());
+    const signal = controller.signal;
+    const cancelled = (): void =>
+      held.end(
+        messageText(encodeError(id, {
+          code: REQUEST_CANCELLED,
+          message: "Request cancelled: the session or the server ended before the answer",
+        })) ?? "",
+      );
+    signal.addEventListener("abort", cancelled, { once: true });
+    void answered.then((answer) => {
+      signal.removeEventListener("abort", cancelled);
+      held.end(messageText(answer) ?? "");
+    });
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (session !== undefined) headers[SESSION_HEADER.toLowerCase()] = session.id;
+    return new Response(held.body, { status: 200, headers });
+  }
+
+  // What an exchange follows until it ends: the server's close, and its session's end.
+  #lifelong(session: Session | undefined): AbortSignal[] {
+    return session === undefined ? [this.#closed.signal] : [this.#closed.signal, session.signal];
   }
 
   #open(session: Session, answer: JsonObject): void {
     const result = answer.result;
-    if (!isJsonObject(result) || this.#closed.signal.aborted) return;
+    if (!isJsonObject(result) || this.#closed.signal.aborted) {
+      // No result, no session: it never held anything, and ends now so that nothing waits on it.
+      session.end();
+      return;
+    }
     if (typeof result.protocolVersion === "string") {
       session.protocolVersion = result.protocolVersion;
     }

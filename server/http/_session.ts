@@ -1,7 +1,9 @@
 // Private to server/http/: the endpoint's record of one legacy-era session
 // (its requests in flight, its GET stream), and what a POST was routed to.
-// The endpoint owns each session and ends it on DELETE, on eviction or at
-// the server's close: `end()` aborts its signal and closes its GET stream.
+// The endpoint owns each session and ends it on DELETE, on eviction, at the
+// server's close, or at once when its initialize is not answered with a
+// result (or its client went before the answer): `end()` aborts its signal
+// and closes its GET stream.
 
 import type { JsonObject } from "../../codec/json.ts";
 import type { EventStream } from "./_event_stream.ts";

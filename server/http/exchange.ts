@@ -27,7 +27,10 @@ export type ServerSession = {
   readonly id: string;
   /** The version the handler's `initialize` answer chose. */
   readonly protocolVersion: string;
-  /** Aborted when the session ends: DELETE, or the server's close. */
+  /**
+   * Aborted when the session ends: DELETE, the server's close, or, for the
+   * session an `initialize` would open, an answer that is not a result.
+   */
   readonly signal: AbortSignal;
   /**
    * Sends a message tied to no request (a list change, a server request) on

@@ -15,7 +15,8 @@
  *
  * An answer the handler gives at once is one JSON body; one it takes longer
  * over, or that it sends messages ahead of, comes as an event stream when the
- * client accepts one, so that a client closing the stream is seen.
+ * client accepts one, and otherwise as a JSON body whose headers go at once
+ * (status 200) and whose text follows, so that a client going away is seen.
  *
  * Every request, whatever its method, must carry the server's bearer token
  * (401 otherwise), name the server in its `Host` when it listens on loopback,
@@ -24,10 +25,13 @@
  *
  * Lifecycle: `listenHttp` binds at once and serves until `close()` or the
  * given signal. A request's exchange ends with its answer; its signal aborts
- * when its client goes away (its stream closed, `notifications/cancelled`
- * for its id), when its session ends, or at close. A session ends on DELETE
- * or at close, aborting its signal and ending its GET stream. `close()` ends
- * every session and stream, then waits for the listener to stop; handlers
+ * when its client goes away before it (its stream or its connection closed,
+ * `notifications/cancelled` for its id), when its session ends, or at close.
+ * A session ends on DELETE or at close, aborting its signal and ending its
+ * GET stream; one whose `initialize` is not answered with a result ends at
+ * once. `close()` ends every session, stream and body being read, lets the
+ * responses still being sent go for `HTTP_CLOSE_GRACE_MS` at most, then
+ * closes every connection and waits for the listener to stop; handlers
  * still running are not waited for, and their answers are dropped.
  *
  * @module
@@ -39,6 +43,7 @@ import { Endpoint } from "./_endpoint.ts";
 import { checkToken, generateToken, isLoopback, ownOrigins, sha256 } from "./_guard.ts";
 import { plain } from "./_response.ts";
 import type { HttpMessageHandler } from "./exchange.ts";
+import { HTTP_BODY_TIMEOUT_MS, HTTP_CLOSE_GRACE_MS } from "./limits.ts";
 
 export * from "./exchange.ts";
 export * from "./limits.ts";
@@ -63,6 +68,11 @@ export type ListenHttpOptions = {
   token?: string | undefined;
   /** Origins let in besides the server's own (`http://localhost:<port>` and the like). */
   allowedOrigins?: readonly string[];
+  /**
+   * How long, in milliseconds, a POST's body may take to arrive once its
+   * headers have (408 past it): {@linkcode HTTP_BODY_TIMEOUT_MS} unless given.
+   */
+  bodyTimeoutMs?: number;
   /** Closes the server when aborted. */
   signal?: AbortSignal;
 };
@@ -85,13 +95,16 @@ export type ListenFailure = { kind: "listen_failed"; message: string };
 /**
  * Serves `handler` over Streamable HTTP (see the module for the eras, the
  * checks and the lifecycle) and returns the listener, or why it could not
- * listen. Bounds: {@linkcode MAX_HTTP_BODY_BYTES} per body (413),
+ * listen. Bounds: {@linkcode MAX_HTTP_BODY_BYTES} per body (413), a body
+ * whole within `bodyTimeoutMs` of its headers (408),
+ * {@linkcode MAX_HTTP_BUFFERED_BODY_BYTES} of bodies being read at once,
  * {@linkcode MAX_HTTP_SESSIONS} sessions and
  * {@linkcode MAX_HTTP_REQUESTS_IN_FLIGHT} requests at once (503), and
  * `MAX_STREAM_BACKLOG_BYTES` unread on a stream.
  *
  * Throws `TypeError` for a token a header cannot carry, `RangeError` for a
- * token shorter than `MIN_TOKEN_CHARS` or a port outside 0 to 65535.
+ * token shorter than `MIN_TOKEN_CHARS`, a port outside 0 to 65535 or a
+ * `bodyTimeoutMs` that is not a positive integer.
  *
  * @example Answer ping, and nothing else
  * ```ts ignore
@@ -113,16 +126,35 @@ export async function listenHttp(
   }
   if (options.token !== undefined) checkToken(options.token);
   const token = options.token ?? generateToken();
-  const endpoint = new Endpoint(handler, options.path ?? DEFAULT_HTTP_PATH);
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? HTTP_BODY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(bodyTimeoutMs) || bodyTimeoutMs < 1) {
+    throw new RangeError(
+      `Cannot listen: bodyTimeoutMs ${describeValue(bodyTimeoutMs)} is not a positive integer`,
+    );
+  }
+  const endpoint = new Endpoint(handler, {
+    path: options.path ?? DEFAULT_HTTP_PATH,
+    bodyTimeoutMs,
+  });
+  // What close() waits for before it closes every connection: the responses still being sent.
+  const sending = new Set<Promise<void>>();
+  const severed = new AbortController();
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
     server = Deno.serve({
       hostname,
       port,
+      signal: severed.signal,
       onListen: () => {},
       onError: (error) =>
         plain(500, `Internal error: ${error instanceof Error ? error.message : String(error)}`),
-    }, (request) => endpoint.serve(request));
+    }, (request, info) => {
+      const sent: Promise<void> = info.completed.catch(() => {}).finally(() =>
+        sending.delete(sent)
+      );
+      sending.add(sent);
+      return endpoint.serve(request);
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return err({
@@ -143,7 +175,17 @@ export async function listenHttp(
   const close = (): Promise<void> => {
     closing ??= (async () => {
       endpoint.close();
-      await server.shutdown();
+      // Not server.shutdown(): it waits for every connection to close by itself, and one whose
+      // body was left unread (a refused or stalled one) never does. The responses the close just
+      // ended are let go first, for HTTP_CLOSE_GRACE_MS at most; then every connection is closed.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all([...sending]),
+        new Promise((resolve) => timer = setTimeout(resolve, HTTP_CLOSE_GRACE_MS)),
+      ]);
+      clearTimeout(timer);
+      severed.abort();
+      await server.finished;
     })();
     return closing;
   };

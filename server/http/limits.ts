@@ -1,7 +1,8 @@
 /**
  * The bounds of the Streamable HTTP server transport: how large a request's
- * body may be, how many sessions and requests it holds at once, and how much
- * may wait unread on one event stream.
+ * body may be, how long it may take to arrive and how many of its bytes may
+ * wait across connections, how many sessions and requests it holds at once,
+ * and how much may wait unread on one event stream.
  *
  * @module
  */
@@ -11,6 +12,35 @@
  * larger one is refused with 413 before it is read past the bound.
  */
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Bytes of request bodies being read at once, across every connection: 64
+ * MiB, four bodies of the largest size. A body's declared `Content-Length`
+ * is counted from the start of its read (a chunked one as its bytes come),
+ * until it has been read; one that would pass the bound is refused with 503
+ * before it is read further, so that clients holding bodies open cannot make
+ * the server buffer more.
+ */
+export const MAX_HTTP_BUFFERED_BODY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How long, in milliseconds, a POST's body may take to arrive once its
+ * headers have: 10 seconds. A host sends one JSON-RPC message at once, and a
+ * body of `MAX_HTTP_BODY_BYTES` arrives within it at 14 Mbit/s. A body not
+ * whole by then (one that stops, or says a longer `Content-Length` than it
+ * sends) is answered 408 with `Connection: close`, and its bytes are let go.
+ * `listenHttp`'s `bodyTimeoutMs` sets another.
+ */
+export const HTTP_BODY_TIMEOUT_MS = 10_000;
+
+/**
+ * How long, in milliseconds, `close()` lets the responses it just ended
+ * (closed streams, cancellations, answers being written) finish sending
+ * before it closes every connection: 2 seconds. A connection the server
+ * cannot reuse (its body left unread) never closes by itself, so a close
+ * that waited for it would wait for its client.
+ */
+export const HTTP_CLOSE_GRACE_MS = 2_000;
 
 /**
  * Legacy-era sessions (2025-03-26 to 2025-11-25) open at once: 64. An
