@@ -75,7 +75,7 @@ function encode(value: unknown, ancestors: object[] = []): Encoded {
     case "undefined":
       return tag(TAGS.undefined);
     case "function":
-      return tag(TAGS.function, { name: String(value.name) });
+      return tag(TAGS.function, { name: functionName(value) });
     case "symbol":
       return tag(TAGS.symbol, { v: String(value.description ?? "") });
   }
@@ -143,6 +143,15 @@ function encodeObject(object: object, ancestors: object[]): Encoded {
   return out;
 }
 
+/** A function's name, or "" when reading it throws (a getter of the program's). */
+function functionName(fn: { name?: unknown }): string {
+  try {
+    return String(fn.name);
+  } catch {
+    return "";
+  }
+}
+
 function constructorName(object: object): string {
   try {
     const name = (object.constructor as { name?: unknown } | undefined)?.name;
@@ -184,7 +193,7 @@ function crossing(value: unknown, ancestors: object[] = [], key = ""): unknown {
     case "number":
       return Number.isFinite(value) ? value : marker(`number ${value}`);
     case "function":
-      return marker(`function ${String(value.name) || "(anonymous)"}`);
+      return marker(`function ${functionName(value) || "(anonymous)"}`);
     case "symbol":
       return marker(`symbol ${String(value.description ?? "")}`);
   }

@@ -78,6 +78,8 @@ class Point { constructor(public x: number, public y: number) {} toJSON() { retu
 class Secret { hidden = 1; }
 const cycle: { name: string; self?: unknown } = { name: "loop" };
 cycle.self = cycle;
+const nameless = () => 1;
+Object.defineProperty(nameless, "name", { get() { throw new Error("no name"); } });
 export default {
   map: new Map([["a", 1], ["b", 2]]),
   set: new Set([1]),
@@ -87,6 +89,7 @@ export default {
   date: new Date(0),
   bytes: new Uint8Array(3),
   fn: function named() {},
+  nameless,
   symbol: Symbol("s"),
   nan: NaN,
   holes: [1, undefined],
@@ -103,6 +106,7 @@ export default {
     ["date", "1970-01-01T00:00:00.000Z"],
     ["bytes", marker("instance of Uint8Array (3 bytes)")],
     ["fn", marker("function named")],
+    ["nameless", marker("function (anonymous)")],
     ["symbol", marker("symbol s")],
     ["nan", marker("number NaN")],
     ["holes", [1, marker("undefined")]],
