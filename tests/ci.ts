@@ -66,9 +66,19 @@ const steps: Step[] = [
   // This Deno leaves the op and resource sanitizers off unless asked; the
   // house rule is that they are on. What the library keeps for the life of
   // the process is opted out in the one test that opens it (tests/_lifetime.ts).
+  // The check step has type-checked every test file: checking them again
+  // here took 13.6 s of a fresh clone's test step, before any test ran.
   {
     name: "test",
-    args: ["test", "-A", "--parallel", "--sanitize-ops", "--sanitize-resources", "tests/"],
+    args: [
+      "test",
+      "-A",
+      "--no-check",
+      "--parallel",
+      "--sanitize-ops",
+      "--sanitize-resources",
+      "tests/",
+    ],
   },
 ];
 if (!quick) {
