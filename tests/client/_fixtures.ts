@@ -66,6 +66,16 @@ export async function runToEnd(file: string, flags: string[], limitMs = 15_000):
   return new TextDecoder().decode(output.stdout);
 }
 
+// The folder every server-everything of this test process runs in, made at
+// its first use and removed when the process ends.
+let everythingFolder: string | undefined;
+function everythingCwd(): string {
+  if (everythingFolder !== undefined) return everythingFolder;
+  const folder = Deno.makeTempDirSync({ prefix: "loom_everything_" });
+  globalThis.addEventListener("unload", () => Deno.removeSync(folder, { recursive: true }));
+  return everythingFolder = folder;
+}
+
 /**
  * A spec running the official server-everything over stdio (the version the
  * interop tests run), in a temporary folder so that `deno run` picks up no
@@ -82,7 +92,7 @@ export function everything(
     env: {},
     inheritEnv: ["DENO_DIR", "HOME"],
     stderr: "tail",
-    cwd: Deno.makeTempDirSync({ prefix: "loom_everything_" }),
+    cwd: everythingCwd(),
     connectTimeoutMs: 120_000,
     callTimeoutMs: 30_000,
     ...extra,
