@@ -1956,9 +1956,6 @@ var signInMessage = (function signInMessage(where, failure, message, http) {
   const refused = http === void 0 || failure.kind === "needs_auth" ? "" : ` (it answered HTTP ${http.status} ${http.statusText}${http.wwwAuthenticate === void 0 ? "" : `, asking for ${quote(http.wwwAuthenticate, MAX_CHALLENGE_CHARS)}`})`;
   return `Cannot sign in to server "${where.name}" at ${where.endpoint} for ${message.method ?? "a response"}${refused}: ${failure.message}`;
 });
-var jsonLine = (function jsonLine(bytes) {
-  return jsonLineBytes(bytes);
-});
 var madeUpLine = (function madeUpLine(id, words) {
   const error = {
     code: HTTP_ANSWER_ERROR,
@@ -4276,7 +4273,6 @@ var HTTP_ANSWER_ERROR = -32e3;
 
 
 
-
 // client/transport/http/_notify.ts
 var NOTIFICATION_TIMEOUT_MS = 5e3;
 var MAX_OPEN_NOTIFICATIONS = 8;
@@ -5238,7 +5234,7 @@ var HttpTransport = class {
   }
   /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes) {
-    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLine(bytes)));
+    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLineBytes(bytes)));
   }
   #fail(message, http) {
     this.#failWith(message, httpFailure(message, http));

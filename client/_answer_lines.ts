@@ -4,7 +4,7 @@
 // first that must end the client (a line that is not UTF-8 or not its
 // response, or a batch whose count of lines is not its count of tickets).
 
-import { decodeUtf8 } from "../codec/_utf8.ts";
+import { decodeUtf8, withoutMark } from "../codec/_utf8.ts";
 import type { LineFault } from "./thread/to_worker.ts";
 
 /** Why a batch of answers ends the client: a line's fault, or the worker's. */
@@ -14,7 +14,6 @@ export type AnswerFault = { cause: LineFault | "worker"; message: string };
 export type Answered = (ticket: number, id: number, line: string) => string | undefined;
 
 const NEWLINE = 0x0a;
-const BYTE_ORDER_MARK = 0xfeff;
 
 /** Hands each line of `lines` of server `server` to `answered`; the first fault ends it. */
 export function answerLines(
@@ -29,19 +28,14 @@ export function answerLines(
   const each = tickets.length === 1 ? [text] : text.split("\n");
   if (each.length !== tickets.length) return miscounted(server, tickets.length, each.length);
   for (let index = 0; index < each.length; index++) {
-    const fault = answered(tickets[index] as number, ids[index] as number, unmarked(each[index]!));
+    const fault = answered(
+      tickets[index] as number,
+      ids[index] as number,
+      withoutMark(each[index]!),
+    );
     if (fault !== undefined) return { cause: "malformed", message: fault };
   }
   return undefined;
-}
-
-/**
- * A line without the byte order mark it may begin with: decoding a line
- * alone drops it, so a line decoded within a batch drops it too, and a
- * line's verdict never depends on how the worker batched it.
- */
-function unmarked(line: string): string {
-  return line.charCodeAt(0) === BYTE_ORDER_MARK ? line.slice(1) : line;
 }
 
 /** The slow path of a batch holding a line that is not UTF-8: line by line, to find it. */

@@ -3,7 +3,7 @@
 // would not follow, a sign-in that let it in no further; and how a JSON body
 // becomes the one line the machine reads.
 
-import { jsonLineBytes, type OutgoingMessage } from "../../../codec/streamable_http.ts";
+import type { OutgoingMessage } from "../../../codec/streamable_http.ts";
 import type { AuthFailure } from "../../thread/auth.ts";
 import type { HttpFailure, StartFailure } from "../../thread/outcomes.ts";
 import { quote } from "../../../codec/quote.ts";
@@ -71,14 +71,6 @@ export function signInMessage(
     })`;
   return `Cannot sign in to server "${where.name}" at ${where.endpoint} for ` +
     `${message.method ?? "a response"}${refused}: ${failure.message}`;
-}
-
-/**
- * A JSON body as one line with its newline: a raw line break outside a
- * string is whitespace, one inside a string stays a fault (`jsonLineBytes`).
- */
-export function jsonLine(bytes: Uint8Array): Uint8Array {
-  return jsonLineBytes(bytes);
 }
 
 /** A made-up answer's words: its message and its `data`. */

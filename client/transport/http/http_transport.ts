@@ -39,6 +39,7 @@ import { joinBytes } from "../../../codec/_bytes.ts";
 import {
   displayUrl,
   isMediaType,
+  jsonLineBytes,
   jsonOnOneLine,
   type OutgoingMessage,
   readOutgoing,
@@ -54,7 +55,7 @@ import {
   MAX_RESUME_DELAY_MS,
   sleepUnless,
 } from "./_stream.ts";
-import { jsonLine, type MadeUp, madeUpLine, unsentFailure, type Where } from "./_words.ts";
+import { type MadeUp, madeUpLine, unsentFailure, type Where } from "./_words.ts";
 import { Notifier } from "./_notify.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS } from "../../../settings/limits.ts";
 import { HttpSession } from "./_session.ts";
@@ -362,7 +363,7 @@ export class HttpTransport implements Transport, SessionControl {
 
   /** Hands a JSON body to the machine as one line. */
   #deliverBytes(bytes: Uint8Array): void {
-    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLine(bytes)));
+    if (!this.#ended) this.#sink?.bytes(this.#credentials.cleanBytes(jsonLineBytes(bytes)));
   }
 
   #fail(message: string, http?: HttpFailure): void {
