@@ -54,7 +54,12 @@ export {
   MIN_RELIST_INTERVAL_MS,
 } from "./harness/limits.ts";
 // A catalog.
-export { MAX_CATALOG_BYTES, MAX_CATALOG_SERVERS, MAX_CATALOG_TIMEOUT_MS } from "./catalog/mod.ts";
+export {
+  MAX_CATALOG_BYTES,
+  MAX_CATALOG_SERVERS,
+  MAX_CATALOG_TIMEOUT_MS,
+  MAX_EXPANDED_CHARS,
+} from "./catalog/mod.ts";
 // The wire.
 export { MAX_LINE_BYTES } from "./codec/framing.ts";
 export { MAX_PARAM_HEADER_BYTES } from "./codec/param_headers.ts";

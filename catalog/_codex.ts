@@ -9,7 +9,7 @@ import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isTable, type Problem } from "./_fields.ts";
 import { MAX_CATALOG_TIMEOUT_MS } from "./types.ts";
-import { describe } from "./_text.ts";
+import { describe, renderKey } from "./_text.ts";
 
 /** The keys of a Codex server entry that are read. */
 export const CODEX_KEYS: readonly string[] = [
@@ -28,6 +28,9 @@ export const CODEX_KEYS: readonly string[] = [
   "enabled",
   "enabled_tools",
   "disabled_tools",
+  "required",
+  "scopes",
+  "experimental_environment",
 ];
 
 /** The Codex key each catalog key came from, for messages. */
@@ -59,17 +62,42 @@ export function fromCodex(
   for (const key of ["command", "args", "env", "cwd", "url", "enabled_tools", "disabled_tools"]) {
     if (entry[key] !== undefined) out[key] = entry[key];
   }
-  if (entry["env_vars"] !== undefined) out["inherit_env"] = entry["env_vars"];
-  if (entry["enabled"] !== undefined) {
-    if (typeof entry["enabled"] !== "boolean") {
+  if (entry["env_vars"] !== undefined) {
+    const names = envVarsOf(entry["env_vars"]);
+    if (!names.ok) return names;
+    out["inherit_env"] = names.value;
+  }
+  for (const key of ["required", "enabled"]) {
+    if (entry[key] !== undefined && typeof entry[key] !== "boolean") {
       return err({
         kind: "invalid_entry",
-        key: "enabled",
-        what: `expected true or false, found ${describe(entry["enabled"], "toml")}`,
+        key,
+        what: `expected true or false, found ${describe(entry[key], "toml")}`,
       });
     }
-    out["disabled"] = !entry["enabled"];
   }
+  const scopes = entry["scopes"];
+  if (
+    scopes !== undefined &&
+    !(Array.isArray(scopes) && scopes.every((scope) => typeof scope === "string"))
+  ) {
+    return err({
+      kind: "invalid_entry",
+      key: "scopes",
+      what: `expected an array of OAuth scopes, found ${describe(scopes, "toml")}`,
+    });
+  }
+  const where = entry["experimental_environment"];
+  if (where !== undefined && where !== "local") {
+    return err({
+      kind: "unsupported_entry",
+      key: "experimental_environment",
+      what: `the server runs in Codex's ${
+        typeof where === "string" ? quote(where) : describe(where, "toml")
+      } executor environment, which only Codex has; remove the key to run it here`,
+    });
+  }
+  if (entry["enabled"] !== undefined) out["disabled"] = !entry["enabled"];
   const headers = headersOf(entry);
   if (!headers.ok) return headers;
   if (headers.value !== undefined) out["headers"] = headers.value;
@@ -95,6 +123,60 @@ export function fromCodex(
     out[target] = ms;
   }
   return ok(out);
+}
+
+// Codex's env_vars: names, or `{ name, source }` tables whose source is
+// "local" (the harness's environment) or absent; "remote" is Codex's own.
+function envVarsOf(value: unknown): Result<unknown, Problem> {
+  if (!Array.isArray(value)) return ok(value); // The catalog's inherit_env says how it is wrong.
+  const names: unknown[] = [];
+  for (const [index, item] of value.entries()) {
+    if (!isTable(item)) {
+      names.push(item);
+      continue;
+    }
+    const source = item["source"];
+    if (typeof item["name"] !== "string" || (source !== undefined && source !== "local")) {
+      return err({
+        kind: source === "remote" ? "unsupported_entry" : "invalid_entry",
+        key: "env_vars",
+        what: source === "remote"
+          ? `entry ${index} reads ${
+            quote(String(item["name"]))
+          } from Codex's remote executor environment, which only Codex has; write it as a name, read from the harness's environment`
+          : `expected a variable name or { name = "NAME", source = "local" } at index ${index}, found ${
+            describe(item, "toml")
+          }`,
+      });
+    }
+    names.push(item["name"]);
+  }
+  return ok(names);
+}
+
+/**
+ * What a Codex entry says that refuses nothing but does not hold here, one
+ * line each: `required` (Codex will not start without the server; here a
+ * server that fails to start is reported, and the harness decides) and
+ * `scopes` (for Codex's own sign-in).
+ */
+export function codexWarnings(servers: Record<string, unknown>, file: string): string[] {
+  const warnings: string[] = [];
+  for (const [name, entry] of Object.entries(servers)) {
+    if (!isTable(entry) || entry["enabled"] === false) continue;
+    const table = `[mcp_servers.${renderKey(name, "toml")}]`;
+    if (entry["required"] === true) {
+      warnings.push(
+        `${file}: ${table} required = true is not enforced: a server that fails to start is reported in the census, and the harness decides`,
+      );
+    }
+    if (entry["scopes"] !== undefined) {
+      warnings.push(
+        `${file}: ${table} scopes are for Codex's own sign-in (codex mcp login) and are not read here`,
+      );
+    }
+  }
+  return warnings;
 }
 
 // The headers of a remote entry: http_headers as written, env_http_headers

@@ -29,7 +29,14 @@ import {
 } from "./_expand.ts";
 import { readEnvFile } from "./_env_file.ts";
 import { isServerName, suggestName } from "./names.ts";
-import { isRemoteEntry, readRemote, REMOTE_KEYS, unservableRemote } from "./_remote.ts";
+import {
+  isRemoteEntry,
+  readRemote,
+  REMOTE_KEYS,
+  unservableRemote,
+  urlKeyOf,
+  WINDSURF_URL_KEY,
+} from "./_remote.ts";
 import { isTable, type Problem, readTimeout } from "./_fields.ts";
 import { entryProblem } from "./_keys.ts";
 import { readStdio } from "./_stdio.ts";
@@ -59,7 +66,7 @@ const KEYS = [
 ] as const;
 // What the configuration files of other tools may also hold; VS Code's `dev`
 // (restart on file changes, attach a debugger) is its editor's own, and read
-// by nothing here.
+// by nothing here; its `sandbox` is read only as far as `sandboxEnabled` says.
 const JSON_KEYS: readonly string[] = [
   ...KEYS,
   "type",
@@ -67,6 +74,8 @@ const JSON_KEYS: readonly string[] = [
   "disabled",
   "envFile",
   "dev",
+  "sandboxEnabled",
+  "sandbox",
 ];
 const TOML_KEYS: readonly string[] = [...KEYS, "disabled"];
 
@@ -255,7 +264,7 @@ function placeProblem(problem: Problem, place: Place, name: string): CatalogErro
   const where = serverName(place, name);
   const message = key === undefined
     ? `${place.file}: ${where}: ${what}`
-    : `${place.file}: ${where} key "${key}": ${what}`;
+    : `${place.file}: ${where} key ${quote(key)}: ${what}`;
   const table = `${place.root}.${name}`;
   return key === undefined
     ? { kind, file: place.file, table, message }
@@ -290,7 +299,20 @@ function serverName(place: Place, name: string): string {
   return place.syntax === "toml" ? `[${path}]` : path;
 }
 
+// An entry read; a problem with its URL is said of the key it wrote it under.
 function readServer(
+  name: string,
+  entry: unknown,
+  place: Place,
+  mode: Mode,
+): Result<Read, Problem | Withheld> {
+  const read = readEntry(name, entry, place, mode);
+  if (read.ok || read.error.kind === "withheld" || read.error.key !== "url") return read;
+  if (place.syntax !== "json" || !isTable(entry) || urlKeyOf(entry) === "url") return read;
+  return err({ ...read.error, key: WINDSURF_URL_KEY });
+}
+
+function readEntry(
   name: string,
   entry: unknown,
   place: Place,
@@ -323,7 +345,9 @@ function readServer(
     ? refuseType(entry)
     : undefined;
   if (refusal !== undefined) return err(refusal);
-  const known = [...(syntax === "toml" ? TOML_KEYS : JSON_KEYS), ...(remote ? REMOTE_KEYS : [])];
+  const known = syntax === "toml"
+    ? [...TOML_KEYS, ...(remote ? REMOTE_KEYS : [])]
+    : [...JSON_KEYS, ...(remote ? [...REMOTE_KEYS, WINDSURF_URL_KEY] : [])];
   for (const key of Object.keys(entry)) {
     if (known.includes(key)) continue;
     const near = nearKey(key, known);
@@ -381,12 +405,18 @@ function readServer(
       written: spec,
     });
   }
-  if (envFile !== undefined && !isRemote(spec)) {
-    // The entry's own env wins over its env file's, as in VS Code.
-    spec.env = Object.assign(Object.create(null), envFile.value.env, spec.env ?? {});
-  }
   const expanded = expandVariables(spec, remote, syntax, mode);
   if (!expanded.ok) return expanded;
+  if (envFile !== undefined && !isRemote(expanded.value)) {
+    // The entry's own env wins over its env file's, as in VS Code. The env
+    // file's values are taken as written, after expansion: a `${VAR}` in them
+    // would read the harness's environment past what the reading allows.
+    expanded.value.env = Object.assign(
+      Object.create(null),
+      envFile.value.env,
+      expanded.value.env ?? {},
+    );
+  }
   // Everything else is the spec's own rules, judged once the variables are
   // expanded; the keys that need no reading of their own go to it as written.
   const draft: Record<string, unknown> = { ...expanded.value };
@@ -443,10 +473,11 @@ function readTimeouts(
   return undefined;
 }
 
-// A JSON entry without a url is a stdio server, whatever else it says.
+// A JSON entry without a url is a stdio server, whatever else it says;
+// GitHub Copilot's files call it "local".
 function refuseType(entry: Record<string, unknown>): Problem | undefined {
   const type = entry["type"];
-  if (type !== undefined && type !== "stdio") {
+  if (type !== undefined && type !== "stdio" && type !== "local") {
     return {
       kind: "invalid_entry",
       key: "type",

@@ -6,11 +6,12 @@
 // allows. Where no environment was given, the refusal says what to write
 // instead.
 
-import { quote } from "../codec/quote.ts";
+import { basename, sep } from "node:path";
+import { MAX_QUOTED_CHARS, printableLine, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isRemote, type ServerSpec } from "../settings/mod.ts";
 import type { Problem } from "./_fields.ts";
-import type { CatalogOptions, Substitution } from "./types.ts";
+import { type CatalogOptions, MAX_EXPANDED_CHARS, type Substitution } from "./types.ts";
 import type { OAuthSettings } from "../settings/oauth.ts";
 import { catalogOAuthKey } from "./_oauth.ts";
 
@@ -34,9 +35,20 @@ const WHOLE_SUBSTITUTION = /^\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}$/;
 // `NAME`, `env:NAME`, then `:-default` or `:?message`.
 const VARIABLE = /^(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([\s\S]*))?$/;
 
+// VS Code's and Cursor's predefined variables that read no environment
+// variable: the project folder, its last segment, the path separator.
+const FOLDER_VARIABLES: readonly string[] = ["workspaceFolder", "workspaceFolderBasename"];
+const SEPARATOR_VARIABLES: readonly string[] = ["pathSeparator", "/"];
+// What the other tools' variables this library cannot give do, by prefix.
+const FOREIGN_VARIABLES: Readonly<Record<string, string>> = {
+  "config:": "reads a VS Code setting, which only VS Code has",
+  "command:": "runs a VS Code command, which only VS Code can",
+  "file:": "reads a file into the value (Windsurf), which is not done here",
+};
+
 /** The environment variable a `${...}` reads, if it reads one. */
 function variableOf(inner: string): string | undefined {
-  if (inner === "workspaceFolder") return undefined;
+  if (FOLDER_VARIABLES.includes(inner) || SEPARATOR_VARIABLES.includes(inner)) return undefined;
   return inner === "userHome" ? "HOME" : VARIABLE.exec(inner)?.[1];
 }
 
@@ -78,17 +90,30 @@ export function withheld(spec: ServerSpec, variables: Variables): string[] {
 }
 
 /**
+ * What is left of the characters one entry's values may hold once expanded
+ * (`MAX_EXPANDED_CHARS`): a variable written many times, or holding a large
+ * value, cannot make a string the runtime refuses to build.
+ */
+export type Budget = { left: number };
+
+/** A fresh budget for one entry's values. */
+export function entryBudget(): Budget {
+  return { left: MAX_EXPANDED_CHARS };
+}
+
+/**
  * Expands every variable of a spec's command, args, cwd and env values, or
  * of a remote spec's URL, header values and sign-in settings (a client
- * secret, say: a catalog never holds one).
+ * secret, say: a catalog never holds one), all within one budget.
  */
 export function expandSpec(spec: ServerSpec, variables: Variables): Result<ServerSpec, Problem> {
+  const budget = entryBudget();
   if (isRemote(spec)) {
-    const url = expand("url", spec.url, variables);
+    const url = expand("url", spec.url, variables, budget);
     if (!url.ok) return url;
     const expanded: ServerSpec = { ...spec, url: url.value };
     if (spec.headers !== undefined) {
-      const headers = expandRecord("headers", spec.headers, variables);
+      const headers = expandRecord("headers", spec.headers, variables, budget);
       if (!headers.ok) return headers;
       expanded.headers = headers.value;
     }
@@ -96,7 +121,7 @@ export function expandSpec(spec: ServerSpec, variables: Variables): Result<Serve
       const oauth: Record<string, unknown> = { ...spec.oauth };
       for (const [name, value] of Object.entries(oauth)) {
         if (typeof value !== "string") continue;
-        const done = expand(`oauth.${catalogOAuthKey(name)}`, value, variables);
+        const done = expand(`oauth.${catalogOAuthKey(name)}`, value, variables, budget);
         if (!done.ok) return done;
         oauth[name] = done.value;
       }
@@ -104,25 +129,25 @@ export function expandSpec(spec: ServerSpec, variables: Variables): Result<Serve
     }
     return ok(expanded);
   }
-  const command = expand("command", spec.command, variables);
+  const command = expand("command", spec.command, variables, budget);
   if (!command.ok) return command;
   const expanded: ServerSpec = { ...spec, command: command.value };
   if (spec.args !== undefined) {
     const args: string[] = [];
     for (const arg of spec.args) {
-      const value = expand("args", arg, variables);
+      const value = expand("args", arg, variables, budget);
       if (!value.ok) return value;
       args.push(value.value);
     }
     expanded.args = args;
   }
   if (spec.env !== undefined) {
-    const env = expandRecord("env", spec.env, variables);
+    const env = expandRecord("env", spec.env, variables, budget);
     if (!env.ok) return env;
     expanded.env = env.value;
   }
   if (spec.cwd !== undefined) {
-    const cwd = expand("cwd", spec.cwd, variables);
+    const cwd = expand("cwd", spec.cwd, variables, budget);
     if (!cwd.ok) return cwd;
     expanded.cwd = cwd.value;
   }
@@ -134,25 +159,50 @@ function expandRecord(
   key: string,
   record: Readonly<Record<string, string>>,
   variables: Variables,
+  budget: Budget,
 ): Result<Record<string, string>, Problem> {
   const out: Record<string, string> = Object.create(null);
   for (const [name, raw] of Object.entries(record)) {
-    const value = expand(key, raw, variables);
+    const value = expand(key, raw, variables, budget);
     if (!value.ok) return value;
     out[name] = value.value;
   }
   return ok(out);
 }
 
-/** Expands the variables of one value. */
-export function expand(key: string, text: string, variables: Variables): Result<string, Problem> {
+/**
+ * Expands the variables of one value, taking its expanded length from
+ * `budget` (one value's own when none is given). Expansion is one pass: a
+ * value that holds `${...}` is not expanded again.
+ */
+export function expand(
+  key: string,
+  text: string,
+  variables: Variables,
+  budget: Budget = entryBudget(),
+): Result<string, Problem> {
   let problem: Problem | undefined;
+  budget.left -= text.length;
   const value = text.replace(SUBSTITUTIONS, (whole, inner: string) => {
     if (problem !== undefined) return whole;
     const expanded = expandOne(key, whole, inner, variables);
-    if (expanded.ok) return expanded.value;
-    problem = expanded.error;
-    return whole;
+    if (!expanded.ok) {
+      problem = expanded.error;
+      return whole;
+    }
+    // Checked before the piece is kept, so the string built stays within the budget.
+    budget.left -= expanded.value.length - whole.length;
+    if (budget.left < 0) {
+      problem = {
+        kind: "invalid_entry",
+        key,
+        what: `its values hold more than ${MAX_EXPANDED_CHARS} characters once ${
+          quote(whole)
+        } and the other variables are expanded; check what the variables hold, or write the value itself`,
+      };
+      return whole;
+    }
+    return expanded.value;
   });
   // What the expanded value may hold (no NUL, for one) is the spec's rule, judged after.
   return problem !== undefined ? err(problem) : ok(value);
@@ -164,8 +214,12 @@ function expandOne(
   inner: string,
   variables: Variables,
 ): Result<string, Problem> {
-  if (inner === "workspaceFolder") {
-    if (variables.workspaceFolder !== undefined) return ok(variables.workspaceFolder);
+  if (SEPARATOR_VARIABLES.includes(inner)) return ok(sep);
+  if (FOLDER_VARIABLES.includes(inner)) {
+    const folder = variables.workspaceFolder;
+    if (folder !== undefined) {
+      return ok(inner === "workspaceFolder" ? folder : basename(folder));
+    }
     return err({
       kind: "unsupported_entry",
       key,
@@ -174,28 +228,20 @@ function expandOne(
       } needs the folder the file belongs to, which is not known here; write the path itself`,
     });
   }
-  const input = /^input:(.+)$/.exec(inner)?.[1];
+  const input = inputOf(inner);
   if (input !== undefined) {
     const given = variables.input(input);
     if (given !== undefined) return ok(given);
-    const description = variables.inputs?.get(input);
-    return err({
-      kind: "unsupported_entry",
-      key,
-      what:
-        `${quote(whole)} is the VS Code input ${quote(input)}${
-          description === undefined || description === "" ? "" : ` (${quote(description)})`
-        }, which VS Code prompts for; give its value (loom-mcp: --input ${input}=VALUE; ` +
-        `readCatalog and openCatalog: the inputs option)`,
-    });
+    return err(inputProblem(key, whole, input, variables.inputs));
   }
   const parts = inner === "userHome" ? ["", "HOME"] : VARIABLE.exec(inner);
   if (parts === null) {
+    const foreign = Object.keys(FOREIGN_VARIABLES).find((prefix) => inner.startsWith(prefix));
     return err({
       kind: "unsupported_entry",
       key,
-      what: `unknown variable ${
-        quote(whole)
+      what: `${foreign === undefined ? "unknown variable " : ""}${quote(whole)}${
+        foreign === undefined ? "" : ` ${FOREIGN_VARIABLES[foreign]}`
       }; write the value itself, or \${env:NAME} for a variable of the harness's environment`,
     });
   }
@@ -207,7 +253,11 @@ function expandOne(
       kind: "invalid_entry",
       key,
       what: `${quote(whole)}: ${name} is not set in the harness's environment${
-        operand === "" ? "" : `: ${operand}`
+        operand === ""
+          ? ""
+          : `: ${printableLine(operand.slice(0, MAX_QUOTED_CHARS))}${
+            operand.length > MAX_QUOTED_CHARS ? "…" : ""
+          }`
       }`,
     });
   }
@@ -221,13 +271,48 @@ function expandOne(
   });
 }
 
-/** Where no environment was given: refuses the first value holding a variable. */
-export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
-  const found = (key: string, value: string): Problem => ({
+// The id of a VS Code `${input:id}`.
+function inputOf(inner: string): string | undefined {
+  return /^input:(.+)$/s.exec(inner)?.[1];
+}
+
+// The first VS Code input a value holds, as the problem of one not given.
+function inputIn(key: string, value: string): Problem | undefined {
+  for (const match of value.matchAll(SUBSTITUTIONS)) {
+    const input = inputOf(match[1] ?? "");
+    if (input !== undefined) return inputProblem(key, match[0], input, undefined);
+  }
+  return undefined;
+}
+
+// A VS Code input not given: what it is, and how to give it.
+function inputProblem(
+  key: string,
+  whole: string,
+  input: string,
+  declared: ReadonlyMap<string, string> | undefined,
+): Problem {
+  const description = declared?.get(input);
+  const option = /^[A-Za-z0-9_.-]+$/.test(input) ? input : quote(input);
+  return {
     kind: "unsupported_entry",
     key,
-    what: `variable substitution is not supported, found ${quote(value)}; write the value itself`,
-  });
+    what:
+      `${quote(whole)} is the VS Code input ${quote(input)}${
+        description === undefined || description === "" ? "" : ` (${quote(description)})`
+      }, which VS Code prompts for; give its value (loom-mcp: --input ${option}=VALUE; ` +
+      `readCatalog and openCatalog: the inputs option)`,
+  };
+}
+
+/** Where no environment was given: refuses the first value holding a variable. */
+export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
+  const found = (key: string, value: string): Problem =>
+    inputIn(key, value) ?? {
+      kind: "unsupported_entry",
+      key,
+      what: `variable substitution is not supported, found ${quote(value)}; write the value itself`,
+    };
   if (isRemote(spec)) {
     if (SUBSTITUTION.test(spec.url)) return found("url", spec.url);
     for (const value of Object.values(spec.headers ?? {})) {
@@ -245,6 +330,8 @@ export function refuseSubstitution(spec: ServerSpec): Problem | undefined {
   if (spec.cwd !== undefined && SUBSTITUTION.test(spec.cwd)) return found("cwd", spec.cwd);
   for (const [name, value] of Object.entries(spec.env ?? {})) {
     if (!SUBSTITUTION.test(value)) continue;
+    const input = inputIn("env", value);
+    if (input !== undefined) return input;
     const variable = WHOLE_SUBSTITUTION.exec(value)?.[1];
     return {
       kind: "unsupported_entry",

@@ -3,7 +3,7 @@
 // (comments and trailing commas, as VS Code writes them).
 
 import { quote } from "../codec/quote.ts";
-import { parseJson } from "../codec/json.ts";
+import { MAX_JSON_DEPTH, parseJson } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CatalogError } from "./types.ts";
 import { type Collected, type Mode, readServers } from "./_entry.ts";
@@ -14,6 +14,7 @@ import { describe, lineColumn, renderKey, sentenceTail, stripByteOrderMark } fro
 
 const JSON_PREFIX = /^Cannot parse JSON(?: at offset \d+)?: /;
 const JSON_POSITION = / in JSON at position \d+(?: \(line \d+ column \d+\))?/;
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /**
  * A JSON document's servers (`mcpServers` or `servers`), read in `mode`. An
@@ -44,10 +45,20 @@ export function readMcpJson(
   if (!parsed.ok) {
     const fault = parsed.error;
     if (fault.kind !== "syntax") {
+      const reason = sentenceTail(fault.message.replace(JSON_PREFIX, ""));
+      const offset = fault.kind === "too_deep" || fault.kind === "number_out_of_range"
+        ? faultOffset(source, fault.kind)
+        : undefined;
+      if (offset === undefined) {
+        return err({ kind: "invalid_json", file, message: `${file}: invalid JSON: ${reason}` });
+      }
+      const { line, column } = lineColumn(source, offset);
       return err({
         kind: "invalid_json",
         file,
-        message: `${file}: invalid JSON: ${sentenceTail(fault.message.replace(JSON_PREFIX, ""))}`,
+        line,
+        column,
+        message: `${file}: invalid JSON at line ${line}, column ${column}: ${reason}`,
       });
     }
     const { line, column } = lineColumn(source, fault.offset);
@@ -131,6 +142,29 @@ export function readMcpJson(
   }
   const read = readServers(servers, { file, syntax: "json", root }, modeFor(inputsOf(document)));
   return read.ok ? ok({ ...read.value, warnings: [] }) : read;
+}
+
+// Where a fault the JSON syntax does not see lies in a JSON text: the
+// bracket that opens past MAX_JSON_DEPTH, or the first number past the range
+// of a double. Linear in the text.
+function faultOffset(text: string, kind: "too_deep" | "number_out_of_range"): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i += text[i] === "\\" ? 2 : 1);
+    } else if (char === "[" || char === "{") {
+      if (++depth > MAX_JSON_DEPTH && kind === "too_deep") return i;
+    } else if (char === "]" || char === "}") {
+      depth--;
+    } else if (kind === "number_out_of_range" && (char === "-" || (char >= "0" && char <= "9"))) {
+      NUMBER.lastIndex = i;
+      const number = NUMBER.exec(text)?.[0] ?? char;
+      if (!Number.isFinite(Number(number))) return i;
+      i += number.length - 1;
+    }
+  }
+  return undefined;
 }
 
 // VS Code's `inputs`: what the file says of each input it declares, by id.

@@ -1,6 +1,6 @@
 // Private to catalog/: entries that name a remote server. A `url` (TOML and
 // JSON alike; JSON also says `"type": "http"` or its spellings, as Claude
-// Code, Cursor and VS Code write it) is a server reached over Streamable
+// Code, Cursor and VS Code write it, or `serverUrl`, as Windsurf does) is a server reached over Streamable
 // HTTP, with optional `headers` whose values expand `${VAR}` and
 // `${env:VAR}` from the harness's environment (an http or https URL, headers
 // HTTP can carry: the spec's rules), and optional sign-in settings
@@ -29,17 +29,28 @@ const OTHER_REMOTE_TYPES: readonly string[] = ["sse", "ws", "websocket"];
 /** The keys a remote entry may hold, besides the common ones read by the caller. */
 export const REMOTE_KEYS: readonly string[] = ["url", "headers", "type", "oauth", "auth"];
 
+/** Windsurf's name for `url` in its `mcp_config.json`, read in JSON files. */
+export const WINDSURF_URL_KEY = "serverUrl";
+
 /** Whether an entry names a remote server (served or not). */
 export function isRemoteEntry(entry: Record<string, unknown>): boolean {
   const type = entry["type"];
-  return entry["url"] !== undefined ||
+  return entry["url"] !== undefined || entry[WINDSURF_URL_KEY] !== undefined ||
     (typeof type === "string" && (HTTP_TYPES.includes(type) || OTHER_REMOTE_TYPES.includes(type)));
+}
+
+/** The key an entry writes its URL under: `url`, or Windsurf's `serverUrl` when only that is written. */
+export function urlKeyOf(entry: Record<string, unknown>): string {
+  return entry["url"] === undefined && entry[WINDSURF_URL_KEY] !== undefined
+    ? WINDSURF_URL_KEY
+    : "url";
 }
 
 /** Why a remote entry cannot be served, when it cannot: said before any other check. */
 export function unservableRemote(entry: Record<string, unknown>): Problem | undefined {
   const type = entry["type"];
-  const url = typeof entry["url"] === "string" ? ` (${quote(entry["url"])})` : "";
+  const written = entry[urlKeyOf(entry)];
+  const url = typeof written === "string" ? ` (${quote(written)})` : "";
   if (type === "sse") {
     return {
       kind: "unsupported_entry",
@@ -96,11 +107,19 @@ export function readRemote(
       what: `expected "http" for a server at a "url", found ${describe(type, syntax)}`,
     });
   }
-  const url = entry["url"];
+  if (entry["url"] !== undefined && entry[WINDSURF_URL_KEY] !== undefined) {
+    return err({
+      kind: "invalid_entry",
+      key: WINDSURF_URL_KEY,
+      what: `the entry has both "url" and Windsurf's "${WINDSURF_URL_KEY}"; keep one of them`,
+    });
+  }
+  const urlKey = syntax === "json" ? urlKeyOf(entry) : "url";
+  const url = entry[urlKey];
   if (typeof url !== "string") {
     return err({
       kind: "invalid_entry",
-      key: "url",
+      key: urlKey,
       what: `expected the server's URL as a string, found ${describe(url, syntax)}`,
     });
   }

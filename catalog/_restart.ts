@@ -4,6 +4,7 @@
 // (`restart = {}` restarts with the defaults); what the numbers may be is the
 // spec's own rule (`checkSpec`).
 
+import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { RestartPolicy } from "../settings/mod.ts";
 import { isTable, type Problem, readTimeout } from "./_fields.ts";
@@ -31,7 +32,7 @@ export function readRestart(value: unknown, syntax: Syntax): Result<RestartPolic
       return err({
         kind: "invalid_entry",
         key,
-        what: `unknown field "${field}"; the fields are max and backoff_ms, as in ${example}`,
+        what: `unknown field ${quote(field)}; the fields are max and backoff_ms, as in ${example}`,
       });
     }
   }

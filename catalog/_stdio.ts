@@ -1,9 +1,9 @@
 // Private to catalog/: a stdio entry's fields read onto its spec (command,
 // args, env, inherit_env, cwd), each refused in the file's own syntax.
 
-import { ok, type Result } from "../codec/result.ts";
+import { err, ok, type Result } from "../codec/result.ts";
 import type { StdioServerSpec } from "../settings/mod.ts";
-import type { Syntax } from "./_text.ts";
+import { describe, type Syntax } from "./_text.ts";
 import {
   type Problem,
   readArgs,
@@ -19,6 +19,10 @@ export function readStdio(
   entry: Record<string, unknown>,
   syntax: Syntax,
 ): Result<StdioServerSpec, Problem> {
+  if (syntax === "json") {
+    const sandboxed = sandboxProblem(entry);
+    if (sandboxed !== undefined) return err(sandboxed);
+  }
   const args = readArgs(entry["args"], syntax);
   if (!args.ok) return args;
   const command = readCommand(entry["command"], args.value ?? [], syntax);
@@ -37,4 +41,26 @@ export function readStdio(
     spec.cwd = cwd.value;
   }
   return ok(spec);
+}
+
+// VS Code's `"sandboxEnabled": true` runs the server inside its own OS
+// sandbox (`sandbox`: the files and hosts it may reach). Without that sandbox
+// the server would run with every right the harness has, so it is not run.
+function sandboxProblem(entry: Record<string, unknown>): Problem | undefined {
+  const enabled = entry["sandboxEnabled"];
+  if (enabled === undefined || enabled === false) return undefined;
+  if (enabled !== true) {
+    return {
+      kind: "invalid_entry",
+      key: "sandboxEnabled",
+      what: `expected true or false, found ${describe(enabled, "json")}`,
+    };
+  }
+  return {
+    kind: "unsupported_entry",
+    key: "sandboxEnabled",
+    what: 'VS Code runs this server in its own sandbox (the files and hosts in "sandbox"), ' +
+      "which is not done here, so it is not started; run the command inside a sandbox of your " +
+      'own, or write "sandboxEnabled": false to run it without one',
+  };
 }

@@ -30,10 +30,15 @@ export function describe(value: unknown, syntax: Syntax): string {
   return syntax === "toml" ? "a table" : "an object";
 }
 
-/** Renders a key as its syntax would need it written: bare when it can be. */
+/**
+ * Renders a key as its syntax would need it written: bare when it can be,
+ * else quoted. The key is the file's text, shown in a message: a long one is
+ * cut, and one holding what could move a terminal's cursor or reorder the
+ * line (controls, bidi overrides, line separators) has those escaped.
+ */
 export function renderKey(key: string, syntax: Syntax): string {
-  if (syntax === "json") return JSON.stringify(key);
-  return BARE_KEY.test(key) ? key : JSON.stringify(key);
+  if (syntax === "json") return quote(key);
+  return BARE_KEY.test(key) ? key : quote(key);
 }
 
 /** Renders `key = value` (TOML) or `"key": value` (JSON). */

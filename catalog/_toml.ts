@@ -6,7 +6,7 @@ import { MAX_JSON_DEPTH } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { CatalogError } from "./types.ts";
 import { type Collected, emptyCollected, type Mode, readServers } from "./_entry.ts";
-import { CODEX_KEY_NAMES, fromCodex } from "./_codex.ts";
+import { CODEX_KEY_NAMES, codexWarnings, fromCodex } from "./_codex.ts";
 import { isTable } from "./_fields.ts";
 import { describe, renderKey, sentenceTail, stripByteOrderMark } from "./_text.ts";
 
@@ -33,6 +33,15 @@ export function readToml(
   } catch (error) {
     return err(tomlError(file, source, error));
   }
+  const deep = tooDeep(document);
+  if (deep !== undefined) {
+    return err({
+      kind: "invalid_toml",
+      file,
+      message: `${file}: invalid TOML: tables or arrays nested deeper than ${MAX_JSON_DEPTH} ` +
+        `levels, at ${deep}; write the catalog flatter`,
+    });
+  }
   const warnings = lookAlikes(document, file);
   const collected = emptyCollected();
   for (const root of ["mcp", "mcp_servers"]) {
@@ -53,6 +62,7 @@ export function readToml(
       : { file, syntax: "toml" as const, root, translate: fromCodex, keyNames: CODEX_KEY_NAMES };
     const read = readServers(servers, place, mode);
     if (!read.ok) return read;
+    if (root === "mcp_servers") warnings.push(...codexWarnings(servers, file));
     const names = new Set(collected.servers.map((spec) => spec.name));
     for (const spec of read.value.servers) {
       if (!names.has(spec.name)) continue;
@@ -74,6 +84,36 @@ export function readToml(
     collected.tables.push(...read.value.tables);
   }
   return ok({ ...collected, warnings });
+}
+
+// The keys leading to the first value nested past MAX_JSON_DEPTH (the
+// document itself is the first level), shortened, or undefined: the parser
+// bounds inline tables and arrays, but not dotted keys and headers
+// (`a.a.a... = 1`). Iterative, linear in the values.
+function tooDeep(document: Record<string, unknown>): string | undefined {
+  type Frame = { value: unknown; depth: number; key: string; parent?: Frame };
+  const stack: Frame[] = [{ value: document, depth: 1, key: "" }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    const { value, depth } = frame;
+    if (depth > MAX_JSON_DEPTH) {
+      const keys: string[] = [];
+      for (let at: Frame | undefined = frame; at?.parent !== undefined; at = at.parent) {
+        keys.push(at.key);
+      }
+      keys.reverse();
+      const shown = keys.slice(0, 4).map((key) => renderKey(key, "toml")).join(".");
+      return keys.length > 4 ? `${shown}...` : shown;
+    }
+    // Only tables and arrays nest; a scalar is no level of its own.
+    const keys = Array.isArray(value) ? value.keys() : Object.keys(value as object);
+    for (const key of keys) {
+      const item = (value as Record<string | number, unknown>)[key];
+      if (typeof item !== "object" || item === null || item instanceof Date) continue;
+      stack.push({ value: item, depth: depth + 1, key: String(key), parent: frame });
+    }
+  }
+  return undefined;
 }
 
 // Top-level tables that look meant as server tables but are not read: a

@@ -1,7 +1,8 @@
 // Private to catalog/: which tools of a server the harness exposes, as an
 // entry says it. TOML writes `enabled_tools` and `disabled_tools` (Codex's
 // keys); a JSON entry may also write the names other tools' files hold:
-// `enabledTools`/`disabledTools`, and mcporter's `allowedTools`/`blockedTools`.
+// `enabledTools`/`disabledTools`, mcporter's `allowedTools`/`blockedTools`,
+// and GitHub Copilot's `tools`.
 // One entry says each list once, under one spelling. What the result of a
 // tool whose structured content breaks its schema becomes is `result_check`.
 
@@ -14,11 +15,16 @@ import { assignment, describe, stringArray, type Syntax } from "./_text.ts";
 /** The catalog's keys of the two lists and of the result check, in both syntaxes. */
 export const TOOL_KEYS: readonly string[] = ["enabled_tools", "disabled_tools", "result_check"];
 
-/** Each list's spellings in a JSON entry, the catalog's own first. */
+/**
+ * Each list's spellings in a JSON entry, the catalog's own first; GitHub
+ * Copilot's `tools` names the tools enabled, `"*"` among them meaning all.
+ */
 const JSON_SPELLINGS = {
-  enabledTools: ["enabled_tools", "enabledTools", "allowedTools"],
+  enabledTools: ["enabled_tools", "enabledTools", "allowedTools", "tools"],
   disabledTools: ["disabled_tools", "disabledTools", "blockedTools"],
 } as const;
+
+const COPILOT_TOOLS = "tools";
 
 /** The further keys a JSON entry may hold for the lists. */
 export const JSON_TOOL_KEYS: readonly string[] = [
@@ -51,6 +57,7 @@ export function readToolKeys(
     if (first === undefined) continue;
     const names = readNames(first, entry[first], syntax);
     if (!names.ok) return names.error;
+    if (first === COPILOT_TOOLS && names.value.includes("*")) continue;
     spec[list] = names.value;
   }
   const check = entry["result_check"];

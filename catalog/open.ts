@@ -10,7 +10,12 @@
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { err, ok, type Result } from "../codec/result.ts";
 import { isRemote, type ServerSpec, type StdioServerSpec } from "../settings/mod.ts";
-import type { Catalog, CatalogError, OpenCatalogOptions } from "./types.ts";
+import {
+  type Catalog,
+  type CatalogError,
+  MAX_CATALOG_BYTES,
+  type OpenCatalogOptions,
+} from "./types.ts";
 import { readCatalog } from "./read.ts";
 import { pathOf, readSmallText, readText } from "./_file.ts";
 import { userCatalogFiles } from "./user.ts";
@@ -130,8 +135,15 @@ async function openFile(
 // shape (Claude Code's ~/.claude.json with no "mcpServers") is passed over.
 async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogError>> {
   const places = userCatalogFiles();
+  // Files passed over that may well list servers: said, so none is ignored unseen.
+  const passed: string[] = [];
   for (const place of places) {
-    if (!(await exists(place))) continue;
+    const size = await sizeOf(place);
+    if (size === undefined) continue;
+    if (size > MAX_CATALOG_BYTES) {
+      passed.push(`${place} (${size} bytes, more than the ${MAX_CATALOG_BYTES} a catalog may be)`);
+      continue;
+    }
     const opened = await openFile(place, reading, false);
     if (!opened.ok && opened.error.kind === "invalid_catalog" && opened.error.key === undefined) {
       continue;
@@ -144,7 +156,7 @@ async function openUserFile(reading: Reading): Promise<Result<Catalog, CatalogEr
     file: places[0] ?? "~",
     message: `no user-level catalog lists servers; looked at ${
       places.length === 0 ? "nothing (HOME is not set)" : places.join(", ")
-    }; give the catalog's path`,
+    }${passed.length === 0 ? "" : `; passed over ${passed.join(", ")}`}; give the catalog's path`,
   });
 }
 
@@ -152,12 +164,19 @@ function listsNothing({ servers, skipped, disabled }: Catalog): boolean {
   return servers.length + skipped.length + disabled.length === 0;
 }
 
-async function exists(path: string): Promise<boolean> {
+// The size of what is at a path (0 for what is not a regular file, which
+// reading then names), or undefined when nothing is there.
+async function sizeOf(path: string): Promise<number | undefined> {
   try {
     await Deno.lstat(path);
-    return true;
   } catch {
-    return false;
+    return undefined;
+  }
+  try {
+    const info = await Deno.stat(path);
+    return info.isFile ? info.size : 0;
+  } catch {
+    return 0; // A link to nothing: reading it says so.
   }
 }
 

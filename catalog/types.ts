@@ -16,6 +16,14 @@ export const MAX_CATALOG_SERVERS = 64;
 /** The largest catalog file {@linkcode openCatalog} reads: 1 MiB. */
 export const MAX_CATALOG_BYTES: number = 1024 * 1024;
 
+/**
+ * The most characters one entry's values (command, args, env, cwd; or url,
+ * headers and sign-in settings) may hold once their variables are expanded:
+ * 1 Mi, more than a process's arguments and environment can carry on Linux.
+ * Past it the entry is `invalid_entry`, naming the key.
+ */
+export const MAX_EXPANDED_CHARS: number = 1024 * 1024;
+
 /** Why a catalog was refused. */
 export type CatalogErrorKind =
   /** The file could not be read (the OS error is in the message). */

@@ -100,7 +100,7 @@ function nameProblem(name: unknown, describe: Describe): SpecProblem | undefined
 // A key with "=" would be split by the child ("A=B" becomes "A" holding "B=..."),
 // and one with NUL cut short: neither names the variable the caller meant.
 function isEnvName(name: string): boolean {
-  return name !== "" && !name.includes("=") && !name.includes("\0");
+  return name !== "" && !name.includes("=") && !name.includes("\0") && name.isWellFormed();
 }
 
 function envNameProblem(key: SpecKey, name: string): SpecProblem {
@@ -108,16 +108,22 @@ function envNameProblem(key: SpecKey, name: string): SpecProblem {
     key,
     `the variable name ${
       quote(name)
-    } is empty or holds "=" or NUL, which no environment variable name can`,
+    } is empty or holds "=", NUL or a lone surrogate, which no environment variable name can`,
   );
 }
 
-// What reaches a process (its command, an argument, a variable, a path) cannot hold NUL.
+// What reaches a process (its command, an argument, a variable, a path) cannot
+// hold NUL, and a lone surrogate (JSON's "\ud800") would reach it as U+FFFD,
+// not as written.
 function nulProblem(key: SpecKey, text: string): SpecProblem | undefined {
-  if (!text.includes("\0")) return undefined;
+  if (!text.includes("\0") && text.isWellFormed()) return undefined;
   return wrongType(
     key,
-    `found a NUL character in ${quote(text)}, which no process argument or variable can hold`,
+    text.includes("\0")
+      ? `found a NUL character in ${quote(text)}, which no process argument or variable can hold`
+      : `found a lone surrogate in ${
+        quote(text)
+      }, which is no Unicode character: a process would receive U+FFFD instead; write the character whole`,
   );
 }
 

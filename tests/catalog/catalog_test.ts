@@ -16,7 +16,7 @@ const DATA_FOLDER = new URL(".", DATA).pathname.replace(/\/$/, "");
 const MEMORY_ARGS = ["run", "-A", "npm:@modelcontextprotocol/server-memory@2026.8.31"];
 const KNOWN_KEYS = "command, args, env, inherit_env, cwd, connect_timeout_ms, call_timeout_ms, " +
   "stderr, era, versions, enabled_tools, disabled_tools, result_check, restart, log_level, roots";
-const JSON_TOOL_KEYS = "enabledTools, allowedTools, disabledTools, blockedTools";
+const JSON_TOOL_KEYS = "enabledTools, allowedTools, tools, disabledTools, blockedTools";
 
 type Refusal = [name: string, text: string, kind: CatalogError["kind"], message: string];
 
@@ -161,12 +161,28 @@ Deno.test("openCatalog() refuses what is not a small UTF-8 regular file", async 
     });
     await t.step("a file that is not UTF-8", async () => {
       const path = `${dir}/latin1.toml`;
-      await Deno.writeFile(path, new Uint8Array([0x23, 0x20, 0xe9, 0x0a]));
+      // "# é" in Latin-1 on the second line, after a line holding a two-byte character.
+      await Deno.writeFile(path, new Uint8Array([0xc3, 0xa9, 0x0a, 0x23, 0x20, 0xe9, 0x0a]));
+      const error = refusal(await openStrict(path));
+      assert.equal(error.kind, "invalid_catalog");
+      assert.deepEqual([error.line, error.column], [2, 3]);
+      assert.equal(
+        error.message,
+        `${path}: the catalog is not UTF-8 text: byte 5 (line 2, column 3) starts no UTF-8 character; save it as UTF-8, or check it is the right file`,
+      );
+    });
+    await t.step("a file in UTF-16, as Windows PowerShell writes one", async () => {
+      const path = `${dir}/utf16.json`;
+      const text = '{"mcpServers": {}}';
+      const bytes = new Uint8Array(2 + 2 * text.length);
+      bytes.set([0xff, 0xfe]);
+      for (let i = 0; i < text.length; i++) bytes[2 + 2 * i] = text.charCodeAt(i);
+      await Deno.writeFile(path, bytes);
       const error = refusal(await openStrict(path));
       assert.equal(error.kind, "invalid_catalog");
       assert.equal(
         error.message,
-        `${path}: the catalog is not UTF-8 text; is this the right file?`,
+        `${path}: the catalog is UTF-16 text (it starts with a UTF-16 byte-order mark); save it as UTF-8`,
       );
     });
     await t.step("a .JSON file is read as JSON, whatever the case of its extension", async () => {
@@ -600,7 +616,7 @@ Deno.test("readCatalog() of JSON refuses each mistake with the file, entry, key 
       "a number past a double",
       githubJson({ command: "x" }).replace('"x"', '"x", "n": 1e400'),
       "invalid_json",
-      ".mcp.json: invalid JSON: a number is too large for a double",
+      ".mcp.json: invalid JSON at line 1, column 46: a number is too large for a double",
     ],
     [
       "an array document",
@@ -658,9 +674,9 @@ Deno.test("readCatalog() of JSON refuses each mistake with the file, entry, key 
     ],
     [
       "an unknown type",
-      githubJson({ type: "local", command: "x" }),
+      githubJson({ type: "pipe", command: "x" }),
       "invalid_entry",
-      '.mcp.json: mcpServers.github key "type": expected "stdio", found a string ("local")',
+      '.mcp.json: mcpServers.github key "type": expected "stdio", found a string ("pipe")',
     ],
     [
       "a VS Code envFile",
@@ -672,7 +688,7 @@ Deno.test("readCatalog() of JSON refuses each mistake with the file, entry, key 
       "an unknown key",
       githubJson({ command: "x", timeout: 5 }),
       "invalid_entry",
-      `.mcp.json: mcpServers.github key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}, disabled, envFile, dev`,
+      `.mcp.json: mcpServers.github key "timeout": unknown key; the known keys are ${KNOWN_KEYS}, type, ${JSON_TOOL_KEYS}, disabled, envFile, dev, sandboxEnabled, sandbox`,
     ],
     [
       "a null entry",

@@ -6,7 +6,7 @@ import {
   readCatalog,
   type ResolvedServerSpec,
 } from "../../mod.ts";
-import { userCatalogFiles } from "../../catalog/mod.ts";
+import { MAX_CATALOG_BYTES, userCatalogFiles } from "../../catalog/mod.ts";
 
 const REAL = new URL("./data/real/", import.meta.url);
 
@@ -249,4 +249,189 @@ Deno.test("readCatalog() names Codex's own tool-list key in a mistake", () => {
   assert.ok(!read.ok);
   assert.equal(read.error.table, "mcp_servers.gh");
   assert.equal(read.error.key, "disabled_tools");
+});
+
+Deno.test("readCatalog() reads Windsurf's mcp_config.json: a serverUrl is the server's url, and named in its mistakes", async () => {
+  const text = await Deno.readTextFile(new URL("windsurf_mcp_config.json", REAL));
+  const read = value(readCatalog(text, { file: "mcp_config.json", env: { FIGMA_TOKEN: "fig" } }));
+  assert.deepEqual(read.servers.map(summary), [
+    { name: "figma", url: "https://mcp.figma.com/mcp", headers: { Authorization: "Bearer fig" } },
+  ]);
+  assert.deepEqual(read.disabled.map((entry) => entry.key), ["git"]);
+  assert.equal(read.skipped[0]?.error?.key, "serverUrl");
+  assert.equal(
+    read.skipped[0]?.message,
+    `mcp_config.json: mcpServers.both key "serverUrl": the entry has both "url" and Windsurf's "serverUrl"; keep one of them`,
+  );
+  const bad = value(readCatalog('{"mcpServers": {"w": {"serverUrl": "ftp://x/mcp"}}}', {
+    file: "mcp_config.json",
+    env: {},
+  }));
+  assert.equal(
+    bad.skipped[0]?.message,
+    'mcp_config.json: mcpServers.w key "serverUrl": "ftp://x/mcp" is not an http or https URL',
+  );
+});
+
+Deno.test("readCatalog() expands VS Code's ${workspaceFolderBasename}, ${pathSeparator} and ${/}, which read no variable", () => {
+  const text = JSON.stringify({
+    servers: {
+      app: { command: "x", args: ["${workspaceFolderBasename}", "a${/}b", "${pathSeparator}"] },
+    },
+  });
+  const read = value(readCatalog(text, {
+    file: "mcp.json",
+    env: { workspaceFolderBasename: "from-env", pathSeparator: "from-env" },
+    workspaceFolder: "/work/app",
+    expand: { allow: [] },
+  }));
+  assert.deepEqual(read.servers.map(summary), [
+    { name: "app", command: "x", args: ["app", "a/b", "/"], env: {} },
+  ]);
+  assert.deepEqual(read.substitutions.map((found) => found.variables), [[], [], []]);
+});
+
+Deno.test("readCatalog() says what another tool's variable does when it cannot be given", async (t) => {
+  const cases: [string, string, Record<string, unknown>][] = [
+    [
+      "${config:python.path}",
+      '"${config:python.path}" reads a VS Code setting, which only VS Code has; write the value itself, or ${env:NAME} for a variable of the harness\'s environment',
+      { env: {} },
+    ],
+    [
+      "${command:pick}",
+      '"${command:pick}" runs a VS Code command, which only VS Code can; write the value itself, or ${env:NAME} for a variable of the harness\'s environment',
+      { env: {} },
+    ],
+    [
+      "${file:/run/secrets/token}",
+      '"${file:/run/secrets/token}" reads a file into the value (Windsurf), which is not done here; write the value itself, or ${env:NAME} for a variable of the harness\'s environment',
+      { env: {} },
+    ],
+    // No environment given at all: an input is still said to be one.
+    [
+      "--key=${input:api-key}",
+      '"${input:api-key}" is the VS Code input "api-key", which VS Code prompts for; give its value (loom-mcp: --input api-key=VALUE; readCatalog and openCatalog: the inputs option)',
+      {},
+    ],
+  ];
+  for (const [arg, what, options] of cases) {
+    await t.step(arg, () => {
+      const read = value(readCatalog(
+        JSON.stringify({ servers: { app: { command: "x", args: [arg] } } }),
+        { file: "mcp.json", ...options },
+      ));
+      assert.equal(read.skipped[0]?.error?.kind, "unsupported_entry");
+      assert.equal(read.skipped[0]?.message, `mcp.json: servers.app key "args": ${what}`);
+    });
+  }
+});
+
+Deno.test("readCatalog() reads the keys newer Codex releases write: required, scopes, env_vars tables", async () => {
+  const text = await Deno.readTextFile(new URL("codex_newer.toml", REAL));
+  const read = value(readCatalog(text, { file: "config.toml", env: {} }));
+  assert.deepEqual(read.servers.map((spec) => spec.name), ["docs", "linear"]);
+  const docs = read.servers[0];
+  assert.ok(docs !== undefined && !isRemote(docs));
+  assert.deepEqual(docs.inheritEnv, ["LOCAL_TOKEN", "OTHER_TOKEN"]);
+  assert.deepEqual(read.warnings, [
+    "config.toml: [mcp_servers.docs] required = true is not enforced: a server that fails to start is reported in the census, and the harness decides",
+    "config.toml: [mcp_servers.linear] scopes are for Codex's own sign-in (codex mcp login) and are not read here",
+  ]);
+  assert.deepEqual(read.skipped.map((entry) => [entry.key, entry.error?.kind, entry.message]), [
+    [
+      "remote_env",
+      "unsupported_entry",
+      `config.toml: [mcp_servers.remote_env] key "env_vars": entry 0 reads "REMOTE_TOKEN" from Codex's remote executor environment, which only Codex has; write it as a name, read from the harness's environment`,
+    ],
+    [
+      "elsewhere",
+      "unsupported_entry",
+      `config.toml: [mcp_servers.elsewhere] key "experimental_environment": the server runs in Codex's "remote" executor environment, which only Codex has; remove the key to run it here`,
+    ],
+  ]);
+});
+
+Deno.test("openCatalog() with user names a user file it passed over for its size", async () => {
+  const home = await Deno.makeTempDir({ prefix: "loom-home-" });
+  try {
+    // Claude Code keeps a project's history in ~/.claude.json, which grows past a catalog's size.
+    const history = "x".repeat(MAX_CATALOG_BYTES);
+    await Deno.writeTextFile(
+      `${home}/.claude.json`,
+      JSON.stringify({ mcpServers: { memory: { command: "npx" } }, history }),
+    );
+    const size = (await Deno.stat(`${home}/.claude.json`)).size;
+    const program = `import { openCatalog } from ${
+      JSON.stringify(new URL("../../mod.ts", import.meta.url).href)
+    };
+      console.log(JSON.stringify(await openCatalog(undefined, { user: true })));`;
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", "--no-config", program],
+      // The user's files move to the new home; Deno's cache stays where it is.
+      env: {
+        HOME: home,
+        XDG_CONFIG_HOME: `${home}/.config`,
+        CODEX_HOME: `${home}/.codex`,
+        DENO_DIR: Deno.env.get("DENO_DIR") ??
+          `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`}/deno`,
+      },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(run.code, 0, new TextDecoder().decode(run.stderr));
+    const opened = JSON.parse(new TextDecoder().decode(run.stdout));
+    assert.equal(opened.ok, false);
+    assert.equal(opened.error.kind, "unreadable_file");
+    assert.match(
+      opened.error.message,
+      new RegExp(
+        `; passed over ${home}/\\.claude\\.json \\(${size} bytes, more than the ${MAX_CATALOG_BYTES} a catalog may be\\); give the catalog's path$`,
+      ),
+    );
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("readCatalog() does not start a server VS Code sandboxes, and says so", () => {
+  const text = JSON.stringify({
+    servers: {
+      playwright: {
+        type: "stdio",
+        command: "npx",
+        args: ["-y", "@playwright/mcp"],
+        sandboxEnabled: true,
+        sandbox: { filesystem: { allowWrite: ["${workspaceFolder}"] } },
+      },
+      open: { command: "npx", sandboxEnabled: false, sandbox: { network: {} } },
+    },
+  });
+  const read = value(readCatalog(text, { file: "mcp.json", env: {}, workspaceFolder: "/w" }));
+  assert.deepEqual(read.servers.map((spec) => spec.name), ["open"]);
+  assert.equal(read.skipped[0]?.error?.kind, "unsupported_entry");
+  assert.equal(
+    read.skipped[0]?.message,
+    'mcp.json: servers.playwright key "sandboxEnabled": VS Code runs this server in its own sandbox (the files and hosts in "sandbox"), which is not done here, so it is not started; run the command inside a sandbox of your own, or write "sandboxEnabled": false to run it without one',
+  );
+});
+
+Deno.test("readCatalog() reads GitHub Copilot's portable .mcp.json: type local, tools with * for all", () => {
+  const text = JSON.stringify({
+    mcpServers: {
+      everything: { type: "local", command: "npx", args: ["-y", "srv"], tools: ["*"] },
+      some: { type: "local", command: "npx", tools: ["search", "fetch"] },
+      remote: { type: "http", url: "https://api.githubcopilot.com/mcp/", tools: ["*"] },
+      both: { command: "npx", tools: ["a"], enabledTools: ["a"] },
+    },
+  });
+  const read = value(readCatalog(text, { file: ".mcp.json", env: {} }));
+  assert.deepEqual(
+    read.servers.map((spec) => [spec.name, spec.enabledTools]),
+    [["everything", undefined], ["some", ["search", "fetch"]], ["remote", undefined]],
+  );
+  assert.equal(
+    read.skipped[0]?.message,
+    '.mcp.json: mcpServers.both key "tools": the same list as "enabledTools"; keep one of "enabledTools" and "tools"',
+  );
 });
