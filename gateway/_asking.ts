@@ -5,10 +5,15 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "../codec/json.ts";
 import type { ServerRequestHandlers } from "../client/handlers.ts";
+import { quote } from "../codec/quote.ts";
 import { err, type Result } from "../codec/result.ts";
+import { MAX_FORWARDED_MESSAGE_CHARS } from "./limits.ts";
 
-/** A question a host can be asked: a form, a URL to visit, or a completion of its model. */
-export type HostQuestion = "form" | "url" | "sampling";
+/**
+ * A question a host can be asked: a form, a URL to visit, or a completion of
+ * its model, plain or with tools the model may call (`sampling_tools`).
+ */
+export type HostQuestion = "form" | "url" | "sampling" | "sampling_tools";
 
 /**
  * How one host request's program asks its host: whether the host declared
@@ -34,7 +39,10 @@ export function askingHandlers(
   return {
     onElicit: async (request, context) => {
       if (!host.can(request.mode)) return { action: "decline" };
-      const message = `The MCP server ${JSON.stringify(request.server)} asks: ${request.message}`;
+      // The server's text goes to the host's user under the gateway's name: quoted, and cut.
+      const message = `The MCP server ${JSON.stringify(request.server)} asks: ${
+        quote(request.message, MAX_FORWARDED_MESSAGE_CHARS)
+      }`;
       const params: JsonObject = request.mode === "form"
         ? {
           message,
@@ -61,6 +69,14 @@ export function askingHandlers(
       if (!host.can("sampling")) {
         throw new Error(
           "the host declared no sampling capability, so it cannot be asked to sample",
+        );
+      }
+      // The servers are told the harness samples with tools; only the host can say it does.
+      const withTools = request.tools !== undefined || request.toolChoice !== undefined;
+      if (withTools && !host.can("sampling_tools")) {
+        throw new Error(
+          "the host declared no sampling.tools capability, so it cannot be asked to sample " +
+            "with tools; ask without tools and toolChoice",
         );
       }
       const { server: _server, ...params } = request;
@@ -90,7 +106,9 @@ export const noHost: HostAsker = {
 
 /** Whether capabilities a host declared let it answer `question`. */
 export function capable(caps: JsonObject, question: HostQuestion): boolean {
-  if (question === "sampling") return isJsonObject(caps.sampling);
+  const sampling = caps.sampling;
+  if (question === "sampling") return isJsonObject(sampling);
+  if (question === "sampling_tools") return isJsonObject(sampling) && isJsonObject(sampling.tools);
   const elicitation = caps.elicitation;
   if (!isJsonObject(elicitation)) return false;
   // An empty elicitation capability is form mode (2025-06-18 had no modes).

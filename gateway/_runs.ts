@@ -61,6 +61,12 @@ type Parked = {
   /** The run's result, when it ended while no request waited. */
   final: JsonObject | undefined;
   timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * Where the run's progress goes: the request that holds the run, when it
+   * asked for progress. An answered request's token is dead, so a run parked
+   * on an input_required result reports to nobody until a retry holds it.
+   */
+  progress: ((message: string) => void) | undefined;
 };
 
 /** What a session's runs are given: its options, and how its results are marked complete. */
@@ -210,8 +216,9 @@ export class SessionRuns {
         ));
         return;
       }
-      // The run is this request's now, no longer parked.
+      // The run is this request's now, no longer parked, and so is its progress.
       this.#parked.delete(parked.state);
+      parked.progress = progressSink(params, send);
       this.#resume(parked, params.inputResponses);
       this.#claim(id, parked.controller);
       this.#attach(parked, (result) => {
@@ -235,6 +242,7 @@ export class SessionRuns {
       responder: undefined,
       final: undefined,
       timer: undefined,
+      progress: progressSink(params, send),
     };
     const asker: HostAsker = {
       can: (question) => capable(caps, question),
@@ -267,7 +275,8 @@ export class SessionRuns {
       this.#release(id, parked.controller);
       if (!parked.controller.signal.aborted) respond(result);
     });
-    const progress = progressSink(params, send);
+    // The run's progress goes wherever the request holding it says at the time.
+    const progress = (message: string) => parked.progress?.(message);
     this.#track(
       this.#runProgram(code, asker, parked.controller.signal, progress).then((result) => {
         if (parked.responder !== undefined) {
@@ -298,6 +307,7 @@ export class SessionRuns {
     const responder = parked.responder;
     if (responder === undefined || parked.asks.size === 0) return;
     parked.responder = undefined;
+    parked.progress = undefined;
     if (this.#parked.size >= MAX_PARKED_RUNS) this.#giveUpOldest();
     this.#parked.set(parked.state, parked);
     const inputRequests: JsonObject = {};
@@ -397,7 +407,7 @@ export class SessionRuns {
     progress: ((message: string) => void) | undefined,
   ): Promise<Approval> {
     if (request.annotations.readOnlyHint === true) return true;
-    const named = `${request.server}.${request.tool}`;
+    const named = toolNamed(request.server, request.tool);
     if (!asker.can("form")) {
       return {
         allow: false,
@@ -413,7 +423,7 @@ export class SessionRuns {
     );
     progress?.(`asking the host to approve ${named}`);
     const answer = await asker.ask("elicitation/create", {
-      message: `Allow the program to call ${JSON.stringify(request.tool)} of the MCP server ` +
+      message: `Allow the program to call ${quote(request.tool)} of the MCP server ` +
         `${JSON.stringify(request.server)} with the arguments ${summary}?`,
       requestedSchema: { type: "object", properties: {} },
     });
@@ -435,6 +445,13 @@ export class SessionRuns {
 /** The key of a request's id in a session's maps: ids 1 and "1" are two requests. */
 export function key(id: Id): string {
   return `${typeof id === "string" ? "s" : "n"}:${id}`;
+}
+
+// A tool's name is its server's text: shown as it is when quoting would change nothing in it
+// (no escape, no cut), quoted otherwise.
+function toolNamed(server: string, tool: string): string {
+  const quoted = quote(tool);
+  return quoted === `"${tool}"` ? `${server}.${tool}` : `${server}.${quoted}`;
 }
 
 function text(body: string): GatewayResult {

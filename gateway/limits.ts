@@ -46,3 +46,18 @@ export const MAX_PARKED_RUNS = 16;
  * without touching a server, so asking again is cheap.
  */
 export const GATEWAY_LISTING_TTL_MS = 0;
+
+/**
+ * How often, in milliseconds, a 2025 host's session compares the surface
+ * behind `run_program`'s description with the one it last listed, and sends
+ * `notifications/tools/list_changed` when they differ: 1 s, as often as the
+ * harness lists a server again at most (`MIN_RELIST_INTERVAL_MS`).
+ */
+export const SURFACE_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * Characters of a downstream server's elicitation message that the host is
+ * shown, quoted, before the rest is cut with `…`: 2,000. The message is the
+ * server's text, put to the host's user under the gateway's name.
+ */
+export const MAX_FORWARDED_MESSAGE_CHARS = 2_000;

@@ -44,7 +44,11 @@ import {
 import { describeValue, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import type { Harness } from "../harness/mod.ts";
-import { GATEWAY_LISTING_TTL_MS, PARKED_RUN_TIMEOUT_MS } from "./limits.ts";
+import {
+  GATEWAY_LISTING_TTL_MS,
+  PARKED_RUN_TIMEOUT_MS,
+  SURFACE_CHECK_INTERVAL_MS,
+} from "./limits.ts";
 import { capable, type HostAsker } from "./_asking.ts";
 import type { GatewayOptions, Send } from "./options.ts";
 import { key, SessionRuns } from "./_runs.ts";
@@ -88,6 +92,9 @@ export class GatewaySession {
   #pending = new Map<string, (outcome: Result<JsonValue, RpcError>) => void>();
   #runs: SessionRuns;
   #closed = false;
+  // The surface a 2025 host was last given, and the timer that compares it with the harness's.
+  #listed: string | undefined;
+  #watch: ReturnType<typeof setInterval> | undefined;
 
   /**
    * A session of `harness`, sending to `options.send` what a handling is not
@@ -234,6 +241,8 @@ export class GatewaySession {
    */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#watch);
+    this.#watch = undefined;
     for (const settle of [...this.#waiting.values()]) settle("closed");
     this.#runs.abort();
     for (const settle of this.#pending.values()) {
@@ -275,9 +284,12 @@ export class GatewaySession {
       case "ping":
         send(encodeResult(id, {}));
         return;
-      case "tools/list":
-        send(encodeResult(id, { tools: gatewayDescriptors(this.#booted.surface) }));
+      case "tools/list": {
+        const surface = this.#booted.surface;
+        if (this.#legacy) this.#watchSurface(surface);
+        send(encodeResult(id, { tools: gatewayDescriptors(surface) }));
         return;
+      }
       case "tools/call": {
         const asker = this.#legacyAsker(this.#capabilities, send);
         this.#runs.call(id, params, send, asker, (result) => send(encodeResult(id, result)));
@@ -300,7 +312,25 @@ export class GatewaySession {
   }
 
   #initialize(params: JsonObject): JsonObject {
-    return legacyInitializeResult(params, this.#info, this.#options.instructions);
+    // run_program's description follows the servers' listings, so a 2025 host is told of changes.
+    return {
+      ...legacyInitializeResult(params, this.#info, this.#options.instructions),
+      capabilities: { tools: { listChanged: true } },
+    };
+  }
+
+  // A 2025 host was given `surface`: from now on, a different one is announced to it, once each.
+  #watchSurface(surface: string): void {
+    this.#listed = surface;
+    if (this.#watch !== undefined || this.#closed) return;
+    this.#watch = setInterval(() => {
+      const now = this.#harness?.surface;
+      if (this.#closed || now === undefined || now === this.#listed) return;
+      this.#listed = now;
+      this.#send(encodeNotification("notifications/tools/list_changed"));
+    }, SURFACE_CHECK_INTERVAL_MS);
+    // The host's input keeps the process alive, never this timer.
+    Deno.unrefTimer(this.#watch);
   }
 
   // A 2026-07-28 request: stateless, its results marked complete or input_required.
@@ -335,9 +365,9 @@ export class GatewaySession {
       default:
         send(encodeError(id, {
           code: METHOD_NOT_FOUND,
-          message: `Method not found: ${describeValue(method)} is not part of ${
+          message: `Method not found: ${describeValue(method)}; a ${
             MODERN_VERSIONS[0]
-          }`,
+          } request to this server is one of server/discover, tools/list and tools/call`,
           data: { supported: [...MODERN_VERSIONS] },
         }));
     }

@@ -9,9 +9,29 @@ const BLOCK_TYPES = new Set(["text", "image", "audio", "resource_link", "resourc
 
 /**
  * Checks what a tool's `run` returned (a JavaScript caller can return
- * anything) and renders it as the wire's `CallToolResult`.
+ * anything) and renders it as the wire's `CallToolResult`. A tool that
+ * declares an output schema (`structured`) owes structured content in every
+ * result but an error: clients refuse such a result without it.
  */
-export function normalizeOutput(tool: string, output: unknown): Result<JsonObject, string> {
+export function normalizeOutput(
+  tool: string,
+  output: unknown,
+  options: { structured?: boolean } = {},
+): Result<JsonObject, string> {
+  const normalized = normalizeAny(tool, output);
+  if (
+    options.structured === true && normalized.ok && normalized.value.isError !== true &&
+    normalized.value.structuredContent === undefined
+  ) {
+    return err(
+      `Tool ${JSON.stringify(tool)} declares an outputSchema but returned no ` +
+        `"structuredContent"; return structured content that matches the schema`,
+    );
+  }
+  return normalized;
+}
+
+function normalizeAny(tool: string, output: unknown): Result<JsonObject, string> {
   if (typeof output === "string") return ok({ content: [{ type: "text", text: output }] });
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
     return err(

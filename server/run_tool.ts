@@ -77,7 +77,9 @@ export async function runCall(call: Call): Promise<RunOutcome> {
           call.args,
           toolContext(guarded, call.controller.signal, pumps),
         );
-        return normalizeOutput(name, output);
+        return normalizeOutput(name, output, {
+          structured: call.tool.outputSchema !== undefined,
+        });
       } catch (error) {
         return err(
           `Tool ${JSON.stringify(name)} failed: ${

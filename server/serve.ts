@@ -122,7 +122,9 @@ export {
  *
  * Throws `TypeError` for a malformed definition: an empty name or version, a
  * tool name outside `A-Z a-z 0-9 _ - .` (1 to 128 characters), two tools of
- * one name, an `inputSchema` that is not an object schema.
+ * one name, an `inputSchema` or `outputSchema` that is not an object schema,
+ * a `title` or `annotations` of the wrong types. A tool with an `outputSchema`
+ * whose result (not an error) has no `structuredContent` is answered `isError`.
  *
  * @example Serve one tool on stdio
  * ```ts ignore

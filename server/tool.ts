@@ -85,7 +85,13 @@ export type Tool = {
   title?: string;
   description: string;
   inputSchema: JsonObject;
+  /**
+   * An object schema of the tool's `structuredContent`; every result but an
+   * error must then carry structured content (one without is answered as an
+   * `isError` result, since clients refuse it).
+   */
   outputSchema?: JsonObject;
+  /** The spec's hints (`readOnlyHint`, ... booleans) and `title`, as clients decode them. */
   annotations?: JsonObject;
   /** Runs the tool. A throw becomes an `isError` result naming the tool. */
   run(args: JsonObject, context: ToolContext): ToolOutput | Promise<ToolOutput>;

@@ -4,16 +4,18 @@
  * users' own suites drive the whole loop with {@linkcode ReplayTransport}, no
  * process needed.
  *
- * Both decode input with the codec's `LineDecoder`: a line past
- * `MAX_LINE_BYTES` or one that is not UTF-8 is read as a `bad_line`, which
- * the loop answers and goes past; only a failed read ends the input early.
+ * Both cut input with the codec's `LineSplitter` and decode each line on its
+ * own: a line past `MAX_LINE_BYTES` or one that is not UTF-8 is read as a
+ * `bad_line` (each non-UTF-8 line in its place among the others), which the
+ * loop answers and goes past; only a failed read ends the input early.
  *
  * @module
  */
 
 import type { JsonValue } from "../codec/json.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import { LineDecoder } from "../codec/framing.ts";
+import { LineSplitter } from "../codec/framing.ts";
+import { decodeUtf8 } from "../codec/_utf8.ts";
 
 /** How the channel itself failed; the loop stops at either. */
 export type TransportFailure =
@@ -222,12 +224,13 @@ function reason(error: unknown): string {
 
 /**
  * Turns a source of byte chunks (`null` at end of input, a throw on a failed
- * read) into reads of lines. A framing fault becomes a `bad_line` after the
- * intact lines of the same chunk, and reading goes on.
+ * read) into reads of lines. Each line is decoded on its own, so every line
+ * that is not UTF-8 is a `bad_line` in its place; a line past the cap is a
+ * `bad_line` after the intact lines of the same chunk. Reading goes on.
  */
 class LineReader {
   #source: () => Promise<Uint8Array | null>;
-  #decoder = new LineDecoder();
+  #splitter = new LineSplitter();
   #queue: LineRead[] = [];
   #head = 0;
   #ended = false;
@@ -250,11 +253,22 @@ class LineReader {
         return err({ kind: "read_failed", message: `Cannot read the input: ${message}` });
       }
       if (chunk === null) this.#ended = true;
-      const decoded = chunk === null ? this.#decoder.end() : this.#decoder.push(chunk);
-      const lines = decoded.ok ? decoded.value : decoded.error.lines;
-      for (const line of lines) this.#queue.push({ kind: "line", line });
-      if (!decoded.ok) this.#queue.push({ kind: "bad_line", message: decoded.error.message });
+      // The lines are views into the chunk: decoded now, before the source reuses it.
+      const split = chunk === null ? this.#splitter.end() : this.#splitter.push(chunk);
+      for (const line of split.ok ? split.value : split.error.lines) {
+        this.#queue.push(this.#read(line));
+      }
+      if (!split.ok) this.#queue.push({ kind: "bad_line", message: split.error.message });
     }
     return ok(this.#queue[this.#head++] as LineRead);
+  }
+
+  // The codec's own line decoding: fast for valid text, a byte order mark at the start dropped.
+  #read(line: Uint8Array): LineRead {
+    const text = decodeUtf8(line);
+    return text !== undefined ? { kind: "line", line: text } : {
+      kind: "bad_line",
+      message: `Cannot decode a line of ${line.length} bytes: it is not valid UTF-8`,
+    };
   }
 }

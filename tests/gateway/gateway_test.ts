@@ -324,7 +324,7 @@ Deno.test("a downstream server's elicitation during a program goes up to the hos
     await host.initialize({ elicitation: { form: {} } });
     const id = host.request("tools/call", { name: "run_program", arguments: { code: ELICIT } });
     const asked = await host.next((message) => message.method === "elicitation/create");
-    assert.match(asked.params.message, /^The MCP server "ask" asks: Your name\?$/);
+    assert.match(asked.params.message, /^The MCP server "ask" asks: "Your name\?"$/);
     assert.deepEqual(asked.params.requestedSchema.properties, { name: { type: "string" } });
     host.send({ id: asked.id, result: { action: "accept", content: { name: "Ada" } } });
     const answer = await host.next((message) => message.id === id && "result" in message);
@@ -616,7 +616,7 @@ Deno.test("a question withdrawn while a 2026-07-28 host holds no request is neve
     const asked = Object.entries(opened.result.inputRequests) as [string, Message][];
     assert.equal(asked.length, 1);
     const [key, request] = asked[0]!;
-    assert.match(request.params.message, /Your name\?$/);
+    assert.match(request.params.message, /"Your name\?"$/);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const answered = await host.call("tools/call", {
       name: "run_program",

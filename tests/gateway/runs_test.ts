@@ -18,6 +18,8 @@ type FakeRun = {
   end(value: string): void;
   /** Asks the host for a form, as a downstream server's elicitation would. */
   ask(): Promise<ElicitAnswer>;
+  /** Reports a call's progress, as a downstream server's notification would. */
+  progress(message: string): void;
 };
 
 function report(value: string): RunReport {
@@ -34,6 +36,12 @@ function fakeHarness(): { harness: Harness; runs: FakeRun[] } {
         request: Record<string, unknown>,
         context: { signal: AbortSignal },
       ) => Promise<ElicitAnswer>;
+      const onProgress = options.onProgress as
+        | ((
+          call: number,
+          progress: { kind: "progress"; progress: number; message: string },
+        ) => void)
+        | undefined;
       signal.addEventListener("abort", () => resolve(report("aborted")), { once: true });
       runs.push({
         code,
@@ -46,6 +54,7 @@ function fakeHarness(): { harness: Harness; runs: FakeRun[] } {
             message: "May I?",
             requestedSchema: { type: "object", properties: {} },
           }, { signal: new AbortController().signal }),
+        progress: (message) => onProgress?.(0, { kind: "progress", progress: 1, message }),
       });
     });
   return { harness: { surface: "", run } as unknown as Harness, runs };
@@ -179,6 +188,81 @@ Deno.test("a run parked past MAX_PARKED_RUNS gives up the one that has waited lo
       await tick();
       const answer = sent.find((message) => message.id === "answer");
       assert.equal(answer?.result.structuredContent.value, "answered");
+    });
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("a 2026-07-28 request for a method the gateway does not serve is told which it does", async (t) => {
+  const { harness } = fakeHarness();
+  const sent: Message[] = [];
+  const session = new GatewaySession(harness, { send: (message) => sent.push(message) });
+  for (const method of ["resources/list", "prompts/list", "ping"]) {
+    await t.step(method, () => {
+      session.handle({ kind: "request", id: method, method, params: { _meta: MODERN_META } });
+      const answer = sent.find((message) => message.id === method);
+      assert.equal(answer?.error?.code, -32601);
+      // resources/list is part of 2026-07-28; what the gateway lacks is the method, not the era.
+      assert.doesNotMatch(answer?.error?.message ?? "", /not part of/);
+      assert.match(answer?.error?.message ?? "", /server\/discover, tools\/list and tools\/call/);
+    });
+  }
+  await session.close();
+});
+
+Deno.test("a 2026-07-28 run's progress follows the request that holds it, never an answered one", async (t) => {
+  const { harness, runs } = fakeHarness();
+  const sent: Message[] = [];
+  const session = new GatewaySession(harness, { send: (message) => sent.push(message) });
+  const progressOf = (token: string) =>
+    sent.filter((message) =>
+      message.method === "notifications/progress" && message.params.progressToken === token
+    ).map((message) => message.params.message as string);
+  try {
+    session.handle({
+      kind: "request",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name: "run_program",
+        arguments: { code: "asks" },
+        _meta: { ...MODERN_META, progressToken: "first" },
+      },
+    });
+    const run = runs[0]!;
+    run.progress("before asking");
+    const asked = run.ask();
+    await tick();
+    const parked = sent.find((message) => message.id === 1)?.result;
+    assert.equal(parked?.resultType, "input_required");
+    await t.step("the answered request's token hears nothing more", () => {
+      run.progress("while parked");
+      assert.deepEqual(progressOf("first").slice(1), ["call 1: 1: before asking"]);
+    });
+    await t.step("the retry's own token hears the rest", async () => {
+      session.handle({
+        kind: "request",
+        id: 2,
+        method: "tools/call",
+        params: {
+          name: "run_program",
+          arguments: { code: "asks" },
+          requestState: parked.requestState,
+          inputResponses: { [Object.keys(parked.inputRequests)[0]!]: { action: "accept" } },
+          _meta: { ...MODERN_META, progressToken: "retry" },
+        },
+      });
+      assert.deepEqual(await asked, { action: "accept" });
+      run.progress("after the answer");
+      assert.deepEqual(progressOf("retry"), ["call 1: 1: after the answer"]);
+      assert.equal(progressOf("first").length, 2);
+      run.end("done");
+      await tick();
+      assert.equal(
+        sent.find((message) => message.id === 2)?.result.structuredContent.value,
+        "done",
+      );
     });
   } finally {
     await session.close();

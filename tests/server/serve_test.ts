@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MAX_LINE_BYTES } from "../../codec/framing.ts";
-import { type JsonValue, stringifyJson } from "../../codec/json.ts";
+import { type JsonObject, type JsonValue, stringifyJson } from "../../codec/json.ts";
 import {
   captureStderr,
   ReplayTransport,
@@ -237,6 +237,23 @@ Deno.test("serve() answers hostile lines and keeps serving", async (t) => {
   }
 });
 
+Deno.test("serve() answers every non-UTF-8 line of one read, each in its place", async () => {
+  const encoder = new TextEncoder();
+  const chunk = [
+    encoder.encode(`${request(1, "ping")}\n`),
+    new Uint8Array([0x7b, 0xff, 0x7d, 0x0a]),
+    encoder.encode(`${request(2, "ping")}\n`),
+    new Uint8Array([0x7b, 0xc3, 0x7d, 0x0a]),
+    encoder.encode(`\uFEFF${request(3, "ping")}\r\n`),
+  ];
+  const bytes = new Uint8Array(chunk.reduce((size, part) => size + part.length, 0));
+  chunk.reduce((at, part) => (bytes.set(part, at), at + part.length), 0);
+  const replies = await run([bytes]);
+  assert.deepEqual(replies.map((reply) => reply.id), [1, null, 2, null, 3]);
+  assert.equal(replies[1]?.error?.code, -32700);
+  assert.match(replies[3]?.error?.message ?? "", /not valid UTF-8/);
+});
+
 Deno.test("serve() echoes a huge integer id exactly", async () => {
   const transport = new ReplayTransport([
     '{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}',
@@ -372,6 +389,28 @@ Deno.test("serve() throws TypeError for a malformed definition", async (t) => {
       name: "an inputSchema that is not an object schema",
       tools: [{ ...echo, inputSchema: { type: "string" } }],
     },
+    // The official SDK client refuses a whole listing holding one (outputSchema.type is "object").
+    {
+      name: "an outputSchema that is not an object schema",
+      tools: [{ ...echo, outputSchema: { type: "string" } }],
+    },
+    {
+      name: "an annotation hint that is not a boolean",
+      tools: [{ ...echo, annotations: { readOnlyHint: "yes" } }],
+    },
+    {
+      name: "an annotations title that is not a string",
+      tools: [{ ...echo, annotations: { title: 1 } }],
+    },
+    {
+      name: "annotations that are not an object",
+      tools: [{ ...echo, annotations: [] as unknown as JsonObject }],
+    },
+    { name: "a title that is not a string", tools: [{ ...echo, title: 1 as unknown as string }] },
+    {
+      name: "an outputSchema that is not an object",
+      tools: [{ ...echo, outputSchema: [] as unknown as JsonObject }],
+    },
   ];
   for (const entry of cases) {
     await t.step(entry.name, () => {
@@ -383,6 +422,34 @@ Deno.test("serve() throws TypeError for a malformed definition", async (t) => {
           ),
         TypeError,
       );
+    });
+  }
+});
+
+Deno.test("a tool with an outputSchema that returns no structuredContent is answered isError", async (t) => {
+  const outputSchema = { type: "object", properties: { n: { type: "number" } }, required: ["n"] };
+  const cases: { name: string; run: Tool["run"]; isError: boolean }[] = [
+    { name: "a string", run: () => "just text", isError: true },
+    {
+      name: "content only",
+      run: () => ({ content: [{ type: "text", text: "x" }] }),
+      isError: true,
+    },
+    { name: "structuredContent", run: () => ({ structuredContent: { n: 1 } }), isError: false },
+    // The schema is the tool's to keep; an error result needs no structured content.
+    { name: "an isError result", run: () => ({ content: [], isError: true }), isError: true },
+  ];
+  for (const entry of cases) {
+    await t.step(entry.name, async () => {
+      const replies = await run([call(1, "counted")], [{
+        ...tool("counted", entry.run),
+        outputSchema,
+      }]);
+      const result = byId(replies, 1).result;
+      assert.equal(result?.isError === true, entry.isError, JSON.stringify(result));
+      if (entry.isError && entry.name !== "an isError result") {
+        assert.match(texts(byId(replies, 1))[0] ?? "", /"counted" declares an outputSchema/);
+      }
     });
   }
 });
