@@ -23,6 +23,7 @@ import { callMessage } from "./_messages.ts";
 import { oneLine, printableLine, renderResult, tailLines } from "./_render.ts";
 import { leftOutBy } from "./_governance.ts";
 import { ProgressLine } from "./_progress_line.ts";
+import { closestNames } from "../codegen/names.ts";
 import type { ServerSpec } from "../settings/mod.ts";
 
 // A server may list a tool only to a client that can answer what the tool
@@ -58,8 +59,11 @@ export async function call(
     doing.now = `calling ${command.tool} of ${server}`;
     if (!command.json) output.progress(`${doing.now}…`);
     // Checked before the boot; typed now that the tool's schema is known.
-    const typed = callArguments(command.args, inputSchemaOf(harness, server, command.tool));
+    const schema = inputSchemaOf(harness, server, command.tool);
+    const typed = callArguments(command.args, schema);
     const given = typed.ok ? typed.value : args.value;
+    const strays = strayKeys(given, schema);
+    if (strays !== undefined) output.warn(strays(command.tool));
     // Progress is asked for only where it is shown: the status line of a terminal.
     const shown = !command.json && !output.quiet && output.statusInPlace;
     const line = shown ? new ProgressLine(output) : undefined;
@@ -92,6 +96,13 @@ export async function call(
         return fail(output, command.json, {
           kind: error.kind,
           message: leftOutBy(spec, error.tool, source.toolFlags, source.where.get(server)),
+        }, EXIT_USAGE);
+      }
+      if (error.kind === "invalid_arguments") {
+        // Refused here, before any call: arguments the schema refuses are a usage mistake.
+        return fail(output, command.json, {
+          kind: error.kind,
+          message: oneLine(error.message, Infinity),
         }, EXIT_USAGE);
       }
       if (error.kind === "task_required") {
@@ -164,6 +175,39 @@ export function callArguments(
     pairs.push({ key, text });
   }
   return ok(typedArguments(pairs, inputSchema));
+}
+
+/**
+ * What to say of the keys of `args` that `inputSchema` names no property for,
+ * when its properties are all it takes (no `additionalProperties` or
+ * `patternProperties` that let others in): a server that drops them would
+ * make a misspelt key silently absent. `undefined` when there is none.
+ */
+export function strayKeys(
+  args: JsonObject,
+  inputSchema: JsonValue,
+): ((tool: string) => string) | undefined {
+  if (!isJsonObject(inputSchema) || !isJsonObject(inputSchema.properties)) return undefined;
+  const extra = inputSchema.additionalProperties;
+  if (isJsonObject(extra) || extra === true || inputSchema.patternProperties !== undefined) {
+    return undefined;
+  }
+  const properties = Object.keys(inputSchema.properties);
+  const strays = Object.keys(args).filter((key) => !properties.includes(key));
+  if (strays.length === 0) return undefined;
+  const names = strays.map((key) => {
+    // A key of a letter or two is close to every short name: no guess for it.
+    const close = key.length < 3 ? [] : closestNames(key, properties);
+    return quote(oneLine(key, 60)) +
+      (close[0] === undefined ? "" : ` (did you mean ${quote(close[0])}?)`);
+  });
+  const takes = properties.length === 0
+    ? "it takes no arguments"
+    : `its parameters: ${oneLine(properties.join(", "), 200)}`;
+  return (tool) =>
+    `tool ${quote(tool)} has no parameter ${names.join(", ")}; ${takes}; ` +
+    `${strays.length === 1 ? "it is" : "they are"} sent as given, and the server may ignore ` +
+    (strays.length === 1 ? "it" : "them");
 }
 
 /** The input schema of `tool` (by wire or function name) of a ready server, if listed. */

@@ -7,6 +7,7 @@ import { stringifyJson } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { quote } from "../codec/quote.ts";
 import { closestNames } from "../codegen/names.ts";
+import { suggestName } from "../catalog/names.ts";
 import type { Harness, ServerReport } from "../harness/harness.ts";
 import type { RetirementReport } from "../client/census.ts";
 import type { CliCommand } from "./_args.ts";
@@ -451,14 +452,19 @@ export function pickAll(
 // the nearest names and every name it has.
 function unknownServer(source: Source, server: string): string {
   const name = source.aliases.get(server) ?? server;
-  const skipped = source.catalog?.skipped.find((entry) =>
-    entry.key === server || source.aliases.get(entry.key) === name
-  );
+  // An entry left out has no alias; its key is known by the name it would have had too.
+  const names = (key: string) =>
+    key === server || (source.aliases.get(key) ?? suggestName(key)) === name;
+  const skipped = source.catalog?.skipped.find((entry) => names(entry.key));
   if (skipped !== undefined) return `server ${quote(server)} was skipped: ${skipped.message}`;
-  const disabled = source.catalog?.disabled.find((entry) => entry.key === server);
+  const disabled = source.catalog?.disabled.find((entry) => names(entry.key));
   if (disabled !== undefined) return `${disabled.message}; enable it to use it`;
+  const leftOut = (source.catalog?.skipped.length ?? 0) + (source.catalog?.disabled.length ?? 0);
   const known = source.specs.length === 0
-    ? "it lists none"
+    ? leftOut === 0
+      ? "it lists none"
+      : `it has none to start: each of its ${leftOut} entries was skipped or is disabled ` +
+        "(check says why)"
     : `its servers: ${
       source.specs.map((s) => {
         const key = [...source.aliases].find(([, alias]) => alias === s.name)?.[0];

@@ -19,7 +19,7 @@ import {
 } from "./_commands.ts";
 import { quote } from "../codec/quote.ts";
 import { leftOutBy } from "./_governance.ts";
-import { printable, printableLine } from "./_render.ts";
+import { oneLine, printable, printableLine } from "./_render.ts";
 import { withHarness } from "./_with_harness.ts";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 
@@ -74,6 +74,8 @@ export async function describe(command: Command<"describe">, context: Context): 
       const spec = picked.specs[0];
       const message = error.kind === "tool_disabled" && spec !== undefined
         ? leftOutBy(spec, error.tool, context.source.toolFlags, context.source.where.get(spec.name))
+        : error.kind === "unknown_tool" && error.suggestions.length === 0
+        ? `${printable(error.message)}; its tools: ${toolNames(harness, picked.name)}`
         : printable(error.message);
       return fail(
         output,
@@ -89,4 +91,11 @@ export async function describe(command: Command<"describe">, context: Context): 
     }
     return EXIT_OK;
   }, progress(command, context));
+}
+
+// The wire names a ready server listed, sorted, for a message naming what it has.
+function toolNames(harness: Harness, server: string): string {
+  const report = harness.reports.get(server);
+  const names = report?.state === "ready" ? report.tools.map((tool) => tool.name).sort() : [];
+  return names.length === 0 ? "none" : oneLine(names.join(", "), Infinity);
 }

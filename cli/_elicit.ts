@@ -129,8 +129,8 @@ export function elicitationWithoutTerminal(output: Output, why: string): ElicitH
       output.warn(
         `server ${quote(request.server)} asked a question (elicitation${
           request.tool === undefined ? "" : ` during ${quote(request.tool)}`
-        }: ${quote(request.message, 120)}) and it was declined, as every later one of it ` +
-          `will be: ${why}; run the command on a terminal to answer it`,
+        }: ${quote(request.message, 120)}) and it was declined, as every later question ` +
+          `from it will be: ${why}; run the command on a terminal to answer it`,
       );
     }
     return Promise.resolve(DECLINE);
@@ -306,6 +306,14 @@ function range(low: number | undefined, high: number | undefined, unit = ""): st
   return "";
 }
 
+// How many choices a field of several takes, after the list's own words.
+function howMany(low: number | undefined, high: number | undefined): string {
+  if (low !== undefined && high !== undefined) return `, from ${low} to ${high} of them`;
+  if (low !== undefined) return `, at least ${low} of them`;
+  if (high !== undefined) return `, at most ${high} of them`;
+  return "";
+}
+
 /** What a field takes, in words. */
 function expected(field: ElicitField): string {
   const leave = field.required ? "" : "; Enter alone leaves it out";
@@ -327,7 +335,7 @@ function expected(field: ElicitField): string {
       return `one of these, by its number or its value${field.default === undefined ? leave : ""}`;
     case "choices":
       return `any of these, by number or value, separated by commas${
-        range(field.minItems, field.maxItems, " of them")
+        howMany(field.minItems, field.maxItems)
       }${field.default === undefined ? leave : ""}`;
   }
 }

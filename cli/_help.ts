@@ -119,7 +119,9 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     example: "call memory search_nodes query=readme",
     details: "key=value values take the type the tool's input schema gives the key (text=123 " +
       'sends the string "123" to a string property, the number to a number one); a key ' +
-      "the schema does not describe is JSON when it parses as JSON, else a string. The tool is " +
+      "the schema does not describe is JSON when it parses as JSON, else a string, and is " +
+      "warned about when the schema lists every parameter (a misspelt key). Through --via " +
+      "the serve says no schema: each value is JSON when it parses as JSON. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
       `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s). A long call's ` +
       "progress, when the server reports it, is one line on stderr. A tool that asks you " +
@@ -232,8 +234,10 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     details: "The browser comes back to a loopback redirect URI the command listens on; the " +
       "tokens go to a file of mode 0600 under $XDG_CONFIG_HOME/loom-mcp/ (or " +
       "~/.config/loom-mcp/), where every later command finds them. A headless grant " +
-      "(client credentials, a JWT) needs no browser.",
-    examples: ["login notion", "login --http https://mcp.example.com/mcp"],
+      "(client credentials, a JWT) needs no browser. A server with no sign-in settings that " +
+      "answers without a sign-in is said to need none, and nothing is kept.",
+    // An ad hoc server is named after its host: mcp.example.com is "example".
+    examples: ["--http https://mcp.example.com/mcp login example"],
   },
   logout: {
     needs: "a remote server",
@@ -243,7 +247,7 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
     max: 1,
     example: "logout notion",
     details: "Removes the server's tokens from the store; the next command signs in again.",
-    examples: ["logout notion"],
+    examples: ["--http https://mcp.example.com/mcp logout example"],
   },
 };
 

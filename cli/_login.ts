@@ -20,6 +20,7 @@ import {
   MAX_IGNORED_CALLBACKS,
   OAuthSession,
 } from "../oauth/mod.ts";
+import { Client } from "../client/client.ts";
 import type { CliCommand } from "./_args.ts";
 import { type Context, fail, pick, printJson } from "./_commands.ts";
 import type { Output } from "./_output.ts";
@@ -40,6 +41,13 @@ export async function login(context: Context, command: Command<"login">): Promis
     const message = `login listens for the browser on a loopback redirect URI, and ` +
       `${quote(redirect.href)} is not one; set redirect_uri to http://127.0.0.1:<port>/callback`;
     return fail(output, command.json, { kind: "usage", message }, EXIT_USAGE);
+  }
+  // A server that answers without a sign-in has nothing to log in to: its authorization
+  // server, if any, would only be guessed at, and the guess fails in words about registration.
+  if (spec.oauth === undefined && await answersUnsigned(spec)) {
+    const message = `server ${quote(spec.name)} answered without signing in (it started and ` +
+      "listed its tools), so there is nothing to log in to; every command reaches it as it is";
+    return fail(output, command.json, { kind: "no_sign_in", message }, EXIT_USAGE);
   }
   const store = new FileTokenStore();
   const listener = new AbortController();
@@ -92,6 +100,25 @@ function remoteOf(context: Context, command: Command<"login" | "logout">) {
   const message = `server ${quote(spec.name)} runs here from a command, and signs in to ` +
     `nothing; ${command.command} is for a remote server (one with a "url")`;
   return fail(context.output, command.json, { kind: "usage", message }, EXIT_USAGE);
+}
+
+/** How long `login` waits for a server to answer without a sign-in, in milliseconds. */
+export const LOGIN_PROBE_TIMEOUT_MS = 10_000;
+
+// Whether the server starts and lists its tools with no sign-in at all (nor a stored token).
+async function answersUnsigned(spec: RemoteServerSpec): Promise<boolean> {
+  const client = new Client({
+    ...spec,
+    connectTimeoutMs: Math.min(
+      spec.connectTimeoutMs ?? LOGIN_PROBE_TIMEOUT_MS,
+      LOGIN_PROBE_TIMEOUT_MS,
+    ),
+  });
+  try {
+    return (await client.connect()).ok && (await client.listTools()).ok;
+  } finally {
+    await client.retire();
+  }
 }
 
 function redirectUriOf(settings: OAuthSettings): string {

@@ -19,6 +19,10 @@ type FailedReport = ServerReport & { state: "failed" };
 const CONNECT_ADVICE =
   /; check that [^;]*, or raise connect_timeout_ms in its catalog entry \(connectTimeoutMs in a ServerSpec\)/g;
 const SILENT = /did not answer (\S+) within \d+ ms/;
+// The library's own advice on a request's deadline, which names the catalog's key and the
+// library's options whatever the server came from.
+const CALL_ADVICE =
+  /; raise call_timeout_ms in its catalog entry \(callTimeoutMs in a ServerSpec, or the call's timeoutMs\)/g;
 // The earlier attempt of a server that exited says the same exit again.
 const EXITED_BEFORE = /(?<=\bexited with .*) \(tried before it: [^()]*\bexited with [^()]*\)/;
 
@@ -33,6 +37,13 @@ export function startMessage(report: FailedReport, knobs: Knobs | undefined): st
     return `${said}; ${
       report.stderrTail !== "" ? "its stderr follows" : "check its command, args and cwd"
     }`;
+  }
+  if (silent !== null && report.failure.stage === "list") {
+    // It started; its listing ran past the deadline of a request, which --timeout sets.
+    const setBy = knobs?.call.setBy ?? "--timeout";
+    const set = setBy === "the default" ? "the default" : `set by ${setBy}`;
+    return `${text.replace(CALL_ADVICE, "")}, the deadline of each request (${set}); ` +
+      `raise it with ${knobs?.call.raise ?? "--timeout"}`;
   }
   if (silent !== null) {
     const remote = isRemote(report);

@@ -69,7 +69,7 @@ export async function serveCommand(
     // A host that leaves while servers still start: their starts are given up.
     serving = command.listen === undefined
       ? serveOverStdio(booting, gateway, until, context, giveUp)
-      : serveOverHttp(booting, command.listen, gateway, until, context);
+      : serveOverHttp(booting, command.listen, gateway, until, context, giveUp);
   };
   return await withHarness(specs, context.doing, async (harness) => {
     await keepPins(command.pins, harness, output);
@@ -132,12 +132,14 @@ async function serveOverStdio(
 }
 
 // --http <host:port>: listen, say where (and the token when it was made), serve until a signal.
+// When it cannot listen, the starts still under way are given up: nothing will be served.
 async function serveOverHttp(
   booting: Promise<Harness>,
   listen: { hostname: string; port: number },
   gateway: Gateway,
   signal: AbortSignal,
   context: Context,
+  giveUp: () => void,
 ): Promise<number> {
   const { output } = context;
   const given = Deno.env.get(TOKEN_VARIABLE);
@@ -150,13 +152,17 @@ async function serveOverHttp(
     });
   } catch (error) {
     // A LOOM_MCP_TOKEN a header cannot carry, or too short to guard anything.
+    giveUp();
+    const why = error instanceof Error ? error.message : String(error);
     output.error(
-      `${TOKEN_VARIABLE} cannot be the token: ${oneLine(String(error))}; set it to a longer ` +
-        "printable token, or unset it to have one made",
+      `${TOKEN_VARIABLE} cannot be the token: ${
+        oneLine(why.replace(/^Cannot use the token: /, ""))
+      }; set it to a longer printable token, or unset it to have one made`,
     );
     return EXIT_USAGE;
   }
   if (!listening.ok) {
+    giveUp();
     output.error(listening.error.message);
     return EXIT_FAILED;
   }

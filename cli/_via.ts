@@ -188,7 +188,9 @@ function requestOf(command: Served, program: string): Result<Request, string> {
 /**
  * The one-line program that calls `tool` of `server` with `args` through
  * `run_program`: it imports the server's module, so the check knows the
- * server, and calls by the wire name, so no generated name is needed.
+ * server, and calls by the wire name, so no generated name is needed. A
+ * result the tool marked `isError` is returned as it came, not thrown, so
+ * that its output is printed as a call's is; a refused call still throws.
  */
 export function callProgram(
   server: string,
@@ -204,10 +206,12 @@ export function callProgram(
   const json = stringifyJson(args);
   if (!json.ok) return err(`the arguments cannot be said in JSON: ${json.error.message}`);
   return ok(
-    `import "./mcp/${server}.ts"; import { invoke } from "@loom/mcp/cap"; ` +
-      `export default await invoke(${JSON.stringify(server)}, ${
+    `import "./mcp/${server}.ts"; import { invoke, McpToolError } from "@loom/mcp/cap"; ` +
+      `let result: unknown; try { result = await invoke(${JSON.stringify(server)}, ${
         JSON.stringify(tool)
-      }, ${json.value});\n`,
+      }, ${json.value}); } catch (error) { if (!(error instanceof McpToolError)) throw error; ` +
+      "result = { content: error.content, structuredContent: error.structuredContent, " +
+      "isError: true }; } export default result;\n",
   );
 }
 
@@ -255,6 +259,10 @@ async function send(
 
 function shown(command: Served, request: Request, result: CallToolResult, output: Output): number {
   const structured = isJsonObject(result.structuredContent) ? result.structuredContent : undefined;
+  if (command.command === "call") {
+    const said = callShown(command, structured);
+    if (said !== undefined) return said(output);
+  }
   const status = result.isError === true ? EXIT_FAILED : EXIT_OK;
   if (command.json) {
     printJson(output, {
@@ -266,7 +274,9 @@ function shown(command: Served, request: Request, result: CallToolResult, output
   }
   if (status !== EXIT_OK) {
     output.error(
-      `${request.kind === "call" ? request.tool : "the serve"} failed: ${textOf(result)}`,
+      `${request.kind === "call" ? request.tool : "the serve"} failed: ${
+        namedProgram(command, textOf(result))
+      }`,
     );
     return status;
   }
@@ -292,23 +302,101 @@ function shown(command: Served, request: Request, result: CallToolResult, output
   return status;
 }
 
+// Failures a call through run_program meets, said as the same call said here would say them:
+// a refusal before any call (no such tool or server, arguments its schema refuses) is a usage
+// mistake; a tool's isError result is printed as its output, then said to be a failure.
+const USAGE_KINDS: ReadonlySet<string> = new Set([
+  "unknown_tool",
+  "invalid_arguments",
+  "tool_disabled",
+  "task_required",
+]);
+
+function callShown(
+  command: Extract<Served, { command: "call" }>,
+  structured: JsonObject | undefined,
+): ((output: Output) => number) | undefined {
+  const tool = quote(command.tool);
+  const server = quote(command.server);
+  const value = structured?.value;
+  if (isJsonObject(value) && value.isError === true && Array.isArray(value.content)) {
+    const message = `tool ${tool} of ${server} reported a failure (isError); ` +
+      `its output is ${command.json ? "in the document" : "above"}`;
+    return (output) => {
+      if (command.json) {
+        printJson(output, { ...structured, ok: false, error: { kind: "tool_error", message } });
+      } else {
+        output.result(renderResult(asResult(value)));
+      }
+      output.error(message);
+      return EXIT_FAILED;
+    };
+  }
+  const threw = structured?.threw;
+  const calls = Array.isArray(structured?.calls) ? structured.calls : [];
+  const first = isJsonObject(calls[0]) ? calls[0] : undefined;
+  if (isJsonObject(threw) && threw.name === "McpCallError" && typeof threw.message === "string") {
+    const kind = typeof first?.error === "string" ? first.error : "call_failed";
+    // The serve does not say a tool's schema, so a pair's value is typed as JSON says it.
+    const pair = /^([^=\s]+)=([\s\S]*)$/.exec(command.args[0] ?? "");
+    const typedHere = kind === "invalid_arguments" && pair !== null
+      ? "; through --via, a key=value value is JSON when it parses as JSON (42 is a number, " +
+        "true a boolean): give one JSON object instead, as in " +
+        `'${JSON.stringify({ [pair[1] ?? ""]: pair[2] ?? "" })}'`
+      : "";
+    const error = { kind, message: printableLine(threw.message) + typedHere };
+    const status = USAGE_KINDS.has(kind) ? EXIT_USAGE : EXIT_FAILED;
+    return (output) => failed(output, command.json, error, status);
+  }
+  const diagnostics = Array.isArray(structured?.diagnostics) ? structured.diagnostics : [];
+  const refused = diagnostics.find((diagnostic) =>
+    isJsonObject(diagnostic) && typeof diagnostic.message === "string" &&
+    diagnostic.message.startsWith('Cannot import "./mcp/')
+  );
+  if (isJsonObject(refused)) {
+    const error = {
+      kind: "unknown_server",
+      message: `the serve has no server ${server}: ${printableLine(String(refused.message))}`,
+    };
+    return (output) => failed(output, command.json, error, EXIT_USAGE);
+  }
+  return undefined;
+}
+
 // The ToolResult a program returned, as JSON sees it, back into a call's result.
 function asResult(value: JsonObject): CallToolResult {
   const content = (Array.isArray(value.content) ? value.content : []).flatMap((block) => {
     const decoded = decodeContentBlock(block);
     return typeof decoded === "string" ? [] : [decoded];
   });
+  const isError = value.isError === true;
   return value.structuredContent === undefined
-    ? { content, isError: false }
-    : { content, structuredContent: value.structuredContent, isError: false };
+    ? { content, isError }
+    : { content, structuredContent: value.structuredContent, isError };
+}
+
+// The serve names the program it was handed program.ts; a program read from a file is named by
+// it in its diagnostics, as a run here names it.
+function namedProgram(command: Served, text: string): string {
+  if (command.command !== "run" || command.program === "-") return text;
+  const name = printableLine(command.program);
+  return text.replace(
+    /^(\s*(?:related: )?)program\.ts:(?=\d+:\d+)/gm,
+    (_, head) => `${head}${name}:`,
+  );
 }
 
 function textOf(result: CallToolResult): string {
   return result.content.flatMap((block) => block.type === "text" ? [block.text] : []).join("\n");
 }
 
-function failed(output: Output, json: boolean, error: { kind: string; message: string }): number {
+function failed(
+  output: Output,
+  json: boolean,
+  error: { kind: string; message: string },
+  status: number = EXIT_FAILED,
+): number {
   output.error(error.message);
   if (json) printJson(output, { ok: false, error: { kind: error.kind, message: error.message } });
-  return EXIT_FAILED;
+  return status;
 }

@@ -207,7 +207,8 @@ export async function withHarness(
         ...logsOf(options),
         onServer: (report) => {
           starting.delete(report.name);
-          options.onLine?.(lines.row(report, interrupted));
+          // A start given up (Ctrl-C, or the command's own giving up) is cancelled, not failed.
+          options.onLine?.(lines.row(report, interrupted || givenUp.signal.aborted));
           // A name in a list that the server does not list, said once, at its first start.
           if (report.state !== "ready" || report.generation !== undefined) return;
           for (const warning of report.warnings) {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseArgs, USAGE } from "../../cli/_args.ts";
+import { COMMANDS, parseArgs, USAGE } from "../../cli/_args.ts";
 import { callArguments } from "../../cli/_call.ts";
 import { splitWords } from "../../cli/_source.ts";
 
@@ -296,4 +296,20 @@ Deno.test("an --http address without a scheme is refused outside serve, and a ba
   const twice = parseArgs(["serve", "--http", ":1", "--http", ":2"]);
   assert.ok(!twice.ok);
   assert.match(twice.error, /given twice/);
+});
+
+Deno.test("every example of each command's own help parses, and none is given twice", async (t) => {
+  for (const [name, row] of Object.entries(COMMANDS)) {
+    await t.step(name, () => {
+      const examples = [row.example, ...row.examples];
+      assert.equal(new Set(examples).size, examples.length, examples.join("\n"));
+      for (const example of examples) {
+        // A shell's redirection (run - < program.ts) is the shell's, not the command's.
+        const words = splitWords(example.replace(/ < \S+$/, ""));
+        assert.ok(words.ok, example);
+        const parsed = parseArgs(words.value);
+        assert.ok(parsed.ok, `${example}: ${parsed.ok ? "" : parsed.error}`);
+      }
+    });
+  }
 });

@@ -262,15 +262,18 @@ Deno.test("with --json a failing command still prints one document, saying why",
       `${dir}/.mcp.json`,
       JSON.stringify({ mcpServers: { echo: echoEntry } }),
     );
-    const [noTool, noServer, badArgs] = await Promise.all([
+    const [noTool, noServer, badArgs, offSchema] = await Promise.all([
       cli(dir, "call", "echo", "nope", "--json"),
       cli(dir, "module", "nope", "--json"),
       cli(dir, "call", "echo", "echo", "[1]", "--json"),
+      // Arguments its schema refuses are the same mistake as arguments that are not an object.
+      cli(dir, "call", "echo", "echo", "--json"),
     ]);
     const cases: [Run, string][] = [
       [noTool, "unknown_tool"],
       [noServer, "unknown_server"],
       [badArgs, "invalid_arguments"],
+      [offSchema, "invalid_arguments"],
     ];
     for (const [run, kind] of cases) {
       assert.equal(run.code, 2, run.stderr);

@@ -200,3 +200,36 @@ Deno.test("check of a catalog whose every entry is disabled says so and exits 0"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a skipped entry renamed from its JSON key is named by either name, and why it was skipped is said", async (t) => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-skipped-name-" }));
+  try {
+    await Deno.writeTextFile(
+      `${dir}/servers.json`,
+      JSON.stringify({
+        mcpServers: {
+          Echo: { command: DENO, args: ECHO, env: { KEY: "${LOOM_UNSET_FOR_THIS_TEST}" } },
+          off: { command: DENO, args: ECHO, disabled: true },
+        },
+      }),
+    );
+    for (const name of ["Echo", "echo"]) {
+      await t.step(name, async () => {
+        const run = await cli(dir, ["--catalog", "servers.json", "call", name, "echo", "text=x"]);
+        assert.equal(run.code, 2, run.stderr);
+        assert.match(
+          run.stderr,
+          new RegExp(`^error: server "${name}" was skipped: .*LOOM_UNSET_FOR_THIS_TEST`, "m"),
+        );
+      });
+    }
+    await t.step("a name of none, where every entry was left out", async () => {
+      const run = await cli(dir, ["--catalog", "servers.json", "call", "other", "echo"]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /each of its 2 entries was skipped or is disabled/);
+      assert.doesNotMatch(run.stderr, /it lists none/);
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

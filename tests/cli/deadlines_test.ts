@@ -133,3 +133,22 @@ Deno.test("the default connect deadline is called the default, with the flag and
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a tools/list past --timeout at boot is said to be that deadline's, with the flag that raises it", async () => {
+  const run = await cli(Deno.cwd(), [
+    "--stdio",
+    fixture("unlisted.ts"),
+    "--name",
+    "unlisted",
+    "--timeout",
+    "1s",
+    "tools",
+  ]);
+  assert.equal(run.code, 1, run.stderr);
+  const error = /^error: .*$/m.exec(run.stderr)?.[0] ?? "";
+  assert.equal(
+    error,
+    'error: server "unlisted" failed to list: Server "unlisted" did not answer tools/list within ' +
+      "1000 ms, the deadline of each request (set by --timeout); raise it with --timeout",
+  );
+});

@@ -64,6 +64,10 @@ Deno.test("describe prints one tool's block; a tool left out or unknown is a usa
     const error = JSON.parse(unknown.stdout).error;
     assert.equal(error.kind, "unknown_tool");
     assert.match(error.message, /^Cannot describe tool "cuont": .*did you mean count/);
+    // A name close to none still says what the server has, as call says it.
+    const far = await inCatalog(dir, ["describe", "gov", "zzzzzz"]);
+    assert.equal(far.code, EXIT_USAGE, far.stderr);
+    assert.match(far.stderr, /did not list it; its tools: \S.*\bcount\b.*\bread-note\b/);
     const server = await inCatalog(dir, ["describe", "nope", "x"]);
     assert.equal(server.code, EXIT_USAGE);
     assert.match(server.stderr, /no server "nope"/);

@@ -55,7 +55,7 @@ Deno.test("without a terminal an elicitation is declined at once, and stderr say
   assert.equal(run.stdout, '{"result":{"action":"decline"}}\n');
   assert.match(
     run.stderr,
-    /^warning: server "asker" asked a question \(elicitation during "elicit": "Your name\?"\) and it was declined, as every later one of it will be: standard input is not a terminal; run the command on a terminal to answer it$/m,
+    /^warning: server "asker" asked a question \(elicitation during "elicit": "Your name\?"\) and it was declined, as every later question from it will be: standard input is not a terminal; run the command on a terminal to answer it$/m,
   );
 });
 

@@ -165,7 +165,7 @@ Deno.test("a multi-select array takes numbers or values and holds to its item co
   }, ["tags"]);
   const { result, shown } = await answer(request, ["", "1,2,3", "1, c"]);
   assert.deepEqual(result, { action: "accept", content: { tags: ["a", "c"] } });
-  assert.match(shown, /any of these, by number or value, separated by commas from 1 to 2 of them/);
+  assert.match(shown, /any of these, by number or value, separated by commas, from 1 to 2 of them/);
   assert.match(shown, /pick at most 2/);
 });
 
@@ -283,7 +283,7 @@ Deno.test("without a terminal an elicitation is declined at once, said once per 
     shown().split("\n").filter((line) => line !== ""),
     [
       'warning: server "asker" asked a question (elicitation during "ask": "Tell me") and it ' +
-      "was declined, as every later one of it will be: standard input is not a terminal; run " +
+      "was declined, as every later question from it will be: standard input is not a terminal; run " +
       "the command on a terminal to answer it",
     ],
   );

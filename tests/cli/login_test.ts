@@ -223,3 +223,47 @@ Deno.test("login of a token whose expires_in no date can hold signs in, saying u
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("login of a remote server that answers without a sign-in says there is nothing to log in to", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "loom-login-open-" }));
+  const server = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--no-lock",
+      new URL("../fixtures/sdk_v2_http.ts", import.meta.url).pathname,
+    ],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    let said = "";
+    for (let i = 0; i < 100 && !/listening \d+\n/.test(said); i++) {
+      const read = await reader.read();
+      if (read.done) break;
+      said += read.value;
+    }
+    const port = /listening (\d+)\n/.exec(said)?.[1];
+    assert.ok(port !== undefined, said);
+    await Deno.writeTextFile(
+      `${dir}/loom.toml`,
+      `[mcp.open]\nurl = "http://127.0.0.1:${port}/mcp"\n`,
+    );
+    const run = await cli(dir, "login", "open");
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(
+      run.stderr,
+      /^error: server "open" answered without signing in .*nothing to log in to/m,
+    );
+    assert.doesNotMatch(run.stderr, /register/);
+    assert.deepEqual(await storeFiles(dir), []);
+  } finally {
+    server.kill("SIGTERM");
+    await reader.cancel();
+    await server.status;
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { callArguments } from "../../cli/_call.ts";
+import { callArguments, strayKeys } from "../../cli/_call.ts";
+import type { JsonObject, JsonValue } from "../../codec/json.ts";
+import { cli, fixture } from "./_cli.ts";
 
 const SCHEMA = {
   type: "object",
@@ -73,4 +75,66 @@ Deno.test("call key=value sends a string property's digits as a string, a number
   const stdout = new TextDecoder().decode(output.stdout);
   assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
   assert.match(stdout, /\{"text":"string","n":"number"\}/);
+});
+
+Deno.test("strayKeys() names the keys a schema has no property for, and only those", async (t) => {
+  const cases: [string, JsonObject, unknown, RegExp | undefined][] = [
+    [
+      "a misspelt key, with the name it is close to",
+      { messge: "hi" },
+      SCHEMA,
+      /"messge" \(did you mean "message"\?\)/,
+    ],
+    ["every key described", { message: "hi", count: 1 }, SCHEMA, undefined],
+    [
+      "a schema that takes no arguments",
+      { x: 1 },
+      { type: "object", properties: {} },
+      /it takes no arguments/,
+    ],
+    ["a schema that lets other keys in", { x: 1 }, {
+      type: "object",
+      properties: {},
+      additionalProperties: true,
+    }, undefined],
+    ["a schema with patternProperties", { x: 1 }, {
+      type: "object",
+      properties: {},
+      patternProperties: { "^x": {} },
+    }, undefined],
+    ["a schema with no properties at all", { x: 1 }, { type: "object" }, undefined],
+    [
+      "a short key gets no guess",
+      { c: 1 },
+      { type: "object", properties: { a: {}, b: {} } },
+      /no parameter "c"; its parameters: a, b;/,
+    ],
+  ];
+  for (const [name, args, schema, expected] of cases) {
+    await t.step(name, () => {
+      const said = strayKeys(args, schema as JsonValue);
+      if (expected === undefined) assert.equal(said, undefined);
+      else assert.match(said?.("t") ?? "", expected);
+    });
+  }
+});
+
+Deno.test("call warns of a key=value its tool's schema has no parameter for, and still calls", async () => {
+  const run = await cli(Deno.cwd(), [
+    "--stdio",
+    fixture("echo_server.ts"),
+    "--name",
+    "echo",
+    "call",
+    "echo",
+    "echo",
+    "text=hi",
+    "txet=typo",
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout.trim(), "hi");
+  assert.match(
+    run.stderr,
+    /^warning: tool "echo" has no parameter "txet" \(did you mean "text"\?\); its parameters: text;/m,
+  );
 });

@@ -131,13 +131,16 @@ Deno.test("run --via of a program the check refuses fails with its diagnostics",
     const dir = await Deno.makeTempDir({ prefix: "via_run_" });
     try {
       await Deno.writeTextFile(
-        `${dir}/program.ts`,
+        `${dir}/typo.ts`,
         'import { echo } from "./mcp/echo.ts";\nexport default await echo({ text: 3 });\n',
       );
-      const run = await cli(dir, ["--via", url, "run", "program.ts"], { env: ENV });
+      const run = await cli(dir, ["--via", url, "run", "typo.ts"], { env: ENV });
       assert.equal(run.code, 1);
       assert.match(run.stderr, /run_program failed: The program did not run: the type check/);
       assert.match(run.stderr, /number/);
+      // Named by its file, as a run here names it.
+      assert.match(run.stderr, /^typo\.ts:2:\d+ - TS2322: /m);
+      assert.doesNotMatch(run.stderr, /^program\.ts:/m);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
@@ -272,4 +275,47 @@ Deno.test("serve --http says the token it made once, and retires every server on
   await child.status;
   assert.equal(text.split("token: ").length, 2, "the token is said once");
   assert.match(text, /retired:\n\s+counter\s+exited/);
+});
+
+Deno.test("call --via says a refused call as a call here says it, as a usage mistake", async (t) => {
+  await withGateway(async (url) => {
+    await t.step("a tool the server does not list", async () => {
+      const run = await cli(Deno.cwd(), ["--via", url, "call", "echo", "nope"], { env: ENV });
+      assert.equal(run.code, 2, run.stderr);
+      assert.equal(run.stderr, 'error: Cannot call tool "nope": server "echo" did not list it\n');
+      assert.equal(run.stdout, "");
+    });
+    await t.step("a server the serve does not have", async () => {
+      const run = await cli(Deno.cwd(), ["--via", url, "call", "nosuch", "echo"], { env: ENV });
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /^error: the serve has no server "nosuch": Cannot import /);
+      assert.doesNotMatch(run.stderr, /program\.ts|invoke\(/);
+    });
+    await t.step("a key=value pair its schema refuses, with what to give instead", async () => {
+      const run = await cli(
+        Deno.cwd(),
+        ["--via", url, "--json", "call", "echo", "echo", "text=42"],
+        {
+          env: ENV,
+        },
+      );
+      assert.equal(run.code, 2, run.stderr);
+      const document = JSON.parse(run.stdout);
+      assert.equal(document.error.kind, "invalid_arguments");
+      assert.match(document.error.message, /give one JSON object instead, as in '\{"text":"42"\}'/);
+      assert.doesNotMatch(run.stderr, /McpCallError|cap\.js/);
+    });
+  });
+});
+
+Deno.test("call --via prints an isError result on stdout and fails, as a call here does", async () => {
+  await withGateway(async (url) => {
+    const run = await cli(Deno.cwd(), ["--via", url, "call", "echo", "fail"], { env: ENV });
+    assert.equal(run.code, 1, run.stderr);
+    assert.equal(run.stdout.trim(), "fail always fails");
+    assert.equal(
+      run.stderr,
+      'error: tool "fail" of "echo" reported a failure (isError); its output is above\n',
+    );
+  });
 });
