@@ -243,6 +243,10 @@ export function readServers(
     if (!read.ok) {
       const error = placeProblem(read.error as Problem, place, key);
       if (mode.strict) return err(error);
+      // Named by the server name it would have had, as an unexpanded entry is.
+      if (name !== key && read.error.kind !== "duplicate_name") {
+        collected.renamed.push({ key, name });
+      }
       collected.skipped.push({ key, reason: "invalid", message: error.message, error });
       continue;
     }

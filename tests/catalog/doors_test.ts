@@ -89,6 +89,12 @@ Deno.test("readCatalog() reads every entry but a malformed one the same in both 
       assert.deepEqual(read(text, mode).renamed, [{ key: "GitHub", name: "github" }]);
     });
   }
+  await t.step("a malformed entry skipped is named by the server name it would have had", () => {
+    const text = '{"mcpServers": {"Memory": {"command": "x", "colour": 1}}}';
+    const value = read(text, "lenient");
+    assert.deepEqual(value.skipped.map((entry) => entry.key), ["Memory"]);
+    assert.deepEqual(value.renamed, [{ key: "Memory", name: "memory" }]);
+  });
   await t.step("a mode that is neither is caller misuse", () => {
     assert.throws(
       () => readCatalog(TOML, { mode: "literal" as unknown as CatalogMode }),
