@@ -140,12 +140,21 @@ export function pastDeadline(limits: RunReport["limits"], stage: string): RunRep
   return report({ kind: "killed", reason: "timeout", message }, limits);
 }
 
+// A stack frame's place in the program's own file: `at program.ts:3:7`, `(program.ts:3:7)`.
+const PROGRAM_FRAME = /^(\s+at (?:.*[\s(])?)program\.ts:(?=\d)/gm;
+
 /**
- * The report with its diagnostics naming the program `name` instead of
- * `program.ts` (the file a program came from, as its author knows it).
+ * The report with its diagnostics, or its stack's frames, naming the program
+ * `name` instead of `program.ts` (the file a program came from, as its
+ * author knows it). A thrown message is the program's own text, left as it is.
  */
 export function named(report: RunReport, name: string | undefined): RunReport {
-  if (name === undefined || report.outcome.kind !== "rejected") return report;
+  if (name === undefined) return report;
+  if (report.outcome.kind === "threw") {
+    const stack = report.outcome.stack.replace(PROGRAM_FRAME, (_, before) => `${before}${name}:`);
+    return { ...report, outcome: { ...report.outcome, stack } };
+  }
+  if (report.outcome.kind !== "rejected") return report;
   const rename = <T extends { file: string }>(place: T): T =>
     place.file === "program.ts" ? { ...place, file: name } : place;
   const diagnostics = report.outcome.diagnostics.map((diagnostic) => {

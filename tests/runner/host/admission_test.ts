@@ -101,3 +101,21 @@ Deno.test("programName names the program in every diagnostic and related place",
     TypeError,
   );
 });
+
+Deno.test("programName names the program in a thrown stack's frames, not in its message", async () => {
+  const report = await runProgram(
+    'function fail() {\n  throw new Error("at program.ts:1:1 is my text");\n}\nfail();\n',
+    {
+      modules: MODULES,
+      call: () => Promise.resolve(ok({ content: [], isError: false })),
+      programName: "x.ts",
+    },
+  );
+  assert.equal(report.outcome.kind, "threw", JSON.stringify(report.outcome));
+  if (report.outcome.kind !== "threw") return;
+  assert.equal(report.outcome.message, "at program.ts:1:1 is my text");
+  const frames = report.outcome.stack.split("\n").filter((line) => /^\s+at /.test(line));
+  assert.ok(frames.length >= 2, report.outcome.stack);
+  assert.ok(frames.every((line) => !line.includes("program.ts")), report.outcome.stack);
+  assert.ok(frames.some((line) => line.includes("x.ts:2:9")), report.outcome.stack);
+});
