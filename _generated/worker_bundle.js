@@ -2020,7 +2020,7 @@ var otherAnswer = (function otherAnswer(where, message, answered, status, excerp
 });
 var noAnswer = (function noAnswer(where, message, response, excerpt) {
   const { status, statusText } = response;
-  const what = status === 202 || excerpt === "" ? `HTTP ${status} ${statusText} without an answer` : `HTTP ${status} ${statusText}: ${excerpt}`;
+  const what = status === 202 || excerpt === "" ? `HTTP ${status} ${statusText} without an answer` : `HTTP ${status} ${statusText}: ${bodyWords(excerpt, response.headers?.get("content-type"))}`;
   return {
     message: `Server "${where.name}" answered ${message.method} with ${what}`,
     data: {
@@ -2028,6 +2028,15 @@ var noAnswer = (function noAnswer(where, message, response, excerpt) {
       body: excerpt
     }
   };
+});
+var bodyWords = (function bodyWords(excerpt, contentType) {
+  const html = /^\s*text\/html\b/i.test(contentType ?? "") || /^(?:\\u\{[9ad]\}|\s)*<(?:!doctype html|html)\b/i.test(excerpt);
+  const line = (text2) => text2.replace(/(?:\\u\{[9ad]\}|\s)+/g, " ").trim();
+  if (!html) return line(excerpt);
+  const title = line(/<title[^>]*>([^<]*)<\/title>/i.exec(excerpt)?.[1] ?? "");
+  const text = line(excerpt.replace(/<(head|script|style)\b[^>]*>[^]*?(?:<\/\1\s*>|$)/gi, " ").replace(/<[^>]*(?:>|$)/g, " "));
+  const said = text !== "" ? text : title;
+  return said === "" ? "an HTML page, not an MCP answer" : `an HTML page: ${quote(said)}`;
 });
 var firstEventData = (function firstEventData(bytes) {
   const events = new SseDecoder();
@@ -4263,6 +4272,7 @@ var MAX_RESUMPTIONS = 5;
 
 // client/transport/http/_words.ts
 var HTTP_ANSWER_ERROR = -32e3;
+
 
 
 

@@ -161,11 +161,35 @@ Deno.test("an HTTP error without a JSON-RPC answer fails the call with its statu
     assert.equal(called.error.error.code, -32000);
     assert.match(
       called.error.message,
-      /HTTP 500 Internal Server Error: <h1>Internal error<\/h1>\\u\{a\}/,
+      /HTTP 500 Internal Server Error: an HTML page: "Internal error"/,
     );
+    assert.deepEqual(called.error.error.data, {
+      status: 500,
+      body: "<h1>Internal error</h1>\\u{a}",
+    });
     assert.ok((await client.listTools()).ok);
     await client.retire();
   });
+});
+
+Deno.test("a web server's error page at the URL is named by its text, never shown as markup", async () => {
+  const page = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n' +
+    "<title>Error</title>\n<style>body { color: red }</style>\n</head>\n<body>\n" +
+    "<pre>Cannot POST /nope</pre>\n</body>\n</html>\n";
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(page, { status: 404, headers: { "content-type": "text/html" } }),
+  );
+  try {
+    const client = new Client(remote(`http://127.0.0.1:${server.addr.port}/nope`));
+    const started = await client.connect();
+    assert.ok(!started.ok, JSON.stringify(started));
+    assert.match(started.error.message, /HTTP 404 Not Found: an HTML page: "Cannot POST \/nope"/);
+    assert.doesNotMatch(started.error.message, /<|color/);
+    await client.retire();
+  } finally {
+    await server.shutdown();
+  }
 });
 
 Deno.test("a server that refuses DELETE leaves the session to expire, and says so", async () => {

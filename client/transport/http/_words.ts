@@ -158,19 +158,39 @@ export function otherAnswer(
   };
 }
 
-/** A status without a JSON-RPC answer. */
+/**
+ * A status without a JSON-RPC answer. Its body is shown as the excerpt, its
+ * runs of white space made one space; an HTML page (a proxy's or a web
+ * server's error page) only by its title: the whole excerpt stays in `data`.
+ */
 export function noAnswer(
   where: Where,
   message: OutgoingMessage,
-  response: { status: number; statusText: string },
+  response: { status: number; statusText: string; headers?: Headers },
   excerpt: string,
 ): MadeUp {
   const { status, statusText } = response;
   const what = status === 202 || excerpt === ""
     ? `HTTP ${status} ${statusText} without an answer`
-    : `HTTP ${status} ${statusText}: ${excerpt}`;
+    : `HTTP ${status} ${statusText}: ${bodyWords(excerpt, response.headers?.get("content-type"))}`;
   return {
     message: `Server "${where.name}" answered ${message.method} with ${what}`,
     data: { status, body: excerpt },
   };
+}
+
+// What a body excerpt says in a message: an HTML page by its text (or its
+// title, when its body has none), other text as one line.
+function bodyWords(excerpt: string, contentType: string | null | undefined): string {
+  const html = /^\s*text\/html\b/i.test(contentType ?? "") ||
+    /^(?:\\u\{[9ad]\}|\s)*<(?:!doctype html|html)\b/i.test(excerpt);
+  const line = (text: string) => text.replace(/(?:\\u\{[9ad]\}|\s)+/g, " ").trim();
+  if (!html) return line(excerpt);
+  const title = line(/<title[^>]*>([^<]*)<\/title>/i.exec(excerpt)?.[1] ?? "");
+  const text = line(
+    excerpt.replace(/<(head|script|style)\b[^>]*>[^]*?(?:<\/\1\s*>|$)/gi, " ")
+      .replace(/<[^>]*(?:>|$)/g, " "),
+  );
+  const said = text !== "" ? text : title;
+  return said === "" ? "an HTML page, not an MCP answer" : `an HTML page: ${quote(said)}`;
 }
