@@ -2254,7 +2254,7 @@ var handshakeFailure = (function handshakeFailure(method, error, context) {
     case "call_timed_out":
       return {
         kind: "handshake_failed",
-        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; ` + (context.remote === true ? `check that its url is an MCP endpoint that answers, and that its sign-in's authorization server does` : `check that its command starts an MCP server on stdio`) + `, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
+        message: `Server "${name}" did not answer ${method} within ${timeoutMs < 1 ? "less than 1" : Math.round(timeoutMs)} ms; ` + (context.remote === true ? `check that its url is an MCP endpoint that answers, and that its sign-in's authorization server does` : `check that its command starts an MCP server on stdio`) + `, or raise connect_timeout_ms in its catalog entry (connectTimeoutMs in a ServerSpec)`,
         stderrTail
       };
     default:

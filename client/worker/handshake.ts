@@ -88,7 +88,10 @@ export function handshakeFailure(
     case "call_timed_out":
       return {
         kind: "handshake_failed",
-        message: `Server "${name}" did not answer ${method} within ${Math.round(timeoutMs)} ms; ` +
+        message:
+          `Server "${name}" did not answer ${method} within ${
+            timeoutMs < 1 ? "less than 1" : Math.round(timeoutMs)
+          } ms; ` +
           (context.remote === true
             ? `check that its url is an MCP endpoint that answers, and that its sign-in's ` +
               `authorization server does`

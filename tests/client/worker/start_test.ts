@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { ManualClock } from "../../../client/transport/clock.ts";
 import { CLIENT_INFO, ClientMachine } from "../../../client/worker/machine.ts";
 import { eraPlan, PROBE_TIMEOUT_MS } from "../../../settings/era.ts";
+import { handshakeFailure } from "../../../client/worker/handshake.ts";
 import { ChannelTransport } from "../../../client/transport/channel_transport.ts";
 import type { ClientError } from "../../../client/thread/outcomes.ts";
 import type { Result } from "../../../codec/result.ts";
@@ -246,4 +247,19 @@ Deno.test("a machine given one transport does not launch its server again", asyn
   assert.ok(!started.ok && started.error.kind === "handshake_failed");
   assert.match(started.error.message, /exited with code 1 before answering server\/discover/);
   assert.equal(started.error.attempts, undefined);
+});
+
+Deno.test("a step of the start given under a millisecond is said to have had less than 1 ms", () => {
+  const timedOut: ClientError = {
+    kind: "call_timed_out",
+    method: "server/discover",
+    timeoutMs: 0,
+    aborted: false,
+    message: "",
+  };
+  const context = { name: "peer", timeoutMs: 0.4, stderrTail: "", remote: true };
+  const failure = handshakeFailure("server/discover", timedOut, context);
+  assert.match(failure.message, /within less than 1 ms;/);
+  const later = handshakeFailure("initialize", timedOut, { ...context, timeoutMs: 1_499.6 });
+  assert.match(later.message, /within 1500 ms;/);
 });
