@@ -136,7 +136,8 @@ export async function call(
   }, progress(command, context));
 }
 
-const PAIR = /^([^=\s]+)=([\s\S]*)$/;
+/** A `key=value` argument: the key, then everything after its first `=`. */
+export const PAIR = /^([^=\s]+)=([\s\S]*)$/;
 
 /**
  * A call's arguments: none (`{}`), one JSON object, or `key=value` pairs,

@@ -121,7 +121,7 @@ export const COMMANDS: Readonly<Record<CommandName, Row>> = {
       'sends the string "123" to a string property, the number to a number one); a key ' +
       "the schema does not describe is JSON when it parses as JSON, else a string, and is " +
       "warned about when the schema lists every parameter (a misspelt key). Through --via " +
-      "the serve says no schema: each value is JSON when it parses as JSON. The tool is " +
+      "the values are typed by the schema the serve's describe_tool gives. The tool is " +
       "named by its wire name or its function's name (get-sum or get_sum). --timeout sets " +
       `the call's deadline (default ${DEFAULT_CALL_TIMEOUT_MS / 1000} s). A long call's ` +
       "progress, when the server reports it, is one line on stderr. A tool that asks you " +

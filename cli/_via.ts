@@ -20,7 +20,7 @@ import { quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
 import { moduleSegment } from "../codegen/names.ts";
 import type { CliCommand } from "./_args.ts";
-import { callArguments } from "./_call.ts";
+import { callArguments, PAIR } from "./_call.ts";
 import { printJson } from "./_commands.ts";
 import type { Output } from "./_output.ts";
 import { printable, printableLine, renderResult } from "./_render.ts";
@@ -156,7 +156,8 @@ async function tokenOf(via: Via): Promise<Result<string, string>> {
 }
 
 // The one tool call a command is, or the listing for `tools`.
-type Request = { kind: "list" } | { kind: "call"; tool: string; args: JsonObject };
+/** What goes to the serve; `typed` when a call's pairs were typed by the tool's schema. */
+type Request = { kind: "list" } | { kind: "call"; tool: string; args: JsonObject; typed?: true };
 
 function requestOf(command: Served, program: string): Result<Request, string> {
   switch (command.command) {
@@ -252,15 +253,46 @@ async function send(
     }
     return EXIT_OK;
   }
-  const result = await client.callTool(request.tool, request.args);
+  const typed = command.command === "call" ? await typedCall(client, command) : undefined;
+  if (typed !== undefined && !typed.ok) {
+    return failed(output, command.json, { kind: "usage", message: typed.error }, EXIT_USAGE);
+  }
+  const sent = typed?.value ?? request;
+  const result = await client.callTool(sent.tool, sent.args);
   if (!result.ok) return failed(output, command.json, result.error);
-  return shown(command, request, result.value, output);
+  return shown(command, sent, result.value, output);
+}
+
+/**
+ * A call's `key=value` arguments typed by the tool's input schema, which the
+ * serve's `describe_tool` gives, as a local call types them; undefined when
+ * the arguments are one JSON object, or the serve gives no schema (the call
+ * then goes as `requestOf` made it, and the serve says what is wrong).
+ */
+async function typedCall(
+  client: Client,
+  command: Extract<Served, { command: "call" }>,
+): Promise<Result<Request & { kind: "call" }, string> | undefined> {
+  if (command.args.length === 0 || !command.args.every((arg) => PAIR.test(arg))) return undefined;
+  const described = await client.callTool("describe_tool", {
+    server: command.server,
+    tool: command.tool,
+  });
+  if (!described.ok || described.value.isError === true) return undefined;
+  const data = described.value.structuredContent;
+  const schema = isJsonObject(data) ? data.inputSchema : undefined;
+  if (!isJsonObject(schema)) return undefined;
+  const args = callArguments(command.args, schema);
+  if (!args.ok) return args;
+  const code = callProgram(command.server, command.tool, args.value);
+  if (!code.ok) return code;
+  return ok({ kind: "call", tool: "run_program", args: { code: code.value }, typed: true });
 }
 
 function shown(command: Served, request: Request, result: CallToolResult, output: Output): number {
   const structured = isJsonObject(result.structuredContent) ? result.structuredContent : undefined;
   if (command.command === "call") {
-    const said = callShown(command, structured);
+    const said = callShown(command, structured, request.kind === "call" && request.typed === true);
     if (said !== undefined) return said(output);
   }
   const status = result.isError === true ? EXIT_FAILED : EXIT_OK;
@@ -315,6 +347,7 @@ const USAGE_KINDS: ReadonlySet<string> = new Set([
 function callShown(
   command: Extract<Served, { command: "call" }>,
   structured: JsonObject | undefined,
+  typed: boolean,
 ): ((output: Output) => number) | undefined {
   const tool = quote(command.tool);
   const server = quote(command.server);
@@ -337,9 +370,9 @@ function callShown(
   const first = isJsonObject(calls[0]) ? calls[0] : undefined;
   if (isJsonObject(threw) && threw.name === "McpCallError" && typeof threw.message === "string") {
     const kind = typeof first?.error === "string" ? first.error : "call_failed";
-    // The serve does not say a tool's schema, so a pair's value is typed as JSON says it.
-    const pair = /^([^=\s]+)=([\s\S]*)$/.exec(command.args[0] ?? "");
-    const typedHere = kind === "invalid_arguments" && pair !== null
+    // A serve that gives no schema has a pair's value typed as JSON says it.
+    const pair = PAIR.exec(command.args[0] ?? "");
+    const typedHere = kind === "invalid_arguments" && pair !== null && !typed
       ? "; through --via, a key=value value is JSON when it parses as JSON (42 is a number, " +
         "true a boolean): give one JSON object instead, as in " +
         `'${JSON.stringify({ [pair[1] ?? ""]: pair[2] ?? "" })}'`

@@ -42,6 +42,7 @@ import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS } from "./limits.ts";
 import { askingHandlers, capable, type HostAsker, noHost } from "./_asking.ts";
 import type { GatewayOptions, Send } from "./options.ts";
 import { errorResult, type GatewayResult, runResult, searchResult } from "./tools.ts";
+import { describedTool } from "./_described.ts";
 
 // Why a question its server withdrew has no answer.
 const WITHDRAWN = "the server withdrew its question";
@@ -169,7 +170,11 @@ export class SessionRuns {
           ));
         }
         const described = this.#booted.describe(server, tool);
-        answer(described.ok ? text(described.value) : errorResult(described.error.message));
+        if (!described.ok) answer(errorResult(described.error.message));
+        else {
+          const data = describedTool(this.#booted, server, tool);
+          answer({ ...text(described.value), ...(data && { structuredContent: data }) });
+        }
         this.#booted.prepareRunner();
         return;
       }

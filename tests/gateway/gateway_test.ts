@@ -130,6 +130,14 @@ Deno.test("search_tools names server, tool, function and signature; describe_too
     const block = harness.describe("gov", "delete_all");
     assert.ok(block.ok);
     assert.equal(textOf(described.result), block.value);
+    // As data too: the wire name and the schema the server listed, which a command line types by.
+    const report = harness.reports.get("gov");
+    assert.ok(report?.state === "ready");
+    assert.deepEqual(described.result.structuredContent, {
+      server: "gov",
+      tool: "delete_all",
+      inputSchema: report.tools.find((tool) => tool.name === "delete_all")?.inputSchema,
+    });
     const unknown = await host.call("tools/call", {
       name: "describe_tool",
       arguments: { server: "gov", tool: "nope" },
