@@ -81,6 +81,9 @@ var quote = (function quote(text, maxChars = MAX_QUOTED_CHARS) {
 var printable = (function printable(text) {
   return String(text).replace(UNPRINTABLE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
 });
+var printableLine = (function printableLine(text) {
+  return String(text).replace(UNPRINTABLE_IN_LINE, (point) => `\\u{${point.codePointAt(0).toString(16)}}`);
+});
 var describeValue = (function describeValue(value) {
   if (value === void 0) return "absent";
   if (value === null) return "null";
@@ -976,8 +979,15 @@ var serverError = (function serverError(server, method, error) {
     kind: "server_error",
     method,
     error,
-    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`
+    message: `Server "${server}" refused ${method}: ${serverWords(error.message)} (code ${error.code})`
   };
+});
+var serverWords = (function serverWords(text) {
+  if (text.length <= MAX_SERVER_ERROR_CHARS) return printableLine(text);
+  let end = MAX_SERVER_ERROR_CHARS;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 55296 && last <= 56319) end--;
+  return `${printableLine(text.slice(0, end))}\u2026`;
 });
 var malformedLine = (function malformedLine(server, line, reason2) {
   return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
@@ -2598,6 +2608,11 @@ var textOrBytes = (function textOrBytes(bytes) {
   const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
   return text ?? bytes.slice();
 });
+var cutText = (function cutText(text, max) {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 55296 && last <= 56319 ? max - 1 : max);
+});
 var namedUris = (function namedUris(value) {
   if (!isJsonObject(value) || !isJsonObject(value.notifications)) return [];
   const uris = value.notifications.resourceSubscriptions;
@@ -2636,6 +2651,8 @@ var MAX_QUOTED_CHARS = 80;
 var INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
 
 var UNPRINTABLE = /[^\t\n\P{Cc}]|[\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
+
+var UNPRINTABLE_IN_LINE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}]/gu;
 
 
 
@@ -2965,6 +2982,8 @@ var TASK_POLL_MAX_MS = 6e4;
 var MAX_LOG_DATA_CHARS = 8 * 1024;
 var LOG_MESSAGE_BURST = 64;
 var LOG_MESSAGES_PER_SECOND = 32;
+var MAX_UNREAD_STDIN_BYTES = 64 * 1024 * 1024;
+var MAX_SERVER_ERROR_CHARS = 2e3;
 
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
@@ -3110,6 +3129,7 @@ var BY_NAME = /* @__PURE__ */ new Map([
 
 
 var REFUSED_BY_CLIENT = "client";
+
 
 
 
@@ -3490,6 +3510,9 @@ var CommandTransport = class {
   #stderr;
   #sink;
   #queue = [];
+  // What was queued and is not yet written: queued, or in a write not done.
+  #unwritten = 0;
+  #overflowed = false;
   #writing = false;
   #stdinOpen = false;
   #closeRequested = false;
@@ -3570,6 +3593,8 @@ var CommandTransport = class {
    */
   write(data) {
     if (!this.#stdinOpen || this.#closeRequested) return;
+    this.#unwritten += data.length;
+    if (this.#unwritten > MAX_UNREAD_STDIN_BYTES) return this.#unread();
     this.#queue.push(data);
     if (this.#writing) return;
     this.#writing = true;
@@ -3585,11 +3610,16 @@ var CommandTransport = class {
       while (this.#queue.length > 0 && this.#stdinOpen) {
         const queued = this.#queue;
         this.#queue = [];
-        for (const chunk of coalesce(queued)) await writer.write(this.#encode(chunk));
+        for (const chunk of coalesce(queued)) {
+          await writer.write(this.#encode(chunk));
+          this.#unwritten -= chunk.length;
+        }
       }
     } catch (error) {
+      if (this.#overflowed) return;
       this.#stdinOpen = false;
       this.#queue = [];
+      this.#unwritten = 0;
       const reason2 = error instanceof Error ? error.message : String(error);
       this.#sink?.end({
         kind: "write_failed",
@@ -3611,6 +3641,23 @@ var CommandTransport = class {
     if (chunk.length * 3 > WRITE_BUFFER_BYTES) return encodeUtf8(chunk);
     if (this.#out.length === 0) this.#out = new Uint8Array(WRITE_BUFFER_BYTES);
     return this.#out.subarray(0, encoder3.encodeInto(chunk, this.#out).written);
+  }
+  /**
+   * The server left more than {@linkcode MAX_UNREAD_STDIN_BYTES} unread: what
+   * waits is dropped, the write under way aborted, and the channel ends, on
+   * a microtask, as a failed write does (never inside the write that found it).
+   */
+  #unread() {
+    this.#overflowed = true;
+    this.#stdinOpen = false;
+    this.#queue = [];
+    this.#unwritten = 0;
+    this.#writer?.abort().catch(() => {
+    });
+    queueMicrotask(() => this.#sink?.end({
+      kind: "write_failed",
+      message: `it stopped reading its stdin: more than MAX_UNREAD_STDIN_BYTES (${MAX_UNREAD_STDIN_BYTES}) of what was written to it waits unread; a server must keep reading its input while it asks or is asked`
+    }));
   }
   /** Closes stdin once queued writes are out. */
   closeStdin() {
@@ -3646,6 +3693,7 @@ var CommandTransport = class {
     });
     this.#stdinOpen = false;
     this.#queue = [];
+    this.#unwritten = 0;
     if (!this.#stdoutEnded || !this.#stderrEnded) {
       const clock = this.#options.clock ?? systemClock;
       let timer;
@@ -6911,14 +6959,15 @@ var NoticeGate = class {
     const notice = {
       kind: "log",
       level: message.value.level,
-      dataText: cut ? text.slice(0, MAX_LOG_DATA_CHARS) : text,
+      dataText: cut ? cutText(text, MAX_LOG_DATA_CHARS) : text,
       cut,
       dropped
     };
-    if (message.value.logger !== void 0) notice.logger = message.value.logger.slice(0, 256);
+    if (message.value.logger !== void 0) notice.logger = cutText(message.value.logger, 256);
     return notice;
   }
 };
+
 
 // client/worker/_listens.ts
 var LISTEN = "subscriptions/listen";

@@ -16,7 +16,7 @@ import {
   type ElicitField,
 } from "../codec/server_requests.ts";
 import { validateValue } from "../codegen/validate.ts";
-import { describeValue } from "../codec/quote.ts";
+import { describeValue, quote } from "../codec/quote.ts";
 import { toJson } from "../codec/interchange.ts";
 import { rootsProblem } from "../settings/check.ts";
 import type { AskedMethod, ServedRequests, ServerAnswer } from "./thread/asked.ts";
@@ -134,8 +134,12 @@ export class ServerAnswers {
       const sampled = await this.#sample(params, signal);
       return sampled.ok ? sampled : err(sampled.error.message);
     }
-    if (method !== "elicitation/create") return err(`this client does not answer ${method}`);
-    const answered = await this.#inTurn(() => this.elicit(params, { tool, signal }), signal);
+    if (method !== "elicitation/create") return err(`this client does not answer ${quote(method)}`);
+    // The 2026-07-28 URL shape names no elicitation: the server's requestState does.
+    const answered = await this.#inTurn(
+      () => this.elicit(params, { tool, signal, elicitationId: "optional" }),
+      signal,
+    );
     // A malformed question is still answered: the server hears it was not.
     return ok(answered.ok ? answered.value : cancelled(answered.error.message));
   }
@@ -158,13 +162,13 @@ export class ServerAnswers {
    */
   async elicit(
     params: JsonValue | undefined,
-    options: { tool?: string; signal?: AbortSignal } = {},
+    options: { tool?: string; signal?: AbortSignal; elicitationId?: "required" | "optional" } = {},
   ): Promise<ServerAnswer> {
     const handler = this.#handlers.onElicit;
     if (handler === undefined) return unhandled("elicitation/create");
-    const { tool, signal = NEVER } = options;
+    const { tool, signal = NEVER, elicitationId = "required" } = options;
     if (signal.aborted) return ok(cancelled(WITHDRAWN));
-    const decoded = decodeElicitRequest(params);
+    const decoded = decodeElicitRequest(params, { elicitationId });
     if (!decoded.ok) return err({ code: INVALID_PARAMS, message: decoded.error.message });
     const asked = decoded.value;
     const request: ElicitationRequest = asked.mode === "form"
@@ -174,13 +178,10 @@ export class ServerAnswers {
         message: asked.message,
         requestedSchema: asked.requestedSchema,
       }
-      : {
-        server: this.#name,
-        mode: "url",
-        message: asked.message,
-        url: asked.url,
-        elicitationId: asked.elicitationId,
-      };
+      : { server: this.#name, mode: "url", message: asked.message, url: asked.url };
+    if (asked.mode === "url" && asked.elicitationId !== undefined) {
+      request.elicitationId = asked.elicitationId;
+    }
     if (tool !== undefined) request.tool = tool;
     const answer = await untilWithdrawn(() => handler(request, { signal }), signal);
     if (answer.kind === "withdrawn") return ok(cancelled(WITHDRAWN));
@@ -296,7 +297,8 @@ function elicitResult(
   }
   const content: JsonObject = { ...given.value };
   for (const field of form.fields) {
-    if (content[field.name] === undefined && field.default !== undefined) {
+    // Own fields only: a field named as an inherited one ("constructor") is still filled in.
+    if (!Object.hasOwn(content, field.name) && field.default !== undefined) {
       content[field.name] = Array.isArray(field.default) ? [...field.default] : field.default;
     }
   }

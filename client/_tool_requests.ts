@@ -11,7 +11,8 @@ import { err, ok, type Result } from "../codec/result.ts";
 import { callTimedOut, type ClientError } from "./thread/outcomes.ts";
 import type { InputRequired } from "./thread/era.ts";
 import type { ServedRequests } from "./thread/asked.ts";
-import { MAX_INPUT_ROUNDS } from "../settings/mod.ts";
+import { MAX_INPUT_ROUNDS, MAX_SERVER_REQUESTS_IN_FLIGHT } from "../settings/mod.ts";
+import { quote } from "../codec/quote.ts";
 import { callParams } from "./_checks.ts";
 import { decodeCallResult, listFresh } from "./_results.ts";
 import type { RequestHost } from "./_lists.ts";
@@ -149,20 +150,31 @@ export class ToolRequests {
       }
       const value = answered.value;
       if (value.kind === "complete") return ok(value.result);
+      const asked = Object.entries(value.asked.inputRequests);
+      if (asked.length > MAX_SERVER_REQUESTS_IN_FLIGHT) {
+        // As many as a legacy server may ask at once: a round past it is a flood, not a question.
+        return err({
+          kind: "result_malformed",
+          method: "tools/call",
+          message: `Server "${this.#host.server}" asked for ${asked.length} inputs in one round ` +
+            `of tool ${JSON.stringify(tool)}, more than MAX_SERVER_REQUESTS_IN_FLIGHT ` +
+            `(${MAX_SERVER_REQUESTS_IN_FLIGHT}); none was asked and the call is given up`,
+        });
+      }
       const responses: JsonObject = {};
       const asking = performance.now();
       // The handlers are withdrawn when the caller gives up or the server goes;
       // the next round's request then settles the call as either says.
       const withdrawn = withdrawnBy(signal, generation.gone);
       try {
-        for (const [key, request] of Object.entries(value.asked.inputRequests)) {
+        for (const [key, request] of asked) {
           if (withdrawn.signal.aborted) break;
           const response = await this.#host.answers.inputResponse(request, tool, withdrawn.signal);
           if (!response.ok) {
             return err({
               kind: "result_malformed",
               method: "tools/call",
-              message: `Cannot answer input request ${JSON.stringify(key)} of server ` +
+              message: `Cannot answer input request ${quote(key)} of server ` +
                 `"${this.#host.server}": ${response.error}`,
             });
           }

@@ -159,7 +159,7 @@ export function decodeGetPromptResult(value: JsonValue): Result<GetPromptResult,
 /**
  * Decodes a `completion/complete` result: at most
  * {@linkcode MAX_COMPLETION_VALUES} string values, and the optional `total`
- * and `hasMore`.
+ * (never fewer than the values sent) and `hasMore`.
  *
  * @example
  * ```ts
@@ -199,6 +199,9 @@ export function decodeCompleteResult(value: JsonValue): Result<CompleteResult, P
   if (total !== undefined) {
     if (typeof total !== "number" || !Number.isSafeInteger(total) || total < 0) {
       return invalid(`${where}: "total" is ${describeValue(total)}, not a count`);
+    }
+    if (total < out.length) {
+      return invalid(`${where}: "total" is ${total}, fewer than the ${out.length} values it sent`);
     }
     result.total = total;
   }

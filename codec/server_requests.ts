@@ -93,7 +93,13 @@ export type ElicitRequest =
     requestedSchema: JsonObject;
     fields: ElicitField[];
   }
-  | { mode: "url"; message: string; url: string; elicitationId: string };
+  | {
+    mode: "url";
+    message: string;
+    url: string;
+    /** Always there in the handshake era; the 2026-07-28 shape has none. */
+    elicitationId?: string;
+  };
 
 /** One message of a sampling request: who says it and what. */
 export type SamplingMessage = {
@@ -272,7 +278,10 @@ function decodeForm(
 /**
  * Decodes the params of an `elicitation/create` request. A form (no `mode`,
  * or `"form"`) must ask only for flat, primitive fields; a URL request must
- * carry an `http:` or `https:` URL and an `elicitationId`.
+ * carry an `http:` or `https:` URL and an `elicitationId` (one the
+ * 2026-07-28 shape may leave out, when `options.elicitationId` is
+ * `"optional"`), and its URL is handed on as parsed (`URL.href`), the one a
+ * browser would open.
  *
  * @example
  * ```ts
@@ -286,6 +295,7 @@ function decodeForm(
  */
 export function decodeElicitRequest(
   params: JsonValue | undefined,
+  options: { elicitationId?: "required" | "optional" } = {},
 ): Result<ElicitRequest, ServerRequestFault> {
   const where = "Cannot accept elicitation/create";
   if (!isJsonObject(params)) return bad(`${where}: its params are ${describeValue(params)}`);
@@ -299,17 +309,24 @@ export function decodeElicitRequest(
     return bad(`${where}: "mode" is ${describeValue(mode)}, not "form" or "url"`);
   }
   const { url, elicitationId } = params;
-  if (typeof elicitationId !== "string" || elicitationId === "") {
+  const absent = elicitationId === undefined && options.elicitationId === "optional";
+  if (!absent && (typeof elicitationId !== "string" || elicitationId === "")) {
     return bad(`${where}: "elicitationId" is ${describeValue(elicitationId)}, not a string`);
   }
   if (typeof url !== "string" || !URL.canParse(url)) {
     return bad(`${where}: "url" is ${describeValue(url)}, not a URL`);
   }
-  const protocol = new URL(url).protocol;
-  if (protocol !== "https:" && protocol !== "http:") {
-    return bad(`${where}: the URL's scheme is ${describeValue(protocol)}, not https: or http:`);
+  const parsed = new URL(url);
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    return bad(
+      `${where}: the URL's scheme is ${describeValue(parsed.protocol)}, not https: or http:`,
+    );
   }
-  return ok({ mode: "url", message, url, elicitationId });
+  // As parsed: the tabs and line breaks a parser drops, which could make the
+  // text shown differ from where it leads, are gone.
+  const asked: ElicitRequest = { mode: "url", message, url: parsed.href };
+  if (typeof elicitationId === "string") asked.elicitationId = elicitationId;
+  return ok(asked);
 }
 
 function samplingMessage(value: JsonValue, index: number): SamplingMessage | string {

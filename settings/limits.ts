@@ -115,3 +115,19 @@ export const LOG_MESSAGES_PER_SECOND = 32;
 
 /** The longest session id the main thread takes from a worker's report; a longer one is dropped. */
 export const MAX_SESSION_ID_CHARS = 1024;
+
+/**
+ * The most of what is written to a server's stdin that may wait unread, in
+ * UTF-16 units of text and bytes: 64 MiB, four lines of `MAX_LINE_BYTES`.
+ * A server that stops reading while it keeps asking (a ping, `roots/list`, a
+ * request refused) would otherwise have its answers held without bound; past
+ * it the channel ends as `write_failed`, saying so.
+ */
+export const MAX_UNREAD_STDIN_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The most characters of a server's JSON-RPC error message a `server_error`'s
+ * message carries: 2,000; the rest is cut, marked with `…` (the whole error
+ * stays in its `error`).
+ */
+export const MAX_SERVER_ERROR_CHARS = 2_000;

@@ -10,7 +10,7 @@
 
 import type { JsonValue } from "../../codec/json.ts";
 import type { RpcError } from "../../codec/jsonrpc.ts";
-import { quote } from "../../codec/quote.ts";
+import { printableLine, quote } from "../../codec/quote.ts";
 import { type Fields, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
 import {
   decodeEvidence,
@@ -19,6 +19,7 @@ import {
   type RetirementEvidence,
 } from "./evidence.ts";
 import { decodeServerInfo, type ServerInfo } from "./server_info.ts";
+import { MAX_SERVER_ERROR_CHARS } from "../../settings/limits.ts";
 
 /** The requests a start may try, in the order it tries them: the probe, the handshake. */
 export const START_METHODS = ["server/discover", "initialize"] as const;
@@ -213,7 +214,10 @@ export function callTimedOut(
 export const REFUSED_BY_CLIENT = "client";
 
 /**
- * The error of a request the server answered with a JSON-RPC error. Built in
+ * The error of a request the server answered with a JSON-RPC error, its
+ * message on one line, every code point that would move the cursor written
+ * as `\u{...}`, and cut (the server's words, untrusted; the HTTP transport's
+ * made-up answers, in the client's own words, pass as they are). Built in
  * one place for the worker and for the main thread, which decodes the
  * responses handed on to it whole.
  */
@@ -226,8 +230,19 @@ export function serverError(server: string, method: string, error: RpcError): Cl
     kind: "server_error",
     method,
     error,
-    message: `Server "${server}" refused ${method}: ${error.message} (code ${error.code})`,
+    message: `Server "${server}" refused ${method}: ${serverWords(error.message)} ` +
+      `(code ${error.code})`,
   };
+}
+
+/** A server's words on one line, cut past {@linkcode MAX_SERVER_ERROR_CHARS}. */
+function serverWords(text: string): string {
+  if (text.length <= MAX_SERVER_ERROR_CHARS) return printableLine(text);
+  let end = MAX_SERVER_ERROR_CHARS;
+  // A surrogate pair is kept whole or not at all.
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  return `${printableLine(text.slice(0, end))}…`;
 }
 
 /**

@@ -78,11 +78,18 @@ export class NoticeGate {
     const notice: Notice = {
       kind: "log",
       level: message.value.level,
-      dataText: cut ? text.slice(0, MAX_LOG_DATA_CHARS) : text,
+      dataText: cut ? cutText(text, MAX_LOG_DATA_CHARS) : text,
       cut,
       dropped,
     };
-    if (message.value.logger !== undefined) notice.logger = message.value.logger.slice(0, 256);
+    if (message.value.logger !== undefined) notice.logger = cutText(message.value.logger, 256);
     return notice;
   }
+}
+
+/** The first `max` UTF-16 units of a text, one fewer where a surrogate pair would be split. */
+function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }

@@ -145,11 +145,12 @@ Deno.test({
       const code = await term.end();
       const shown = term.text();
       assert.equal(code, 0, shown);
-      assert.equal(opened, `1\n${url}\n`);
+      // One argument, the URL as parsed (the one a browser would open of the text).
+      assert.equal(opened, `1\n${new URL(url).href}\n`);
       assert.equal(await Deno.stat(`${dir}/pwned`).catch(() => undefined), undefined);
       assert.match(
         shown,
-        /^ {2}URL: "https:\/\/auth\.example\.com\/start\?a=1&b=\$\(touch pwned\);c"$/m,
+        /^ {2}URL: "https:\/\/auth\.example\.com\/start\?a=1&b=\$\(touch%20pwned\);c"$/m,
       );
       assert.match(shown, /^\{"result":\{"action":"accept"\}\}$/m);
     }),

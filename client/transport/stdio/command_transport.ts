@@ -17,6 +17,7 @@ import { encodeUtf8 } from "../../../codec/_utf8.ts";
 import { printable } from "../../../codec/quote.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import { ByteTail } from "./tail.ts";
+import { MAX_UNREAD_STDIN_BYTES } from "../../../settings/limits.ts";
 import type {
   Drain,
   GroupSignal,
@@ -105,6 +106,9 @@ export class CommandTransport implements Transport, ProcessControl {
   #stderr: ReadableStreamDefaultReader<Uint8Array> | undefined;
   #sink: TransportSink | undefined;
   #queue: Array<string | Uint8Array> = [];
+  // What was queued and is not yet written: queued, or in a write not done.
+  #unwritten = 0;
+  #overflowed = false;
   #writing = false;
   #stdinOpen = false;
   #closeRequested = false;
@@ -178,6 +182,8 @@ export class CommandTransport implements Transport, ProcessControl {
    */
   write(data: string | Uint8Array): void {
     if (!this.#stdinOpen || this.#closeRequested) return;
+    this.#unwritten += data.length;
+    if (this.#unwritten > MAX_UNREAD_STDIN_BYTES) return this.#unread();
     this.#queue.push(data);
     if (this.#writing) return;
     this.#writing = true;
@@ -195,11 +201,17 @@ export class CommandTransport implements Transport, ProcessControl {
         const queued = this.#queue;
         this.#queue = [];
         // Each write is done before the next is encoded: the kept buffer is free again.
-        for (const chunk of coalesce(queued)) await writer.write(this.#encode(chunk));
+        for (const chunk of coalesce(queued)) {
+          await writer.write(this.#encode(chunk));
+          this.#unwritten -= chunk.length;
+        }
       }
     } catch (error) {
+      // A write the overflow aborted: the end is already on its way.
+      if (this.#overflowed) return;
       this.#stdinOpen = false;
       this.#queue = [];
+      this.#unwritten = 0;
       const reason = error instanceof Error ? error.message : String(error);
       this.#sink?.end({ kind: "write_failed", message: reason });
       return;
@@ -219,6 +231,27 @@ export class CommandTransport implements Transport, ProcessControl {
     if (chunk.length * 3 > WRITE_BUFFER_BYTES) return encodeUtf8(chunk);
     if (this.#out.length === 0) this.#out = new Uint8Array(WRITE_BUFFER_BYTES);
     return this.#out.subarray(0, encoder.encodeInto(chunk, this.#out).written);
+  }
+
+  /**
+   * The server left more than {@linkcode MAX_UNREAD_STDIN_BYTES} unread: what
+   * waits is dropped, the write under way aborted, and the channel ends, on
+   * a microtask, as a failed write does (never inside the write that found it).
+   */
+  #unread(): void {
+    this.#overflowed = true;
+    this.#stdinOpen = false;
+    this.#queue = [];
+    this.#unwritten = 0;
+    this.#writer?.abort().catch(() => {});
+    queueMicrotask(() =>
+      this.#sink?.end({
+        kind: "write_failed",
+        message: "it stopped reading its stdin: more than MAX_UNREAD_STDIN_BYTES " +
+          `(${MAX_UNREAD_STDIN_BYTES}) of what was written to it waits unread; a server must ` +
+          "keep reading its input while it asks or is asked",
+      })
+    );
   }
 
   /** Closes stdin once queued writes are out. */
@@ -259,6 +292,7 @@ export class CommandTransport implements Transport, ProcessControl {
     if (this.#stdinOpen || this.#writing) this.#writer?.abort().catch(() => {});
     this.#stdinOpen = false;
     this.#queue = [];
+    this.#unwritten = 0;
     if (!this.#stdoutEnded || !this.#stderrEnded) {
       const clock = this.#options.clock ?? systemClock;
       let timer: TimerHandle | undefined;
