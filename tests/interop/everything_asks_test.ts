@@ -102,7 +102,8 @@ Deno.test(
           const asked = elicited.slice(before).filter((request) => request.mode === "url");
           // The prerequisite the error named, then the retried call's own question.
           assert.equal(asked.length, 2, JSON.stringify(called.value));
-          assert.equal(asked[0]?.url, "https://modelcontextprotocol.io");
+          // As parsed: the URL a browser would open.
+          assert.equal(asked[0]?.url, "https://modelcontextprotocol.io/");
           assert.equal(asked[0]?.tool, "trigger-url-elicitation");
           assert.equal(asked[1]?.url, "https://example.com/error-path");
         },
