@@ -2984,6 +2984,7 @@ var LOG_MESSAGE_BURST = 64;
 var LOG_MESSAGES_PER_SECOND = 32;
 var MAX_UNREAD_STDIN_BYTES = 64 * 1024 * 1024;
 var MAX_SERVER_ERROR_CHARS = 2e3;
+var MAX_ELICITATION_ID_CHARS = 1024;
 
 // codec/stateless.ts
 var DISCOVER_METHOD = "server/discover";
@@ -6906,16 +6907,35 @@ var LIST_CHANGES = /* @__PURE__ */ new Map([
     "resources"
   ]
 ]);
-var NoticeGate = class {
+var Ration = class {
   #now;
   #tokens = LOG_MESSAGE_BURST;
   #filledAt;
-  #dropped = 0;
-  #told = /* @__PURE__ */ new Set();
-  /** A gate whose rate runs on `now`, in milliseconds. */
   constructor(now) {
     this.#now = now;
     this.#filledAt = now();
+  }
+  /** Whether one more may go now (nothing is counted until `spend`). */
+  open() {
+    const now = this.#now();
+    this.#tokens = Math.min(LOG_MESSAGE_BURST, this.#tokens + (now - this.#filledAt) * LOG_MESSAGES_PER_SECOND / 1e3);
+    this.#filledAt = now;
+    return this.#tokens >= 1;
+  }
+  /** Counts one that went. */
+  spend() {
+    this.#tokens -= 1;
+  }
+};
+var NoticeGate = class {
+  #logs;
+  #completions;
+  #dropped = 0;
+  #told = /* @__PURE__ */ new Set();
+  /** A gate whose rates run on `now`, in milliseconds. */
+  constructor(now) {
+    this.#logs = new Ration(now);
+    this.#completions = new Ration(now);
   }
   /**
    * The notice a notification becomes: `undefined` for a notification that
@@ -6931,6 +6951,7 @@ var NoticeGate = class {
         uri: uri.value
       } : null;
     }
+    if (method === "notifications/elicitation/complete") return this.#completion(params);
     const list = LIST_CHANGES.get(method);
     if (list === void 0) return void 0;
     if (this.#told.has(list)) return null;
@@ -6941,17 +6962,26 @@ var NoticeGate = class {
       list
     };
   }
+  // An id past MAX_ELICITATION_ID_CHARS names no elicitation a handler was given.
+  #completion(params) {
+    if (typeof params !== "object" || params === null) return null;
+    const id = params.elicitationId;
+    if (typeof id !== "string" || id === "" || id.length > MAX_ELICITATION_ID_CHARS) return null;
+    if (!this.#completions.open()) return null;
+    this.#completions.spend();
+    return {
+      kind: "elicitation_complete",
+      elicitationId: id
+    };
+  }
   #log(params) {
-    const now = this.#now();
-    this.#tokens = Math.min(LOG_MESSAGE_BURST, this.#tokens + (now - this.#filledAt) * LOG_MESSAGES_PER_SECOND / 1e3);
-    this.#filledAt = now;
-    if (this.#tokens < 1) {
+    if (!this.#logs.open()) {
       this.#dropped++;
       return null;
     }
     const message = decodeLogMessage(params);
     if (!message.ok) return null;
-    this.#tokens -= 1;
+    this.#logs.spend();
     const text = compactJson(message.value.data);
     const cut = text.length > MAX_LOG_DATA_CHARS;
     const dropped = this.#dropped;

@@ -22,6 +22,7 @@ import { rootsProblem } from "../settings/check.ts";
 import type { AskedMethod, ServedRequests, ServerAnswer } from "./thread/asked.ts";
 import type { ElicitationAnswer, ElicitationRequest, ServerRequestHandlers } from "./handlers.ts";
 import type { Root } from "../settings/server_spec.ts";
+import { MAX_AWAITED_COMPLETIONS, MAX_ELICITATION_ID_CHARS } from "../settings/limits.ts";
 
 /** JSON-RPC's code for params that do not decode. */
 const INVALID_PARAMS = -32602;
@@ -66,6 +67,8 @@ export class ServerAnswers {
   #roots: readonly Root[] | undefined;
   // The elicitation answered now: the next waits for it.
   #turn: Promise<unknown> = Promise.resolve();
+  // The URL elicitations whose completion a handler was given to wait for, oldest first.
+  #awaited = new Map<string, PromiseWithResolvers<void>>();
 
   constructor(name: string, handlers: ServerRequestHandlers, roots?: readonly Root[]) {
     this.#name = name;
@@ -157,8 +160,37 @@ export class ServerAnswers {
   }
 
   /**
+   * The server said the interaction at the URL of `elicitationId` is
+   * complete: the `completed` its handler was given settles (an id no
+   * handler was given is nothing).
+   */
+  completed(elicitationId: string): void {
+    const awaited = this.#awaited.get(elicitationId);
+    if (awaited === undefined) return;
+    this.#awaited.delete(elicitationId);
+    awaited.resolve();
+  }
+
+  // What settles once `elicitationId` is complete: one per id, the oldest let go past the cap.
+  #completion(elicitationId: string): Promise<void> | undefined {
+    if (elicitationId.length > MAX_ELICITATION_ID_CHARS) return undefined;
+    const known = this.#awaited.get(elicitationId);
+    if (known !== undefined) return known.promise;
+    if (this.#awaited.size >= MAX_AWAITED_COMPLETIONS) {
+      const [oldest] = this.#awaited.keys();
+      if (oldest !== undefined) this.#awaited.delete(oldest);
+    }
+    const awaited = Promise.withResolvers<void>();
+    this.#awaited.set(elicitationId, awaited);
+    return awaited.promise;
+  }
+
+  /**
    * Answers an elicitation (of a legacy request, or a modern input request)
-   * at once; one withdrawn before it is asked is a `cancel` that says so.
+   * at once; one withdrawn before it is asked is a `cancel` that says so. A
+   * URL elicitation's handler is given `completed`, which settles when the
+   * server says the interaction at the URL is complete; it is waited for
+   * only once the handler accepted.
    */
   async elicit(
     params: JsonValue | undefined,
@@ -183,7 +215,12 @@ export class ServerAnswers {
       request.elicitationId = asked.elicitationId;
     }
     if (tool !== undefined) request.tool = tool;
-    const answer = await untilWithdrawn(() => handler(request, { signal }), signal);
+    const id = asked.mode === "url" ? asked.elicitationId : undefined;
+    const completed = id === undefined ? undefined : this.#completion(id);
+    const context = completed === undefined ? { signal } : { signal, completed };
+    const answer = await untilWithdrawn(() => handler(request, context), signal);
+    // Only a visit the user agreed to is ever completed.
+    if (id !== undefined && !acceptedIn(answer)) this.#awaited.delete(id);
     if (answer.kind === "withdrawn") return ok(cancelled(WITHDRAWN));
     if (answer.kind === "threw") {
       return ok(cancelled(`The elicitation handler threw ${describeError(answer.error)}`));
@@ -256,6 +293,16 @@ function untilWithdrawn(ask: () => unknown, signal: AbortSignal): Promise<Asked>
       resolve(outcome);
     });
   });
+}
+
+// Whether a handler's answer accepts; a getter that throws is no acceptance.
+function acceptedIn(answer: Asked): boolean {
+  if (answer.kind !== "answered") return false;
+  try {
+    return (answer.value as { action?: unknown } | null | undefined)?.action === "accept";
+  } catch {
+    return false;
+  }
 }
 
 // The worker hands over only what was declared: a request here without its

@@ -1,8 +1,9 @@
 // Private to client/: who hears what a client's server tells unasked: its
 // log messages (`onLog`), the changes of its lists (tools, prompts,
 // resources: the watchers, and the listen a 2026-07-28 session keeps open
-// for them, `_list_listen.ts`), and a resource's updates (handed to the
-// subscriptions, `_resource_requests.ts`). A listener that throws changes
+// for them, `_list_listen.ts`), a resource's updates (handed to the
+// subscriptions, `_resource_requests.ts`), and a URL elicitation's completion
+// (to the answers, `_answers.ts`). A listener that throws changes
 // nothing of the client.
 
 import type { Notice } from "./thread/notices.ts";
@@ -24,6 +25,8 @@ export type NoticeHost = {
   updated: (notice: Extract<Notice, { kind: "resource_updated" }>) => void;
   /** Hears that the server forgot its session and a new one was opened. */
   renewed: () => void;
+  /** Hears that the interaction at a URL an elicitation named is complete. */
+  completed: (elicitationId: string) => void;
 };
 
 /** The listeners of one client's notices. */
@@ -70,6 +73,7 @@ export class Notices {
     }
     if (notice.kind === "resource_updated") this.#host.updated(notice);
     if (notice.kind === "session_renewed") this.#host.renewed();
+    if (notice.kind === "elicitation_complete") this.#host.completed(notice.elicitationId);
   }
 
   #watchersOf(list: WatchedList): ToolWatchers {

@@ -130,7 +130,6 @@ export class Client {
     const optionalTasks = options.optionalTasks ?? false;
     this.#signIn = signInOf(spec, options);
     const logs = checkLogOptions(options, `Cannot create client ${JSON.stringify(spec.name)}`);
-    const logLevel = spec.logLevel ?? logs.logLevel;
     checkHandlers(options, `Cannot create client "${spec.name}"`);
     const served = servedBy(options, spec.roots ?? options.roots);
     const answers = new ServerAnswers(this.name, options, spec.roots ?? options.roots);
@@ -152,6 +151,7 @@ export class Client {
       generation: () => this.#generation,
       onLog: logs.onLog,
       updated: (notice) => this.#resources.updated(notice),
+      completed: (elicitationId) => answers.completed(elicitationId),
       renewed: () => (this.#generation.tellLevel(), this.#resources.renewed()),
     });
     this.#succession = new Succession({
@@ -165,7 +165,7 @@ export class Client {
       },
       signIn: this.#signIn,
       toolsChanged: () => this.#notices.toolsChanged(),
-      logLevel,
+      logLevel: spec.logLevel ?? logs.logLevel,
       notice: (notice) => this.#notices.noticed(notice),
       served,
       answers,

@@ -35,7 +35,11 @@ export type ServerRequestHandlers = {
    * names no call, is taken to be asked for the calls in flight when it came),
    * or the client ended; whatever the handler answers then is not sent, and
    * it is no longer waited for. Elicitations are asked one at a time,
-   * and one withdrawn while it waits its turn is never asked.
+   * and one withdrawn while it waits its turn is never asked. A URL
+   * elicitation with an `elicitationId` is given `context.completed`, which
+   * settles once the server says the interaction at the URL is complete
+   * (`notifications/elicitation/complete`), if it ever does, and only when
+   * the handler accepted: a handler may keep it to close what it showed.
    */
   onElicit?: (request: {
     server: string;
@@ -45,7 +49,7 @@ export type ServerRequestHandlers = {
     url?: string;
     elicitationId?: string;
     tool?: string;
-  }, context?: { signal: AbortSignal }) => Promise<{
+  }, context?: { signal: AbortSignal; completed?: Promise<void> }) => Promise<{
     action: "accept" | "decline" | "cancel";
     content?: Record<string, string | number | boolean | string[]>;
   }>;

@@ -30,6 +30,11 @@ export type HostAsker = {
     signal?: AbortSignal,
   ): Promise<Result<JsonObject, string>>;
   drop(reason: string): void;
+  /**
+   * Tells the host a notification outside any request, where its session
+   * can hear one (a 2025 host); absent where none can (a 2026-07-28 host).
+   */
+  tell?(method: string, params: JsonObject): void;
 };
 
 /** The handlers of one run: its questions go to the host `host` asks. */
@@ -43,22 +48,25 @@ export function askingHandlers(
       const message = `The MCP server ${JSON.stringify(request.server)} asks: ${
         quote(request.message, MAX_FORWARDED_MESSAGE_CHARS)
       }`;
+      // A 2026-07-28 server names no elicitation: the host, asked in the 2025 shape, is given one.
+      const elicitationId = request.elicitationId ?? crypto.randomUUID();
       const params: JsonObject = request.mode === "form"
         ? {
           message,
           requestedSchema: request.requestedSchema ?? { type: "object", properties: {} },
         }
-        : {
-          mode: "url",
-          message,
-          url: request.url ?? "",
-          elicitationId: request.elicitationId ?? "",
-        };
+        : { mode: "url", message, url: request.url ?? "", elicitationId };
       const answer = await host.ask("elicitation/create", params, context?.signal);
       if (!answer.ok) return { action: "cancel" };
       const action = answer.value.action;
       if (action !== "accept" && action !== "decline" && action !== "cancel") {
         return { action: "cancel" };
+      }
+      // The server's word that the visit is done goes on to the host that was sent there.
+      if (action === "accept" && request.mode === "url") {
+        void context?.completed?.then(() =>
+          host.tell?.("notifications/elicitation/complete", { elicitationId })
+        );
       }
       const content = answer.value.content;
       return action === "accept" && isJsonObject(content)

@@ -382,6 +382,9 @@ export class GatewaySession {
     const mine = new Set<Id>();
     return {
       can: (question) => capable(caps, question),
+      tell: (method, params) => {
+        if (!this.#closed) this.#send(encodeNotification(method, params));
+      },
       ask: async (method, params, signal) => {
         if (this.#closed) return err("the host left");
         if (signal?.aborted) return err("the server withdrew its question");

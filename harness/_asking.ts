@@ -61,9 +61,9 @@ export class AskRouter {
    */
   handlers(): Answers {
     return {
-      ...(this.#boot.onElicit === undefined
-        ? {}
-        : { onElicit: (request, context) => this.#elicit(request, context?.signal) }),
+      ...(this.#boot.onElicit === undefined ? {} : {
+        onElicit: (request, context) => this.#elicit(request, context?.signal, context?.completed),
+      }),
       ...(this.#boot.onSample === undefined
         ? {}
         : { onSample: (request, context) => this.#sample(request, context?.signal) }),
@@ -128,6 +128,7 @@ export class AskRouter {
   async #elicit(
     request: ElicitationRequest,
     withdrawn: AbortSignal | undefined,
+    completed: Promise<void> | undefined,
   ): Promise<ElicitationAnswer> {
     const { context, tool } = this.#attribute(request, "elicitation");
     const signal = either(withdrawn, context?.signal);
@@ -136,7 +137,10 @@ export class AskRouter {
     const handler = (context?.onElicit as Answers["onElicit"]) ?? this.#boot.onElicit;
     // Only reached for a handler boot was given (see `handlers`).
     if (handler === undefined) return { action: "decline" };
-    const given = signal === undefined ? undefined : { signal };
+    const given = signal === undefined && completed === undefined ? undefined : {
+      signal: signal ?? new AbortController().signal,
+      ...(completed === undefined ? {} : { completed }),
+    };
     return await untilEnd(() => handler(asked, given), signal, () => ({ action: "cancel" }));
   }
 

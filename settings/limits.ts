@@ -131,3 +131,18 @@ export const MAX_UNREAD_STDIN_BYTES = 64 * 1024 * 1024;
  * stays in its `error`).
  */
 export const MAX_SERVER_ERROR_CHARS = 2_000;
+
+/**
+ * The longest `elicitationId` of a URL elicitation whose completion
+ * (`notifications/elicitation/complete`) a client waits for: 1,024
+ * characters; a longer one is asked as any other, and its completion is not
+ * heard.
+ */
+export const MAX_ELICITATION_ID_CHARS = 1024;
+
+/**
+ * The most URL elicitations of one client whose completion is waited for at
+ * once: 64; past it the oldest is no longer waited for (its `completed`
+ * never settles).
+ */
+export const MAX_AWAITED_COMPLETIONS = 64;

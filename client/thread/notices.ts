@@ -2,8 +2,8 @@
  * What a server told the client that its handle hears, as it crosses from
  * the worker to the main thread: a log message (its data as compact JSON
  * text, already cut to `MAX_LOG_DATA_CHARS`, and how many messages were
- * dropped before it), a resource that changed, a list that changed, or a
- * listen acknowledged.
+ * dropped before it), a resource that changed, a list that changed, a URL's
+ * interaction complete, or a listen acknowledged.
  * Everything here is the server's word, untrusted; the worker bounds how
  * much of it crosses (`client/worker/notices.ts`).
  *
@@ -39,6 +39,11 @@ export type Notice =
     ticket?: number;
   }
   | { kind: "list_changed"; list: ChangedList }
+  /**
+   * The interaction at a URL an elicitation sent the user to is complete
+   * (`notifications/elicitation/complete`), by the server's word.
+   */
+  | { kind: "elicitation_complete"; elicitationId: string }
   /**
    * The server forgot its session and a new one was opened (a legacy HTTP
    * session's 404): what the old one held (subscriptions, the log level) is
@@ -94,6 +99,10 @@ export function decodeNotice(data: Fields): NoticeEvent | undefined {
         : undefined;
     case "session_renewed":
       return encodeNotice({ kind: "session_renewed" });
+    case "elicitation_complete":
+      return isString(notice.elicitationId)
+        ? encodeNotice({ kind: "elicitation_complete", elicitationId: notice.elicitationId })
+        : undefined;
     case "list_changed":
       return isOneOf(CHANGED_LISTS, notice.list)
         ? encodeNotice({ kind: "list_changed", list: notice.list })

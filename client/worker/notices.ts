@@ -4,8 +4,9 @@
  * most `LOG_MESSAGE_BURST` at once, refilled at `LOG_MESSAGES_PER_SECOND`,
  * each one's data cut to `MAX_LOG_DATA_CHARS` of JSON text, a message past
  * the rate dropped here and counted on the next one that crosses; a
- * resource's update; a list's change, those of one turn told once. A flood
- * costs the worker a count, never memory.
+ * resource's update; a list's change, those of one turn told once; a URL
+ * elicitation's completion, rationed as log messages are, on a rate of its
+ * own. A flood costs the worker a count, never memory.
  *
  * @module
  */
@@ -15,6 +16,7 @@ import { decodeLogMessage, decodeResourceUpdated } from "../../codec/server_requ
 import {
   LOG_MESSAGE_BURST,
   LOG_MESSAGES_PER_SECOND,
+  MAX_ELICITATION_ID_CHARS,
   MAX_LOG_DATA_CHARS,
 } from "../../settings/limits.ts";
 import type { ChangedList, Notice } from "../thread/notices.ts";
@@ -24,18 +26,48 @@ const LIST_CHANGES: ReadonlyMap<string, ChangedList> = new Map([
   ["notifications/resources/list_changed", "resources"],
 ]);
 
-/** The notices of one server, bounded: `take` says what a notification becomes. */
-export class NoticeGate {
+/**
+ * A rate: at most `LOG_MESSAGE_BURST` at once, refilled at
+ * `LOG_MESSAGES_PER_SECOND`, on the clock `now` (milliseconds).
+ */
+class Ration {
   #now: () => number;
   #tokens = LOG_MESSAGE_BURST;
   #filledAt: number;
-  #dropped = 0;
-  #told = new Set<ChangedList>();
 
-  /** A gate whose rate runs on `now`, in milliseconds. */
   constructor(now: () => number) {
     this.#now = now;
     this.#filledAt = now();
+  }
+
+  /** Whether one more may go now (nothing is counted until `spend`). */
+  open(): boolean {
+    const now = this.#now();
+    this.#tokens = Math.min(
+      LOG_MESSAGE_BURST,
+      this.#tokens + (now - this.#filledAt) * LOG_MESSAGES_PER_SECOND / 1_000,
+    );
+    this.#filledAt = now;
+    return this.#tokens >= 1;
+  }
+
+  /** Counts one that went. */
+  spend(): void {
+    this.#tokens -= 1;
+  }
+}
+
+/** The notices of one server, bounded: `take` says what a notification becomes. */
+export class NoticeGate {
+  #logs: Ration;
+  #completions: Ration;
+  #dropped = 0;
+  #told = new Set<ChangedList>();
+
+  /** A gate whose rates run on `now`, in milliseconds. */
+  constructor(now: () => number) {
+    this.#logs = new Ration(now);
+    this.#completions = new Ration(now);
   }
 
   /**
@@ -49,6 +81,7 @@ export class NoticeGate {
       const uri = decodeResourceUpdated(params as never);
       return uri.ok ? { kind: "resource_updated", uri: uri.value } : null;
     }
+    if (method === "notifications/elicitation/complete") return this.#completion(params);
     const list = LIST_CHANGES.get(method);
     if (list === undefined) return undefined;
     if (this.#told.has(list)) return null;
@@ -57,20 +90,24 @@ export class NoticeGate {
     return { kind: "list_changed", list };
   }
 
+  // An id past MAX_ELICITATION_ID_CHARS names no elicitation a handler was given.
+  #completion(params: unknown): Notice | null {
+    if (typeof params !== "object" || params === null) return null;
+    const id = (params as { elicitationId?: unknown }).elicitationId;
+    if (typeof id !== "string" || id === "" || id.length > MAX_ELICITATION_ID_CHARS) return null;
+    if (!this.#completions.open()) return null;
+    this.#completions.spend();
+    return { kind: "elicitation_complete", elicitationId: id };
+  }
+
   #log(params: unknown): Notice | null {
-    const now = this.#now();
-    this.#tokens = Math.min(
-      LOG_MESSAGE_BURST,
-      this.#tokens + (now - this.#filledAt) * LOG_MESSAGES_PER_SECOND / 1_000,
-    );
-    this.#filledAt = now;
-    if (this.#tokens < 1) {
+    if (!this.#logs.open()) {
       this.#dropped++;
       return null;
     }
     const message = decodeLogMessage(params as never);
     if (!message.ok) return null;
-    this.#tokens -= 1;
+    this.#logs.spend();
     const text = compactJson(message.value.data);
     const cut = text.length > MAX_LOG_DATA_CHARS;
     const dropped = this.#dropped;
