@@ -44,7 +44,13 @@ const NPM_PEERS = [
   "npm:@modelcontextprotocol/server-sequential-thinking@2026.8.31",
 ];
 
-type Step = { name: string; args: string[] };
+type Step = { name: string; args: string[]; env?: Record<string, string> };
+
+// Test files run at once: one more than the cores. Most of a test waits on
+// the processes it started (servers, checkers, sandboxes), so a file per
+// core leaves cores idle; on two cores, three at a time took the test step
+// from 610.9 to 549.3 s (fresh clones, one run each). DENO_JOBS, when set, wins.
+const TEST_JOBS = Deno.env.get("DENO_JOBS") ?? String(navigator.hardwareConcurrency + 1);
 
 const quick = Deno.args.includes("--quick");
 
@@ -70,6 +76,7 @@ const steps: Step[] = [
   // here took 13.6 s of a fresh clone's test step, before any test ran.
   {
     name: "test",
+    env: { DENO_JOBS: TEST_JOBS },
     args: [
       "test",
       "-A",
@@ -96,7 +103,7 @@ for (const step of steps) {
     stdin: "null",
     stdout: step.name === "test" ? "piped" : "inherit",
     stderr: "inherit",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...step.env },
   });
   let code: number;
   if (step.name === "test") {
