@@ -860,6 +860,11 @@ var progressOf = (function progressOf(params) {
   if (message !== void 0) progress.message = message;
   return progress;
 });
+var firstUnits = (function firstUnits(text, max) {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 55296 && last <= 56319 ? max - 1 : max);
+});
 var requestMeta = (function requestMeta(version, clientInfo, capabilities = {}) {
   return {
     [META_PROTOCOL_VERSION]: version,
@@ -984,10 +989,7 @@ var serverError = (function serverError(server, method, error) {
 });
 var serverWords = (function serverWords(text) {
   if (text.length <= MAX_SERVER_ERROR_CHARS) return printableLine(text);
-  let end = MAX_SERVER_ERROR_CHARS;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 55296 && last <= 56319) end--;
-  return `${printableLine(text.slice(0, end))}\u2026`;
+  return `${printableLine(firstUnits(text, MAX_SERVER_ERROR_CHARS))}\u2026`;
 });
 var malformedLine = (function malformedLine(server, line, reason2) {
   return `Server "${server}" wrote a line that is not a JSON-RPC message (${reason2}): ${quote(line)}`;
@@ -2608,11 +2610,6 @@ var textOrBytes = (function textOrBytes(bytes) {
   const text = bytes.length <= ANSWER_TEXT_BYTES ? decodeUtf8(bytes) : void 0;
   return text ?? bytes.slice();
 });
-var cutText = (function cutText(text, max) {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 55296 && last <= 56319 ? max - 1 : max);
-});
 var namedUris = (function namedUris(value) {
   if (!isJsonObject(value) || !isJsonObject(value.notifications)) return [];
   const uris = value.notifications.resourceSubscriptions;
@@ -2966,6 +2963,9 @@ var TASK_STATUSES = [
   "cancelled"
 ];
 
+
+
+// codec/_units.ts
 
 
 // settings/limits.ts
@@ -6989,15 +6989,14 @@ var NoticeGate = class {
     const notice = {
       kind: "log",
       level: message.value.level,
-      dataText: cut ? cutText(text, MAX_LOG_DATA_CHARS) : text,
+      dataText: cut ? firstUnits(text, MAX_LOG_DATA_CHARS) : text,
       cut,
       dropped
     };
-    if (message.value.logger !== void 0) notice.logger = cutText(message.value.logger, 256);
+    if (message.value.logger !== void 0) notice.logger = firstUnits(message.value.logger, 256);
     return notice;
   }
 };
-
 
 // client/worker/_listens.ts
 var LISTEN = "subscriptions/listen";

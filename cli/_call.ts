@@ -24,6 +24,7 @@ import { oneLine, printableLine, renderResult, tailLines } from "./_render.ts";
 import { leftOutBy } from "./_governance.ts";
 import { ProgressLine } from "./_progress_line.ts";
 import { closestNames } from "../codegen/names.ts";
+import { describedTool } from "../gateway/_described.ts";
 import type { ServerSpec } from "../settings/mod.ts";
 
 // A server may list a tool only to a client that can answer what the tool
@@ -213,8 +214,5 @@ export function strayKeys(
 
 /** The input schema of `tool` (by wire or function name) of a ready server, if listed. */
 function inputSchemaOf(harness: Harness, server: string, tool: string): JsonValue {
-  const report = harness.reports.get(server);
-  if (report?.state !== "ready") return {};
-  const wire = report.generated.manifest.get(tool) ?? tool;
-  return report.tools.find((descriptor) => descriptor.name === wire)?.inputSchema ?? {};
+  return describedTool(harness, server, tool)?.inputSchema ?? {};
 }

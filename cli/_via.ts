@@ -175,12 +175,8 @@ function requestOf(command: Served, program: string): Result<Request, string> {
       });
     case "run":
       return ok({ kind: "call", tool: "run_program", args: { code: program } });
-    case "call": {
-      const args = callArguments(command.args);
-      if (!args.ok) return err(args.error);
-      const code = callProgram(command.server, command.tool, args.value);
-      return code.ok ? ok({ kind: "call", tool: "run_program", args: { code: code.value } }) : code;
-    }
+    case "call":
+      return callRequest(command);
     default:
       return err(`${command.command} cannot go through --via`);
   }
@@ -282,11 +278,20 @@ async function typedCall(
   const data = described.value.structuredContent;
   const schema = isJsonObject(data) ? data.inputSchema : undefined;
   if (!isJsonObject(schema)) return undefined;
+  return callRequest(command, schema);
+}
+
+// The run_program request of a call, its arguments typed by `schema` when one is given.
+function callRequest(
+  command: Extract<Served, { command: "call" }>,
+  schema?: JsonObject,
+): Result<Request & { kind: "call" }, string> {
   const args = callArguments(command.args, schema);
   if (!args.ok) return args;
   const code = callProgram(command.server, command.tool, args.value);
   if (!code.ok) return code;
-  return ok({ kind: "call", tool: "run_program", args: { code: code.value }, typed: true });
+  const request = { kind: "call" as const, tool: "run_program", args: { code: code.value } };
+  return ok(schema === undefined ? request : { ...request, typed: true as const });
 }
 
 function shown(command: Served, request: Request, result: CallToolResult, output: Output): number {

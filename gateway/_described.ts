@@ -1,7 +1,7 @@
-// Private to gateway/: what `describe_tool` answers besides the tool's block,
-// as data a host's program can read: the server, the tool's wire name and its
-// input schema as the server listed it (a command line types `key=value`
-// arguments by it, as a local call does).
+// Private to gateway/ and the command line: what `describe_tool` answers
+// besides the tool's block, as data a host's program can read (the server,
+// the tool's wire name and its input schema as the server listed it), and
+// what a local `call` types its `key=value` arguments by.
 
 import type { JsonObject } from "../codec/json.ts";
 import type { Harness } from "../harness/mod.ts";

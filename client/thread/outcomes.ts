@@ -11,6 +11,7 @@
 import type { JsonValue } from "../../codec/json.ts";
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import { printableLine, quote } from "../../codec/quote.ts";
+import { firstUnits } from "../../codec/_units.ts";
 import { type Fields, isCount, isDuration, isOneOf, isRecord, isString } from "./guards.ts";
 import {
   decodeEvidence,
@@ -238,11 +239,7 @@ export function serverError(server: string, method: string, error: RpcError): Cl
 /** A server's words on one line, cut past {@linkcode MAX_SERVER_ERROR_CHARS}. */
 function serverWords(text: string): string {
   if (text.length <= MAX_SERVER_ERROR_CHARS) return printableLine(text);
-  let end = MAX_SERVER_ERROR_CHARS;
-  // A surrogate pair is kept whole or not at all.
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end--;
-  return `${printableLine(text.slice(0, end))}…`;
+  return `${printableLine(firstUnits(text, MAX_SERVER_ERROR_CHARS))}…`;
 }
 
 /**

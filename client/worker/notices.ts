@@ -12,6 +12,7 @@
  */
 
 import { compactJson } from "../../codec/json.ts";
+import { firstUnits } from "../../codec/_units.ts";
 import { decodeLogMessage, decodeResourceUpdated } from "../../codec/server_requests.ts";
 import {
   LOG_MESSAGE_BURST,
@@ -115,18 +116,11 @@ export class NoticeGate {
     const notice: Notice = {
       kind: "log",
       level: message.value.level,
-      dataText: cut ? cutText(text, MAX_LOG_DATA_CHARS) : text,
+      dataText: cut ? firstUnits(text, MAX_LOG_DATA_CHARS) : text,
       cut,
       dropped,
     };
-    if (message.value.logger !== undefined) notice.logger = cutText(message.value.logger, 256);
+    if (message.value.logger !== undefined) notice.logger = firstUnits(message.value.logger, 256);
     return notice;
   }
-}
-
-/** The first `max` UTF-16 units of a text, one fewer where a surrogate pair would be split. */
-function cutText(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const last = text.charCodeAt(max - 1);
-  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
