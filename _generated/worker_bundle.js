@@ -899,7 +899,7 @@ var checkResultType = (function checkResultType(method, value) {
   const type = value.resultType;
   if (type === "complete" || type === void 0) return ok(void 0);
   if (type === "input_required") {
-    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which this client does not give`);
+    return invalid2(`${where}: the server asks for input ("resultType" "input_required"), which MCP allows only on tools/call, prompts/get and resources/read`);
   }
   return invalid2(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);
 });

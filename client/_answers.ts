@@ -88,14 +88,14 @@ export class ServerAnswers {
   }
 
   /**
-   * Satisfies a `-32042` URL-elicitation-required error of a call to `tool`
-   * (its `data.elicitations`, each a URL-mode request) through `onElicit`,
-   * in turn with the server's other questions; true when every one was
-   * accepted, so that the call may be made once more.
+   * Satisfies a `-32042` URL-elicitation-required error of a request (a
+   * call to `tool`, when it is one; its `data.elicitations`, each a URL-mode
+   * request) through `onElicit`, in turn with the server's other questions;
+   * true when every one was accepted, so that the request may be made once more.
    */
   async satisfyUrlRequired(
     data: JsonValue | undefined,
-    tool: string,
+    tool: string | undefined,
     signal: AbortSignal = NEVER,
   ): Promise<boolean> {
     const list = isJsonObject(data) ? data.elicitations : undefined;
@@ -120,7 +120,7 @@ export class ServerAnswers {
    */
   async inputResponse(
     request: JsonValue | undefined,
-    tool: string,
+    tool: string | undefined,
     signal: AbortSignal = NEVER,
   ): Promise<Result<JsonValue, string>> {
     if (!isJsonObject(request) || typeof request.method !== "string") {
@@ -194,7 +194,11 @@ export class ServerAnswers {
    */
   async elicit(
     params: JsonValue | undefined,
-    options: { tool?: string; signal?: AbortSignal; elicitationId?: "required" | "optional" } = {},
+    options: {
+      tool?: string | undefined;
+      signal?: AbortSignal;
+      elicitationId?: "required" | "optional";
+    } = {},
   ): Promise<ServerAnswer> {
     const handler = this.#handlers.onElicit;
     if (handler === undefined) return unhandled("elicitation/create");

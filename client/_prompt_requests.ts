@@ -1,7 +1,9 @@
 // Private to client/: a client's requests of prompts and completions: the
 // listing of prompts, a prompt got with its arguments filled, and an
 // argument completed; each refused before anything is sent when the server
-// declared no `prompts` (or `completions`).
+// declared no `prompts` (or `completions`). A prompt's get may ask for
+// input first (2026-07-28 `input_required`) or for URLs to be visited
+// (-32042), answered by the handlers.
 
 import { compactJson, isJsonObject, type JsonObject } from "../codec/json.ts";
 import type { Result } from "../codec/result.ts";
@@ -9,6 +11,8 @@ import type { ClientError } from "./thread/outcomes.ts";
 import type { Decode } from "./_tickets.ts";
 import { referenceOf, stringRecord } from "./_checks.ts";
 import { listOf, PROMPTS, type RequestHost } from "./_lists.ts";
+import type { ServerAnswers } from "./_answers.ts";
+import { afterVisits, requestRounds } from "./_rounds.ts";
 import {
   type CompleteContext,
   type CompleteResult,
@@ -23,12 +27,18 @@ import {
 } from "./prompts.ts";
 import type { RequestOptions } from "./client_options.ts";
 
+/** What a client's prompt requests need of it, besides what every request does. */
+export type PromptHost = RequestHost & {
+  /** The answers to an `input_required` result's input requests, and to -32042. */
+  answers: ServerAnswers;
+};
+
 /** The prompt and completion requests of one client. */
 export class PromptRequests {
-  #host: RequestHost;
+  #host: PromptHost;
 
   /** The requests of the client `host` describes. */
-  constructor(host: RequestHost) {
+  constructor(host: PromptHost) {
     this.#host = host;
   }
 
@@ -54,13 +64,22 @@ export class PromptRequests {
     const values = stringRecord(args, `Cannot get prompt ${JSON.stringify(name)}`);
     const refused = this.#undeclared("prompts");
     if (refused !== undefined) return refused;
-    const era = this.#host.generation().era.name;
-    return this.#ask(
-      "prompts/get",
-      compactJson({ name, arguments: values }),
-      options,
-      (value) => decodePrompt(this.#host.server, value, era),
-    );
+    // A 2026-07-28 server may ask for input before it gives the prompt, any
+    // server for URLs to be visited (-32042).
+    const generation = this.#host.generation();
+    const send = () =>
+      requestRounds({
+        server: this.#host.server,
+        answers: this.#host.answers,
+        generation,
+        method: "prompts/get",
+        subject: `prompt ${JSON.stringify(name)}`,
+        params: compactJson({ name, arguments: values }),
+        timeoutMs: this.#host.timeout(options.timeoutMs),
+        signal: options.signal,
+        decode: (value) => decodePrompt(this.#host.server, value, generation.era.name),
+      });
+    return afterVisits(this.#host.answers, undefined, options.signal, send);
   }
 
   /** Completes one argument of a prompt or a resource template (see `Client.complete`). */
@@ -107,7 +126,7 @@ export class PromptRequests {
   }
 
   #ask<T>(
-    method: "prompts/get" | "completion/complete",
+    method: "completion/complete",
     params: string,
     options: RequestOptions,
     decode: Decode<T>,

@@ -1,4 +1,5 @@
-// Private to client/: a client's requests of resources: a read, the
+// Private to client/: a client's requests of resources: a read (which a
+// server may answer by asking for input or a URL's visit first), the
 // listings of resources and of resource templates, each refused before
 // anything is sent when the server declared no `resources`; and its
 // subscriptions: who hears which resource's updates, and how a subscription
@@ -16,6 +17,8 @@ import type { ResourceDescriptor, ResourceTemplateDescriptor } from "../codec/re
 import type { Generation } from "./_generation.ts";
 import { listOf, type RequestHost, RESOURCES, TEMPLATES } from "./_lists.ts";
 import { tell } from "./_tool_watch.ts";
+import type { ServerAnswers } from "./_answers.ts";
+import { afterVisits, requestRounds } from "./_rounds.ts";
 import {
   declaresResources,
   declaresSubscriptions,
@@ -33,6 +36,8 @@ import { unavailableOf } from "./thread/state.ts";
 
 /** What a client's resource requests need of it. */
 export type ResourceHost = RequestHost & {
+  /** The answers to an `input_required` result's input requests, and to -32042. */
+  answers: ServerAnswers;
   /** Whether the client's spec asks for restarts (its supervisor then decides each death). */
   restarts: boolean;
 };
@@ -90,13 +95,21 @@ export class ResourceRequests {
     const era = generation.era.name;
     const decode = (value: JsonValue) =>
       decodeReadResult(this.#host.server, value, era) as Result<ReadResourceResult, ClientError>;
-    return generation.request(
-      "resources/read",
-      compactJson({ uri }),
-      timeoutMs,
-      options.signal,
-      decode,
-    );
+    // A 2026-07-28 server may ask for input before it gives the contents, any
+    // server for URLs to be visited (-32042).
+    const send = () =>
+      requestRounds({
+        server: this.#host.server,
+        answers: this.#host.answers,
+        generation,
+        method: "resources/read",
+        subject: `resource ${JSON.stringify(uri)}`,
+        params: compactJson({ uri }),
+        timeoutMs,
+        signal: options.signal,
+        decode,
+      });
+    return afterVisits(this.#host.answers, undefined, options.signal, send);
   }
 
   /** Lists every resource (see `Client.listResources`). */

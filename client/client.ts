@@ -48,10 +48,9 @@ import type { Decode } from "./_tickets.ts";
 import type { Generation } from "./_generation.ts";
 import { Succession } from "./_succession.ts";
 import { checkLogOptions } from "./_logs.ts";
-import type { RequestHost } from "./_lists.ts";
 import { checkHandlers, servedBy, ServerAnswers } from "./_answers.ts";
 import { ToolRequests } from "./_tool_requests.ts";
-import { PromptRequests } from "./_prompt_requests.ts";
+import { type PromptHost, PromptRequests } from "./_prompt_requests.ts";
 import { ResourceRequests } from "./_resource_requests.ts";
 import { SkillRequests } from "./_skill_requests.ts";
 import type { ToolListing } from "./tool_listing.ts";
@@ -133,13 +132,14 @@ export class Client {
     checkHandlers(options, `Cannot create client "${spec.name}"`);
     const served = servedBy(options, spec.roots ?? options.roots);
     const answers = new ServerAnswers(this.name, options, spec.roots ?? options.roots);
-    // What every request needs of the client: its generation now, and a deadline.
-    const requests: RequestHost = {
+    // What every request needs of the client: its generation now, a deadline, and the answers.
+    const requests: PromptHost = {
       server: this.name,
       generation: () => this.#generation,
       timeout: (timeoutMs) => this.#timeout(timeoutMs),
+      answers,
     };
-    this.#tools = new ToolRequests({ ...requests, optionalTasks, served, answers });
+    this.#tools = new ToolRequests({ ...requests, optionalTasks, served });
     this.#prompts = new PromptRequests(requests);
     this.#resources = new ResourceRequests({ ...requests, restarts: spec.restart !== undefined });
     this.#skills = new SkillRequests({

@@ -148,8 +148,9 @@ function invalid(message: string): { ok: false; error: ProtocolFault } {
 /**
  * Checks the `resultType` of a modern-era result: `complete` passes, and so
  * does none at all, which means it (SEP-2322); `input_required` (answered by
- * the client's call path before this check) or an unknown value is refused,
- * naming the method.
+ * the client's request path before this check) or an unknown value is refused,
+ * naming the method (MCP allows it only on `tools/call`, `prompts/get` and
+ * `resources/read`, whose rounds the client answers).
  *
  * @example
  * ```ts
@@ -168,7 +169,7 @@ export function checkResultType(method: string, value: JsonValue): Result<void, 
   if (type === "input_required") {
     return invalid(
       `${where}: the server asks for input ("resultType" "input_required"), ` +
-        `which this client does not give`,
+        "which MCP allows only on tools/call, prompts/get and resources/read",
     );
   }
   return invalid(`${where}: "resultType" is ${describeValue(type)}, not "complete"`);

@@ -163,3 +163,97 @@ Deno.test("a handler that never answers lets its input_required call settle: on 
     assert.ok(!outcome.ok && outcome.error.kind === "unavailable", JSON.stringify(outcome));
   });
 });
+
+Deno.test("a prompt and a resource that ask for input first are given once it is answered", async () => {
+  const elicited: ElicitationRequest[] = [];
+  const spec = fixture("reads", "input_required_reads.ts", {
+    era: "modern",
+    roots: [{ uri: "file:///tmp/work", name: "work" }],
+  });
+  const census = Census.prepare([spec], {
+    onElicit: (request) => {
+      elicited.push(request);
+      return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+    },
+  });
+  const client = census.clients.get("reads") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    const got = await client.getPrompt("greet");
+    assert.ok(got.ok, JSON.stringify(got));
+    const block = got.value.messages[0]?.content;
+    assert.ok(block !== undefined && !Array.isArray(block) && block.type === "text");
+    assert.deepEqual(JSON.parse(block.text), {
+      requestState: "p1",
+      inputResponses: { who: { action: "accept", content: { name: "Ada" } } },
+    });
+    assert.equal(elicited.length, 1);
+    assert.equal(elicited[0]?.message, "Your name?");
+    const read = await client.readResource("file:///secret");
+    assert.ok(read.ok, JSON.stringify(read));
+    const contents = read.value.contents[0];
+    assert.ok(contents !== undefined && "text" in contents);
+    assert.deepEqual(JSON.parse(contents.text), {
+      requestState: "r1",
+      inputResponses: { where: { roots: [{ uri: "file:///tmp/work", name: "work" }] } },
+    });
+  } finally {
+    await census.retire();
+  }
+});
+
+Deno.test("a resource that asks for input no handler gives fails, naming it and the request", async () => {
+  const census = Census.prepare([fixture("reads", "input_required_reads.ts", { era: "modern" })]);
+  const client = census.clients.get("reads") as Client;
+  try {
+    assert.ok((await client.connect()).ok);
+    const read = await client.readResource("file:///secret");
+    assert.ok(!read.ok && read.error.kind === "result_malformed", JSON.stringify(read));
+    assert.match(read.error.message, /input request "where"/);
+    assert.match(read.error.message, /resources\/read of resource "file:\/\/\/secret"/);
+    assert.match(read.error.message, /this client lists no roots/);
+  } finally {
+    await census.retire();
+  }
+});
+
+Deno.test("a prompt and a resource that need a URL visited first (-32042) are got once it was", async (t) => {
+  const spec = fixture("visits", "url_required_reads.ts");
+  await t.step("visits accepted: each asked once, the request made once more", async () => {
+    const elicited: ElicitationRequest[] = [];
+    const census = Census.prepare([spec], {
+      onElicit: (request) => {
+        elicited.push(request);
+        return Promise.resolve({ action: "accept" });
+      },
+    });
+    const client = census.clients.get("visits") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const got = await client.getPrompt("greet");
+      assert.ok(got.ok, JSON.stringify(got));
+      const read = await client.readResource("file:///notes");
+      assert.ok(read.ok, JSON.stringify(read));
+      assert.deepEqual(elicited.map((request) => [request.mode, request.url]), [
+        ["url", "https://example.com/connect/prompt"],
+        ["url", "https://example.com/connect/resource"],
+      ]);
+    } finally {
+      await census.retire();
+    }
+  });
+  await t.step("a visit declined: the server's error is the answer", async () => {
+    const census = Census.prepare([spec], {
+      onElicit: () => Promise.resolve({ action: "decline" }),
+    });
+    const client = census.clients.get("visits") as Client;
+    try {
+      assert.ok((await client.connect()).ok);
+      const got = await client.getPrompt("greet");
+      assert.ok(!got.ok && got.error.kind === "server_error", JSON.stringify(got));
+      assert.equal(got.error.error.code, -32042);
+    } finally {
+      await census.retire();
+    }
+  });
+});
