@@ -24,7 +24,8 @@ export type ServerRequestHandlers = {
    * Answers an elicitation: a form to fill in (`requestedSchema`) or a URL
    * for the user to visit, asked by `server`, during a call to `tool` when
    * known; server text, untrusted wherever it is shown. A URL comes as
-   * parsed (`URL.href`, the one a browser opens), with its `elicitationId`
+   * parsed (`URL.href`, the one a browser opens; never one with a user name
+   * or password before its host), with its `elicitationId`
    * in the handshake era (the 2026-07-28 shape has none). `accept` carries
    * the form's values (checked against the schema, its defaults filled in
    * for fields left out). The `elicitation` capability is declared only

@@ -18,7 +18,7 @@
 
 import { isJsonObject, type JsonObject, type JsonValue } from "./json.ts";
 import { type ContentBlock, decodeContentBlock } from "./protocol.ts";
-import { describeValue } from "./quote.ts";
+import { describeValue, quote } from "./quote.ts";
 import { err, ok, type Result } from "./result.ts";
 
 /** The most fields one elicitation form may ask for. */
@@ -278,10 +278,11 @@ function decodeForm(
 /**
  * Decodes the params of an `elicitation/create` request. A form (no `mode`,
  * or `"form"`) must ask only for flat, primitive fields; a URL request must
- * carry an `http:` or `https:` URL and an `elicitationId` (one the
- * 2026-07-28 shape may leave out, when `options.elicitationId` is
- * `"optional"`), and its URL is handed on as parsed (`URL.href`), the one a
- * browser would open.
+ * carry an `http:` or `https:` URL with no user name or password in it
+ * (`https://bank.example@evil.example/` leads to `evil.example`) and an
+ * `elicitationId` (one the 2026-07-28 shape may leave out, when
+ * `options.elicitationId` is `"optional"`), and its URL is handed on as
+ * parsed (`URL.href`), the one a browser would open.
  *
  * @example
  * ```ts
@@ -320,6 +321,15 @@ export function decodeElicitRequest(
   if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
     return bad(
       `${where}: the URL's scheme is ${describeValue(parsed.protocol)}, not https: or http:`,
+    );
+  }
+  // `https://accounts.example@evil.example/` leads to evil.example: a name or
+  // password before the host makes a link read as another site's, and a URL
+  // to visit must carry no credentials (the specification's words).
+  if (parsed.username !== "" || parsed.password !== "") {
+    return bad(
+      `${where}: the URL carries a user name or password before its host ` +
+        `(${quote(parsed.host)}), which makes it read as another site's; it is not shown`,
     );
   }
   // As parsed: the tabs and line breaks a parser drops, which could make the

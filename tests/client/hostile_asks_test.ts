@@ -99,7 +99,6 @@ Deno.test("a server's JSON-RPC error message reaches server_error's message on o
 
 Deno.test("a URL elicitation reaches onElicit as the URL a browser would open", async (t) => {
   const cases: [string, string, string][] = [
-    ["a line break before userinfo", "https://good.example\n@evil.example/", "evil.example"],
     ["a tab inside the host", "https://good.example\t.evil.example/", "good.example.evil.example"],
     ["spaces around it", "  https://x.example/a  ", "x.example"],
   ];
@@ -122,6 +121,28 @@ Deno.test("a URL elicitation reaches onElicit as the URL a browser would open", 
       });
     });
   }
+});
+
+Deno.test("a URL with a user name or password before its host never reaches onElicit", async () => {
+  const seen: string[] = [];
+  const onElicit: CensusOptions["onElicit"] = (request) => {
+    seen.push(request.url ?? "");
+    return Promise.resolve({ action: "accept" });
+  };
+  await withClient(fixture("asker", "asking_server.ts"), { onElicit }, async (client) => {
+    // A line break a parser drops, then a name before the host: it leads to evil.example.
+    for (const url of ["https://good.example\n@evil.example/", "https://u:p@evil.example/"]) {
+      const params = { mode: "url", message: "Sign in", url, elicitationId: "e1" };
+      const called = await client.callTool("elicit", { params });
+      assert.ok(called.ok, JSON.stringify(called));
+      const block = called.value.content[0];
+      assert.ok(block?.type === "text");
+      // The server hears the request refused, naming why.
+      assert.match(block.text, /-32602/);
+      assert.match(block.text, /user name or password before its host/);
+    }
+    assert.deepEqual(seen, []);
+  });
 });
 
 Deno.test("a 2026-07-28 URL elicitation of the SDK v2 server, with no elicitationId, reaches onElicit", async () => {

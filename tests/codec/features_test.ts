@@ -243,6 +243,21 @@ Deno.test("decodeElicitRequest() refuses a malformed request instead of passing 
       { message: "m", mode: "url", url: "javascript:alert(1)", elicitationId: "e" },
       /scheme is "javascript:"/,
     ],
+    [
+      "a URL with a user name before its host",
+      {
+        message: "m",
+        mode: "url",
+        url: "https://accounts.example@evil.example/",
+        elicitationId: "e",
+      },
+      /user name or password before its host \("evil\.example"\)/,
+    ],
+    [
+      "a URL with a password before its host",
+      { message: "m", mode: "url", url: "https://:pw@evil.example/", elicitationId: "e" },
+      /user name or password/,
+    ],
   ];
   for (const [name, input, pattern] of cases) {
     await t.step(name, () => {
