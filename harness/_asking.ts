@@ -9,7 +9,10 @@
 // - a request that names its tool is the call's whose async context it
 //   arrives in (the client asks the handler from within that call's own
 //   continuation, so the context of `within` is still there); failing
-//   that, the one call of that tool in flight on the server;
+//   that, the one call of that tool in flight on the server; one that names
+//   none, of a 2026-07-28 read's or prompt's round, is the read's or the
+//   get's whose context it arrives in (a program's, sent inside `within`
+//   too);
 // - a legacy request belongs to the one call in flight on its server, or,
 //   when several are, to their run when every one of them is of the same
 //   run (the call itself is then not known).
@@ -34,8 +37,11 @@ import type {
 } from "../client/handlers.ts";
 import type { CallContext } from "../runner/host/run.ts";
 
-/** One call in flight: its server, its tool's wire name, and the run's context when a run's. */
-type InFlight = { server: string; tool: string; context: CallContext | undefined };
+/**
+ * One call in flight: its server, its tool's wire name (none for a read or a
+ * prompt's get), and the run's context when a run's.
+ */
+type InFlight = { server: string; tool: string | undefined; context: CallContext | undefined };
 
 /** Whom a request was found to belong to. */
 type Owner = { call: InFlight | undefined; context: CallContext | undefined };
@@ -78,10 +84,13 @@ export class AskRouter {
     return this.#boot.onElicit !== undefined || this.#boot.onSample !== undefined;
   }
 
-  /** Sends one call (`send`) of `server`'s `tool`, known as in flight until it settles. */
+  /**
+   * Sends one call (`send`) of `server`'s `tool`, known as in flight until it
+   * settles; a read or a prompt's get names no tool.
+   */
   within<T>(
     server: string,
-    tool: string,
+    tool: string | undefined,
     context: CallContext | undefined,
     send: () => Promise<T>,
   ): Promise<T> {
@@ -96,13 +105,21 @@ export class AskRouter {
     return this.#current.run(entry, send).finally(forget);
   }
 
+  /**
+   * Sends a program's read or get of a prompt (`send`) inside {@linkcode within},
+   * naming no tool, when any handler may be asked; at once otherwise.
+   */
+  follow<T>(server: string, context: CallContext | undefined, send: () => Promise<T>): Promise<T> {
+    return this.active ? this.within(server, undefined, context, send) : send();
+  }
+
   #owner(server: string, tool: string | undefined): Owner | undefined {
     const all = [...this.#inflight.get(server) ?? []];
-    if (tool !== undefined) {
-      const current = this.#current.getStore();
-      if (current !== undefined && current.server === server && current.tool === tool) {
-        return { call: current, context: current.context };
-      }
+    // A request naming no tool comes from within a read or a get when it is
+    // their input_required round, never from within a tool's call.
+    const current = this.#current.getStore();
+    if (current !== undefined && current.server === server && current.tool === tool) {
+      return { call: current, context: current.context };
     }
     const candidates = tool === undefined ? all : all.filter((call) => call.tool === tool);
     const [first] = candidates;

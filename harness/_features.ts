@@ -10,7 +10,12 @@
 import type { JsonObject } from "../codec/json.ts";
 import { toJson } from "../codec/interchange.ts";
 import { err, ok, type Result } from "../codec/result.ts";
-import type { CallFailure, FeatureFunction, FeatureRequest } from "../runner/host/run.ts";
+import type {
+  CallFailure,
+  FeatureFunction,
+  FeatureRequest,
+  ReadContext,
+} from "../runner/host/run.ts";
 import { approveRead, type ReadApproval } from "./_resources.ts";
 import type { Harness } from "./types.ts";
 
@@ -33,8 +38,19 @@ function failure(error: { kind: string; message: string }): Result<never, CallFa
   return err({ ...error });
 }
 
+/** Sends a get of a prompt of `server` so that what its server asks meanwhile is the run's. */
+export type Follow = <T>(
+  server: string,
+  context: ReadContext | undefined,
+  send: () => Promise<T>,
+) => Promise<T>;
+
 /** The harness's answer to a program's request of prompts and resources (see the module doc). */
-export function featuresForProgram(asks: Asks, approval: ReadApproval): FeatureFunction {
+export function featuresForProgram(
+  asks: Asks,
+  approval: ReadApproval,
+  follow: Follow,
+): FeatureFunction {
   return async (request, context = {}) => {
     switch (request.op) {
       case "listPrompts": {
@@ -57,10 +73,11 @@ export function featuresForProgram(asks: Asks, approval: ReadApproval): FeatureF
         if (!approved.ok) return approved;
         const { signal } = context;
         const timeoutMs = approved.value;
-        const got = await asks.getPrompt(server, name, args, {
-          ...(signal === undefined ? {} : { signal }),
-          ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        });
+        const got = await follow(server, context, () =>
+          asks.getPrompt(server, name, args, {
+            ...(signal === undefined ? {} : { signal }),
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+          }));
         return got.ok ? asJson(got.value, request) : failure(got.error);
       }
     }

@@ -214,8 +214,18 @@ async function wire(
         ...(onProgress === undefined ? {} : { onProgress }),
       }, context);
     },
-    read: (server, uri, context) => readForProgram(readResource, reads, server, uri, context),
-    features: featuresForProgram(asks, reads),
+    // A read or a prompt's get is followed as a call is: what its server asks meanwhile is the run's.
+    read: (server, uri, context) =>
+      asking.follow(
+        server,
+        context,
+        () => readForProgram(readResource, reads, server, uri, context),
+      ),
+    features: featuresForProgram(
+      asks,
+      reads,
+      (server, context, send) => asking.follow(server, context, send),
+    ),
     ...(options.maxSandboxes === undefined ? {} : { maxSandboxes: options.maxSandboxes }),
     ...(options.warmSandboxes === undefined ? {} : { warmSandboxes: options.warmSandboxes }),
     ...(options.sandboxTempDir === undefined ? {} : { tempDir: options.sandboxTempDir }),

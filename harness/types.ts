@@ -419,8 +419,9 @@ export type Harness = {
    * the harness's resident checker and a sandbox started ahead.
    *
    * A run's own `onElicit` and `onSample` replace boot's for what a server
-   * asks during this run's calls: a 2026-07-28 `input_required` round and a
-   * `-32042` error are always known to be a call's; a legacy server's
+   * asks during this run's calls (its reads and gets of prompts too): a
+   * 2026-07-28 `input_required` round and a `-32042` error are always known
+   * to be a call's (or a read's, or a get's); a legacy server's
    * `elicitation/create` or `sampling/createMessage` is the run's when only
    * that run's calls are in flight on the server (and that call's when it is
    * the only one). Anything else is answered by boot's handler. The program's

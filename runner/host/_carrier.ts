@@ -10,7 +10,14 @@
 import type { CallToolResult, ResourceContents } from "../../codec/protocol.ts";
 import type { JsonValue } from "../../codec/json.ts";
 import { ok, type Result } from "../../codec/result.ts";
-import type { CallFailure, CallFunction, CallResult, ReadFunction } from "./run.ts";
+import type {
+  CallContext,
+  CallFailure,
+  CallFunction,
+  CallResult,
+  ReadContext,
+  ReadFunction,
+} from "./run.ts";
 
 /** What `cap.ts` reads of one outcome: a tool result, or a denial with a code. */
 export function toReply(outcome: Result<CallToolResult, CallFailure>): JsonValue {
@@ -54,14 +61,13 @@ export function carrier(call: CallFunction, read: ReadFunction | undefined): Cal
   if (read === undefined) return call;
   return async (server, tool, args, context = {}) => {
     if (context.resource !== true) return call(server, tool, args, context);
-    const { signal, run, approve } = context;
     const uri = (args as { uri: string }).uri;
-    return readAsResult(
-      await read(server, uri, {
-        ...(signal === undefined ? {} : { signal }),
-        ...(run === undefined ? {} : { run }),
-        ...(approve === undefined ? {} : { approve }),
-      }),
-    );
+    return readAsResult(await read(server, uri, readContext(context)));
   };
+}
+
+/** What of a call's context a read (or a prompt's get) is told: all but a call's own marks. */
+export function readContext(context: CallContext): ReadContext {
+  const { resource: _resource, onProgress: _onProgress, ...read } = context;
+  return read;
 }

@@ -22,7 +22,7 @@ import { type FramingFault, LineDecoder, MAX_LINE_BYTES } from "../../codec/fram
 import { type ChannelMessage, decodeChannelMessage, PendingHead } from "./_channel.ts";
 import { decodeResult, decodeTagged, taggedText } from "./_tagged.ts";
 import { CallLedger } from "./_calls.ts";
-import { carrier, toReply } from "./_carrier.ts";
+import { carrier, readContext, toReply } from "./_carrier.ts";
 import { CHILD_STDERR_TAIL_CHARS, MAX_LOG_ENTRIES } from "./limits.ts";
 import type {
   CallContext,
@@ -456,12 +456,8 @@ class SandboxRun {
       server: request.server ?? "",
       tool: FEATURE_METHODS[request.op],
       args,
-      carry: async ({ signal, run, approve }) => {
-        const answered = await features(request, {
-          ...(signal === undefined ? {} : { signal }),
-          ...(run === undefined ? {} : { run }),
-          ...(approve === undefined ? {} : { approve }),
-        });
+      carry: async (context) => {
+        const answered = await features(request, readContext(context));
         return answered.ok
           ? ok({ content: [], structuredContent: answered.value, isError: false })
           : err(answered.error);

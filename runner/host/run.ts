@@ -221,8 +221,15 @@ export type CallFunction = (
   options?: CallContext,
 ) => Promise<Result<CallResult, CallFailure>>;
 
-/** What the runner tells the harness's read of each read it carries. */
-export type ReadContext = Pick<CallContext, "signal" | "run" | "approve">;
+/**
+ * What the runner tells the harness's read of each read it carries (and of
+ * each get of a prompt): the run, its hook, and its own answers to what a
+ * server asks meanwhile, counted in the read's record as a call's are.
+ */
+export type ReadContext = Pick<
+  CallContext,
+  "signal" | "run" | "approve" | "onElicit" | "onSample" | "asked"
+>;
 
 /**
  * The harness's read of a resource, as the runner uses it: the server and the

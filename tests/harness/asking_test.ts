@@ -221,3 +221,44 @@ Deno.test("a run's onElicit is not asked of a server booted without onElicit", a
     await harness.retire();
   }
 });
+
+Deno.test("a run's onElicit answers the rounds of a program's prompt and read of a 2026-07-28 server", async () => {
+  const booted: ElicitationRequest[] = [];
+  const reads = fixture("reads", "input_required_reads.ts", {
+    era: "modern",
+    roots: [{ uri: "file:///tmp/work", name: "work" }],
+  });
+  const harness = await boot([reads], {
+    onElicit: (request) => {
+      booted.push(request);
+      return Promise.resolve({ action: "decline" });
+    },
+  });
+  try {
+    const program = 'import { getPrompt, readResource } from "./tools.ts";\n' +
+      'const prompt = await getPrompt("reads", "greet");\n' +
+      'const read = await readResource("reads", "file:///secret");\n' +
+      "const text = (value: object) => (value as { text: string }).text;\n" +
+      "export default { prompt: text(prompt.messages[0].content), read: text(read.contents[0]) };";
+    const report = await harness.run(program, {
+      onElicit: () => Promise.resolve({ action: "accept", content: { name: "Ada" } }),
+    });
+    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+    const value = report.outcome.kind === "returned"
+      ? report.outcome.value as { prompt: string; read: string }
+      : { prompt: "", read: "" };
+    assert.deepEqual(JSON.parse(value.prompt).inputResponses, {
+      who: { action: "accept", content: { name: "Ada" } },
+    });
+    assert.deepEqual(JSON.parse(value.read).inputResponses, {
+      where: { roots: [{ uri: "file:///tmp/work", name: "work" }] },
+    });
+    assert.deepEqual(booted, []);
+    assert.deepEqual(report.calls.map((call) => [call.tool, call.asked]), [
+      ["prompts/get", { elicitations: 1, samplings: 0 }],
+      ["resources/read", undefined],
+    ]);
+  } finally {
+    await harness.retire();
+  }
+});
