@@ -8,7 +8,7 @@
 // questions wait for the host to retry the call with its answers and the
 // run's `requestState`, or for `parkedRunTimeoutMs` to pass; at most
 // MAX_PARKED_RUNS wait so, the one parked longest ago given up for a newer
-// one. A question its server withdraws leaves the parked run's questions at
+// one; at most MAX_SESSION_RUNS run at once. A question its server withdraws leaves the parked run's questions at
 // once: no later input_required carries it.
 //
 // Lifecycle: the session owns its runs. Each is at every moment either the
@@ -38,10 +38,10 @@ import type {
   RunReport,
 } from "../harness/mod.ts";
 import { searchProblem } from "../runner/host/discovery.ts";
-import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS } from "./limits.ts";
+import { MAX_APPROVAL_ARGS_CHARS, MAX_PARKED_RUNS, MAX_SESSION_RUNS } from "./limits.ts";
 import { askingHandlers, capable, type HostAsker, noHost } from "./_asking.ts";
 import type { GatewayOptions, Send } from "./options.ts";
-import { errorResult, type GatewayResult, runResult, searchResult } from "./tools.ts";
+import { errorResult, type GatewayResult, runResult, searchResult, tooManyRuns } from "./tools.ts";
 import { describedTool } from "./_described.ts";
 
 // Why a question its server withdrew has no answer.
@@ -184,6 +184,7 @@ export class SessionRuns {
             'run_program needs "code": the whole program as a string, ending in export default',
           ));
         }
+        if (this.#work.size >= MAX_SESSION_RUNS) return answer(tooManyRuns());
         const controller = new AbortController();
         const progress = progressSink(params, send);
         this.#claim(id, controller);
@@ -238,6 +239,7 @@ export class SessionRuns {
       this.call(id, params, send, noHost, respond);
       return;
     }
+    if (this.#work.size >= MAX_SESSION_RUNS) return respond(tooManyRuns());
     // Counted among the parked runs only once it asks (#flush): a run that asks nothing never is.
     const parked: Parked = {
       state: crypto.randomUUID(),

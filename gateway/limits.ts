@@ -40,6 +40,15 @@ export const PARKED_RUN_TIMEOUT_MS = 600_000;
 export const MAX_PARKED_RUNS = 16;
 
 /**
+ * Runs under way at once per gateway session, parked ones included: 64. A
+ * `run_program` past it is answered at once with an `isError` result saying
+ * to wait for one to end (each run waiting for a sandbox holds its program,
+ * up to `MAX_PROGRAM_BYTES`: 100 programs of 1 MB at once held 447 MB). Over
+ * HTTP every 2026-07-28 host shares one session, and so this bound.
+ */
+export const MAX_SESSION_RUNS = 64;
+
+/**
  * How long a 2026-07-28 host may reuse the gateway's `tools/list` and
  * `server/discover` answers (`ttlMs`): 0, since `run_program`'s description
  * follows the servers' listings as they change; each listing is made

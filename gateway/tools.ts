@@ -11,6 +11,7 @@ import type { JsonObject, JsonValue } from "../codec/json.ts";
 import { reportJson, reportValue } from "../codec/report_value.ts";
 import { formatDiagnostics, type RunReport, type ToolMatch } from "../harness/mod.ts";
 import { MAX_SEARCH_LIMIT, MAX_SEARCH_QUERY_CHARS } from "../runner/host/limits.ts";
+import { MAX_SESSION_RUNS } from "./limits.ts";
 
 /** The names of the gateway's tools, in the order `tools/list` gives them. */
 export const GATEWAY_TOOLS = ["describe_tool", "run_program", "search_tools"] as const;
@@ -103,6 +104,14 @@ export function errorResult(text: string, structuredContent?: JsonObject): Gatew
   return structuredContent === undefined
     ? { content: [{ type: "text", text }], isError: true }
     : { content: [{ type: "text", text }], structuredContent, isError: true };
+}
+
+/** The answer to a `run_program` past `MAX_SESSION_RUNS`: started nothing, saying to wait. */
+export function tooManyRuns(): GatewayResult {
+  return errorResult(
+    `Cannot run the program: ${MAX_SESSION_RUNS} runs are under way in this session ` +
+      "(MAX_SESSION_RUNS); wait for one to end, then run it again",
+  );
 }
 
 /** The answer of `search_tools`: one line per hit, and the hits as data. */

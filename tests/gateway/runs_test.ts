@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Id, Inbound } from "../../codec/jsonrpc.ts";
 import type { Harness, RunReport } from "../../harness/mod.ts";
-import { MAX_PARKED_RUNS } from "../../gateway/mod.ts";
+import { MAX_PARKED_RUNS, MAX_SESSION_RUNS } from "../../gateway/mod.ts";
 import { GatewaySession } from "../../gateway/session.ts";
 import type { Message } from "./_host.ts";
 
@@ -126,6 +126,31 @@ Deno.test("2026-07-28 runs that ask nothing are not counted as parked", async ()
     await tick();
     assert.equal(sent.length, count);
     assert.ok(sent.every((message) => message.result?.isError === undefined));
+  } finally {
+    await session.close();
+  }
+});
+
+Deno.test("a run past MAX_SESSION_RUNS under way is refused at once, in either era, until one ends", async () => {
+  const { harness, runs } = fakeHarness();
+  const sent: Message[] = [];
+  const session = new GatewaySession(harness, { send: (message) => sent.push(message) });
+  try {
+    session.handle({ kind: "request", id: 0, method: "initialize", params: { capabilities: {} } });
+    for (let id = 1; id <= MAX_SESSION_RUNS; id++) session.handle(runProgram(id, `run ${id}`));
+    session.handle(runProgram("legacy", "one more"));
+    session.handle(runProgram("modern", "one more", "modern"));
+    assert.equal(runs.length, MAX_SESSION_RUNS);
+    for (const id of ["legacy", "modern"]) {
+      const refused = sent.find((message) => message.id === id);
+      assert.equal(refused?.result?.isError, true, JSON.stringify(refused));
+      assert.match(refused?.result.content[0].text, /MAX_SESSION_RUNS\); wait for one to end/);
+    }
+    runs[0]?.end("done");
+    await tick();
+    session.handle(runProgram("after", "again"));
+    assert.equal(runs.length, MAX_SESSION_RUNS + 1);
+    assert.equal(runs.at(-1)?.code, "again");
   } finally {
     await session.close();
   }
