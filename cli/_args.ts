@@ -70,8 +70,10 @@ export function parseArgs(argv: readonly string[]): Result<CliCommand, string> {
     if (token.kind !== "option") continue;
     const name = token.name;
     if (name === "help") help = true;
-    else if (name === "version") return ok({ command: "version" });
-    else if (name === "approve") approve = true;
+    else if (name === "version") {
+      const json = tokens.some((given) => given.kind === "option" && given.name === "json");
+      return ok({ command: "version", json });
+    } else if (name === "approve") approve = true;
     else if (name === "pins") {
       if ((token.value ?? "") === "") return err(NEEDS["pins"] as string);
       if (pins !== undefined) return err("--pins is given twice; keep one");

@@ -63,7 +63,7 @@ export type Common = {
 /** One parsed invocation. */
 export type CliCommand =
   | { command: "help"; topic?: CommandName }
-  | { command: "version" }
+  | { command: "version"; json: boolean }
   | Common & { command: "check" }
   /** `names`: the servers to show, as given; none shows every one. */
   | Common & { command: "surface"; names: string[] }

@@ -99,7 +99,9 @@ export async function main(args: string[]): Promise<number> {
     return EXIT_OK;
   }
   if (command.command === "version") {
-    new Output().result(`loom-mcp ${VERSION}`);
+    new Output().result(
+      command.json ? JSON.stringify({ name: "loom-mcp", version: VERSION }) : `loom-mcp ${VERSION}`,
+    );
     return EXIT_OK;
   }
   const output = new Output({ quiet: command.quiet });

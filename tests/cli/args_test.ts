@@ -139,7 +139,9 @@ Deno.test("parseArgs() reads options anywhere and pairs each --name, --env, --cw
     }],
     [["call", "--help"], { command: "help", topic: "call" }],
     [["help", "run"], { command: "help", topic: "run" }],
-    [["--version"], { command: "version" }],
+    [["--version"], { command: "version", json: false }],
+    [["--version", "--json"], { command: "version", json: true }],
+    [["--json", "-V"], { command: "version", json: true }],
   ];
   for (const [argv, expected] of cases) {
     await t.step(argv.join(" "), () => {

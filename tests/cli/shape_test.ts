@@ -6,13 +6,15 @@ import { argv, cacheEnv, cli, DENO, FIXTURES, Terminal } from "./_cli.ts";
 const ENV_SERVER = `${DENO} run --quiet --no-lock --allow-env ${FIXTURES}env_server.ts`;
 
 Deno.test("--version, --help and each command's own --help", async () => {
-  const [version, help, call, helpRun] = await Promise.all([
+  const [version, versionJson, help, call, helpRun] = await Promise.all([
     cli(Deno.cwd(), ["--version"]),
+    cli(Deno.cwd(), ["--version", "--json"]),
     cli(Deno.cwd(), ["--help"]),
     cli(Deno.cwd(), ["call", "--help"]),
     cli(Deno.cwd(), ["help", "run"]),
   ]);
   assert.equal(version.stdout, `loom-mcp ${config.version}\n`);
+  assert.deepEqual(JSON.parse(versionJson.stdout), { name: "loom-mcp", version: config.version });
   assert.match(help.stdout, /^Usage: loom-mcp \[options\] <command> \[arguments\]$/m);
   assert.match(
     call.stdout,
@@ -21,7 +23,9 @@ Deno.test("--version, --help and each command's own --help", async () => {
   assert.match(call.stdout, /^ {2}loom-mcp call memory search_nodes query=readme$/m);
   assert.match(helpRun.stdout, /^Usage: loom-mcp \[options\] run <program\.ts \| ->$/m);
   assert.match(helpRun.stdout, /--deadline is its wall-clock deadline \(default 30 s\)/);
-  for (const run of [version, help, call, helpRun]) assert.equal(run.code, 0, run.stderr);
+  for (const run of [version, versionJson, help, call, helpRun]) {
+    assert.equal(run.code, 0, run.stderr);
+  }
 });
 
 Deno.test("tools --json carries every field of the listing; --quiet prints results only", async () => {
