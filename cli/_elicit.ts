@@ -1,7 +1,8 @@
 // Private to cli/: the command line's answer to a server's elicitation. On a
 // terminal (standard input and standard error both) the person is asked on
 // stderr: a form field by field, a URL to visit with the offer to open it in
-// `$BROWSER`. Ctrl-C or the end of input cancels the question (the command
+// `$BROWSER`, its question ended (as visited) once the server says the visit
+// is complete. Ctrl-C or the end of input cancels the question (the command
 // goes on; the server hears `cancel`), and the person may decline. Without a
 // terminal every elicitation is declined at once, and stderr says why, once
 // per server. Everything a server wrote is quoted where it is shown (control
@@ -62,7 +63,11 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
   const { output } = options;
   let turn: Promise<unknown> = Promise.resolve();
   let ended = false;
-  const one = async (request: ElicitationRequest, signal?: AbortSignal): Promise<Answer> => {
+  const one = async (
+    request: ElicitationRequest,
+    signal?: AbortSignal,
+    completed?: Promise<void>,
+  ): Promise<Answer> => {
     if (signal?.aborted) {
       output.detail(
         `server ${quote(request.server)} withdrew a question (elicitation) before it was asked`,
@@ -79,7 +84,7 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
     output.clearStatus();
     const asking = { ...options, ...(signal === undefined ? {} : { signal }) };
     const asked = request.mode === "url"
-      ? await askUrl(request, asking)
+      ? await askUrl(request, asking, completed)
       : await askForm(request, asking);
     output.answered();
     if ("stop" in asked) {
@@ -110,7 +115,7 @@ export function terminalElicitation(options: TerminalElicitOptions): ElicitHandl
     return answer;
   };
   return (request, context) => {
-    const answered = turn.then(() => one(request, context?.signal));
+    const answered = turn.then(() => one(request, context?.signal, context?.completed));
     turn = answered.catch(() => undefined);
     return answered;
   };
@@ -218,7 +223,39 @@ async function askForm(request: ElicitationRequest, options: Asking): Promise<
   return { value: { action: "accept", content } };
 }
 
-async function askUrl(request: ElicitationRequest, options: Asking): Promise<
+/**
+ * Asks whether the person visited the URL; the server saying the visit is
+ * complete (`completed`) ends the question as visited, nothing more typed.
+ */
+async function askUrl(
+  request: ElicitationRequest,
+  options: Asking,
+  completed: Promise<void> | undefined,
+): Promise<Asked<Answer>> {
+  if (completed === undefined) return await askVisit(request, options);
+  const outer = options.signal;
+  const asking = new AbortController();
+  let complete = false;
+  const stop = () => asking.abort();
+  outer?.addEventListener("abort", stop, { once: true });
+  if (outer?.aborted) stop();
+  void completed.then(() => {
+    complete = true;
+    stop();
+  });
+  try {
+    const asked = await askVisit(request, { ...options, signal: asking.signal });
+    if (!complete || !("stop" in asked) || asked.stop !== "withdrawn" || outer?.aborted) {
+      return asked;
+    }
+    options.output.detail(`  server ${quote(request.server)} says the visit is complete`);
+    return { value: { action: "accept" } };
+  } finally {
+    outer?.removeEventListener("abort", stop);
+  }
+}
+
+async function askVisit(request: ElicitationRequest, options: Asking): Promise<
   Asked<Answer>
 > {
   const { output, browser, open } = options;

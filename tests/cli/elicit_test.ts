@@ -330,3 +330,47 @@ Deno.test("a question the server withdraws stops being asked, and one withdrawn 
   assert.match(later, /withdrew a question \(elicitation\) before it was asked/);
   assert.doesNotMatch(later, /Tell me/);
 });
+
+Deno.test("a URL question ends as visited once the server says the visit is complete", async (t) => {
+  const request: ElicitationRequest = {
+    server: "asker",
+    mode: "url",
+    message: "Sign in",
+    url: "https://auth.example.com/start",
+    elicitationId: "e1",
+  };
+  // Nobody types: the question waits until it is withdrawn.
+  const waiting = (reading: PromiseWithResolvers<void>): Keys => ({
+    readLine(signal) {
+      reading.resolve();
+      return new Promise((resolve) =>
+        signal?.addEventListener("abort", () => resolve({ kind: "withdrawn" }))
+      );
+    },
+  });
+  await t.step("the completion ends it, as accepted", async () => {
+    const { output, shown } = collected();
+    const reading = Promise.withResolvers<void>();
+    const completed = Promise.withResolvers<void>();
+    const handler = terminalElicitation({ output, keys: waiting(reading) });
+    const asked = handler(request, {
+      signal: new AbortController().signal,
+      completed: completed.promise,
+    });
+    await reading.promise;
+    completed.resolve();
+    assert.deepEqual(await asked, { action: "accept" });
+    assert.match(shown(), /server "asker" says the visit is complete/);
+  });
+  await t.step("the server withdrawing it still cancels it", async () => {
+    const { output, shown } = collected();
+    const reading = Promise.withResolvers<void>();
+    const withdrawn = new AbortController();
+    const handler = terminalElicitation({ output, keys: waiting(reading) });
+    const asked = handler(request, { signal: withdrawn.signal, completed: new Promise(() => {}) });
+    await reading.promise;
+    withdrawn.abort();
+    assert.deepEqual(await asked, { action: "cancel" });
+    assert.doesNotMatch(shown(), /visit is complete/);
+  });
+});
