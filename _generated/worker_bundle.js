@@ -1219,10 +1219,13 @@ var classify = (function classify(value) {
   if (!isJsonObject(value)) {
     return bad2(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
-  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
-  if (version !== "2.0") return bad2(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
   const hasId = Object.hasOwn(value, "id");
   const id = value.id;
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : void 0;
+  if (version !== "2.0") {
+    const asked = hasId && isId(id) && Object.hasOwn(value, "method") ? id : void 0;
+    return bad2(`"jsonrpc" is ${describeValue(version)}, not "2.0"`, asked);
+  }
   if (hasId && !isId(id)) {
     return bad2(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }

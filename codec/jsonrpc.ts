@@ -49,8 +49,8 @@ export type MessageFault =
   | { kind: "malformed"; offset: number; message: string }
   /**
    * JSON, not a JSON-RPC message; `id` is the request's own when it has a
-   * valid one (its `params` or `method` being what is wrong), for the error
-   * answering it.
+   * valid one (its `params`, `method` or `jsonrpc` being what is wrong),
+   * for the error answering it.
    */
   | { kind: "bad_message"; message: string; id?: Id };
 
@@ -97,10 +97,14 @@ export function classify(value: JsonValue): Result<Inbound, MessageFault> {
   if (!isJsonObject(value)) {
     return bad(Array.isArray(value) ? "a batch (array) is not accepted" : "not a JSON object");
   }
-  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : undefined;
-  if (version !== "2.0") return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`);
   const hasId = Object.hasOwn(value, "id");
   const id = value.id;
+  const version = Object.hasOwn(value, "jsonrpc") ? value.jsonrpc : undefined;
+  if (version !== "2.0") {
+    // A request whose id reads is answered by it, even of another version.
+    const asked = hasId && isId(id) && Object.hasOwn(value, "method") ? id : undefined;
+    return bad(`"jsonrpc" is ${describeValue(version)}, not "2.0"`, asked);
+  }
   if (hasId && !isId(id)) {
     return bad(`"id" is ${describeValue(id)}; it must be an integer or a string`);
   }

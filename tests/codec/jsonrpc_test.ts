@@ -138,6 +138,7 @@ Deno.test("decodeInbound() refuses hostile lines with the fault a table says", a
     ["a number", "0", "bad_message"],
     ["no jsonrpc", '{"id":1,"result":1}', "bad_message"],
     ["jsonrpc 1.0", '{"jsonrpc":"1.0","id":1,"result":1}', "bad_message"],
+    ["a request of jsonrpc 1.0", '{"jsonrpc":"1.0","id":1,"method":"m"}', "bad_message"],
     ["jsonrpc as a number", '{"jsonrpc":2.0,"id":1,"result":1}', "bad_message"],
     ["jsonrpc null", '{"jsonrpc":null,"method":"m"}', "bad_message"],
     ["jsonrpc with a space", '{"jsonrpc":"2.0 ","method":"m"}', "bad_message"],
@@ -292,4 +293,20 @@ Deno.test("classify() reads only a message's own members, never inherited ones",
   });
   const decoded = classify(own);
   assert.ok(decoded.ok && decoded.value.kind === "response" && decoded.value.outcome.ok);
+});
+
+Deno.test("a request of another JSON-RPC version keeps its id for the error answering it", () => {
+  const cases: [string, string | number | undefined][] = [
+    ['{"jsonrpc":"1.0","id":"q7","method":"tools/list"}', "q7"],
+    ['{"id":2,"method":"m"}', 2],
+    // A response, or an id that is not one, has nothing to answer.
+    ['{"jsonrpc":"1.0","id":3,"result":1}', undefined],
+    ['{"jsonrpc":"1.0","id":1.5,"method":"m"}', undefined],
+  ];
+  for (const [line, id] of cases) {
+    const decoded = decodeInbound(line);
+    assert.ok(!decoded.ok && decoded.error.kind === "bad_message", line);
+    assert.equal(decoded.error.id, id, line);
+    assert.match(decoded.error.message, /"jsonrpc" is (?:"1\.0"|absent), not "2\.0"/);
+  }
 });
