@@ -14,10 +14,13 @@ import {
   type CatalogError,
   type CatalogFormat,
   type CatalogOptions,
+  MAX_CATALOG_BYTES,
 } from "./types.ts";
 import { DEFAULT_FILE, modeOf } from "./_entry.ts";
 import { readToml } from "./_toml.ts";
 import { readMcpJson } from "./_mcp_json.ts";
+
+const utf8 = new TextEncoder();
 
 /** The syntax of a file by its name: JSON for a name ending in `.json`, whatever its case. */
 export function formatOf(file: string): CatalogFormat {
@@ -36,7 +39,8 @@ export function formatOf(file: string): CatalogFormat {
  * sign-in) is skipped and reported, a disabled one is listed in `disabled`,
  * a JSON name that is not a server name (`"GitHub"`) gets one (`github`). A
  * malformed entry is skipped alone, or with `mode: "strict"` refuses the
- * catalog; `format` says the syntax when the file name does not.
+ * catalog; `format` says the syntax when the file name does not. A text of
+ * more than `MAX_CATALOG_BYTES` (as UTF-8) is refused unread, as a file is.
  * Variables expand from `options.env` only (none by default): reading text
  * stays pure.
  *
@@ -80,6 +84,16 @@ export function readCatalog(
     throw new TypeError(
       `readCatalog() expects mode "lenient" or "strict", got ${String(options.mode)}`,
     );
+  }
+  // Three UTF-8 bytes a UTF-16 unit at most, and one at least.
+  const bytes = text.length * 3 > MAX_CATALOG_BYTES ? utf8.encode(text).length : text.length;
+  if (bytes > MAX_CATALOG_BYTES) {
+    return err({
+      kind: "invalid_catalog",
+      file,
+      message: `${file}: the catalog is ${bytes} bytes, more than the ${MAX_CATALOG_BYTES} ` +
+        "allowed; is this the right file?",
+    });
   }
   const read = format === "json"
     ? readMcpJson(text, file, (inputs) => modeOf(options, format, inputs))

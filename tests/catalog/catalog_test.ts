@@ -5,6 +5,7 @@ import {
   isRemote,
   isServerName,
   openCatalog,
+  readCatalog,
   type ServerSpec,
   type StdioServerSpec,
 } from "../../mod.ts";
@@ -888,4 +889,27 @@ Deno.test("readCatalog() takes an absolute command with spaces as one executable
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("readCatalog() refuses a text past MAX_CATALOG_BYTES unread, counting UTF-8 bytes", () => {
+  const cases: [string, string, number][] = [
+    ["ASCII", `# ${"x".repeat(MAX_CATALOG_BYTES)}\n`, MAX_CATALOG_BYTES + 3],
+    // Fewer UTF-16 units than the bound, more bytes: each "é" is two.
+    ["two-byte characters", `# ${"é".repeat(MAX_CATALOG_BYTES / 2)}\n`, MAX_CATALOG_BYTES + 3],
+  ];
+  for (const [name, text, bytes] of cases) {
+    for (const file of ["loom.toml", "mcp.json"]) {
+      const read = readCatalog(text, { file });
+      assert.ok(!read.ok, `${name} ${file}`);
+      assert.equal(read.error.kind, "invalid_catalog");
+      assert.equal(
+        read.error.message,
+        `${file}: the catalog is ${bytes} bytes, more than the ${MAX_CATALOG_BYTES} allowed; ` +
+          "is this the right file?",
+      );
+    }
+  }
+  // At the bound it is read.
+  const at = `# ${"x".repeat(MAX_CATALOG_BYTES - 3)}\n`;
+  assert.ok(readCatalog(at, { file: "loom.toml" }).ok);
 });
