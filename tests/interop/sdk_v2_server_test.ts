@@ -2,7 +2,8 @@
 // its dual-era `serveStdio`: the probe finds 2026-07-28, and the session is
 // stateless; pinned to the legacy era, the same server speaks 2025-11-25. A
 // 2026-07-28 subscription to its resource is acknowledged, hears the update
-// the server sends, and its unsubscribe cancels the listen.
+// the server sends, and its unsubscribe cancels the listen. Its prompt and
+// resource that ask for input first (`input_required`) are answered.
 
 import assert from "node:assert/strict";
 import { Client } from "../../client/client.ts";
@@ -11,6 +12,7 @@ import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const SERVER = new URL("../fixtures/sdk_v2_server.ts", import.meta.url).pathname;
 const RESOURCES = new URL("../fixtures/sdk_v2_resources.ts", import.meta.url).pathname;
+const ASKING_READS = new URL("../fixtures/sdk_v2_asking_reads.ts", import.meta.url).pathname;
 
 function spec(era: EraMode, server = SERVER): ServerSpec {
   return {
@@ -79,6 +81,38 @@ Deno.test("the SDK v2 server acknowledges a 2026-07-28 subscription and sends it
     assert.ok((await client.callTool("touch", {})).ok);
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(updates, ["file:///notes.txt"]);
+  } finally {
+    await client.retire();
+  }
+});
+
+Deno.test("the SDK v2 server's prompt and resource that ask for input first are answered", async () => {
+  const client = new Client({
+    ...spec("auto", ASKING_READS),
+    roots: [{ uri: "file:///tmp/project", name: "project" }],
+  }, {
+    onElicit: (request) =>
+      Promise.resolve(
+        request.message === "Your name?"
+          ? { action: "accept", content: { name: "Ada" } }
+          : { action: "decline" },
+      ),
+  });
+  try {
+    const started = await client.connect();
+    assert.ok(started.ok && started.value.era === "modern", JSON.stringify(started));
+    const got = await client.getPrompt("greet");
+    assert.ok(got.ok, JSON.stringify(got));
+    const block = got.value.messages[0]?.content;
+    assert.ok(block !== undefined && !Array.isArray(block) && block.type === "text");
+    assert.deepEqual(JSON.parse(block.text), { action: "accept", content: { name: "Ada" } });
+    const read = await client.readResource("file:///where.txt");
+    assert.ok(read.ok, JSON.stringify(read));
+    const contents = read.value.contents[0];
+    assert.ok(contents !== undefined && "text" in contents);
+    assert.deepEqual(JSON.parse(contents.text), {
+      roots: [{ uri: "file:///tmp/project", name: "project" }],
+    });
   } finally {
     await client.retire();
   }
