@@ -154,9 +154,11 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 function denial(request: ApprovalRequest, reason: string): CallDenial {
-  const what = request.resource === undefined
-    ? `call tool ${quote(request.tool)}`
-    : `read resource ${quote(request.resource)}`;
+  const what = request.resource !== undefined
+    ? `read resource ${quote(request.resource)}`
+    : request.prompt !== undefined
+    ? `get prompt ${quote(request.prompt)}`
+    : `call tool ${quote(request.tool)}`;
   return {
     kind: "denied",
     server: request.server,

@@ -11,8 +11,8 @@
 //   continuation, so the context of `within` is still there); failing
 //   that, the one call of that tool in flight on the server; one that names
 //   none, of a 2026-07-28 read's or prompt's round, is the read's or the
-//   get's whose context it arrives in (a program's, sent inside `within`
-//   too);
+//   get's whose context it arrives in (a program's or the harness's own,
+//   sent inside `within` too);
 // - a legacy request belongs to the one call in flight on its server, or,
 //   when several are, to their run when every one of them is of the same
 //   run (the call itself is then not known).

@@ -52,13 +52,16 @@ export function featuresForProgram(
   follow: Follow,
 ): FeatureFunction {
   return async (request, context = {}) => {
+    // A listing still waiting when the run ends is given up with it.
+    const { signal } = context;
+    const given = signal === undefined ? {} : { signal };
     switch (request.op) {
       case "listPrompts": {
-        const listed = await asks.listPrompts(request.server);
+        const listed = await asks.listPrompts(request.server, given);
         return listed.ok ? asJson(listed.value, request) : failure(listed.error);
       }
       case "listResources": {
-        const listed = await asks.listResources(request.server);
+        const listed = await asks.listResources(request.server, given);
         return listed.ok ? asJson(listed.value, request) : failure(listed.error);
       }
       case "getPrompt": {
@@ -71,7 +74,6 @@ export function featuresForProgram(
           prompt: name,
         }, context);
         if (!approved.ok) return approved;
-        const { signal } = context;
         const timeoutMs = approved.value;
         const got = await follow(server, context, () =>
           asks.getPrompt(server, name, args, {

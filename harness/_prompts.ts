@@ -10,12 +10,15 @@ import { isJsonObject } from "../codec/json.ts";
 import { ok, type Result } from "../codec/result.ts";
 import { quote } from "../codec/quote.ts";
 import type { Census } from "../client/census.ts";
-import type { Client } from "../client/client.ts";
+import type { Client, RequestOptions } from "../client/client.ts";
 import { declaresSkills } from "../client/skills.ts";
 import { refusal } from "./_resources.ts";
 import type { Harness, ServerReport } from "./types.ts";
 
-type Listing<T> = (client: Client) => Promise<Result<T[], { kind: string; message: string }>>;
+type Listing<T> = (
+  client: Client,
+  options: RequestOptions,
+) => Promise<Result<T[], { kind: string; message: string }>>;
 
 /** The client of `server`, or why a request to it is refused before it leaves. */
 function clientOf(
@@ -45,7 +48,7 @@ function listing<T>(
     capability === "skills"
       ? declaresSkills(client?.serverInfo)
       : isJsonObject(client?.serverInfo?.capabilities[capability]);
-  return async (server?: string) => {
+  return async (server?: string, options: RequestOptions = {}) => {
     const names = server === undefined
       ? [...reports].filter(([name, report]) =>
         report.state === "ready" && declared(census.clients.get(name))
@@ -55,7 +58,7 @@ function listing<T>(
     for (const name of names) {
       const client = clientOf(census, reports, name, what);
       if (!client.ok) return client;
-      const listed = await list(client.value);
+      const listed = await list(client.value, options);
       if (!listed.ok) return listed;
       for (const entry of listed.value) entries.push({ ...entry, server: name });
     }
@@ -85,14 +88,14 @@ export function routeAsks(
       reports,
       "prompts",
       "list the prompts of",
-      (client) => client.listPrompts(),
+      (client, options) => client.listPrompts(options),
     ) as Harness["listPrompts"],
     listResources: listing(
       census,
       reports,
       "resources",
       "list the resources of",
-      (client) => client.listResources(),
+      (client, options) => client.listResources(options),
     ) as Harness["listResources"],
     listResourceTemplates: listing(
       census,

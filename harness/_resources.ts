@@ -118,7 +118,8 @@ export async function approveRead(
 ): Promise<Result<number | undefined, CallFailure>> {
   const approve = context.approve ?? approval.approve;
   if (approve === undefined) return ok(undefined);
-  const refused = refusal(approval.reports, request.server);
+  const what = request.prompt === undefined ? "read a resource of" : "get a prompt of";
+  const refused = refusal(approval.reports, request.server, what);
   if (refused !== undefined) return refused;
   const deadline = approval.timeoutMs(request.server);
   const asked = performance.now();

@@ -252,8 +252,13 @@ async function wire(
         () => call(server, tool, args, callOptions, undefined),
         callFailure,
       ),
-    readResource,
     ...asks,
+    // The harness's own read and get are in flight as its calls are: a legacy
+    // question meanwhile may be theirs, so it is not taken for a run's.
+    readResource: (server, uri, readOptions) =>
+      asking.follow(server, undefined, () => readResource(server, uri, readOptions)),
+    getPrompt: (server, name, args, getOptions) =>
+      asking.follow(server, undefined, () => asks.getPrompt(server, name, args, getOptions)),
     search: discovery.search,
     describe: discovery.describe,
     run: async (source, runOptions = {}) => {

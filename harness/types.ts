@@ -359,10 +359,12 @@ export type Harness = {
   /**
    * Lists the prompts of one server, or, with none named, of every ready
    * server that declared `prompts`, in catalog order; each prompt says its
-   * server. The first server's failure fails the listing.
+   * server. The first server's failure fails the listing. `options` go with
+   * each server's request: an abort gives the listing up.
    */
   listPrompts(
     server?: string,
+    options?: RequestOptions,
   ): Promise<Result<ServerEntry<PromptDescriptor>[], CallDenial | ClientError | PromptError>>;
   /** Gets one prompt of one server with its arguments filled (`Client.getPrompt`). */
   getPrompt(
@@ -381,6 +383,7 @@ export type Harness = {
   /** Lists the resources of one server, or of every ready server that declared `resources`. */
   listResources(
     server?: string,
+    options?: RequestOptions,
   ): Promise<Result<ServerEntry<ResourceDescriptor>[], CallDenial | ClientError | ResourceError>>;
   /** Lists the resource templates of one server, or of every ready server that declared `resources`. */
   listResourceTemplates(

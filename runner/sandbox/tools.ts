@@ -88,7 +88,7 @@ export type DiscoveryRequest =
 /** What the host answers to one request: a value, or a refusal with a code. */
 export type DiscoveryReply =
   | { ok: true; value: unknown }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; reason?: string };
 
 /** Carries one request from the sandbox to the host. A runner's prelude provides it. */
 export type DiscoveryChannel = (request: DiscoveryRequest) => Promise<DiscoveryReply>;
@@ -139,7 +139,11 @@ async function ask(
   if (reply === null || typeof reply !== "object" || typeof reply.ok !== "boolean") {
     throw new McpCallError("result_malformed", `Cannot ${what}: the reply is malformed`, where);
   }
-  if (!reply.ok) throw new McpCallError(reply.code, reply.message, where);
+  if (!reply.ok) {
+    // A denial's reason, as the approval hook gave it (a get of a prompt).
+    const reason = typeof reply.reason === "string" ? { reason: reply.reason } : {};
+    throw new McpCallError(reply.code, reply.message, { ...where, ...reason });
+  }
   return reply.value;
 }
 

@@ -262,3 +262,83 @@ Deno.test("a run's onElicit answers the rounds of a program's prompt and read of
     await harness.retire();
   }
 });
+
+Deno.test("a legacy server's question during a program's read is boot's while the harness's own read or get of it is in flight", async (t) => {
+  const booted: ElicitationRequest[] = [];
+  const harness = await boot([fixture("legacy", "legacy_asking_reads.ts")], {
+    onElicit: (request) => {
+      booted.push(request);
+      return Promise.resolve({ action: "decline" });
+    },
+  });
+  try {
+    // The harness's own request, never answered: the question could be its.
+    const cases: [string, (signal: AbortSignal) => Promise<unknown>][] = [
+      ["read", (signal) => harness.readResource("legacy", "wait://1", { signal })],
+      ["get", (signal) => harness.getPrompt("legacy", "wait", {}, { signal })],
+    ];
+    for (const [name, own] of cases) {
+      await t.step(name, async () => {
+        booted.length = 0;
+        const stop = new AbortController();
+        const pending = own(stop.signal);
+        const asked: ElicitationRequest[] = [];
+        try {
+          const report = await harness.run(
+            'import { readResource } from "./tools.ts";\n' +
+              'export default (await readResource("legacy", "ask://1")).text;',
+            {
+              onElicit: (request) => {
+                asked.push(request);
+                return Promise.resolve({ action: "accept", content: { name: "Ada" } });
+              },
+            },
+          );
+          assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+          const value = report.outcome.kind === "returned" ? String(report.outcome.value) : "";
+          assert.deepEqual(JSON.parse(value).result, { action: "decline" });
+          assert.equal(asked.length, 0);
+          assert.equal(booted.length, 1);
+          assert.equal(report.calls[0]?.asked, undefined);
+        } finally {
+          stop.abort();
+          await pending;
+        }
+      });
+    }
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("a run's onElicit answers a legacy server's question during the run's read and get of a prompt", async () => {
+  const booted: ElicitationRequest[] = [];
+  const harness = await boot([fixture("legacy", "legacy_asking_reads.ts")], {
+    onElicit: (request) => {
+      booted.push(request);
+      return Promise.resolve({ action: "decline" });
+    },
+  });
+  try {
+    const report = await harness.run(
+      'import { getPrompt, readResource } from "./tools.ts";\n' +
+        'const read = (await readResource("legacy", "ask://1")).text;\n' +
+        'const got = (await getPrompt("legacy", "ask")).messages[0]!.content;\n' +
+        'export default [read, got.type === "text" ? got.text : ""];',
+      { onElicit: () => Promise.resolve({ action: "accept", content: { name: "Ada" } }) },
+    );
+    assert.equal(report.outcome.kind, "returned", JSON.stringify(report.outcome));
+    const texts = report.outcome.kind === "returned" ? report.outcome.value as string[] : [];
+    for (const text of texts) {
+      assert.deepEqual(JSON.parse(text).result, { action: "accept", content: { name: "Ada" } });
+    }
+    assert.equal(texts.length, 2);
+    assert.deepEqual(booted, []);
+    assert.deepEqual(report.calls.map((call) => [call.tool, call.asked]), [
+      ["resources/read", { elicitations: 1, samplings: 0 }],
+      ["prompts/get", { elicitations: 1, samplings: 0 }],
+    ]);
+  } finally {
+    await harness.retire();
+  }
+});

@@ -89,3 +89,73 @@ Deno.test("a program's listPrompts of a server the harness does not have is refu
     await harness.retire();
   }
 });
+
+Deno.test("a program's denied getPrompt names the prompt and carries the hook's reason", async () => {
+  const harness = await boot([offer()], {
+    approve: () => ({ allow: false, reason: "no prompts today" }),
+  });
+  try {
+    const report = await harness.run(
+      'import { getPrompt } from "./tools.ts";\n' +
+        'export default await getPrompt("offer", "greet", { name: "Ada" }).then(\n' +
+        "  () => null,\n" +
+        "  (error) => ({ code: error.code, reason: error.reason ?? null, message: error.message }),\n" +
+        ");",
+    );
+    assert.deepEqual(report.outcome, {
+      kind: "returned",
+      value: {
+        code: "denied",
+        reason: "no prompts today",
+        message: 'Cannot get prompt "greet" of "offer": denied: no prompts today',
+      },
+    });
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("a program's getPrompt of a server the harness does not have says it was a get, under a hook", async () => {
+  const asked: ApprovalRequest[] = [];
+  const harness = await boot([offer()], {
+    approve: (request) => {
+      asked.push(request);
+      return true;
+    },
+  });
+  try {
+    const report = await harness.run(
+      'import { getPrompt } from "./tools.ts";\n' +
+        'export default await getPrompt("nowhere", "greet").catch((error) => error.message);',
+    );
+    assert.deepEqual(report.outcome, {
+      kind: "returned",
+      value: 'Cannot get a prompt of "nowhere": no such server in the catalog',
+    });
+    assert.deepEqual(asked, []);
+  } finally {
+    await harness.retire();
+  }
+});
+
+Deno.test("a program's listing still waiting at the run's end is cancelled with the run", async (t) => {
+  const harness = await boot([fixture("stalled", "stalled_listings.ts")]);
+  try {
+    for (const op of ["listPrompts", "listResources"]) {
+      await t.step(op, async () => {
+        const report = await harness.run(
+          `import { ${op} } from "./tools.ts";\nawait ${op}("stalled");`,
+          { timeoutMs: 2_000, typeCheck: false },
+        );
+        assert.ok(report.outcome.kind === "killed" && report.outcome.reason === "timeout");
+        const outcome = report.calls[0]?.outcome;
+        // Given up by the run's end at once, not left to the server's deadline.
+        assert.ok(outcome !== undefined && !outcome.ok, JSON.stringify(outcome));
+        assert.equal(outcome.error.kind, "call_timed_out", JSON.stringify(outcome));
+        assert.equal((outcome.error as { aborted?: boolean }).aborted, true);
+      });
+    }
+  } finally {
+    await harness.retire();
+  }
+});
