@@ -3093,13 +3093,22 @@ var MODERN_ERA = Object.freeze({
   },
   inputRequired(value) {
     if (!isJsonObject(value) || value.resultType !== "input_required") return void 0;
-    const requests = value.inputRequests;
+    const requests = value.inputRequests ?? {};
     const state = value.requestState;
+    if (!isJsonObject(requests)) {
+      return err(`"inputRequests" is ${describeValue(requests)}, not an object`);
+    }
+    if (state !== void 0 && typeof state !== "string") {
+      return err(`"requestState" is ${describeValue(state)}, not a string`);
+    }
+    if (Object.keys(requests).length === 0 && state === void 0) {
+      return err('it carries neither "inputRequests" nor "requestState"');
+    }
     const asked = {
-      inputRequests: isJsonObject(requests) ? requests : {}
+      inputRequests: requests
     };
-    if (typeof state === "string") asked.requestState = state;
-    return asked;
+    if (state !== void 0) asked.requestState = state;
+    return ok(asked);
   },
   checkResult: checkResultType,
   pageTtlMs(page) {

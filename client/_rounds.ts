@@ -52,15 +52,25 @@ type Round<T> = { kind: "complete"; result: T } | { kind: "input"; asked: InputR
  * Makes a request whose result may ask for input, round by round (see the
  * module doc). The deadline is the server's: the time the handlers take
  * between rounds (a person answering, a model sampling), when no request is
- * open, is not counted, and the caller's signal withdraws them. A round
- * asking more than `MAX_SERVER_REQUESTS_IN_FLIGHT` inputs, or a request
- * still asking after `MAX_INPUT_ROUNDS`, fails as `result_malformed`.
+ * open, is not counted, and the caller's signal withdraws them. A round of
+ * the wrong shape, one asking more than `MAX_SERVER_REQUESTS_IN_FLIGHT`
+ * inputs, or a request still asking after `MAX_INPUT_ROUNDS`, fails as
+ * `result_malformed`; a question withdrawn (the caller gave up, the server
+ * went) ends the request as the next round's request says.
  */
 export async function requestRounds<T>(request: RoundsRequest<T>): Promise<Result<T, ClientError>> {
   const { server, generation, method, subject, params, timeoutMs, signal } = request;
   const decodeRound = (value: JsonValue): Result<Round<T>, ClientError> => {
     const asked = generation.era.inputRequired(value);
-    if (asked !== undefined) return ok({ kind: "input", asked });
+    if (asked !== undefined && !asked.ok) {
+      return err({
+        kind: "result_malformed",
+        method,
+        message: `Server "${server}" answered ${method} of ${subject} with a malformed ` +
+          `input_required result: ${asked.error}; the ${method} is given up`,
+      });
+    }
+    if (asked !== undefined) return ok({ kind: "input", asked: asked.value });
     const decoded = request.decode(value);
     return decoded.ok ? ok({ kind: "complete", result: decoded.value }) : decoded;
   };
@@ -109,6 +119,8 @@ export async function requestRounds<T>(request: RoundsRequest<T>): Promise<Resul
       for (const [key, input] of asked) {
         if (withdrawn.signal.aborted) break;
         const response = await request.answers.inputResponse(input, request.tool, withdrawn.signal);
+        // A question withdrawn is no fault of its answer: the next round's request says why.
+        if (withdrawn.signal.aborted) break;
         if (!response.ok) {
           return err({
             kind: "result_malformed",

@@ -20,6 +20,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from "../../codec/json.
 import type { RpcError } from "../../codec/jsonrpc.ts";
 import type { Era, Implementation, ProtocolFault } from "../../codec/protocol.ts";
 import type { LogLevel } from "../../codec/server_requests.ts";
+import { describeValue } from "../../codec/quote.ts";
 import { err, ok, type Result } from "../../codec/result.ts";
 import type { AskedMethod, ServedRequests, ServerAnswer } from "./asked.ts";
 import {
@@ -147,9 +148,10 @@ export type EraCodec = {
   readonly listChanges: ((lists: readonly string[]) => JsonObject) | undefined;
   /**
    * The input a result asks for (a modern `resultType: "input_required"`),
-   * `undefined` for any other result; a legacy server asks by requests.
+   * or why its asking is malformed; `undefined` for any other result (a
+   * legacy server asks by requests).
    */
-  inputRequired(value: JsonValue): InputRequired | undefined;
+  inputRequired(value: JsonValue): Result<InputRequired, string> | undefined;
   /** Checks a result's envelope (a modern result's `resultType` must be `complete`). */
   checkResult(method: string, value: JsonValue): Result<void, ProtocolFault>;
   /** How long a listing page says it stays fresh, in ms, when it says (modern `ttlMs`). */
@@ -231,7 +233,7 @@ export const LEGACY_ERA: EraCodec = Object.freeze({
   refusesUnknown: true,
   toolsChanged: "notifications/tools/list_changed",
   listChanges: undefined,
-  inputRequired: (): InputRequired | undefined => undefined,
+  inputRequired: (): Result<InputRequired, string> | undefined => undefined,
   checkResult: (): Result<void, ProtocolFault> => ok(undefined),
   pageTtlMs: (): number | undefined => undefined,
   runsTasks(capabilities: JsonObject): boolean {
@@ -278,13 +280,23 @@ export const MODERN_ERA: EraCodec = Object.freeze({
     for (const list of lists) filter[`${list}ListChanged`] = true;
     return { notifications: filter };
   },
-  inputRequired(value: JsonValue): InputRequired | undefined {
+  inputRequired(value: JsonValue): Result<InputRequired, string> | undefined {
     if (!isJsonObject(value) || value.resultType !== "input_required") return undefined;
-    const requests = value.inputRequests;
+    const requests = value.inputRequests ?? {};
     const state = value.requestState;
-    const asked: InputRequired = { inputRequests: isJsonObject(requests) ? requests : {} };
-    if (typeof state === "string") asked.requestState = state;
-    return asked;
+    if (!isJsonObject(requests)) {
+      return err(`"inputRequests" is ${describeValue(requests)}, not an object`);
+    }
+    if (state !== undefined && typeof state !== "string") {
+      return err(`"requestState" is ${describeValue(state)}, not a string`);
+    }
+    // Asked again with nothing to echo, a server could only answer as before.
+    if (Object.keys(requests).length === 0 && state === undefined) {
+      return err('it carries neither "inputRequests" nor "requestState"');
+    }
+    const asked: InputRequired = { inputRequests: requests };
+    if (state !== undefined) asked.requestState = state;
+    return ok(asked);
   },
   checkResult: checkResultType,
   pageTtlMs(page: JsonValue): number | undefined {
