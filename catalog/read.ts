@@ -8,6 +8,7 @@
  */
 
 import { err, ok, type Result } from "../codec/result.ts";
+import { utf8Bytes } from "../codec/_utf8.ts";
 import {
   type Catalog,
   CATALOG_MODES,
@@ -19,8 +20,6 @@ import {
 import { DEFAULT_FILE, modeOf } from "./_entry.ts";
 import { readToml } from "./_toml.ts";
 import { readMcpJson } from "./_mcp_json.ts";
-
-const utf8 = new TextEncoder();
 
 /** The syntax of a file by its name: JSON for a name ending in `.json`, whatever its case. */
 export function formatOf(file: string): CatalogFormat {
@@ -85,8 +84,8 @@ export function readCatalog(
       `readCatalog() expects mode "lenient" or "strict", got ${String(options.mode)}`,
     );
   }
-  // Three UTF-8 bytes a UTF-16 unit at most, and one at least.
-  const bytes = text.length * 3 > MAX_CATALOG_BYTES ? utf8.encode(text).length : text.length;
+  // Three UTF-8 bytes a UTF-16 unit at most: only a text that may be past the bound is counted.
+  const bytes = text.length * 3 > MAX_CATALOG_BYTES ? utf8Bytes(text) : text.length;
   if (bytes > MAX_CATALOG_BYTES) {
     return err({
       kind: "invalid_catalog",

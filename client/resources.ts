@@ -15,6 +15,7 @@ import { isJsonObject, type JsonValue } from "../codec/json.ts";
 import type { Era, ResourceContents } from "../codec/protocol.ts";
 import { describeValue, quote } from "../codec/quote.ts";
 import { err, ok, type Result } from "../codec/result.ts";
+import { utf8Bytes } from "../codec/_utf8.ts";
 import { MAX_RESOURCE_BYTES } from "../settings/limits.ts";
 import type { ClientError } from "./thread/outcomes.ts";
 import type { ServerInfo } from "./thread/server_info.ts";
@@ -142,21 +143,6 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 function base64Bytes(text: string): number {
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   return Math.floor(text.length / 4) * 3 + [0, 0, 1, 2][text.length % 4]! - padding;
-}
-
-/** The UTF-8 bytes of a text, counted without encoding it. */
-function utf8Bytes(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 function tooLarge(server: string, uri: string, bytes: number, what: string): ResourceError {
