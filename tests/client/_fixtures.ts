@@ -1,6 +1,9 @@
 // Shared by the client tests: specs for fixture servers and process checks.
 
-import type { ResolvedStdioSpec, StdioServerSpec } from "../../settings/mod.ts";
+import assert from "node:assert/strict";
+import type { ResolvedStdioSpec, ServerSpec, StdioServerSpec } from "../../settings/mod.ts";
+import { Census, type CensusOptions } from "../../client/census.ts";
+import type { Client } from "../../client/client.ts";
 import { groupMembers } from "../../client/custody/process_group.ts";
 import { isLive } from "../_proc.ts";
 export { isLive };
@@ -97,4 +100,21 @@ export function everything(
     callTimeoutMs: 30_000,
     ...extra,
   };
+}
+
+/** Connects one client of `spec` in a census of its own, runs `body`, and retires it whatever happens. */
+export async function withClient(
+  spec: ServerSpec,
+  options: CensusOptions,
+  body: (client: Client) => Promise<void>,
+): Promise<void> {
+  const census = Census.prepare([spec], options);
+  const client = census.clients.get(spec.name) as Client;
+  try {
+    const started = await client.connect();
+    assert.ok(started.ok, JSON.stringify(started));
+    await body(client);
+  } finally {
+    await census.retire();
+  }
 }

@@ -4,34 +4,16 @@
 // its text raw. Each ends in a named fault, bounded, its text quoted and cut.
 
 import assert from "node:assert/strict";
-import { Census, type CensusOptions } from "../../client/census.ts";
-import type { Client } from "../../client/client.ts";
+import type { CensusOptions } from "../../client/census.ts";
 import type { ElicitationRequest } from "../../client/handlers.ts";
 import type { LogEntry } from "../../client/logs.ts";
 import {
   MAX_LOG_DATA_CHARS,
   MAX_SERVER_ERROR_CHARS,
   MAX_UNREAD_STDIN_BYTES,
-  type ServerSpec,
 } from "../../settings/mod.ts";
-import { fixture } from "./_fixtures.ts";
+import { fixture, withClient } from "./_fixtures.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
-
-async function withClient(
-  spec: ServerSpec,
-  options: CensusOptions,
-  body: (client: Client) => Promise<void>,
-): Promise<void> {
-  const census = Census.prepare([spec], options);
-  const client = census.clients.get(spec.name) as Client;
-  try {
-    const started = await client.connect();
-    assert.ok(started.ok, JSON.stringify(started));
-    await body(client);
-  } finally {
-    await census.retire();
-  }
-}
 
 // The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
 Deno.test(

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import type { ServerRequestHandlers } from "../../client/handlers.ts";
-import { fixture } from "./_fixtures.ts";
+import { fixture, withClient } from "./_fixtures.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 const ROOTS = [{ uri: "file:///tmp/work", name: "work" }];
@@ -17,14 +17,7 @@ async function withHostile(
   use: (client: Client) => Promise<void>,
 ): Promise<void> {
   const spec = fixture("hostile", "input_required_hostile.ts", { era: "modern", roots: ROOTS });
-  const census = Census.prepare([spec], handlers);
-  const client = census.clients.get("hostile") as Client;
-  try {
-    assert.ok((await client.connect()).ok);
-    await use(client);
-  } finally {
-    await census.retire();
-  }
+  await withClient(spec, handlers, use);
 }
 
 // The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).

@@ -3,33 +3,16 @@
 // hostile lists refused as values.
 
 import assert from "node:assert/strict";
-import { Census } from "../../client/census.ts";
-import type { Client } from "../../client/client.ts";
 import { MAX_LIST_PAGES } from "../../settings/limits.ts";
-import { everything, fixture } from "./_fixtures.ts";
+import { everything, fixture, withClient } from "./_fixtures.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
-
-async function withClient(
-  spec: Parameters<typeof Census.prepare>[0][number],
-  body: (client: Client) => Promise<void>,
-): Promise<void> {
-  const census = Census.prepare([spec]);
-  const client = census.clients.get(spec.name) as Client;
-  try {
-    const started = await client.connect();
-    assert.ok(started.ok, JSON.stringify(started));
-    await body(client);
-  } finally {
-    await census.retire();
-  }
-}
 
 // The file's first server starts the process's custodian, kept for its life (tests/_lifetime.ts).
 Deno.test(
   "server-everything's prompts, completions and templates arrive as values",
   OPENS_CUSTODIAN,
   async (t) => {
-    await withClient(everything(), async (client) => {
+    await withClient(everything(), {}, async (client) => {
       await t.step("listPrompts() lists its four prompts with their arguments", async () => {
         const prompts = await client.listPrompts();
         assert.ok(prompts.ok, JSON.stringify(prompts));
@@ -88,7 +71,7 @@ function hostile(mode: string) {
 }
 
 Deno.test("a repeated prompts/list cursor is refused as result_malformed", async () => {
-  await withClient(hostile("repeat"), async (client) => {
+  await withClient(hostile("repeat"), {}, async (client) => {
     const listed = await client.listPrompts();
     assert.ok(!listed.ok && listed.error.kind === "result_malformed", JSON.stringify(listed));
     assert.match(listed.error.message, /repeated the prompts\/list cursor "again"/);
@@ -96,7 +79,7 @@ Deno.test("a repeated prompts/list cursor is refused as result_malformed", async
 });
 
 Deno.test("a resources/list that never ends is refused after MAX_LIST_PAGES pages", async () => {
-  await withClient(hostile("endless"), async (client) => {
+  await withClient(hostile("endless"), {}, async (client) => {
     const listed = await client.listResources();
     assert.ok(!listed.ok && listed.error.kind === "too_many_pages", JSON.stringify(listed));
     assert.equal(listed.error.pages, MAX_LIST_PAGES);
@@ -104,7 +87,7 @@ Deno.test("a resources/list that never ends is refused after MAX_LIST_PAGES page
 });
 
 Deno.test("a prompts/get result without roles and a completion past 100 values are malformed", async () => {
-  await withClient(hostile("broken"), async (client) => {
+  await withClient(hostile("broken"), {}, async (client) => {
     const got = await client.getPrompt("any");
     assert.ok(!got.ok && got.error.kind === "result_malformed", JSON.stringify(got));
     const done = await client.complete({ type: "ref/prompt", name: "any" }, {
@@ -117,7 +100,7 @@ Deno.test("a prompts/get result without roles and a completion past 100 values a
 });
 
 Deno.test("a server that declared no prompts or completions is refused before anything is sent", async () => {
-  await withClient(fixture("echo", "echo_server.ts"), async (client) => {
+  await withClient(fixture("echo", "echo_server.ts"), {}, async (client) => {
     const listed = await client.listPrompts();
     assert.ok(!listed.ok && listed.error.kind === "prompts_not_declared", JSON.stringify(listed));
     const done = await client.complete({ type: "ref/prompt", name: "p" }, { name: "a", value: "" });
@@ -128,7 +111,7 @@ Deno.test("a server that declared no prompts or completions is refused before an
 });
 
 Deno.test("getPrompt() and complete() throw TypeError on arguments that are not strings", async () => {
-  await withClient(hostile("broken"), (client) => {
+  await withClient(hostile("broken"), {}, (client) => {
     assert.throws(() => client.getPrompt("p", { n: 3 as unknown as string }), TypeError);
     assert.throws(
       () => client.complete({ type: "ref/nothing" } as never, { name: "a", value: "" }),

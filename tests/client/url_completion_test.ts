@@ -3,27 +3,17 @@
 // server says so; one that declined, or ids never asked, hear nothing.
 
 import assert from "node:assert/strict";
-import { Census } from "../../client/census.ts";
 import type { Client } from "../../client/client.ts";
 import type { ServerRequestHandlers } from "../../client/handlers.ts";
 import { NoticeGate } from "../../client/worker/notices.ts";
 import { LOG_MESSAGE_BURST, MAX_ELICITATION_ID_CHARS } from "../../settings/limits.ts";
-import { fixture } from "./_fixtures.ts";
+import { fixture, withClient } from "./_fixtures.ts";
 import { OPENS_CUSTODIAN } from "../_lifetime.ts";
 
 type OnElicit = NonNullable<ServerRequestHandlers["onElicit"]>;
 
-async function withClient(onElicit: OnElicit, body: (client: Client) => Promise<void>) {
-  const spec = fixture("visits", "url_completion.ts");
-  const census = Census.prepare([spec], { onElicit });
-  const client = census.clients.get(spec.name) as Client;
-  try {
-    const started = await client.connect();
-    assert.ok(started.ok, JSON.stringify(started));
-    await body(client);
-  } finally {
-    await census.retire();
-  }
+function withVisits(onElicit: OnElicit, body: (client: Client) => Promise<void>) {
+  return withClient(fixture("visits", "url_completion.ts"), { onElicit }, body);
 }
 
 function textOf(called: Awaited<ReturnType<Client["callTool"]>>): string {
@@ -38,7 +28,7 @@ Deno.test({
   fn: async () => {
     let completed: Promise<void> | undefined;
     let seenId: string | undefined;
-    await withClient((request, context) => {
+    await withVisits((request, context) => {
       seenId = request.elicitationId;
       completed = context?.completed;
       return Promise.resolve({ action: "accept" });
@@ -55,7 +45,7 @@ Deno.test({
 
 Deno.test("a declined URL elicitation's completed never settles, whatever the server says", async () => {
   let completed: Promise<void> | undefined;
-  await withClient((_request, context) => {
+  await withVisits((_request, context) => {
     completed = context?.completed;
     return Promise.resolve({ action: "decline" });
   }, async (client) => {
